@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs everything renderkit needs on a Debian machine (system packages through apt-get,
+# a virtualenv with the package and all extras), then runs the requested job:
+#   bash scripts/bootstrap.sh run    # render the sample images (the main job)
+#   bash scripts/bootstrap.sh test   # the whole test suite
+#   bash scripts/bootstrap.sh install
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+job="${1:-run}"
+shift || true
+
+APT_PACKAGES=(
+  chromium                       # the renderer (Playwright drives Debian's build)
+  fonts-noto-color-emoji         # emoji in templates
+  fonts-noto-core fonts-noto-cjk # fallback for non-Latin scripts
+  fonts-dejavu-core fontconfig
+  tesseract-ocr tesseract-ocr-eng # OCR for parse()
+  espeak-ng                      # the local speech engine
+  poppler-utils                  # pdftoppm/pdftotext, to check PDFs
+  redis-server                   # the multi-replica usage store and its tests
+  python3-venv
+)
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e ".[dev]"
+
+case "$job" in
+  install) ;;
+  run) exec .venv/bin/renderkit demo -o "${1:-renderkit-demo}" ;;
+  test) exec .venv/bin/python -m pytest "$@" ;;
+  *) echo "usage: $0 [run|test|install]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,71 @@
+"""renderkit: turn JSON requests into images, PDFs, screenshots, speech and structured data.
+
+The library is a set of async functions that take a request (an attrs model or a plain
+JSON-like dict) and the backends they need, and return frozen results::
+
+    from renderkit import render_image
+    from renderkit.browser import ChromiumPool
+
+    async with ChromiumPool() as browser:
+        result = await render_image({"template": "og-card", "data": {"title": "Hi"}},
+                                    browser=browser)
+        result.save("card.png")
+
+Nothing happens at import time and no environment variable is read: configuration is passed
+in. Blocking wrappers live in :mod:`renderkit.sync`.
+"""
+
+from __future__ import annotations
+
+from ._converter import structure, unstructure
+from ._errors import (
+    BlockedUrlError,
+    BrowserBusyError,
+    BrowserUnavailableError,
+    ConfigurationError,
+    FieldError,
+    InvalidRequestError,
+    MissingDependencyError,
+    NavigationError,
+    ObjectNotFoundError,
+    ProviderError,
+    ProviderUnavailableError,
+    RenderError,
+    RenderkitError,
+    RenderTimeoutError,
+    StorageError,
+    StorageUnavailableError,
+)
+from ._image import render_image
+from ._image_models import IMAGE_TEMPLATES, ImageData, ImageRequest, ImageResult
+from ._netpolicy import UrlPolicy
+
+__version__ = "1.0.0"
+
+__all__ = [
+    "IMAGE_TEMPLATES",
+    "BlockedUrlError",
+    "BrowserBusyError",
+    "BrowserUnavailableError",
+    "ConfigurationError",
+    "FieldError",
+    "ImageData",
+    "ImageRequest",
+    "ImageResult",
+    "InvalidRequestError",
+    "MissingDependencyError",
+    "NavigationError",
+    "ObjectNotFoundError",
+    "ProviderError",
+    "ProviderUnavailableError",
+    "RenderError",
+    "RenderTimeoutError",
+    "RenderkitError",
+    "StorageError",
+    "StorageUnavailableError",
+    "UrlPolicy",
+    "__version__",
+    "render_image",
+    "structure",
+    "unstructure",
+]

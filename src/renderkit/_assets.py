@@ -1,0 +1,46 @@
+"""Files shipped inside the package: fonts, scripts, templates."""
+
+from __future__ import annotations
+
+import base64
+import functools
+from importlib.resources import files
+
+__all__ = ["asset_bytes", "asset_text", "font_face_css", "renderer_script"]
+
+_ROOT = files("renderkit") / "_assets"
+
+# Inter's static weights, embedded so output looks the same on every machine.
+_INTER_WEIGHTS = {400: "Regular", 500: "Medium", 600: "SemiBold", 700: "Bold", 800: "ExtraBold"}
+
+
+def asset_bytes(path: str) -> bytes:
+    """Read a packaged file, ``path`` relative to ``renderkit/_assets``."""
+    return _ROOT.joinpath(path).read_bytes()
+
+
+def asset_text(path: str) -> str:
+    """Read a packaged text file."""
+    return _ROOT.joinpath(path).read_text(encoding="utf-8")
+
+
+@functools.cache
+def font_face_css() -> str:
+    """``@font-face`` rules for the packaged Inter font, as inline data URLs.
+
+    Inline fonts cost nothing per render: a warm page decodes them once.
+    """
+    rules = []
+    for weight, name in _INTER_WEIGHTS.items():
+        data = base64.b64encode(asset_bytes(f"fonts/Inter-{name}.woff2")).decode()
+        rules.append(
+            "@font-face{font-family:'Inter';font-style:normal;font-display:block;"
+            f"font-weight:{weight};src:url(data:font/woff2;base64,{data}) format('woff2')}}"
+        )
+    return "\n".join(rules)
+
+
+@functools.cache
+def renderer_script() -> str:
+    """The in-page script that defines ``window.__rk.render``."""
+    return asset_text("js/render.js")

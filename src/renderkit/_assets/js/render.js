@@ -1,0 +1,66 @@
+// Runs inside a warm renderkit page. The engine calls window.__rk.render(...) for every
+// template render: replacing the DOM of an already-loaded page (fonts decoded, CSS parsed)
+// is an order of magnitude cheaper than navigating or calling setContent.
+(() => {
+  const root = () => document.getElementById("rk-root");
+
+  function waitForImages(el, timeoutMs) {
+    const imgs = Array.from(el.querySelectorAll("img"));
+    return Promise.all(imgs.map((img) => new Promise((resolve, reject) => {
+      const field = img.dataset.field || "image";
+      if (img.complete && img.naturalWidth > 0) return resolve();
+      if (img.complete && img.getAttribute("src")) return reject({ field, reason: "could not be loaded" });
+      const timer = setTimeout(() => reject({ field, reason: `did not load within ${timeoutMs} ms` }), timeoutMs);
+      img.addEventListener("load", () => { clearTimeout(timer); resolve(); }, { once: true });
+      img.addEventListener("error", () => { clearTimeout(timer); reject({ field, reason: "could not be loaded" }); }, { once: true });
+    })));
+  }
+
+  function overflows(el) {
+    return el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1;
+  }
+
+  // Shrink text marked data-fit until it fits its own box; below data-fit-min px, clamp lines
+  // with an ellipsis instead, so a 300-character title never spills out of the card.
+  function fit(el) {
+    const min = parseFloat(el.dataset.fitMin || "12");
+    let size = parseFloat(getComputedStyle(el).fontSize);
+    if (!overflows(el)) return;
+    let lo = min, hi = size;
+    el.style.fontSize = `${lo}px`;
+    if (!overflows(el)) {
+      // Binary search for the largest size that fits, to half-pixel precision.
+      while (hi - lo > 0.5) {
+        const mid = (lo + hi) / 2;
+        el.style.fontSize = `${mid}px`;
+        if (overflows(el)) hi = mid; else lo = mid;
+      }
+      el.style.fontSize = `${lo}px`;
+      return;
+    }
+    const lineHeight = parseFloat(getComputedStyle(el).lineHeight) || min * 1.2;
+    const lines = Math.max(1, Math.floor(el.clientHeight / lineHeight));
+    el.style.display = "-webkit-box";
+    el.style.webkitBoxOrient = "vertical";
+    el.style.webkitLineClamp = String(lines);
+    el.style.overflow = "hidden";
+  }
+
+  window.__rk = {
+    async render(html, width, height, imageTimeoutMs) {
+      const el = root();
+      el.style.width = `${width}px`;
+      el.style.height = `${height}px`;
+      el.innerHTML = html;
+      await document.fonts.ready;
+      try {
+        await waitForImages(el, imageTimeoutMs);
+      } catch (problem) {
+        return { ok: false, field: problem.field, reason: problem.reason };
+      }
+      // Fit the outermost elements first: inner boxes depend on their parents' sizes.
+      for (const node of el.querySelectorAll("[data-fit]")) fit(node);
+      return { ok: true };
+    },
+  };
+})();

@@ -1,0 +1,108 @@
+"""`renderkit doctor`: is this machine ready to render?"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import shutil
+import subprocess
+
+import attrs
+
+from .browser import BrowserConfig, ChromiumPool
+
+__all__ = ["Check", "run_checks"]
+
+_APT = "apt-get update && apt-get install -y"
+
+
+@attrs.frozen(kw_only=True)
+class Check:
+    """The outcome of one readiness check."""
+
+    name: str
+    ok: bool
+    detail: str
+    hint: str = ""
+    required: bool = True
+
+
+def _tool(name: str, binary: str, package: str, *, needed_for: str, version_arg: str) -> Check:
+    path = shutil.which(binary)
+    if path is None:
+        return Check(
+            name=name,
+            ok=False,
+            detail=f"{binary} not found (needed for {needed_for})",
+            hint=f"{_APT} {package}",
+            required=False,
+        )
+    try:
+        out = subprocess.run(
+            [path, version_arg], capture_output=True, text=True, timeout=10, check=False
+        )
+        first = (out.stdout or out.stderr).strip().splitlines()
+        version = first[0] if first else "present"
+    except (OSError, subprocess.TimeoutExpired):
+        version = "present"
+    return Check(name=name, ok=True, detail=version, required=False)
+
+
+def _font(name: str, family: str, package: str) -> Check:
+    fc_list = shutil.which("fc-list")
+    if fc_list is None:
+        return Check(name=name, ok=False, detail="fc-list not found", hint=f"{_APT} fontconfig")
+    out = subprocess.run(
+        [fc_list, f":family={family}", "family"], capture_output=True, text=True, check=False
+    )
+    found = bool(out.stdout.strip())
+    return Check(
+        name=name,
+        ok=found,
+        detail=family if found else f"{family} not installed",
+        hint="" if found else f"{_APT} {package}",
+    )
+
+
+def _module(name: str, module: str, extra: str) -> Check:
+    found = importlib.util.find_spec(module) is not None
+    return Check(
+        name=name,
+        ok=found,
+        detail="installed" if found else "not installed",
+        hint="" if found else f"pip install 'renderkit[{extra}]'",
+        required=False,
+    )
+
+
+async def _chromium(executable: str) -> Check:
+    try:
+        async with ChromiumPool(BrowserConfig(executable_path=executable, slots=1)) as pool:
+            version = await pool.version()
+    except Exception as exc:  # doctor reports every failure rather than crashing
+        return Check(
+            name="chromium",
+            ok=False,
+            detail=f"cannot launch {executable}: {exc}",
+            hint=f"{_APT} chromium",
+        )
+    return Check(name="chromium", ok=True, detail=f"{executable} {version}")
+
+
+def run_checks(*, chromium: str = "/usr/bin/chromium") -> list[Check]:
+    """Check Chromium, fonts and the system tools renderkit's features use."""
+    return [
+        asyncio.run(_chromium(chromium)),
+        _font("emoji font", "Noto Color Emoji", "fonts-noto-color-emoji"),
+        _font("CJK font", "Noto Sans CJK SC", "fonts-noto-cjk"),
+        _font("fallback font", "Noto Sans", "fonts-noto-core"),
+        _tool("tesseract", "tesseract", "tesseract-ocr", needed_for="parse", version_arg="--version"),
+        _tool("espeak-ng", "espeak-ng", "espeak-ng", needed_for="audio", version_arg="--version"),
+        _tool("pdftoppm", "pdftoppm", "poppler-utils", needed_for="PDF previews",
+              version_arg="-v"),
+        _tool("redis-server", "redis-server", "redis-server", needed_for="multi-replica quotas",
+              version_arg="--version"),
+        _module("s3 storage", "aioboto3", "s3"),
+        _module("OCR bindings", "pytesseract", "ocr"),
+        _module("HTTP server", "litestar", "server"),
+    ]

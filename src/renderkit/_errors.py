@@ -1,0 +1,168 @@
+"""The renderkit exception tree.
+
+Every error the library raises derives from :class:`RenderkitError`::
+
+    RenderkitError(Exception)
+    ├── ConfigurationError(RenderkitError, ValueError)   bad settings given by the operator
+    ├── InvalidRequestError(RenderkitError, ValueError)  bad input; .errors names each field
+    ├── RenderError                                      the browser could not produce output
+    │   ├── BlockedUrlError                              a URL policy refused an address
+    │   ├── NavigationError                              .url, .status
+    │   └── RenderTimeoutError(RenderError, TimeoutError)
+    ├── BrowserBusyError                                 the render queue is full; try later
+    ├── BrowserUnavailableError                          Chromium could not be launched/reached
+    ├── StorageError
+    │   ├── ObjectNotFoundError(StorageError, LookupError)  .key
+    │   └── StorageUnavailableError
+    ├── ProviderError                                    an external provider failed (.status)
+    │   └── ProviderUnavailableError
+    └── MissingDependencyError(RenderkitError, ImportError)
+
+Messages are public: the server returns them to clients and MCP agents, so they never contain
+credentials, signed URLs or filesystem paths. Context travels as attributes instead.
+HTTP statuses are assigned only by ``renderkit_server``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import attrs
+
+__all__ = [
+    "BlockedUrlError",
+    "BrowserBusyError",
+    "BrowserUnavailableError",
+    "ConfigurationError",
+    "FieldError",
+    "InvalidRequestError",
+    "MissingDependencyError",
+    "NavigationError",
+    "ObjectNotFoundError",
+    "ProviderError",
+    "ProviderUnavailableError",
+    "RenderError",
+    "RenderTimeoutError",
+    "RenderkitError",
+    "StorageError",
+    "StorageUnavailableError",
+]
+
+
+class RenderkitError(Exception):
+    """Root of every error raised by renderkit."""
+
+
+class ConfigurationError(RenderkitError, ValueError):
+    """A backend or setting was configured wrongly by the operator."""
+
+
+@attrs.frozen(kw_only=True)
+class FieldError:
+    """One problem with one request field.
+
+    Attributes:
+        field: dotted path of the field, e.g. ``data.brand_color`` or ``items[3].quantity``.
+        message: what is wrong, without the field name (``must be a string``).
+        missing: True when the field was required and absent.
+    """
+
+    field: str
+    message: str
+    missing: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}"
+
+
+class InvalidRequestError(RenderkitError, ValueError):
+    """The request is invalid; ``errors`` lists every offending field."""
+
+    def __init__(self, errors: Iterable[FieldError]) -> None:
+        self.errors: tuple[FieldError, ...] = tuple(errors)
+        super().__init__("; ".join(str(e) for e in self.errors) or "invalid request")
+
+    @classmethod
+    def single(cls, field: str, message: str, *, missing: bool = False) -> InvalidRequestError:
+        """Build the error for one field."""
+        return cls([FieldError(field=field, message=message, missing=missing)])
+
+    @property
+    def missing(self) -> bool:
+        """True when every problem is a missing required field."""
+        return all(e.missing for e in self.errors)
+
+
+class RenderError(RenderkitError):
+    """The browser could not produce the requested output."""
+
+
+class BlockedUrlError(RenderError):
+    """A URL was refused by the network policy (private address, forbidden scheme...)."""
+
+    def __init__(self, message: str, *, url: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+        self.field = field
+
+
+class NavigationError(RenderError):
+    """A page could not be loaded."""
+
+    def __init__(self, message: str, *, url: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+        self.status = status
+
+
+class RenderTimeoutError(RenderError, TimeoutError):
+    """A render did not finish within its time limit."""
+
+    def __init__(self, message: str, *, timeout: float) -> None:
+        super().__init__(message)
+        self.timeout = timeout
+
+
+class BrowserBusyError(RenderkitError):
+    """Every browser slot is busy and the wait queue is full; retry later."""
+
+    def __init__(self, message: str, *, retry_after: float = 1.0) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class BrowserUnavailableError(RenderkitError):
+    """Chromium could not be launched or reached."""
+
+
+class StorageError(RenderkitError):
+    """A storage backend failed."""
+
+
+class ObjectNotFoundError(StorageError, LookupError):
+    """No object is stored under ``key``."""
+
+    def __init__(self, message: str, *, key: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+class StorageUnavailableError(StorageError):
+    """The storage backend could not be reached or refused the operation."""
+
+
+class ProviderError(RenderkitError):
+    """An external provider (speech, LLM...) failed; ``status`` is its HTTP status if any."""
+
+    def __init__(self, message: str, *, provider: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.status = status
+
+
+class ProviderUnavailableError(ProviderError):
+    """An external provider could not be reached, or is overloaded, after retries."""
+
+
+class MissingDependencyError(RenderkitError, ImportError):
+    """An optional dependency is not installed; the message says which extra to install."""

@@ -1,0 +1,214 @@
+"""Request and result models for image rendering (POST /api/image semantics)."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from . import _validators as v
+from ._errors import InvalidRequestError
+
+__all__ = [
+    "IMAGE_FORMATS",
+    "IMAGE_TEMPLATES",
+    "ImageData",
+    "ImageRequest",
+    "ImageResult",
+    "ImageTemplate",
+    "resolve_image_template",
+]
+
+
+@attrs.frozen(kw_only=True)
+class ImageTemplate:
+    """A named image template and its natural size in CSS pixels."""
+
+    name: str
+    width: int
+    height: int
+    aliases: tuple[str, ...] = ()
+
+
+IMAGE_TEMPLATES: tuple[ImageTemplate, ...] = (
+    ImageTemplate(name="og-card", width=1200, height=630, aliases=("ogCard",)),
+    ImageTemplate(name="social-square", width=1080, height=1080, aliases=("socialSquare",)),
+    ImageTemplate(name="twitter-card", width=800, height=418, aliases=("twitterCard",)),
+    ImageTemplate(name="announcement", width=1200, height=400, aliases=("announcementBanner",)),
+    # Custom HTML: the viewport defaults to the og-card size (variant B).
+    ImageTemplate(name="custom", width=1200, height=630),
+)
+_BY_NAME = {name: t for t in IMAGE_TEMPLATES for name in (t.name, *t.aliases)}
+
+#: Output format -> MIME type.
+IMAGE_FORMATS = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp"}
+_FORMAT_ALIASES = {"jpg": "jpeg"}
+
+MAX_SIDE = 4096
+# Chromium's compositor refuses surfaces much past ~16k pixels a side; beyond a few tens of
+# megapixels a single render also costs hundreds of MB of memory.
+MAX_PIXELS = 40_000_000
+
+
+def resolve_image_template(name: str) -> ImageTemplate:
+    """Find a template by either variant's name (``og-card`` or ``ogCard``).
+
+    Raises:
+        InvalidRequestError: for an unknown name, listing the valid ones.
+    """
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        names = ", ".join(sorted(_BY_NAME))
+        raise InvalidRequestError.single(
+            "template", f"unknown template {name[:60]!r}; use one of {names}"
+        ) from None
+
+
+def _template_name(inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
+    resolve_image_template(value)
+
+
+def _text(limit: int) -> Any:
+    return attrs.field(default=None, validator=v.optional(v.max_length(limit)))
+
+
+def _color() -> Any:
+    return attrs.field(default=None, validator=v.optional(v.css_color()))
+
+
+@attrs.frozen(kw_only=True)
+class ImageData:
+    """Template variables: the union of both interface variants' fields.
+
+    All optional. ``cta_text`` is accepted as an alias of ``cta``. ``background`` picks a theme
+    (dark, light, gradient); ``background_color`` and ``text_color`` override it.
+    """
+
+    __rk_aliases__ = {"cta_text": "cta"}
+
+    title: str | None = _text(500)
+    subtitle: str | None = _text(500)
+    body: str | None = _text(2_000)
+    tag: str | None = _text(80)
+    cta: str | None = _text(80)
+    domain: str | None = _text(120)
+    brand_color: str | None = _color()
+    background_color: str | None = _color()
+    text_color: str | None = _color()
+    background: str | None = attrs.field(
+        default=None, validator=v.optional(v.choice(("dark", "light", "gradient")))
+    )
+    logo_url: str | None = attrs.field(
+        default=None, validator=v.optional(v.http_url(allow_data_image=True))
+    )
+
+
+def _normalise_format(value: str) -> str:
+    return _FORMAT_ALIASES.get(value.lower(), value.lower()) if isinstance(value, str) else value
+
+
+@attrs.frozen(kw_only=True)
+class ImageRequest:
+    """A request to render an image from a named template or custom HTML.
+
+    Attributes:
+        template: ``og-card``/``ogCard``, ``social-square``/``socialSquare``,
+            ``twitter-card``/``twitterCard``, ``announcement``/``announcementBanner`` or
+            ``custom``. Echoed in the result as sent.
+        data: template variables.
+        html: the document to render; only (and then necessarily) with ``custom``.
+        format: ``png`` (default), ``jpeg`` or ``webp``.
+        quality: 1-100 for JPEG and WebP (default 90).
+        width, height: CSS pixel size overriding the template's (16-4096).
+        scale: device pixel ratio, 1-3 (default 2): a 1200x630 card is returned as 2400x1260.
+    """
+
+    template: str = attrs.field(validator=[v.max_length(60), _template_name])
+    data: ImageData = attrs.field(factory=ImageData)
+    html: str | None = attrs.field(default=None, validator=v.optional(v.max_length(2_000_000)))
+    format: str = attrs.field(
+        default="png", converter=_normalise_format, validator=v.choice(IMAGE_FORMATS)
+    )
+    quality: int = attrs.field(default=90, validator=v.in_range(1, 100))
+    width: int | None = attrs.field(default=None, validator=v.optional(v.in_range(16, MAX_SIDE)))
+    height: int | None = attrs.field(
+        default=None, validator=v.optional(v.in_range(16, MAX_SIDE))
+    )
+    scale: float = attrs.field(default=2.0, validator=v.in_range(1, 3))
+
+    def __attrs_post_init__(self) -> None:
+        custom = self.spec.name == "custom"
+        if custom and not (self.html and self.html.strip()):
+            raise InvalidRequestError.single(
+                "html", "is required when template is custom", missing=True
+            )
+        if not custom and self.html is not None:
+            raise InvalidRequestError.single("html", "is only valid when template is custom")
+        w, h = self.size
+        if w * h * self.scale**2 > MAX_PIXELS:
+            msg = f"{w}x{h} at scale {self.scale:g} exceeds {MAX_PIXELS:,} output pixels"
+            raise InvalidRequestError.single("scale", msg)
+
+    @property
+    def spec(self) -> ImageTemplate:
+        """The resolved template."""
+        return resolve_image_template(self.template)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """The CSS pixel size to render (template size unless overridden)."""
+        spec = self.spec
+        return (self.width or spec.width, self.height or spec.height)
+
+
+@attrs.frozen(kw_only=True)
+class ImageResult:
+    """A rendered image.
+
+    Attributes:
+        content: the encoded file.
+        format: ``png``, ``jpeg`` or ``webp``.
+        width, height: pixel size of the file (CSS size x scale).
+        template: the template name as requested.
+        key, url: where the file was stored, when a storage backend was given.
+    """
+
+    content: bytes = attrs.field(repr=False)
+    format: str
+    width: int
+    height: int
+    template: str
+    key: str | None = None
+    url: str | None = None
+
+    @property
+    def content_type(self) -> str:
+        """The MIME type of ``content``."""
+        return IMAGE_FORMATS[self.format]
+
+    @property
+    def size_bytes(self) -> int:
+        """Size of the encoded file."""
+        return len(self.content)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the file to ``path`` and return it."""
+        path = Path(path)
+        path.write_bytes(self.content)
+        return path
+
+    # Jupyter shows results inline through these hooks.
+    def _repr_png_(self) -> bytes | None:
+        return self.content if self.format == "png" else None
+
+    def _repr_jpeg_(self) -> bytes | None:
+        return self.content if self.format == "jpeg" else None
+
+    def _repr_html_(self) -> str | None:
+        if self.format != "webp":
+            return None
+        encoded = base64.b64encode(self.content).decode()
+        return f'<img src="data:image/webp;base64,{encoded}" width="{self.width}">'

@@ -1,0 +1,109 @@
+"""Which addresses a browser rendering untrusted input may reach.
+
+The default policy allows only public http(s) addresses: anything that resolves to a private,
+loopback, link-local (cloud metadata lives there), multicast, reserved or unspecified address
+is refused, in IPv4 and IPv6 (including IPv4-mapped and 6to4/NAT64 forms that embed one).
+Operators can allow private targets for development and tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from urllib.parse import urlsplit
+
+import attrs
+
+from ._errors import BlockedUrlError
+
+__all__ = ["UrlPolicy", "is_public_address"]
+
+_METADATA_HOSTS = frozenset({"metadata.google.internal", "metadata", "instance-data"})
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+# Not "private" by the RFC 1918 definition, yet never public: carrier-grade NAT and the
+# benchmarking range.
+_NON_PUBLIC_V4 = (ipaddress.ip_network("100.64.0.0/10"), ipaddress.ip_network("198.18.0.0/15"))
+
+
+def is_public_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """True when ``address`` is routable on the public internet."""
+    if isinstance(address, ipaddress.IPv6Address):
+        embedded = address.ipv4_mapped or address.sixtofour
+        if embedded is None and address in _NAT64:
+            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+        if embedded is None and address.teredo:
+            embedded = address.teredo[1]
+        if embedded is not None and not is_public_address(embedded):
+            return False
+    if isinstance(address, ipaddress.IPv4Address) and any(
+        address in net for net in _NON_PUBLIC_V4
+    ):
+        return False
+    return address.is_global and not address.is_multicast
+
+
+def _literal_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        pass
+    # Browsers accept legacy IPv4 spellings (2130706433, 0x7f000001, 0177.0.0.1, 127.1);
+    # inet_aton parses exactly those forms.
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except OSError:
+        return None
+
+
+@attrs.frozen(kw_only=True)
+class UrlPolicy:
+    """Decides whether the browser may fetch a URL.
+
+    Attributes:
+        allow_private: allow private, loopback and link-local targets (development only).
+        resolve_timeout: seconds allowed for resolving a hostname.
+    """
+
+    allow_private: bool = False
+    resolve_timeout: float = 5.0
+
+    async def check(self, url: str) -> None:
+        """Return if ``url`` may be fetched.
+
+        Raises:
+            BlockedUrlError: a non-http(s) scheme, or a host that is (or resolves to) a
+                non-public address, or that does not resolve.
+        """
+        parts = urlsplit(url)
+        if parts.scheme in ("data", "blob", "about"):
+            return
+        if parts.scheme not in ("http", "https"):
+            msg = f"the {parts.scheme or 'empty'} scheme is not allowed"
+            raise BlockedUrlError(msg, url=url)
+        host = (parts.hostname or "").rstrip(".").lower()
+        if not host:
+            raise BlockedUrlError("the URL has no host", url=url)
+        if self.allow_private:
+            return
+        if host in _METADATA_HOSTS or host == "localhost" or host.endswith(".localhost"):
+            raise BlockedUrlError("private addresses are not allowed", url=url)
+        literal = _literal_address(host)
+        if literal is not None:
+            addresses = [literal]
+        else:
+            addresses = await self._resolve(host, url)
+        if not all(is_public_address(a) for a in addresses):
+            raise BlockedUrlError("private addresses are not allowed", url=url)
+
+    async def _resolve(
+        self, host: str, url: str
+    ) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(self.resolve_timeout):
+                infos = await loop.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+        except (OSError, TimeoutError) as exc:
+            msg = "the host could not be resolved"
+            raise BlockedUrlError(msg, url=url) from exc
+        return [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]

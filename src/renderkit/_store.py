@@ -1,0 +1,53 @@
+"""Storing produced files under fresh, unguessable keys."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime, timedelta
+
+import attrs
+
+from .storage import Storage
+
+__all__ = ["DEFAULT_URL_TTL", "StoredFile", "new_object_key", "store_file"]
+
+#: How long a returned download URL stays valid unless a public base URL is configured.
+DEFAULT_URL_TTL = timedelta(hours=24)
+
+
+def new_object_key(kind: str, extension: str, *, now: datetime | None = None) -> str:
+    """A storage key such as ``images/2026/11/22/5f0c...e1.png``.
+
+    The random part (128 bits) makes keys unguessable, so a public bucket does not expose
+    other users' files; the date prefix keeps listings and lifecycle rules manageable.
+    """
+    now = now or datetime.now(UTC)
+    return f"{kind}/{now:%Y/%m/%d}/{secrets.token_hex(16)}.{extension}"
+
+
+@attrs.frozen(kw_only=True)
+class StoredFile:
+    """Where a produced file was stored."""
+
+    key: str
+    url: str | None
+
+
+async def store_file(
+    storage: Storage,
+    *,
+    kind: str,
+    extension: str,
+    content: bytes,
+    content_type: str,
+    url_ttl: timedelta = DEFAULT_URL_TTL,
+) -> StoredFile:
+    """Store ``content`` under a new key and return the key and a download URL (if any).
+
+    Raises:
+        StorageError: the backend failed; nothing is left half-written.
+    """
+    key = new_object_key(kind, extension)
+    stored = await storage.put(key, content, content_type=content_type)
+    url = await storage.url_for(stored.key, expires_in=url_ttl)
+    return StoredFile(key=stored.key, url=url)

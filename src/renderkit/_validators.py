@@ -1,0 +1,159 @@
+"""attrs validators that raise :class:`InvalidRequestError` naming the field.
+
+Each validator is a small frozen class plus a public factory, the way attrs builds its own.
+When a model is nested (``ImageRequest.data``), the converter prefixes the parent path, so a
+bad colour is reported as ``data.brand_color``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+import attrs
+
+from ._errors import InvalidRequestError
+
+__all__ = [
+    "choice",
+    "css_color",
+    "http_url",
+    "in_range",
+    "max_length",
+    "optional",
+]
+
+# Only forms that can never break out of a CSS declaration: user colours end up inside
+# style attributes, so anything looser than this would be a CSS-injection vector.
+_HEX = re.compile(r"#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
+_NUM = r"\s*-?(?:\d+(?:\.\d+)?|\.\d+)(?:%|deg)?\s*"
+_FUNC = re.compile(rf"(?:rgba?|hsla?)\((?:{_NUM},){{2}}{_NUM}(?:,{_NUM})?\)", re.IGNORECASE)
+_FUNC_SPACE = re.compile(rf"(?:rgba?|hsla?)\({_NUM}{_NUM}{_NUM}(?:/{_NUM})?\)", re.IGNORECASE)
+
+CSS_NAMED_COLORS = frozenset(
+    """aliceblue antiquewhite aqua aquamarine azure beige bisque black blanchedalmond blue
+    blueviolet brown burlywood cadetblue chartreuse chocolate coral cornflowerblue cornsilk
+    crimson cyan darkblue darkcyan darkgoldenrod darkgray darkgreen darkgrey darkkhaki
+    darkmagenta darkolivegreen darkorange darkorchid darkred darksalmon darkseagreen
+    darkslateblue darkslategray darkslategrey darkturquoise darkviolet deeppink deepskyblue
+    dimgray dimgrey dodgerblue firebrick floralwhite forestgreen fuchsia gainsboro ghostwhite
+    gold goldenrod gray green greenyellow grey honeydew hotpink indianred indigo ivory khaki
+    lavender lavenderblush lawngreen lemonchiffon lightblue lightcoral lightcyan
+    lightgoldenrodyellow lightgray lightgreen lightgrey lightpink lightsalmon lightseagreen
+    lightskyblue lightslategray lightslategrey lightsteelblue lightyellow lime limegreen linen
+    magenta maroon mediumaquamarine mediumblue mediumorchid mediumpurple mediumseagreen
+    mediumslateblue mediumspringgreen mediumturquoise mediumvioletred midnightblue mintcream
+    mistyrose moccasin navajowhite navy oldlace olive olivedrab orange orangered orchid
+    palegoldenrod palegreen paleturquoise palevioletred papayawhip peachpuff peru pink plum
+    powderblue purple rebeccapurple red rosybrown royalblue saddlebrown salmon sandybrown
+    seagreen seashell sienna silver skyblue slateblue slategray slategrey snow springgreen
+    steelblue tan teal thistle tomato turquoise violet wheat white whitesmoke yellow
+    yellowgreen transparent""".split()
+)
+
+
+def is_css_color(value: str) -> bool:
+    """True for hex colours, CSS named colours and rgb()/hsl() functions."""
+    value = value.strip()
+    return bool(
+        _HEX.fullmatch(value)
+        or value.lower() in CSS_NAMED_COLORS
+        or _FUNC.fullmatch(value)
+        or _FUNC_SPACE.fullmatch(value)
+    )
+
+
+def _fail(attribute: attrs.Attribute[Any], message: str) -> None:
+    raise InvalidRequestError.single(attribute.alias or attribute.name, message)
+
+
+@attrs.frozen
+class _Optional:
+    inner: Any
+
+    def __call__(self, inst: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        if value is not None:
+            self.inner(inst, attribute, value)
+
+
+def optional(validator: Any) -> Any:
+    """Run ``validator`` only when the value is not None."""
+    return _Optional(validator)
+
+
+@attrs.frozen
+class _CssColor:
+    def __call__(self, inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
+        if not is_css_color(value):
+            _fail(attribute, f"{value[:40]!r} is not a colour (use #rrggbb, a CSS name or rgb())")
+
+
+def css_color() -> Any:
+    """Accept a colour that is safe to place in CSS."""
+    return _CssColor()
+
+
+@attrs.frozen
+class _HttpUrl:
+    allow_data_image: bool
+
+    def __call__(self, inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
+        if len(value) > 2_000_000:
+            _fail(attribute, "is too long")
+        if self.allow_data_image and value.startswith("data:image/"):
+            return
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            allowed = "an http(s) URL" + (" or a data:image/ URL" if self.allow_data_image else "")
+            _fail(attribute, f"must be {allowed}")
+
+
+def http_url(*, allow_data_image: bool = False) -> Any:
+    """Accept an absolute http(s) URL (and optionally an inline ``data:image/`` URL)."""
+    return _HttpUrl(allow_data_image)
+
+
+@attrs.frozen
+class _InRange:
+    low: float
+    high: float
+
+    def __call__(self, inst: object, attribute: attrs.Attribute[Any], value: float) -> None:
+        if not self.low <= value <= self.high:
+            low, high = (f"{v:g}" for v in (self.low, self.high))
+            _fail(attribute, f"must be between {low} and {high} (got {value:g})")
+
+
+def in_range(low: float, high: float) -> Any:
+    """Accept numbers in the closed interval [low, high]."""
+    return _InRange(low, high)
+
+
+@attrs.frozen
+class _MaxLength:
+    limit: int
+
+    def __call__(self, inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
+        if len(value) > self.limit:
+            _fail(attribute, f"must be at most {self.limit:,} characters (got {len(value):,})")
+
+
+def max_length(limit: int) -> Any:
+    """Accept strings of at most ``limit`` characters."""
+    return _MaxLength(limit)
+
+
+@attrs.frozen
+class _Choice:
+    options: tuple[str, ...]
+
+    def __call__(self, inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
+        if value not in self.options:
+            _fail(attribute, f"must be one of {', '.join(self.options)} (got {value[:40]!r})")
+
+
+def choice(options: Iterable[str]) -> Any:
+    """Accept one of ``options``."""
+    return _Choice(tuple(options))

@@ -1,0 +1,8 @@
+"""Browsers that render HTML: the protocol, the Chromium pool, and the shells."""
+
+from __future__ import annotations
+
+from ._pool import BrowserConfig, ChromiumPool
+from ._protocol import Browser, Capture, Shell
+
+__all__ = ["Browser", "BrowserConfig", "Capture", "ChromiumPool", "Shell"]

@@ -1,0 +1,81 @@
+"""What the rendering functions need from a browser, as one small protocol."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import attrs
+
+__all__ = ["Browser", "Capture", "Shell"]
+
+
+@attrs.frozen(kw_only=True)
+class Capture:
+    """How to turn a rendered page into an image.
+
+    Attributes:
+        width, height: the viewport and capture box in CSS pixels.
+        scale: device pixel ratio; the file is ``width*scale`` x ``height*scale`` pixels.
+        format: ``png``, ``jpeg`` or ``webp``.
+        quality: 1-100, for JPEG and WebP.
+    """
+
+    width: int
+    height: int
+    scale: float = 1.0
+    format: str = "png"
+    quality: int = 90
+
+    @property
+    def pixel_size(self) -> tuple[int, int]:
+        """The size of the produced image in pixels."""
+        return (round(self.width * self.scale), round(self.height * self.scale))
+
+
+@attrs.frozen(kw_only=True)
+class Shell:
+    """A document loaded once into a warm page, into which fragments are rendered.
+
+    Attributes:
+        name: identifies the shell; a warm page is reused for fragments of the same shell.
+        head: HTML placed in ``<head>``: fonts, styles, and the renderer script that defines
+            ``window.__rk.render(html, width, height, imageTimeoutMs)``.
+    """
+
+    name: str
+    head: str = attrs.field(repr=False)
+
+
+@runtime_checkable
+class Browser(Protocol):
+    """A headless browser that renders HTML into files.
+
+    :class:`renderkit.browser.ChromiumPool` is the real implementation;
+    :class:`renderkit.testing.FakeBrowser` is an in-memory one for tests.
+    """
+
+    async def capture_fragment(self, shell: Shell, fragment: str, capture: Capture) -> bytes:
+        """Render ``fragment`` inside a warm page of ``shell`` and capture it.
+
+        Raises:
+            InvalidRequestError: an image in the fragment (marked ``data-field``) did not load.
+            BlockedUrlError: the fragment referenced an address the network policy refuses.
+            RenderTimeoutError: the render exceeded its time limit.
+            BrowserBusyError: every slot is busy and the wait queue is full.
+            RenderError: the browser failed otherwise.
+        """
+        ...
+
+    async def capture_document(self, html: str, capture: Capture) -> bytes:
+        """Load the complete document ``html`` in an isolated page and capture it.
+
+        Raises:
+            RenderTimeoutError: loading or capturing exceeded the time limit.
+            BrowserBusyError: every slot is busy and the wait queue is full.
+            RenderError: the browser failed otherwise.
+        """
+        ...
+
+    async def aclose(self) -> None:
+        """Release the browser. Idempotent."""
+        ...

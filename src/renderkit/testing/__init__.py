@@ -1,0 +1,24 @@
+"""Test helpers shipped with renderkit for code that plugs into it.
+
+- :class:`FakeBrowser`: an in-memory :class:`~renderkit.browser.Browser` (like httpx's
+  ``MockTransport``) so tests above the browser never launch Chromium.
+- :class:`StorageContract`: an abstract pytest suite for
+  :class:`~renderkit.storage.Storage` backends (imports pytest; loaded on first use).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._fake_browser import FakeBrowser, RecordedRender
+
+__all__ = ["FakeBrowser", "RecordedRender", "StorageContract"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "StorageContract":
+        from .storage import StorageContract
+
+        return StorageContract
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)

@@ -1,0 +1,68 @@
+"""An in-memory Browser for tests that should not launch Chromium."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+
+import attrs
+from PIL import Image
+
+from ..browser import Capture, Shell
+
+__all__ = ["FakeBrowser", "RecordedRender"]
+
+
+@attrs.frozen(kw_only=True)
+class RecordedRender:
+    """One call the fake received: ``html`` is the fragment or the whole document."""
+
+    kind: str
+    html: str
+    capture: Capture
+    shell: str | None = None
+
+
+class FakeBrowser:
+    """A real :class:`~renderkit.browser.Browser` implementation that draws no HTML.
+
+    It returns a correctly sized, correctly encoded solid-colour image for every capture and
+    records each call in :attr:`renders`, so tests of code above the browser (the HTTP server,
+    quotas, storage) run in milliseconds. Pass ``handler`` to inject failures: it is called
+    with each :class:`RecordedRender` before the image is produced and may raise.
+    """
+
+    def __init__(
+        self,
+        handler: Callable[[RecordedRender], None] | None = None,
+        *,
+        color: tuple[int, int, int] = (99, 102, 241),
+    ) -> None:
+        self.renders: list[RecordedRender] = []
+        self.closed = False
+        self._handler = handler
+        self._color = color
+
+    async def capture_fragment(self, shell: Shell, fragment: str, capture: Capture) -> bytes:
+        """Record the call and return a blank image of the capture's size."""
+        return self._render(RecordedRender(kind="fragment", html=fragment, capture=capture,
+                                           shell=shell.name))
+
+    async def capture_document(self, html: str, capture: Capture) -> bytes:
+        """Record the call and return a blank image of the capture's size."""
+        return self._render(RecordedRender(kind="document", html=html, capture=capture))
+
+    async def aclose(self) -> None:
+        """Mark the fake closed."""
+        self.closed = True
+
+    def _render(self, render: RecordedRender) -> bytes:
+        self.renders.append(render)
+        if self._handler is not None:
+            self._handler(render)
+        capture = render.capture
+        image = Image.new("RGB", capture.pixel_size, self._color)
+        out = io.BytesIO()
+        pil_format = {"png": "PNG", "jpeg": "JPEG", "webp": "WEBP"}[capture.format]
+        image.save(out, pil_format, **({} if pil_format == "PNG" else {"quality": capture.quality}))
+        return out.getvalue()
