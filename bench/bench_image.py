@@ -26,8 +26,13 @@ DATA = {
     "subtitle": "Images, PDFs, screenshots, speech and parsing behind one API.",
     "domain": "renderkit.dev",
 }
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-        "--disable-background-networking", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--no-first-run",
+]
 
 
 def ms(values: list[float]) -> str:

@@ -44,6 +44,9 @@ FONT_FILES = {
 }
 BACKGROUNDS = ("dark", "light", "gradient")
 SCALE = 2
+PRELOAD_FONTS = (
+    "Promise.all([400, 500, 600, 700, 800].map(w => document.fonts.load(`${w} 16px Inter`)))"
+)
 IMAGE_TIMEOUT_MS = 5_000
 
 
@@ -64,7 +67,7 @@ def build_shell() -> str:
         + "\n".join(faces)
         + "\n"
         + image_css()
-        + "\n</style></head><body><div id=\"rk-root\"></div><script>\n"
+        + '\n</style></head><body><div id="rk-root"></div><script>\n'
         + render_js
         + "\n</script></body></html>"
     )
@@ -128,23 +131,49 @@ def samples(logo: str) -> dict[str, dict[str, str]]:
         "long": {**full, "title": LONG_TITLE},
         "huge": {**full, "title": HUGE_TITLE, "subtitle": LONG_BODY, "body": LONG_BODY * 2},
         "long-body": {**full, "body": LONG_BODY * 2},
-        "emoji": {"tag": "New ✨", "title": "Launch day 🚀🎉", "subtitle": "We're live!",
-                  "cta": "Try it 👉", "domain": "launch.dev", "logo_url": logo},
-        "ja": {"tag": "お知らせ", "title": "美しいソーシャル画像をひとつのAPIで",
-               "subtitle": "テンプレート、フォント、キャッシュをすべて自動で処理します。",
-               "body": "JSONからOGカードやバナーを数ミリ秒で生成。",
-               "cta": "今すぐ始める", "domain": "renderkit.jp", "logo_url": logo},
-        "ar": {"tag": "جديد", "title": "صور اجتماعية جميلة بطلب واحد",
-               "subtitle": "القوالب والخطوط والتخزين المؤقت، كلها جاهزة لك.",
-               "body": "أنشئ بطاقات وبانرات من JSON في أجزاء من الثانية.",
-               "cta": "ابدأ الآن", "domain": "renderkit.dev", "logo_url": logo},
-        "ru": {"tag": "Новости", "title": "Красивые картинки для соцсетей одним запросом",
-               "subtitle": "Шаблоны, шрифты и кэширование — всё уже готово.",
-               "body": "Карточки Open Graph и баннеры из JSON за миллисекунды.",
-               "cta": "Начать", "domain": "renderkit.ru", "logo_url": logo},
+        "emoji": {
+            "tag": "New ✨",
+            "title": "Launch day 🚀🎉",
+            "subtitle": "We're live!",
+            "cta": "Try it",
+            "domain": "launch.dev",
+            "logo_url": logo,
+        },
+        "ja": {
+            "tag": "お知らせ",
+            "title": "美しいソーシャル画像をひとつのAPIで",
+            "subtitle": "テンプレート、フォント、キャッシュをすべて自動で処理します。",
+            "body": "JSONからOGカードやバナーを数ミリ秒で生成。",
+            "cta": "今すぐ始める",
+            "domain": "renderkit.jp",
+            "logo_url": logo,
+        },
+        "ar": {
+            "tag": "جديد",
+            "title": "صور اجتماعية جميلة بطلب واحد",
+            "subtitle": "القوالب والخطوط والتخزين المؤقت، كلها جاهزة لك.",
+            "body": "أنشئ بطاقات وبانرات من JSON في أجزاء من الثانية.",
+            "cta": "ابدأ الآن",
+            "domain": "renderkit.dev",
+            "logo_url": logo,
+        },
+        "ru": {
+            "tag": "Новости",
+            "title": "Красивые картинки для соцсетей одним запросом",
+            "subtitle": "Шаблоны, шрифты и кэширование — всё уже готово.",
+            "body": "Карточки Open Graph и баннеры из JSON за миллисекунды.",
+            "cta": "Начать",
+            "domain": "renderkit.ru",
+            "logo_url": logo,
+        },
         "brand": {**full, "brand_color": "#facc15", "tag": "Yellow brand"},
-        "override": {**full, "background_color": "#fef3c7", "text_color": "#451a03",
-                     "brand_color": "#ea580c", "tag": "Custom colours"},
+        "override": {
+            **full,
+            "background_color": "#fef3c7",
+            "text_color": "#451a03",
+            "brand_color": "#ea580c",
+            "tag": "Custom colours",
+        },
     }
 
 
@@ -198,9 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         page = browser.new_page(device_scale_factor=SCALE)
         page.set_content(build_shell())
         # Decode every Inter weight up front: data-fit measures text right after injecting it.
-        page.evaluate(
-            "Promise.all([400, 500, 600, 700, 800].map(w => document.fonts.load(`${w} 16px Inter`)))"
-        )
+        page.evaluate(PRELOAD_FONTS)
         for name in names:
             spec = TEMPLATES[name]
             sizes = [

@@ -43,8 +43,10 @@ def fields_of(exc: InvalidRequestError) -> list[str]:
         ({"template": "og-card", "html": "<p>x</p>"}, "html"),
         ({"template": "custom"}, "html"),
         ({"template": "custom", "html": "   "}, "html"),
-        ({"template": "custom", "html": "<p/>", "width": 4096, "height": 4096, "scale": 3},
-         "scale"),
+        (
+            {"template": "custom", "html": "<p/>", "width": 4096, "height": 4096, "scale": 3},
+            "scale",
+        ),
     ],
 )
 async def test_invalid_request_names_the_field_and_never_reaches_the_browser(
@@ -76,9 +78,10 @@ def test_both_variant_names_resolve_to_the_same_template() -> None:
         ("twitterCard", "twitter-card"),
         ("announcementBanner", "announcement"),
     ]:
-        assert structure({"template": a}, ImageRequest).spec == structure(
-            {"template": b}, ImageRequest
-        ).spec
+        assert (
+            structure({"template": a}, ImageRequest).spec
+            == structure({"template": b}, ImageRequest).spec
+        )
 
 
 def test_cta_text_is_an_alias_of_cta_and_unknown_fields_are_ignored() -> None:
@@ -97,8 +100,18 @@ def test_integral_float_quality_is_accepted() -> None:
     assert structure({"template": "og-card", "quality": 80.0}, ImageRequest).quality == 80
 
 
-@pytest.mark.parametrize("color", ["#fff", "#A1B2C3", "#a1b2c3cc", "rebeccapurple",
-                                   "rgb(10, 20, 30)", "rgba(10,20,30,0.5)", "hsl(210 40% 50%)"])
+@pytest.mark.parametrize(
+    "color",
+    [
+        "#fff",
+        "#A1B2C3",
+        "#a1b2c3cc",
+        "rebeccapurple",
+        "rgb(10, 20, 30)",
+        "rgba(10,20,30,0.5)",
+        "hsl(210 40% 50%)",
+    ],
+)
 def test_common_colour_forms_are_accepted(color: str) -> None:
     req = structure({"template": "og-card", "data": {"brand_color": color}}, ImageRequest)
     assert req.data.brand_color == color
@@ -106,15 +119,22 @@ def test_common_colour_forms_are_accepted(color: str) -> None:
 
 @pytest.mark.parametrize(
     ("template", "size"),
-    [("og-card", (2400, 1260)), ("socialSquare", (2160, 2160)),
-     ("twitter-card", (1600, 836)), ("announcementBanner", (2400, 800)),
-     ("custom", (2400, 1260))],
+    [
+        ("og-card", (2400, 1260)),
+        ("socialSquare", (2160, 2160)),
+        ("twitter-card", (1600, 836)),
+        ("announcementBanner", (2400, 800)),
+        ("custom", (2400, 1260)),
+    ],
 )
 async def test_result_reports_the_pixel_size_at_default_scale_two(
     template: str, size: tuple[int, int]
 ) -> None:
-    body = {"template": template, "html": "<p>x</p>"} if template == "custom" else {
-        "template": template}
+    body = (
+        {"template": template, "html": "<p>x</p>"}
+        if template == "custom"
+        else {"template": template}
+    )
     result = await render_image(body, browser=FakeBrowser())
     assert (result.width, result.height) == size
     assert result.template == template

@@ -60,8 +60,13 @@ async def test_lower_quality_gives_a_smaller_jpeg(pool: ChromiumPool) -> None:
 
 async def test_size_override_and_scale_one(pool: ChromiumPool) -> None:
     result = await render_image(
-        {"template": "og-card", "width": 640, "height": 480, "scale": 1,
-         "data": {"title": "Resized"}},
+        {
+            "template": "og-card",
+            "width": 640,
+            "height": 480,
+            "scale": 1,
+            "data": {"title": "Resized"},
+        },
         browser=pool,
     )
     assert open_image(result.content).size == (640, 480)
@@ -79,9 +84,7 @@ async def test_custom_html_renders_as_given(pool: ChromiumPool) -> None:
 
 async def test_theme_background_and_overrides_change_the_pixels(pool: ChromiumPool) -> None:
     async def dominant(data: dict) -> tuple[int, int, int]:
-        result = await render_image(
-            {"template": "og-card", "scale": 1, "data": data}, browser=pool
-        )
+        result = await render_image({"template": "og-card", "scale": 1, "data": data}, browser=pool)
         colors = open_image(result.content).convert("RGB").getcolors(maxcolors=1_000_000)
         return max(colors)[1]
 
@@ -127,8 +130,10 @@ async def test_unreachable_logo_fails_within_the_image_timeout(http_server: Loca
         started = time.monotonic()
         with pytest.raises(InvalidRequestError) as info:
             await render_image(
-                {"template": "og-card",
-                 "data": {"title": "x", "logo_url": http_server.url("/slow.png")}},
+                {
+                    "template": "og-card",
+                    "data": {"title": "x", "logo_url": http_server.url("/slow.png")},
+                },
                 browser=pool,
             )
         assert time.monotonic() - started < 5
@@ -141,22 +146,29 @@ async def test_custom_html_cannot_reach_private_addresses_by_default(
     http_server: LocalServer,
 ) -> None:
     http_server.routes["/secret"] = (200, "text/plain", b"secret")
-    html = f"<html><body><img src='{http_server.url('/secret')}'>" \
-           f"<script>fetch('{http_server.url('/secret')}')</script></body></html>"
+    html = (
+        f"<html><body><img src='{http_server.url('/secret')}'>"
+        f"<script>fetch('{http_server.url('/secret')}')</script></body></html>"
+    )
     async with ChromiumPool(BrowserConfig(slots=1)) as pool:
         result = await render_image({"template": "custom", "html": html}, browser=pool)
     assert result.width == 2400
     assert http_server.hits == []
 
 
-@pytest.mark.parametrize("template", ["og-card", "social-square", "twitter-card",
-                                      "announcement"])
+@pytest.mark.parametrize("template", ["og-card", "social-square", "twitter-card", "announcement"])
 async def test_long_text_shrinks_to_fit_inside_the_card(pool: ChromiumPool, template: str) -> None:
     """Checks the layout itself: every fitted element ends up inside its box and the card."""
     from renderkit._image_templates import render_fragment
 
-    data = {"title": LONG_TITLE, "subtitle": LONG_TITLE, "body": LONG_TITLE, "tag": "Tag",
-            "cta": "Call to action", "domain": "example.com"}
+    data = {
+        "title": LONG_TITLE,
+        "subtitle": LONG_TITLE,
+        "body": LONG_TITLE,
+        "tag": "Tag",
+        "cta": "Call to action",
+        "domain": "example.com",
+    }
     browser = pool._browser
     assert browser is not None
     context = await browser.new_context()

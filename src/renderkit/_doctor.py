@@ -96,12 +96,18 @@ def run_checks(*, chromium: str = "/usr/bin/chromium") -> list[Check]:
         _font("emoji font", "Noto Color Emoji", "fonts-noto-color-emoji"),
         _font("CJK font", "Noto Sans CJK SC", "fonts-noto-cjk"),
         _font("fallback font", "Noto Sans", "fonts-noto-core"),
-        _tool("tesseract", "tesseract", "tesseract-ocr", needed_for="parse", version_arg="--version"),
+        _tool(
+            "tesseract", "tesseract", "tesseract-ocr", needed_for="parse", version_arg="--version"
+        ),
         _tool("espeak-ng", "espeak-ng", "espeak-ng", needed_for="audio", version_arg="--version"),
-        _tool("pdftoppm", "pdftoppm", "poppler-utils", needed_for="PDF previews",
-              version_arg="-v"),
-        _tool("redis-server", "redis-server", "redis-server", needed_for="multi-replica quotas",
-              version_arg="--version"),
+        _tool("pdftoppm", "pdftoppm", "poppler-utils", needed_for="PDF previews", version_arg="-v"),
+        _tool(
+            "redis-server",
+            "redis-server",
+            "redis-server",
+            needed_for="multi-replica quotas",
+            version_arg="--version",
+        ),
         _module("s3 storage", "aioboto3", "s3"),
         _module("OCR bindings", "pytesseract", "ocr"),
         _module("HTTP server", "litestar", "server"),

@@ -67,10 +67,6 @@ def resolve_image_template(name: str) -> ImageTemplate:
         ) from None
 
 
-def _template_name(inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
-    resolve_image_template(value)
-
-
 def _text(limit: int) -> Any:
     return attrs.field(default=None, validator=v.optional(v.max_length(limit)))
 
@@ -81,10 +77,20 @@ def _color() -> Any:
 
 @attrs.frozen(kw_only=True)
 class ImageData:
-    """Template variables: the union of both interface variants' fields.
+    """Template variables: the union of both interface variants' fields (all optional).
 
-    All optional. ``cta_text`` is accepted as an alias of ``cta``. ``background`` picks a theme
-    (dark, light, gradient); ``background_color`` and ``text_color`` override it.
+    Attributes:
+        title: the headline; long titles shrink to fit, then clamp with an ellipsis.
+        subtitle: secondary line under the title.
+        body: a longer paragraph (og-card, social-square, twitter-card).
+        tag: small label above the title (og-card, social-square, announcement).
+        cta: call-to-action text shown as a button (social-square, announcement).
+        domain: site name shown in the footer (og-card, twitter-card).
+        brand_color: accent colour: hex, CSS name or rgb()/hsl().
+        background_color: overrides the theme's background colour.
+        text_color: overrides the theme's text colour.
+        background: theme: dark (default), light or gradient.
+        logo_url: logo image, an http(s) URL or a data:image/ URL.
     """
 
     __rk_aliases__ = {"cta_text": "cta"}
@@ -126,7 +132,7 @@ class ImageRequest:
         scale: device pixel ratio, 1-3 (default 2): a 1200x630 card is returned as 2400x1260.
     """
 
-    template: str = attrs.field(validator=[v.max_length(60), _template_name])
+    template: str = attrs.field(validator=v.choice(sorted(_BY_NAME)))
     data: ImageData = attrs.field(factory=ImageData)
     html: str | None = attrs.field(default=None, validator=v.optional(v.max_length(2_000_000)))
     format: str = attrs.field(
@@ -134,9 +140,7 @@ class ImageRequest:
     )
     quality: int = attrs.field(default=90, validator=v.in_range(1, 100))
     width: int | None = attrs.field(default=None, validator=v.optional(v.in_range(16, MAX_SIDE)))
-    height: int | None = attrs.field(
-        default=None, validator=v.optional(v.in_range(16, MAX_SIDE))
-    )
+    height: int | None = attrs.field(default=None, validator=v.optional(v.in_range(16, MAX_SIDE)))
     scale: float = attrs.field(default=2.0, validator=v.in_range(1, 3))
 
     def __attrs_post_init__(self) -> None:

@@ -15,6 +15,7 @@ import colorsys
 import functools
 import math
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -30,11 +31,13 @@ __all__ = [
     "ImageTemplateSpec",
     "Theme",
     "accent_foreground",
+    "companion_hue",
     "compute_theme",
     "contrast_ratio",
     "image_css",
     "parse_color",
     "render_fragment",
+    "text_direction",
 ]
 
 _TEMPLATE_DIR = "_assets/templates/image"
@@ -121,9 +124,11 @@ _TEXT_FIELDS = ("title", "subtitle", "body", "tag", "cta", "domain", "logo_url")
 # --------------------------------------------------------------------------------------------
 # Colour parsing and WCAG maths
 
-# Characters that can appear in any colour the validator accepts. Anything else (";", "{",
-# quotes, backslashes, "url(" needs none of them but its ":" and "/" ... ) is refused outright.
+# Characters that can appear in any colour the validator accepts; anything else (";", "{",
+# quotes, backslashes, ":") is refused outright, as is any function but rgb()/hsl().
 _SAFE_COLOR = re.compile(r"[#a-zA-Z0-9(),.%/\s+-]{1,64}")
+_CSS_FUNCTION = re.compile(r"([a-zA-Z-]*)\s*\(")
+_COLOR_FUNCTIONS = frozenset({"rgb", "rgba", "hsl", "hsla"})
 _HEX = re.compile(r"#([0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
 _FUNC = re.compile(r"(rgba?|hsla?)\(\s*([^)]*)\)", re.IGNORECASE)
 _NUMBER = re.compile(r"^([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)(%|deg|rad|grad|turn)?$")
@@ -131,7 +136,12 @@ _NUMBER = re.compile(r"^([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)(%|deg|rad|g
 
 def _check_safe(value: str, field: str) -> str:
     value = value.strip()
-    if not _SAFE_COLOR.fullmatch(value) or "url" in value.lower():
+    functions = [name.lower() for name in _CSS_FUNCTION.findall(value)]
+    if (
+        not _SAFE_COLOR.fullmatch(value)
+        or len(functions) > 1
+        or any(name not in _COLOR_FUNCTIONS for name in functions)
+    ):
         msg = f"{field}: {value[:40]!r} is not a colour that is safe to put in CSS"
         raise ValueError(msg)
     return value
@@ -245,13 +255,14 @@ def to_hex(rgb: RGB, alpha: float | None = None) -> str:
     return "#" + "".join(f"{round(_clamp01(c) * 255):02x}" for c in channels)
 
 
-def _rotate_hue(rgb: RGB, degrees: float) -> RGB:
+def companion_hue(rgb: RGB) -> RGB:
+    """A neighbouring hue for two-colour accents. Cool hues drift forward (green to teal, blue
+    to violet, violet to pink); warm ones step back (yellow to orange, orange to red, red to
+    rose) rather than on towards an olive green."""
     h, l_, s = colorsys.rgb_to_hls(*rgb)
-    return colorsys.hls_to_rgb((h + degrees / 360) % 1.0, l_, s)
-
-
-def _best_of(bg: RGB, candidates: tuple[RGB, ...]) -> RGB:
-    return max(candidates, key=lambda c: contrast_ratio(c, bg))
+    degrees = h * 360
+    shift = -30 if degrees < 80 else 38
+    return colorsys.hls_to_rgb(((degrees + shift) % 360) / 360, l_, s)
 
 
 def accent_foreground(color: str) -> str:
@@ -276,10 +287,11 @@ def _readable_on(color: RGB, backgrounds: tuple[RGB, ...], toward: RGB, target: 
 
 
 def _glow(color: RGB, base: RGB, alpha: float) -> RGB:
-    """Darken a glow colour until light text keeps 4.5:1 where it peaks over ``base``."""
-    for step in range(21):
-        candidate = mix(color, _BLACK, step / 20)
-        if contrast_ratio(_PAPER, mix(base, candidate, alpha)) >= 4.5:
+    """Darken a glow colour until light text keeps 7:1 where it peaks over ``base`` (leaving
+    room for muted text at 4.5:1)."""
+    for step in range(41):
+        candidate = mix(color, _BLACK, step / 40)
+        if contrast_ratio(_PAPER, mix(base, candidate, alpha)) >= 7:
             return candidate
     return _BLACK
 
@@ -316,6 +328,8 @@ class Theme:
     """The accent adjusted to be readable as small text on the background."""
     accent_2: str
     """A neighbouring hue of the accent, for gradients."""
+    glow_alpha: str = "42%"
+    """How strongly the accent glows on a dark background (bright accents turn muddy)."""
 
     def css_vars(self) -> dict[str, str]:
         """The custom properties the stylesheet reads."""
@@ -328,6 +342,7 @@ class Theme:
             "--rk-accent-fg": self.accent_fg,
             "--rk-accent-text": self.accent_text,
             "--rk-accent-2": self.accent_2,
+            "--rk-glow-alpha": self.glow_alpha,
         }
 
     def style(self) -> str:
@@ -377,7 +392,7 @@ def compute_theme(
     brand_rgb = _rgb(brand)
     accent_rgb = brand_rgb or _rgb(DEFAULT_BRAND_COLOR)
     assert accent_rgb is not None
-    accent_2_rgb = _rotate_hue(accent_rgb, 38)
+    accent_2_rgb = companion_hue(accent_rgb)
 
     # 1. The background: its CSS value, the colours it shows (for contrast) and its tone.
     override_rgb = _rgb(bg_override)
@@ -434,6 +449,7 @@ def compute_theme(
         accent_fg=accent_fg,
         accent_text=accent_text,
         accent_2=accent_2,
+        glow_alpha="42%" if relative_luminance(accent_rgb) < 0.3 else "24%",
     )
 
 
@@ -464,6 +480,33 @@ _NATURAL_SPACING = re.compile(
     "[\u0590-\u08ff\u0900-\u0dff\u0e00-\u0eff\u1100-\u11ff\u1780-\u18af"
     "\u2e80-\u9fff\ua000-\ua4cf\uac00-\ud7af\uf900-\ufaff\ufb1d-\ufdff\ufe70-\ufeff\uff00-\uffef]"
 )
+
+
+_KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
+_HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def text_direction(text: str | None) -> Literal["ltr", "rtl"]:
+    """The direction of the first strongly directional character (Unicode bidi P2)."""
+    for char in text or "":
+        kind = unicodedata.bidirectional(char)
+        if kind in ("R", "AL"):
+            return "rtl"
+        if kind == "L":
+            return "ltr"
+    return "ltr"
+
+
+def _cjk_lang(text: str | None) -> str | None:
+    """``ja``/``ko``/``zh`` for CJK text, so Chromium can break lines between phrases."""
+    if not text:
+        return None
+    if _KANA.search(text):
+        return "ja"
+    if _HANGUL.search(text):
+        return "ko"
+    return "zh" if _HAN.search(text) else None
 
 
 def _clean(value: object) -> str | None:
@@ -512,13 +555,21 @@ def render_fragment(
     natural = {
         name: bool(value and _NATURAL_SPACING.search(value)) for name, value in fields.items()
     }
-    return _environment().get_template(f"{template}.html.j2").render(
-        d=fields,
-        fit_min=fit_min,
-        natural=natural,
-        theme=theme,
-        style=theme.style(),
-        background=(_clean(data.get("background")) or "dark").lower(),
+    lang = {name: _cjk_lang(value) for name, value in fields.items()}
+    lead = next((fields[n] for n in ("title", "subtitle", "body", "tag", "cta") if fields[n]), None)
+    return (
+        _environment()
+        .get_template(f"{template}.html.j2")
+        .render(
+            d=fields,
+            fit_min=fit_min,
+            natural=natural,
+            lang=lang,
+            direction=text_direction(lead),
+            theme=theme,
+            style=theme.style(),
+            background=(_clean(data.get("background")) or "dark").lower(),
+        )
     )
 
 

@@ -36,9 +36,7 @@ def is_public_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) ->
             embedded = address.teredo[1]
         if embedded is not None and not is_public_address(embedded):
             return False
-    if isinstance(address, ipaddress.IPv4Address) and any(
-        address in net for net in _NON_PUBLIC_V4
-    ):
+    if isinstance(address, ipaddress.IPv4Address) and any(address in net for net in _NON_PUBLIC_V4):
         return False
     return address.is_global and not address.is_multicast
 

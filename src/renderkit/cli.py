@@ -12,7 +12,8 @@ from typing import Any
 
 from ._errors import InvalidRequestError, RenderkitError
 from ._image import render_image
-from ._image_models import IMAGE_TEMPLATES
+from ._converter import structure
+from ._image_models import IMAGE_TEMPLATES, ImageRequest
 from .browser import BrowserConfig, ChromiumPool
 
 __all__ = ["main"]
@@ -117,8 +118,10 @@ async def _image(args: argparse.Namespace) -> int:
     for name in ("width", "height"):
         if getattr(args, name) is not None:
             request[name] = getattr(args, name)
+    # Validate before paying for a browser launch.
+    validated = structure(request, ImageRequest)
     async with ChromiumPool(_browser_config(args)) as pool:
-        result = await render_image(request, browser=pool)
+        result = await render_image(validated, browser=pool)
     result.save(args.output)
     print(f"{args.output}  {result.width}x{result.height} {result.format} {result.size_bytes:,} B")
     return 0

@@ -70,19 +70,17 @@ class Renderkit:
         if self._portal is None or self._pool is None:
             msg = "use Renderkit inside a with block"
             raise RuntimeError(msg)
-        call = functools.partial(
-            _render_image, request, browser=self._pool, storage=self._storage
-        )
+        call = functools.partial(_render_image, request, browser=self._pool, storage=self._storage)
         return self._portal.call(call)
 
 
 def render_image(
     request: ImageRequest | Mapping[str, Any], *, browser: BrowserConfig | None = None
 ) -> ImageResult:
-    """Render one image, launching and closing a browser for this call only."""
+    """Render one image, launching and closing a browser for this call only.
 
-    async def run() -> ImageResult:
-        async with ChromiumPool(browser or BrowserConfig()) as pool:
-            return await _render_image(request, browser=pool)
-
-    return anyio.run(run)
+    Works even where an event loop is already running (a notebook): the browser runs on the
+    facade's own loop thread.
+    """
+    with Renderkit(browser=browser) as rk:
+        return rk.render_image(request)

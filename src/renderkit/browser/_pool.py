@@ -404,4 +404,3 @@ def _shell_document(shell: Shell) -> str:
         f'<!doctype html><html><head><meta charset="utf-8">{shell.head}</head>'
         '<body><div id="rk-root"></div></body></html>'
     )
-

@@ -45,8 +45,9 @@ class FakeBrowser:
 
     async def capture_fragment(self, shell: Shell, fragment: str, capture: Capture) -> bytes:
         """Record the call and return a blank image of the capture's size."""
-        return self._render(RecordedRender(kind="fragment", html=fragment, capture=capture,
-                                           shell=shell.name))
+        return self._render(
+            RecordedRender(kind="fragment", html=fragment, capture=capture, shell=shell.name)
+        )
 
     async def capture_document(self, html: str, capture: Capture) -> bytes:
         """Record the call and return a blank image of the capture's size."""

@@ -1,0 +1,148 @@
+"""One error envelope for every failure: ``{"error": ..., "code": ..., "status": ...}``.
+
+Library exceptions carry no HTTP knowledge; this module is the only place that maps them to
+statuses, resolved along the exception's MRO so the most specific entry wins.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from datetime import UTC, datetime
+from typing import Any
+
+from litestar import MediaType, Request, Response
+from litestar.exceptions import HTTPException
+
+from renderkit import (
+    BlockedUrlError,
+    BrowserBusyError,
+    BrowserUnavailableError,
+    InvalidRequestError,
+    NavigationError,
+    ProviderError,
+    ProviderUnavailableError,
+    RenderError,
+    RenderkitError,
+    RenderTimeoutError,
+    StorageError,
+)
+
+__all__ = ["ApiError", "error_response", "exception_handler"]
+
+logger = logging.getLogger("renderkit_server")
+
+
+class ApiError(Exception):
+    """An error raised by the server layer itself, with its status and code."""
+
+    def __init__(
+        self, status: int, code: str, message: str, *, headers: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers or {}
+
+
+# exception class -> (status, code). Resolved along the MRO: the most specific wins.
+_TABLE: dict[type[BaseException], tuple[int, str]] = {
+    InvalidRequestError: (400, "INVALID_FIELD"),
+    BlockedUrlError: (400, "BLOCKED_URL"),
+    NavigationError: (502, "NAVIGATION_FAILED"),
+    RenderTimeoutError: (504, "RENDER_TIMEOUT"),
+    RenderError: (500, "RENDER_FAILED"),
+    BrowserBusyError: (503, "OVERLOADED"),
+    BrowserUnavailableError: (503, "RENDERER_UNAVAILABLE"),
+    ProviderUnavailableError: (503, "UPSTREAM_UNAVAILABLE"),
+    ProviderError: (502, "UPSTREAM_ERROR"),
+    StorageError: (503, "STORAGE_ERROR"),
+    RenderkitError: (500, "INTERNAL_ERROR"),
+}
+
+_HTTP_CODES = {
+    400: "BAD_REQUEST",
+    401: "UNAUTHORIZED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    413: "PAYLOAD_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+    429: "RATE_LIMITED",
+}
+
+
+def register(exc_type: type[BaseException], status: int, code: str) -> None:
+    """Map another exception type (e.g. the quota errors) to a status and code."""
+    _TABLE[exc_type] = (status, code)
+
+
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    *,
+    headers: dict[str, str] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Response[dict[str, Any]]:
+    """Build the envelope response."""
+    body: dict[str, Any] = {"error": message, "code": code, "status": status, **(extra or {})}
+    return Response(body, status_code=status, headers=headers or {}, media_type=MediaType.JSON)
+
+
+def _lookup(exc: BaseException) -> tuple[int, str] | None:
+    for cls in type(exc).__mro__:
+        if cls in _TABLE:
+            return _TABLE[cls]
+    return None
+
+
+def _retry_headers(exc: BaseException) -> tuple[dict[str, str], dict[str, Any]]:
+    headers: dict[str, str] = {}
+    extra: dict[str, Any] = {}
+    retry_after = getattr(exc, "retry_after", None)
+    if retry_after is not None:
+        headers["Retry-After"] = str(max(1, math.ceil(retry_after)))
+    reset_at = getattr(exc, "reset_at", None)
+    if isinstance(reset_at, datetime):
+        iso = reset_at.astimezone(UTC).isoformat().replace("+00:00", "Z")
+        headers["X-RateLimit-Reset"] = iso
+        extra["retry_at"] = iso
+    limit = getattr(exc, "limit", None)
+    if limit is not None:
+        headers["X-RateLimit-Limit"] = str(limit)
+        headers["X-RateLimit-Remaining"] = str(getattr(exc, "remaining", 0) or 0)
+    return headers, extra
+
+
+def exception_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    """Turn any exception into the envelope; unknown errors become a bare 500."""
+    if isinstance(exc, ApiError):
+        return error_response(exc.status, exc.code, exc.message, headers=exc.headers)
+    if isinstance(exc, InvalidRequestError):
+        code = "MISSING_FIELD" if exc.missing else "INVALID_FIELD"
+        fields = [{"field": e.field, "message": e.message} for e in exc.errors]
+        return error_response(400, code, str(exc), extra={"fields": fields})
+    if isinstance(exc, HTTPException):
+        status = exc.status_code
+        code = _HTTP_CODES.get(status, "HTTP_ERROR" if status < 500 else "INTERNAL_ERROR")
+        message = exc.detail if status < 500 else "internal error"
+        if status == 405:
+            message = f"method {request.method} not allowed on {request.url.path}"
+        elif status == 404:
+            message = f"no such endpoint: {request.url.path}"
+        headers = {k: v for k, v in (exc.headers or {}).items() if k.lower() == "allow"}
+        return error_response(status, code, message, headers=headers)
+    mapped = _lookup(exc)
+    if mapped is None:
+        logger.exception("unhandled error on %s %s", request.method, request.url.path)
+        return error_response(500, "INTERNAL_ERROR", "internal error")
+    status, code = mapped
+    if status >= 500:
+        logger.warning("%s on %s: %s", code, request.url.path, exc)
+    headers, extra = _retry_headers(exc)
+    field = getattr(exc, "field", None)
+    if field:
+        extra["field"] = field
+    return error_response(status, code, str(exc), headers=headers, extra=extra)

@@ -1,0 +1,98 @@
+"""GET /api/health (cheap, for load balancers) and the operator's live diagnostic view."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import time
+from typing import Any
+
+import renderkit
+
+__all__ = ["diagnostic_report", "health_report"]
+
+_CHECK_TIMEOUT = 10.0
+
+
+def _browser_state(services: Any) -> str:
+    browser = services.browser
+    connected = getattr(browser, "connected", True)
+    if connected:
+        return "ok"
+    # Not connected yet (or crashed): the next render relaunches it, so degraded, not down,
+    # unless the launch itself keeps failing.
+    return "down" if getattr(services, "browser_failed", False) else "degraded"
+
+
+def health_report(services: Any) -> dict[str, Any]:
+    """Overall status plus one value per capability; no I/O, so it stays fast under load."""
+    browser = _browser_state(services)
+    capabilities = {
+        "image": browser,
+        "pdf": browser,
+        "screenshot": browser,
+        "audio": "ok" if shutil.which("espeak-ng") else "down",
+        "parse": "ok" if shutil.which("tesseract") else "down",
+    }
+    status = "ok" if all(v == "ok" for v in capabilities.values()) else "degraded"
+    return {
+        "status": status,
+        "version": renderkit.__version__,
+        "uptime_seconds": int(time.monotonic() - services.started_at),
+        "services": capabilities,
+    }
+
+
+async def _timed(check: Any) -> dict[str, Any]:
+    started = time.perf_counter()
+    try:
+        async with asyncio.timeout(_CHECK_TIMEOUT):
+            details = await check()
+        result = {"ok": True, **(details or {})}
+    except Exception as exc:  # a diagnostic reports failures instead of raising them
+        result = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:300]}
+    result["ms"] = round((time.perf_counter() - started) * 1000, 1)
+    return result
+
+
+async def diagnostic_report(services: Any) -> dict[str, Any]:
+    """Run live checks of every backend; secrets are reported as set/unset and length only."""
+
+    async def storage() -> dict[str, Any]:
+        key = f"health/probe-{os.getpid()}.txt"
+        await services.storage.put(key, b"ok", content_type="text/plain")
+        assert await services.storage.get(key) == b"ok"
+        await services.storage.delete(key)
+        return {"backend": type(services.storage).__name__}
+
+    async def browser() -> dict[str, Any]:
+        version = await services.browser.version() if hasattr(services.browser, "version") else ""
+        return {"backend": type(services.browser).__name__, "version": version}
+
+    async def usage() -> dict[str, Any]:
+        await services.usage_store.ping()
+        return {"backend": type(services.usage_store).__name__}
+
+    async def speech() -> dict[str, Any]:
+        path = shutil.which("espeak-ng")
+        if path is None:
+            msg = "espeak-ng is not installed"
+            raise RuntimeError(msg)
+        return {"provider": "local", "engine": "espeak-ng"}
+
+    async def ocr() -> dict[str, Any]:
+        if shutil.which("tesseract") is None:
+            msg = "tesseract is not installed"
+            raise RuntimeError(msg)
+        return {"engine": "tesseract"}
+
+    names = ("storage", "browser", "usage", "speech", "ocr")
+    results = await asyncio.gather(*(_timed(c) for c in (storage, browser, usage, speech, ocr)))
+    checks = dict(zip(names, results, strict=True))
+    return {
+        "status": "ok" if all(c["ok"] for c in checks.values()) else "degraded",
+        "version": renderkit.__version__,
+        "env": services.settings.environment_report(os.environ),
+        "checks": checks,
+    }

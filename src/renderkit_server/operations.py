@@ -1,0 +1,131 @@
+"""The production operations, shared by the REST endpoints and the MCP tools.
+
+Each operation knows its request model, what it charges, how to run it through the library,
+and how to describe the result as the superset response of both interface variants. The
+metered pipeline in :func:`execute` is the only place where quota, rendering, storage and
+refunds meet, so REST and MCP calls are metered identically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import attrs
+
+from renderkit import ImageRequest, render_image, structure
+from renderkit._store import store_file
+
+from .quotas import QuotaService
+
+__all__ = ["OPERATIONS", "Execution", "Operation", "execute"]
+
+
+@attrs.frozen(kw_only=True)
+class Output:
+    """What an operation produced: the file plus the facts to report about it."""
+
+    content: bytes
+    content_type: str
+    extension: str
+    facts: Mapping[str, Any]
+
+
+@attrs.frozen(kw_only=True)
+class Operation:
+    """One production capability (image, pdf, audio, screenshot, parse)."""
+
+    name: str
+    kind: str  # storage prefix: images, pdfs...
+    metric: str  # the quota metric charged
+    model: type
+    title: str
+    description: str
+    run: Callable[[Any, Any], Awaitable[Output]]
+    charges: Callable[[Any], Mapping[str, int]] = lambda req: {}
+
+
+@attrs.frozen(kw_only=True)
+class Execution:
+    """The response body and headers of a successful call."""
+
+    body: dict[str, Any]
+    headers: dict[str, str]
+
+
+async def execute(
+    operation: Operation,
+    payload: object,
+    *,
+    services: Any,
+    key_id: str,
+    plan: str,
+    base_url: str | None,
+) -> Execution:
+    """Validate, reserve quota, run, store, respond; refund on any failure.
+
+    Raises:
+        InvalidRequestError: the payload is invalid (nothing is charged).
+        QuotaExceededError, RateLimitedError: the key's limits are reached.
+        RenderkitError: rendering or storing failed (the reservation is released).
+    """
+    request = structure(payload, operation.model)
+    charges = {operation.metric: 1, **operation.charges(request)}
+    quotas: QuotaService = services.quotas
+    ticket = await quotas.reserve(key_id, plan, charges)
+    try:
+        output = await operation.run(request, services)
+        stored = await store_file(
+            services.storage,
+            kind=operation.kind,
+            extension=output.extension,
+            content=output.content,
+            content_type=output.content_type,
+            url_ttl=services.urls.ttl,
+        )
+        url = await services.urls.url_for(stored.key, base_url)
+    except BaseException:
+        await ticket.release()
+        raise
+    body = {
+        "success": True,
+        "url": url,
+        **output.facts,
+        "size_bytes": len(output.content),
+        "credits_used": charges[operation.metric],
+    }
+    return Execution(body=body, headers=ticket.headers())
+
+
+async def _run_image(request: ImageRequest, services: Any) -> Output:
+    result = await render_image(request, browser=services.browser)
+    return Output(
+        content=result.content,
+        content_type=result.content_type,
+        extension=result.format,
+        facts={
+            "width": result.width,
+            "height": result.height,
+            "format": result.format,
+            "template": result.template,
+        },
+    )
+
+
+IMAGE = Operation(
+    name="image",
+    kind="images",
+    metric="images",
+    model=ImageRequest,
+    title="Generate an image",
+    description=(
+        "Render a social image (PNG, JPEG or WebP) from a named template (og-card 1200x630, "
+        "social-square 1080x1080, twitter-card 800x418, announcement 1200x400) filled with "
+        "`data`, or from custom HTML (`template: custom`, `html`). Rendered at 2x by default; "
+        "returns the file's URL, pixel size and byte size."
+    ),
+    run=_run_image,
+)
+
+#: Operations by endpoint name; later issues add pdf-gen, audio, screenshot and parse.
+OPERATIONS: dict[str, Operation] = {"image": IMAGE}

@@ -1,0 +1,688 @@
+"""Plans, their monthly quotas and burst limits, and the service that enforces them.
+
+Every production call goes through :meth:`QuotaService.reserve` (or its context-manager
+form :meth:`QuotaService.metered`) before rendering: first the per-minute burst limit of the
+key, then one monthly counter per metric the call charges. A reservation that is not
+released is the charge, so a call that fails must :meth:`QuotaTicket.release` its ticket:
+a failed call costs nothing.
+
+Metering units. Store counters are integers. Every metric is counted in its plan unit
+(one image, one PDF, one character...) except ``audio_minutes``, which is counted in
+**milliseconds of audio** so fractional minutes stay exact and atomic; plan limits are
+multiplied by :data:`METERING_UNITS` before they reach the store. ``charges`` therefore
+give audio in milliseconds (see :func:`audio_charges`), while errors and headers report
+limits and what remains in plan units (whole minutes, rounded down).
+
+Audio is priced by its measured duration, known only after synthesis: reserve an estimate,
+then settle the measured amount with :meth:`QuotaService.adjust`, one atomic increment or
+refund of the difference. The settled amount is charged even past the limit (the audio
+already exists and the caller gets it); the next call is then refused.
+
+Periods are calendar months in UTC (``"2026-11"``); burst windows are fixed 60-second
+windows aligned on the epoch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import hashlib
+import logging
+import math
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
+
+import anyio
+import attrs
+
+from renderkit import ConfigurationError, RenderkitError, StorageUnavailableError
+
+from .usage import Reservation, UsageStore
+
+__all__ = [
+    "BURST_WINDOW_SECONDS",
+    "METERING_UNITS",
+    "METRICS",
+    "PLAN_NAMES",
+    "LimitExceededError",
+    "PlanLimits",
+    "QuotaExceededError",
+    "QuotaService",
+    "QuotaTicket",
+    "RateLimitedError",
+    "audio_charges",
+    "default_plans",
+    "isoformat_utc",
+    "month_period",
+    "next_month_start",
+    "plans_from_mapping",
+]
+
+logger = logging.getLogger(__name__)
+
+METRICS: tuple[str, ...] = (
+    "images",
+    "pdfs",
+    "audio_minutes",
+    "audio_characters",
+    "screenshots",
+    "parses",
+)
+"""The monthly metrics, in the order of the plan table."""
+
+METERING_UNITS: Mapping[str, int] = dict.fromkeys(METRICS, 1) | {"audio_minutes": 60_000}
+"""Store units per plan unit: ``audio_minutes`` is stored in milliseconds."""
+
+PLAN_NAMES: tuple[str, ...] = ("starter", "pro", "business", "vip")
+"""The plans a key can have (``starter`` is the spec's "Basic")."""
+
+BURST_WINDOW_SECONDS = 60
+"""Length of a burst window; the burst limit is per window."""
+
+_LIMIT_FIELDS: tuple[str, ...] = (*METRICS, "burst_per_minute")
+
+
+def _check_plan_limit(instance: PlanLimits, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is None:
+        return
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        msg = f"{attribute.name} must be a non-negative integer or None (unlimited)"
+        raise ConfigurationError(msg)
+
+
+def _limit_field() -> Any:
+    return attrs.field(default=None, validator=_check_plan_limit)
+
+
+@attrs.frozen(kw_only=True)
+class PlanLimits:
+    """The limits of one plan; ``None`` means unlimited.
+
+    Monthly limits are in plan units: count of images, PDFs, screenshots and parses,
+    minutes and characters of audio.
+    """
+
+    images: int | None = _limit_field()
+    pdfs: int | None = _limit_field()
+    audio_minutes: int | None = _limit_field()
+    audio_characters: int | None = _limit_field()
+    screenshots: int | None = _limit_field()
+    parses: int | None = _limit_field()
+    burst_per_minute: int | None = _limit_field()
+    """Requests per minute over all production endpoints together."""
+
+    def monthly_limit(self, metric: str) -> int | None:
+        """Return the monthly limit of ``metric`` in plan units.
+
+        Raises:
+            ValueError: ``metric`` is not one of :data:`METRICS`.
+        """
+        _check_metric(metric)
+        limit: int | None = getattr(self, metric)
+        return limit
+
+
+def default_plans() -> dict[str, PlanLimits]:
+    """Return the default plan table of the interface decisions, as a new dict."""
+    return {
+        "starter": PlanLimits(
+            images=5_000,
+            pdfs=500,
+            audio_minutes=60,
+            audio_characters=10_000,
+            screenshots=1_000,
+            parses=500,
+            burst_per_minute=10,
+        ),
+        "pro": PlanLimits(
+            images=25_000,
+            pdfs=5_000,
+            audio_minutes=300,
+            audio_characters=100_000,
+            screenshots=10_000,
+            parses=5_000,
+            burst_per_minute=60,
+        ),
+        "business": PlanLimits(
+            images=100_000,
+            pdfs=25_000,
+            audio_minutes=1_200,
+            audio_characters=1_000_000,
+            screenshots=50_000,
+            parses=25_000,
+            burst_per_minute=120,
+        ),
+        "vip": PlanLimits(),
+    }
+
+
+def plans_from_mapping(
+    mapping: Mapping[str, Any], *, base: Mapping[str, PlanLimits] | None = None
+) -> dict[str, PlanLimits]:
+    """Overlay operator overrides, e.g. a parsed TOML table, on a plan table.
+
+    TOML has no null, so a limit may also be the string ``"unlimited"``::
+
+        [quotas.starter]
+        images = 100
+        burst_per_minute = 5
+        parses = "unlimited"
+
+    Args:
+        mapping: ``{plan: {limit_name: value}}``; values are non-negative integers,
+            ``None`` or ``"unlimited"``. Limits not mentioned keep their base value.
+        base: the table to start from; :func:`default_plans` by default.
+
+    Returns:
+        A new table with every plan of ``base``.
+
+    Raises:
+        ConfigurationError: naming the entry (``starter.images``) that is not a known
+            plan or limit, or whose value is invalid.
+    """
+    plans = dict(default_plans() if base is None else base)
+    if not isinstance(mapping, Mapping):
+        msg = "quota overrides must be a table of plans"
+        raise ConfigurationError(msg)
+    for name, overrides in mapping.items():
+        if name not in plans:
+            msg = f"unknown plan {name!r} in quota overrides; known: {', '.join(plans)}"
+            raise ConfigurationError(msg)
+        if not isinstance(overrides, Mapping):
+            msg = f"quota overrides for plan {name!r} must be a table"
+            raise ConfigurationError(msg)
+        changes: dict[str, int | None] = {}
+        for field, value in overrides.items():
+            entry = f"{name}.{field}"
+            if field not in _LIMIT_FIELDS:
+                msg = f"unknown quota {entry!r}; known: {', '.join(_LIMIT_FIELDS)}"
+                raise ConfigurationError(msg)
+            if value is None or value == "unlimited":
+                changes[field] = None
+            elif isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                changes[field] = value
+            else:
+                msg = f"quota {entry!r} must be a non-negative integer or 'unlimited'"
+                raise ConfigurationError(msg)
+        plans[name] = attrs.evolve(plans[name], **changes)
+    return plans
+
+
+def _as_utc(now: datetime.datetime) -> datetime.datetime:
+    # Naive datetimes are taken as UTC rather than local time: servers run in UTC and a
+    # local-time reading would silently move the monthly reset.
+    if now.tzinfo is None:
+        return now.replace(tzinfo=datetime.UTC)
+    return now.astimezone(datetime.UTC)
+
+
+def month_period(now: datetime.datetime) -> str:
+    """Return the accounting period of ``now``: its UTC calendar month, e.g. ``"2026-11"``.
+
+    A naive ``now`` is taken as UTC.
+    """
+    now = _as_utc(now)
+    return f"{now.year:04d}-{now.month:02d}"
+
+
+def next_month_start(now: datetime.datetime) -> datetime.datetime:
+    """Return midnight UTC on the first day of the month after ``now``'s UTC month."""
+    now = _as_utc(now)
+    year, month = divmod(now.year * 12 + now.month, 12)
+    return datetime.datetime(year, month + 1, 1, tzinfo=datetime.UTC)
+
+
+def isoformat_utc(moment: datetime.datetime) -> str:
+    """Format ``moment`` as ISO 8601 UTC with a ``Z`` suffix, e.g. ``2026-12-01T00:00:00Z``."""
+    return _as_utc(moment).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def audio_charges(*, characters: int, seconds: float) -> dict[str, int]:
+    """Return the charges of an audio call: its characters and its duration.
+
+    The duration is rounded up to the next millisecond, the store unit of
+    ``audio_minutes``.
+
+    Raises:
+        ValueError: a negative or non-finite amount.
+    """
+    if characters < 0 or not math.isfinite(seconds) or seconds < 0:
+        msg = "audio characters and seconds must be non-negative"
+        raise ValueError(msg)
+    return {"audio_characters": characters, "audio_minutes": math.ceil(seconds * 1000)}
+
+
+def _check_metric(metric: str) -> None:
+    if metric not in METERING_UNITS:
+        msg = f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}"
+        raise ValueError(msg)
+
+
+def _check_charge(metric: str, amount: int) -> None:
+    _check_metric(metric)
+    if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
+        msg = f"charge for {metric!r} must be a non-negative integer, got {amount!r}"
+        raise ValueError(msg)
+
+
+def _store_limit(limit: int | None, metric: str) -> int | None:
+    return None if limit is None else limit * METERING_UNITS[metric]
+
+
+def _remaining(limit: int, used: int, metric: str) -> int:
+    """What is left in plan units, rounded down."""
+    return max(limit * METERING_UNITS[metric] - used, 0) // METERING_UNITS[metric]
+
+
+def _retry_after(reset_at: datetime.datetime, now: datetime.datetime) -> int:
+    return max(math.ceil((reset_at - now).total_seconds()), 1)
+
+
+def _window(now: datetime.datetime, seconds: int) -> tuple[int, datetime.datetime]:
+    """Return the start (epoch seconds) and end of the fixed window holding ``now``."""
+    start = math.floor(now.timestamp()) // seconds * seconds
+    return start, datetime.datetime.fromtimestamp(start + seconds, datetime.UTC)
+
+
+def _rate_headers(limit: int, remaining: int, reset_at: datetime.datetime) -> dict[str, str]:
+    return {
+        "X-RateLimit-Limit": str(limit),
+        "X-RateLimit-Remaining": str(remaining),
+        "X-RateLimit-Reset": isoformat_utc(reset_at),
+    }
+
+
+class LimitExceededError(RenderkitError):
+    """A limit of the caller's plan is reached; the server answers 429.
+
+    Attributes:
+        metric: the exhausted counter: a monthly metric, ``burst_per_minute`` or
+            ``key_issuance``.
+        plan: the caller's plan.
+        limit: the limit in plan units.
+        remaining: what is left in plan units (less than the call needed).
+        reset_at: when the counter starts again, UTC.
+        retry_after: whole seconds until ``reset_at``, at least 1 (for ``Retry-After``).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        metric: str,
+        plan: str,
+        limit: int,
+        remaining: int,
+        reset_at: datetime.datetime,
+        retry_after: int,
+    ) -> None:
+        super().__init__(message)
+        self.metric = metric
+        self.plan = plan
+        self.limit = limit
+        self.remaining = remaining
+        self.reset_at = reset_at
+        self.retry_after = retry_after
+
+    def headers(self) -> dict[str, str]:
+        """Return ``Retry-After`` and the ``X-RateLimit-*`` headers of the 429 response."""
+        headers = _rate_headers(self.limit, self.remaining, self.reset_at)
+        headers["Retry-After"] = str(self.retry_after)
+        return headers
+
+
+class QuotaExceededError(LimitExceededError):
+    """A monthly quota of the plan is used up until the start of next month (UTC)."""
+
+
+class RateLimitedError(LimitExceededError):
+    """The key sent more requests this minute than its plan's burst limit allows."""
+
+
+@attrs.define(kw_only=True, eq=False)
+class QuotaTicket:
+    """The reservations of one call: keep them on success, release them on failure.
+
+    Created by :meth:`QuotaService.reserve`; not meant to be built by hand.
+
+    Attributes:
+        api_key_id: the key lineage the usage is charged to.
+        plan: the caller's plan.
+        period: the month the reservations belong to, e.g. ``"2026-11"``.
+        main_metric: the metric reported by :meth:`headers`, or ``None`` for a call
+            without monthly charges (the burst counter is reported then).
+    """
+
+    api_key_id: str
+    plan: str
+    period: str
+    main_metric: str | None
+    _store: UsageStore = attrs.field(alias="store", repr=False)
+    _limits: PlanLimits = attrs.field(alias="limits", repr=False)
+    _charges: dict[str, int] = attrs.field(alias="charges")
+    _results: dict[str, Reservation] = attrs.field(alias="results", repr=False)
+    _reset_at: datetime.datetime = attrs.field(alias="reset_at", repr=False)
+    _burst: Reservation | None = attrs.field(alias="burst", repr=False)
+    _burst_reset_at: datetime.datetime = attrs.field(alias="burst_reset_at", repr=False)
+    _released: bool = attrs.field(default=False, init=False)
+
+    @property
+    def charges(self) -> dict[str, int]:
+        """What the call is charged, in store units (audio in milliseconds)."""
+        return dict(self._charges)
+
+    @property
+    def released(self) -> bool:
+        """True once :meth:`release` refunded every charge."""
+        return self._released
+
+    def headers(self) -> dict[str, str]:
+        """Return ``X-RateLimit-Limit``, ``-Remaining`` and ``-Reset`` for the main metric.
+
+        Values are in plan units after this call's charge; the reset is ISO 8601 UTC.
+        An unlimited counter has no headers, so the result is then empty.
+        """
+        if self.main_metric is None:
+            if self._burst is None or self._burst.limit is None:
+                return {}
+            remaining = self._burst.remaining or 0
+            return _rate_headers(self._burst.limit, remaining, self._burst_reset_at)
+        limit = self._limits.monthly_limit(self.main_metric)
+        if limit is None:
+            return {}
+        used = self._results[self.main_metric].used
+        remaining = _remaining(limit, used, self.main_metric)
+        return _rate_headers(limit, remaining, self._reset_at)
+
+    async def release(self) -> None:
+        """Refund every charge of the call; later calls do nothing.
+
+        The refund is shielded from cancellation so a cancelled request still refunds.
+
+        Raises:
+            StorageUnavailableError: the store failed; charges not yet refunded stay on
+                the ticket and a later call retries them.
+        """
+        with anyio.CancelScope(shield=True):
+            for metric, amount in list(self._charges.items()):
+                if amount:
+                    await self._store.release(self.api_key_id, metric, self.period, amount)
+                del self._charges[metric]
+        self._released = True
+
+
+def _utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC)
+
+
+class QuotaService:
+    """Enforces the plans' burst limits and monthly quotas on a :class:`UsageStore`.
+
+    Args:
+        store: where usage is counted; share one backend between replicas.
+        plans: the plan table; :func:`default_plans` when omitted.
+        clock: returns the current time (timezone-aware); injected by tests.
+        issuance_limit: self-service keys one client address may obtain per
+            ``issuance_window`` seconds (:meth:`limit_issuance`); ``None`` for no limit.
+        issuance_window: length of the issuance window in seconds.
+
+    Raises:
+        ConfigurationError: a negative ``issuance_limit`` or a non-positive window.
+    """
+
+    def __init__(
+        self,
+        store: UsageStore,
+        plans: Mapping[str, PlanLimits] | None = None,
+        *,
+        clock: Callable[[], datetime.datetime] = _utcnow,
+        issuance_limit: int | None = 10,
+        issuance_window: int = 3600,
+    ) -> None:
+        if issuance_limit is not None and issuance_limit < 0:
+            msg = "issuance_limit must be a non-negative integer or None"
+            raise ConfigurationError(msg)
+        if issuance_window <= 0:
+            msg = "issuance_window must be a positive number of seconds"
+            raise ConfigurationError(msg)
+        self._store = store
+        self._plans = dict(default_plans() if plans is None else plans)
+        self._clock = clock
+        self._issuance_limit = issuance_limit
+        self._issuance_window = issuance_window
+
+    @property
+    def plans(self) -> Mapping[str, PlanLimits]:
+        """The plan table in force."""
+        return self._plans
+
+    def limits(self, plan: str) -> PlanLimits:
+        """Return the limits of ``plan``.
+
+        Raises:
+            ConfigurationError: the plan is not in the table.
+        """
+        try:
+            return self._plans[plan]
+        except KeyError:
+            msg = f"no quotas are configured for plan {plan!r}"
+            raise ConfigurationError(msg) from None
+
+    async def reserve(
+        self,
+        api_key_id: str,
+        plan: str,
+        charges: Mapping[str, int],
+        *,
+        main_metric: str | None = None,
+    ) -> QuotaTicket:
+        """Count the request against the burst limit and reserve its monthly charges.
+
+        The burst hit is never refunded: it counts requests, including refused ones. If
+        a monthly metric is refused or the store fails, the metrics already reserved by
+        this call are released before the error propagates.
+
+        Args:
+            api_key_id: the key lineage id (stable across key rotation).
+            plan: the key's plan.
+            charges: ``{metric: amount}`` in store units, e.g. ``{"images": 1}``; audio
+                minutes in milliseconds (see :func:`audio_charges`).
+            main_metric: the metric :meth:`QuotaTicket.headers` reports; the first of
+                ``charges`` by default.
+
+        Returns:
+            The ticket to release if the call then fails.
+
+        Raises:
+            RateLimitedError: the burst limit is reached (``reset_at`` ends the minute).
+            QuotaExceededError: a monthly quota is reached (``reset_at`` starts next month).
+            ConfigurationError: the plan is not in the table.
+            StorageUnavailableError: the usage store failed.
+            ValueError: an unknown metric or a negative amount in ``charges``.
+        """
+        limits = self.limits(plan)
+        for metric, amount in charges.items():
+            _check_charge(metric, amount)
+        if main_metric is None:
+            main_metric = next(iter(charges), None)
+        elif main_metric not in charges:
+            msg = f"main_metric {main_metric!r} is not charged by the call"
+            raise ValueError(msg)
+        now = _as_utc(self._clock())
+
+        window_start, burst_reset_at = _window(now, BURST_WINDOW_SECONDS)
+        burst: Reservation | None = None
+        if limits.burst_per_minute is not None:
+            burst = await self._store.hit(
+                api_key_id, window_start, BURST_WINDOW_SECONDS, limits.burst_per_minute
+            )
+            if not burst.allowed:
+                msg = (
+                    f"burst limit of {limits.burst_per_minute} requests per minute "
+                    f"reached for plan {plan!r}"
+                )
+                raise RateLimitedError(
+                    msg,
+                    metric="burst_per_minute",
+                    plan=plan,
+                    limit=limits.burst_per_minute,
+                    remaining=burst.remaining or 0,
+                    reset_at=burst_reset_at,
+                    retry_after=_retry_after(burst_reset_at, now),
+                )
+
+        period = month_period(now)
+        reset_at = next_month_start(now)
+        ticket = QuotaTicket(
+            api_key_id=api_key_id,
+            plan=plan,
+            period=period,
+            main_metric=main_metric,
+            store=self._store,
+            limits=limits,
+            charges={},
+            results={},
+            reset_at=reset_at,
+            burst=burst,
+            burst_reset_at=burst_reset_at,
+        )
+        try:
+            for metric, amount in charges.items():
+                limit = limits.monthly_limit(metric)
+                # Shielded so a cancellation cannot lose a reservation the store made.
+                with anyio.CancelScope(shield=True):
+                    result = await self._store.reserve(
+                        api_key_id, metric, period, amount, _store_limit(limit, metric)
+                    )
+                if not result.allowed:
+                    assert limit is not None  # an unlimited counter always allows
+                    msg = f"monthly {metric} quota of {limit} reached for plan {plan!r}"
+                    raise QuotaExceededError(
+                        msg,
+                        metric=metric,
+                        plan=plan,
+                        limit=limit,
+                        remaining=_remaining(limit, result.used, metric),
+                        reset_at=reset_at,
+                        retry_after=_retry_after(reset_at, now),
+                    )
+                ticket._charges[metric] = amount
+                ticket._results[metric] = result
+        except BaseException:
+            await _release_quietly(ticket)
+            raise
+        return ticket
+
+    @contextlib.asynccontextmanager
+    async def metered(
+        self,
+        api_key_id: str,
+        plan: str,
+        charges: Mapping[str, int],
+        *,
+        main_metric: str | None = None,
+    ) -> AsyncIterator[QuotaTicket]:
+        """Reserve like :meth:`reserve`; release the ticket if the block raises.
+
+        Example::
+
+            async with quotas.metered(key.lineage_id, key.plan, {"images": 1}) as ticket:
+                result = await render_image(request, browser=browser, storage=storage)
+            response.headers.update(ticket.headers())
+
+        Raises:
+            RateLimitedError, QuotaExceededError, ConfigurationError,
+            StorageUnavailableError: as :meth:`reserve`.
+        """
+        ticket = await self.reserve(api_key_id, plan, charges, main_metric=main_metric)
+        try:
+            yield ticket
+        except BaseException:
+            await _release_quietly(ticket)
+            raise
+
+    async def adjust(self, ticket: QuotaTicket, metric: str, actual_amount: int) -> None:
+        """Settle ``metric`` of a ticket at the measured ``actual_amount`` (store units).
+
+        Charges or refunds the difference from what the ticket holds (zero if the metric
+        was not reserved) in one atomic store operation. An extra charge is not checked
+        against the limit: the work is done and delivered, so the usage is recorded even
+        past the limit and the next call is refused.
+
+        Raises:
+            RuntimeError: the ticket was already released.
+            ValueError: an unknown metric or a negative amount.
+            StorageUnavailableError: the usage store failed.
+        """
+        _check_charge(metric, actual_amount)
+        if ticket.released:
+            msg = "cannot adjust a released quota ticket"
+            raise RuntimeError(msg)
+        delta = actual_amount - ticket._charges.get(metric, 0)
+        if delta == 0:
+            return
+        # Shielded, like reserve(), so the ticket always matches what the store recorded.
+        with anyio.CancelScope(shield=True):
+            if delta > 0:
+                result = await self._store.reserve(
+                    ticket.api_key_id, metric, ticket.period, delta, None
+                )
+                used = result.used
+            else:
+                await self._store.release(ticket.api_key_id, metric, ticket.period, -delta)
+                previous = ticket._results.get(metric)
+                used = max((previous.used if previous else 0) + delta, 0)
+        limit = _store_limit(ticket._limits.monthly_limit(metric), metric)
+        ticket._charges[metric] = actual_amount
+        ticket._results[metric] = Reservation(allowed=True, used=used, limit=limit)
+
+    async def limit_issuance(self, client_address: str) -> None:
+        """Count one self-service key issuance for a client address.
+
+        The address is hashed before it reaches the store, so no raw IP addresses are
+        kept; its counter lives in the store's burst windows under an ``issuance:``
+        prefix that cannot collide with key ids.
+
+        Raises:
+            RateLimitedError: the address obtained ``issuance_limit`` keys in the current
+                window (``metric`` is ``key_issuance``, ``plan`` is ``self-service``).
+            StorageUnavailableError: the usage store failed.
+        """
+        if self._issuance_limit is None:
+            return
+        now = _as_utc(self._clock())
+        window_start, reset_at = _window(now, self._issuance_window)
+        digest = hashlib.sha256(client_address.encode()).hexdigest()[:32]
+        result = await self._store.hit(
+            f"issuance:{digest}", window_start, self._issuance_window, self._issuance_limit
+        )
+        if not result.allowed:
+            msg = "too many API keys issued to this client; try again later"
+            raise RateLimitedError(
+                msg,
+                metric="key_issuance",
+                plan="self-service",
+                limit=self._issuance_limit,
+                remaining=0,
+                reset_at=reset_at,
+                retry_after=_retry_after(reset_at, now),
+            )
+
+    async def usage(self, api_key_id: str) -> dict[str, int]:
+        """Return this month's usage of a key, ``{metric: used}`` in store units.
+
+        Raises:
+            StorageUnavailableError: the usage store failed.
+        """
+        return await self._store.usage(api_key_id, month_period(_as_utc(self._clock())))
+
+
+async def _release_quietly(ticket: QuotaTicket) -> None:
+    """Refund on an error path without hiding the error being raised."""
+    try:
+        await ticket.release()
+    except StorageUnavailableError:
+        logger.warning(
+            "could not refund usage of a failed call; the key may be overcharged",
+            exc_info=True,
+        )

@@ -1,0 +1,168 @@
+"""Building (and closing) every backend the server uses, from Settings."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from datetime import timedelta
+from typing import Any
+
+import attrs
+
+from renderkit import RenderkitError
+from renderkit.browser import Browser, BrowserConfig, ChromiumPool
+from renderkit.storage import LocalStorage, Storage
+
+from .files import FileSigner, FileUrls
+from .keys import KeyService, KeySigner, SqliteRevocationStore
+from .mailer import Mailer, OutboxMailer, SmtpMailer
+from .quotas import QuotaService, plans_from_mapping
+from .settings import Settings
+from .usage import SqliteUsageStore, UsageStore
+
+__all__ = ["Services", "build_services", "signing_secrets"]
+
+logger = logging.getLogger("renderkit_server")
+
+
+@attrs.define(kw_only=True)
+class Services:
+    """The live backends of one app instance."""
+
+    settings: Settings
+    browser: Browser
+    storage: Storage
+    usage_store: UsageStore
+    quotas: QuotaService
+    keys: KeyService
+    mailer: Mailer
+    urls: FileUrls
+    started_at: float = attrs.Factory(time.monotonic)
+    browser_failed: bool = False
+
+    async def aclose(self) -> None:
+        """Close everything; errors in one backend do not stop the others closing."""
+        for closer in (self.browser, self.keys, self.usage_store, self.storage, self.mailer):
+            try:
+                await closer.aclose()
+            except Exception:  # shutdown must go on whatever one backend does
+                logger.warning("error closing %s", type(closer).__name__, exc_info=True)
+
+
+def signing_secrets(secret: str) -> tuple[dict[str, bytes], str]:
+    """Parse ``RENDERKIT_SECRET``: one secret, or ``kid:secret,kid:secret`` (first is current).
+
+    Each configured secret is stretched with SHA-256 per purpose, so short operator secrets
+    still give 32-byte keys and file URLs and API keys never share a MAC key.
+    """
+    entries = [part.strip() for part in secret.split(",") if part.strip()]
+    secrets: dict[str, bytes] = {}
+    for index, entry in enumerate(entries):
+        kid, sep, value = entry.partition(":")
+        if not sep:
+            kid, value = f"k{index + 1}", entry
+        secrets[kid] = hashlib.sha256(b"renderkit-keys:" + value.encode()).digest()
+    return secrets, next(iter(secrets))
+
+
+def _file_secret(secret: str) -> bytes:
+    current = secret.split(",")[0].strip()
+    return hashlib.sha256(b"renderkit-files:" + current.encode()).digest()
+
+
+def _storage(settings: Settings) -> Storage:
+    if settings.storage == "s3":
+        from renderkit.storage import S3Storage
+
+        return S3Storage(
+            bucket=settings.s3_bucket or "",
+            endpoint_url=settings.s3_endpoint_url,
+            region=settings.s3_region,
+            access_key_id=settings.s3_access_key_id,
+            secret_access_key=settings.s3_secret_access_key,
+            public_base_url=settings.s3_public_url,
+        )
+    return LocalStorage(settings.data_dir / "files")
+
+
+def _usage_store(settings: Settings) -> UsageStore:
+    if settings.redis_url:
+        from .usage_redis import RedisUsageStore
+
+        return RedisUsageStore(settings.redis_url)
+    return SqliteUsageStore(settings.data_dir / "usage.sqlite3")
+
+
+def _mailer(settings: Settings) -> Mailer:
+    if settings.smtp_host:
+        return SmtpMailer(
+            settings.smtp_host,
+            settings.smtp_port,
+            username=settings.smtp_username,
+            password=settings.smtp_password,
+            starttls=settings.smtp_tls,
+            sender=settings.smtp_sender,
+        )
+    return OutboxMailer(settings.data_dir / "outbox")
+
+
+def browser_config(settings: Settings) -> BrowserConfig:
+    """The pool configuration the settings describe."""
+    return BrowserConfig(
+        executable_path=settings.chromium,
+        cdp_url=settings.browser_cdp_url,
+        slots=settings.browser_slots,
+        max_queue=settings.browser_max_queue,
+        render_timeout=settings.render_timeout,
+        allow_private_network=settings.allow_private_urls,
+    )
+
+
+async def build_services(
+    settings: Settings,
+    *,
+    browser: Browser | None = None,
+    storage: Storage | None = None,
+    usage_store: UsageStore | None = None,
+    mailer: Mailer | None = None,
+) -> Services:
+    """Create and start every backend; injected ones are used as given."""
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    secret = settings.resolved_secret()
+    secrets, current = signing_secrets(secret)
+    storage = storage or _storage(settings)
+    usage_store = usage_store or _usage_store(settings)
+    keys = KeyService(
+        KeySigner(secrets, current), SqliteRevocationStore(settings.data_dir / "keys.sqlite3")
+    )
+    await keys.start()
+    services = Services(
+        settings=settings,
+        browser=browser or ChromiumPool(browser_config(settings)),
+        storage=storage,
+        usage_store=usage_store,
+        quotas=QuotaService(
+            usage_store,
+            plans_from_mapping(settings.plans),
+            issuance_limit=settings.key_issue_per_hour,
+        ),
+        keys=keys,
+        mailer=mailer or _mailer(settings),
+        urls=FileUrls(
+            storage=storage,
+            signer=FileSigner(secret=_file_secret(secret)),
+            ttl=timedelta(seconds=settings.url_ttl_seconds),
+            public_url=settings.public_url,
+            files_public_url=settings.files_public_url,
+        ),
+    )
+    start = getattr(services.browser, "start", None)
+    if start is not None:
+        try:
+            await start()
+        except RenderkitError:
+            # Keep serving keys and health; renders retry the launch and report the error.
+            services.browser_failed = True
+            logger.exception("the browser could not be started")
+    return services

@@ -1,0 +1,217 @@
+"""Server configuration: environment variables (prefix ``RENDERKIT_``) and an optional TOML file.
+
+The library reads no environment; only this module does, and only when
+:meth:`Settings.from_env` is called (by ``create_app`` or ``renderkit serve``), so tests pass
+a plain dict.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from renderkit import ConfigurationError
+
+__all__ = ["Settings"]
+
+
+def _bool(value: str, name: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off", ""):
+        return False
+    msg = f"{name} must be true or false"
+    raise ConfigurationError(msg)
+
+
+def _int(value: str, name: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        msg = f"{name} must be an integer"
+        raise ConfigurationError(msg) from None
+
+
+def _float(value: str, name: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        msg = f"{name} must be a number"
+        raise ConfigurationError(msg) from None
+
+
+def _list(value: str, _name: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in value.split(",") if item.strip())
+
+
+# env suffix -> (attribute, parser); RENDERKIT_<SUFFIX>
+_ENV: dict[str, tuple[str, Any]] = {
+    "DATA_DIR": ("data_dir", lambda v, n: Path(v)),
+    "SECRET": ("secret", lambda v, n: v),
+    "ADMIN_TOKEN": ("admin_token", lambda v, n: v),
+    "ALLOW_PRIVATE_URLS": ("allow_private_urls", _bool),
+    "PUBLIC_URL": ("public_url", lambda v, n: v.rstrip("/")),
+    "FILES_PUBLIC_URL": ("files_public_url", lambda v, n: v.rstrip("/")),
+    "URL_TTL_SECONDS": ("url_ttl_seconds", _int),
+    "MAX_BODY_BYTES": ("max_body_bytes", _int),
+    "CORS_ORIGINS": ("cors_origins", _list),
+    "STORAGE": ("storage", lambda v, n: v),
+    "S3_BUCKET": ("s3_bucket", lambda v, n: v),
+    "S3_ENDPOINT_URL": ("s3_endpoint_url", lambda v, n: v),
+    "S3_REGION": ("s3_region", lambda v, n: v),
+    "S3_ACCESS_KEY_ID": ("s3_access_key_id", lambda v, n: v),
+    "S3_SECRET_ACCESS_KEY": ("s3_secret_access_key", lambda v, n: v),
+    "S3_PUBLIC_URL": ("s3_public_url", lambda v, n: v.rstrip("/")),
+    "REDIS_URL": ("redis_url", lambda v, n: v),
+    "CHROMIUM": ("chromium", lambda v, n: v),
+    "BROWSER_CDP_URL": ("browser_cdp_url", lambda v, n: v),
+    "BROWSER_SLOTS": ("browser_slots", _int),
+    "BROWSER_MAX_QUEUE": ("browser_max_queue", _int),
+    "RENDER_TIMEOUT": ("render_timeout", _float),
+    "SMTP_HOST": ("smtp_host", lambda v, n: v),
+    "SMTP_PORT": ("smtp_port", _int),
+    "SMTP_USERNAME": ("smtp_username", lambda v, n: v),
+    "SMTP_PASSWORD": ("smtp_password", lambda v, n: v),
+    "SMTP_SENDER": ("smtp_sender", lambda v, n: v),
+    "SMTP_TLS": ("smtp_tls", _bool),
+    "KEY_ISSUE_PER_HOUR": ("key_issue_per_hour", _int),
+    "TRUST_FORWARDED_FOR": ("trust_forwarded_for", _bool),
+    "CONFIG": ("config_file", lambda v, n: Path(v)),
+}
+
+#: Settings whose values are secrets: never logged, never shown by the diagnostic view.
+SECRET_FIELDS = frozenset(
+    {"secret", "admin_token", "s3_secret_access_key", "smtp_password", "redis_url"}
+)
+
+
+@attrs.frozen(kw_only=True)
+class Settings:
+    """Everything the server needs to know, with embedded defaults that need nothing running.
+
+    Attributes:
+        data_dir: local files, the SQLite database, the generated secret and the mail outbox.
+        secret: key-signing secret; generated once and kept in ``data_dir`` when unset.
+        admin_token: bearer token for operator calls (paid-plan keys, diagnostics).
+        allow_private_urls: let the browser reach private addresses (development only).
+        public_url: external base URL of this server, for absolute file URLs.
+        files_public_url: base URL under which stored files are publicly served (a CDN);
+            when set, file URLs are permanent instead of signed and expiring.
+        url_ttl_seconds: lifetime of signed file URLs (24 h).
+        max_body_bytes: largest accepted request body (413 beyond).
+        cors_origins: origins allowed by CORS (none by default).
+        storage: ``local`` or ``s3``.
+        redis_url: use Redis for usage and quotas (several replicas); SQLite otherwise.
+        plans: per-plan limit overrides from the TOML config file (``[plans.starter]``...).
+    """
+
+    data_dir: Path = Path("data")
+    secret: str | None = attrs.field(default=None, repr=False)
+    admin_token: str | None = attrs.field(default=None, repr=False)
+    allow_private_urls: bool = False
+    public_url: str | None = None
+    files_public_url: str | None = None
+    url_ttl_seconds: int = 24 * 3600
+    max_body_bytes: int = 10 * 1024 * 1024
+    cors_origins: tuple[str, ...] = ()
+    storage: str = attrs.field(default="local", validator=attrs.validators.in_(("local", "s3")))
+    s3_bucket: str | None = None
+    s3_endpoint_url: str | None = None
+    s3_region: str | None = None
+    s3_access_key_id: str | None = attrs.field(default=None, repr=False)
+    s3_secret_access_key: str | None = attrs.field(default=None, repr=False)
+    s3_public_url: str | None = None
+    redis_url: str | None = attrs.field(default=None, repr=False)
+    chromium: str = "/usr/bin/chromium"
+    browser_cdp_url: str | None = None
+    browser_slots: int = 2
+    browser_max_queue: int = 32
+    render_timeout: float = 20.0
+    smtp_host: str | None = None
+    smtp_port: int = 587
+    smtp_username: str | None = None
+    smtp_password: str | None = attrs.field(default=None, repr=False)
+    smtp_sender: str = "renderkit <no-reply@localhost>"
+    smtp_tls: bool | None = None
+    key_issue_per_hour: int = 5
+    trust_forwarded_for: bool = False
+    config_file: Path | None = None
+    plans: Mapping[str, Any] = attrs.field(factory=dict)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Read ``RENDERKIT_*`` variables (and the TOML file named by ``RENDERKIT_CONFIG``).
+
+        The TOML file may hold the same settings in lower case (``data_dir = "..."``) and a
+        ``[plans.<name>]`` table per plan; environment variables win over the file, and
+        ``overrides`` win over both.
+
+        Raises:
+            ConfigurationError: a value cannot be parsed, or the file cannot be read.
+        """
+        environ = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for suffix, (attr, parse) in _ENV.items():
+            name = f"RENDERKIT_{suffix}"
+            if name in environ and environ[name] != "":
+                values[attr] = parse(environ[name], name)
+        config_file = overrides.get("config_file", values.get("config_file"))
+        file_values = _read_toml(config_file) if config_file else {}
+        merged = {**file_values, **values, **overrides}
+        try:
+            return cls(**merged)
+        except (TypeError, ValueError) as exc:
+            msg = f"invalid setting: {exc}"
+            raise ConfigurationError(msg) from None
+
+    def resolved_secret(self) -> str:
+        """The signing secret: configured, or generated once and persisted in data_dir."""
+        if self.secret:
+            return self.secret
+        path = self.data_dir / "secret.key"
+        if path.exists():
+            return path.read_text().strip()
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        value = secrets.token_urlsafe(48)
+        # Create with 0600 atomically so the secret is never world-readable, even briefly.
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:  # another process won the race: use its secret
+            return path.read_text().strip()
+        with os.fdopen(fd, "w") as handle:
+            handle.write(value)
+        return value
+
+    def environment_report(self, environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+        """Which RENDERKIT_* variables are set, with lengths only (never values)."""
+        report = {}
+        for suffix in _ENV:
+            name = f"RENDERKIT_{suffix}"
+            value = environ.get(name, "")
+            report[name] = {"set": bool(value), "length": len(value)}
+        return report
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(Path(path).read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        msg = f"cannot read the config file: {exc.__class__.__name__}"
+        raise ConfigurationError(msg) from None
+    fields = {f.name for f in attrs.fields(Settings)}
+    unknown = sorted(set(data) - fields)
+    if unknown:
+        msg = f"unknown settings in the config file: {', '.join(unknown)}"
+        raise ConfigurationError(msg)
+    if "data_dir" in data:
+        data["data_dir"] = Path(data["data_dir"])
+    if "cors_origins" in data:
+        data["cors_origins"] = tuple(data["cors_origins"])
+    return data

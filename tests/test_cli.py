@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from renderkit import cli
+
+from .conftest import open_image
+
+
+@pytest.mark.browser
+def test_image_command_writes_the_rendered_file(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "card.png"
+    status = cli.main(
+        ["image", "--template", "og-card", "--data", '{"title": "Hi"}', "-o", str(out)]
+    )
+    assert status == 0
+    assert open_image(out.read_bytes()).size == (2400, 1260)
+    assert "2400x1260" in capsys.readouterr().out
+
+
+@pytest.mark.browser
+def test_image_command_reads_data_and_html_from_files(tmp_path: Path) -> None:
+    data = tmp_path / "data.json"
+    data.write_text(json.dumps({"title": "From a file"}))
+    html = tmp_path / "page.html"
+    html.write_text("<body style='background:#0f0'>hi</body>")
+    out = tmp_path / "page.jpeg"
+    status = cli.main(
+        [
+            "image",
+            "--template",
+            "custom",
+            "--html",
+            str(html),
+            "--width",
+            "300",
+            "--height",
+            "200",
+            "--scale",
+            "1",
+            "--format",
+            "jpeg",
+            "-o",
+            str(out),
+        ]
+    )
+    assert status == 0
+    image = open_image(out.read_bytes())
+    assert (image.format, image.size) == ("JPEG", (300, 200))
+    status = cli.main(
+        ["image", "--template", "twitter-card", "--data", f"@{data}", "-o", str(tmp_path / "t.png")]
+    )
+    assert status == 0
+
+
+def test_invalid_request_exits_2_and_names_the_field(tmp_path: Path, capsys) -> None:
+    status = cli.main(
+        [
+            "image",
+            "--template",
+            "og-card",
+            "--data",
+            '{"brand_color": "nope"}',
+            "-o",
+            str(tmp_path / "x.png"),
+            "--chromium",
+            "/nonexistent",
+        ]
+    )
+    assert status == 2
+    assert "data.brand_color" in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_missing_chromium_exits_1_with_a_hint(tmp_path: Path, capsys) -> None:
+    status = cli.main(
+        [
+            "image",
+            "--template",
+            "og-card",
+            "-o",
+            str(tmp_path / "x.png"),
+            "--chromium",
+            "/nonexistent/chromium",
+        ]
+    )
+    assert status == 1
+    assert "renderkit doctor" in capsys.readouterr().err
+
+
+@pytest.mark.browser
+def test_demo_renders_every_template(tmp_path: Path) -> None:
+    assert cli.main(["demo", "-o", str(tmp_path)]) == 0
+    names = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert names == ["announcement.png", "og-card.png", "social-square.png", "twitter-card.png"]
+
+
+@pytest.mark.browser
+def test_doctor_reports_chromium_and_exits_0_when_ready(capsys) -> None:
+    status = cli.main(["doctor"])
+    out = capsys.readouterr().out
+    assert "chromium" in out
+    assert status == 0, out
+
+
+def test_doctor_fails_and_explains_when_chromium_is_missing(capsys) -> None:
+    status = cli.main(["doctor", "--chromium", "/nonexistent/chromium"])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "apt-get install -y chromium" in out
