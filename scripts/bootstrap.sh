@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything renderkit needs on a Debian machine (system packages through apt-get,
 # a virtualenv with the package and all extras), then runs the requested job:
-#   bash scripts/bootstrap.sh run    # render the sample images (the main job)
+#   bash scripts/bootstrap.sh run    # start the HTTP API on 127.0.0.1:8000 (the main job)
+#   bash scripts/bootstrap.sh demo   # render the sample images into ./renderkit-demo
 #   bash scripts/bootstrap.sh test   # the whole test suite
 #   bash scripts/bootstrap.sh install
 set -euo pipefail
@@ -42,7 +43,8 @@ fi
 
 case "$job" in
   install) ;;
-  run) exec .venv/bin/renderkit demo -o "${1:-renderkit-demo}" ;;
+  run) exec .venv/bin/renderkit serve "$@" ;;
+  demo) exec .venv/bin/renderkit demo -o "${1:-renderkit-demo}" ;;
   test) exec .venv/bin/python -m pytest "$@" ;;
-  *) echo "usage: $0 [run|test|install]" >&2; exit 2 ;;
+  *) echo "usage: $0 [run|demo|test|install]" >&2; exit 2 ;;
 esac

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 
@@ -93,7 +93,7 @@ class ImageData:
         logo_url: logo image, an http(s) URL or a data:image/ URL.
     """
 
-    __rk_aliases__ = {"cta_text": "cta"}
+    __rk_aliases__: ClassVar[dict[str, str]] = {"cta_text": "cta"}
 
     title: str | None = _text(500)
     subtitle: str | None = _text(500)

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ._errors import InvalidRequestError, RenderkitError
-from ._image import render_image
 from ._converter import structure
+from ._errors import InvalidRequestError, MissingDependencyError, RenderkitError
+from ._image import render_image
 from ._image_models import IMAGE_TEMPLATES, ImageRequest
 from .browser import BrowserConfig, ChromiumPool
 
@@ -91,6 +91,14 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("-o", "--output", type=Path, default=Path("renderkit-demo"))
     browser_options(demo)
 
+    serve = sub.add_parser(
+        "serve", help="run the HTTP API (configured by RENDERKIT_* environment variables)"
+    )
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument("--log-level", default="info")
+
     doctor = sub.add_parser("doctor", help="check Chromium, fonts and system tools")
     doctor.add_argument("--chromium", default="/usr/bin/chromium")
     return parser
@@ -137,6 +145,15 @@ async def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        from renderkit_server.main import serve
+    except ImportError as exc:
+        msg = "the server needs the server extra: pip install 'renderkit[server]'"
+        raise MissingDependencyError(msg) from exc
+    return serve(host=args.host, port=args.port, workers=args.workers, log_level=args.log_level)
+
+
 def _doctor(args: argparse.Namespace) -> int:
     from ._doctor import run_checks
 
@@ -155,6 +172,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "doctor":
             return _doctor(args)
+        if args.command == "serve":
+            return _serve(args)
         command = {"image": _image, "demo": _demo}[args.command]
         return asyncio.run(command(args))
     except InvalidRequestError as exc:

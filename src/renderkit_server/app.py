@@ -6,34 +6,29 @@ import asyncio
 import contextlib
 import hmac
 import logging
-import time
-from collections.abc import AsyncIterator, Mapping
-from datetime import timedelta
-from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any
 
-import attrs
 import msgspec
 from litestar import Litestar, Request, Response, get, post
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
-from litestar.exceptions import HTTPException
 
 import renderkit
 from renderkit import InvalidRequestError, RenderkitError
-from renderkit.browser import Browser, BrowserConfig, ChromiumPool
-from renderkit.storage import LocalStorage, Storage
+from renderkit.browser import Browser
+from renderkit.storage import Storage
 
 from . import errors
 from .errors import ApiError
-from .files import FileSigner, FileUrls, serve_file
+from .files import serve_file
 from .health import diagnostic_report, health_report
-from .keys import ApiKey, InvalidKeyError, KeyService, extract_key
-from .mailer import Mailer, MailDeliveryError, key_email
+from .keys import ApiKey, InvalidKeyError, extract_key
+from .mailer import MailDeliveryError, Mailer, key_email
 from .observability import RequestIdMiddleware
 from .openapi import openapi_document
 from .operations import OPERATIONS, Operation, execute
-from .quotas import QuotaExceededError, QuotaService, RateLimitedError
+from .quotas import QuotaExceededError, RateLimitedError
 from .services import Services, build_services
 from .settings import Settings
 
@@ -282,5 +277,6 @@ def create_app(
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors,
         openapi_config=None,
+        logging_config=None,  # the host process configures logging (JSON lines in `serve`)
         state=State({"settings": settings}),
     )

@@ -6,7 +6,6 @@ import hashlib
 import logging
 import time
 from datetime import timedelta
-from typing import Any
 
 import attrs
 

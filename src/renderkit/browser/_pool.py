@@ -183,7 +183,7 @@ class ChromiumPool:
 
     async def capture_fragment(self, shell: Shell, fragment: str, capture: Capture) -> bytes:
         """Render ``fragment`` in a warm page of ``shell`` and capture it (see Browser)."""
-        async with self._render_budget() as budget, self._warm_slot(shell) as slot:
+        async with self._render_budget(), self._warm_slot(shell) as slot:
             await slot.set_metrics(capture.width, capture.height, capture.scale)
             outcome = await slot.page.evaluate(
                 "([html, w, h, t]) => window.__rk.render(html, w, h, t)",

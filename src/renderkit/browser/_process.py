@@ -8,6 +8,7 @@ code path.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import shutil
@@ -81,10 +82,8 @@ class ChromiumProcess:
                 self.process.send_signal(signal.SIGTERM)
                 await asyncio.wait_for(self.process.wait(), 2)
             except (TimeoutError, ProcessLookupError):
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     self.process.kill()
-                except ProcessLookupError:
-                    pass
                 await self.process.wait()
         await asyncio.to_thread(shutil.rmtree, self.user_data_dir, True)
 
