@@ -32,3 +32,57 @@ def bench(session: nox.Session) -> None:
     """Every benchmark under bench/, each against its peer in the same run."""
     for script in sorted(__import__("pathlib").Path("bench").glob("bench_*.py")):
         session.run(PY, str(script), *session.posargs, external=True)
+
+
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    """Fuzz the HTTP API from its own OpenAPI document with schemathesis.
+
+    Runs against create_app with an in-memory browser (the contract, not Chromium, is under
+    test). keys/regenerate is excluded: it would revoke the key the fuzzer authenticates with.
+    """
+    import json
+    import socket
+    import subprocess
+    import tempfile
+    import time
+    import urllib.request
+
+    session.run(PY, "-m", "pip", "install", "-q", "schemathesis>=4", external=True)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as data_dir:
+        server = subprocess.Popen([PY, "bench/_fake_server.py", str(port), data_dir])
+        try:
+            for _ in range(100):
+                try:
+                    urllib.request.urlopen(f"{base}/api/health", timeout=1)
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            request = urllib.request.Request(
+                f"{base}/api/keys/generate",
+                data=json.dumps({"email": "fuzz@example.com"}).encode(),
+                headers={"Content-Type": "application/json"},
+            )
+            key = json.load(urllib.request.urlopen(request))["key"]
+            session.run(
+                ".venv/bin/schemathesis",
+                "run",
+                f"{base}/openapi.json",
+                "-H",
+                f"X-SVC-Key: {key}",
+                "--checks",
+                "all",
+                "--exclude-path-regex",
+                "regenerate",
+                "--max-examples",
+                "200",
+                *session.posargs,
+                external=True,
+            )
+        finally:
+            server.terminate()
+            server.wait()

@@ -43,10 +43,6 @@ def fields_of(exc: InvalidRequestError) -> list[str]:
         ({"template": "og-card", "html": "<p>x</p>"}, "html"),
         ({"template": "custom"}, "html"),
         ({"template": "custom", "html": "   "}, "html"),
-        (
-            {"template": "custom", "html": "<p/>", "width": 4096, "height": 4096, "scale": 3},
-            "scale",
-        ),
     ],
 )
 async def test_invalid_request_names_the_field_and_never_reaches_the_browser(
@@ -177,3 +173,12 @@ def test_result_displays_inline_in_jupyter() -> None:
     jpeg = ImageResult(content=b"jpg", format="jpeg", width=1, height=1, template="og-card")
     assert png._repr_png_() == b"png" and png._repr_jpeg_() is None
     assert jpeg._repr_jpeg_() == b"jpg" and jpeg._repr_png_() is None
+
+
+async def test_huge_outputs_are_scaled_down_to_forty_megapixels() -> None:
+    result = await render_image(
+        {"template": "custom", "html": "<p/>", "width": 4096, "height": 4096, "scale": 3},
+        browser=FakeBrowser(),
+    )
+    assert result.width * result.height <= 40_000_000
+    assert result.width == result.height > 4096

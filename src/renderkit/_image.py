@@ -60,7 +60,11 @@ async def render_image(
     req = request if isinstance(request, ImageRequest) else structure(request, ImageRequest)
     width, height = req.size
     capture = Capture(
-        width=width, height=height, scale=req.scale, format=req.format, quality=req.quality
+        width=width,
+        height=height,
+        scale=req.effective_scale,
+        format=req.format,
+        quality=req.quality,
     )
     spec = req.spec
     if spec.name == "custom":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import math
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -130,7 +131,17 @@ class ImageRequest:
         quality: 1-100 for JPEG and WebP (default 90).
         width, height: CSS pixel size overriding the template's (16-4096).
         scale: device pixel ratio, 1-3 (default 2): a 1200x630 card is returned as 2400x1260.
+            Lowered automatically when the output would exceed 40 megapixels.
     """
+
+    __rk_schema_extra__: ClassVar[dict[str, Any]] = {
+        "if": {"properties": {"template": {"const": "custom"}}, "required": ["template"]},
+        "then": {
+            "required": ["html"],
+            "properties": {"html": {"type": "string", "pattern": "\\S"}},
+        },
+        "else": {"properties": {"html": {"type": "null"}}},
+    }
 
     template: str = attrs.field(validator=v.choice(sorted(_BY_NAME)))
     data: ImageData = attrs.field(factory=ImageData)
@@ -151,15 +162,19 @@ class ImageRequest:
             )
         if not custom and self.html is not None:
             raise InvalidRequestError.single("html", "is only valid when template is custom")
-        w, h = self.size
-        if w * h * self.scale**2 > MAX_PIXELS:
-            msg = f"{w}x{h} at scale {self.scale:g} exceeds {MAX_PIXELS:,} output pixels"
-            raise InvalidRequestError.single("scale", msg)
 
     @property
     def spec(self) -> ImageTemplate:
         """The resolved template."""
         return resolve_image_template(self.template)
+
+    @property
+    def effective_scale(self) -> float:
+        """``scale``, lowered (to two decimals) so the output stays within 40 megapixels."""
+        w, h = self.size
+        if w * h * self.scale**2 <= MAX_PIXELS:
+            return self.scale
+        return math.floor(math.sqrt(MAX_PIXELS / (w * h)) * 100) / 100
 
     @property
     def size(self) -> tuple[int, int]:

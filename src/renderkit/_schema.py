@@ -68,7 +68,8 @@ def _validator_schema(validator: Any) -> dict[str, Any]:
     if isinstance(validator, v._CssColor):
         return {"format": "color", "maxLength": 64}
     if isinstance(validator, v._HttpUrl):
-        return {"format": "uri"}
+        prefix = "^(https?://|data:image/)" if validator.allow_data_image else "^https?://"
+        return {"format": "uri", "minLength": 1, "pattern": prefix}
     return {}
 
 
@@ -81,7 +82,12 @@ def _type_schema(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
             if len(args) == 1
             else {"anyOf": [_type_schema(a, defs) for a in args]}
         )
-        return inner
+        if len(args) == len(typing.get_args(tp)):
+            return inner
+        # The converter accepts null for optional fields: say so, or fuzzers rightly complain.
+        if "type" in inner:
+            return {**inner, "type": [inner["type"], "null"]}
+        return {"anyOf": [inner, {"type": "null"}]}
     if origin in (list, tuple, typing.Sequence) or tp in (list, tuple):
         (item,) = typing.get_args(tp)[:1] or (Any,)
         return {"type": "array", "items": _type_schema(item, defs)}
@@ -118,6 +124,8 @@ def _object_schema(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         out["required"] = required
+    # Cross-field rules a model states in JSON Schema terms (e.g. "html only with custom").
+    out.update(getattr(cls, "__rk_schema_extra__", {}))
     summary = (inspect.getdoc(cls) or "").split("\n\n")[0]
     if summary:
         out["description"] = summary

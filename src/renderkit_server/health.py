@@ -32,8 +32,8 @@ def health_report(services: Any) -> dict[str, Any]:
         "image": browser,
         "pdf": browser,
         "screenshot": browser,
-        "audio": "ok" if shutil.which("espeak-ng") else "down",
-        "parse": "ok" if shutil.which("tesseract") else "down",
+        "audio": "ok" if services.tools.get("espeak-ng") else "down",
+        "parse": "ok" if services.tools.get("tesseract") else "down",
     }
     status = "ok" if all(v == "ok" for v in capabilities.values()) else "degraded"
     return {

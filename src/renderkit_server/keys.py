@@ -653,8 +653,9 @@ def extract_key(headers: Mapping[str, str]) -> str | None:
     """Find the API key in request headers.
 
     ``Authorization: Bearer <key>`` and ``X-SVC-Key: <key>`` are accepted; header names
-    and the ``Bearer`` scheme are case-insensitive. An ``Authorization`` header with another
-    scheme is ignored.
+    and the ``Bearer`` scheme are case-insensitive. An ``Authorization`` header of any other
+    form (empty included) is a credential we cannot accept, so it is refused rather than ignored:
+    silently falling back to ``X-SVC-Key`` would hide a client sending the wrong credential.
 
     Args:
         headers: request headers (a plain mapping or a case-insensitive one).
@@ -673,6 +674,8 @@ def extract_key(headers: Mapping[str, str]) -> str | None:
             scheme, _, token = value.strip().partition(" ")
             if scheme.lower() == "bearer" and token.strip():
                 found.add(token.strip())
+            else:
+                raise InvalidKeyError(reason="malformed")
         elif lowered == "x-svc-key" and value.strip():
             found.add(value.strip())
     if len(found) > 1:

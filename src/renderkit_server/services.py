@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import shutil
 import time
 from datetime import timedelta
 
@@ -38,6 +39,10 @@ class Services:
     mailer: Mailer
     urls: FileUrls
     started_at: float = attrs.Factory(time.monotonic)
+    #: System tools found at start-up; health checks read this instead of the filesystem.
+    tools: dict[str, bool] = attrs.Factory(
+        lambda: {tool: shutil.which(tool) is not None for tool in ("espeak-ng", "tesseract")}
+    )
     browser_failed: bool = False
 
     async def aclose(self) -> None:

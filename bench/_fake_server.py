@@ -1,0 +1,53 @@
+"""Serve create_app with an in-memory browser, for server-overhead benchmarks.
+
+    python bench/_fake_server.py PORT DATA_DIR [peer]
+
+`peer` serves a bare ASGI app answering the same health JSON: the ceiling for this server
+stack on this machine.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import uvicorn
+
+from renderkit.testing import FakeBrowser
+from renderkit_server.app import create_app
+from renderkit_server.settings import Settings
+
+
+async def bare_app(scope, receive, send):
+    if scope["type"] != "http":
+        return
+    body = json.dumps(
+        {"status": "ok", "version": "1.0.0", "uptime_seconds": 1, "services": {}}
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", b"application/json")],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def main() -> None:
+    port, data_dir = int(sys.argv[1]), Path(sys.argv[2])
+    if len(sys.argv) > 3 and sys.argv[3] == "peer":
+        app = bare_app
+    else:
+        settings = Settings(
+            data_dir=data_dir,
+            admin_token="bench-admin-token-0123456789",
+            plans={"starter": {"images": None, "burst_per_minute": None}},
+        )
+        app = create_app(settings, browser=FakeBrowser())
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+if __name__ == "__main__":
+    main()
