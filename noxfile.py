@@ -30,6 +30,7 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def bench(session: nox.Session) -> None:
     """Every benchmark under bench/, each against its peer in the same run."""
+    session.run(PY, "-m", "pip", "install", "-q", "weasyprint", external=True)
     for script in sorted(__import__("pathlib").Path("bench").glob("bench_*.py")):
         session.run(PY, str(script), *session.posargs, external=True)
 

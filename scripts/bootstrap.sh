@@ -16,6 +16,7 @@ APT_PACKAGES=(
   fonts-noto-color-emoji         # emoji in templates
   fonts-noto-core fonts-noto-cjk # fallback for non-Latin scripts
   fonts-dejavu-core fontconfig
+  fonts-inter                    # PDF header/footer templates cannot load web fonts
   tesseract-ocr tesseract-ocr-eng # OCR for parse()
   espeak-ng                      # the local speech engine
   poppler-utils                  # pdftoppm/pdftotext, to check PDFs

@@ -39,11 +39,15 @@ from ._errors import (
 from ._image import render_image
 from ._image_models import IMAGE_TEMPLATES, ImageData, ImageRequest, ImageResult
 from ._netpolicy import UrlPolicy
+from ._pdf import render_pdf
+from ._pdf_models import PAGE_SIZES, PDF_TEMPLATES, PdfRequest, PdfResult
 
 __version__ = "1.0.0"
 
 __all__ = [
     "IMAGE_TEMPLATES",
+    "PAGE_SIZES",
+    "PDF_TEMPLATES",
     "BlockedUrlError",
     "BrowserBusyError",
     "BrowserUnavailableError",
@@ -56,6 +60,8 @@ __all__ = [
     "MissingDependencyError",
     "NavigationError",
     "ObjectNotFoundError",
+    "PdfRequest",
+    "PdfResult",
     "ProviderError",
     "ProviderUnavailableError",
     "RenderError",
@@ -66,6 +72,7 @@ __all__ = [
     "UrlPolicy",
     "__version__",
     "render_image",
+    "render_pdf",
     "structure",
     "unstructure",
 ]

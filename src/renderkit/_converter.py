@@ -8,6 +8,7 @@ send fields from either variant of the spec, and fields we do not know are ignor
 from __future__ import annotations
 
 import math
+import typing
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -16,6 +17,7 @@ import cattrs
 from cattrs.errors import (
     AttributeValidationNote,
     BaseValidationError,
+    IterableValidationError,
     IterableValidationNote,
 )
 from cattrs.gen import make_dict_structure_fn
@@ -67,6 +69,34 @@ def _strict_bool(value: object, _: type) -> bool:
     return value
 
 
+def _is_list(tp: Any) -> bool:
+    return typing.get_origin(tp) is list or tp is list
+
+
+def _list_hook_factory(tp: Any, conv: cattrs.Converter) -> Callable[[Any, type], Any]:
+    (item,) = typing.get_args(tp) or (Any,)
+
+    def structure_list(value: Any, _: type) -> list[Any]:
+        # A string is iterable, but "abc" is not a list of three strings.
+        if not isinstance(value, list | tuple):
+            msg = "must be an array"
+            raise TypeError(msg)
+        out: list[Any] = []
+        errors: list[Exception] = []
+        for index, element in enumerate(value):
+            try:
+                out.append(conv.structure(element, item))
+            except Exception as exc:  # collected so every bad element is reported
+                exc.add_note(IterableValidationNote(f"@ index {index}", index, item))
+                errors.append(exc)
+        if errors:
+            msg = f"While structuring {tp!r}"
+            raise IterableValidationError(msg, errors, tp)
+        return out
+
+    return structure_list
+
+
 def _model_hook_factory(cls: type, conv: cattrs.Converter) -> Callable[[Any, type], Any]:
     base = make_dict_structure_fn(cls, conv)
     aliases: Mapping[str, str] = getattr(cls, ALIASES_ATTR, {})
@@ -93,6 +123,7 @@ def _make_converter() -> cattrs.Converter:
     conv.register_structure_hook(float, _strict_float)
     conv.register_structure_hook(bool, _strict_bool)
     conv.register_structure_hook_factory(attrs.has, lambda cls: _model_hook_factory(cls, conv))
+    conv.register_structure_hook_factory(_is_list, lambda tp: _list_hook_factory(tp, conv))
     return conv
 
 

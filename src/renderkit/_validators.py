@@ -255,8 +255,12 @@ class _InRange:
 
     def __call__(self, inst: object, attribute: attrs.Attribute[Any], value: float) -> None:
         if not self.low <= value <= self.high:
-            low, high = (f"{v:g}" for v in (self.low, self.high))
-            _fail(attribute, f"must be between {low} and {high} (got {value:g})")
+            low, high, got = (_number(v) for v in (self.low, self.high, value))
+            _fail(attribute, f"must be between {low} and {high} (got {got})")
+
+
+def _number(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
 
 
 def in_range(low: float, high: float) -> Any:

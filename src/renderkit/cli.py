@@ -14,6 +14,8 @@ from ._converter import structure
 from ._errors import InvalidRequestError, MissingDependencyError, RenderkitError
 from ._image import render_image
 from ._image_models import IMAGE_TEMPLATES, ImageRequest
+from ._pdf import render_pdf
+from ._pdf_models import PAGE_SIZES, PDF_TEMPLATES, PdfRequest
 from .browser import BrowserConfig, ChromiumPool
 
 __all__ = ["main"]
@@ -87,6 +89,16 @@ def _parser() -> argparse.ArgumentParser:
     image.add_argument("-o", "--output", type=Path, required=True)
     browser_options(image)
 
+    pdf = sub.add_parser("pdf", help="render a PDF from a document template or HTML")
+    pdf.add_argument("--template", required=True, help=", ".join(PDF_TEMPLATES))
+    pdf.add_argument("--data", type=_json_arg, default={}, help="JSON object or @file.json")
+    pdf.add_argument("--html", type=Path, help="HTML file for --template custom")
+    pdf.add_argument("--page-size", default="A4", choices=list(PAGE_SIZES))
+    pdf.add_argument("--landscape", action="store_true")
+    pdf.add_argument("--margin", default="normal", choices=["none", "small", "normal", "large"])
+    pdf.add_argument("-o", "--output", type=Path, required=True)
+    browser_options(pdf)
+
     demo = sub.add_parser("demo", help="render every template with sample data into a folder")
     demo.add_argument("-o", "--output", type=Path, default=Path("renderkit-demo"))
     browser_options(demo)
@@ -135,6 +147,28 @@ async def _image(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _pdf(args: argparse.Namespace) -> int:
+    request: dict[str, Any] = {
+        "template": args.template,
+        "data": args.data,
+        "page_size": args.page_size,
+        "landscape": args.landscape,
+        "margin": args.margin,
+    }
+    if args.html is not None:
+        request["html"] = args.html.read_text()
+    validated = structure(request, PdfRequest)
+    async with ChromiumPool(_browser_config(args)) as pool:
+        result = await render_pdf(validated, browser=pool)
+    result.save(args.output)
+    orientation = "landscape" if result.landscape else "portrait"
+    print(
+        f"{args.output}  {result.pages} page(s) {result.page_size} {orientation} "
+        f"{result.size_bytes:,} B"
+    )
+    return 0
+
+
 async def _demo(args: argparse.Namespace) -> int:
     args.output.mkdir(parents=True, exist_ok=True)
     async with ChromiumPool(_browser_config(args)) as pool:
@@ -174,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _doctor(args)
         if args.command == "serve":
             return _serve(args)
-        command = {"image": _image, "demo": _demo}[args.command]
+        command = {"image": _image, "pdf": _pdf, "demo": _demo}[args.command]
         return asyncio.run(command(args))
     except InvalidRequestError as exc:
         print(f"renderkit: invalid request: {exc}", file=sys.stderr)

@@ -24,10 +24,11 @@ from anyio.from_thread import BlockingPortal
 
 from ._image import render_image as _render_image
 from ._image_models import ImageRequest, ImageResult
+from ._pdf_models import PdfRequest, PdfResult
 from .browser import BrowserConfig, ChromiumPool
 from .storage import Storage
 
-__all__ = ["Renderkit", "render_image"]
+__all__ = ["Renderkit", "render_image", "render_pdf"]
 
 
 class Renderkit:
@@ -84,3 +85,11 @@ def render_image(
     """
     with Renderkit(browser=browser) as rk:
         return rk.render_image(request)
+
+
+def render_pdf(
+    request: PdfRequest | Mapping[str, Any], *, browser: BrowserConfig | None = None
+) -> PdfResult:
+    """Render one PDF, launching and closing a browser for this call only."""
+    with Renderkit(browser=browser) as rk:
+        return rk.render_pdf(request)

@@ -34,6 +34,18 @@ _RESPONSES: dict[str, dict[str, Any]] = {
         "template": {"type": "string", "description": "The template name as sent"},
         "credits_used": {"type": "integer"},
     },
+    "pdf-gen": {
+        "success": {"type": "boolean"},
+        "url": {"type": "string", "format": "uri"},
+        "pages": {"type": "integer", "description": "Exact page count"},
+        "pages_est": {"type": "integer", "description": "Same as pages (variant B name)"},
+        "page_size": {"type": "string", "enum": ["A4", "Letter", "Legal", "A3"]},
+        "landscape": {"type": "boolean"},
+        "format": {"type": "string", "enum": ["pdf"]},
+        "size_bytes": {"type": "integer"},
+        "template": {"type": "string", "description": "The template name as sent"},
+        "credits_used": {"type": "integer"},
+    },
 }
 
 _KEY_RESPONSE = {
@@ -91,7 +103,7 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
         for path in _paths(op.name):
             paths[path] = {
                 "post": {
-                    "operationId": f"{op.name}_{path.split('/')[1]}",
+                    "operationId": f"{op.name.replace('-', '_')}_{path.split('/')[1]}",
                     "summary": op.title,
                     "description": op.description,
                     "security": security,

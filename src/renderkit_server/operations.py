@@ -13,7 +13,7 @@ from typing import Any
 
 import attrs
 
-from renderkit import ImageRequest, render_image, structure
+from renderkit import ImageRequest, PdfRequest, render_image, render_pdf, structure
 from renderkit._store import store_file
 
 from .quotas import QuotaService
@@ -127,5 +127,39 @@ IMAGE = Operation(
     run=_run_image,
 )
 
-#: Operations by endpoint name; later issues add pdf-gen, audio, screenshot and parse.
-OPERATIONS: dict[str, Operation] = {"image": IMAGE}
+
+async def _run_pdf(request: PdfRequest, services: Any) -> Output:
+    result = await render_pdf(request, browser=services.browser)
+    return Output(
+        content=result.content,
+        content_type=result.content_type,
+        extension="pdf",
+        facts={
+            "pages": result.pages,
+            "pages_est": result.pages,
+            "page_size": result.page_size,
+            "landscape": result.landscape,
+            "template": result.template,
+            "format": "pdf",
+        },
+    )
+
+
+PDF = Operation(
+    name="pdf-gen",
+    kind="pdfs",
+    metric="pdfs",
+    model=PdfRequest,
+    title="Generate a PDF",
+    description=(
+        "Render a business document as PDF from a template (invoice with computed totals and "
+        "per-currency formatting, certificate (landscape), report with numbered pages, "
+        "letter) filled with `data`, or from custom HTML (`template: custom` with `html` or "
+        "`data.html`). Options: page_size A4/Letter/Legal/A3, landscape, margin "
+        "none/small/normal/large. Returns the file's URL and exact page count."
+    ),
+    run=_run_pdf,
+)
+
+#: Operations by endpoint name; later issues add audio, screenshot and parse.
+OPERATIONS: dict[str, Operation] = {"image": IMAGE, "pdf-gen": PDF}

@@ -104,6 +104,20 @@ def test_real_server_renders_with_both_variants_and_serves_the_file(server: Serv
         assert file.status_code == 200
         assert file.headers["content-type"] == "image/png"
         assert open_image(file.content).size == (2400, 1260)
+        pdf = client.post(
+            "/api/pdf-gen",
+            json={
+                "template": "invoice",
+                "data": {
+                    "invoice_number": "P-1",
+                    "line_items": [{"description": "Render", "quantity": 3, "unit_price": 9.5}],
+                },
+            },
+            headers={"X-SVC-Key": key},
+        )
+        assert pdf.status_code == 200, pdf.text
+        assert pdf.json()["pages"] == 1
+        assert client.get(pdf.json()["url"]).content.startswith(b"%PDF-")
         webp = client.get(b.json()["url"])
         assert open_image(webp.content).format == "WEBP"
         assert (b.json()["width"], b.json()["height"]) == (1600, 836)

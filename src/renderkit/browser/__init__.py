@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 from ._pool import BrowserConfig, ChromiumPool
-from ._protocol import Browser, Capture, Shell
+from ._protocol import Browser, Capture, PdfOptions, Shell
 
-__all__ = ["Browser", "BrowserConfig", "Capture", "ChromiumPool", "Shell"]
+__all__ = ["Browser", "BrowserConfig", "Capture", "ChromiumPool", "PdfOptions", "Shell"]

@@ -45,7 +45,7 @@ from .._errors import (
 )
 from .._netpolicy import UrlPolicy
 from ._process import ChromiumProcess, launch_chromium
-from ._protocol import Capture, Shell
+from ._protocol import Capture, PdfOptions, Shell
 
 __all__ = ["BrowserConfig", "ChromiumPool"]
 
@@ -100,6 +100,30 @@ class _Slot:
             {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": False},
         )
         self.metrics = (width, height, scale)
+
+    async def print_pdf(self, options: PdfOptions) -> bytes:
+        if options.title is not None:
+            await self.page.evaluate("(t) => { document.title = t; }", options.title)
+        # Chromium draws header/footer templates inside the margins: make room for them.
+        margin = options.margin
+        bottom = max(margin, 0.5) if options.footer_template else margin
+        top = max(margin, 0.5) if options.header_template else margin
+        params: dict[str, Any] = {
+            "landscape": options.landscape,
+            "printBackground": True,
+            "paperWidth": options.paper_width,
+            "paperHeight": options.paper_height,
+            "marginTop": top,
+            "marginBottom": bottom,
+            "marginLeft": margin,
+            "marginRight": margin,
+            "preferCSSPageSize": False,
+            "displayHeaderFooter": bool(options.header_template or options.footer_template),
+            "headerTemplate": options.header_template or "<span></span>",
+            "footerTemplate": options.footer_template or "<span></span>",
+        }
+        result = await self.cdp.send("Page.printToPDF", params)
+        return base64.b64decode(result["data"])
 
     async def capture(self, capture: Capture) -> bytes:
         params: dict[str, Any] = {
@@ -185,25 +209,46 @@ class ChromiumPool:
         """Render ``fragment`` in a warm page of ``shell`` and capture it (see Browser)."""
         async with self._render_budget(), self._warm_slot(shell) as slot:
             await slot.set_metrics(capture.width, capture.height, capture.scale)
-            outcome = await slot.page.evaluate(
-                "([html, w, h, t]) => window.__rk.render(html, w, h, t)",
-                [fragment, capture.width, capture.height, self.config.image_timeout * 1000],
-            )
-            if not outcome["ok"]:
-                field = outcome.get("field") or "html"
-                if slot.blocked:
-                    msg = f"{field}: the address is not allowed"
-                    raise BlockedUrlError(msg, url=slot.blocked[-1], field=field)
-                raise InvalidRequestError.single(field, outcome.get("reason", "failed to load"))
+            await self._inject(slot, fragment, capture.width, capture.height)
             return await slot.capture(capture)
 
     async def capture_document(self, html: str, capture: Capture) -> bytes:
         """Load ``html`` in a fresh, isolated context and capture it (see Browser)."""
         async with self._render_budget() as budget, self._fresh_slot() as slot:
             await slot.set_metrics(capture.width, capture.height, capture.scale)
-            await slot.page.set_content(html, wait_until="load", timeout=budget.remaining_ms())
-            await slot.page.evaluate("document.fonts.ready.then(() => true)")
+            await self._load(slot, html, budget)
             return await slot.capture(capture)
+
+    async def print_fragment(self, shell: Shell, fragment: str, options: PdfOptions) -> bytes:
+        """Render ``fragment`` in a warm page of ``shell`` and print it (see Browser)."""
+        async with self._render_budget(), self._warm_slot(shell) as slot:
+            await self._inject(slot, fragment, None, None)
+            return await slot.print_pdf(options)
+
+    async def print_document(self, html: str, options: PdfOptions) -> bytes:
+        """Load ``html`` in a fresh, isolated context and print it (see Browser)."""
+        async with self._render_budget() as budget, self._fresh_slot() as slot:
+            await self._load(slot, html, budget)
+            return await slot.print_pdf(options)
+
+    async def _inject(
+        self, slot: _Slot, fragment: str, width: int | None, height: int | None
+    ) -> None:
+        outcome = await slot.page.evaluate(
+            "([html, w, h, t]) => window.__rk.render(html, w, h, t)",
+            [fragment, width, height, self.config.image_timeout * 1000],
+        )
+        if not outcome["ok"]:
+            field = outcome.get("field") or "html"
+            if slot.blocked:
+                msg = f"{field}: the address is not allowed"
+                raise BlockedUrlError(msg, url=slot.blocked[-1], field=field)
+            raise InvalidRequestError.single(field, outcome.get("reason", "failed to load"))
+
+    @staticmethod
+    async def _load(slot: _Slot, html: str, budget: _Budget) -> None:
+        await slot.page.set_content(html, wait_until="load", timeout=budget.remaining_ms())
+        await slot.page.evaluate("document.fonts.ready.then(() => true)")
 
     # -- slots -----------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ from typing import Protocol, runtime_checkable
 
 import attrs
 
-__all__ = ["Browser", "Capture", "Shell"]
+__all__ = ["Browser", "Capture", "PdfOptions", "Shell"]
 
 
 @attrs.frozen(kw_only=True)
@@ -30,6 +30,28 @@ class Capture:
     def pixel_size(self) -> tuple[int, int]:
         """The size of the produced image in pixels."""
         return (round(self.width * self.scale), round(self.height * self.scale))
+
+
+@attrs.frozen(kw_only=True)
+class PdfOptions:
+    """How to print a page to PDF.
+
+    Attributes:
+        paper_width, paper_height: portrait paper size in inches.
+        landscape: rotate the paper.
+        margin: inches on every side.
+        header_template, footer_template: HTML repeated on every page (Chromium fills
+            elements with class pageNumber, totalPages, title, date); None for none.
+        title: the document title (PDF metadata).
+    """
+
+    paper_width: float
+    paper_height: float
+    landscape: bool = False
+    margin: float = 0.7
+    header_template: str | None = None
+    footer_template: str | None = None
+    title: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -73,6 +95,24 @@ class Browser(Protocol):
             RenderTimeoutError: loading or capturing exceeded the time limit.
             BrowserBusyError: every slot is busy and the wait queue is full.
             RenderError: the browser failed otherwise.
+        """
+        ...
+
+    async def print_fragment(self, shell: Shell, fragment: str, options: PdfOptions) -> bytes:
+        """Render ``fragment`` in a warm page of ``shell`` and print it to PDF.
+
+        Raises:
+            InvalidRequestError, BlockedUrlError, RenderTimeoutError, BrowserBusyError,
+            RenderError: as for :meth:`capture_fragment`.
+        """
+        ...
+
+    async def print_document(self, html: str, options: PdfOptions) -> bytes:
+        """Load the complete document ``html`` in an isolated page and print it to PDF.
+
+        Raises:
+            RenderTimeoutError, BrowserBusyError, RenderError: as for
+            :meth:`capture_document`.
         """
         ...
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import attrs
 from PIL import Image
 
-from ..browser import Capture, Shell
+from ..browser import Capture, PdfOptions, Shell
 
 __all__ = ["FakeBrowser", "RecordedRender"]
 
@@ -19,7 +19,8 @@ class RecordedRender:
 
     kind: str
     html: str
-    capture: Capture
+    capture: Capture | None = None
+    pdf: PdfOptions | None = None
     shell: str | None = None
 
 
@@ -53,15 +54,39 @@ class FakeBrowser:
         """Record the call and return a blank image of the capture's size."""
         return self._render(RecordedRender(kind="document", html=html, capture=capture))
 
+    async def print_fragment(self, shell: Shell, fragment: str, options: PdfOptions) -> bytes:
+        """Record the call and return a one-page PDF of the paper size."""
+        return self._print(
+            RecordedRender(kind="pdf-fragment", html=fragment, pdf=options, shell=shell.name)
+        )
+
+    async def print_document(self, html: str, options: PdfOptions) -> bytes:
+        """Record the call and return a one-page PDF of the paper size."""
+        return self._print(RecordedRender(kind="pdf-document", html=html, pdf=options))
+
     async def aclose(self) -> None:
         """Mark the fake closed."""
         self.closed = True
+
+    def _print(self, render: RecordedRender) -> bytes:
+        self.renders.append(render)
+        if self._handler is not None:
+            self._handler(render)
+        options = render.pdf
+        assert options is not None
+        size = (options.paper_width * 72, options.paper_height * 72)
+        width, height = (size[1], size[0]) if options.landscape else size
+        image = Image.new("RGB", (round(width), round(height)), self._color)
+        out = io.BytesIO()
+        image.save(out, "PDF", resolution=72.0)
+        return out.getvalue()
 
     def _render(self, render: RecordedRender) -> bytes:
         self.renders.append(render)
         if self._handler is not None:
             self._handler(render)
         capture = render.capture
+        assert capture is not None
         image = Image.new("RGB", capture.pixel_size, self._color)
         out = io.BytesIO()
         pil_format = {"png": "PNG", "jpeg": "JPEG", "webp": "WEBP"}[capture.format]

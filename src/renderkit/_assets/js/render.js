@@ -49,8 +49,9 @@
   window.__rk = {
     async render(html, width, height, imageTimeoutMs) {
       const el = root();
-      el.style.width = `${width}px`;
-      el.style.height = `${height}px`;
+      // Documents (PDFs) flow freely; images get a fixed box.
+      el.style.width = width ? `${width}px` : "";
+      el.style.height = height ? `${height}px` : "";
       el.innerHTML = html;
       await document.fonts.ready;
       try {

@@ -1,0 +1,85 @@
+"""Benchmark: the invoice template to PDF with a warm pool vs WeasyPrint on the same HTML.
+
+    python bench/bench_pdf.py [--rounds 30]
+
+Both produce the same document (the invoice fragment inside the same shell: packaged Inter
+fonts and the document CSS), interleaved round by round. WeasyPrint runs in a worker thread
+as a server would run it. Install it with `pip install weasyprint` (nox -s bench does).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import time
+
+from renderkit import render_pdf
+from renderkit._pdf import pdf_shell
+from renderkit._pdf_templates import render_document
+from renderkit.browser import BrowserConfig, ChromiumPool
+
+INVOICE = {
+    "company_name": "Northwind Studio",
+    "company_address": "12 Harbour Street\nBristol BS1 4XX",
+    "company_email": "billing@northwind.example",
+    "client_name": "Contoso Ltd",
+    "client_address": "1 Main Road\nLeeds LS1 1AA",
+    "invoice_number": "INV-2026-0042",
+    "invoice_date": "2026-11-22",
+    "due_date": "2026-12-22",
+    "currency": "USD",
+    "line_items": [
+        {"description": "Brand design", "quantity": 2, "unit_price": 1500},
+        {"description": "Hosting (months)", "quantity": 12, "unit_price": 29.99},
+        {"description": "Support hours", "quantity": 3.5, "unit_price": 80},
+        {"description": "Illustrations", "quantity": 6, "unit_price": 120},
+    ],
+    "tax_rate": 20,
+    "discount": 100,
+    "notes": "Payment within 30 days. Thank you for your business.",
+}
+
+
+def summary(values: list[float]) -> str:
+    values = sorted(values)
+    p90 = values[max(0, int(len(values) * 0.9) - 1)]
+    return f"median {statistics.median(values) * 1000:7.1f} ms  (p90 {p90 * 1000:7.1f}, n={len(values)})"
+
+
+async def main(rounds: int) -> None:
+    import weasyprint
+
+    document = render_document("invoice", INVOICE)
+    html = (
+        f"<!doctype html><html><head><meta charset='utf-8'>{pdf_shell().head}"
+        "<style>@page { size: A4; margin: 0.7in }</style></head>"
+        f"<body><div id='rk-root'>{document.body}</div></body></html>"
+    )
+
+    def weasy() -> bytes:
+        return weasyprint.HTML(string=html).write_pdf()
+
+    body = {"template": "invoice", "data": INVOICE}
+    async with ChromiumPool(BrowserConfig(slots=2)) as pool:
+        for _ in range(3):
+            await render_pdf(body, browser=pool)
+            await asyncio.to_thread(weasy)
+        ours, theirs = [], []
+        for _ in range(rounds):
+            t = time.perf_counter()
+            await render_pdf(body, browser=pool)
+            ours.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            await asyncio.to_thread(weasy)
+            theirs.append(time.perf_counter() - t)
+    print(f"renderkit invoice pdf (warm pool)  {summary(ours)}")
+    print(f"WeasyPrint {weasyprint.__version__}, same HTML      {summary(theirs)}")
+    ratio = statistics.median(ours) / statistics.median(theirs)
+    print(f"renderkit time / WeasyPrint time: {ratio:.2f}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=30)
+    asyncio.run(main(parser.parse_args().rounds))

@@ -1,0 +1,191 @@
+"""render_pdf: document templates and custom HTML to PDF."""
+
+from __future__ import annotations
+
+import functools
+import io
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+import pypdfium2
+from pypdf import PdfReader, PdfWriter
+
+from ._assets import font_face_css, renderer_script
+from ._converter import structure
+from ._errors import RenderError
+from ._pdf_models import MARGINS, PAGE_SIZES, PdfRequest, PdfResult
+from ._pdf_templates import pdf_css, render_document
+from ._store import store_file
+from .browser import Browser, PdfOptions, Shell
+from .storage import Storage
+
+__all__ = ["pdf_shell", "render_pdf"]
+
+_PRODUCER = "renderkit (Chromium)"
+
+
+@functools.cache
+def pdf_shell() -> Shell:
+    """The warm-page shell every document template renders into."""
+    head = (
+        f"<style>{font_face_css()}</style><style>{pdf_css()}</style>"
+        f"<script>{renderer_script()}</script>"
+    )
+    return Shell(name="pdf", head=head)
+
+
+async def render_pdf(
+    request: PdfRequest | Mapping[str, Any],
+    *,
+    browser: Browser,
+    storage: Storage | None = None,
+) -> PdfResult:
+    """Render a PDF from a document template (invoice, certificate, report, letter) or HTML.
+
+    Args:
+        request: a :class:`PdfRequest`, or a JSON-like mapping in the shape of the HTTP API
+            body (either interface variant).
+        browser: where to render, normally a :class:`~renderkit.browser.ChromiumPool`.
+        storage: when given, the file is stored there and the result carries its key and URL.
+
+    Returns:
+        The PDF with its exact page count (read from the file), page size and orientation.
+
+    Raises:
+        InvalidRequestError: a field is missing or invalid, or an image in the data failed to
+            load (the error names the field, e.g. ``data.company_logo``).
+        BlockedUrlError: an image or the custom HTML points at a disallowed address.
+        RenderTimeoutError: the render exceeded the browser's time limit.
+        BrowserBusyError: the browser's queue is full.
+        RenderError: the browser failed, or produced an unreadable PDF.
+        StorageError: storing the file failed.
+    """
+    req = request if isinstance(request, PdfRequest) else structure(request, PdfRequest)
+    width, height = PAGE_SIZES[req.page_size]
+    landscape = req.effective_landscape
+    if req.kind == "custom":
+        html = req.document_html
+        assert html is not None  # guaranteed by PdfRequest's validation
+        options = PdfOptions(
+            paper_width=width,
+            paper_height=height,
+            landscape=landscape,
+            margin=MARGINS[req.margin],
+            header_template=req.header_html,
+            footer_template=req.footer_html,
+            title=req.title,
+        )
+        content = await browser.print_document(html, options)
+        title, author, subject = req.title, req.author, None
+    else:
+        document = render_document(req.kind, attrs.asdict(req.data))
+        options = PdfOptions(
+            paper_width=width,
+            paper_height=height,
+            landscape=landscape,
+            margin=MARGINS[req.margin],
+            header_template=document.header_template,
+            footer_template=document.footer_template,
+            title=req.title or document.title,
+        )
+        content = await browser.print_fragment(pdf_shell(), document.body, options)
+        title = req.title or document.title
+        author = req.author or document.author
+        subject = document.subject
+    content, pages = finish_pdf(content, title=title, author=author, subject=subject)
+    result = PdfResult(
+        content=content,
+        pages=pages,
+        page_size=req.page_size,
+        landscape=landscape,
+        template=req.template,
+    )
+    if storage is None:
+        return result
+    stored = await store_file(
+        storage, kind="pdfs", extension="pdf", content=content, content_type="application/pdf"
+    )
+    return attrs.evolve(result, key=stored.key, url=stored.url)
+
+
+def finish_pdf(
+    content: bytes, *, title: str | None, author: str | None, subject: str | None
+) -> tuple[bytes, int]:
+    """Set the document metadata and count the pages.
+
+    Chromium writes only a title, so the author, subject and producer are added here, as an
+    incremental update (a new Info dictionary appended to the file): rewriting the whole PDF
+    would cost more than rendering it. Files in another layout fall back to a full rewrite.
+
+    Raises:
+        RenderError: the browser's output is not a readable PDF.
+    """
+    metadata = {"/Producer": _PRODUCER, "/Creator": "renderkit"}
+    for key, value in (("/Title", title), ("/Author", author), ("/Subject", subject)):
+        if value:
+            metadata[key] = value
+    updated = _append_info(content, metadata)
+    if updated is None:
+        updated = _rewrite_info(content, metadata)
+    try:
+        return updated, count_pages(updated)
+    except pypdfium2.PdfiumError as exc:
+        msg = "the browser produced an unreadable PDF"
+        raise RenderError(msg) from exc
+
+
+_TRAILER = re.compile(rb"trailer\s*<<(?P<body>.*?)>>\s*startxref\s*(?P<xref>\d+)\s*%%EOF\s*$", re.S)
+
+
+def _pdf_string(value: str) -> bytes:
+    # UTF-16BE with a byte-order mark is the one PDF text encoding that holds any character.
+    return b"<" + (b"\xfe\xff" + value.encode("utf-16-be")).hex().upper().encode() + b">"
+
+
+def _append_info(content: bytes, metadata: dict[str, str]) -> bytes | None:
+    match = _TRAILER.search(content[-2048:])
+    if match is None:
+        return None
+    body = match.group("body")
+    size = re.search(rb"/Size\s+(\d+)", body)
+    root = re.search(rb"/Root\s+(\d+\s+\d+\s+R)", body)
+    if size is None or root is None:
+        return None
+    number = int(size.group(1))
+    entries = b"".join(key.encode() + b" " + _pdf_string(value) for key, value in metadata.items())
+    base = content if content.endswith(b"\n") else content + b"\n"
+    info_offset = len(base)
+    info = b"%d 0 obj\n<<%s>>\nendobj\n" % (number, entries)
+    xref_offset = info_offset + len(info)
+    update = (
+        info
+        # Restating the free head of the list (object 0) keeps strict readers quiet.
+        + b"xref\n0 1\n0000000000 65535 f \n%d 1\n%010d 00000 n \n" % (number, info_offset)
+        + b"trailer\n<</Size %d /Root %s /Info %d 0 R /Prev %s>>\n"
+        % (number + 1, root.group(1), number, match.group("xref"))
+        + b"startxref\n%d\n%%%%EOF\n" % xref_offset
+    )
+    return base + update
+
+
+def _rewrite_info(content: bytes, metadata: dict[str, str]) -> bytes:
+    try:
+        writer = PdfWriter(clone_from=PdfReader(io.BytesIO(content)))
+    except Exception as exc:  # pypdf raises many types for a broken file
+        msg = "the browser produced an unreadable PDF"
+        raise RenderError(msg) from exc
+    writer.add_metadata(metadata)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def count_pages(content: bytes) -> int:
+    """The number of pages of a PDF."""
+    document = pypdfium2.PdfDocument(content)
+    try:
+        return len(document)
+    finally:
+        document.close()

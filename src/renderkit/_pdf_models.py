@@ -1,0 +1,482 @@
+"""Request and result models for PDF rendering (POST /api/pdf-gen semantics)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import attrs
+from babel.numbers import get_currency_precision, is_currency
+
+from . import _validators as v
+from ._converter import _flatten, converter
+from ._errors import FieldError, InvalidRequestError
+
+__all__ = [
+    "PAGE_SIZES",
+    "PDF_TEMPLATES",
+    "CertificateData",
+    "CustomData",
+    "InvoiceData",
+    "LetterData",
+    "LineItem",
+    "PdfRequest",
+    "PdfResult",
+    "ReportData",
+    "ReportSection",
+]
+
+#: Paper sizes in inches (width, height), portrait.
+PAGE_SIZES: dict[str, tuple[float, float]] = {
+    "A4": (210 / 25.4, 297 / 25.4),
+    "Letter": (8.5, 11.0),
+    "Legal": (8.5, 14.0),
+    "A3": (297 / 25.4, 420 / 25.4),
+}
+_PAGE_SIZE_NAMES = {name.lower(): name for name in PAGE_SIZES}
+
+#: Margin names -> inches on every side.
+MARGINS: dict[str, float] = {"none": 0.0, "small": 0.4, "normal": 0.7, "large": 1.0}
+
+PDF_TEMPLATES: dict[str, str] = {
+    "invoice": "invoice",
+    "invoicePdf": "invoice",
+    "certificate": "certificate",
+    "certificatePdf": "certificate",
+    "report": "report",
+    "reportPdf": "report",
+    "letter": "letter",
+    "letterPdf": "letter",
+    "custom": "custom",
+}
+
+MAX_LINE_ITEMS = 2_000
+MAX_SECTIONS = 500
+
+
+def _text(limit: int) -> Any:
+    return attrs.field(default=None, validator=v.optional(v.max_length(limit)))
+
+
+def _url() -> Any:
+    return attrs.field(default=None, validator=v.optional(v.http_url(allow_data_image=True)))
+
+
+def _color() -> Any:
+    return attrs.field(default=None, validator=v.optional(v.css_color()))
+
+
+def _currency(inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
+    if not (len(value) == 3 and value.isalpha() and is_currency(value.upper())):
+        raise InvalidRequestError.single(
+            attribute.name, f"{value[:12]!r} is not an ISO 4217 currency code (e.g. USD, EUR)"
+        )
+
+
+@attrs.frozen(kw_only=True)
+class LineItem:
+    """One invoice line.
+
+    Attributes:
+        description: what was sold.
+        quantity: how many (0 or more; fractions allowed).
+        unit_price: price of one unit in the invoice currency.
+    """
+
+    description: str | None = _text(1_000)
+    quantity: float = attrs.field(default=1.0, validator=v.in_range(0, 1e9))
+    unit_price: float = attrs.field(validator=v.in_range(-1e12, 1e12))
+
+
+@attrs.frozen(kw_only=True)
+class InvoiceData:
+    """Invoice fields (variant A names are accepted as aliases).
+
+    Attributes:
+        company_name: the seller (alias from_name).
+        company_address: the seller's address (alias from_address).
+        company_email: the seller's e-mail.
+        company_logo: logo image URL.
+        client_name: the buyer (alias to_name).
+        client_address: the buyer's address (alias to_address).
+        client_email: the buyer's e-mail.
+        invoice_number: the invoice's number.
+        invoice_date: issue date, YYYY-MM-DD (alias date).
+        due_date: payment due date.
+        currency: ISO 4217 code (default USD); amounts are formatted per currency.
+        line_items: the lines, at most 2,000 (alias items).
+        tax_rate: tax in percent of the discounted subtotal.
+        discount: an amount taken off the subtotal.
+        notes: free text printed under the totals.
+        brand_color: accent colour.
+    """
+
+    __rk_aliases__: ClassVar[dict[str, str]] = {
+        "from_name": "company_name",
+        "from_address": "company_address",
+        "to_name": "client_name",
+        "to_address": "client_address",
+        "items": "line_items",
+        "date": "invoice_date",
+    }
+
+    company_name: str | None = _text(300)
+    company_address: str | None = _text(1_000)
+    company_email: str | None = _text(300)
+    company_logo: str | None = _url()
+    client_name: str | None = _text(300)
+    client_address: str | None = _text(1_000)
+    client_email: str | None = _text(300)
+    invoice_number: str | None = _text(100)
+    invoice_date: str | None = _text(100)
+    due_date: str | None = _text(100)
+    currency: str = attrs.field(
+        default="USD",
+        converter=lambda c: c.upper() if isinstance(c, str) else c,
+        validator=_currency,
+    )
+    line_items: list[LineItem] = attrs.field(factory=list)
+    tax_rate: float | None = attrs.field(default=None, validator=v.optional(v.in_range(0, 100)))
+    discount: float | None = attrs.field(default=None, validator=v.optional(v.in_range(0, 1e12)))
+    notes: str | None = _text(5_000)
+    brand_color: str | None = _color()
+
+    @line_items.validator
+    def _check_items(self, attribute: attrs.Attribute[Any], value: list[LineItem]) -> None:
+        if len(value) > MAX_LINE_ITEMS:
+            msg = f"at most {MAX_LINE_ITEMS:,} line items per invoice (got {len(value):,})"
+            raise InvalidRequestError.single("line_items", msg)
+
+
+@attrs.frozen(kw_only=True)
+class CertificateData:
+    """Certificate fields (always rendered landscape).
+
+    Attributes:
+        recipient_name: who receives it; printed prominently.
+        title: heading (default "Certificate of Completion").
+        course_name: what was completed.
+        issued_by: the issuer (alias issuer_name).
+        issued_date: date, YYYY-MM-DD (alias date).
+        signatory_name: who signs.
+        signatory_title: the signatory's role.
+        description: a sentence under the course name.
+        brand_color: accent colour.
+        logo_url: logo image URL.
+        signature_url: signature image URL.
+    """
+
+    __rk_aliases__: ClassVar[dict[str, str]] = {"issuer_name": "issued_by", "date": "issued_date"}
+
+    recipient_name: str | None = _text(300)
+    title: str | None = _text(300)
+    course_name: str | None = _text(500)
+    issued_by: str | None = _text(300)
+    issued_date: str | None = _text(100)
+    signatory_name: str | None = _text(300)
+    signatory_title: str | None = _text(300)
+    description: str | None = _text(2_000)
+    brand_color: str | None = _color()
+    logo_url: str | None = _url()
+    signature_url: str | None = _url()
+
+
+@attrs.frozen(kw_only=True)
+class ReportSection:
+    """One report section.
+
+    Attributes:
+        heading: the section title.
+        body: paragraphs separated by blank lines.
+        bullets: a bullet list after the body.
+    """
+
+    heading: str | None = _text(500)
+    body: str | None = _text(100_000)
+    bullets: list[str] = attrs.field(factory=list)
+
+
+@attrs.frozen(kw_only=True)
+class ReportData:
+    """Report fields.
+
+    Attributes:
+        title: the report's title.
+        subtitle: a line under the title.
+        author: who wrote it (also the PDF's author metadata).
+        date: date, YYYY-MM-DD.
+        company_name: the organisation.
+        logo_url: logo image URL.
+        brand_color: accent colour.
+        sections: headings with body paragraphs and bullets.
+    """
+
+    title: str | None = _text(500)
+    subtitle: str | None = _text(1_000)
+    author: str | None = _text(300)
+    date: str | None = _text(100)
+    company_name: str | None = _text(300)
+    logo_url: str | None = _url()
+    brand_color: str | None = _color()
+    sections: list[ReportSection] = attrs.field(factory=list)
+
+    @sections.validator
+    def _check_sections(self, attribute: attrs.Attribute[Any], value: list[Any]) -> None:
+        if len(value) > MAX_SECTIONS:
+            msg = f"at most {MAX_SECTIONS} sections (got {len(value)})"
+            raise InvalidRequestError.single("sections", msg)
+
+
+@attrs.frozen(kw_only=True)
+class LetterData:
+    """Letter fields.
+
+    Attributes:
+        sender_name: who writes (signature).
+        sender_address: the sender's address.
+        sender_email: the sender's e-mail.
+        recipient_name: who receives it.
+        recipient_title: the recipient's role.
+        recipient_company: the recipient's organisation.
+        recipient_address: the recipient's address.
+        date: date, YYYY-MM-DD.
+        subject: the subject line.
+        body: paragraphs separated by blank lines.
+        closing: sign-off (default "Yours sincerely").
+        company_name: letterhead name.
+        logo_url: letterhead logo URL.
+        brand_color: accent colour.
+    """
+
+    sender_name: str | None = _text(300)
+    sender_address: str | None = _text(1_000)
+    sender_email: str | None = _text(300)
+    recipient_name: str | None = _text(300)
+    recipient_title: str | None = _text(300)
+    recipient_company: str | None = _text(300)
+    recipient_address: str | None = _text(1_000)
+    date: str | None = _text(100)
+    subject: str | None = _text(1_000)
+    body: str | None = _text(100_000)
+    closing: str | None = _text(300)
+    company_name: str | None = _text(300)
+    logo_url: str | None = _url()
+    brand_color: str | None = _color()
+
+
+@attrs.frozen(kw_only=True)
+class CustomData:
+    """Data of a custom document (variant A puts the HTML here).
+
+    Attributes:
+        html: the document to print.
+    """
+
+    html: str | None = attrs.field(default=None, validator=v.optional(v.max_length(5_000_000)))
+
+
+_DATA_CLASSES: dict[str, type] = {
+    "invoice": InvoiceData,
+    "certificate": CertificateData,
+    "report": ReportData,
+    "letter": LetterData,
+    "custom": CustomData,
+}
+
+PdfData = InvoiceData | CertificateData | ReportData | LetterData | CustomData
+
+
+def _page_size(value: object) -> object:
+    return _PAGE_SIZE_NAMES.get(value.lower(), value) if isinstance(value, str) else value
+
+
+def _schema_extra() -> dict[str, Any]:
+    rules: list[dict[str, Any]] = []
+    for kind, cls in _DATA_CLASSES.items():
+        names = [name for name, canonical in PDF_TEMPLATES.items() if canonical == kind]
+        rules.append(
+            {
+                "if": {"properties": {"template": {"enum": names}}, "required": ["template"]},
+                "then": {"properties": {"data": {"$ref": f"#/$defs/{cls.__name__}"}}},
+            }
+        )
+    rules.append(
+        {
+            "if": {"properties": {"template": {"not": {"const": "custom"}}}},
+            "then": {"properties": {"html": {"type": "null"}}},
+        }
+    )
+    return {"allOf": rules}
+
+
+@attrs.frozen(kw_only=True)
+class PdfRequest:
+    """A request to render a PDF from a document template or custom HTML.
+
+    Attributes:
+        template: ``invoice``/``invoicePdf``, ``certificate``/``certificatePdf``,
+            ``report``/``reportPdf``, ``letter``/``letterPdf`` or ``custom``. Echoed as sent.
+        data: the template's fields; for custom, ``data.html`` (variant A).
+        html: the custom document (variant B); only with ``custom``.
+        page_size: A4 (default), Letter, Legal or A3.
+        landscape: rotate the page (always true for the certificate).
+        margin: none, small, normal (default) or large.
+        header_html: custom documents: HTML repeated at the top of every page; elements with
+            class pageNumber, totalPages, title or date are filled in.
+        footer_html: custom documents: the same at the bottom of every page.
+        title: document title metadata (templates derive one from the data).
+        author: document author metadata.
+    """
+
+    __rk_schema_extra__: ClassVar[dict[str, Any]] = {}
+
+    template: str = attrs.field(validator=v.choice(PDF_TEMPLATES))
+    data: PdfData = attrs.field(factory=CustomData)
+    html: str | None = attrs.field(default=None, validator=v.optional(v.max_length(5_000_000)))
+    page_size: str = attrs.field(default="A4", converter=_page_size, validator=v.choice(PAGE_SIZES))
+    landscape: bool = False
+    margin: str = attrs.field(default="normal", validator=v.choice(MARGINS))
+    header_html: str | None = attrs.field(default=None, validator=v.optional(v.max_length(50_000)))
+    footer_html: str | None = attrs.field(default=None, validator=v.optional(v.max_length(50_000)))
+    title: str | None = _text(500)
+    author: str | None = _text(300)
+
+    def __attrs_post_init__(self) -> None:
+        if self.kind == "custom":
+            if not (self.document_html and self.document_html.strip()):
+                raise InvalidRequestError.single(
+                    "html",
+                    "is required when template is custom (or send data.html)",
+                    missing=True,
+                )
+        elif self.html is not None:
+            raise InvalidRequestError.single("html", "is only valid when template is custom")
+        elif self.header_html is not None or self.footer_html is not None:
+            field = "header_html" if self.header_html is not None else "footer_html"
+            raise InvalidRequestError.single(field, "is only valid when template is custom")
+
+    @property
+    def kind(self) -> str:
+        """The canonical template name (invoice, certificate, report, letter, custom)."""
+        return PDF_TEMPLATES[self.template]
+
+    @property
+    def document_html(self) -> str | None:
+        """The custom document: top-level ``html`` (variant B) or ``data.html`` (variant A)."""
+        if self.html is not None:
+            return self.html
+        return self.data.html if isinstance(self.data, CustomData) else None
+
+    @property
+    def effective_landscape(self) -> bool:
+        """Landscape as printed: the certificate is always landscape."""
+        return True if self.kind == "certificate" else self.landscape
+
+
+def _structure_pdf_request(value: Any, _: type) -> PdfRequest:
+    if not isinstance(value, Mapping):
+        msg = "must be an object"
+        raise TypeError(msg)
+    fields = {f.name for f in attrs.fields(PdfRequest)}
+    top = {k: value[k] for k in fields if k in value and k != "data"}
+    template = top.get("template")
+    kind = PDF_TEMPLATES.get(template) if isinstance(template, str) else None
+    data_cls = _DATA_CLASSES.get(kind or "custom", CustomData)
+    raw = value.get("data")
+    errors: list[FieldError] = []
+    data: Any = data_cls()
+    if raw is not None:
+        try:
+            data = converter.structure(raw, data_cls)
+        except Exception as exc:  # re-raised below as field errors under "data"
+            errors.extend(_flatten(exc, "data"))
+    try:
+        header = converter.structure(top, _PdfOptions)
+    except Exception as exc:  # collected with the data errors
+        errors[:0] = _flatten(exc, "")
+        header = None
+    if errors:
+        raise InvalidRequestError(errors)
+    assert header is not None
+    return PdfRequest(data=data, **attrs.asdict(header, recurse=False))
+
+
+@attrs.frozen(kw_only=True)
+class _PdfOptions:
+    """The top-level fields of a PdfRequest, type-checked before cross-field validation."""
+
+    template: str
+    html: str | None = None
+    page_size: str = "A4"
+    landscape: bool = False
+    margin: str = "normal"
+    header_html: str | None = None
+    footer_html: str | None = None
+    title: str | None = None
+    author: str | None = None
+
+
+converter.register_structure_hook(PdfRequest, _structure_pdf_request)
+PdfRequest.__rk_schema_extra__.update(_schema_extra())
+
+
+@attrs.frozen(kw_only=True)
+class PdfResult:
+    """A rendered PDF.
+
+    Attributes:
+        content: the PDF file.
+        pages: the exact page count, read from the file.
+        page_size: A4, Letter, Legal or A3.
+        landscape: whether pages are landscape.
+        template: the template name as requested.
+        key, url: where the file was stored, when a storage backend was given.
+    """
+
+    content: bytes = attrs.field(repr=False)
+    pages: int
+    page_size: str
+    landscape: bool
+    template: str
+    key: str | None = None
+    url: str | None = None
+
+    content_type: ClassVar[str] = "application/pdf"
+
+    @property
+    def size_bytes(self) -> int:
+        """Size of the file."""
+        return len(self.content)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the PDF to ``path`` and return it."""
+        path = Path(path)
+        path.write_bytes(self.content)
+        return path
+
+    def _repr_png_(self) -> bytes:
+        # Jupyter: show the first page.
+        return _first_page_png(self.content)
+
+
+@functools.lru_cache(maxsize=8)
+def _first_page_png(content: bytes) -> bytes:
+    import io
+
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(content)
+    try:
+        image = document[0].render(scale=1).to_pil()
+    finally:
+        document.close()
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    return out.getvalue()
+
+
+def currency_digits(code: str) -> int:
+    """Minor-unit digits of a currency (USD 2, JPY 0)."""
+    return get_currency_precision(code)

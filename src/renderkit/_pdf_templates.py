@@ -1,0 +1,615 @@
+"""Built-in PDF document templates: invoice maths, dates and Jinja fragment rendering.
+
+Pure module: nothing here touches the network, the environment or a browser. The engine asks
+:func:`render_document` for a :class:`RenderedDocument`, injects its ``body`` into the
+``<body>`` of its warm "pdf shell" page (whose stylesheet is the packaged Inter
+``@font-face`` rules followed by :func:`pdf_css`) and prints it with CDP ``Page.printToPDF``,
+passing ``header_template``/``footer_template`` (with ``displayHeaderFooter``) when they are
+set and forcing landscape when ``force_landscape`` is true.
+
+Data uses the canonical (variant B) field names; any field may be missing or None. All text
+goes through Jinja's autoescape. The brand colour is parsed and only ever written back as
+computed ``#rrggbb`` values inside CSS custom properties.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from importlib import resources
+from typing import Any
+
+import attrs
+import jinja2
+from babel.dates import format_date
+from babel.numbers import format_currency, format_decimal, get_currency_precision, is_currency
+from markupsafe import Markup, escape
+
+from ._image_templates import parse_color
+
+__all__ = [
+    "DEFAULT_BRAND_COLOR",
+    "DEFAULT_CERTIFICATE_TITLE",
+    "DEFAULT_CLOSING",
+    "TEMPLATES",
+    "InvoiceLine",
+    "InvoiceTotals",
+    "RenderedDocument",
+    "brand_palette",
+    "format_document_date",
+    "format_money",
+    "invoice_totals",
+    "paragraphs",
+    "pdf_css",
+    "render_document",
+]
+
+_TEMPLATE_DIR = "_assets/templates/pdf"
+
+TEMPLATES = ("invoice", "certificate", "report", "letter")
+DEFAULT_BRAND_COLOR = "#3730a3"
+"""A deep indigo: reads as a brand accent and keeps 10:1 contrast on white."""
+DEFAULT_CERTIFICATE_TITLE = "Certificate of Completion"
+DEFAULT_CLOSING = "Yours sincerely"
+DEFAULT_CURRENCY = "USD"
+_LOCALE = "en_US"
+_DATE_LOCALE = "en"
+
+
+# --------------------------------------------------------------------------------------------
+# Result
+
+
+@attrs.frozen(kw_only=True)
+class RenderedDocument:
+    """What the engine needs to print one built-in document.
+
+    Attributes:
+        body: the HTML fragment for the shell page's ``<body>`` (one root element).
+        title: PDF title metadata (also fit for ``document.title``).
+        author: PDF author metadata.
+        subject: PDF subject metadata.
+        header_template: Chromium ``headerTemplate`` (inline styles only), or None.
+        footer_template: Chromium ``footerTemplate`` (inline styles only), or None. Print with
+            ``displayHeaderFooter`` when either is set, passing an empty template (e.g.
+            ``<span></span>``) for the one that is None: left out, Chromium prints its default
+            date/title header. The footer needs a bottom margin of at least ~10 mm.
+        force_landscape: print landscape whatever the request said (the certificate).
+    """
+
+    body: str
+    title: str | None
+    author: str | None
+    subject: str | None
+    header_template: str | None
+    footer_template: str | None
+    force_landscape: bool
+
+
+# --------------------------------------------------------------------------------------------
+# Text helpers
+
+
+def _clean(value: object) -> str | None:
+    """Stripped text, or None for missing/blank values."""
+    if value is None:
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+_BLANK_LINE = re.compile(r"\n[ \t\f\v]*\n")
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.split("\n") if line.strip()]
+
+
+def paragraphs(text: object) -> list[list[str]]:
+    """Split text into paragraphs on blank lines, each a list of its (non-empty) lines.
+
+    Single newlines inside a paragraph are kept as line breaks; ``\\r\\n`` and ``\\r`` count as
+    newlines. Blank text gives an empty list.
+    """
+    cleaned = _clean(text)
+    if cleaned is None:
+        return []
+    cleaned = cleaned.replace("\r\n", "\n").replace("\r", "\n")
+    return [lines for block in _BLANK_LINE.split(cleaned) if (lines := _lines(block))]
+
+
+def _address(text: object) -> list[str]:
+    """The lines of an address (blank lines dropped)."""
+    cleaned = _clean(text)
+    if cleaned is None:
+        return []
+    return _lines(cleaned.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+_ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+
+
+def _iso_date(text: str | None) -> dt.date | None:
+    if text is None or not (match := _ISO_DATE.fullmatch(text)):
+        return None
+    try:
+        return dt.date(*(int(part) for part in match.groups()))
+    except ValueError:  # 2026-02-30: not a date after all
+        return None
+
+
+def format_document_date(value: object) -> str | None:
+    """``2026-11-22`` becomes ``22 November 2026``; anything else is returned as given."""
+    text = _clean(value)
+    date = _iso_date(text)
+    return text if date is None else format_date(date, format="d MMMM y", locale=_DATE_LOCALE)
+
+
+# --------------------------------------------------------------------------------------------
+# Invoice maths
+
+
+def _decimal(value: object, field: str) -> Decimal:
+    if isinstance(value, bool):
+        msg = f"{field}: expected a number, not {value!r}"
+        raise ValueError(msg)
+    try:
+        number = value if isinstance(value, Decimal) else Decimal(str(value).strip())
+    except (InvalidOperation, ValueError):
+        msg = f"{field}: expected a number, not {value!r}"
+        raise ValueError(msg) from None
+    if not number.is_finite():
+        msg = f"{field}: expected a finite number, not {value!r}"
+        raise ValueError(msg)
+    return number
+
+
+def _currency_code(currency: object) -> str:
+    code = _clean(currency)
+    code = code.upper() if code else DEFAULT_CURRENCY
+    if not is_currency(code):
+        msg = f"currency: {code[:12]!r} is not an ISO 4217 currency code"
+        raise ValueError(msg)
+    return code
+
+
+def _get(item: object, name: str) -> Any:
+    """A field of a dict or of an attrs/plain object (None when absent)."""
+    if isinstance(item, Mapping):
+        return item.get(name)
+    return getattr(item, name, None)
+
+
+@attrs.frozen(kw_only=True)
+class InvoiceLine:
+    """One priced invoice line."""
+
+    description: str | None
+    quantity: Decimal
+    unit_price: Decimal
+    total: Decimal
+    """quantity x unit price, rounded half-up to the currency's minor unit."""
+
+
+@attrs.frozen(kw_only=True)
+class InvoiceTotals:
+    """The invoice's sums, all rounded half-up to the currency's minor unit."""
+
+    currency: str
+    precision: int
+    """Digits of the currency's minor unit (USD 2, JPY 0, BHD 3)."""
+    lines: tuple[InvoiceLine, ...]
+    subtotal: Decimal
+    discount: Decimal
+    """The discount applied: capped at the subtotal, never negative."""
+    tax_rate: Decimal | None
+    """Percent, as given (None when there is no tax)."""
+    tax: Decimal
+    total: Decimal
+
+
+def invoice_totals(
+    line_items: Iterable[object],
+    *,
+    currency: str,
+    tax_rate: float | None,
+    discount: float | None,
+) -> InvoiceTotals:
+    """Price an invoice with exact decimal arithmetic.
+
+    Each line total is quantity x unit price rounded half-up to the currency's minor unit
+    (from babel: USD 2 digits, JPY 0, BHD 3); the subtotal is their sum; the discount is
+    capped at the subtotal (and at zero); tax is (subtotal - discount) x rate / 100 rounded
+    half-up; total = subtotal - discount + tax. Floats are converted through ``str`` so 0.335
+    stays 0.335. Line items are mappings (or objects) with ``description``, ``quantity``
+    (default 1) and ``unit_price`` (default 0).
+
+    Raises:
+        ValueError: for an unknown currency code or a value that is not a finite number.
+    """
+    code = _currency_code(currency)
+    precision = get_currency_precision(code)
+    quantum = Decimal(1).scaleb(-precision)
+
+    def money(amount: Decimal) -> Decimal:
+        return amount.quantize(quantum, rounding=ROUND_HALF_UP)
+
+    lines = []
+    for index, item in enumerate(line_items):
+        raw_quantity = _get(item, "quantity")
+        raw_price = _get(item, "unit_price")
+        quantity = _decimal(1 if raw_quantity is None else raw_quantity, f"line_items[{index}]")
+        unit_price = _decimal(0 if raw_price is None else raw_price, f"line_items[{index}]")
+        lines.append(
+            InvoiceLine(
+                description=_clean(_get(item, "description")),
+                quantity=quantity,
+                unit_price=unit_price,
+                total=money(quantity * unit_price),
+            )
+        )
+    subtotal = money(sum((line.total for line in lines), Decimal(0)))
+    applied = Decimal(0) if discount is None else money(_decimal(discount, "discount"))
+    applied = max(Decimal(0), min(applied, subtotal))
+    rate = None if tax_rate is None else _decimal(tax_rate, "tax_rate")
+    tax = money((subtotal - applied) * rate / 100) if rate else money(Decimal(0))
+    return InvoiceTotals(
+        currency=code,
+        precision=precision,
+        lines=tuple(lines),
+        subtotal=subtotal,
+        discount=applied,
+        tax_rate=rate,
+        tax=tax,
+        total=money(subtotal - applied + tax),
+    )
+
+
+def format_money(amount: Decimal | float | int, currency: str, *, exact: bool = False) -> str:
+    """An amount in the currency's usual style for ``en_US`` (``$1,234.50``, ``¥1,235``).
+
+    With ``exact``, digits beyond the minor unit are kept (a unit price of $0.335 stays
+    ``$0.335`` rather than being shown rounded).
+    """
+    number = _decimal(amount, "amount")
+    if exact:
+        return format_currency(number, currency, locale=_LOCALE, decimal_quantization=False)
+    return format_currency(number, currency, locale=_LOCALE)
+
+
+def _quantity(value: Decimal) -> str:
+    return format_decimal(value, format="#,##0.######", locale=_LOCALE)
+
+
+def _percent(value: Decimal) -> str:
+    return format_decimal(value, format="#,##0.###", locale=_LOCALE) + "%"
+
+
+# --------------------------------------------------------------------------------------------
+# Brand colours
+
+_RGB = tuple[float, float, float]
+_WHITE: _RGB = (1.0, 1.0, 1.0)
+_BLACK: _RGB = (0.0, 0.0, 0.0)
+
+
+def _mix(a: _RGB, b: _RGB, t: float) -> _RGB:
+    return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t)
+
+
+def _hex(rgb: _RGB) -> str:
+    return "#" + "".join(f"{round(min(1.0, max(0.0, c)) * 255):02x}" for c in rgb)
+
+
+def _luminance(rgb: _RGB) -> float:
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: _RGB, b: _RGB) -> float:
+    la, lb = _luminance(a), _luminance(b)
+    return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+
+
+def brand_palette(color: str | None) -> dict[str, str]:
+    """The CSS custom properties derived from a brand colour (default: deep indigo).
+
+    ``--rk-brand`` is the colour itself (composited on white if translucent);
+    ``--rk-brand-ink`` the same hue darkened until it reads as text on white (4.5:1);
+    ``--rk-brand-fg`` black or white, whichever reads better on a brand fill;
+    ``--rk-brand-soft`` and ``--rk-brand-tint`` light tints for rules and panels.
+
+    Raises:
+        ValueError: for something that is not a CSS colour.
+    """
+    value = _clean(color) or DEFAULT_BRAND_COLOR
+    parsed = parse_color(value)
+    if parsed is None:
+        msg = f"brand_color: {value[:40]!r} is not a CSS colour"
+        raise ValueError(msg)
+    r, g, b, alpha = parsed
+    brand = _mix(_WHITE, (r, g, b), alpha)
+    ink = brand
+    for step in range(21):
+        ink = _mix(brand, _BLACK, step / 20)
+        if _contrast(ink, _WHITE) >= 4.5:
+            break
+    fg = _WHITE if _contrast(_WHITE, brand) >= _contrast(_BLACK, brand) else _BLACK
+    return {
+        "--rk-brand": _hex(brand),
+        "--rk-brand-ink": _hex(ink),
+        "--rk-brand-fg": _hex(fg),
+        "--rk-brand-soft": _hex(_mix(brand, _WHITE, 0.72)),
+        "--rk-brand-tint": _hex(_mix(brand, _WHITE, 0.93)),
+    }
+
+
+def _style(color: object) -> str:
+    return "; ".join(f"{k}: {v}" for k, v in brand_palette(_clean(color)).items())
+
+
+# --------------------------------------------------------------------------------------------
+# Header and footer templates (Chromium: no page CSS, no web fonts -> inline styles only)
+
+_HF_FONT = "font-family: Inter, 'Noto Sans', sans-serif; font-size: 9px; line-height: 1.3"
+_HF_BOX = (
+    f"{_HF_FONT}; color: #6b7280; width: 100%; text-align: center;"
+    " -webkit-print-color-adjust: exact; print-color-adjust: exact"
+)
+
+
+def _footer(label: str | None) -> str:
+    """A centred "<label> · Page N of M" footer (the label is escaped and shortened)."""
+    page = 'Page <span class="pageNumber"></span> of <span class="totalPages"></span>'
+    prefix = ""
+    if label:
+        short = label if len(label) <= 80 else label[:79].rstrip() + "…"
+        prefix = f'<span style="color: #9ca3af">{escape(short)}</span>&nbsp;&nbsp;·&nbsp;&nbsp;'
+    return f'<div style="{_HF_BOX}">{prefix}{page}</div>'
+
+
+# --------------------------------------------------------------------------------------------
+# Rendering
+
+
+@functools.cache
+def pdf_css() -> str:
+    """The print stylesheet for every built-in document (goes into the shell page once)."""
+    path = resources.files("renderkit").joinpath(f"{_TEMPLATE_DIR}/pdf.css")
+    return path.read_text(encoding="utf-8")
+
+
+def _join_lines(lines: Sequence[str]) -> Markup:
+    """Escaped lines joined with ``<br>`` (the templates' ``br`` filter)."""
+    return Markup("<br>").join(escape(line) for line in lines)
+
+
+@functools.cache
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("renderkit", _TEMPLATE_DIR),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["br"] = _join_lines
+    return env
+
+
+def _render(template: str, **context: Any) -> str:
+    return _environment().get_template(f"{template}.html.j2").render(**context)
+
+
+def _fields(data: Mapping[str, Any], names: str) -> dict[str, str | None]:
+    return {name: _clean(data.get(name)) for name in names.split()}
+
+
+def _invoice(data: Mapping[str, Any]) -> RenderedDocument:
+    d = _fields(
+        data,
+        "company_name company_address company_email company_logo client_name client_address"
+        " client_email invoice_number invoice_date due_date",
+    )
+    totals = invoice_totals(
+        data.get("line_items") or (),
+        currency=_clean(data.get("currency")) or DEFAULT_CURRENCY,
+        tax_rate=data.get("tax_rate"),
+        discount=data.get("discount"),
+    )
+    code = totals.currency
+    items = [
+        {
+            "description": line.description,
+            "quantity": _quantity(line.quantity),
+            "unit_price": format_money(line.unit_price, code, exact=True),
+            "total": format_money(line.total, code),
+        }
+        for line in totals.lines
+    ]
+    money = {
+        "subtotal": format_money(totals.subtotal, code),
+        "discount": format_money(-totals.discount, code) if totals.discount else None,
+        "tax": format_money(totals.tax, code) if totals.tax_rate else None,
+        "tax_rate": _percent(totals.tax_rate) if totals.tax_rate else None,
+        "total": format_money(totals.total, code),
+    }
+    body = _render(
+        "invoice",
+        d=d,
+        company_address=_address(d["company_address"]),
+        client_address=_address(d["client_address"]),
+        invoice_date=format_document_date(d["invoice_date"]),
+        due_date=format_document_date(d["due_date"]),
+        due_by=_iso_date(d["due_date"]) is not None,
+        currency=code,
+        items=items,
+        money=money,
+        notes=paragraphs(data.get("notes")),
+        style=_style(data.get("brand_color")),
+    )
+    number = d["invoice_number"]
+    title = f"Invoice {number}" if number else "Invoice"
+    subject = f"Invoice for {d['client_name']}" if d["client_name"] else None
+    return RenderedDocument(
+        body=body,
+        title=title,
+        author=d["company_name"],
+        subject=subject,
+        header_template=None,
+        footer_template=_footer(title),
+        force_landscape=False,
+    )
+
+
+def _name_size(name: str | None) -> str:
+    """A size class for the recipient's name so long names still fit on one line or two."""
+    length = len(name or "")
+    if length <= 22:
+        return "xl"
+    if length <= 32:
+        return "l"
+    if length <= 48:
+        return "m"
+    return "s"
+
+
+def _compact(title: str, d: Mapping[str, str | None]) -> bool:
+    """Whether the certificate has enough text to need the tighter type scale."""
+    return (
+        len(title) > 40
+        or len(d["course_name"] or "") > 60
+        or len(d["description"] or "") > 200
+        or len(d["recipient_name"] or "") > 48
+    )
+
+
+def _certificate(data: Mapping[str, Any]) -> RenderedDocument:
+    d = _fields(
+        data,
+        "recipient_name title course_name issued_by issued_date signatory_name"
+        " signatory_title description logo_url signature_url",
+    )
+    title = d["title"] or DEFAULT_CERTIFICATE_TITLE
+    body = _render(
+        "certificate",
+        d=d,
+        title=title,
+        issued_date=format_document_date(d["issued_date"]),
+        name_size=_name_size(d["recipient_name"]),
+        compact=_compact(title, d),
+        style=_style(data.get("brand_color")),
+    )
+    recipient = d["recipient_name"]
+    return RenderedDocument(
+        body=body,
+        title=f"{title} — {recipient}" if recipient else title,
+        author=d["issued_by"] or d["signatory_name"],
+        subject=d["course_name"],
+        header_template=None,
+        footer_template=None,
+        force_landscape=True,
+    )
+
+
+def _sections(raw: object) -> list[dict[str, Any]]:
+    sections = []
+    for section in raw if isinstance(raw, Sequence) and not isinstance(raw, str) else ():
+        bullets = _get(section, "bullets") or ()
+        entry = {
+            "heading": _clean(_get(section, "heading")),
+            "paragraphs": paragraphs(_get(section, "body")),
+            "bullets": [b for b in (_clean(x) for x in bullets) if b],
+        }
+        if entry["heading"] or entry["paragraphs"] or entry["bullets"]:
+            sections.append(entry)
+    return sections
+
+
+def _report(data: Mapping[str, Any]) -> RenderedDocument:
+    d = _fields(data, "title subtitle author date company_name logo_url")
+    sections = _sections(data.get("sections"))
+    body = _render(
+        "report",
+        d=d,
+        date=format_document_date(d["date"]),
+        sections=sections,
+        numbered=sum(1 for s in sections if s["heading"]) > 1,
+        style=_style(data.get("brand_color")),
+    )
+    return RenderedDocument(
+        body=body,
+        title=d["title"],
+        author=d["author"] or d["company_name"],
+        subject=d["subtitle"],
+        header_template=None,
+        footer_template=_footer(d["title"]),
+        force_landscape=False,
+    )
+
+
+def _closing(closing: str | None) -> str:
+    """The sign-off with its comma ("Yours sincerely,"), unless it ends in punctuation."""
+    text = closing or DEFAULT_CLOSING
+    return text if text[-1] in ",.!?;:…" else f"{text},"
+
+
+def _letter(data: Mapping[str, Any]) -> RenderedDocument:
+    d = _fields(
+        data,
+        "sender_name sender_address sender_email recipient_name recipient_title"
+        " recipient_company recipient_address date subject closing company_name logo_url",
+    )
+    body = _render(
+        "letter",
+        d=d,
+        letterhead=d["company_name"] or d["sender_name"],
+        sender_address=_address(d["sender_address"]),
+        recipient_address=_address(d["recipient_address"]),
+        date=format_document_date(d["date"]),
+        paragraphs=paragraphs(data.get("body")),
+        closing=_closing(d["closing"]),
+        style=_style(data.get("brand_color")),
+    )
+    return RenderedDocument(
+        body=body,
+        title=d["subject"] or (f"Letter to {d['recipient_name']}" if d["recipient_name"] else None),
+        author=d["sender_name"] or d["company_name"],
+        subject=d["subject"],
+        header_template=None,
+        footer_template=None,
+        force_landscape=False,
+    )
+
+
+_RENDERERS = {
+    "invoice": _invoice,
+    "certificate": _certificate,
+    "report": _report,
+    "letter": _letter,
+}
+
+
+def render_document(template: str, data: Mapping[str, Any]) -> RenderedDocument:
+    """Render a built-in PDF document.
+
+    Args:
+        template: ``invoice``, ``certificate``, ``report`` or ``letter`` (canonical names).
+        data: the template's fields under their canonical (variant B) names; any may be
+            missing or None. Line items and sections may be mappings or attrs objects.
+
+    Raises:
+        ValueError: for an unknown template, an unknown currency, a non-numeric amount or a
+            brand colour that is not a CSS colour.
+    """
+    renderer = _RENDERERS.get(template)
+    if renderer is None:
+        msg = f"unknown PDF template {template!r}; use one of {', '.join(TEMPLATES)}"
+        raise ValueError(msg)
+    return renderer(data)
