@@ -20,10 +20,11 @@ class LocalServer:
     hits: list[str] = attrs.Factory(list)
     port: int = 0
     release: threading.Event = attrs.Factory(threading.Event)
+    host: str = "127.0.0.1"
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.host}:{self.port}"
 
     def url(self, path: str) -> str:
         return f"{self.base_url}{path}"
@@ -56,7 +57,7 @@ def serve(server: LocalServer | None = None) -> Iterator[LocalServer]:
         def log_message(self, *args: object) -> None:
             pass
 
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    httpd = ThreadingHTTPServer((state.host, 0), _Handler)
     httpd.daemon_threads = True
     state.port = httpd.server_address[1]
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)

@@ -41,10 +41,13 @@ from ._image_models import IMAGE_TEMPLATES, ImageData, ImageRequest, ImageResult
 from ._netpolicy import UrlPolicy
 from ._pdf import render_pdf
 from ._pdf_models import PAGE_SIZES, PDF_TEMPLATES, PdfRequest, PdfResult
+from ._screenshot import screenshot
+from ._screenshot_models import DEVICES, ScreenshotRequest, ScreenshotResult
 
 __version__ = "1.0.0"
 
 __all__ = [
+    "DEVICES",
     "IMAGE_TEMPLATES",
     "PAGE_SIZES",
     "PDF_TEMPLATES",
@@ -67,12 +70,15 @@ __all__ = [
     "RenderError",
     "RenderTimeoutError",
     "RenderkitError",
+    "ScreenshotRequest",
+    "ScreenshotResult",
     "StorageError",
     "StorageUnavailableError",
     "UrlPolicy",
     "__version__",
     "render_image",
     "render_pdf",
+    "screenshot",
     "structure",
     "unstructure",
 ]

@@ -9,6 +9,7 @@ Operators can allow private targets for development and tests.
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import socket
 from urllib.parse import urlsplit
@@ -54,7 +55,7 @@ def _literal_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address
         return None
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, cache_hash=False, slots=False)
 class UrlPolicy:
     """Decides whether the browser may fetch a URL.
 
@@ -65,6 +66,15 @@ class UrlPolicy:
 
     allow_private: bool = False
     resolve_timeout: float = 5.0
+    allow_networks: tuple[str, ...] = ()
+    """CIDR ranges allowed even though they are not public (an operator's internal host)."""
+
+    @functools.cached_property
+    def _allowed(self) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+        return tuple(ipaddress.ip_network(n, strict=False) for n in self.allow_networks)
+
+    def _permitted(self, address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+        return is_public_address(address) or any(address in net for net in self._allowed)
 
     async def check(self, url: str) -> None:
         """Return if ``url`` may be fetched.
@@ -81,18 +91,21 @@ class UrlPolicy:
             raise BlockedUrlError(msg, url=url)
         host = (parts.hostname or "").rstrip(".").lower()
         if not host:
-            raise BlockedUrlError("the URL has no host", url=url)
+            msg = "the URL has no host"
+            raise BlockedUrlError(msg, url=url)
         if self.allow_private:
             return
         if host in _METADATA_HOSTS or host == "localhost" or host.endswith(".localhost"):
-            raise BlockedUrlError("private addresses are not allowed", url=url)
+            msg = "private addresses are not allowed"
+            raise BlockedUrlError(msg, url=url)
         literal = _literal_address(host)
         if literal is not None:
             addresses = [literal]
         else:
             addresses = await self._resolve(host, url)
-        if not all(is_public_address(a) for a in addresses):
-            raise BlockedUrlError("private addresses are not allowed", url=url)
+        if not all(self._permitted(a) for a in addresses):
+            msg = "private addresses are not allowed"
+            raise BlockedUrlError(msg, url=url)
 
     async def _resolve(
         self, host: str, url: str

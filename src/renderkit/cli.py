@@ -16,6 +16,8 @@ from ._image import render_image
 from ._image_models import IMAGE_TEMPLATES, ImageRequest
 from ._pdf import render_pdf
 from ._pdf_models import PAGE_SIZES, PDF_TEMPLATES, PdfRequest
+from ._screenshot import screenshot
+from ._screenshot_models import DEVICES, ScreenshotRequest
 from .browser import BrowserConfig, ChromiumPool
 
 __all__ = ["main"]
@@ -99,6 +101,26 @@ def _parser() -> argparse.ArgumentParser:
     pdf.add_argument("-o", "--output", type=Path, required=True)
     browser_options(pdf)
 
+    shot = sub.add_parser("screenshot", help="capture a web page")
+    shot.add_argument("url")
+    shot.add_argument("--device", default="desktop", choices=list(DEVICES))
+    shot.add_argument("--width", type=int, help="viewport width (overrides --device)")
+    shot.add_argument("--height", type=int, help="viewport height (overrides --device)")
+    shot.add_argument(
+        "--format",
+        default=None,
+        choices=["png", "jpeg", "webp", "pdf"],
+        help="default: from the output file's extension, else png",
+    )
+    shot.add_argument("--quality", type=int, default=90)
+    shot.add_argument("--full-page", action="store_true")
+    shot.add_argument("--dark", action="store_true", help="prefers-color-scheme: dark")
+    shot.add_argument("--block-ads", action="store_true")
+    shot.add_argument("--delay", type=int, default=0, help="milliseconds after load")
+    shot.add_argument("--selector", help="capture only this element")
+    shot.add_argument("-o", "--output", type=Path, required=True)
+    browser_options(shot)
+
     demo = sub.add_parser("demo", help="render every template with sample data into a folder")
     demo.add_argument("-o", "--output", type=Path, default=Path("renderkit-demo"))
     browser_options(demo)
@@ -169,6 +191,43 @@ async def _pdf(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _screenshot(args: argparse.Namespace) -> int:
+    suffix = args.output.suffix.lower().lstrip(".")
+    fmt = args.format or {"jpg": "jpeg"}.get(
+        suffix, suffix if suffix in ("png", "jpeg", "webp", "pdf") else "png"
+    )
+    request: dict[str, Any] = {
+        "url": args.url,
+        "device": args.device,
+        "format": fmt,
+        "quality": args.quality,
+        "full_page": args.full_page,
+        "dark_mode": args.dark,
+        "block_ads": args.block_ads,
+        "delay": args.delay,
+    }
+    if args.selector:
+        request["selector"] = args.selector
+    if args.width or args.height:
+        device = DEVICES[args.device]
+        request["viewport"] = {
+            "width": args.width or device.width,
+            "height": args.height or device.height,
+        }
+    validated = structure(request, ScreenshotRequest)
+    async with ChromiumPool(_browser_config(args)) as pool:
+        result = await screenshot(validated, browser=pool)
+    result.save(args.output)
+    status = f" HTTP {result.http_status}" if result.http_status else ""
+    print(
+        f"{args.output}  {result.width}x{result.height} {result.format} "
+        f"{result.size_bytes:,} B{status}  {result.source_url}"
+    )
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return 0
+
+
 async def _demo(args: argparse.Namespace) -> int:
     args.output.mkdir(parents=True, exist_ok=True)
     async with ChromiumPool(_browser_config(args)) as pool:
@@ -208,7 +267,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _doctor(args)
         if args.command == "serve":
             return _serve(args)
-        command = {"image": _image, "pdf": _pdf, "demo": _demo}[args.command]
+        command = {"image": _image, "pdf": _pdf, "screenshot": _screenshot, "demo": _demo}[
+            args.command
+        ]
         return asyncio.run(command(args))
     except InvalidRequestError as exc:
         print(f"renderkit: invalid request: {exc}", file=sys.stderr)

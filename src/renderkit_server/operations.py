@@ -13,7 +13,15 @@ from typing import Any
 
 import attrs
 
-from renderkit import ImageRequest, PdfRequest, render_image, render_pdf, structure
+from renderkit import (
+    ImageRequest,
+    PdfRequest,
+    ScreenshotRequest,
+    render_image,
+    render_pdf,
+    screenshot,
+    structure,
+)
 from renderkit._store import store_file
 
 from .quotas import QuotaService
@@ -161,5 +169,42 @@ PDF = Operation(
     run=_run_pdf,
 )
 
-#: Operations by endpoint name; later issues add audio, screenshot and parse.
-OPERATIONS: dict[str, Operation] = {"image": IMAGE, "pdf-gen": PDF}
+
+async def _run_screenshot(request: ScreenshotRequest, services: Any) -> Output:
+    result = await screenshot(request, browser=services.browser)
+    return Output(
+        content=result.content,
+        content_type=result.content_type,
+        extension=result.format,
+        facts={
+            "width": result.width,
+            "height": result.height,
+            "format": result.format,
+            "device": result.device,
+            "full_page": result.full_page,
+            "captured_at": result.captured_at.isoformat().replace("+00:00", "Z"),
+            "source_url": result.source_url,
+            "http_status": result.http_status,
+            "warnings": list(result.warnings),
+        },
+    )
+
+
+SCREENSHOT = Operation(
+    name="screenshot",
+    kind="screenshots",
+    metric="screenshots",
+    model=ScreenshotRequest,
+    title="Take a screenshot",
+    description=(
+        "Capture a public web page as PNG, JPEG, WebP or an A4 PDF, as a desktop (1280x800), "
+        "laptop (1440x900), tablet (768x1024) or mobile (390x844 at 3x) browser, or a custom "
+        "`viewport`. Options: fullPage (scrolls so lazy images load), darkMode, blockAds, "
+        "delay (ms, at most 10000), selector (capture one element), quality. Returns the file "
+        "URL, pixel size, the final URL after redirects and the page's HTTP status."
+    ),
+    run=_run_screenshot,
+)
+
+#: Operations by endpoint name; later issues add audio and parse.
+OPERATIONS: dict[str, Operation] = {"image": IMAGE, "pdf-gen": PDF, "screenshot": SCREENSHOT}

@@ -3,6 +3,15 @@
 from __future__ import annotations
 
 from ._pool import BrowserConfig, ChromiumPool
-from ._protocol import Browser, Capture, PdfOptions, Shell
+from ._protocol import Browser, Capture, PageCapture, PageShot, PdfOptions, Shell
 
-__all__ = ["Browser", "BrowserConfig", "Capture", "ChromiumPool", "PdfOptions", "Shell"]
+__all__ = [
+    "Browser",
+    "BrowserConfig",
+    "Capture",
+    "ChromiumPool",
+    "PageCapture",
+    "PageShot",
+    "PdfOptions",
+    "Shell",
+]

@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import collections
 import contextlib
 import logging
+import math
+import time
 from collections.abc import AsyncIterator, Coroutine
 from typing import Any
+from urllib.parse import urlsplit
 
 import attrs
 from playwright.async_api import (
@@ -28,30 +32,41 @@ from playwright.async_api import (
     CDPSession,
     Page,
     Playwright,
+    Response,
     Route,
+    WebSocketRoute,
     async_playwright,
 )
 from playwright.async_api import (
     Error as PlaywrightError,
 )
+from playwright.async_api import (
+    TimeoutError as PlaywrightTimeoutError,
+)
 
+from .._adblock import Blocklist, default_blocklist
 from .._errors import (
     BlockedUrlError,
     BrowserBusyError,
     BrowserUnavailableError,
     InvalidRequestError,
+    NavigationError,
     RenderError,
+    RenderkitError,
     RenderTimeoutError,
 )
 from .._netpolicy import UrlPolicy
+from ._egress import EgressProxy
 from ._process import ChromiumProcess, launch_chromium
-from ._protocol import Capture, PdfOptions, Shell
+from ._protocol import Capture, PageCapture, PageShot, PdfOptions, Shell
 
 __all__ = ["BrowserConfig", "ChromiumPool"]
 
 logger = logging.getLogger("renderkit.browser")
 
 _CLOSE_TIMEOUT = 5.0
+_QUIET_TIMEOUT_MS = 2_000
+_QUIET_WINDOW = 0.1
 
 
 @attrs.frozen(kw_only=True)
@@ -68,6 +83,8 @@ class BrowserConfig:
         launch_timeout: seconds allowed for launching or connecting to the browser.
         image_timeout: seconds a template waits for its images (e.g. a logo) to load.
         allow_private_network: let pages reach private and loopback addresses.
+        allow_networks: CIDR ranges pages may reach even though they are private.
+        spare_contexts: fresh contexts kept ready for screenshots and custom documents.
         extra_args: more Chromium flags (local mode).
     """
 
@@ -79,6 +96,8 @@ class BrowserConfig:
     launch_timeout: float = attrs.field(default=30.0, validator=attrs.validators.gt(0))
     image_timeout: float = attrs.field(default=5.0, validator=attrs.validators.gt(0))
     allow_private_network: bool = False
+    allow_networks: tuple[str, ...] = ()
+    spare_contexts: int = attrs.field(default=2, validator=attrs.validators.in_(range(0, 9)))
     extra_args: tuple[str, ...] = ()
 
 
@@ -91,13 +110,49 @@ class _Slot:
     shell: str | None = None
     metrics: tuple[int, int, float] | None = None
     blocked: list[str] = attrs.Factory(list)
+    #: Set per screenshot: block ad/tracker hosts as seen from this page host.
+    adblock: Blocklist | None = None
+    page_host: str | None = None
+    ads_blocked: int = 0
+    navigated_at: float = 0.0
+    inflight: int = 0
+    activity: asyncio.Event = attrs.Factory(asyncio.Event)
 
-    async def set_metrics(self, width: int, height: int, scale: float) -> None:
-        if self.metrics == (width, height, scale):
+    def track_network(self) -> None:
+        def started(_: object) -> None:
+            self.inflight += 1
+            self.activity.set()
+
+        def ended(_: object) -> None:
+            self.inflight = max(0, self.inflight - 1)
+            self.activity.set()
+
+        self.page.on("request", started)
+        self.page.on("requestfinished", ended)
+        self.page.on("requestfailed", ended)
+
+    async def emulate(self, shot: PageShot) -> None:
+        await self.set_metrics(shot.width, shot.height, shot.scale, mobile=shot.mobile)
+        if shot.user_agent:
+            await self.cdp.send("Emulation.setUserAgentOverride", {"userAgent": shot.user_agent})
+        if shot.mobile:
+            await self.cdp.send(
+                "Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5}
+            )
+        scheme = "dark" if shot.dark_mode else "light"
+        await self.cdp.send(
+            "Emulation.setEmulatedMedia",
+            {"features": [{"name": "prefers-color-scheme", "value": scheme}]},
+        )
+
+    async def set_metrics(
+        self, width: int, height: int, scale: float, *, mobile: bool = False
+    ) -> None:
+        if self.metrics == (width, height, scale) and not mobile:
             return
         await self.cdp.send(
             "Emulation.setDeviceMetricsOverride",
-            {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": False},
+            {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": mobile},
         )
         self.metrics = (width, height, scale)
 
@@ -125,11 +180,13 @@ class _Slot:
         result = await self.cdp.send("Page.printToPDF", params)
         return base64.b64decode(result["data"])
 
-    async def capture(self, capture: Capture) -> bytes:
+    async def capture(
+        self, capture: Capture, *, x: float = 0, y: float = 0, beyond_viewport: bool = False
+    ) -> bytes:
         params: dict[str, Any] = {
             "format": capture.format,
-            "clip": {"x": 0, "y": 0, "width": capture.width, "height": capture.height, "scale": 1},
-            "captureBeyondViewport": False,
+            "clip": {"x": x, "y": y, "width": capture.width, "height": capture.height, "scale": 1},
+            "captureBeyondViewport": beyond_viewport,
             # Chromium's default zlib level dominates PNG time at 2x; the faster setting costs a
             # few percent of file size.
             "optimizeForSpeed": True,
@@ -152,7 +209,10 @@ class ChromiumPool:
     def __init__(self, config: BrowserConfig | None = None, **options: Any) -> None:
         """Create a pool from ``config`` or from :class:`BrowserConfig` keyword options."""
         self.config = config if config is not None else BrowserConfig(**options)
-        self._policy = UrlPolicy(allow_private=self.config.allow_private_network)
+        self._policy = UrlPolicy(
+            allow_private=self.config.allow_private_network,
+            allow_networks=self.config.allow_networks,
+        )
         self._lock = asyncio.Lock()
         self._capacity = asyncio.Semaphore(self.config.slots)
         self._waiting = 0
@@ -163,11 +223,17 @@ class ChromiumPool:
         self._generation = 0
         self._closed = False
         self._tasks: set[asyncio.Task[None]] = set()
+        self._spares: collections.deque[asyncio.Task[_Slot]] = collections.deque()
+        self._egress: EgressProxy | None = None
         #: How many times a browser was launched or connected (relaunches included).
         self.launches = 0
 
     async def __aenter__(self) -> ChromiumPool:
-        await self.start()
+        try:
+            await self.start()
+        except BaseException:
+            await self.aclose()
+            raise
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -202,6 +268,9 @@ class ChromiumPool:
                 with contextlib.suppress(Exception):
                     await self._playwright.stop()
                 self._playwright = None
+            if self._egress is not None:
+                await self._egress.aclose()
+                self._egress = None
 
     # -- rendering -------------------------------------------------------------------------
 
@@ -230,6 +299,91 @@ class ChromiumPool:
         async with self._render_budget() as budget, self._fresh_slot() as slot:
             await self._load(slot, html, budget)
             return await slot.print_pdf(options)
+
+    async def capture_url(self, shot: PageShot) -> PageCapture:
+        """Load ``shot.url`` in a fresh, isolated context and capture it (see Browser)."""
+        await self._policy.check(shot.url)  # fail fast with a clear error
+        async with self._render_budget() as budget, self._fresh_slot() as slot:
+            slot.page_host = urlsplit(shot.url).hostname
+            slot.adblock = default_blocklist() if shot.block_ads else None
+            await slot.emulate(shot)
+            response = await self._navigate(slot, shot.url, budget)
+            await _settle(slot, budget)
+            if shot.delay_ms:
+                # The caller asked for this wait (animations, late scripts); it is bounded by
+                # the request model and by the render budget around us.
+                await asyncio.sleep(shot.delay_ms / 1000)
+            truncated = False
+            if shot.pdf is not None:
+                await slot.page.emulate_media(media="print")
+                content = await slot.print_pdf(shot.pdf)
+            elif shot.selector is not None:
+                content = await self._capture_element(slot, shot)
+            elif shot.full_page:
+                await _scroll_through(slot, budget)
+                content, truncated = await self._capture_full_page(slot, shot)
+            else:
+                content = await slot.capture(_capture_of(shot, shot.width, shot.height))
+            refused = self._egress.refused_since(slot.navigated_at) if self._egress else []
+            return PageCapture(
+                content=content,
+                final_url=slot.page.url,
+                status=response.status if response is not None else None,
+                blocked=(*slot.blocked, *refused),
+                truncated=truncated,
+            )
+
+    async def _navigate(self, slot: _Slot, url: str, budget: _Budget) -> Response | None:
+        started = time.monotonic()
+        msg = "url: the page (or a redirect) goes to an address that is not allowed"
+        try:
+            response = await slot.page.goto(url, wait_until="load", timeout=budget.remaining_ms())
+        except PlaywrightError as exc:
+            refused = self._egress.refused_since(started) if self._egress else []
+            if slot.blocked or refused:
+                raise BlockedUrlError(msg, url=(slot.blocked or refused)[0], field="url") from exc
+            if isinstance(exc, PlaywrightTimeoutError):
+                raise
+            reason = (exc.message or "").split("\n")[0].split(" at ")[0]
+            msg = f"url: the page could not be loaded ({reason[:120]})"
+            raise NavigationError(msg, url=url) from exc
+        if response is not None and response.headers.get("x-renderkit-blocked"):
+            raise BlockedUrlError(msg, url=response.url, field="url")
+        slot.navigated_at = started
+        return response
+
+    async def _capture_element(self, slot: _Slot, shot: PageShot) -> bytes:
+        box = await slot.page.evaluate(
+            """(selector) => {
+              let el;
+              try { el = document.querySelector(selector); } catch (e) { return {error: 'syntax'}; }
+              if (!el) return {error: 'none'};
+              el.scrollIntoView({block: 'center'});
+              const r = el.getBoundingClientRect();
+              return {x: r.left + window.scrollX, y: r.top + window.scrollY,
+                      width: r.width, height: r.height};
+            }""",
+            shot.selector,
+        )
+        if box.get("error") == "syntax":
+            raise InvalidRequestError.single("selector", "is not a valid CSS selector")
+        if box.get("error") == "none":
+            raise InvalidRequestError.single("selector", "matched no element on the page")
+        if box["width"] < 1 or box["height"] < 1:
+            raise InvalidRequestError.single("selector", "matched an element with no size")
+        capture = _capture_of(shot, math.ceil(box["width"]), math.ceil(box["height"]))
+        return await slot.capture(capture, x=box["x"], y=box["y"], beyond_viewport=True)
+
+    async def _capture_full_page(self, slot: _Slot, shot: PageShot) -> tuple[bytes, bool]:
+        metrics = await slot.cdp.send("Page.getLayoutMetrics")
+        size = metrics.get("cssContentSize") or metrics["contentSize"]
+        width = max(shot.width, math.ceil(size["width"]))
+        height = max(shot.height, math.ceil(size["height"]))
+        # Bound the bitmap: Chromium's surface limit and memory per capture.
+        limit = int(min(16_384 / shot.scale, _MAX_SHOT_PIXELS / (width * shot.scale**2)))
+        truncated = height > limit
+        capture = _capture_of(shot, width, min(height, limit))
+        return await slot.capture(capture, beyond_viewport=True), truncated
 
     async def _inject(
         self, slot: _Slot, fragment: str, width: int | None, height: int | None
@@ -274,7 +428,7 @@ class ChromiumPool:
                     yield budget
                 finally:
                     self._capacity.release()
-        except TimeoutError as exc:
+        except (TimeoutError, PlaywrightTimeoutError) as exc:
             msg = f"the render did not finish within {timeout:g} s"
             raise RenderTimeoutError(msg, timeout=timeout) from exc
         except PlaywrightError as exc:
@@ -308,11 +462,30 @@ class ChromiumPool:
 
     @contextlib.asynccontextmanager
     async def _fresh_slot(self) -> AsyncIterator[_Slot]:
-        slot = await self._new_slot()
+        slot = await self._take_spare()
         try:
             yield slot
         finally:
             self._background(self._discard(slot))
+            self._refill_spares()
+
+    def _refill_spares(self) -> None:
+        # Creating a context spawns a renderer (~200 ms): keep a few ready for the next
+        # screenshots and custom documents. Each is used once, so none is shared by users.
+        while not self._closed and len(self._spares) < self.config.spare_contexts:
+            self._spares.append(asyncio.get_running_loop().create_task(self._new_slot()))
+
+    async def _take_spare(self) -> _Slot:
+        while self._spares:
+            task = self._spares.popleft()
+            try:
+                slot = await task
+            except (PlaywrightError, RenderkitError):
+                continue
+            if slot.generation == self._generation:
+                return slot
+            self._background(self._discard(slot))
+        return await self._new_slot()
 
     async def _take_idle(self, shell: Shell) -> _Slot:
         while self._idle:
@@ -333,25 +506,38 @@ class ChromiumPool:
             browser = await self._ensure_browser()
             generation = self._generation
             context = await browser.new_context(no_viewport=True)
-        slot_blocked: list[str] = []
-        if not self.config.allow_private_network:
-            await context.route("**/*", lambda route: self._guard(route, slot_blocked))
         page = await context.new_page()
         cdp = await context.new_cdp_session(page)
-        return _Slot(
-            context=context, page=page, cdp=cdp, generation=generation, blocked=slot_blocked
-        )
+        slot = _Slot(context=context, page=page, cdp=cdp, generation=generation)
+        slot.track_network()
+        await context.route("**/*", lambda route: self._guard(route, slot))
+        await context.route_web_socket("**/*", lambda ws: self._guard_websocket(ws, slot))
+        return slot
 
-    async def _guard(self, route: Route, blocked: list[str]) -> None:
+    async def _guard(self, route: Route, slot: _Slot) -> None:
         url = route.request.url
+        if slot.adblock is not None and slot.adblock.blocks(url, page_host=slot.page_host):
+            slot.ads_blocked += 1
+            await route.abort("blockedbyclient")
+            return
         try:
             await self._policy.check(url)
         except BlockedUrlError:
-            blocked.append(url)
+            slot.blocked.append(url)
             logger.info("blocked request to a disallowed address")
             await route.abort("blockedbyclient")
             return
         await route.continue_()
+
+    async def _guard_websocket(self, ws: WebSocketRoute, slot: _Slot) -> None:
+        # WebSockets bypass ordinary request interception; the same policy applies.
+        try:
+            await self._policy.check(ws.url.replace("ws", "http", 1))
+        except BlockedUrlError:
+            slot.blocked.append(ws.url)
+            await ws.close()
+            return
+        ws.connect_to_server()
 
     async def _discard(self, slot: _Slot) -> None:
         try:
@@ -386,11 +572,26 @@ class ChromiumPool:
         config = self.config
         endpoint = config.cdp_url
         if endpoint is None:
-            self._process = await launch_chromium(
-                config.executable_path,
-                extra_args=config.extra_args,
-                timeout=config.launch_timeout,
-            )
+            extra = list(config.extra_args)
+            if not config.allow_private_network:
+                # Every byte the browser fetches leaves through the policy-enforcing proxy
+                # (redirects and DNS included); "<-loopback>" stops Chromium bypassing it
+                # for localhost.
+                if self._egress is None:
+                    self._egress = EgressProxy(self._policy)
+                    await self._egress.start()
+                extra += [f"--proxy-server={self._egress.url}", "--proxy-bypass-list=<-loopback>"]
+            try:
+                self._process = await launch_chromium(
+                    config.executable_path,
+                    extra_args=extra,
+                    timeout=config.launch_timeout,
+                )
+            except BaseException:
+                if self._egress is not None:
+                    await self._egress.aclose()
+                    self._egress = None
+                raise
             endpoint = self._process.ws_url
         try:
             return await self._playwright.chromium.connect_over_cdp(
@@ -409,6 +610,13 @@ class ChromiumPool:
                 await self._teardown()
 
     async def _teardown(self) -> None:
+        spares, self._spares = list(self._spares), collections.deque()
+        for spare in spares:
+            spare.cancel()
+        for spare in spares:
+            with contextlib.suppress(BaseException):
+                slot = await spare
+                await slot.context.close()
         idle, self._idle = self._idle, []
         browser, self._browser = self._browser, None
         process, self._process = self._process, None
@@ -434,6 +642,53 @@ class ChromiumPool:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+_MAX_SHOT_PIXELS = 40_000_000
+
+
+def _capture_of(shot: PageShot, width: int, height: int) -> Capture:
+    return Capture(
+        width=width, height=height, scale=shot.scale, format=shot.format, quality=shot.quality
+    )
+
+
+async def _settle(slot: _Slot, budget: _Budget) -> None:
+    """Wait until no request has been in flight for a short quiet window, within bounds.
+
+    Playwright's "networkidle" waits a fixed 500 ms even on a finished page; tracking the
+    requests ourselves ends the wait after 100 ms of quiet, or after 2 s whatever happens.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + min(_QUIET_TIMEOUT_MS, budget.remaining_ms()) / 1000
+    while (left := deadline - loop.time()) > 0:
+        slot.activity.clear()
+        window = _QUIET_WINDOW if slot.inflight == 0 else left
+        try:
+            await asyncio.wait_for(slot.activity.wait(), min(window, left))
+        except TimeoutError:
+            if slot.inflight == 0:
+                return
+
+
+async def _scroll_through(slot: _Slot, budget: _Budget) -> None:
+    """Scroll to the bottom in viewport steps so lazy-loaded content loads, then back up."""
+    with contextlib.suppress(PlaywrightError):
+        await slot.page.evaluate(
+            """async (maxSteps) => {
+              const step = Math.max(200, window.innerHeight * 0.9);
+              for (let i = 0; i < maxSteps; i++) {
+                const before = window.scrollY;
+                window.scrollBy(0, step);
+                await new Promise(r => requestAnimationFrame(() => setTimeout(r, 60)));
+                if (window.scrollY === before) break;
+              }
+              window.scrollTo(0, 0);
+              await new Promise(r => requestAnimationFrame(r));
+            }""",
+            40,
+        )
+        await _settle(slot, budget)
 
 
 @attrs.define

@@ -6,7 +6,7 @@ from typing import Protocol, runtime_checkable
 
 import attrs
 
-__all__ = ["Browser", "Capture", "PdfOptions", "Shell"]
+__all__ = ["Browser", "Capture", "PageCapture", "PageShot", "PdfOptions", "Shell"]
 
 
 @attrs.frozen(kw_only=True)
@@ -52,6 +52,52 @@ class PdfOptions:
     header_template: str | None = None
     footer_template: str | None = None
     title: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class PageShot:
+    """How to load and capture a web page.
+
+    Attributes:
+        url: the page.
+        width, height, scale: the viewport in CSS pixels and its device pixel ratio.
+        mobile: emulate a phone/tablet (mobile viewport, touch).
+        user_agent: the User-Agent to send.
+        full_page: capture the whole scrollable page, after scrolling through it so lazy
+            images load.
+        dark_mode: emulate ``prefers-color-scheme: dark``.
+        block_ads: block requests to hosts on the ad/tracker list.
+        delay_ms: wait this long after the page settled.
+        selector: capture only the first element matching this CSS selector.
+        format, quality: the image encoding (ignored when ``pdf`` is set).
+        pdf: print the page to PDF instead of capturing an image.
+    """
+
+    url: str
+    width: int
+    height: int
+    scale: float = 1.0
+    mobile: bool = False
+    user_agent: str | None = None
+    full_page: bool = False
+    dark_mode: bool = False
+    block_ads: bool = False
+    delay_ms: int = 0
+    selector: str | None = None
+    format: str = "png"
+    quality: int = 90
+    pdf: PdfOptions | None = None
+
+
+@attrs.frozen(kw_only=True)
+class PageCapture:
+    """A captured page: the file, where the page ended up, and what happened on the way."""
+
+    content: bytes
+    final_url: str
+    status: int | None
+    blocked: tuple[str, ...] = ()
+    truncated: bool = False
 
 
 @attrs.frozen(kw_only=True)
@@ -113,6 +159,17 @@ class Browser(Protocol):
         Raises:
             RenderTimeoutError, BrowserBusyError, RenderError: as for
             :meth:`capture_document`.
+        """
+        ...
+
+    async def capture_url(self, shot: PageShot) -> PageCapture:
+        """Load ``shot.url`` in an isolated page and capture it.
+
+        Raises:
+            BlockedUrlError: the URL (or a redirect) goes to a disallowed address.
+            NavigationError: the page could not be loaded (DNS, connection, TLS...).
+            InvalidRequestError: ``selector`` is invalid or matches nothing.
+            RenderTimeoutError, BrowserBusyError, RenderError: as for capture_document.
         """
         ...
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import attrs
 from PIL import Image
 
-from ..browser import Capture, PdfOptions, Shell
+from ..browser import Capture, PageCapture, PageShot, PdfOptions, Shell
 
 __all__ = ["FakeBrowser", "RecordedRender"]
 
@@ -63,6 +63,21 @@ class FakeBrowser:
     async def print_document(self, html: str, options: PdfOptions) -> bytes:
         """Record the call and return a one-page PDF of the paper size."""
         return self._print(RecordedRender(kind="pdf-document", html=html, pdf=options))
+
+    async def capture_url(self, shot: PageShot) -> PageCapture:
+        """Record the call and return a blank capture of the viewport (or a one-page PDF)."""
+        if shot.pdf is not None:
+            content = self._print(RecordedRender(kind="url-pdf", html=shot.url, pdf=shot.pdf))
+        else:
+            capture = Capture(
+                width=shot.width,
+                height=shot.height,
+                scale=shot.scale,
+                format=shot.format,
+                quality=shot.quality,
+            )
+            content = self._render(RecordedRender(kind="url", html=shot.url, capture=capture))
+        return PageCapture(content=content, final_url=shot.url, status=200)
 
     async def aclose(self) -> None:
         """Mark the fake closed."""

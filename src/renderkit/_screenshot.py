@@ -1,0 +1,112 @@
+"""screenshot: capture a web page as PNG, JPEG, WebP or PDF."""
+
+from __future__ import annotations
+
+import datetime
+import io
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+from PIL import Image
+
+from ._converter import structure
+from ._pdf import count_pages
+from ._pdf_models import PAGE_SIZES
+from ._screenshot_models import ScreenshotRequest, ScreenshotResult
+from ._store import store_file
+from .browser import Browser, PageShot, PdfOptions
+from .storage import Storage
+
+__all__ = ["screenshot"]
+
+
+async def screenshot(
+    request: ScreenshotRequest | Mapping[str, Any],
+    *,
+    browser: Browser,
+    storage: Storage | None = None,
+) -> ScreenshotResult:
+    """Capture a web page.
+
+    The page loads in an isolated browser context with the device's viewport, pixel ratio and
+    user agent; the capture waits for the load event plus a short network-quiet window (and
+    scrolls through the page first for full-page captures, so lazy images appear). Pages that
+    answer 4xx/5xx are still captured, with a warning. Every request the page makes, redirects
+    and subresources included, is checked against the browser's network policy.
+
+    Args:
+        request: a :class:`ScreenshotRequest`, or a JSON-like mapping shaped like the HTTP
+            API body (``fullPage``/``full_page`` etc.).
+        browser: normally a :class:`~renderkit.browser.ChromiumPool`.
+        storage: when given, the file is stored there and the result carries its key and URL.
+
+    Raises:
+        InvalidRequestError: a field is invalid, or ``selector`` matches nothing.
+        BlockedUrlError: the URL, or a redirect, goes to a disallowed address.
+        NavigationError: the page could not be loaded.
+        RenderTimeoutError, BrowserBusyError, RenderError: the browser could not finish.
+        StorageError: storing the file failed.
+    """
+    req = (
+        request if isinstance(request, ScreenshotRequest) else structure(request, ScreenshotRequest)
+    )
+    profile = req.profile
+    pdf = None
+    if req.format == "pdf":
+        width, height = PAGE_SIZES["A4"]
+        pdf = PdfOptions(paper_width=width, paper_height=height, margin=0.4)
+    shot = PageShot(
+        url=req.url,
+        width=profile.width,
+        height=profile.height,
+        scale=profile.scale,
+        mobile=profile.mobile,
+        user_agent=profile.user_agent,
+        full_page=req.full_page,
+        dark_mode=req.dark_mode,
+        block_ads=req.block_ads,
+        delay_ms=req.delay,
+        selector=req.selector,
+        format="png" if pdf else req.format,
+        quality=req.quality,
+        pdf=pdf,
+    )
+    captured = await browser.capture_url(shot)
+    warnings: list[str] = []
+    if captured.status is not None and captured.status >= 400:
+        warnings.append(f"the page answered HTTP {captured.status}")
+    if captured.blocked:
+        warnings.append(f"{len(captured.blocked)} request(s) to disallowed addresses were blocked")
+    if captured.truncated:
+        warnings.append("the page was taller than the capture limit and was cut off")
+    if pdf is not None:
+        pages = count_pages(captured.content)
+        width, height = round(PAGE_SIZES["A4"][0] * 72), round(PAGE_SIZES["A4"][1] * 72)
+        if pages > 1:
+            warnings.append(f"the PDF has {pages} pages")
+    else:
+        with Image.open(io.BytesIO(captured.content)) as image:
+            width, height = image.size
+    result = ScreenshotResult(
+        content=captured.content,
+        format=req.format,
+        width=width,
+        height=height,
+        device=req.device,
+        full_page=req.full_page,
+        source_url=captured.final_url,
+        http_status=captured.status,
+        captured_at=datetime.datetime.now(datetime.UTC),
+        warnings=tuple(warnings),
+    )
+    if storage is None:
+        return result
+    stored = await store_file(
+        storage,
+        kind="screenshots",
+        extension=req.format,
+        content=captured.content,
+        content_type=result.content_type,
+    )
+    return attrs.evolve(result, key=stored.key, url=stored.url)

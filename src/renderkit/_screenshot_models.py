@@ -1,0 +1,183 @@
+"""Request and result models for web screenshots (POST /api/screenshot semantics)."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+from typing import ClassVar
+
+import attrs
+
+from . import _validators as v
+
+__all__ = ["DEVICES", "MAX_DELAY_MS", "Device", "ScreenshotRequest", "ScreenshotResult", "Viewport"]
+
+MAX_DELAY_MS = 10_000
+
+_CHROME = "Chrome/131.0.0.0"
+_DESKTOP_UA = (
+    f"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) {_CHROME} "
+    "Safari/537.36"
+)
+_MOBILE_UA = (
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+    f"{_CHROME} Mobile Safari/537.36"
+)
+_TABLET_UA = (
+    "Mozilla/5.0 (Linux; Android 14; SM-X710) AppleWebKit/537.36 (KHTML, like Gecko) "
+    f"{_CHROME} Safari/537.36"
+)
+
+
+@attrs.frozen(kw_only=True)
+class Device:
+    """A device profile: viewport, pixel ratio, user agent and touch."""
+
+    name: str
+    width: int
+    height: int
+    scale: float
+    mobile: bool
+    user_agent: str
+
+
+DEVICES: dict[str, Device] = {
+    "desktop": Device(
+        name="desktop", width=1280, height=800, scale=1, mobile=False, user_agent=_DESKTOP_UA
+    ),
+    "laptop": Device(
+        name="laptop", width=1440, height=900, scale=1, mobile=False, user_agent=_DESKTOP_UA
+    ),
+    "tablet": Device(
+        name="tablet", width=768, height=1024, scale=1, mobile=True, user_agent=_TABLET_UA
+    ),
+    "mobile": Device(
+        name="mobile", width=390, height=844, scale=3, mobile=True, user_agent=_MOBILE_UA
+    ),
+}
+
+SCREENSHOT_FORMATS = {
+    "png": "image/png",
+    "jpeg": "image/jpeg",
+    "webp": "image/webp",
+    "pdf": "application/pdf",
+}
+
+
+@attrs.frozen(kw_only=True)
+class Viewport:
+    """A viewport overriding the device's.
+
+    Attributes:
+        width: CSS pixels, 200-3840.
+        height: CSS pixels, 200-4096.
+    """
+
+    width: int = attrs.field(validator=v.in_range(200, 3840))
+    height: int = attrs.field(validator=v.in_range(200, 4096))
+
+
+def _format(value: object) -> object:
+    if isinstance(value, str):
+        value = value.lower()
+        return "jpeg" if value == "jpg" else value
+    return value
+
+
+@attrs.frozen(kw_only=True)
+class ScreenshotRequest:
+    """A request to capture a web page.
+
+    Attributes:
+        url: the page, an http(s) URL reachable from the public internet.
+        device: desktop (1280x800, default), laptop (1440x900), tablet (768x1024, mobile
+            user agent) or mobile (390x844 at 3x, mobile user agent, touch).
+        viewport: {width, height} overriding the device's viewport.
+        format: png (default), jpeg, webp, or pdf (an A4 PDF of the page, backgrounds kept).
+        full_page: capture the whole scrollable page (alias fullPage; default false).
+        quality: 1-100 for jpeg and webp (default 90).
+        dark_mode: emulate prefers-color-scheme dark (alias darkMode).
+        block_ads: block requests to ad and tracker hosts (alias blockAds; EasyList hosts).
+        delay: milliseconds to wait after the page loaded, 0-10000.
+        selector: CSS selector: capture only the first matching element.
+    """
+
+    __rk_aliases__: ClassVar[dict[str, str]] = {
+        "fullPage": "full_page",
+        "darkMode": "dark_mode",
+        "blockAds": "block_ads",
+    }
+
+    url: str = attrs.field(validator=[v.max_length(4_096), v.http_url()])
+    device: str = attrs.field(default="desktop", validator=v.choice(DEVICES))
+    viewport: Viewport | None = None
+    format: str = attrs.field(
+        default="png", converter=_format, validator=v.choice(SCREENSHOT_FORMATS)
+    )
+    full_page: bool = False
+    quality: int = attrs.field(default=90, validator=v.in_range(1, 100))
+    dark_mode: bool = False
+    block_ads: bool = False
+    delay: int = attrs.field(default=0, validator=v.in_range(0, MAX_DELAY_MS))
+    selector: str | None = attrs.field(default=None, validator=v.optional(v.max_length(1_000)))
+
+    @property
+    def profile(self) -> Device:
+        """The device profile with the viewport override applied."""
+        device = DEVICES[self.device]
+        if self.viewport is None:
+            return device
+        return attrs.evolve(device, width=self.viewport.width, height=self.viewport.height)
+
+
+@attrs.frozen(kw_only=True)
+class ScreenshotResult:
+    """A captured page.
+
+    Attributes:
+        content: the image or PDF.
+        format: png, jpeg, webp or pdf.
+        width, height: pixel size of the image (for pdf: the viewport's CSS size).
+        device: the device profile used.
+        full_page: whether the whole page was captured.
+        source_url: the final URL after redirects.
+        http_status: the status of the page's response (None for non-HTTP).
+        captured_at: when the capture was taken (UTC).
+        warnings: e.g. the page answered with an error status, requests blocked.
+        key, url: where the file was stored, when a storage backend was given.
+    """
+
+    content: bytes = attrs.field(repr=False)
+    format: str
+    width: int
+    height: int
+    device: str
+    full_page: bool
+    source_url: str
+    http_status: int | None
+    captured_at: datetime.datetime
+    warnings: tuple[str, ...] = ()
+    key: str | None = None
+    url: str | None = None
+
+    @property
+    def content_type(self) -> str:
+        """The MIME type of ``content``."""
+        return SCREENSHOT_FORMATS[self.format]
+
+    @property
+    def size_bytes(self) -> int:
+        """Size of the file."""
+        return len(self.content)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the file to ``path`` and return it."""
+        path = Path(path)
+        path.write_bytes(self.content)
+        return path
+
+    def _repr_png_(self) -> bytes | None:
+        return self.content if self.format == "png" else None
+
+    def _repr_jpeg_(self) -> bytes | None:
+        return self.content if self.format == "jpeg" else None

@@ -1,0 +1,216 @@
+"""An egress proxy that enforces the network policy on everything Chromium fetches.
+
+Request interception sees a request's first hop only: Chromium follows redirects inside its
+network stack, and resolves hostnames itself after any check we make (DNS rebinding). So a
+locally launched Chromium sends all traffic through this small forward proxy instead, which
+resolves each host once, refuses non-public addresses, and connects to the very address it
+checked. HTTPS goes through ``CONNECT`` tunnels; plain HTTP requests are forwarded one per
+connection (``Connection: close``), so every request, redirects included, is checked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import logging
+import socket
+import time
+from collections import deque
+from urllib.parse import urlsplit
+
+from .._errors import BlockedUrlError
+from .._netpolicy import UrlPolicy
+
+__all__ = ["EgressProxy"]
+
+logger = logging.getLogger("renderkit.browser")
+
+_HEADER_LIMIT = 64 * 1024
+_CONNECT_TIMEOUT = 10.0
+_BLOCKED_BODY = b"renderkit: this address is not allowed\n"
+
+
+class EgressProxy:
+    """A policy-enforcing HTTP forward proxy on 127.0.0.1 for one browser."""
+
+    def __init__(self, policy: UrlPolicy) -> None:
+        self.policy = policy
+        self.port = 0
+        self._server: asyncio.Server | None = None
+        self._connections: set[asyncio.Task[None]] = set()
+        self._writers: set[asyncio.StreamWriter] = set()
+        #: (monotonic time, host) of recently refused destinations, newest last.
+        self.refused: deque[tuple[float, str]] = deque(maxlen=256)
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:<port>``, for Chromium's ``--proxy-server``."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def refused_since(self, moment: float) -> list[str]:
+        """Hosts refused at or after ``moment`` (``time.monotonic()``)."""
+        return [host for at, host in self.refused if at >= moment]
+
+    async def start(self) -> None:
+        """Listen on an ephemeral loopback port."""
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def aclose(self) -> None:
+        """Stop listening and drop open tunnels."""
+        server, self._server = self._server, None
+        if server is not None:
+            server.close()
+        for task in list(self._connections):
+            task.cancel()
+        for task in list(self._connections):
+            with contextlib.suppress(BaseException):
+                await task
+        for writer in list(self._writers):
+            writer.close()
+        self._writers.clear()
+        if server is not None:
+            with contextlib.suppress(Exception):
+                await server.wait_closed()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        self._writers.add(writer)
+        try:
+            await self._serve(reader, writer)
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+            pass
+        finally:
+            self._connections.discard(task)
+            self._writers.discard(writer)
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        if len(head) > _HEADER_LIMIT:
+            return
+        request_line, _, rest = head.partition(b"\r\n")
+        try:
+            method, target, version = request_line.decode("latin-1").split(" ", 2)
+        except ValueError:
+            return
+        if method == "CONNECT":
+            host, _, port_text = target.rpartition(":")
+            port = int(port_text) if port_text.isdigit() else 443
+            url = f"https://{target}/"
+        else:
+            parts = urlsplit(target)
+            if parts.scheme != "http" or not parts.hostname:
+                await _refuse(writer)
+                return
+            host, port = parts.hostname, parts.port or 80
+            url = target
+        address = await self._check(host.strip("[]"), url)
+        if address is None:
+            await _refuse(writer)
+            return
+        try:
+            async with asyncio.timeout(_CONNECT_TIMEOUT):
+                up_reader, up_writer = await asyncio.open_connection(address, port)
+        except (OSError, TimeoutError):
+            writer.write(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
+            await writer.drain()
+            return
+        try:
+            if method == "CONNECT":
+                writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
+                await writer.drain()
+            else:
+                up_writer.write(_origin_form(method, target, version, rest))
+                await up_writer.drain()
+            await _pipe_both(reader, writer, up_reader, up_writer)
+        finally:
+            up_writer.close()
+            with contextlib.suppress(Exception):
+                await up_writer.wait_closed()
+
+    async def _check(self, host: str, url: str) -> str | None:
+        """The address to connect to, or None when the destination is refused."""
+        try:
+            await self.policy.check(url)
+            infos = await asyncio.get_running_loop().getaddrinfo(
+                host, None, type=socket.SOCK_STREAM
+            )
+        except (BlockedUrlError, OSError):
+            self.refused.append((time.monotonic(), host))
+            logger.info("egress proxy refused a destination")
+            return None
+        # Connect to an address the policy approved, never to a fresh resolution.
+        for info in infos:
+            address = info[4][0]
+            try:
+                await self.policy.check(f"http://{_bracket(address)}/")
+            except BlockedUrlError:
+                continue
+            return address
+        self.refused.append((time.monotonic(), host))
+        return None
+
+
+def _bracket(address: str) -> str:
+    return (
+        f"[{address}]"
+        if isinstance(ipaddress.ip_address(address.split("%")[0]), ipaddress.IPv6Address)
+        else address
+    )
+
+
+def _origin_form(method: str, target: str, version: str, rest: bytes) -> bytes:
+    parts = urlsplit(target)
+    path = parts.path or "/"
+    if parts.query:
+        path += "?" + parts.query
+    kept = [
+        line
+        for line in rest.split(b"\r\n")
+        if line
+        and line.split(b":", 1)[0].strip().lower()
+        not in (b"proxy-connection", b"connection", b"keep-alive", b"proxy-authorization")
+    ]
+    lines = [f"{method} {path} {version.strip()}".encode("latin-1"), *kept, b"Connection: close"]
+    return b"\r\n".join(lines) + b"\r\n\r\n"
+
+
+async def _refuse(writer: asyncio.StreamWriter) -> None:
+    writer.write(
+        b"HTTP/1.1 403 Forbidden\r\nX-Renderkit-Blocked: 1\r\nContent-Type: text/plain\r\n"
+        b"Connection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(_BLOCKED_BODY), _BLOCKED_BODY)
+    )
+    await writer.drain()
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while chunk := await reader.read(65536):
+            writer.write(chunk)
+            await writer.drain()
+    finally:
+        with contextlib.suppress(Exception):
+            writer.write_eof()
+
+
+async def _pipe_both(
+    client_reader: asyncio.StreamReader,
+    client_writer: asyncio.StreamWriter,
+    up_reader: asyncio.StreamReader,
+    up_writer: asyncio.StreamWriter,
+) -> None:
+    upstream = asyncio.ensure_future(_pipe(client_reader, up_writer))
+    downstream = asyncio.ensure_future(_pipe(up_reader, client_writer))
+    try:
+        # The response side ending (upstream closed) ends the exchange.
+        await downstream
+    finally:
+        upstream.cancel()
+        with contextlib.suppress(BaseException):
+            await upstream
