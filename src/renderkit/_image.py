@@ -14,7 +14,7 @@ from ._assets import font_face_css, renderer_script
 from ._converter import structure
 from ._image_models import ImageRequest, ImageResult
 from ._image_templates import image_css, render_fragment
-from ._store import store_file
+from ._store import attach_storage
 from .browser import Browser, Capture, Shell
 from .storage import Storage
 
@@ -82,16 +82,7 @@ async def render_image(
         height=pixel_height,
         template=req.template,
     )
-    if storage is None:
-        return result
-    stored = await store_file(
-        storage,
-        kind="images",
-        extension=req.format,
-        content=content,
-        content_type=result.content_type,
-    )
-    return attrs.evolve(result, key=stored.key, url=stored.url)
+    return await attach_storage(result, storage, kind="images")
 
 
 def _pixel_size(content: bytes, capture: Capture) -> tuple[int, int]:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import base64
 import math
-from pathlib import Path
 from typing import Any, ClassVar
 
 import attrs
 
 from . import _validators as v
 from ._errors import InvalidRequestError
+from ._results import FileResult
 
 __all__ = [
     "IMAGE_FORMATS",
@@ -184,7 +183,7 @@ class ImageRequest:
 
 
 @attrs.frozen(kw_only=True)
-class ImageResult:
+class ImageResult(FileResult):
     """A rendered image.
 
     Attributes:
@@ -202,32 +201,3 @@ class ImageResult:
     template: str
     key: str | None = None
     url: str | None = None
-
-    @property
-    def content_type(self) -> str:
-        """The MIME type of ``content``."""
-        return IMAGE_FORMATS[self.format]
-
-    @property
-    def size_bytes(self) -> int:
-        """Size of the encoded file."""
-        return len(self.content)
-
-    def save(self, path: str | Path) -> Path:
-        """Write the file to ``path`` and return it."""
-        path = Path(path)
-        path.write_bytes(self.content)
-        return path
-
-    # Jupyter shows results inline through these hooks.
-    def _repr_png_(self) -> bytes | None:
-        return self.content if self.format == "png" else None
-
-    def _repr_jpeg_(self) -> bytes | None:
-        return self.content if self.format == "jpeg" else None
-
-    def _repr_html_(self) -> str | None:
-        if self.format != "webp":
-            return None
-        encoded = base64.b64encode(self.content).decode()
-        return f'<img src="data:image/webp;base64,{encoded}" width="{self.width}">'

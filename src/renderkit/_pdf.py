@@ -17,7 +17,7 @@ from ._converter import structure
 from ._errors import RenderError
 from ._pdf_models import MARGINS, PAGE_SIZES, PdfRequest, PdfResult
 from ._pdf_templates import pdf_css, render_document
-from ._store import store_file
+from ._store import attach_storage
 from .browser import Browser, PdfOptions, Shell
 from .storage import Storage
 
@@ -102,12 +102,7 @@ async def render_pdf(
         landscape=landscape,
         template=req.template,
     )
-    if storage is None:
-        return result
-    stored = await store_file(
-        storage, kind="pdfs", extension="pdf", content=content, content_type="application/pdf"
-    )
-    return attrs.evolve(result, key=stored.key, url=stored.url)
+    return await attach_storage(result, storage, kind="pdfs")
 
 
 def finish_pdf(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, ClassVar
 
 import attrs
@@ -13,6 +12,7 @@ from babel.numbers import get_currency_precision, is_currency
 from . import _validators as v
 from ._converter import _flatten, converter
 from ._errors import FieldError, InvalidRequestError
+from ._results import FileResult
 
 __all__ = [
     "PAGE_SIZES",
@@ -423,7 +423,7 @@ PdfRequest.__rk_schema_extra__.update(_schema_extra())
 
 
 @attrs.frozen(kw_only=True)
-class PdfResult:
+class PdfResult(FileResult):
     """A rendered PDF.
 
     Attributes:
@@ -443,18 +443,7 @@ class PdfResult:
     key: str | None = None
     url: str | None = None
 
-    content_type: ClassVar[str] = "application/pdf"
-
-    @property
-    def size_bytes(self) -> int:
-        """Size of the file."""
-        return len(self.content)
-
-    def save(self, path: str | Path) -> Path:
-        """Write the PDF to ``path`` and return it."""
-        path = Path(path)
-        path.write_bytes(self.content)
-        return path
+    format: ClassVar[str] = "pdf"
 
     def _repr_png_(self) -> bytes:
         # Jupyter: show the first page.

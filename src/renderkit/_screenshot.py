@@ -7,14 +7,13 @@ import io
 from collections.abc import Mapping
 from typing import Any
 
-import attrs
 from PIL import Image
 
 from ._converter import structure
 from ._pdf import count_pages
 from ._pdf_models import PAGE_SIZES
 from ._screenshot_models import ScreenshotRequest, ScreenshotResult
-from ._store import store_file
+from ._store import attach_storage
 from .browser import Browser, PageShot, PdfOptions
 from .storage import Storage
 
@@ -100,13 +99,4 @@ async def screenshot(
         captured_at=datetime.datetime.now(datetime.UTC),
         warnings=tuple(warnings),
     )
-    if storage is None:
-        return result
-    stored = await store_file(
-        storage,
-        kind="screenshots",
-        extension=req.format,
-        content=captured.content,
-        content_type=result.content_type,
-    )
-    return attrs.evolve(result, key=stored.key, url=stored.url)
+    return await attach_storage(result, storage, kind="screenshots")

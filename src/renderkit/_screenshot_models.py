@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import datetime
-from pathlib import Path
 from typing import ClassVar
 
 import attrs
 
 from . import _validators as v
+from ._results import FileResult
 
 __all__ = ["DEVICES", "MAX_DELAY_MS", "Device", "ScreenshotRequest", "ScreenshotResult", "Viewport"]
 
@@ -131,7 +131,7 @@ class ScreenshotRequest:
 
 
 @attrs.frozen(kw_only=True)
-class ScreenshotResult:
+class ScreenshotResult(FileResult):
     """A captured page.
 
     Attributes:
@@ -159,25 +159,3 @@ class ScreenshotResult:
     warnings: tuple[str, ...] = ()
     key: str | None = None
     url: str | None = None
-
-    @property
-    def content_type(self) -> str:
-        """The MIME type of ``content``."""
-        return SCREENSHOT_FORMATS[self.format]
-
-    @property
-    def size_bytes(self) -> int:
-        """Size of the file."""
-        return len(self.content)
-
-    def save(self, path: str | Path) -> Path:
-        """Write the file to ``path`` and return it."""
-        path = Path(path)
-        path.write_bytes(self.content)
-        return path
-
-    def _repr_png_(self) -> bytes | None:
-        return self.content if self.format == "png" else None
-
-    def _repr_jpeg_(self) -> bytes | None:
-        return self.content if self.format == "jpeg" else None

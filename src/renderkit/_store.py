@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import secrets
 from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
 
 import attrs
 
 from .storage import Storage
 
-__all__ = ["DEFAULT_URL_TTL", "StoredFile", "new_object_key", "store_file"]
+__all__ = ["DEFAULT_URL_TTL", "StoredFile", "attach_storage", "new_object_key", "store_file"]
 
 #: How long a returned download URL stays valid unless a public base URL is configured.
 DEFAULT_URL_TTL = timedelta(hours=24)
@@ -51,3 +52,25 @@ async def store_file(
     stored = await storage.put(key, content, content_type=content_type)
     url = await storage.url_for(stored.key, expires_in=url_ttl)
     return StoredFile(key=stored.key, url=url)
+
+
+R = TypeVar("R")
+
+
+async def attach_storage(result: R, storage: Storage | None, *, kind: str) -> R:
+    """Store a result's file (when ``storage`` is given) and return it with ``key``/``url``.
+
+    ``result`` is a frozen attrs result with ``content``, ``format``, ``content_type``,
+    ``key`` and ``url``.
+    """
+    if storage is None:
+        return result
+    file: Any = result
+    stored = await store_file(
+        storage,
+        kind=kind,
+        extension=file.format,
+        content=file.content,
+        content_type=file.content_type,
+    )
+    return attrs.evolve(file, key=stored.key, url=stored.url)
