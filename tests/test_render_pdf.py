@@ -217,12 +217,12 @@ async def test_custom_html_from_either_field_with_backgrounds_and_footer(
 
 
 async def test_custom_html_that_never_finishes_times_out_and_pool_recovers() -> None:
-    async with ChromiumPool(BrowserConfig(slots=1, render_timeout=2)) as pool:
+    async with ChromiumPool(BrowserConfig(slots=1, render_timeout=4)) as pool:
         started = time.monotonic()
         with pytest.raises(RenderTimeoutError):
             await render_pdf(
                 {"template": "custom", "html": "<script>for(;;){}</script>"}, browser=pool
             )
-        assert time.monotonic() - started < 6
+        assert time.monotonic() - started < 10
         ok = await render_pdf({"template": "letter", "data": {"body": "ok"}}, browser=pool)
         assert ok.pages == 1

@@ -17,6 +17,8 @@ in. Blocking wrappers live in :mod:`renderkit.sync`.
 
 from __future__ import annotations
 
+from ._audio import synthesize
+from ._audio_models import AUDIO_FORMATS, AUDIO_MODELS, AudioRequest, AudioResult
 from ._converter import structure, unstructure
 from ._errors import (
     BlockedUrlError,
@@ -47,10 +49,14 @@ from ._screenshot_models import DEVICES, ScreenshotRequest, ScreenshotResult
 __version__ = "1.0.0"
 
 __all__ = [
+    "AUDIO_FORMATS",
+    "AUDIO_MODELS",
     "DEVICES",
     "IMAGE_TEMPLATES",
     "PAGE_SIZES",
     "PDF_TEMPLATES",
+    "AudioRequest",
+    "AudioResult",
     "BlockedUrlError",
     "BrowserBusyError",
     "BrowserUnavailableError",
@@ -80,5 +86,6 @@ __all__ = [
     "render_pdf",
     "screenshot",
     "structure",
+    "synthesize",
     "unstructure",
 ]

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ._audio_cli import add_audio_command, run_audio_command
 from ._converter import structure
 from ._errors import InvalidRequestError, MissingDependencyError, RenderkitError
 from ._image import render_image
@@ -120,6 +121,8 @@ def _parser() -> argparse.ArgumentParser:
     shot.add_argument("--selector", help="capture only this element")
     shot.add_argument("-o", "--output", type=Path, required=True)
     browser_options(shot)
+
+    add_audio_command(sub)
 
     demo = sub.add_parser("demo", help="render every template with sample data into a folder")
     demo.add_argument("-o", "--output", type=Path, default=Path("renderkit-demo"))
@@ -267,9 +270,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _doctor(args)
         if args.command == "serve":
             return _serve(args)
-        command = {"image": _image, "pdf": _pdf, "screenshot": _screenshot, "demo": _demo}[
-            args.command
-        ]
+        command = {
+            "image": _image,
+            "pdf": _pdf,
+            "screenshot": _screenshot,
+            "audio": run_audio_command,
+            "demo": _demo,
+        }[args.command]
         return asyncio.run(command(args))
     except InvalidRequestError as exc:
         print(f"renderkit: invalid request: {exc}", file=sys.stderr)

@@ -235,20 +235,26 @@ def create_app(
     storage: Storage | None = None,
     usage_store: Any | None = None,
     mailer: Mailer | None = None,
+    speech: Any | None = None,
 ) -> Litestar:
     """Build the application.
 
     Args:
         settings: configuration; read from the environment when omitted.
-        browser, storage, usage_store, mailer: backends to use instead of the ones the
-            settings describe (tests pass in-memory ones).
+        browser, storage, usage_store, mailer, speech: backends to use instead of the ones
+            the settings describe (tests pass in-memory ones).
     """
     settings = settings or Settings.from_env()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         services = await build_services(
-            settings, browser=browser, storage=storage, usage_store=usage_store, mailer=mailer
+            settings,
+            browser=browser,
+            storage=storage,
+            usage_store=usage_store,
+            mailer=mailer,
+            speech=speech,
         )
         app.state.services = services
         refresher = asyncio.get_running_loop().create_task(_refresh_revocations(services))

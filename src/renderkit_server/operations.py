@@ -14,6 +14,7 @@ from typing import Any
 import attrs
 
 from renderkit import (
+    AudioRequest,
     ImageRequest,
     PdfRequest,
     ScreenshotRequest,
@@ -21,10 +22,11 @@ from renderkit import (
     render_pdf,
     screenshot,
     structure,
+    synthesize,
 )
 from renderkit._store import store_file
 
-from .quotas import QuotaService
+from .quotas import QuotaService, audio_charges
 
 __all__ = ["OPERATIONS", "Execution", "Operation", "execute"]
 
@@ -37,6 +39,8 @@ class Output:
     content_type: str
     extension: str
     facts: Mapping[str, Any]
+    #: Metrics reserved from an estimate, settled at the measured amount (audio minutes).
+    settle: Mapping[str, int] = attrs.field(factory=dict)
 
 
 @attrs.frozen(kw_only=True)
@@ -83,6 +87,8 @@ async def execute(
     ticket = await quotas.reserve(key_id, plan, charges)
     try:
         output = await operation.run(request, services)
+        for metric, amount in output.settle.items():
+            await quotas.adjust(ticket, metric, amount)
         stored = await store_file(
             services.storage,
             kind=operation.kind,
@@ -206,5 +212,52 @@ SCREENSHOT = Operation(
     run=_run_screenshot,
 )
 
-#: Operations by endpoint name; later issues add audio and parse.
-OPERATIONS: dict[str, Operation] = {"image": IMAGE, "pdf-gen": PDF, "screenshot": SCREENSHOT}
+
+async def _run_audio(request: AudioRequest, services: Any) -> Output:
+    result = await synthesize(request, provider=services.speech)
+    seconds = result.duration_seconds
+    return Output(
+        content=result.content,
+        content_type=result.content_type,
+        extension=result.extension,
+        facts={
+            "format": result.format,
+            "duration_seconds": seconds,
+            "duration_est": seconds,
+            "duration_est_sec": seconds,
+            "characters": result.characters,
+            "characters_used": result.characters,
+            "voice_id": result.voice_id,
+            "model": result.model,
+        },
+        settle={
+            "audio_minutes": audio_charges(characters=result.characters, seconds=seconds)[
+                "audio_minutes"
+            ]
+        },
+    )
+
+
+AUDIO = Operation(
+    name="audio",
+    kind="audio",
+    metric="audio_characters",
+    model=AudioRequest,
+    title="Generate speech",
+    description=(
+        "Synthesise speech from `script` (at most 5,000 characters) as mp3 (128 kbps, "
+        "44.1 kHz), wav (PCM 44.1 kHz), opus (96 kbps, 48 kHz, Ogg) or aac (128 kbps, "
+        "44.1 kHz, ADTS). Options: voice_id, model, speed 0.7-1.2, stability, similarity, "
+        "style. Returns the file URL and the measured duration in seconds."
+    ),
+    run=_run_audio,
+    charges=lambda req: audio_charges(characters=req.characters, seconds=req.estimated_seconds),
+)
+
+#: Operations by endpoint name; parse arrives with its issue.
+OPERATIONS: dict[str, Operation] = {
+    "image": IMAGE,
+    "pdf-gen": PDF,
+    "screenshot": SCREENSHOT,
+    "audio": AUDIO,
+}

@@ -10,8 +10,9 @@ from datetime import timedelta
 
 import attrs
 
-from renderkit import RenderkitError
+from renderkit import ConfigurationError, RenderkitError
 from renderkit.browser import Browser, BrowserConfig, ChromiumPool
+from renderkit.speech import ElevenLabsProvider, LocalSpeechProvider, SpeechProvider
 from renderkit.storage import LocalStorage, Storage
 
 from .files import FileSigner, FileUrls
@@ -38,6 +39,7 @@ class Services:
     keys: KeyService
     mailer: Mailer
     urls: FileUrls
+    speech: SpeechProvider
     started_at: float = attrs.Factory(time.monotonic)
     #: System tools found at start-up; health checks read this instead of the filesystem.
     tools: dict[str, bool] = attrs.Factory(
@@ -47,7 +49,15 @@ class Services:
 
     async def aclose(self) -> None:
         """Close everything; errors in one backend do not stop the others closing."""
-        for closer in (self.browser, self.keys, self.usage_store, self.storage, self.mailer):
+        closers = (
+            self.browser,
+            self.speech,
+            self.keys,
+            self.usage_store,
+            self.storage,
+            self.mailer,
+        )
+        for closer in closers:
             try:
                 await closer.aclose()
             except Exception:  # shutdown must go on whatever one backend does
@@ -111,6 +121,15 @@ def _mailer(settings: Settings) -> Mailer:
     return OutboxMailer(settings.data_dir / "outbox")
 
 
+def _speech(settings: Settings) -> SpeechProvider:
+    if settings.speech_provider == "elevenlabs":
+        if not settings.elevenlabs_api_key:
+            msg = "RENDERKIT_ELEVENLABS_API_KEY is required with the elevenlabs speech provider"
+            raise ConfigurationError(msg)
+        return ElevenLabsProvider(settings.elevenlabs_api_key)
+    return LocalSpeechProvider(settings.espeak)
+
+
 def browser_config(settings: Settings) -> BrowserConfig:
     """The pool configuration the settings describe."""
     return BrowserConfig(
@@ -130,6 +149,7 @@ async def build_services(
     storage: Storage | None = None,
     usage_store: UsageStore | None = None,
     mailer: Mailer | None = None,
+    speech: SpeechProvider | None = None,
 ) -> Services:
     """Create and start every backend; injected ones are used as given."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -153,6 +173,7 @@ async def build_services(
         ),
         keys=keys,
         mailer=mailer or _mailer(settings),
+        speech=speech or _speech(settings),
         urls=FileUrls(
             storage=storage,
             signer=FileSigner(secret=_file_secret(secret)),

@@ -84,11 +84,21 @@ _ENV: dict[str, tuple[str, Any]] = {
     "KEY_ISSUE_PER_HOUR": ("key_issue_per_hour", _int),
     "TRUST_FORWARDED_FOR": ("trust_forwarded_for", _bool),
     "CONFIG": ("config_file", lambda v, n: Path(v)),
+    "SPEECH_PROVIDER": ("speech_provider", lambda v, n: v),
+    "ELEVENLABS_API_KEY": ("elevenlabs_api_key", lambda v, n: v),
+    "ESPEAK": ("espeak", lambda v, n: v),
 }
 
 #: Settings whose values are secrets: never logged, never shown by the diagnostic view.
 SECRET_FIELDS = frozenset(
-    {"secret", "admin_token", "s3_secret_access_key", "smtp_password", "redis_url"}
+    {
+        "secret",
+        "admin_token",
+        "s3_secret_access_key",
+        "smtp_password",
+        "redis_url",
+        "elevenlabs_api_key",
+    }
 )
 
 
@@ -110,6 +120,9 @@ class Settings:
         storage: ``local`` or ``s3``.
         redis_url: use Redis for usage and quotas (several replicas); SQLite otherwise.
         plans: per-plan limit overrides from the TOML config file (``[plans.starter]``...).
+        speech_provider: ``local`` (espeak-ng, default) or ``elevenlabs``.
+        elevenlabs_api_key: the ElevenLabs key, with speech_provider ``elevenlabs``.
+        espeak: the espeak-ng executable for the local speech provider.
     """
 
     data_dir: Path = Path("data")
@@ -144,6 +157,11 @@ class Settings:
     trust_forwarded_for: bool = False
     config_file: Path | None = None
     plans: Mapping[str, Any] = attrs.field(factory=dict)
+    speech_provider: str = attrs.field(
+        default="local", validator=attrs.validators.in_(("local", "elevenlabs"))
+    )
+    elevenlabs_api_key: str | None = attrs.field(default=None, repr=False)
+    espeak: str = "espeak-ng"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

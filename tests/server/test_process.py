@@ -118,6 +118,12 @@ def test_real_server_renders_with_both_variants_and_serves_the_file(server: Serv
         assert pdf.status_code == 200, pdf.text
         assert pdf.json()["pages"] == 1
         assert client.get(pdf.json()["url"]).content.startswith(b"%PDF-")
+        audio = client.post(
+            "/api/audio", json={"script": "Hello from the real server."}, headers={"X-SVC-Key": key}
+        )
+        assert audio.status_code == 200, audio.text
+        assert audio.json()["duration_seconds"] > 0.5
+        assert client.get(audio.json()["url"]).headers["content-type"] == "audio/mpeg"
         webp = client.get(b.json()["url"])
         assert open_image(webp.content).format == "WEBP"
         assert (b.json()["width"], b.json()["height"]) == (1600, 836)

@@ -1,0 +1,136 @@
+"""synthesize: a script to speech in mp3, wav, opus or aac."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import attrs
+from anyio.abc import ObjectReceiveStream
+
+from ._audio_models import AudioRequest, AudioResult
+from ._converter import structure
+from ._errors import ProviderError
+from ._store import store_file
+from .speech import LocalSpeechProvider, SpeechAudio, SpeechProvider
+from .speech._encode import EncodedAudio, PcmEncoder, encode, probe
+from .speech._protocol import StreamingSpeechProvider
+from .storage import Storage
+
+__all__ = ["synthesize"]
+
+
+async def synthesize(
+    request: AudioRequest | Mapping[str, Any],
+    *,
+    provider: SpeechProvider | None = None,
+    storage: Storage | None = None,
+) -> AudioResult:
+    """Speak a script and encode it in the requested format.
+
+    Args:
+        request: an :class:`AudioRequest`, or a JSON-like mapping in the shape of the HTTP
+            API body (``similarity_boost`` is accepted for ``similarity``).
+        provider: the speech engine; a :class:`~renderkit.speech.LocalSpeechProvider`
+            (espeak-ng) when omitted. Reuse one provider across calls.
+        storage: when given, the file is stored there and the result carries its key and URL.
+
+    Returns:
+        The encoded file (mp3 128 kbps 44.1 kHz, wav 16-bit 44.1 kHz, Ogg Opus 96 kbps
+        48 kHz or ADTS AAC 128 kbps 44.1 kHz; mono) with its duration measured from the
+        file, the character count and the echoed voice and model.
+
+    Raises:
+        InvalidRequestError: a field is missing or invalid, or the provider refused one
+            (e.g. an unknown ``voice_id``); the error names the field.
+        ProviderError: the provider failed, refused the call or returned no audio.
+        ProviderUnavailableError: the provider timed out, or is unreachable or overloaded.
+        RenderError: the audio could not be encoded.
+        MissingDependencyError: PyAV or the provider's engine is not installed.
+        StorageError: storing the file failed.
+    """
+    req = request if isinstance(request, AudioRequest) else structure(request, AudioRequest)
+    engine = provider if provider is not None else LocalSpeechProvider()
+    if isinstance(engine, StreamingSpeechProvider):
+        encoded = await _encode_while_speaking(engine, req)
+    else:
+        audio = await engine.synthesize(req)
+        encoded = await anyio.to_thread.run_sync(
+            lambda: encode(audio, req.format, provider=engine.name)
+        )
+    info = encoded.info
+    result = AudioResult(
+        content=encoded.content,
+        format=req.format,
+        duration_seconds=round(info.duration_seconds, 3),
+        characters=req.characters,
+        voice_id=req.voice_id,
+        model=req.model,
+        sample_rate=info.sample_rate,
+        channels=info.channels,
+        provider=engine.name,
+    )
+    if storage is None:
+        return result
+    stored = await store_file(
+        storage,
+        kind="audio",
+        extension=result.extension,
+        content=result.content,
+        content_type=result.content_type,
+    )
+    return attrs.evolve(result, key=stored.key, url=stored.url)
+
+
+async def _encode_while_speaking(
+    engine: StreamingSpeechProvider, request: AudioRequest
+) -> EncodedAudio:
+    """Encode PCM in a worker thread as the engine produces it (the two overlap)."""
+    send, receive = anyio.create_memory_object_stream[SpeechAudio](max_buffer_size=math.inf)
+    encoders: list[PcmEncoder] = []
+    try:
+        try:
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(_consume, receive, request, encoders)
+                async with send:
+                    await engine.stream_pcm(request, send.send)
+        except BaseExceptionGroup as group:
+            if len(group.exceptions) == 1:
+                raise group.exceptions[0] from None
+            raise
+        if not encoders or not encoders[0].audible:
+            msg = "the speech provider returned no audible audio"
+            raise ProviderError(msg, provider=engine.name)
+    except BaseException:
+        for encoder in encoders:
+            encoder.close()
+        raise
+    content = await anyio.to_thread.run_sync(encoders[0].finish)
+    info = await anyio.to_thread.run_sync(probe, content)
+    return EncodedAudio(content=content, encoding=encoders[0].encoding, info=info)
+
+
+async def _consume(
+    receive: ObjectReceiveStream[SpeechAudio], request: AudioRequest, encoders: list[PcmEncoder]
+) -> None:
+    async with receive:
+        async for chunk in receive:
+            if not encoders:
+                encoders.append(
+                    await anyio.to_thread.run_sync(
+                        lambda c=chunk: PcmEncoder(
+                            request.encoding, sample_rate=c.sample_rate, channels=c.channels
+                        )
+                    )
+                )
+            # Take everything that arrived while the last batch was encoding: a few large
+            # batches cost far less than one thread hop per pipe read.
+            parts = [chunk.data]
+            with contextlib.suppress(anyio.WouldBlock, anyio.EndOfStream):
+                while True:
+                    parts.append(receive.receive_nowait().data)
+            await anyio.to_thread.run_sync(encoders[0].feed, b"".join(parts))

@@ -1,0 +1,130 @@
+"""``renderkit audio``: speak a script into a file (wired into :mod:`renderkit.cli`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ._audio import synthesize
+from ._audio_models import AUDIO_FORMATS, AUDIO_MODELS, DEFAULT_VOICE_ID, AudioRequest
+from ._converter import structure
+from .speech import ElevenLabsProvider, LocalSpeechProvider, SpeechProvider
+
+__all__ = ["add_audio_command", "run_audio_command"]
+
+_EXTENSIONS = {
+    ".mp3": "mp3",
+    ".wav": "wav",
+    ".opus": "opus",
+    ".ogg": "opus",
+    ".aac": "aac",
+}
+
+#: The CLI (not the library) may read the key from the environment.
+API_KEY_VARIABLE = "ELEVENLABS_API_KEY"
+
+
+def add_audio_command(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``audio`` sub-command to ``parser.add_subparsers()``'s result."""
+    audio: argparse.ArgumentParser = subparsers.add_parser(
+        "audio",
+        help="speak a script into mp3, wav, opus or aac",
+        description=(
+            "Speak a script with espeak-ng (offline, default) or ElevenLabs "
+            f"(--provider elevenlabs, key in ${API_KEY_VARIABLE})."
+        ),
+    )
+    audio.add_argument("script", nargs="?", help="the text to speak (or use --file)")
+    audio.add_argument("-f", "--file", type=Path, help="read the script from a UTF-8 file")
+    audio.add_argument("-o", "--output", type=Path, help="file to write")
+    audio.add_argument(
+        "--format",
+        choices=list(AUDIO_FORMATS),
+        help="default: from the output's extension (.mp3 .wav .opus/.ogg .aac), else mp3",
+    )
+    audio.add_argument("--voice", "--voice-id", dest="voice_id", default=DEFAULT_VOICE_ID)
+    audio.add_argument("--model", default=AUDIO_MODELS[0], choices=list(AUDIO_MODELS))
+    audio.add_argument("--speed", type=float, default=1.0, help="0.7-1.2")
+    audio.add_argument("--stability", type=float, default=0.5, help="0-1")
+    audio.add_argument("--similarity", type=float, default=0.75, help="0-1")
+    audio.add_argument("--style", type=float, default=0.0, help="0-1")
+    audio.add_argument("--provider", choices=["local", "elevenlabs"], default="local")
+    audio.add_argument("--espeak", default="espeak-ng", help="the espeak-ng executable")
+    audio.add_argument(
+        "--list-voices", action="store_true", help="print the provider's voice ids and exit"
+    )
+    return audio
+
+
+def _provider(args: argparse.Namespace) -> SpeechProvider | None:
+    if args.provider == "local":
+        return LocalSpeechProvider(args.espeak)
+    key = os.environ.get(API_KEY_VARIABLE, "")
+    if not key:
+        print(f"renderkit: set {API_KEY_VARIABLE} to use ElevenLabs", file=sys.stderr)
+        return None
+    return ElevenLabsProvider(key)
+
+
+def _format(args: argparse.Namespace) -> str:
+    if args.format:
+        return str(args.format)
+    return _EXTENSIONS.get(args.output.suffix.lower(), "mp3")
+
+
+async def run_audio_command(args: argparse.Namespace) -> int:
+    """Run ``renderkit audio``; returns the exit status (2 for unusable arguments).
+
+    Raises:
+        InvalidRequestError: a field is invalid (the caller reports it and exits 2).
+        RenderkitError: synthesis or encoding failed.
+    """
+    provider = _provider(args)
+    if provider is None:
+        return 2
+    try:
+        if args.list_voices:
+            for voice in await provider.list_voices():
+                extra = f"  ({voice.description})" if voice.description else ""
+                print(f"{voice.voice_id:24} {voice.name}{extra}")
+            return 0
+        if (args.script is None) == (args.file is None):
+            print("renderkit audio: give a script or --file (one of them)", file=sys.stderr)
+            return 2
+        if args.output is None:
+            print("renderkit audio: -o/--output is required", file=sys.stderr)
+            return 2
+        try:
+            script = args.script if args.file is None else args.file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"renderkit audio: cannot read {args.file}: {exc}", file=sys.stderr)
+            return 2
+        request = structure(
+            {
+                "script": script,
+                "voice_id": args.voice_id,
+                "model": args.model,
+                "format": _format(args),
+                "speed": args.speed,
+                "stability": args.stability,
+                "similarity": args.similarity,
+                "style": args.style,
+            },
+            AudioRequest,
+        )
+        result = await synthesize(request, provider=provider)
+    finally:
+        await provider.aclose()
+    try:
+        result.save(args.output)
+    except OSError as exc:
+        print(f"renderkit audio: cannot write {args.output}: {exc}", file=sys.stderr)
+        return 1
+    print(
+        f"{args.output}  {result.format} {result.duration_seconds:.2f} s "
+        f"{result.characters:,} chars {result.size_bytes:,} B"
+    )
+    return 0

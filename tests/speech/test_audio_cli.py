@@ -1,0 +1,81 @@
+"""``renderkit audio``: the sub-command as the lead wires it into renderkit.cli."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from renderkit import InvalidRequestError
+from renderkit._audio_cli import add_audio_command, run_audio_command
+
+from . import decode, needs_espeak
+
+pytestmark = pytest.mark.anyio
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="renderkit")
+    add_audio_command(parser.add_subparsers(dest="command", required=True))
+    return parser.parse_args(["audio", *argv])
+
+
+@needs_espeak
+async def test_audio_writes_an_mp3_named_by_the_output(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "hello.mp3"
+    assert await run_audio_command(parse("Hello there", "-o", str(out))) == 0
+    decoded = decode(out.read_bytes())
+    assert (decoded.container, decoded.sample_rate) == ("mp3", 44_100)
+    assert "hello.mp3" in capsys.readouterr().out
+
+
+@needs_espeak
+@pytest.mark.parametrize(
+    ("name", "container"), [("a.wav", "wav"), ("a.ogg", "ogg"), ("a.aac", "aac")]
+)
+async def test_format_follows_the_extension(tmp_path: Path, name: str, container: str) -> None:
+    out = tmp_path / name
+    assert await run_audio_command(parse("Hi", "-o", str(out), "--voice", "en-gb")) == 0
+    assert decode(out.read_bytes()).container == container
+
+
+@needs_espeak
+async def test_script_can_come_from_a_file_with_explicit_format(tmp_path: Path) -> None:
+    script = tmp_path / "script.txt"
+    script.write_text("Guten Tag", encoding="utf-8")
+    out = tmp_path / "speech.bin"
+    args = parse("-f", str(script), "-o", str(out), "--format", "wav", "--voice", "de")
+    assert await run_audio_command(args) == 0
+    assert decode(out.read_bytes()).container == "wav"
+
+
+@needs_espeak
+async def test_list_voices_prints_ids(capsys) -> None:
+    assert await run_audio_command(parse("--list-voices")) == 0
+    ids = {line.split()[0] for line in capsys.readouterr().out.splitlines()}
+    assert {"21m00Tcm4TlvDq8ikWAM", "en-us", "en-gb", "de", "en-us+f3"} <= ids
+
+
+@needs_espeak
+async def test_unknown_voice_raises_for_the_cli_to_report(tmp_path: Path) -> None:
+    with pytest.raises(InvalidRequestError):
+        await run_audio_command(parse("Hi", "-o", str(tmp_path / "x.mp3"), "--voice", "xx"))
+
+
+async def test_missing_script_or_output_exits_2(tmp_path: Path) -> None:
+    assert await run_audio_command(parse("-o", str(tmp_path / "x.mp3"))) == 2
+    assert await run_audio_command(parse("Hi")) == 2
+
+
+async def test_elevenlabs_without_a_key_exits_2(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("ELEVENLABS_API_KEY", raising=False)
+    args = parse("Hi", "-o", str(tmp_path / "x.mp3"), "--provider", "elevenlabs")
+    assert await run_audio_command(args) == 2
+
+
+async def test_unreadable_script_file_exits_2(tmp_path: Path) -> None:
+    args = parse("-f", str(tmp_path / "missing.txt"), "-o", str(tmp_path / "x.mp3"))
+    assert await run_audio_command(args) == 2
