@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import re
+import urllib.parse
 from html.parser import HTMLParser
 
 import pytest
+from PIL import Image
 
 from renderkit import _image_templates as it
 from renderkit._image_templates import (
@@ -438,3 +441,140 @@ def test_the_jinja_environment_is_built_once_and_strict() -> None:
     assert env is it._environment()
     assert env.autoescape is True
     assert env.undefined.__name__ == "StrictUndefined"
+
+
+# --------------------------------------------------------------------------------------------
+# Decorations: small PNG tiles, hairlines with their fade baked in, no masks
+
+
+def decoration_images(variables: dict[str, str]) -> list[Image.Image]:
+    urls = re.findall(r"url\(data:image/png,([^)\s]+)\)", " ".join(variables.values()))
+    images = []
+    for data in urls:
+        image = Image.open(io.BytesIO(urllib.parse.unquote_to_bytes(data)))
+        image.load()
+        images.append(image)
+    return images
+
+
+@pytest.mark.parametrize("background", ["dark", "light", "gradient"])
+@pytest.mark.parametrize("template", sorted(TEMPLATES))
+def test_decorations_are_small_tiles_that_chromium_stretches(
+    template: str, background: str
+) -> None:
+    spec = TEMPLATES[template]
+    html = render_fragment(
+        template, {"title": "x", "background": background}, width=spec.width, height=spec.height
+    )
+    variables = style_vars(parse(html))
+    images = decoration_images(variables)
+    assert images
+    assert all(image.format == "PNG" and max(image.size) <= 48 for image in images)
+    if background == "gradient":
+        # The mesh is one stretched tile (no dithered CSS gradients), over its own colour.
+        assert variables["--rk-canvas"].startswith("url(data:image/png,")
+        assert variables["--rk-canvas"].endswith(compute_theme(background="gradient").bg_solid)
+    else:
+        assert variables["--rk-canvas"] == variables["--rk-bg"]
+        assert "data:image/png," in variables["--rk-decor"]
+    if template == "social-square":
+        # The dot pattern sits in a box that the tiles fade out.
+        assert {"--rk-grid-x", "--rk-grid-y", "--rk-grid-w", "--rk-grid-h"} <= set(variables)
+    else:
+        # One 1px-wide gradient per hairline, fading along its length.
+        layers = [layer for layer in variables["--rk-grid"].split("no-repeat") if layer.strip()]
+        assert len(layers) > 10
+        for layer in layers:
+            assert "linear-gradient(to " in layer
+            assert re.search(r"/ (?:1px [\d.]+px|[\d.]+px 1px) $", layer), layer
+
+
+def test_glow_tiles_hold_the_accent_at_the_strength_the_theme_asks_for() -> None:
+    html = render_fragment("og-card", {"background": "dark"}, width=1200, height=630)
+    variables = style_vars(parse(html))
+    # The accent glow sits in the top-right corner: its tile is the one placed at 100% 0%.
+    tiles = re.findall(
+        r"url\(data:image/png,([^)\s]+)\) ([\d.]+%) ([\d.]+%)", variables["--rk-decor"]
+    )
+    data = next(d for d, x, y in tiles if (x, y) == ("100%", "0%"))
+    image = Image.open(io.BytesIO(urllib.parse.unquote_to_bytes(data))).convert("RGBA")
+    assert image.getextrema()[3] == (255, 255)  # painted over the background: opaque
+    background = hex_rgb(variables["--rk-bg"])
+    accent = hex_rgb("#4f46e5")
+    # A texel in from the peak, the accent at --rk-glow-alpha over the background...
+    peak = it.mix(background, accent, 0.42)
+    corner = image.getpixel((image.width - 1, 0))
+    assert [c / 255 for c in corner[:3]] == pytest.approx(peak, abs=0.04)
+    # ...fading out to the background by the far corner.
+    assert image.getpixel((0, image.height - 1))[:3] == tuple(round(c * 255) for c in background)
+
+
+def test_a_translucent_background_keeps_the_glows_but_has_nothing_to_fade_dots_into() -> None:
+    html = render_fragment(
+        "social-square", {"background_color": "transparent"}, width=1080, height=1080
+    )
+    variables = style_vars(parse(html))
+    assert variables["--rk-canvas"] == "transparent"
+    assert "--rk-grid-w" not in variables
+    assert "data:image/png," in variables["--rk-decor"]
+    html = render_fragment("og-card", {"background_color": "transparent"}, width=1200, height=630)
+    assert "--rk-grid" in style_vars(parse(html))  # hairlines fade by themselves
+
+
+def test_the_gradient_background_has_no_glows_on_top() -> None:
+    html = render_fragment("og-card", {"background": "gradient"}, width=1200, height=630)
+    assert "--rk-decor" not in style_vars(parse(html))
+
+
+@pytest.mark.parametrize(("width", "height"), [(40, 21), (1200, 630), (4000, 600), (630, 1200)])
+def test_decorations_stay_small_at_any_size(width: int, height: int) -> None:
+    for template in TEMPLATES:
+        for background in ("dark", "gradient"):
+            html = render_fragment(template, {"background": background}, width=width, height=height)
+            variables = style_vars(parse(html))
+            assert all(max(image.size) <= 48 for image in decoration_images(variables))
+            assert len(html) < 32_000
+
+
+def test_decorations_are_drawn_once_per_theme_and_size() -> None:
+    render_fragment("twitter-card", {"brand_color": "#123456"}, width=800, height=418)
+    before = it._decor_vars.cache_info().hits
+    html = render_fragment("twitter-card", {"brand_color": "#123456"}, width=800, height=418)
+    assert it._decor_vars.cache_info().hits == before + 1
+    assert "data:image/png," in html
+
+
+def test_the_stylesheet_paints_no_masks_and_no_card_sized_css_gradients() -> None:
+    body = re.sub(r"/\*.*?\*/", "", image_css(), flags=re.S)
+    assert "mask" not in body
+    assert "filter" not in body
+    # Soft gradients are tiles from Python; the only CSS gradients left are thin accent bars
+    # and the dot pattern's tiny tile.
+    assert "radial-gradient(ellipse" not in body
+    assert "radial-gradient(circle at" not in body
+
+
+@pytest.mark.parametrize(
+    ("template", "css_class"),
+    [
+        ("og-card", "rk-og"),
+        ("social-square", "rk-sq"),
+        ("twitter-card", "rk-tw"),
+        ("announcement", "rk-an"),
+    ],
+)
+def test_the_decorations_size_their_grid_like_the_stylesheet(template: str, css_class: str) -> None:
+    # The hairlines are laid out in Python, so it must know how the stylesheet sets --u.
+    css = image_css()
+    w, h, threshold, op, alt_w, alt_h = it._DECOR[template].unit
+    natural = (
+        rf"#rk-root \.{css_class} \{{\s*--u: min\(calc\(100cqw / {w:g}\), calc\(100cqh / {h:g}\)\);"
+    )
+    assert re.search(natural, css)
+    alternative = (
+        rf"@container \(aspect-ratio {re.escape(op)} {threshold:g}\) \{{"
+        rf"\s*#rk-root \.{css_class} \{{"
+        rf"\s*--u: min\(calc\(100cqw / {alt_w:g}\), calc\(100cqh / {alt_h:g}\)\);"
+    )
+    assert re.search(alternative, css)
+    assert it._DECOR[template].u(w, h) == pytest.approx(1)
