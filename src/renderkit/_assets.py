@@ -6,7 +6,7 @@ import base64
 import functools
 from importlib.resources import files
 
-__all__ = ["asset_bytes", "asset_text", "font_face_css", "renderer_script"]
+__all__ = ["asset_bytes", "asset_text", "font_face_css", "renderer_script", "shell_head"]
 
 _ROOT = files("renderkit") / "_assets"
 
@@ -44,3 +44,11 @@ def font_face_css() -> str:
 def renderer_script() -> str:
     """The in-page script that defines ``window.__rk.render``."""
     return asset_text("js/render.js")
+
+
+def shell_head(css: str) -> str:
+    """The ``<head>`` of a warm page: packaged fonts, the given CSS and the renderer script."""
+    return (
+        f"<style>{font_face_css()}</style><style>{css}</style>"
+        f"<script>{renderer_script()}</script>"
+    )

@@ -10,7 +10,7 @@ from typing import Any
 import attrs
 from PIL import Image
 
-from ._assets import font_face_css, renderer_script
+from ._assets import shell_head
 from ._converter import structure
 from ._image_models import ImageRequest, ImageResult
 from ._image_templates import image_css, render_fragment
@@ -24,11 +24,7 @@ __all__ = ["image_shell", "render_image"]
 @functools.cache
 def image_shell() -> Shell:
     """The warm-page shell every image template renders into."""
-    head = (
-        f"<style>{font_face_css()}</style><style>{image_css()}</style>"
-        f"<script>{renderer_script()}</script>"
-    )
-    return Shell(name="image", head=head)
+    return Shell(name="image", head=shell_head(image_css()))
 
 
 async def render_image(

@@ -12,7 +12,7 @@ import attrs
 import pypdfium2
 from pypdf import PdfReader, PdfWriter
 
-from ._assets import font_face_css, renderer_script
+from ._assets import shell_head
 from ._converter import structure
 from ._errors import RenderError
 from ._pdf_models import MARGINS, PAGE_SIZES, PdfRequest, PdfResult
@@ -29,11 +29,7 @@ _PRODUCER = "renderkit (Chromium)"
 @functools.cache
 def pdf_shell() -> Shell:
     """The warm-page shell every document template renders into."""
-    head = (
-        f"<style>{font_face_css()}</style><style>{pdf_css()}</style>"
-        f"<script>{renderer_script()}</script>"
-    )
-    return Shell(name="pdf", head=head)
+    return Shell(name="pdf", head=shell_head(pdf_css()))
 
 
 async def render_pdf(
