@@ -43,6 +43,7 @@ from playwright.async_api import (
 from playwright.async_api import (
     TimeoutError as PlaywrightTimeoutError,
 )
+from websockets.exceptions import WebSocketException
 
 from .._adblock import Blocklist, default_blocklist
 from .._errors import (
@@ -56,6 +57,7 @@ from .._errors import (
     RenderTimeoutError,
 )
 from .._netpolicy import UrlPolicy
+from ._cdp import DirectCdp, page_ws_url
 from ._egress import EgressProxy
 from ._process import ChromiumProcess, launch_chromium
 from ._protocol import Capture, PageCapture, PageShot, PdfOptions, Shell
@@ -106,6 +108,9 @@ class _Slot:
     context: BrowserContext
     page: Page
     cdp: CDPSession
+    #: A direct DevTools connection for bulky results (screenshots, PDFs); None falls back
+    #: to Playwright's session.
+    direct: DirectCdp | None = None
     generation: int
     shell: str | None = None
     metrics: tuple[int, int, float] | None = None
@@ -150,7 +155,9 @@ class _Slot:
     ) -> None:
         if self.metrics == (width, height, scale) and not mobile:
             return
-        await self.cdp.send(
+        # Device metrics are per DevTools session and screenshots follow the capturing
+        # session's, so they are set on the session that captures.
+        await (self.direct or self.cdp).send(
             "Emulation.setDeviceMetricsOverride",
             {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": mobile},
         )
@@ -177,7 +184,7 @@ class _Slot:
             "headerTemplate": options.header_template or "<span></span>",
             "footerTemplate": options.footer_template or "<span></span>",
         }
-        result = await self.cdp.send("Page.printToPDF", params)
+        result = await (self.direct or self.cdp).send("Page.printToPDF", params)
         return base64.b64decode(result["data"])
 
     async def capture(
@@ -193,7 +200,7 @@ class _Slot:
         }
         if capture.format != "png":
             params["quality"] = capture.quality
-        result = await self.cdp.send("Page.captureScreenshot", params)
+        result = await (self.direct or self.cdp).send("Page.captureScreenshot", params)
         return base64.b64decode(result["data"])
 
 
@@ -225,6 +232,7 @@ class ChromiumPool:
         self._tasks: set[asyncio.Task[None]] = set()
         self._spares: collections.deque[asyncio.Task[_Slot]] = collections.deque()
         self._egress: EgressProxy | None = None
+        self._endpoint: str | None = None
         #: How many times a browser was launched or connected (relaunches included).
         self.launches = 0
 
@@ -509,10 +517,23 @@ class ChromiumPool:
         page = await context.new_page()
         cdp = await context.new_cdp_session(page)
         slot = _Slot(context=context, page=page, cdp=cdp, generation=generation)
+        slot.direct = await self._open_direct(cdp)
         slot.track_network()
         await context.route("**/*", lambda route: self._guard(route, slot))
         await context.route_web_socket("**/*", lambda ws: self._guard_websocket(ws, slot))
         return slot
+
+    async def _open_direct(self, cdp: CDPSession) -> DirectCdp | None:
+        if self._endpoint is None:
+            return None
+        try:
+            info = await cdp.send("Target.getTargetInfo")
+            url = page_ws_url(self._endpoint, info["targetInfo"]["targetId"])
+            async with asyncio.timeout(_CLOSE_TIMEOUT):
+                return await DirectCdp.open(url)
+        except (OSError, TimeoutError, PlaywrightError, WebSocketException, KeyError):
+            logger.info("no direct DevTools connection; results go through Playwright")
+            return None
 
     async def _guard(self, route: Route, slot: _Slot) -> None:
         url = route.request.url
@@ -540,6 +561,8 @@ class ChromiumPool:
         ws.connect_to_server()
 
     async def _discard(self, slot: _Slot) -> None:
+        if slot.direct is not None:
+            await slot.direct.aclose()
         try:
             async with asyncio.timeout(_CLOSE_TIMEOUT):
                 await slot.context.close()
@@ -593,6 +616,7 @@ class ChromiumPool:
                     self._egress = None
                 raise
             endpoint = self._process.ws_url
+        self._endpoint = endpoint
         try:
             return await self._playwright.chromium.connect_over_cdp(
                 endpoint, timeout=config.launch_timeout * 1000
@@ -622,6 +646,8 @@ class ChromiumPool:
         process, self._process = self._process, None
         self._generation += 1
         for slot in idle:
+            if slot.direct is not None:
+                await slot.direct.aclose()
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(1):
                     await slot.context.close()
