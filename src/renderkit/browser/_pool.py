@@ -16,6 +16,7 @@ import asyncio
 import base64
 import collections
 import contextlib
+import json
 import logging
 import math
 import time
@@ -396,10 +397,25 @@ class ChromiumPool:
     async def _inject(
         self, slot: _Slot, fragment: str, width: int | None, height: int | None
     ) -> None:
-        outcome = await slot.page.evaluate(
-            "([html, w, h, t]) => window.__rk.render(html, w, h, t)",
-            [fragment, width, height, self.config.image_timeout * 1000],
-        )
+        args = [fragment, width, height, self.config.image_timeout * 1000]
+        if slot.direct is not None:
+            # One round trip straight to the page, skipping Playwright's relay.
+            reply = await slot.direct.send(
+                "Runtime.evaluate",
+                {
+                    "expression": f"window.__rk.render(...{json.dumps(args)})",
+                    "awaitPromise": True,
+                    "returnByValue": True,
+                },
+            )
+            if "exceptionDetails" in reply:
+                msg = "the page's renderer script failed"
+                raise RenderError(msg)
+            outcome = reply["result"]["value"]
+        else:
+            outcome = await slot.page.evaluate(
+                "([html, w, h, t]) => window.__rk.render(html, w, h, t)", args
+            )
         if not outcome["ok"]:
             field = outcome.get("field") or "html"
             if slot.blocked:
