@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ssl
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,6 +22,7 @@ class LocalServer:
     port: int = 0
     release: threading.Event = attrs.Factory(threading.Event)
     host: str = "127.0.0.1"
+    wrap: Callable[[ssl.SSLContext], None] = attrs.field(default=None, repr=False)
 
     @property
     def base_url(self) -> str:
@@ -60,6 +62,12 @@ def serve(server: LocalServer | None = None) -> Iterator[LocalServer]:
     httpd = ThreadingHTTPServer((state.host, 0), _Handler)
     httpd.daemon_threads = True
     state.port = httpd.server_address[1]
+
+    def wrap(context: ssl.SSLContext) -> None:
+        # Serve HTTPS: wrap the listening socket (set before the first request arrives).
+        httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
+
+    state.wrap = wrap
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:

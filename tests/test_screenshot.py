@@ -229,3 +229,58 @@ async def test_subresources_to_private_addresses_are_blocked(strict_pool: Chromi
     assert result.http_status == 200
     assert private.hits == []
     assert any("blocked" in w for w in result.warnings)
+
+
+def _self_signed(tmp_path) -> tuple[str, str]:
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.2")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now)
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return str(cert_path), str(key_path)
+
+
+async def test_https_pages_load_through_the_egress_proxy_tunnel(tmp_path) -> None:
+    import ssl
+
+    cert, key = _self_signed(tmp_path)
+    with serve(LocalServer(host="127.0.0.2")) as site:
+        site.routes["/"] = (
+            200,
+            "text/html",
+            b"<body style='margin:0;background:#00ff00'>tls</body>",
+        )
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        site.wrap(context)
+        config = BrowserConfig(
+            slots=1, allow_networks=("127.0.0.2/32",), extra_args=("--ignore-certificate-errors",)
+        )
+        async with ChromiumPool(config) as pool:
+            result = await screenshot({"url": f"https://127.0.0.2:{site.port}/"}, browser=pool)
+    assert result.http_status == 200
+    assert open_image(result.content).convert("RGB").getpixel((600, 400)) == (0, 255, 0)
