@@ -87,3 +87,13 @@ def fuzz(session: nox.Session) -> None:
         finally:
             server.terminate()
             server.wait()
+
+
+@nox.session(name="eval-parse")
+def eval_parse(session: nox.Session) -> None:
+    """Field-level precision/recall/F1 of the local parser over a labelled manifest or folder.
+
+    nox -s eval-parse -- ../shared/eval/parse-dev
+    """
+    target = session.posargs or ["../shared/eval/parse-dev"]
+    session.run(PY, "-m", "renderkit.parsing.eval", *target, external=True)

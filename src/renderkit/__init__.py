@@ -41,6 +41,8 @@ from ._errors import (
 from ._image import render_image
 from ._image_models import IMAGE_TEMPLATES, ImageData, ImageRequest, ImageResult
 from ._netpolicy import UrlPolicy
+from ._parse import parse
+from ._parse_models import ParseRequest, ParseResult
 from ._pdf import render_pdf
 from ._pdf_models import PAGE_SIZES, PDF_TEMPLATES, PdfRequest, PdfResult
 from ._screenshot import screenshot
@@ -69,6 +71,8 @@ __all__ = [
     "MissingDependencyError",
     "NavigationError",
     "ObjectNotFoundError",
+    "ParseRequest",
+    "ParseResult",
     "PdfRequest",
     "PdfResult",
     "ProviderError",
@@ -82,6 +86,7 @@ __all__ = [
     "StorageUnavailableError",
     "UrlPolicy",
     "__version__",
+    "parse",
     "render_image",
     "render_pdf",
     "screenshot",

@@ -49,6 +49,5 @@ def renderer_script() -> str:
 def shell_head(css: str) -> str:
     """The ``<head>`` of a warm page: packaged fonts, the given CSS and the renderer script."""
     return (
-        f"<style>{font_face_css()}</style><style>{css}</style>"
-        f"<script>{renderer_script()}</script>"
+        f"<style>{font_face_css()}</style><style>{css}</style><script>{renderer_script()}</script>"
     )

@@ -15,6 +15,7 @@ from ._converter import structure
 from ._errors import InvalidRequestError, MissingDependencyError, RenderkitError
 from ._image import render_image
 from ._image_models import IMAGE_TEMPLATES, ImageRequest
+from ._parse_cli import add_parse_command, run_parse_command
 from ._pdf import render_pdf
 from ._pdf_models import PAGE_SIZES, PDF_TEMPLATES, PdfRequest
 from ._screenshot import screenshot
@@ -123,6 +124,7 @@ def _parser() -> argparse.ArgumentParser:
     browser_options(shot)
 
     add_audio_command(sub)
+    add_parse_command(sub)
 
     demo = sub.add_parser("demo", help="render every template with sample data into a folder")
     demo.add_argument("-o", "--output", type=Path, default=Path("renderkit-demo"))
@@ -275,6 +277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "pdf": _pdf,
             "screenshot": _screenshot,
             "audio": run_audio_command,
+            "parse": run_parse_command,
             "demo": _demo,
         }[args.command]
         return asyncio.run(command(args))

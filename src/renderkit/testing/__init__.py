@@ -3,6 +3,7 @@
 - :class:`FakeBrowser`: an in-memory :class:`~renderkit.browser.Browser` (like httpx's
   ``MockTransport``) so tests above the browser never launch Chromium.
 - :class:`FakeSpeechProvider`: an in-memory speech provider producing real, audible PCM.
+- :class:`FakeExtractor`: an in-memory document extractor.
 - :class:`StorageContract`: an abstract pytest suite for
   :class:`~renderkit.storage.Storage` backends (imports pytest; loaded on first use).
 """
@@ -12,9 +13,17 @@ from __future__ import annotations
 from typing import Any
 
 from ._fake_browser import FakeBrowser, RecordedRender
+from ._fake_extractor import FakeExtractor, RecordedExtraction
 from ._fake_speech import FakeSpeechProvider
 
-__all__ = ["FakeBrowser", "FakeSpeechProvider", "RecordedRender", "StorageContract"]
+__all__ = [
+    "FakeBrowser",
+    "FakeExtractor",
+    "FakeSpeechProvider",
+    "RecordedExtraction",
+    "RecordedRender",
+    "StorageContract",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,114 @@
+"""Benchmark: renderkit.parse (local extractor) vs the plain CLI tools on the same files.
+
+    python bench/bench_parse.py [--rounds 15] [--receipt path/to/receipt.jpg]
+
+Two documents, each timed against a peer in the same run, interleaved round by round:
+- a one-page born-digital invoice PDF (text layer) vs ``pdftotext -bbox`` (poppler-utils),
+  target median <= 150 ms;
+- a one-page scanned receipt JPEG vs plain ``tesseract img stdout`` (the CLI, default
+  settings), target median <= 3 s. Without ``--receipt`` a receipt is drawn with Pillow and
+  photographed-ish (JPEG, slight tilt, gray paper).
+The peers only extract text; parse also finds words' boxes, detects the type and extracts
+fields, so a ratio near 1 means the extraction itself is cheap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import anyio
+from PIL import Image, ImageDraw, ImageFont
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.parsing._documents import RECEIPT_LINES, text_pdf
+
+from renderkit._parse import parse
+from renderkit._parse_models import ParseRequest
+
+INVOICE_LINES = [
+    "NORTHWIND STUDIO LTD",
+    "12 Harbour Street",
+    "Bristol BS1 4XX",
+    "INVOICE",
+    "Invoice No: INV-2026-0042",
+    "Date: 22 November 2026",
+    "Bill to: Contoso Ltd, 1 Main Road, Leeds LS1 1AA",
+    *(f"Item {i}: design work {i} x 120.00   {i * 120:.2f}" for i in range(1, 25)),
+    "Subtotal: 36000.00",
+    "VAT 20%: 7200.00",
+    "Total due: 43200.00 GBP",
+]
+
+
+def scanned_receipt() -> bytes:
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf", 26)
+    lines = RECEIPT_LINES * 2
+    image = Image.new("L", (760, 80 + 40 * len(lines)), 235)
+    draw = ImageDraw.Draw(image)
+    for i, line in enumerate(lines):
+        draw.text((30, 40 + 40 * i), line, font=font, fill=30)
+    image = image.rotate(1.5, expand=True, fillcolor=235)
+    out = io.BytesIO()
+    image.convert("RGB").save(out, "JPEG", quality=80)
+    return out.getvalue()
+
+
+def timed(fn) -> float:  # type: ignore[no-untyped-def]
+    started = time.perf_counter()
+    fn()
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--receipt", type=Path)
+    args = parser.parse_args()
+    pdf = text_pdf([INVOICE_LINES])
+    jpeg = args.receipt.read_bytes() if args.receipt else scanned_receipt()
+    with tempfile.TemporaryDirectory() as tmp:
+        pdf_path, jpg_path = Path(tmp) / "invoice.pdf", Path(tmp) / "receipt.jpg"
+        pdf_path.write_bytes(pdf)
+        jpg_path.write_bytes(jpeg)
+        cases = [
+            (
+                "1-page PDF (text layer)",
+                pdf,
+                "application/pdf",
+                ["pdftotext", "-bbox", str(pdf_path), "-"],
+                0.150,
+            ),
+            (
+                "1-page receipt JPEG (OCR)",
+                jpeg,
+                "image/jpeg",
+                ["tesseract", str(jpg_path), "stdout"],
+                3.0,
+            ),
+        ]
+        for name, content, mime, peer, target in cases:
+            request = ParseRequest.from_bytes(content, mime)
+            anyio.run(parse, request)  # warm up imports and caches
+            ours: list[float] = []
+            theirs: list[float] = []
+            for _ in range(args.rounds):
+                ours.append(timed(lambda: anyio.run(parse, request)))  # noqa: B023
+                theirs.append(timed(lambda: subprocess.run(peer, capture_output=True, check=True)))  # noqa: B023
+            a, b = statistics.median(ours), statistics.median(theirs)
+            verdict = "OK" if a <= target else "SLOW"
+            print(
+                f"{name:28s} renderkit.parse {a * 1000:8.1f} ms   {peer[0]:10s} {b * 1000:8.1f} ms   "
+                f"ratio {a / b:5.2f}   target <= {target * 1000:.0f} ms: {verdict}"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,152 @@
+"""parse: a PDF or image in, structured JSON out."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import anyio.to_thread
+import jsonschema
+import jsonschema.exceptions
+import jsonschema.validators
+
+from ._converter import structure
+from ._errors import InvalidRequestError
+from ._parse_models import ParseRequest, ParseResult
+from .parsing._protocol import Extraction, Extractor
+from .parsing.local import LocalExtractor
+from .parsing.ocr import OcrEngine, TesseractOcr
+from .parsing.reading import ParseLimits, decode_file, read_document
+
+__all__ = ["check_schema", "parse"]
+
+_DEFAULT_LIMITS = ParseLimits()
+
+
+def check_schema(schema: Mapping[str, Any]) -> type[jsonschema.protocols.Validator]:
+    """Check that ``schema`` is a JSON Schema renderkit can fill, and return its validator class.
+
+    Raises:
+        InvalidRequestError: on field ``schema``: not valid JSON Schema (per its ``$schema``
+            dialect, 2020-12 by default), or not an object schema with ``properties``.
+    """
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.exceptions.SchemaError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path)
+        msg = f"is not a valid JSON Schema: {exc.message[:200]}" + (
+            f" (at {where})" if where else ""
+        )
+        raise InvalidRequestError.single("schema", msg) from None
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping) or not properties:
+        msg = 'must describe an object with "properties" (the fields to extract)'
+        raise InvalidRequestError.single("schema", msg)
+    if len(properties) > 500:
+        msg = "may list at most 500 properties"
+        raise InvalidRequestError.single("schema", msg)
+    return cls
+
+
+async def parse(
+    request: ParseRequest | Mapping[str, Any],
+    *,
+    extractor: Extractor | None = None,
+    ocr: OcrEngine | None = None,
+    limits: ParseLimits = _DEFAULT_LIMITS,
+) -> ParseResult:
+    """Extract structured data from a PDF or an image.
+
+    PDF pages with a text layer are read directly; other pages and images are read by OCR.
+    The extractor then detects the document type and extracts fields (or fills ``schema``),
+    and the data is validated against the schema: mismatches become warnings.
+
+    Args:
+        request: a :class:`ParseRequest`, or a JSON-like mapping in the shape of the HTTP body.
+        extractor: what turns text into fields; default :class:`~renderkit.parsing.LocalExtractor`
+            (offline rules). See also :class:`~renderkit.parsing.OpenAIExtractor` and
+            :class:`~renderkit.parsing.AnthropicExtractor`.
+        ocr: reads scanned pages and images; default :class:`~renderkit.parsing.TesseractOcr`.
+        limits: size, page and pixel bounds (configuration from the caller).
+
+    Returns:
+        The data with its document type, confidence, warnings, token usage and page count.
+
+    Raises:
+        InvalidRequestError: naming ``file`` (not base64, empty, too large, corrupt,
+            encrypted, too many pages or pixels), ``mimeType`` (does not match the bytes) or
+            ``schema`` (not valid JSON Schema).
+        MissingDependencyError: OCR is needed and tesseract is not installed.
+        ProviderError: a remote model failed (e.g. a rejected key).
+        ProviderUnavailableError: a remote model was unreachable or overloaded after retries.
+    """
+    req = request if isinstance(request, ParseRequest) else structure(request, ParseRequest)
+    validator_cls = check_schema(req.schema) if req.schema is not None else None
+    content = await anyio.to_thread.run_sync(
+        lambda: decode_file(req.file, max_bytes=limits.max_bytes)
+    )
+    document = await read_document(
+        content, req.mimeType, ocr=ocr if ocr is not None else TesseractOcr(), limits=limits
+    )
+    engine = extractor if extractor is not None else LocalExtractor()
+    extraction = await engine.extract(document, schema=req.schema, hints=req.hints)
+    data = dict(extraction.data)
+    warnings = list(extraction.warnings)
+    invalid: set[str] = set()
+    if req.schema is not None and validator_cls is not None:
+        data = {name: data.get(name) for name in req.schema["properties"]}
+        invalid = _validate(data, req.schema, validator_cls, warnings)
+    confidence = score_confidence(extraction, data, invalid, document.ocr_confidence)
+    return ParseResult(
+        data=data,
+        document_type=extraction.document_type,
+        confidence=confidence,
+        warnings=tuple(warnings),
+        usage=extraction.usage,
+        pages=len(document.pages),
+        provenance=dict(extraction.provenance) if req.include_provenance else None,
+        extractor=getattr(engine, "name", type(engine).__name__),
+    )
+
+
+def _validate(
+    data: dict[str, Any],
+    schema: Mapping[str, Any],
+    validator_cls: type[jsonschema.protocols.Validator],
+    warnings: list[str],
+) -> set[str]:
+    # A field the extractor could not find is null: that is reported as "not found", not as
+    # a type mismatch, so nulls are left out of validation (required ones still warn).
+    present = {k: v for k, v in data.items() if v is not None}
+    validator = validator_cls(schema, format_checker=validator_cls.FORMAT_CHECKER)
+    invalid: set[str] = set()
+    for error in sorted(validator.iter_errors(present), key=lambda e: list(e.absolute_path)):
+        path = [str(p) for p in error.absolute_path]
+        field = path[0] if path else None
+        if error.validator == "required":
+            continue  # missing fields already carry a "not found" warning
+        if field is not None:
+            invalid.add(field)
+        where = ".".join(path) or "data"
+        warnings.append(f"{where}: does not match the schema ({error.message[:160]})")
+    return invalid
+
+
+def score_confidence(
+    extraction: Extraction, data: Mapping[str, Any], invalid: set[str], ocr_confidence: float
+) -> float:
+    """The result confidence: coverage x mean field quality x validity (see ParseResult)."""
+    expected = extraction.expected_fields or tuple(data)
+    if not expected:
+        return 0.0
+    found = [name for name in expected if data.get(name) not in (None, "", [], {})]
+    if not found:
+        return 0.0
+    coverage = len(found) / len(expected)
+    qualities = [
+        min(1.0, max(0.0, extraction.field_confidence.get(name, ocr_confidence))) for name in found
+    ]
+    quality = sum(qualities) / len(qualities)
+    validity = 1.0 - len(invalid & set(expected)) / len(expected)
+    return round(max(0.0, min(1.0, coverage * quality * validity)), 3)

@@ -1,0 +1,153 @@
+"""Request and result models for document parsing (POST /api/parse semantics)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import attrs
+
+from . import _validators as v
+from ._errors import InvalidRequestError
+from .parsing._protocol import FieldProvenance, Usage
+
+__all__ = ["PARSE_MIME_TYPES", "FieldProvenance", "ParseRequest", "ParseResult", "Usage"]
+
+#: Accepted ``mimeType`` values (``image/jpg`` is read as ``image/jpeg``).
+PARSE_MIME_TYPES = ("application/pdf", "image/jpeg", "image/png", "image/webp")
+_MIME_ALIASES = {
+    "image/jpg": "image/jpeg",
+    "image/pjpeg": "image/jpeg",
+    "application/x-pdf": "application/pdf",
+}
+
+# base64 of the largest file any operator would allow; the real limit is ParseLimits.max_bytes.
+_MAX_FILE_CHARS = 200_000_000
+_MAX_SCHEMA_CHARS = 200_000
+
+
+def _mime(value: object) -> object:
+    if not isinstance(value, str):
+        return value
+    base = value.split(";", 1)[0].strip().lower()
+    return _MIME_ALIASES.get(base, base)
+
+
+def _schema(inst: object, attribute: attrs.Attribute[Any], value: dict[str, Any] | None) -> None:
+    if value is None:
+        return
+    try:
+        size = len(json.dumps(value))
+    except (TypeError, ValueError):
+        raise InvalidRequestError.single("schema", "must be a JSON object") from None
+    if size > _MAX_SCHEMA_CHARS:
+        msg = f"must be at most {_MAX_SCHEMA_CHARS:,} characters of JSON"
+        raise InvalidRequestError.single("schema", msg)
+
+
+@attrs.frozen(kw_only=True)
+class ParseRequest:
+    """A request to extract structured data from a PDF or an image.
+
+    Attributes:
+        file: the document, base64-encoded (standard or URL-safe alphabet; a ``data:`` URL
+            prefix is accepted).
+        mimeType: ``application/pdf``, ``image/jpeg``, ``image/png`` or ``image/webp``; it must
+            match the file's contents (alias mime_type).
+        schema: a JSON Schema (an object with ``properties``) of the fields to extract; the
+            result's ``data`` then has exactly these properties and is validated against it.
+            Without it the document type is detected and its usual fields are extracted.
+        hints: plain-language guidance, e.g. ``the total is labelled "Amount payable"`` or
+            ``dates are US month-first``.
+        include_provenance: also return the page and bounding box each field was read from.
+    """
+
+    # Named as on the wire, so the generated JSON Schema and every error say "mimeType".
+    __rk_aliases__: ClassVar[dict[str, str]] = {"mime_type": "mimeType"}
+
+    file: str = attrs.field(
+        validator=v.max_length(_MAX_FILE_CHARS), repr=lambda f: f"<{len(f):,} chars>"
+    )
+    mimeType: str = attrs.field(converter=_mime, validator=v.choice(PARSE_MIME_TYPES))
+    schema: dict[str, Any] | None = attrs.field(default=None, validator=_schema)
+    hints: str | None = attrs.field(default=None, validator=v.optional(v.max_length(5_000)))
+    include_provenance: bool = False
+
+    @property
+    def mime_type(self) -> str:
+        """The declared MIME type (``mimeType``)."""
+        return self.mimeType
+
+    @classmethod
+    def from_bytes(
+        cls,
+        content: bytes,
+        mime_type: str,
+        *,
+        schema: Mapping[str, Any] | None = None,
+        hints: str | None = None,
+        include_provenance: bool = False,
+    ) -> ParseRequest:
+        """Build a request from raw file bytes (base64-encodes them)."""
+        return cls(
+            file=base64.b64encode(content).decode("ascii"),
+            mimeType=mime_type,
+            schema=dict(schema) if schema is not None else None,
+            hints=hints,
+            include_provenance=include_provenance,
+        )
+
+
+@attrs.frozen(kw_only=True)
+class ParseResult:
+    """Structured data extracted from a document.
+
+    ``confidence`` = ``coverage`` x ``field quality`` x ``validity``, where coverage is the
+    fraction of expected fields found (the schema's properties, or the fields usual for the
+    detected type), field quality is the mean over found fields of the rule's confidence times
+    the OCR confidence of the words the value was read from (1.0 for PDF text layers; the
+    document's mean OCR confidence for remote models), and validity is 1 minus the share of
+    fields that failed schema validation. 0 means nothing usable, 1 every field found in clean
+    text by a reliable rule and valid.
+
+    Attributes:
+        data: the extracted fields; exactly the schema's properties when one was given.
+        document_type: invoice, receipt, purchase_order, contract, letter, resume,
+            bank_statement, id_form or other.
+        confidence: in [0, 1]; see above.
+        warnings: problems, one sentence each (fields not found, schema mismatches...).
+        usage: model tokens used (zeros for the local extractor).
+        pages: pages read.
+        provenance: per field, the page and bounding box it was read from (only with
+            include_provenance).
+        extractor: which extractor produced the data (local, openai, anthropic...).
+    """
+
+    data: dict[str, Any]
+    document_type: str
+    confidence: float
+    warnings: tuple[str, ...] = ()
+    usage: Usage = attrs.field(factory=Usage)
+    pages: int = 0
+    provenance: dict[str, FieldProvenance] | None = None
+    extractor: str = "local"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as the JSON body of the HTTP API (both interface variants' fields)."""
+        body: dict[str, Any] = {
+            "success": True,
+            "data": self.data,
+            "document_type": self.document_type,
+            "confidence": self.confidence,
+            "warnings": list(self.warnings),
+            "usage": attrs.asdict(self.usage),
+            "pages": self.pages,
+        }
+        if self.provenance is not None:
+            body["provenance"] = {
+                name: {"page": p.page, "bbox": list(p.bbox), "text": p.text}
+                for name, p in self.provenance.items()
+            }
+        return body

@@ -1,0 +1,664 @@
+"""Rules that find the fields of receipts, invoices and contracts in lines of text.
+
+Each rule returns a :class:`Found`: the value, a rule confidence (how often the rule is right
+when it fires, before OCR quality is taken into account) and the lines it read, for
+provenance. The rules are general (label words, layout order, arithmetic between amounts);
+none is fitted to a particular document.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from decimal import Decimal
+
+import attrs
+
+from ._protocol import Line, Word
+from ._values import find_amounts, find_dates, find_emails, find_phones
+
+__all__ = ["Found", "contract_fields", "receipt_fields"]
+
+
+@attrs.frozen(kw_only=True)
+class Found:
+    """A value a rule found, how sure the rule is, and the lines it came from."""
+
+    value: object
+    confidence: float
+    lines: tuple[Line, ...] = ()
+
+
+# ---------------------------------------------------------------- receipts and invoices
+
+_JUNK_EDGES = " \t|:;.,_~—–-'\"“”‘’`*=+<>»«°^\\/{}[]!?"
+_LEGAL_SUFFIX = re.compile(
+    r"\b(SDN\.?\s*BHD\.?|BHD\.?|BERHAD|[S5]/[B8]|S\.B\.|PTE\.?\s*LTD\.?|LTD\.?|LIMITED|L\.?L\.?C\.?|"
+    r"INC\.?|CORP(?:ORATION)?\.?|GMBH|PLC|LLP|L\.?P\.|CO\.,?\s*LTD|\(M\)|S\.A\.|S\.L\.|B\.V\.|AG)(?=\W|$)",
+    re.I,
+)
+_BUSINESS_WORD = re.compile(
+    r"\b(ENTERPRISES?|TRADING|RESTORAN|RESTAURANT|CAFE|BISTRO|BAKERY|HARDWARE|PHARMACY|"
+    r"STATIONERY|MART|MARKET|SUPERMARKET|STORE|SHOP|HOTEL|SYARIKAT|PERNIAGAAN|KEDAI|COMPANY|"
+    r"INDUSTRIES|SERVICES|HOLDINGS|GROUP|BOOKS?|FOOD|KITCHEN)\b",
+    re.I,
+)
+# Lines that end the header block of a receipt or invoice (address and name come before).
+_HEADER_STOP = re.compile(
+    r"\b(TEL|TELEPHONE|PHONE|FAX|H/?P|E-?MAIL|GST|SST|VAT|TAX\s*INVOICE|INVOICE|RECEIPT|"
+    r"CASHIER|TABLE|DATE|TIME|BILL|ORDER|SHOPPING\s*HOURS|OPEN|WEBSITE|WWW|HTTP|"
+    r"ABN|TERMINAL|POS|SLIP|DOC(?:UMENT)?\s*NO)\b",
+    re.I,
+)
+_REGISTRATION = re.compile(
+    r"\(?\s*(?:(?:CO|COMPANY)\.?\s*(?:REG|NO)\.?\s*(?:NO\.?)?\s*:?\s*|ROC\s*:?\s*)?\d{3,}[-\s]?[A-Z]?\s*\)?$",
+    re.I,
+)
+_ADDRESS_WORD = re.compile(
+    r"\b(NO\.?|LOT|JALAN|JLN|LORONG|TAMAN|TMN|BANDAR|FLOOR|FLR|LEVEL|BLOCK|BLK|BATU|KM|"
+    r"STREET|ST\.|ROAD|RD\.?|AVENUE|AVE\.?|BLVD|DRIVE|LANE|SUITE|UNIT|BUILDING|PLAZA|MALL|"
+    r"KAWASAN|PERSIARAN|SEKSYEN|SECTION|PARK|SQUARE|CENTRE|CENTER|P\.?O\.?\s*BOX)\b",
+    re.I,
+)
+_POSTCODE = re.compile(r"(?<!\d)\d{5}(?:-\d{4})?(?!\d)|\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b")
+# Region and country names that may follow the post-code line of an address.
+_REGION = re.compile(
+    r"^(SELANGOR|JOHOR|KEDAH|KELANTAN|MELAKA|MALACCA|NEGERI\s+SEMBILAN|PAHANG|PERAK|PERLIS|"
+    r"PULAU\s+PINANG|PENANG|SABAH|SARAWAK|TERENGGANU|KUALA\s+LUMPUR|PUTRAJAYA|LABUAN|"
+    r"MALAYSIA|SINGAPORE|INDONESIA|THAILAND|UNITED\s+KINGDOM|UK|USA|UNITED\s+STATES|CANADA|"
+    r"AUSTRALIA|GERMANY|FRANCE|INDIA|D\.?\s*E\.?|DARUL\s+\w+)\b",
+    re.I,
+)
+
+_TOTAL_EXCLUDE = re.compile(
+    r"SUB[\s-]?TOTAL|TOTAL\s*(QTY|QUANTITY|ITEMS?|SAVINGS?|DISCOUNT|STAMPS?|GST|TAX|VAT|POINTS?|"
+    r"WEIGHT|UNITS?|PCS)|TAX\s*TOTAL|GST\s*TOTAL|EXCL|EXCLUDING|BEFORE\s*(GST|TAX)|"
+    r"ITEM\s*COUNT|TOTAL\s*\w*\s*SUPPLIES",
+    re.I,
+)
+_TOTAL_STRONG = re.compile(
+    r"(TOTAL\s*(AFTER|ROUNDED|ROUNDING|PAYABLE|DUE|AMOUNT\s*DUE|TO\s*PAY)|ROUNDED\s*TOTAL|"
+    r"FINAL\s*TOTAL|NETT?\s*TOTAL|GRAND\s*TOTAL|AMOUNT\s*(DUE|PAYABLE)|BALANCE\s*DUE|"
+    r"TOTAL\s*AFTER\s*ADJ|JUMLAH\s*BESAR)",
+    re.I,
+)
+_TOTAL_WORD = re.compile(r"T[O0]TAL|JUMLAH|AMOUNT", re.I)
+_CASH = re.compile(r"^\W*(CASH|TUNAI|PAYMENT|PAID|TENDERED|VISA|MASTER|CARD|CREDIT)\b", re.I)
+_CHANGE = re.compile(r"\b(CHANGE|BAKI|BALANCE)\b", re.I)
+_SUBTOTAL = re.compile(r"SUB[\s-]?TOTAL", re.I)
+_TAX = re.compile(r"\b(GST|SST|VAT|TAX)\b", re.I)
+_NUMBER_LABEL = re.compile(
+    r"\b(INVOICE|INV|RECEIPT|BILL|DOC(?:UMENT)?|ORDER|SLIP|TRANS(?:ACTION)?|REF(?:ERENCE)?)"
+    r"\s*(?:NO\.?|NUMBER|NUM|#)?\s*[:#.;]?\s*(?P<value>[A-Z0-9][A-Z0-9/_-]{2,})",
+    re.I,
+)
+
+
+def clean(text: str) -> str:
+    """``text`` without OCR debris at its ends and with single spaces."""
+    return re.sub(r"\s+", " ", text).strip(_JUNK_EDGES)
+
+
+def _alnum_ratio(text: str) -> float:
+    return sum(c.isalnum() for c in text) / max(1, len(text))
+
+
+def meaningful(line: Line) -> bool:
+    """True for a line that reads as text rather than OCR noise from a logo or a crease."""
+    text = clean(line.text)
+    letters = sum(c.isalpha() for c in text)
+    if letters < 3 or _alnum_ratio(text.replace(" ", "")) < 0.6:
+        return False
+    long_words = [w for w in line.words if sum(c.isalnum() for c in w.text) >= 2]
+    if not long_words:
+        return False
+    conf = sum(w.confidence for w in long_words) / len(long_words)
+    return conf >= 0.55
+
+
+def _fix_ocr_digits(text: str) -> str:
+    # Join amounts split by OCR ("38 .60", "100. 62") and read O/o as 0 inside numbers.
+    text = re.sub(r"(?<=\d)\s*([.,])\s+(?=\d{2}\b)|(?<=\d)\s+([.,])(?=\d{2}\b)", r"\1\2", text)
+    return re.sub(r"(?<=[\d.,])[Oo](?=[\d.,])|(?<=\s)[Oo](?=[.,]\d{2}\b)", "0", text)
+
+
+def line_amounts(line: Line) -> list[str]:
+    """Amounts with decimals printed on ``line``, left to right."""
+    return [a for a, _, _ in find_amounts(_fix_ocr_digits(line.text))]
+
+
+def _is_registration(text: str) -> bool:
+    return bool(
+        _REGISTRATION.fullmatch(text)
+        or re.search(
+            r"\b(CO\.?\s*(REG|NO)|REG\.?\s*NO|COMPANY\s*NO|ROC|BUSINESS\s*REG)\b", text, re.I
+        )
+    )
+
+
+def _strip_company(text: str) -> str:
+    text = clean(text)
+    # Common OCR misreadings of the legal suffix.
+    text = re.sub(r"\bS[DO0]N\.?\s*[BE8]H[DO0]\b", "SDN BHD", text, flags=re.I)
+    text = re.sub(r"(?<=\s)[S5]/[B8]\b", "S/B", text)
+    # Registration numbers and trailing codes: "(1110644-W)", "123456-X".
+    text = re.sub(
+        r"\s*\(?\s*(?:CO\.?\s*(?:REG|NO)\.?\s*:?\s*)?\d{4,}[-\s]?[A-Z]?\s*\)?\s*$",
+        "",
+        text,
+        flags=re.I,
+    )
+    matches = list(_LEGAL_SUFFIX.finditer(text))
+    match = matches[-1] if matches else None
+    if match is not None and match.group(1).upper() != "(M)":
+        text = text[: match.end()]
+    return clean(text) if not text.endswith(".") else text.strip(" |:;,_~—–-'\"“”‘’`*=+")
+
+
+def _is_continuation(text: str) -> bool:
+    first = text.split(" ", 1)[0].upper()
+    return (
+        first in {"CO.", "CO", "&", "AND", "SDN", "BHD", "BHD.", "(M)", "ENTERPRISE", "TRADING"}
+        or text[:1] == "("
+        or text[:1].islower()
+    )
+
+
+def trim_line(line: Line) -> Line:
+    """``line`` without unreadable words at its ends (OCR debris beside the text)."""
+    words = list(line.words)
+
+    def debris(word: Word, others: list[Word]) -> bool:
+        alnum = sum(c.isalnum() for c in word.text)
+        if word.confidence < 0.45 or alnum == 0:
+            return True
+        rest_upper = sum(c.isupper() for w in others for c in w.text) > 3 * sum(
+            c.islower() for w in others for c in w.text
+        )
+        return len(word.text) <= 3 and word.text.isalpha() and word.text.islower() and rest_upper
+
+    while len(words) > 1 and debris(words[0], words[1:]):
+        words.pop(0)
+    while len(words) > 1 and debris(words[-1], words[:-1]):
+        words.pop()
+    return Line(words=tuple(words), page=line.page) if len(words) != len(line.words) else line
+
+
+def _header(lines: Sequence[Line]) -> list[Line]:
+    out: list[Line] = []
+    for line in (trim_line(x) for x in lines[:25]):
+        if _HEADER_STOP.search(line.text) and not out:
+            continue  # e.g. "TAX INVOICE" above the name
+        if _HEADER_STOP.search(line.text):
+            if _POSTCODE.search(line.text) and not re.search(r"\b(TEL|FAX|GST)\b", line.text, re.I):
+                out.append(line)  # an address line that happens to contain a stop word
+                continue
+            break
+        if meaningful(line):
+            out.append(line)
+    return out
+
+
+def _company(header: list[Line]) -> tuple[Found | None, int]:
+    candidates = header[:8]
+    for strength, pattern in ((0.85, _LEGAL_SUFFIX),):
+        for index, line in enumerate(candidates):
+            text = clean(line.text)
+            if not pattern.search(text) or _ADDRESS_WORD.match(text):
+                continue
+            used = [line]
+            if index > 0 and (_is_continuation(text) or len(pattern.split(text, 1)[0].split()) < 1):
+                previous = candidates[index - 1]
+                letters = [c for c in previous.text if c.isalpha()]
+                upper = sum(c.isupper() for c in letters) >= len(letters) / 2
+                if upper and not re.search(r"\d", previous.text):
+                    used.insert(0, previous)
+            name = _strip_company(" ".join(clean(u.text) for u in used))
+            if len(re.sub(r"\W", "", name)) >= 3:
+                return Found(value=name, confidence=strength, lines=tuple(used)), index
+    for index, line in enumerate(candidates):
+        text = clean(line.text)
+        if _is_registration(text) or find_dates(text):
+            continue
+        if len(re.sub(r"[^A-Za-z]", "", text)) >= 4 and not _ADDRESS_WORD.match(text):
+            strength = 0.7 if _BUSINESS_WORD.search(text) else 0.55
+            return Found(value=_strip_company(text), confidence=strength, lines=(line,)), index
+    return None, -1
+
+
+def _address(header: list[Line], after: int) -> Found | None:
+    picked: list[Line] = []
+    seen_postcode = False
+    for line in header[after + 1 :]:
+        text = clean(line.text)
+        if _is_registration(text):
+            continue
+        if not picked:
+            if find_dates(text):
+                continue
+            if not (re.search(r"\d", text) or _ADDRESS_WORD.search(text)):
+                continue
+        elif seen_postcode and not _REGION.match(text) and not re.match(r"^\d{3,}-", text):
+            break
+        if _HEADER_STOP.search(text) and not _POSTCODE.search(text):
+            break
+        picked.append(line)
+        seen_postcode = seen_postcode or bool(_POSTCODE.search(text))
+        if len(picked) >= 5:
+            break
+    if not picked:
+        return None
+    value = " ".join(clean(line.text) for line in picked)
+    return Found(value=value, confidence=0.75 if seen_postcode else 0.55, lines=tuple(picked))
+
+
+def _date(lines: Sequence[Line], day_first: bool) -> Found | None:
+    fallback: Found | None = None
+    for line in lines:
+        dates = find_dates(_fix_ocr_digits(line.text), day_first=day_first)
+        if not dates:
+            continue
+        value = dates[0][0].isoformat()
+        if re.search(r"\b(DATE|DATED|TARIKH|ISSUED?)\b", line.text, re.I) and not re.search(
+            r"\b(DUE|EXPIR\w*|PRINT\w*|VALID)\b", line.text, re.I
+        ):
+            return Found(value=value, confidence=0.9, lines=(line,))
+        if fallback is None:
+            fallback = Found(value=value, confidence=0.75, lines=(line,))
+    return fallback
+
+
+def _labelled_amount(lines: Sequence[Line], index: int) -> str | None:
+    amounts = line_amounts(lines[index])
+    if amounts:
+        return amounts[-1]
+    if index + 1 < len(lines):
+        following = clean(lines[index + 1].text)
+        if re.fullmatch(r"(RM|\$|€|£|USD|MYR)?\s*[\d.,\s]+", following):
+            nxt = line_amounts(lines[index + 1])
+            if nxt:
+                return nxt[-1]
+    return None
+
+
+def _payment(lines: Sequence[Line]) -> tuple[Decimal | None, Decimal | None]:
+    cash = change = None
+    for line in lines:
+        amounts = line_amounts(line)
+        if not amounts:
+            continue
+        if change is None and _CHANGE.search(line.text):
+            change = Decimal(amounts[-1])
+        elif cash is None and _CASH.search(line.text):
+            cash = Decimal(amounts[-1])
+    return cash, change
+
+
+def _total(lines: Sequence[Line]) -> Found | None:
+    cash, change = _payment(lines)
+    paid = cash - change if cash is not None and change is not None else None
+    candidates: list[tuple[float, int, str]] = []
+    for index, line in enumerate(lines):
+        text = line.text
+        if not _TOTAL_WORD.search(text) or _TOTAL_EXCLUDE.search(text):
+            continue
+        if _CASH.search(text) or _CHANGE.search(text):
+            continue
+        amount = _labelled_amount(lines, index)
+        if amount is None:
+            continue
+        if len(line_amounts(line)) >= 2:
+            rank = 0.3  # a table row ("Total 8.90 0.53"), not the amount paid
+        elif _TOTAL_STRONG.search(text):
+            rank = 0.9
+        elif re.search(r"T[O0]TAL", text, re.I):
+            rank = 0.8
+        else:
+            rank = 0.5  # "Amount"
+        if cash is not None and Decimal(amount) > cash and change is not None:
+            rank -= 0.4
+        if paid is not None and Decimal(amount) == paid and paid > 0:
+            rank += 0.5
+        candidates.append((rank, index, amount))
+    if candidates:
+        rank, index, amount = max(candidates, key=lambda c: (c[0], c[1]))
+        return Found(value=amount, confidence=min(0.95, rank), lines=(lines[index],))
+    if paid is not None and paid > 0:
+        return Found(value=f"{paid:.2f}", confidence=0.6)
+    return None
+
+
+def _labelled_line_amount(lines: Sequence[Line], pattern: re.Pattern[str]) -> Found | None:
+    for index, line in enumerate(lines):
+        if pattern.search(line.text) and not _CASH.search(line.text):
+            amount = _labelled_amount(lines, index)
+            if amount is not None:
+                return Found(value=amount, confidence=0.75, lines=(line,))
+    return None
+
+
+def _number(lines: Sequence[Line]) -> Found | None:
+    for line in lines:
+        match = _NUMBER_LABEL.search(line.text)
+        if match and re.search(r"\d", match.group("value")):
+            return Found(value=match.group("value"), confidence=0.75, lines=(line,))
+    return None
+
+
+def _line_items(lines: Sequence[Line]) -> list[dict[str, object]]:
+    items: list[dict[str, object]] = []
+    for line in lines:
+        text = _fix_ocr_digits(line.text)
+        if _TOTAL_WORD.search(text) or _CASH.search(text) or _CHANGE.search(text):
+            continue
+        if _TAX.search(text) or _HEADER_STOP.search(text):
+            continue
+        amounts = find_amounts(text)
+        if not amounts:
+            continue
+        first = amounts[0][1]
+        description = clean(re.sub(r"^\s*\d+\s*[xX]?\s+", "", text[:first]))
+        if sum(c.isalpha() for c in description) < 3:
+            continue
+        item: dict[str, object] = {"description": description, "amount": float(amounts[-1][0])}
+        quantity = re.search(r"(?:^|\s)(\d{1,3})\s*[xX@]?\s", text[:first] + " ")
+        if quantity and len(amounts) >= 2:
+            item["quantity"] = int(quantity.group(1))
+            item["unit_price"] = float(amounts[0][0])
+        items.append(item)
+    return items[:200]
+
+
+def receipt_fields(lines: Sequence[Line], *, day_first: bool) -> dict[str, Found]:
+    """Seller, address, date, number, amounts and line items of a receipt or invoice."""
+    found: dict[str, Found] = {}
+    header = _header(lines)
+    company, at = _company(header)
+    if company is not None:
+        found["company"] = company
+        address = _address(header, at)
+        if address is not None:
+            found["address"] = address
+    text = "\n".join(line.text for line in lines)
+    for name, rule in (
+        ("date", lambda: _date(lines, day_first)),
+        ("total", lambda: _total(lines)),
+        ("subtotal", lambda: _labelled_line_amount(lines, _SUBTOTAL)),
+        ("tax", lambda: _labelled_line_amount(lines, re.compile(r"^\W*(GST|SST|VAT|TAX)\b", re.I))),
+        ("number", lambda: _number(lines)),
+    ):
+        value = rule()
+        if value is not None:
+            found[name] = value
+    emails = find_emails(text)
+    if emails:
+        found["email"] = Found(value=emails[0], confidence=0.9)
+    phones = find_phones(text)
+    if phones:
+        found["phone"] = Found(value=phones[0], confidence=0.8)
+    items = _line_items(lines)
+    if items:
+        found["line_items"] = Found(value=items, confidence=0.5)
+    return found
+
+
+# ---------------------------------------------------------------- contracts
+
+# Governing-law places: US states, Canadian provinces and common countries.
+_PLACES = sorted(
+    (
+        "Alabama",
+        "Alaska",
+        "Arizona",
+        "Arkansas",
+        "California",
+        "Colorado",
+        "Connecticut",
+        "Delaware",
+        "Florida",
+        "Georgia",
+        "Hawaii",
+        "Idaho",
+        "Illinois",
+        "Indiana",
+        "Iowa",
+        "Kansas",
+        "Kentucky",
+        "Louisiana",
+        "Maine",
+        "Maryland",
+        "Massachusetts",
+        "Michigan",
+        "Minnesota",
+        "Mississippi",
+        "Missouri",
+        "Montana",
+        "Nebraska",
+        "Nevada",
+        "New Hampshire",
+        "New Jersey",
+        "New Mexico",
+        "New York",
+        "North Carolina",
+        "North Dakota",
+        "Ohio",
+        "Oklahoma",
+        "Oregon",
+        "Pennsylvania",
+        "Rhode Island",
+        "South Carolina",
+        "South Dakota",
+        "Tennessee",
+        "Texas",
+        "Utah",
+        "Vermont",
+        "Virginia",
+        "Washington",
+        "West Virginia",
+        "Wisconsin",
+        "Wyoming",
+        "District of Columbia",
+        "England",
+        "England and Wales",
+        "Scotland",
+        "Ireland",
+        "Canada",
+        "Ontario",
+        "Quebec",
+        "British Columbia",
+        "Alberta",
+        "Germany",
+        "France",
+        "Switzerland",
+        "Netherlands",
+        "Israel",
+        "Singapore",
+        "Hong Kong",
+        "Japan",
+        "China",
+        "India",
+        "Australia",
+        "New South Wales",
+        "Victoria",
+        "Cayman Islands",
+        "Bermuda",
+        "Luxembourg",
+        "Sweden",
+        "Norway",
+        "Denmark",
+        "Italy",
+        "Spain",
+        "Mexico",
+        "Brazil",
+    ),
+    key=len,
+    reverse=True,
+)
+_PLACE = "|".join(re.escape(p) for p in _PLACES)
+_GOVERNING = re.compile(
+    rf"laws?\s+of\s+(?:the\s+)?(?:(?:State|Commonwealth|Province|Republic|Kingdom)\s+of\s+)?"
+    rf"(?P<place>{_PLACE})\b",
+    re.I,
+)
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "eighteen": 18, "twenty": 20, "twenty-four": 24,
+    "thirty": 30, "thirty-six": 36, "sixty": 60, "ninety": 90,
+}  # fmt: skip
+_DURATION = re.compile(
+    r"(?P<n>\d{1,3}|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")"
+    r"(?:\s*\(\d{1,3}\))?[\s-]*(?P<unit>years?|months?|weeks?|days?)\b",
+    re.I,
+)
+_TERM_CUE = re.compile(
+    r"(this\s+(?:letter\s+)?agreement|the\s+term\s+of\s+this|the\s+term\s+hereof|"
+    r"obligations\s+(?:hereunder|under\s+this\s+agreement))[^.;]{0,80}?"
+    r"(shall|will)\s+(terminate|expire|remain\s+in\s+(?:full\s+)?(?:force|effect)|continue|"
+    r"be\s+in\s+effect|be\s+effective|survive|end)|\bterm\s+of\s+this\s+agreement\s+(?:shall|will)\s+be",
+    re.I,
+)
+_PARTY_END = re.compile(
+    r"\s*\(|,?\s+a\s+(?:[A-Z][a-z]+\s+)*(?:corporation|company|limited|partnership|"
+    r"bank|banking|national|state|delaware|nevada)|,\s+an?\s+|,\s+(?:located|with|having|whose|"
+    r"on\s+behalf|each|its|hereinafter|as\s+)|\s+d/?b/?a\b|\s+f/?k/?a\b|;|:|"
+    # A full stop ends the name unless it closes an initial or an abbreviation.
+    r"(?<!\b[A-Z])(?<!\bInc)(?<!\bCo)(?<!\bCorp)(?<!\bLtd)(?<!\bMr)(?<!\bMs)(?<!\bDr)"
+    r"(?<!\bJr)(?<!\bSr)(?<!\bNo)(?<!\bSt)\.\s+(?=[A-Z])|,\s*$|,\s+(?:and|&)\s+|"
+    r"(?:(?<=Inc\.)|(?<=LLC)|(?<=Ltd\.)|(?<=L\.P\.)|(?<=\bLP)|(?<=Corp\.)|(?<=Corporation)|"
+    r"(?<=Company))\s+(?:and|&)\s+(?=[A-Z])",
+)
+_GENERIC_PARTY = re.compile(
+    r"^(the\s+)?(undersigned|company|employee|executive|recipient|discloser|you|we|us|"
+    r"receiving\s+party|disclosing\s+party|party|parties|each|both|corporation|consultant)\b",
+    re.I,
+)
+
+
+def _party_name(text: str) -> str:
+    name = re.sub(r"\s+", " ", text).strip(" ,;:.\"“”'")
+    name = re.sub(r"^(?:the|The)\s+", "", name)
+    name = name.replace("&", " and ").replace("  ", " ")
+    if name.endswith((" Inc", " Corp", " Ltd", " Co")):
+        name += "."
+    return re.sub(r"\s+", " ", name).strip()
+
+
+_CONNECTORS = {"of", "and", "the", "de", "du", "von", "van", "der", "la", "le", "y", "for", "in"}
+
+
+def _looks_like_name(name: str) -> bool:
+    words = name.split()
+    if not words or len(words) > 10 or len(name) > 100 or _GENERIC_PARTY.match(name):
+        return False
+    if not name[0].isupper() or any(re.fullmatch(r"\d{3,}", w) for w in words):
+        return False
+    return all(w[0].isupper() or w[0].isdigit() or w in _CONNECTORS or w[0] in "(&" for w in words)
+
+
+def _parties(text: str) -> Found | None:
+    head = text[:3000]
+    match = re.search(r"\b(?:by\s+and\s+)?(?:between|among)\s*:?\s+", head, re.I)
+    if match is None:
+        return None
+    clause = head[match.end() : match.end() + 900]
+    stop = re.search(r"\b(WHEREAS|RECITALS|Background|W\s?I\s?T\s?N\s?E\s?S\s?S)|\n\s*\n", clause)
+    if stop:
+        clause = clause[: stop.start()]
+    clause = clause.replace("\n", " ")
+    names: list[str] = []
+    pos = 0
+    while pos < len(clause) and len(names) < 4:
+        rest = clause[pos:]
+        end = _PARTY_END.search(rest)
+        raw = rest[: end.start()] if end else rest[:120]
+        name = _party_name(raw)
+        if _looks_like_name(name):
+            names.append(name)
+        # Skip the description up to the next top-level "and" that starts a capitalised name.
+        depth = 0
+        nxt = None
+        start = end.end() if end else len(rest)
+        i = end.start() if end else len(rest)
+        while i < len(rest):
+            ch = rest[i]
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth = max(0, depth - 1)
+            elif depth == 0:
+                m = re.match(r",?\s*(?:and|&)\s+(?:the\s+)?(?=[A-Z])", rest[i:])
+                if m and i >= start - 8:
+                    nxt = i + m.end()
+                    break
+                if rest[i] == "." and re.match(r"\.\s+[A-Z][a-z]", rest[i:]) and i > start:
+                    break
+            i += 1
+        if nxt is None:
+            break
+        pos += nxt
+    names = list(dict.fromkeys(names))
+    if not names:
+        return None
+    return Found(value=names, confidence=0.6)
+
+
+def _jurisdiction(text: str) -> Found | None:
+    best: tuple[int, str] | None = None
+    for match in _GOVERNING.finditer(text):
+        window = text[max(0, match.start() - 250) : match.end() + 50].lower()
+        score = 2 if re.search(r"govern|constru|interpret", window) else 0
+        score += 1 if "state of" in match.group(0).lower() else 0
+        if re.search(r"organi[sz]ed|incorporated|existing|formed", window[-330:-60]):
+            score -= 2  # "a corporation incorporated under the laws of Canada"
+        if best is None or score > best[0]:
+            best = (score, match.group("place"))
+    if best is None or best[0] < 1:
+        return None
+    place = best[1]
+    for known in _PLACES:
+        if known.lower() == place.lower():
+            place = known
+    return Found(value=place, confidence=0.85 if best[0] >= 2 else 0.6)
+
+
+def _effective_date(text: str) -> Found | None:
+    head = text[:2500]
+    for value, start, _ in find_dates(head, day_first=False):
+        before = head[max(0, start - 120) : start].lower()
+        if re.search(
+            r"(as\s+of|dated|effective|made\s+(?:on|this)|entered\s+into\s+(?:on|this)|"
+            r"this\s+\d{0,2}\w*\s*day\s+of|executed\s+on|day\s+of)[^.;]{0,60}$",
+            before,
+        ):
+            return Found(value=value.isoformat(), confidence=0.8)
+    return None
+
+
+def _term(text: str) -> Found | None:
+    for cue in _TERM_CUE.finditer(text):
+        window = text[cue.start() : cue.end() + 200]
+        window = re.split(r"(?<=[a-z)])\.\s+[A-Z]", window)[0]
+        duration = _DURATION.search(window)
+        if duration is None:
+            continue
+        raw = duration.group("n").lower()
+        number = int(raw) if raw.isdigit() else _NUMBER_WORDS[raw]
+        unit = duration.group("unit").lower().rstrip("s")
+        return Found(value=f"{number} {unit}{'s' if number != 1 else ''}", confidence=0.6)
+    return None
+
+
+def contract_fields(text: str) -> dict[str, Found]:
+    """Parties, effective date, governing-law jurisdiction and term of a contract."""
+    found: dict[str, Found] = {}
+    for name, rule in (
+        ("parties", _parties),
+        ("effective_date", _effective_date),
+        ("jurisdiction", _jurisdiction),
+        ("term", _term),
+    ):
+        value = rule(text)
+        if value is not None:
+            found[name] = value
+    return found

@@ -1,0 +1,218 @@
+"""Finding and normalising values in text: dates, amounts, currencies, e-mails, phones.
+
+Pure functions, no I/O; the local extractor and the schema filler build on them.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from decimal import Decimal, InvalidOperation
+
+__all__ = [
+    "CURRENCY_SYMBOLS",
+    "find_amounts",
+    "find_currency",
+    "find_dates",
+    "find_emails",
+    "find_phones",
+    "normalise_amount",
+    "parse_date",
+]
+
+MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("jan", "january"),
+            ("feb", "february", "febr"),
+            ("mar", "march"),
+            ("apr", "april"),
+            ("may",),
+            ("jun", "june"),
+            ("jul", "july"),
+            ("aug", "august"),
+            ("sep", "sept", "september"),
+            ("oct", "october"),
+            ("nov", "november"),
+            ("dec", "december"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+_MONTH = (
+    r"(?P<mon>jan(?:uary)?|feb(?:r?uary)?|febr|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
+    r"aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_ORD = r"(?:st|nd|rd|th)?"
+
+_DATE_PATTERNS = [
+    # 2017-10-29, 2017/10/29
+    re.compile(r"(?<!\d)(?P<y>(?:19|20)\d\d)[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?!\d)"),
+    # 29/10/2017, 29-10-17, 29.10.2017 (day or month first: decided later)
+    re.compile(
+        r"(?<![\d/.-])(?P<a>\d{1,2})\s?[-/.]\s?(?P<b>\d{1,2})\s?[-/.]\s?(?P<y>\d{4}|\d{2})(?![\d/])"
+    ),
+    # 29 Oct 2017, 29-OCT-17, 29th of October, 2017
+    re.compile(
+        rf"(?<![\d])(?P<d>\d{{1,2}}){_ORD}[\s\-/.]*(?:day\s+of\s+|of\s+)?{_MONTH}[\s\-/.,]*(?P<y>(?:19|20)?\d\d)(?!\d)",
+        re.I,
+    ),
+    # October 29, 2017 / Oct. 29th 2017
+    re.compile(
+        rf"(?<![a-z]){_MONTH}\s*(?P<d>\d{{1,2}}){_ORD}\s*,?\s*(?P<y>(?:19|20)\d\d)(?!\d)",
+        re.I,
+    ),
+]
+
+
+def _year(text: str) -> int:
+    year = int(text)
+    return year + 2000 if year < 100 and len(text) <= 2 else year
+
+
+def _make(y: int, m: int, d: int) -> datetime.date | None:
+    try:
+        value = datetime.date(y, m, d)
+    except ValueError:
+        return None
+    return value if 1900 <= value.year <= 2100 else None
+
+
+def find_dates(text: str, *, day_first: bool = True) -> list[tuple[datetime.date, int, int]]:
+    """Every date in ``text`` as ``(date, start, end)``, in order of position.
+
+    Numeric dates with both parts at most 12 are read day first unless ``day_first`` is False.
+    """
+    found: dict[int, tuple[datetime.date, int, int]] = {}
+    for index, pattern in enumerate(_DATE_PATTERNS):
+        for match in pattern.finditer(text):
+            if any(s <= match.start() < e for _, s, e in found.values()):
+                continue
+            groups = match.groupdict()
+            value: datetime.date | None
+            if index == 0:
+                value = _make(int(groups["y"]), int(groups["m"]), int(groups["d"]))
+            elif index == 1:
+                a, b, y = int(groups["a"]), int(groups["b"]), _year(groups["y"])
+                if a > 12 or (day_first and b <= 12):
+                    value = _make(y, b, a)
+                else:
+                    value = _make(y, a, b) or _make(y, b, a)
+            else:
+                month = MONTHS.get(groups["mon"].lower().rstrip("."))
+                value = _make(_year(groups["y"]), month, int(groups["d"])) if month else None
+            if value is not None:
+                found[match.start()] = (value, match.start(), match.end())
+    return [found[k] for k in sorted(found)]
+
+
+def parse_date(text: str, *, day_first: bool = True) -> str | None:
+    """The first date in ``text`` as ISO ``YYYY-MM-DD``, or None."""
+    dates = find_dates(text, day_first=day_first)
+    return dates[0][0].isoformat() if dates else None
+
+
+# An amount: optional sign and currency, digits with optional thousands separators and a
+# decimal part of 2 digits (receipts), or an integer next to a currency.
+_AMOUNT = re.compile(
+    r"(?<![\w.,/:-])(?P<neg>-)?\s?(?P<cur>RM|USD|EUR|GBP|MYR|SGD|\$|€|£|¥|₹)?\s?"
+    r"(?P<num>\d{1,3}(?:[,.\s]\d{3})+(?:[.,]\d{1,2})?|\d+[.,]\d{1,2}|\d+)(?![\d/:])(?!\.\d)"
+    r"(?P<pct>\s?%)?",
+    re.I,
+)
+
+
+def normalise_amount(text: str) -> str | None:
+    """A printed amount (``RM 1,234.50``, ``1.234,50``, ``12,30``) as a 2-place decimal string."""
+    t = re.sub(r"[^\d.,-]", "", text)
+    if not re.search(r"\d", t):
+        return None
+    neg = t.startswith("-")
+    t = t.lstrip("-")
+    if re.fullmatch(r"\d{1,3}(\.\d{3})+(,\d{1,2})?", t) or re.fullmatch(r"\d+,\d{1,2}", t):
+        t = t.replace(".", "").replace(",", ".")
+    else:
+        t = t.replace(",", "")
+    try:
+        value = Decimal(t)
+    except InvalidOperation:
+        return None
+    return f"{-value if neg else value:.2f}"
+
+
+def find_amounts(text: str, *, decimals_only: bool = True) -> list[tuple[str, int, int]]:
+    """Amounts in ``text`` as ``(decimal string, start, end)``; percentages are skipped.
+
+    With ``decimals_only``, bare integers are ignored unless a currency precedes them.
+    """
+    out: list[tuple[str, int, int]] = []
+    for match in _AMOUNT.finditer(text):
+        if match.group("pct"):
+            continue
+        num = match.group("num")
+        has_decimals = bool(re.search(r"[.,]\d{1,2}$", num))
+        if decimals_only and not has_decimals and not match.group("cur"):
+            continue
+        value = normalise_amount(("-" if match.group("neg") else "") + num.replace(" ", ""))
+        if value is not None:
+            out.append((value, match.start("num"), match.end()))
+    return out
+
+
+#: Printed symbol or code -> ISO 4217.
+CURRENCY_SYMBOLS = {
+    "RM": "MYR",
+    "MYR": "MYR",
+    "$": "USD",
+    "US$": "USD",
+    "USD": "USD",
+    "€": "EUR",
+    "EUR": "EUR",
+    "£": "GBP",
+    "GBP": "GBP",
+    "S$": "SGD",
+    "SGD": "SGD",
+    "¥": "JPY",
+    "JPY": "JPY",
+    "₹": "INR",
+    "INR": "INR",
+    "CHF": "CHF",
+    "CAD": "CAD",
+    "AUD": "AUD",
+}
+_CURRENCY = re.compile(
+    r"(?<![A-Za-z])(RM|MYR|US\$|USD|EUR|GBP|S\$|SGD|JPY|INR|CHF|CAD|AUD)(?![A-Za-z])|([$€£¥₹])"
+)
+
+
+def find_currency(text: str) -> str | None:
+    """The most frequent currency symbol or code in ``text`` as an ISO 4217 code."""
+    counts: dict[str, int] = {}
+    for match in _CURRENCY.finditer(text):
+        code = CURRENCY_SYMBOLS[(match.group(1) or match.group(2)).upper()]
+        counts[code] = counts.get(code, 0) + 1
+    return max(counts, key=lambda c: counts[c]) if counts else None
+
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_PHONE = re.compile(r"(?<![\w])(\+?\(?\d[\d ()./-]{6,18}\d)(?![\w])")
+
+
+def find_emails(text: str) -> list[str]:
+    """E-mail addresses in ``text``, in order, without duplicates."""
+    return list(dict.fromkeys(m.group(0).strip(".") for m in _EMAIL.finditer(text)))
+
+
+def find_phones(text: str) -> list[str]:
+    """Phone numbers printed after a TEL/PHONE/FAX/H/P label, in order, without duplicates."""
+    out: list[str] = []
+    for line in text.splitlines():
+        if not re.search(r"\b(tel|phone|telephone|fax|h/?p|mobile|mob|call)\b", line, re.I):
+            continue
+        for match in _PHONE.finditer(line):
+            digits = re.sub(r"\D", "", match.group(1))
+            if 7 <= len(digits) <= 15 and not find_dates(match.group(1)):
+                out.append(match.group(1).strip())
+    return list(dict.fromkeys(out))

@@ -1,0 +1,381 @@
+"""Reading a submitted file: base64, type sniffing, limits, PDF text layers, OCR.
+
+Every check that can fail runs before the expensive work: the base64 length is compared with
+the byte limit before decoding, the magic bytes before any parser sees the file, the page
+count (read from the PDF's page tree) before any page is loaded, and an image's pixel count
+(read from its header) before it is decoded. Messages name the offending request field.
+
+PDFium is not thread-safe, even across documents, so every PDFium call here holds
+:data:`PDFIUM_LOCK` (one page at a time; OCR runs outside the lock).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import anyio.to_thread
+import attrs
+import pypdfium2
+import pypdfium2.raw as pdfium_c
+from PIL import Image, UnidentifiedImageError
+
+from .._errors import ConfigurationError, InvalidRequestError
+from ._protocol import Document, Line, Page, Word
+from .ocr import OcrEngine
+
+__all__ = [
+    "MIME_TYPES",
+    "PDFIUM_LOCK",
+    "ParseLimits",
+    "decode_file",
+    "read_document",
+    "render_page_images",
+    "sniff_mime_type",
+]
+
+#: The accepted MIME types and the name used in messages.
+MIME_TYPES: dict[str, str] = {
+    "application/pdf": "a PDF",
+    "image/jpeg": "a JPEG image",
+    "image/png": "a PNG image",
+    "image/webp": "a WebP image",
+}
+
+#: Serialises PDFium calls across threads.
+PDFIUM_LOCK = threading.Lock()
+
+# A page with fewer printable characters than this in its text layer is treated as a scan.
+_MIN_TEXT_CHARS = 16
+
+
+def _positive(inst: object, attribute: attrs.Attribute[Any], value: float) -> None:
+    if value <= 0:
+        msg = f"ParseLimits.{attribute.name} must be positive (got {value})"
+        raise ConfigurationError(msg)
+
+
+@attrs.frozen(kw_only=True)
+class ParseLimits:
+    """Bounds on what :func:`renderkit.parse` accepts; given by the caller (the server's
+    settings), never read from the environment.
+
+    Attributes:
+        max_bytes: largest decoded file (default 20 MB).
+        max_pages: most PDF pages (default 50); a longer PDF is refused before any page is read.
+        max_pixels: most pixels of an image, and of a PDF page rendered for OCR (default 50 M;
+            an A4 page at 300 dpi is 8.7 M).
+        ocr_dpi: resolution PDF pages without a text layer are rendered at for OCR.
+    """
+
+    max_bytes: int = attrs.field(default=20_000_000, validator=_positive)
+    max_pages: int = attrs.field(default=50, validator=_positive)
+    max_pixels: int = attrs.field(default=50_000_000, validator=_positive)
+    ocr_dpi: int = attrs.field(default=300, validator=_positive)
+
+
+def _size(n: int) -> str:
+    return f"{n / 1_000_000:g} MB" if n >= 1_000_000 else f"{n:,} bytes"
+
+
+def decode_file(value: str, *, max_bytes: int) -> bytes:
+    """Decode the base64 ``file`` field (standard or URL-safe alphabet, optional ``data:`` URL
+    prefix, whitespace ignored).
+
+    Raises:
+        InvalidRequestError: on field ``file``: not base64, empty, or over ``max_bytes``.
+    """
+    text = value.strip()
+    if text.startswith("data:") and "," in text[:200]:
+        text = text.split(",", 1)[1]
+    if len(text) // 4 * 3 > max_bytes + max_bytes // 50 + 1024:
+        # Refuse before decoding (whitespace could make this estimate high, hence the slack).
+        msg = f"is larger than the {_size(max_bytes)} limit"
+        raise InvalidRequestError.single("file", msg)
+    compact = "".join(text.split())
+    if "-" in compact or "_" in compact:
+        compact = compact.replace("-", "+").replace("_", "/")
+    compact += "=" * (-len(compact) % 4)
+    try:
+        content = base64.b64decode(compact, validate=True)
+    except (binascii.Error, ValueError):
+        msg = "is not valid base64"
+        raise InvalidRequestError.single("file", msg) from None
+    if not content:
+        msg = "is empty"
+        raise InvalidRequestError.single("file", msg)
+    if len(content) > max_bytes:
+        msg = f"is larger than the {_size(max_bytes)} limit ({_size(len(content))})"
+        raise InvalidRequestError.single("file", msg)
+    return content
+
+
+def sniff_mime_type(content: bytes) -> str | None:
+    """The MIME type the magic bytes announce, among :data:`MIME_TYPES`, or None."""
+    if b"%PDF-" in content[:1024]:
+        return "application/pdf"
+    if content[:3] == b"\xff\xd8\xff":
+        return "image/jpeg"
+    if content[:8] == b"\x89PNG\r\n\x1a\n":
+        return "image/png"
+    if content[:4] == b"RIFF" and content[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def check_mime_type(content: bytes, declared: str) -> str:
+    """Verify that ``content`` is what ``declared`` says.
+
+    Raises:
+        InvalidRequestError: on ``file`` when the bytes are no supported type, on ``mimeType``
+            when they are another supported type.
+    """
+    actual = sniff_mime_type(content)
+    if actual is None:
+        msg = f"is not {MIME_TYPES[declared]} (nor any of PDF, JPEG, PNG, WebP)"
+        raise InvalidRequestError.single("file", msg)
+    if actual != declared:
+        msg = f"is {declared} but the file is {MIME_TYPES[actual]} ({actual})"
+        raise InvalidRequestError.single("mimeType", msg)
+    return actual
+
+
+async def read_document(
+    content: bytes,
+    mime_type: str,
+    *,
+    ocr: OcrEngine | None,
+    limits: ParseLimits,
+) -> Document:
+    """Check ``content`` and read its text: PDF text layers directly, other pages by OCR.
+
+    Args:
+        content: the decoded file.
+        mime_type: the declared type (one of :data:`MIME_TYPES`); checked against the bytes.
+        ocr: reads pages without text; None means a document that needs OCR is refused.
+        limits: page and pixel bounds.
+
+    Raises:
+        InvalidRequestError: on ``file`` or ``mimeType`` (wrong type, corrupt or encrypted
+            PDF, too many pages or pixels).
+        MissingDependencyError: OCR is needed and tesseract is not installed.
+    """
+    mime_type = check_mime_type(content, mime_type)
+    if mime_type == "application/pdf":
+        pages = await _read_pdf(content, ocr=ocr, limits=limits)
+    else:
+        image = await anyio.to_thread.run_sync(_open_image, content, limits.max_pixels)
+        engine = _need_ocr(ocr)
+        pages = [await engine.recognize(image, page=1, detect_orientation=True)]
+    return Document(mime_type=mime_type, content=content, pages=tuple(pages))
+
+
+def _need_ocr(ocr: OcrEngine | None) -> OcrEngine:
+    if ocr is None:
+        msg = "has pages without a text layer and OCR is not available"
+        raise InvalidRequestError.single("file", msg)
+    return ocr
+
+
+def _open_image(content: bytes, max_pixels: int) -> Image.Image:
+    try:
+        image = Image.open(io.BytesIO(content))
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        # Pillow's own check (its warning is an error under strict warning filters).
+        msg = f"has too many pixels (at most {max_pixels:,})"
+        raise InvalidRequestError.single("file", msg) from None
+    except (UnidentifiedImageError, OSError, ValueError):
+        msg = "is not a readable image"
+        raise InvalidRequestError.single("file", msg) from None
+    width, height = image.size
+    if width * height > max_pixels:
+        msg = f"has too many pixels ({width}x{height}; at most {max_pixels:,})"
+        raise InvalidRequestError.single("file", msg)
+    if width < 8 or height < 8:
+        msg = f"is too small to read ({width}x{height} pixels)"
+        raise InvalidRequestError.single("file", msg)
+    try:
+        image.load()
+    except (OSError, ValueError, SyntaxError):
+        msg = "is a truncated or corrupt image"
+        raise InvalidRequestError.single("file", msg) from None
+    return image
+
+
+def _open_pdf(content: bytes, max_pages: int) -> pypdfium2.PdfDocument:
+    try:
+        pdf = pypdfium2.PdfDocument(content)
+    except pypdfium2.PdfiumError as exc:
+        if exc.err_code in (pdfium_c.FPDF_ERR_PASSWORD, pdfium_c.FPDF_ERR_SECURITY):
+            msg = "is an encrypted PDF; send it without a password"
+        else:
+            msg = "is a corrupt or unreadable PDF"
+        raise InvalidRequestError.single("file", msg) from None
+    count = len(pdf)
+    if count == 0:
+        pdf.close()
+        msg = "is a PDF without pages"
+        raise InvalidRequestError.single("file", msg)
+    if count > max_pages:
+        pdf.close()
+        msg = f"has {count:,} pages; at most {max_pages:,} are read"
+        raise InvalidRequestError.single("file", msg)
+    return pdf
+
+
+async def _locked(fn: Callable[..., Any], *args: Any) -> Any:
+    def call() -> Any:
+        with PDFIUM_LOCK:
+            return fn(*args)
+
+    return await anyio.to_thread.run_sync(call)
+
+
+async def _read_pdf(content: bytes, *, ocr: OcrEngine | None, limits: ParseLimits) -> list[Page]:
+    pdf = await _locked(_open_pdf, content, limits.max_pages)
+    try:
+        pages: list[Page] = []
+        for index in range(len(pdf)):
+            page, image = await _locked(_read_pdf_page, pdf, index, limits)
+            if page is None:
+                assert image is not None
+                engine = _need_ocr(ocr)
+                page = await engine.recognize(image, page=index + 1, detect_orientation=True)
+            pages.append(page)
+        return pages
+    finally:
+        await _locked(pdf.close)
+
+
+def _read_pdf_page(
+    pdf: pypdfium2.PdfDocument, index: int, limits: ParseLimits
+) -> tuple[Page | None, Image.Image | None]:
+    try:
+        page = pdf[index]
+    except pypdfium2.PdfiumError:
+        msg = f"is a corrupt PDF (page {index + 1} cannot be loaded)"
+        raise InvalidRequestError.single("file", msg) from None
+    try:
+        width, height = page.get_size()
+        textpage = page.get_textpage()
+        try:
+            lines = _text_layer(textpage, index + 1, width, height)
+        finally:
+            textpage.close()
+        if sum(len(w.text) for line in lines for w in line.words) >= _MIN_TEXT_CHARS:
+            return Page(
+                number=index + 1, lines=lines, source="text", width=width, height=height
+            ), None
+        return None, _render(page, limits)
+    finally:
+        page.close()
+
+
+def _render(page: pypdfium2.PdfPage, limits: ParseLimits) -> Image.Image:
+    width, height = page.get_size()
+    scale = limits.ocr_dpi / 72
+    pixels = width * scale * height * scale
+    if pixels > limits.max_pixels:
+        scale *= (limits.max_pixels / pixels) ** 0.5
+    if width * scale < 1 or height * scale < 1:
+        msg = "has a page too small to render"
+        raise InvalidRequestError.single("file", msg)
+    bitmap = page.render(scale=scale, grayscale=True)
+    try:
+        return bitmap.to_pil().copy()
+    finally:
+        bitmap.close()
+
+
+def _text_layer(
+    textpage: pypdfium2.PdfTextPage, number: int, width: float, height: float
+) -> tuple[Line, ...]:
+    count = textpage.count_chars()
+    lines: list[Line] = []
+    words: list[Word] = []
+    chars: list[str] = []
+    box: list[float] = []
+
+    def end_word() -> None:
+        if chars and box:
+            x0, y0, x1, y1 = box
+            # PDF space has its origin at the bottom left; flip to top-left fractions.
+            bbox = (
+                _frac(x0 / width),
+                _frac(1 - y1 / height),
+                _frac(x1 / width),
+                _frac(1 - y0 / height),
+            )
+            words.append(Word(text="".join(chars), page=number, bbox=bbox, confidence=1.0))
+        chars.clear()
+        box.clear()
+
+    def end_line() -> None:
+        end_word()
+        if words:
+            lines.append(Line(words=tuple(words), page=number))
+        words.clear()
+
+    raw = textpage.raw
+    for i in range(count):
+        code = pdfium_c.FPDFText_GetUnicode(raw, i)
+        if code in (10, 13):
+            end_line()
+            continue
+        char = chr(code) if 0 < code < 0x110000 else ""
+        if not char or char.isspace() or code == 0xFFFE:
+            end_word()
+            continue
+        if 0xD800 <= code <= 0xDFFF:
+            continue  # half of a surrogate pair: pdfium reports the pair as two chars
+        try:
+            left, bottom, right, top = textpage.get_charbox(i, loose=True)
+        except pypdfium2.PdfiumError:
+            chars.append(char)
+            continue
+        if box and left > box[2] + (top - bottom) * 0.6 and right > box[2]:
+            end_word()  # a visual gap without a space character
+        chars.append(char)
+        if box:
+            box[:] = [min(box[0], left), min(box[1], bottom), max(box[2], right), max(box[3], top)]
+        else:
+            box.extend([left, bottom, right, top])
+    end_line()
+    return tuple(lines)
+
+
+def _frac(value: float) -> float:
+    return min(1.0, max(0.0, round(value, 5)))
+
+
+async def render_page_images(
+    document: Document, *, max_pages: int = 5, dpi: int = 150, max_pixels: int = 20_000_000
+) -> list[bytes]:
+    """PNG images of the first ``max_pages`` pages (for vision models)."""
+    if document.mime_type != "application/pdf":
+        return [document.content]
+
+    def render_all() -> list[bytes]:
+        out: list[bytes] = []
+        with PDFIUM_LOCK:
+            pdf = pypdfium2.PdfDocument(document.content)
+            try:
+                for index in range(min(max_pages, len(pdf))):
+                    page = pdf[index]
+                    try:
+                        limits = ParseLimits(ocr_dpi=dpi, max_pixels=max_pixels)
+                        image = _render(page, limits)
+                    finally:
+                        page.close()
+                    buf = io.BytesIO()
+                    image.save(buf, "PNG")
+                    out.append(buf.getvalue())
+            finally:
+                pdf.close()
+        return out
+
+    return await anyio.to_thread.run_sync(render_all)

@@ -1,0 +1,160 @@
+from __future__ import annotations
+
+import base64
+
+import anyio
+import pytest
+from PIL import Image
+from pypdf import PdfReader, PdfWriter
+
+from renderkit import InvalidRequestError
+from renderkit._parse import parse
+from renderkit._parse_models import ParseRequest
+from renderkit.parsing import ParseLimits, read_document
+from renderkit.parsing.reading import decode_file, sniff_mime_type
+
+from ._documents import encode, many_pages_pdf, text_pdf
+
+INVOICE = text_pdf([["ACME TRADING LTD", "INVOICE", "Date: 3 March 2024", "Total due: 24.00"]])
+
+
+def _field(exc: pytest.ExceptionInfo[InvalidRequestError]) -> str:
+    return exc.value.errors[0].field
+
+
+def test_decode_file_refuses_text_that_is_not_base64() -> None:
+    with pytest.raises(InvalidRequestError) as exc:
+        decode_file("this is not base64!!", max_bytes=1000)
+    assert _field(exc) == "file"
+
+
+def test_decode_file_refuses_an_empty_file() -> None:
+    with pytest.raises(InvalidRequestError) as exc:
+        decode_file("", max_bytes=1000)
+    assert _field(exc) == "file"
+
+
+def test_decode_file_refuses_an_oversized_file_before_decoding() -> None:
+    with pytest.raises(InvalidRequestError) as exc:
+        decode_file("A" * 40_000, max_bytes=1_000)
+    assert _field(exc) == "file"
+
+
+def test_decode_file_accepts_data_urls_url_safe_alphabet_and_line_breaks() -> None:
+    raw = bytes(range(256))
+    standard = base64.b64encode(raw).decode()
+    urlsafe = base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    assert decode_file("data:application/pdf;base64," + standard, max_bytes=1000) == raw
+    assert decode_file(urlsafe, max_bytes=1000) == raw
+    assert (
+        decode_file(
+            "\n".join(standard[i : i + 76] for i in range(0, len(standard), 76)), max_bytes=1000
+        )
+        == raw
+    )
+
+
+def test_sniff_mime_type_recognises_the_four_accepted_types() -> None:
+    image = Image.new("RGB", (10, 10), "white")
+    assert sniff_mime_type(INVOICE) == "application/pdf"
+    assert sniff_mime_type(encode(image, "PNG")) == "image/png"
+    assert sniff_mime_type(encode(image, "JPEG")) == "image/jpeg"
+    assert sniff_mime_type(encode(image, "WEBP")) == "image/webp"
+    assert sniff_mime_type(b"GIF89a....") is None
+
+
+@pytest.mark.anyio
+async def test_a_mime_type_that_does_not_match_the_bytes_is_an_error_on_mime_type() -> None:
+    with pytest.raises(InvalidRequestError) as exc:
+        await parse(ParseRequest.from_bytes(INVOICE, "image/png"))
+    assert _field(exc) == "mimeType"
+
+
+@pytest.mark.anyio
+async def test_bytes_of_no_supported_type_are_an_error_on_file() -> None:
+    with pytest.raises(InvalidRequestError) as exc:
+        await parse(ParseRequest.from_bytes(b"hello world, plain text", "application/pdf"))
+    assert _field(exc) == "file"
+
+
+@pytest.mark.anyio
+async def test_an_unknown_mime_type_is_refused_naming_mime_type() -> None:
+    with pytest.raises(InvalidRequestError) as exc:
+        await parse({"file": base64.b64encode(INVOICE).decode(), "mimeType": "text/plain"})
+    assert _field(exc) == "mimeType"
+
+
+@pytest.mark.anyio
+async def test_a_missing_mime_type_is_reported_as_missing() -> None:
+    with pytest.raises(InvalidRequestError) as exc:
+        await parse({"file": base64.b64encode(INVOICE).decode()})
+    assert exc.value.errors[0].field == "mimeType"
+    assert exc.value.missing
+
+
+@pytest.mark.anyio
+async def test_a_corrupt_pdf_is_an_error_on_file() -> None:
+    with pytest.raises(InvalidRequestError) as exc:
+        await parse(ParseRequest.from_bytes(b"%PDF-1.7\n garbage " * 20, "application/pdf"))
+    assert _field(exc) == "file"
+
+
+@pytest.mark.anyio
+async def test_a_password_protected_pdf_is_an_error_on_file() -> None:
+    import io
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(INVOICE)))
+    writer.encrypt("secret", algorithm="AES-128")
+    out = io.BytesIO()
+    writer.write(out)
+    with pytest.raises(InvalidRequestError) as exc:
+        await parse(ParseRequest.from_bytes(out.getvalue(), "application/pdf"))
+    assert _field(exc) == "file"
+    assert "encrypted" in str(exc.value)
+
+
+@pytest.mark.anyio
+async def test_a_pdf_over_the_page_limit_is_refused_without_reading_its_pages() -> None:
+    content = many_pages_pdf(10_000)
+    with anyio.fail_after(5), pytest.raises(InvalidRequestError) as exc:
+        await read_document(content, "application/pdf", ocr=None, limits=ParseLimits(max_pages=50))
+    assert _field(exc) == "file"
+    assert "10,000 pages" in str(exc.value)
+
+
+@pytest.mark.anyio
+async def test_an_image_with_too_many_pixels_is_refused_before_decoding() -> None:
+    bomb = encode(Image.new("1", (20_000, 20_000), 1), "PNG")
+    assert len(bomb) < 200_000
+    with anyio.fail_after(5), pytest.raises(InvalidRequestError) as exc:
+        await read_document(bomb, "image/png", ocr=None, limits=ParseLimits(max_pixels=50_000_000))
+    assert _field(exc) == "file"
+
+
+@pytest.mark.anyio
+async def test_a_truncated_image_is_an_error_on_file() -> None:
+    content = encode(Image.new("RGB", (400, 400), "white"), "JPEG")[:300]
+    with pytest.raises(InvalidRequestError) as exc:
+        await read_document(content, "image/jpeg", ocr=None, limits=ParseLimits())
+    assert _field(exc) == "file"
+
+
+@pytest.mark.anyio
+async def test_a_pdf_text_layer_is_read_with_normalised_word_boxes() -> None:
+    document = await read_document(INVOICE, "application/pdf", ocr=None, limits=ParseLimits())
+    (page,) = document.pages
+    assert page.source == "text"
+    assert [line.text for line in page.lines][:2] == ["ACME TRADING LTD", "INVOICE"]
+    first = page.words[0]
+    assert first.text == "ACME"
+    assert first.confidence == 1.0
+    x0, y0, x1, y1 = first.bbox
+    assert 0 < x0 < x1 < 1 and 0 < y0 < y1 < 0.2  # near the top left
+    assert document.ocr_confidence == 1.0
+
+
+def test_parse_limits_must_be_positive() -> None:
+    from renderkit import ConfigurationError
+
+    with pytest.raises(ConfigurationError):
+        ParseLimits(max_pages=0)
