@@ -9,13 +9,12 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
-import attrs
 from anyio.abc import ObjectReceiveStream
 
 from ._audio_models import AudioRequest, AudioResult
 from ._converter import structure
 from ._errors import ProviderError
-from ._store import store_file
+from ._store import attach_storage
 from .speech import LocalSpeechProvider, SpeechAudio, SpeechProvider
 from .speech._encode import EncodedAudio, PcmEncoder, encode, probe
 from .speech._protocol import StreamingSpeechProvider
@@ -74,16 +73,7 @@ async def synthesize(
         channels=info.channels,
         provider=engine.name,
     )
-    if storage is None:
-        return result
-    stored = await store_file(
-        storage,
-        kind="audio",
-        extension=result.extension,
-        content=result.content,
-        content_type=result.content_type,
-    )
-    return attrs.evolve(result, key=stored.key, url=stored.url)
+    return await attach_storage(result, storage, kind="audio")
 
 
 async def _encode_while_speaking(

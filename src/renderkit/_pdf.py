@@ -17,6 +17,7 @@ from ._converter import structure
 from ._errors import RenderError
 from ._pdf_models import MARGINS, PAGE_SIZES, PdfRequest, PdfResult
 from ._pdf_templates import pdf_css, render_document
+from ._pdfium import PDFIUM_LOCK
 from ._store import attach_storage
 from .browser import Browser, PdfOptions, Shell
 from .storage import Storage
@@ -175,8 +176,9 @@ def _rewrite_info(content: bytes, metadata: dict[str, str]) -> bytes:
 
 def count_pages(content: bytes) -> int:
     """The number of pages of a PDF."""
-    document = pypdfium2.PdfDocument(content)
-    try:
-        return len(document)
-    finally:
-        document.close()
+    with PDFIUM_LOCK:
+        document = pypdfium2.PdfDocument(content)
+        try:
+            return len(document)
+        finally:
+            document.close()

@@ -456,11 +456,14 @@ def _first_page_png(content: bytes) -> bytes:
 
     import pypdfium2
 
-    document = pypdfium2.PdfDocument(content)
-    try:
-        image = document[0].render(scale=1).to_pil()
-    finally:
-        document.close()
+    from ._pdfium import PDFIUM_LOCK
+
+    with PDFIUM_LOCK:
+        document = pypdfium2.PdfDocument(content)
+        try:
+            image = document[0].render(scale=1).to_pil()
+        finally:
+            document.close()
     out = io.BytesIO()
     image.save(out, "PNG")
     return out.getvalue()

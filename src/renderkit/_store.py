@@ -61,7 +61,7 @@ async def attach_storage(result: R, storage: Storage | None, *, kind: str) -> R:
     """Store a result's file (when ``storage`` is given) and return it with ``key``/``url``.
 
     ``result`` is a frozen attrs result with ``content``, ``format``, ``content_type``,
-    ``key`` and ``url``.
+    ``key`` and ``url`` (and ``extension`` when it differs from ``format``).
     """
     if storage is None:
         return result
@@ -69,7 +69,8 @@ async def attach_storage(result: R, storage: Storage | None, *, kind: str) -> R:
     stored = await store_file(
         storage,
         kind=kind,
-        extension=file.format,
+        # Results whose file extension differs from their format name declare it.
+        extension=getattr(file, "extension", file.format),
         content=file.content,
         content_type=file.content_type,
     )

@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import binascii
 import io
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +24,7 @@ import pypdfium2.raw as pdfium_c
 from PIL import Image, UnidentifiedImageError
 
 from .._errors import ConfigurationError, InvalidRequestError
+from .._pdfium import PDFIUM_LOCK
 from ._protocol import Document, Line, Page, Word
 from .ocr import OcrEngine
 
@@ -47,7 +47,6 @@ MIME_TYPES: dict[str, str] = {
 }
 
 #: Serialises PDFium calls across threads.
-PDFIUM_LOCK = threading.Lock()
 
 # A page with fewer printable characters than this in its text layer is treated as a scan.
 _MIN_TEXT_CHARS = 16
