@@ -236,13 +236,14 @@ def create_app(
     usage_store: Any | None = None,
     mailer: Mailer | None = None,
     speech: Any | None = None,
+    extractor: Any | None = None,
 ) -> Litestar:
     """Build the application.
 
     Args:
         settings: configuration; read from the environment when omitted.
-        browser, storage, usage_store, mailer, speech: backends to use instead of the ones
-            the settings describe (tests pass in-memory ones).
+        browser, storage, usage_store, mailer, speech, extractor: backends to use instead of
+            the ones the settings describe (tests pass in-memory ones).
     """
     settings = settings or Settings.from_env()
 
@@ -255,6 +256,7 @@ def create_app(
             usage_store=usage_store,
             mailer=mailer,
             speech=speech,
+            extractor=extractor,
         )
         app.state.services = services
         refresher = asyncio.get_running_loop().create_task(_refresh_revocations(services))

@@ -19,6 +19,7 @@ from renderkit import (
     BrowserBusyError,
     BrowserUnavailableError,
     InvalidRequestError,
+    MissingDependencyError,
     NavigationError,
     ProviderError,
     ProviderUnavailableError,
@@ -58,6 +59,7 @@ _TABLE: dict[type[BaseException], tuple[int, str]] = {
     ProviderUnavailableError: (503, "UPSTREAM_UNAVAILABLE"),
     ProviderError: (502, "UPSTREAM_ERROR"),
     StorageError: (503, "STORAGE_ERROR"),
+    MissingDependencyError: (503, "DEPENDENCY_MISSING"),
     RenderkitError: (500, "INTERNAL_ERROR"),
 }
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from renderkit._schema import json_schema
+from renderkit.parsing import DOCUMENT_TYPES
 
 from .operations import Operation
 
@@ -75,6 +76,54 @@ _RESPONSES: dict[str, dict[str, Any]] = {
         "template": {"type": "string", "description": "The template name as sent"},
         "credits_used": {"type": "integer"},
     },
+    "parse": {
+        "success": {"type": "boolean"},
+        "data": {
+            "type": "object",
+            "description": "The extracted fields; exactly the schema's properties when given",
+        },
+        "document_type": {
+            "type": "string",
+            "enum": list(DOCUMENT_TYPES),
+        },
+        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+        "warnings": {"type": "array", "items": {"type": "string"}},
+        "usage": {
+            "type": "object",
+            "required": ["input_tokens", "output_tokens"],
+            "properties": {
+                "input_tokens": {"type": "integer"},
+                "output_tokens": {"type": "integer"},
+            },
+        },
+        "pages": {"type": "integer", "description": "Pages read"},
+        "extractor": {"type": "string", "description": "local, openai or anthropic"},
+        "credits_used": {"type": "integer"},
+    },
+}
+
+#: Success-body fields present only on request (left out of ``required``).
+_OPTIONAL: dict[str, dict[str, Any]] = {
+    "parse": {
+        "provenance": {
+            "type": "object",
+            "description": "With include_provenance: per field, where it was read",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {
+                    "page": {"type": "integer"},
+                    "bbox": {
+                        "type": "array",
+                        "items": {"type": "number"},
+                        "minItems": 4,
+                        "maxItems": 4,
+                        "description": "x0, y0, x1, y1 as fractions of the page, top left 0,0",
+                    },
+                    "text": {"type": "string"},
+                },
+            },
+        }
+    }
 }
 
 _KEY_RESPONSE = {
@@ -93,7 +142,11 @@ _KEY_RESPONSE = {
 def response_schema(name: str) -> dict[str, Any]:
     """The JSON Schema of a production endpoint's success body."""
     properties = _RESPONSES.get(name, {})
-    return {"type": "object", "required": sorted(properties), "properties": properties}
+    return {
+        "type": "object",
+        "required": sorted(properties),
+        "properties": {**properties, **_OPTIONAL.get(name, {})},
+    }
 
 
 def _error_responses(*statuses: int) -> dict[str, Any]:
@@ -146,7 +199,7 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
                     },
                     "responses": {
                         "200": {
-                            "description": "The produced file",
+                            "description": "The result",
                             "content": {
                                 "application/json": {
                                     "schema": {"$ref": f"#/components/schemas/{model_name}Response"}

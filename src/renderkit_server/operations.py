@@ -11,13 +11,17 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+import anyio
 import attrs
 
 from renderkit import (
     AudioRequest,
     ImageRequest,
+    ParseRequest,
     PdfRequest,
+    RenderTimeoutError,
     ScreenshotRequest,
+    parse,
     render_image,
     render_pdf,
     screenshot,
@@ -33,11 +37,11 @@ __all__ = ["OPERATIONS", "Execution", "Operation", "execute"]
 
 @attrs.frozen(kw_only=True)
 class Output:
-    """What an operation produced: the file plus the facts to report about it."""
+    """What an operation produced: the file (none for parse) plus the facts to report."""
 
-    content: bytes
-    content_type: str
-    extension: str
+    content: bytes | None
+    content_type: str = ""
+    extension: str = ""
     facts: Mapping[str, Any]
     #: Metrics reserved from an estimate, settled at the measured amount (audio minutes).
     settle: Mapping[str, int] = attrs.field(factory=dict)
@@ -89,25 +93,26 @@ async def execute(
         output = await operation.run(request, services)
         for metric, amount in output.settle.items():
             await quotas.adjust(ticket, metric, amount)
-        stored = await store_file(
-            services.storage,
-            kind=operation.kind,
-            extension=output.extension,
-            content=output.content,
-            content_type=output.content_type,
-            url_ttl=services.urls.ttl,
-        )
-        url = await services.urls.url_for(stored.key, base_url)
+        file: dict[str, Any] = {}
+        if output.content is not None:
+            stored = await store_file(
+                services.storage,
+                kind=operation.kind,
+                extension=output.extension,
+                content=output.content,
+                content_type=output.content_type,
+                url_ttl=services.urls.ttl,
+            )
+            file = {
+                "url": await services.urls.url_for(stored.key, base_url),
+                "size_bytes": len(output.content),
+            }
     except BaseException:
         await ticket.release()
         raise
-    body = {
-        "success": True,
-        "url": url,
-        **output.facts,
-        "size_bytes": len(output.content),
-        "credits_used": charges[operation.metric],
-    }
+    body = {"success": True, **output.facts, **file, "credits_used": charges[operation.metric]}
+    if "url" in file:  # the URL first: the one fact every file response leads with
+        body = {"success": True, "url": file["url"], **body}
     return Execution(body=body, headers=ticket.headers())
 
 
@@ -254,10 +259,48 @@ AUDIO = Operation(
     charges=lambda req: audio_charges(characters=req.characters, seconds=req.estimated_seconds),
 )
 
-#: Operations by endpoint name; parse arrives with its issue.
+
+async def _run_parse(request: ParseRequest, services: Any) -> Output:
+    timeout = services.settings.parse_timeout
+    try:
+        # OCR runs as tesseract processes, which cancellation kills: the timeout frees the CPU.
+        with anyio.fail_after(timeout):
+            result = await parse(
+                request, extractor=services.extractor, limits=services.parse_limits
+            )
+    except TimeoutError:
+        msg = f"parsing took longer than {timeout:g} s; send fewer pages or a smaller image"
+        raise RenderTimeoutError(msg, timeout=timeout) from None
+    facts = result.to_dict()
+    del facts["success"]
+    facts["extractor"] = result.extractor
+    return Output(content=None, facts=facts)
+
+
+PARSE = Operation(
+    name="parse",
+    kind="parses",
+    metric="parses",
+    model=ParseRequest,
+    title="Parse a document",
+    description=(
+        "Extract structured JSON from a PDF or an image (JPEG, PNG, WebP; base64 in `file`, "
+        "its type in `mimeType`). PDF text layers are read directly, scans and photos by OCR. "
+        "Without `schema` the document type is detected (invoice, receipt, purchase_order, "
+        "contract, letter, resume, bank_statement, id_form, other) and its usual fields are "
+        "extracted (parties, dates as ISO 8601, amounts, totals, line items...); with a JSON "
+        "Schema `schema`, exactly its properties are filled and validated (mismatches become "
+        "warnings). `hints` steer the extraction; `include_provenance` adds the page and box "
+        "each field came from. Returns data, document_type, confidence 0-1 and warnings."
+    ),
+    run=_run_parse,
+)
+
+#: Operations by endpoint name.
 OPERATIONS: dict[str, Operation] = {
     "image": IMAGE,
     "pdf-gen": PDF,
     "screenshot": SCREENSHOT,
     "audio": AUDIO,
+    "parse": PARSE,
 }

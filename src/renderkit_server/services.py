@@ -12,6 +12,13 @@ import attrs
 
 from renderkit import ConfigurationError, RenderkitError
 from renderkit.browser import Browser, BrowserConfig, ChromiumPool
+from renderkit.parsing import (
+    AnthropicExtractor,
+    Extractor,
+    LocalExtractor,
+    OpenAIExtractor,
+    ParseLimits,
+)
 from renderkit.speech import ElevenLabsProvider, LocalSpeechProvider, SpeechProvider
 from renderkit.storage import LocalStorage, Storage
 
@@ -40,6 +47,8 @@ class Services:
     mailer: Mailer
     urls: FileUrls
     speech: SpeechProvider
+    extractor: Extractor
+    parse_limits: ParseLimits
     started_at: float = attrs.Factory(time.monotonic)
     #: System tools found at start-up; health checks read this instead of the filesystem.
     tools: dict[str, bool] = attrs.Factory(
@@ -52,6 +61,7 @@ class Services:
         closers = (
             self.browser,
             self.speech,
+            self.extractor,
             self.keys,
             self.usage_store,
             self.storage,
@@ -130,6 +140,36 @@ def _speech(settings: Settings) -> SpeechProvider:
     return LocalSpeechProvider(settings.espeak)
 
 
+def _extractor(settings: Settings) -> Extractor:
+    if settings.parse_extractor == "local":
+        return LocalExtractor()
+    if not settings.llm_model:
+        msg = f"RENDERKIT_LLM_MODEL is required with the {settings.parse_extractor} extractor"
+        raise ConfigurationError(msg)
+    options: dict[str, object] = {
+        "model": settings.llm_model,
+        "send_images": settings.llm_send_images,
+    }
+    if settings.llm_base_url:
+        options["base_url"] = settings.llm_base_url
+    if settings.parse_extractor == "anthropic":
+        if not settings.llm_api_key:
+            msg = "RENDERKIT_LLM_API_KEY is required with the anthropic extractor"
+            raise ConfigurationError(msg)
+        return AnthropicExtractor(api_key=settings.llm_api_key, **options)  # type: ignore[arg-type]
+    if not settings.llm_api_key and not settings.llm_base_url:
+        msg = "RENDERKIT_LLM_API_KEY is required with the openai extractor's public API"
+        raise ConfigurationError(msg)
+    # Self-hosted OpenAI-compatible servers (vLLM, Ollama...) often take no key; they ignore
+    # the header, which the client always sends.
+    return OpenAIExtractor(api_key=settings.llm_api_key or "none", **options)  # type: ignore[arg-type]
+
+
+def parse_limits(settings: Settings) -> ParseLimits:
+    """The document bounds the settings describe."""
+    return ParseLimits(max_bytes=settings.parse_max_bytes, max_pages=settings.parse_max_pages)
+
+
 def browser_config(settings: Settings) -> BrowserConfig:
     """The pool configuration the settings describe."""
     return BrowserConfig(
@@ -150,6 +190,7 @@ async def build_services(
     usage_store: UsageStore | None = None,
     mailer: Mailer | None = None,
     speech: SpeechProvider | None = None,
+    extractor: Extractor | None = None,
 ) -> Services:
     """Create and start every backend; injected ones are used as given."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -174,6 +215,8 @@ async def build_services(
         keys=keys,
         mailer=mailer or _mailer(settings),
         speech=speech or _speech(settings),
+        extractor=extractor or _extractor(settings),
+        parse_limits=parse_limits(settings),
         urls=FileUrls(
             storage=storage,
             signer=FileSigner(secret=_file_secret(secret)),

@@ -87,6 +87,14 @@ _ENV: dict[str, tuple[str, Any]] = {
     "SPEECH_PROVIDER": ("speech_provider", lambda v, n: v),
     "ELEVENLABS_API_KEY": ("elevenlabs_api_key", lambda v, n: v),
     "ESPEAK": ("espeak", lambda v, n: v),
+    "PARSE_EXTRACTOR": ("parse_extractor", lambda v, n: v),
+    "LLM_API_KEY": ("llm_api_key", lambda v, n: v),
+    "LLM_MODEL": ("llm_model", lambda v, n: v),
+    "LLM_BASE_URL": ("llm_base_url", lambda v, n: v.rstrip("/")),
+    "LLM_SEND_IMAGES": ("llm_send_images", _bool),
+    "PARSE_MAX_BYTES": ("parse_max_bytes", _int),
+    "PARSE_MAX_PAGES": ("parse_max_pages", _int),
+    "PARSE_TIMEOUT": ("parse_timeout", _float),
 }
 
 #: Settings whose values are secrets: never logged, never shown by the diagnostic view.
@@ -98,6 +106,7 @@ SECRET_FIELDS = frozenset(
         "smtp_password",
         "redis_url",
         "elevenlabs_api_key",
+        "llm_api_key",
     }
 )
 
@@ -123,6 +132,16 @@ class Settings:
         speech_provider: ``local`` (espeak-ng, default) or ``elevenlabs``.
         elevenlabs_api_key: the ElevenLabs key, with speech_provider ``elevenlabs``.
         espeak: the espeak-ng executable for the local speech provider.
+        parse_extractor: ``local`` (offline rules, default), ``openai`` (any OpenAI-compatible
+            chat-completions endpoint: OpenAI, vLLM, llama.cpp, Ollama...) or ``anthropic``.
+        llm_api_key: the model provider's key (a self-hosted OpenAI-compatible server that
+            needs none may leave it unset).
+        llm_model: the model name, e.g. ``gpt-4o-mini`` or ``claude-sonnet-4-5``.
+        llm_base_url: the provider's base URL (default: the provider's public API).
+        llm_send_images: also send page images (vision models).
+        parse_max_bytes: largest document to parse; its base64 must also fit max_body_bytes.
+        parse_max_pages: most PDF pages per parse.
+        parse_timeout: seconds one parse may take (OCR and extraction together).
     """
 
     data_dir: Path = Path("data")
@@ -162,6 +181,17 @@ class Settings:
     )
     elevenlabs_api_key: str | None = attrs.field(default=None, repr=False)
     espeak: str = "espeak-ng"
+    parse_extractor: str = attrs.field(
+        default="local", validator=attrs.validators.in_(("local", "openai", "anthropic"))
+    )
+    llm_api_key: str | None = attrs.field(default=None, repr=False)
+    llm_model: str | None = None
+    llm_base_url: str | None = None
+    llm_send_images: bool = False
+    # 7 MB of file is ~9.4 MB of base64: it fits the default 10 MB body limit.
+    parse_max_bytes: int = attrs.field(default=7_000_000, validator=attrs.validators.ge(1))
+    parse_max_pages: int = attrs.field(default=50, validator=attrs.validators.ge(1))
+    parse_timeout: float = attrs.field(default=120.0, validator=attrs.validators.gt(0))
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
