@@ -35,6 +35,14 @@ def bench(session: nox.Session) -> None:
         session.run(PY, str(script), *session.posargs, external=True)
 
 
+@nox.session(name="mcp-clients")
+def mcp_clients(session: nox.Session) -> None:
+    """The MCP endpoint against the Inspector CLI and the official conformance suite.
+
+    Installs Node 22 and both tools from the npm registry under .tools/ on first use."""
+    session.run(PY, "scripts/mcp_clients.py", external=True)
+
+
 @nox.session
 def fuzz(session: nox.Session) -> None:
     """Fuzz the HTTP API from its own OpenAPI document with schemathesis.

@@ -25,6 +25,7 @@ from .files import serve_file
 from .health import diagnostic_report, health_report
 from .keys import ApiKey, InvalidKeyError, extract_key
 from .mailer import MailDeliveryError, Mailer, key_email
+from .mcp_http import mcp_delete, mcp_get, mcp_post
 from .observability import RequestIdMiddleware
 from .openapi import openapi_document
 from .operations import OPERATIONS, Operation, execute
@@ -268,7 +269,22 @@ def create_app(
                 await refresher
             await services.aclose()
 
-    cors = CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None
+    cors = (
+        CORSConfig(
+            allow_origins=list(settings.cors_origins),
+            # Browser MCP clients must read the session id and the quota headers.
+            expose_headers=[
+                "Mcp-Session-Id",
+                "X-RateLimit-Limit",
+                "X-RateLimit-Remaining",
+                "X-RateLimit-Reset",
+                "Retry-After",
+                "X-Request-Id",
+            ],
+        )
+        if settings.cors_origins
+        else None
+    )
     return Litestar(
         route_handlers=[
             *(_production_handler(op) for op in OPERATIONS.values()),
@@ -278,6 +294,9 @@ def create_app(
             diagnostic,
             openapi,
             serve_file,
+            mcp_post,
+            mcp_get,
+            mcp_delete,
         ],
         lifespan=[lifespan],
         exception_handlers={Exception: errors.exception_handler},

@@ -118,15 +118,33 @@ def _retry_headers(exc: BaseException) -> tuple[dict[str, str], dict[str, Any]]:
     return headers, extra
 
 
-def exception_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
-    """Turn any exception into the envelope; unknown errors become a bare 500."""
+def envelope(exc: BaseException) -> tuple[int, dict[str, Any], dict[str, str]] | None:
+    """The status, envelope body and headers of a known error; None for an unexpected one.
+
+    Shared by the REST exception handler and the MCP tools, which report the same envelope
+    inside a tool result.
+    """
     if isinstance(exc, ApiError):
-        return error_response(exc.status, exc.code, exc.message, headers=exc.headers)
+        body = {"error": exc.message, "code": exc.code, "status": exc.status}
+        return exc.status, body, dict(exc.headers)
     if isinstance(exc, InvalidRequestError):
         code = "MISSING_FIELD" if exc.missing else "INVALID_FIELD"
         fields = [{"field": e.field, "message": e.message} for e in exc.errors]
-        return error_response(400, code, str(exc), extra={"fields": fields})
-    if isinstance(exc, HTTPException):
+        return 400, {"error": str(exc), "code": code, "status": 400, "fields": fields}, {}
+    mapped = _lookup(exc)
+    if mapped is None:
+        return None
+    status, code = mapped
+    headers, extra = _retry_headers(exc)
+    field = getattr(exc, "field", None)
+    if field:
+        extra["field"] = field
+    return status, {"error": str(exc), "code": code, "status": status, **extra}, headers
+
+
+def exception_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    """Turn any exception into the envelope; unknown errors become a bare 500."""
+    if isinstance(exc, HTTPException) and not isinstance(exc, ApiError):
         status = exc.status_code
         code = _HTTP_CODES.get(status, "HTTP_ERROR" if status < 500 else "INTERNAL_ERROR")
         message = exc.detail if status < 500 else "internal error"
@@ -136,15 +154,11 @@ def exception_handler(request: Request[Any, Any, Any], exc: Exception) -> Respon
             message = f"no such endpoint: {request.url.path}"
         headers = {k: v for k, v in (exc.headers or {}).items() if k.lower() == "allow"}
         return error_response(status, code, message, headers=headers)
-    mapped = _lookup(exc)
-    if mapped is None:
+    described = envelope(exc)
+    if described is None:
         logger.exception("unhandled error on %s %s", request.method, request.url.path)
         return error_response(500, "INTERNAL_ERROR", "internal error")
-    status, code = mapped
+    status, body, headers = described
     if status >= 500:
-        logger.warning("%s on %s: %s", code, request.url.path, exc)
-    headers, extra = _retry_headers(exc)
-    field = getattr(exc, "field", None)
-    if field:
-        extra["field"] = field
-    return error_response(status, code, str(exc), headers=headers, extra=extra)
+        logger.warning("%s on %s: %s", body["code"], request.url.path, exc)
+    return Response(body, status_code=status, headers=headers, media_type=MediaType.JSON)

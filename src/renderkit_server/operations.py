@@ -63,10 +63,12 @@ class Operation:
 
 @attrs.frozen(kw_only=True)
 class Execution:
-    """The response body and headers of a successful call."""
+    """The response body and headers of a successful call, and the file it produced."""
 
     body: dict[str, Any]
     headers: dict[str, str]
+    content: bytes | None = None
+    content_type: str = ""
 
 
 async def execute(
@@ -113,7 +115,12 @@ async def execute(
     body = {"success": True, **output.facts, **file, "credits_used": charges[operation.metric]}
     if "url" in file:  # the URL first: the one fact every file response leads with
         body = {"success": True, "url": file["url"], **body}
-    return Execution(body=body, headers=ticket.headers())
+    return Execution(
+        body=body,
+        headers=ticket.headers(),
+        content=output.content,
+        content_type=output.content_type,
+    )
 
 
 async def _run_image(request: ImageRequest, services: Any) -> Output:

@@ -25,6 +25,7 @@ from renderkit.storage import LocalStorage, Storage
 from .files import FileSigner, FileUrls
 from .keys import KeyService, KeySigner, SqliteRevocationStore
 from .mailer import Mailer, OutboxMailer, SmtpMailer
+from .mcp_sessions import McpSessions
 from .quotas import QuotaService, plans_from_mapping
 from .settings import Settings
 from .usage import SqliteUsageStore, UsageStore
@@ -49,6 +50,7 @@ class Services:
     speech: SpeechProvider
     extractor: Extractor
     parse_limits: ParseLimits
+    mcp_sessions: McpSessions
     started_at: float = attrs.Factory(time.monotonic)
     #: System tools found at start-up; health checks read this instead of the filesystem.
     tools: dict[str, bool] = attrs.Factory(
@@ -90,9 +92,9 @@ def signing_secrets(secret: str) -> tuple[dict[str, bytes], str]:
     return secrets, next(iter(secrets))
 
 
-def _file_secret(secret: str) -> bytes:
+def _derived_secret(secret: str, purpose: bytes) -> bytes:
     current = secret.split(",")[0].strip()
-    return hashlib.sha256(b"renderkit-files:" + current.encode()).digest()
+    return hashlib.sha256(purpose + b":" + current.encode()).digest()
 
 
 def _storage(settings: Settings) -> Storage:
@@ -217,9 +219,10 @@ async def build_services(
         speech=speech or _speech(settings),
         extractor=extractor or _extractor(settings),
         parse_limits=parse_limits(settings),
+        mcp_sessions=McpSessions(_derived_secret(secret, b"renderkit-mcp-sessions")),
         urls=FileUrls(
             storage=storage,
-            signer=FileSigner(secret=_file_secret(secret)),
+            signer=FileSigner(secret=_derived_secret(secret, b"renderkit-files")),
             ttl=timedelta(seconds=settings.url_ttl_seconds),
             public_url=settings.public_url,
             files_public_url=settings.files_public_url,

@@ -95,6 +95,7 @@ _ENV: dict[str, tuple[str, Any]] = {
     "PARSE_MAX_BYTES": ("parse_max_bytes", _int),
     "PARSE_MAX_PAGES": ("parse_max_pages", _int),
     "PARSE_TIMEOUT": ("parse_timeout", _float),
+    "MCP_ALLOWED_HOSTS": ("mcp_allowed_hosts", _list),
 }
 
 #: Settings whose values are secrets: never logged, never shown by the diagnostic view.
@@ -142,6 +143,9 @@ class Settings:
         parse_max_bytes: largest document to parse; its base64 must also fit max_body_bytes.
         parse_max_pages: most PDF pages per parse.
         parse_timeout: seconds one parse may take (OCR and extraction together).
+        mcp_allowed_hosts: Host names (``name`` or ``name:port``; ``*`` for any) the MCP
+            endpoint answers besides loopback and the host of public_url; browsers' Origins
+            must be one of them (or in cors_origins). Guards against DNS rebinding.
     """
 
     data_dir: Path = Path("data")
@@ -192,6 +196,7 @@ class Settings:
     parse_max_bytes: int = attrs.field(default=7_000_000, validator=attrs.validators.ge(1))
     parse_max_pages: int = attrs.field(default=50, validator=attrs.validators.ge(1))
     parse_timeout: float = attrs.field(default=120.0, validator=attrs.validators.gt(0))
+    mcp_allowed_hosts: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
@@ -260,6 +265,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigurationError(msg)
     if "data_dir" in data:
         data["data_dir"] = Path(data["data_dir"])
-    if "cors_origins" in data:
-        data["cors_origins"] = tuple(data["cors_origins"])
+    for name in ("cors_origins", "mcp_allowed_hosts"):
+        if name in data:
+            data[name] = tuple(data[name])
     return data

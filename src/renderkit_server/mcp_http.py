@@ -1,0 +1,473 @@
+"""POST/GET/DELETE /api/mcp: the MCP Streamable HTTP transport, directly on Litestar.
+
+Why not the official SDK's server: it is a Starlette app with its own session manager, and
+this endpoint needs things it does not do together: ``tools/call`` authenticated by our API
+keys and metered by the same pipeline as REST while ``initialize``/``tools/list``/``ping``
+stay open, JSON-RPC batches only for the revision that has them, session ids that survive
+restarts and replicas, and content chosen by the negotiated revision. The SDK's *client* is
+what the tests drive this endpoint with.
+
+Rules (see docs/mcp.md): requests get ``application/json``, or ``text/event-stream`` when the
+client cannot take JSON or asks for progress on a tool call; notifications and client
+responses get 202 with an empty body; GET is 405; DELETE ends a session; a foreign Host or
+Origin is 403; ``MCP-Protocol-Version`` is ignored on ``initialize`` and otherwise must be a
+served revision (400). The body is always read before any answer, so an early rejection
+never leaves bytes on a keep-alive connection.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio
+import msgspec
+from litestar import Request, Response, delete, get, post
+from litestar.response import Stream
+
+import renderkit
+from renderkit import RenderkitError
+
+from . import errors
+from .keys import extract_key
+from .mcp_protocol import (
+    BATCH_VERSIONS,
+    DEFAULT_VERSION,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    LATEST_VERSION,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    SUPPORTED_VERSIONS,
+    Message,
+    RpcError,
+    negotiate,
+    parse_message,
+    result_body,
+    version_at_least,
+)
+from .mcp_tools import TOOLS, error_result, success_result, tool_definitions
+from .operations import execute
+
+__all__ = ["mcp_delete", "mcp_get", "mcp_post"]
+
+logger = logging.getLogger("renderkit_server")
+
+PATHS = ["/api/mcp", "/v1/mcp"]
+_JSON = "application/json"
+_SSE = "text/event-stream"
+_LOOPBACK = ("localhost", "127.0.0.1", "[::1]", "::1")
+#: Seconds between SSE keep-alive comments while a tool runs (proxies drop idle streams).
+KEEPALIVE_SECONDS = 10.0
+
+INSTRUCTIONS = (
+    "renderkit turns JSON into files and data: generate_image (social cards, banners), "
+    "generate_pdf (invoices, certificates, reports, letters), generate_audio (speech), "
+    "take_screenshot (web pages) and parse_document (fields from PDFs and scans). "
+    "initialize, tools/list and ping are open; tools/call needs a renderkit API key in "
+    "Authorization: Bearer <key> or X-SVC-Key and is billed like the REST API. Produced files "
+    "come back as links that expire after a day."
+)
+
+
+# --- HTTP helpers -----------------------------------------------------------------------------
+
+
+def _json_response(
+    body: Any, status: int = 200, headers: dict[str, str] | None = None
+) -> Response[bytes]:
+    return Response(
+        content=msgspec.json.encode(body),
+        status_code=status,
+        media_type=_JSON,
+        headers=headers or {},
+    )
+
+
+def _rpc_error_response(exc: RpcError, headers: dict[str, str] | None = None) -> Response[bytes]:
+    return _json_response(exc.body(), exc.http_status, headers)
+
+
+def _accepts(request: Request[Any, Any, Any]) -> tuple[bool, bool]:
+    """(JSON acceptable, SSE acceptable). No Accept header means anything goes."""
+    accept = request.headers.get("accept", "").lower()
+    if not accept.strip():
+        return True, True
+    kinds = {part.split(";", 1)[0].strip() for part in accept.split(",")}
+    anything = "*/*" in kinds
+    return (
+        anything or _JSON in kinds or "application/*" in kinds,
+        anything or _SSE in kinds or "text/*" in kinds,
+    )
+
+
+def _host_allowed(host: str, allowed: Iterable[str]) -> bool:
+    host = host.strip().lower()
+    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+    if name.startswith("[") and "]" in name:
+        name = name[: name.index("]") + 1]
+    if name in _LOOPBACK:
+        return True
+    for entry in allowed:
+        if entry == "*" or entry == host or (":" not in entry.strip("[]") and entry == name):
+            return True
+    return False
+
+
+def _allowed_hosts(services: Any) -> list[str]:
+    settings = services.settings
+    hosts = [h.lower() for h in settings.mcp_allowed_hosts]
+    if settings.public_url:
+        netloc = urlsplit(settings.public_url).netloc.lower()
+        if netloc:
+            hosts.append(netloc)
+    return hosts
+
+
+def _check_origin(request: Request[Any, Any, Any], services: Any) -> None:
+    """DNS-rebinding protection: the Host must be one we serve, and a browser's Origin too."""
+    allowed = _allowed_hosts(services)
+    host = request.headers.get("host", "")
+    if not _host_allowed(host, allowed):
+        raise RpcError(
+            INVALID_REQUEST,
+            f"host {host[:100]!r} is not served here (set RENDERKIT_MCP_ALLOWED_HOSTS)",
+            http_status=403,
+        )
+    origin = request.headers.get("origin")
+    if origin is None:
+        return  # not a browser: nothing to rebind
+    if origin in services.settings.cors_origins:
+        return
+    parts = urlsplit(origin)
+    if parts.scheme in ("http", "https") and _host_allowed(parts.netloc, allowed):
+        return
+    raise RpcError(INVALID_REQUEST, f"origin {origin[:100]!r} is not allowed", http_status=403)
+
+
+def _services(request: Request[Any, Any, Any]) -> Any:
+    return request.app.state.services
+
+
+# --- method handlers --------------------------------------------------------------------------
+
+
+class _Call:
+    """One POST: the request, its services and the revision it speaks."""
+
+    def __init__(self, request: Request[Any, Any, Any], version: str) -> None:
+        self.request = request
+        self.services = _services(request)
+        self.version = version
+        self.headers: dict[str, str] = {}
+
+    async def dispatch(self, message: Message) -> dict[str, Any]:
+        """Answer one request (a JSON-RPC response object)."""
+        try:
+            result = await self._method(message)
+        except RpcError as exc:
+            exc.id = message.id
+            return exc.body()
+        except Exception:  # a server fault outside tool logic: -32603, no details leak
+            logger.exception("MCP %s failed", message.method)
+            return RpcError(INTERNAL_ERROR, "internal error", id=message.id).body()
+        return result_body(message.id, result)
+
+    async def _method(self, message: Message) -> dict[str, Any]:
+        method = message.method
+        if method == "initialize":
+            return self.initialize(message.params)
+        if method == "ping":
+            return {}
+        if method == "tools/list":
+            return {"tools": tool_definitions(self.version)}
+        if method == "tools/call":
+            return await self.call_tool(message.params)
+        raise RpcError(METHOD_NOT_FOUND, f"method not found: {method[:100]}")
+
+    def initialize(self, params: Any) -> dict[str, Any]:
+        version = negotiate(params.get("protocolVersion"))
+        self.version = version
+        self.headers["Mcp-Session-Id"] = self.services.mcp_sessions.mint(version)
+        info: dict[str, Any] = {"name": "renderkit", "version": renderkit.__version__}
+        if version_at_least(version, "2025-06-18"):
+            info["title"] = "renderkit"
+        return {
+            "protocolVersion": version,
+            "capabilities": {"tools": {"listChanged": False}},
+            "serverInfo": info,
+            "instructions": INSTRUCTIONS,
+        }
+
+    async def call_tool(self, params: Any) -> dict[str, Any]:
+        name = params.get("name")
+        if not isinstance(name, str):
+            raise RpcError(INVALID_PARAMS, "params.name must be the tool name (a string)")
+        tool = TOOLS.get(name)
+        if tool is None:
+            raise RpcError(
+                INVALID_PARAMS, f"Unknown tool: {name[:100]} (see tools/list)", data={"tool": name}
+            )
+        arguments = params.get("arguments", {})
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise RpcError(INVALID_PARAMS, "params.arguments must be an object")
+        try:
+            api_key = self._authenticate()
+            execution = await execute(
+                tool.operation,
+                arguments,
+                services=self.services,
+                key_id=api_key.key_id,
+                plan=api_key.plan,
+                base_url=str(self.request.base_url).rstrip("/"),
+            )
+        except (RenderkitError, errors.ApiError) as exc:
+            described = errors.envelope(exc)
+            if described is None:
+                raise
+            status, body, headers = described
+            if status >= 500:
+                logger.warning("MCP %s: %s %s", name, body["code"], exc)
+            self.headers.update(headers)
+            return error_result(body)
+        self.headers.update(execution.headers)
+        return success_result(execution, self.version)
+
+    def _authenticate(self) -> Any:
+        token = extract_key(self.request.headers)
+        if token is None:
+            # A tool result, not HTTP 401: a 401 makes MCP clients start an OAuth flow this
+            # server does not offer, where an error result tells the agent what to do.
+            raise errors.ApiError(
+                401,
+                "UNAUTHORIZED",
+                "tools/call needs a renderkit API key: send Authorization: Bearer <key> or "
+                "X-SVC-Key: <key> (keys come from POST /api/keys/generate)",
+            )
+        api_key = self.services.keys.verify(token)
+        self.request.scope["state"]["key_fingerprint"] = self.services.keys.fingerprint(token)
+        return api_key
+
+
+def _wants_stream(message: Message, json_ok: bool, sse_ok: bool) -> bool:
+    if not sse_ok:
+        return False
+    if not json_ok:
+        return True
+    meta = message.params.get("_meta")
+    return (
+        message.method == "tools/call"
+        and isinstance(meta, dict)
+        and meta.get("progressToken") is not None
+    )
+
+
+def _sse_event(body: Any) -> bytes:
+    return b"event: message\ndata: " + msgspec.json.encode(body) + b"\n\n"
+
+
+def _progress(token: Any, progress: int, version: str, message: str) -> dict[str, Any]:
+    params: dict[str, Any] = {"progressToken": token, "progress": progress, "total": 1}
+    if version_at_least(version, "2025-03-26"):
+        params["message"] = message
+    return {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
+
+
+def _stream(call: _Call, message: Message) -> Stream:
+    """Answer one request as an SSE stream: progress (when asked for), keep-alives while the
+    tool runs, then the response; the stream closes after it."""
+    meta = message.params.get("_meta")
+    token = meta.get("progressToken") if isinstance(meta, dict) else None
+
+    async def events() -> AsyncIterator[bytes]:
+        if token is not None:
+            yield _sse_event(_progress(token, 0, call.version, "started"))
+        send, receive = anyio.create_memory_object_stream[dict[str, Any]](1)
+
+        async def run() -> None:
+            async with send:
+                await send.send(await call.dispatch(message))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(run)
+            async with receive:
+                while True:
+                    with anyio.move_on_after(KEEPALIVE_SECONDS) as waited:
+                        response = await receive.receive()
+                    if waited.cancelled_caught:
+                        yield b": keep-alive\n\n"
+                        continue
+                    break
+        if token is not None:
+            yield _sse_event(_progress(token, 1, call.version, "done"))
+        yield _sse_event(response)
+
+    return Stream(
+        events(),
+        media_type=_SSE,
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", **call.headers},
+    )
+
+
+# --- the endpoint -----------------------------------------------------------------------------
+
+
+def _request_version(
+    request: Request[Any, Any, Any], session_version: str | None, message_id: Any
+) -> str:
+    header = request.headers.get("mcp-protocol-version")
+    if header is None:
+        return session_version or DEFAULT_VERSION
+    if header not in SUPPORTED_VERSIONS:
+        raise RpcError(
+            INVALID_REQUEST,
+            f"unsupported MCP-Protocol-Version {header[:40]!r}; this server speaks "
+            f"{', '.join(SUPPORTED_VERSIONS)} (send initialize to negotiate)",
+            id=message_id,
+            http_status=400,
+            data={"supported": list(SUPPORTED_VERSIONS), "requested": header[:40]},
+        )
+    return header
+
+
+def _first_id(payload: Any) -> Any:
+    if isinstance(payload, dict):
+        value = payload.get("id")
+        if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+            return value
+    return None
+
+
+def _session_version(request: Request[Any, Any, Any]) -> str | None:
+    """The live session's revision; 404 for an unknown or ended session id."""
+    session_id = request.headers.get("mcp-session-id")
+    if session_id is None:
+        return None
+    version = _services(request).mcp_sessions.version(session_id)
+    if version is None:
+        raise RpcError(
+            INVALID_REQUEST,
+            "unknown or ended session: send initialize to start a new one",
+            http_status=404,
+        )
+    return version
+
+
+@post(PATHS, status_code=200, include_in_schema=False)
+async def mcp_post(request: Request[Any, Any, Any]) -> Response[Any]:
+    """One JSON-RPC message (or a 2025-03-26 batch) from an MCP client."""
+    raw = await request.body()  # read first: early answers must not strand the body
+    services = _services(request)
+    try:
+        _check_origin(request, services)
+        content_type = request.headers.get("content-type", "").lower()
+        if "json" not in content_type:
+            return _json_response(
+                RpcError(INVALID_REQUEST, "send the message as application/json").body(), 415
+            )
+        json_ok, sse_ok = _accepts(request)
+        if not (json_ok or sse_ok):
+            return _json_response(
+                RpcError(
+                    INVALID_REQUEST, "Accept must allow application/json or text/event-stream"
+                ).body(),
+                406,
+            )
+        try:
+            payload = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            raise RpcError(
+                PARSE_ERROR, "parse error: the body is not JSON", http_status=400
+            ) from None
+        initialize = isinstance(payload, dict) and payload.get("method") == "initialize"
+        session_version = None if initialize else _session_version(request)
+        version = (
+            LATEST_VERSION
+            if initialize
+            else _request_version(request, session_version, _first_id(payload))
+        )
+        if isinstance(payload, list):
+            return await _batch(request, payload, version)
+        message = parse_message(payload)
+    except RpcError as exc:
+        return _rpc_error_response(exc)
+    if message.kind != "request":
+        return Response(content=b"", status_code=202)
+    call = _Call(request, version)
+    if _wants_stream(message, json_ok, sse_ok):
+        return _stream(call, message)
+    response = await call.dispatch(message)
+    return _json_response(response, 200, call.headers)
+
+
+async def _batch(
+    request: Request[Any, Any, Any], payload: list[Any], version: str
+) -> Response[Any]:
+    if version not in BATCH_VERSIONS:
+        raise RpcError(
+            INVALID_REQUEST,
+            f"batches are not allowed in protocol revision {version} (only in 2025-03-26)",
+            http_status=400,
+        )
+    if not payload:
+        raise RpcError(INVALID_REQUEST, "an empty batch is not a request", http_status=400)
+    if len(payload) > 50:
+        raise RpcError(INVALID_REQUEST, "a batch may hold at most 50 messages", http_status=400)
+    call = _Call(request, version)
+    responses: list[dict[str, Any]] = []
+    for item in payload:
+        try:
+            message = parse_message(item)
+            if message.method == "initialize":
+                raise RpcError(
+                    INVALID_REQUEST, "initialize must not be part of a batch", id=message.id
+                )
+        except RpcError as exc:
+            responses.append(exc.body())
+            continue
+        if message.kind == "request":
+            responses.append(await call.dispatch(message))
+    if not responses:
+        return Response(content=b"", status_code=202)
+    return _json_response(responses, 200, call.headers)
+
+
+@get(PATHS, include_in_schema=False)
+async def mcp_get(request: Request[Any, Any, Any]) -> Response[Any]:
+    """No server-initiated stream: 405, which every client takes as "none offered"."""
+    try:
+        _check_origin(request, _services(request))
+    except RpcError as exc:
+        return _rpc_error_response(exc)
+    return Response(
+        content=b"",
+        status_code=405,
+        headers={"Allow": "POST, DELETE"},
+    )
+
+
+@delete(PATHS, status_code=200, include_in_schema=False)
+async def mcp_delete(request: Request[Any, Any, Any]) -> Response[Any]:
+    """End a session: 204, or 404 for an unknown or already ended one."""
+    services = _services(request)
+    try:
+        _check_origin(request, services)
+    except RpcError as exc:
+        return _rpc_error_response(exc)
+    session_id = request.headers.get("mcp-session-id")
+    if session_id is None:
+        return _json_response(
+            RpcError(
+                INVALID_REQUEST, "send the Mcp-Session-Id header of the session to end"
+            ).body(),
+            400,
+        )
+    if not services.mcp_sessions.end(session_id):
+        return _json_response(RpcError(INVALID_REQUEST, "unknown or ended session").body(), 404)
+    return Response(content=b"", status_code=204)

@@ -1,0 +1,188 @@
+"""The five MCP tools: definitions generated from the operations, and their results.
+
+Each tool is a production operation under an agent-facing name. Its ``inputSchema`` is the
+JSON Schema of the operation's request model and its ``outputSchema`` the schema of the REST
+success body: both come from the same code as the OpenAPI document, so there is no
+hand-written copy to drift. Results are shaped for the revision the client negotiated: a
+strict client validates content blocks, so nothing newer than its revision is sent.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from renderkit._schema import json_schema
+
+from .mcp_protocol import version_at_least
+from .openapi import response_schema
+from .operations import OPERATIONS, Execution, Operation
+
+__all__ = ["TOOLS", "McpTool", "error_result", "success_result", "tool_definitions"]
+
+#: Files up to this size also travel inline (an image, audio or embedded resource block), so
+#: an agent can look at a small image without fetching it; larger ones only as a link.
+INLINE_LIMIT = 1_000_000
+
+
+@attrs.frozen(kw_only=True)
+class McpTool:
+    """An operation as an MCP tool.
+
+    Attributes:
+        name: the tool name agents call.
+        operation: the production operation it runs (metered like the REST call).
+        read_only: it changes nothing a caller could observe (parse stores no file).
+        open_world: it may reach the outside world (web pages, remote logos and images).
+        summary: what to use it for, prepended to the operation's description.
+        cost: what a successful call uses of the API key's monthly quota.
+    """
+
+    name: str
+    operation: Operation
+    read_only: bool
+    open_world: bool
+    summary: str
+    cost: str
+
+    def definition(self, version: str) -> dict[str, Any]:
+        """The ``tools/list`` entry for a client of ``version``."""
+        op = self.operation
+        tool: dict[str, Any] = {
+            "name": self.name,
+            "description": f"{self.summary} {op.description} Each successful call uses "
+            f"{self.cost} of the API key's monthly quota; a failed call uses nothing.",
+            "inputSchema": json_schema(op.model),
+        }
+        if version_at_least(version, "2025-03-26"):
+            tool["annotations"] = {
+                "title": op.title,
+                "readOnlyHint": self.read_only,
+                "destructiveHint": False,
+                # Each call produces (and bills) a new file: repeating it is not a no-op.
+                "idempotentHint": self.read_only,
+                "openWorldHint": self.open_world,
+            }
+        if version_at_least(version, "2025-06-18"):
+            tool["title"] = op.title
+            tool["outputSchema"] = response_schema(op.name)
+        return tool
+
+
+TOOLS: dict[str, McpTool] = {
+    tool.name: tool
+    for tool in (
+        McpTool(
+            name="generate_image",
+            cost="one image",
+            operation=OPERATIONS["image"],
+            read_only=False,
+            open_world=True,
+            summary="Create a social or marketing image (Open Graph card, square post, "
+            "Twitter card, banner) from a designed template or your own HTML.",
+        ),
+        McpTool(
+            name="generate_pdf",
+            cost="one PDF",
+            operation=OPERATIONS["pdf-gen"],
+            read_only=False,
+            open_world=True,
+            summary="Create a PDF document: an invoice, certificate, report or letter "
+            "from a template, or any HTML.",
+        ),
+        McpTool(
+            name="generate_audio",
+            cost="one credit per character (and the audio minutes produced)",
+            operation=OPERATIONS["audio"],
+            read_only=False,
+            open_world=False,
+            summary="Turn text into spoken audio (text to speech).",
+        ),
+        McpTool(
+            name="take_screenshot",
+            cost="one screenshot",
+            operation=OPERATIONS["screenshot"],
+            read_only=False,
+            open_world=True,
+            summary="See what a public web page looks like: capture it as an image or PDF.",
+        ),
+        McpTool(
+            name="parse_document",
+            cost="one parse",
+            operation=OPERATIONS["parse"],
+            read_only=True,
+            open_world=False,
+            summary="Read a PDF or a photo/scan of a document (invoice, receipt, contract, "
+            "form...) and get its fields as JSON.",
+        ),
+    )
+}
+
+
+def tool_definitions(version: str) -> list[dict[str, Any]]:
+    """Every tool's definition for a client of ``version``."""
+    return [tool.definition(version) for tool in TOOLS.values()]
+
+
+def _file_name(url: str, content_type: str) -> str:
+    path = url.split("?", 1)[0]
+    return path.rsplit("/", 1)[-1] or content_type.replace("/", ".")
+
+
+def _file_blocks(execution: Execution, version: str) -> list[dict[str, Any]]:
+    content, media = execution.content, execution.content_type
+    url = execution.body.get("url")
+    if content is None or not url:
+        return []
+    blocks: list[dict[str, Any]] = []
+    small = len(content) <= INLINE_LIMIT
+    data = base64.b64encode(content).decode("ascii") if small else ""
+    if small and media.startswith("image/"):
+        blocks.append({"type": "image", "data": data, "mimeType": media})
+    elif small and media.startswith("audio/") and version_at_least(version, "2025-03-26"):
+        blocks.append({"type": "audio", "data": data, "mimeType": media})
+    elif small and not version_at_least(version, "2025-06-18"):
+        # No resource links before 2025-06-18: embed the file itself.
+        blocks.append(
+            {"type": "resource", "resource": {"uri": url, "mimeType": media, "blob": data}}
+        )
+    if version_at_least(version, "2025-06-18"):
+        blocks.append(
+            {
+                "type": "resource_link",
+                "uri": url,
+                "name": _file_name(url, media),
+                "mimeType": media,
+                "size": len(content),
+            }
+        )
+    return blocks
+
+
+def success_result(execution: Execution, version: str) -> dict[str, Any]:
+    """A ``tools/call`` result: the JSON as text (and ``structuredContent``), plus the file."""
+    text = json.dumps(execution.body, ensure_ascii=False)
+    result: dict[str, Any] = {
+        "content": [{"type": "text", "text": text}, *_file_blocks(execution, version)],
+        "isError": False,
+    }
+    if version_at_least(version, "2025-06-18"):
+        result["structuredContent"] = execution.body
+    return result
+
+
+def error_result(body: Mapping[str, Any]) -> dict[str, Any]:
+    """A failed tool call: ``isError`` with the error envelope as text, so the agent sees the
+    message (which field, which limit, when to retry) and can correct itself."""
+    lines = [str(body.get("error", "the call failed"))]
+    if "retry_at" in body:
+        lines.append(f"retry at {body['retry_at']}")
+    envelope = json.dumps(dict(body), ensure_ascii=False)
+    return {
+        "content": [{"type": "text", "text": "\n".join(lines) + "\n" + envelope}],
+        "isError": True,
+    }

@@ -1,0 +1,533 @@
+"""The MCP endpoint's transport and protocol rules, one raw HTTP exchange at a time."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import jsonschema
+import pytest
+from litestar.testing import AsyncTestClient
+from PIL import Image
+
+from renderkit import ImageRequest, PdfRequest
+from renderkit._schema import json_schema
+from renderkit.testing import FakeBrowser
+from renderkit_server.app import create_app
+from renderkit_server.mailer import MemoryMailer
+from renderkit_server.settings import Settings
+
+from .conftest import issue_key
+
+pytestmark = pytest.mark.anyio
+
+ACCEPT = {"Accept": "application/json, text/event-stream"}
+HOST = "testserver.local"
+
+
+def _init(version: str = "2025-11-25", id_: Any = 1) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": id_,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "raw-test", "version": "1.0"},
+        },
+    }
+
+
+def _rpc(method: str, id_: Any = 2, **params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id_, "method": method, "params": params}
+
+
+def _app(settings: Settings, browser: Any = None) -> Any:
+    return create_app(settings, browser=browser or FakeBrowser(), mailer=MemoryMailer())
+
+
+@pytest.fixture
+async def mcp(make_settings: Callable[..., Settings]) -> AsyncIterator[AsyncTestClient]:
+    app = _app(make_settings(mcp_allowed_hosts=(HOST,)))
+    async with AsyncTestClient(app) as client:
+        yield client
+
+
+async def _post(client: AsyncTestClient, body: Any, headers: dict[str, str] | None = None) -> Any:
+    return await client.post("/api/mcp", json=body, headers={**ACCEPT, **(headers or {})})
+
+
+async def _session(client: AsyncTestClient, version: str) -> dict[str, str]:
+    response = await _post(client, _init(version))
+    assert response.json()["result"]["protocolVersion"] == version
+    return {"Mcp-Session-Id": response.headers["mcp-session-id"]}
+
+
+# --- initialize and versions ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])
+async def test_initialize_echoes_every_supported_revision(
+    mcp: AsyncTestClient, version: str
+) -> None:
+    response = await _post(mcp, _init(version))
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("application/json")
+    body = response.json()
+    assert body["id"] == 1
+    result = body["result"]
+    assert result["protocolVersion"] == version
+    assert result["capabilities"] == {"tools": {"listChanged": False}}
+    assert result["serverInfo"]["name"] == "renderkit"
+    session = response.headers["mcp-session-id"]
+    assert all(0x21 <= ord(c) <= 0x7E for c in session)
+
+
+@pytest.mark.parametrize("requested", ["2099-01-01", "1.0", None])
+async def test_initialize_with_an_unknown_revision_answers_the_latest(
+    mcp: AsyncTestClient, requested: Any
+) -> None:
+    response = await _post(mcp, _init(requested))
+    assert response.json()["result"]["protocolVersion"] == "2025-11-25"
+
+
+async def test_initialize_ignores_the_version_header(mcp: AsyncTestClient) -> None:
+    response = await _post(mcp, _init("2025-06-18"), {"MCP-Protocol-Version": "1999-01-01"})
+    assert response.status_code == 200
+    assert response.json()["result"]["protocolVersion"] == "2025-06-18"
+
+
+async def test_an_unsupported_version_header_is_400_with_the_request_id(
+    mcp: AsyncTestClient,
+) -> None:
+    response = await _post(mcp, _rpc("ping", id_="p-1"), {"MCP-Protocol-Version": "1999-01-01"})
+    assert response.status_code == 400
+    body = response.json()
+    assert body["id"] == "p-1"
+    assert body["error"]["code"] == -32600
+    assert "2025-11-25" in body["error"]["message"]
+
+
+async def test_the_stateless_probe_gets_a_fast_legacy_answer_so_clients_fall_back(
+    mcp: AsyncTestClient,
+) -> None:
+    probe = _rpc(
+        "server/discover",
+        id_=1,
+        _meta={
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        },
+    )
+    headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover"}
+    response = await _post(mcp, probe, headers)
+    assert response.status_code == 400  # never 5xx, 401 or 403, never a hang
+    assert response.json()["error"]["code"] == -32600  # not -32022: "fall back to initialize"
+    without_header = await _post(mcp, probe)
+    assert without_header.status_code == 200
+    assert without_header.json()["error"]["code"] == -32601
+
+
+# --- methods ------------------------------------------------------------------------------------
+
+
+async def test_ping_answers_an_empty_result_echoing_a_string_id(mcp: AsyncTestClient) -> None:
+    response = await _post(mcp, {"jsonrpc": "2.0", "id": "123", "method": "ping"})
+    assert response.json() == {"jsonrpc": "2.0", "id": "123", "result": {}}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}},
+        {"jsonrpc": "2.0", "method": "notifications/some-future-thing"},
+        {"jsonrpc": "2.0", "id": 9, "result": {}},  # a client's response to a server request
+    ],
+)
+async def test_notifications_and_responses_get_202_with_an_empty_body(
+    mcp: AsyncTestClient, message: dict[str, Any]
+) -> None:
+    response = await _post(mcp, message)
+    assert response.status_code == 202
+    assert response.content == b""
+
+
+async def test_tools_list_needs_no_key_and_generates_schemas_from_the_request_models(
+    mcp: AsyncTestClient,
+) -> None:
+    headers = await _session(mcp, "2025-11-25")
+    response = await _post(mcp, _rpc("tools/list"), headers)
+    tools = {tool["name"]: tool for tool in response.json()["result"]["tools"]}
+    assert list(tools) == [
+        "generate_image",
+        "generate_pdf",
+        "generate_audio",
+        "take_screenshot",
+        "parse_document",
+    ]
+    assert tools["generate_image"]["inputSchema"] == json_schema(ImageRequest)
+    assert tools["generate_pdf"]["inputSchema"] == json_schema(PdfRequest)
+    for tool in tools.values():
+        assert tool["title"]
+        assert len(tool["description"]) > 80
+        assert tool["inputSchema"]["type"] == "object"
+        jsonschema.Draft202012Validator.check_schema(tool["inputSchema"])
+        jsonschema.Draft202012Validator.check_schema(tool["outputSchema"])
+        assert tool["annotations"]["destructiveHint"] is False
+    assert tools["take_screenshot"]["annotations"]["openWorldHint"] is True
+
+
+async def test_tools_list_for_2024_11_05_leaves_out_later_fields(mcp: AsyncTestClient) -> None:
+    headers = await _session(mcp, "2024-11-05")
+    response = await _post(mcp, _rpc("tools/list"), headers)
+    for tool in response.json()["result"]["tools"]:
+        assert set(tool) == {"name", "description", "inputSchema"}
+
+
+async def test_an_unknown_method_is_32601(mcp: AsyncTestClient) -> None:
+    response = await _post(mcp, _rpc("resources/list", id_=5))
+    assert response.status_code == 200
+    assert response.json()["error"]["code"] == -32601
+    assert response.json()["id"] == 5
+
+
+# --- JSON-RPC errors ----------------------------------------------------------------------------
+
+
+async def test_invalid_json_is_32700_with_a_null_id(mcp: AsyncTestClient) -> None:
+    response = await mcp.post(
+        "/api/mcp",
+        content=b'{"jsonrpc": "2.0", "id": 1,',
+        headers={**ACCEPT, "Content-Type": "application/json"},
+    )
+    assert response.status_code == 400
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32700, "message": "parse error: the body is not JSON"},
+    }
+
+
+@pytest.mark.parametrize(
+    ("message", "id_"),
+    [
+        ({"id": 1, "method": "ping"}, 1),  # no jsonrpc member
+        ({"jsonrpc": "1.0", "id": 1, "method": "ping"}, 1),
+        ({"jsonrpc": "2.0", "id": None, "method": "ping"}, None),
+        ({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}, None),
+        ({"jsonrpc": "2.0", "id": 1}, 1),  # no method
+        ({"jsonrpc": "2.0", "id": 1, "method": 7}, 1),
+        ("ping", None),
+    ],
+)
+async def test_messages_that_are_not_json_rpc_are_32600(
+    mcp: AsyncTestClient, message: Any, id_: Any
+) -> None:
+    response = await _post(mcp, message)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32600
+    assert response.json()["id"] == id_
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"arguments": {}},  # no name
+        {"name": "generate_video", "arguments": {}},
+        {"name": "generate_image", "arguments": ["og-card"]},
+    ],
+)
+async def test_bad_tool_call_params_are_32602(mcp: AsyncTestClient, params: dict[str, Any]) -> None:
+    response = await _post(mcp, _rpc("tools/call", **params))
+    assert response.status_code == 200
+    assert response.json()["error"]["code"] == -32602
+
+
+async def test_params_that_are_not_an_object_are_32602(mcp: AsyncTestClient) -> None:
+    response = await _post(mcp, {"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": [1]})
+    assert response.json()["error"]["code"] == -32602
+
+
+class _BrokenBrowser(FakeBrowser):
+    async def capture_fragment(self, *args: Any, **kwargs: Any) -> Any:
+        msg = "a bug, not a render failure"
+        raise RuntimeError(msg)
+
+
+async def test_a_server_fault_is_32603_without_details_and_charges_nothing(
+    make_settings: Callable[..., Settings],
+) -> None:
+    app = _app(make_settings(mcp_allowed_hosts=(HOST,)), browser=_BrokenBrowser())
+    async with AsyncTestClient(app) as client:
+        key = await issue_key(client)
+        call = _rpc("tools/call", name="generate_image", arguments={"template": "og-card"})
+        response = await _post(client, call, {"X-SVC-Key": key})
+        rest = await client.post("/api/pdf-gen", json={"template": "custom", "html": "<p>x</p>"})
+    body = response.json()
+    assert body["error"] == {"code": -32603, "message": "internal error"}
+    assert "bug" not in response.text
+    assert rest.status_code == 401  # sanity: REST still needs a key
+
+
+# --- transport rules ----------------------------------------------------------------------------
+
+
+async def test_get_is_405_with_allow(mcp: AsyncTestClient) -> None:
+    response = await mcp.get("/api/mcp", headers={"Accept": "text/event-stream"})
+    assert response.status_code == 405
+    assert response.headers["allow"] == "POST, DELETE"
+
+
+async def test_a_session_ends_with_delete_and_then_answers_404(mcp: AsyncTestClient) -> None:
+    headers = await _session(mcp, "2025-11-25")
+    assert (await _post(mcp, _rpc("ping"), headers)).status_code == 200
+    ended = await mcp.delete("/api/mcp", headers=headers)
+    assert ended.status_code == 204
+    after = await _post(mcp, _rpc("tools/list"), headers)
+    assert after.status_code == 404
+    assert (await mcp.delete("/api/mcp", headers=headers)).status_code == 404
+    assert (await mcp.delete("/api/mcp")).status_code == 400
+
+
+async def test_a_forged_session_id_is_404(mcp: AsyncTestClient) -> None:
+    headers = await _session(mcp, "2025-06-18")
+    forged = headers["Mcp-Session-Id"][:-3] + "AAA"
+    response = await _post(mcp, _rpc("ping"), {"Mcp-Session-Id": forged})
+    assert response.status_code == 404
+
+
+async def test_sessions_survive_a_restart(make_settings: Callable[..., Settings]) -> None:
+    settings = make_settings(mcp_allowed_hosts=(HOST,))
+    async with AsyncTestClient(_app(settings)) as first:
+        headers = await _session(first, "2024-11-05")
+    async with AsyncTestClient(_app(settings)) as second:
+        response = await _post(second, _rpc("tools/list"), headers)
+    assert response.status_code == 200
+    assert "title" not in response.json()["result"]["tools"][0]  # still 2024-11-05
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({"Origin": "http://evil.example.com"}, 403),
+        ({"Origin": "null"}, 403),
+        ({"Host": "evil.example.com"}, 403),
+        ({"Host": "evil.example.com", "Origin": "http://evil.example.com"}, 403),
+        ({"Origin": "http://localhost:6274"}, 200),  # a local client such as the Inspector UI
+        ({"Origin": f"https://{HOST}"}, 200),
+        ({"Host": "127.0.0.1:8000", "Origin": "http://localhost:6274"}, 200),
+        ({}, 200),
+    ],
+)
+async def test_foreign_hosts_and_origins_are_403(
+    mcp: AsyncTestClient, headers: dict[str, str], status: int
+) -> None:
+    response = await _post(mcp, _rpc("ping"), headers)
+    assert response.status_code == status
+    if status == 403:
+        assert response.json()["error"]["code"] == -32600
+
+
+async def test_only_loopback_is_served_until_hosts_are_configured(
+    make_settings: Callable[..., Settings],
+) -> None:
+    async with AsyncTestClient(_app(make_settings())) as client:
+        foreign = await _post(client, _rpc("ping"))
+        local = await _post(client, _rpc("ping"), {"Host": "localhost:8000"})
+    async with AsyncTestClient(
+        _app(make_settings(public_url="https://testserver.local"))
+    ) as client:
+        public = await _post(client, _rpc("ping"))
+    assert foreign.status_code == 403
+    assert "RENDERKIT_MCP_ALLOWED_HOSTS" in foreign.json()["error"]["message"]
+    assert local.status_code == 200
+    assert public.status_code == 200
+
+
+async def test_a_body_that_is_not_json_is_415(mcp: AsyncTestClient) -> None:
+    response = await mcp.post(
+        "/api/mcp", content=b"ping", headers={**ACCEPT, "Content-Type": "text/plain"}
+    )
+    assert response.status_code == 415
+
+
+async def test_an_accept_header_without_json_or_sse_is_406(mcp: AsyncTestClient) -> None:
+    response = await mcp.post("/api/mcp", json=_rpc("ping"), headers={"Accept": "text/html"})
+    assert response.status_code == 406
+
+
+async def test_a_client_that_accepts_only_sse_gets_an_event_stream(mcp: AsyncTestClient) -> None:
+    response = await mcp.post(
+        "/api/mcp", json=_rpc("ping", id_=8), headers={"Accept": "text/event-stream"}
+    )
+    assert response.headers["content-type"].startswith("text/event-stream")
+    events = [line for line in response.text.splitlines() if line.startswith("data: ")]
+    assert [json.loads(e[6:]) for e in events] == [{"jsonrpc": "2.0", "id": 8, "result": {}}]
+
+
+async def test_trailing_slash_and_v1_paths_answer_without_redirects(mcp: AsyncTestClient) -> None:
+    for path in ("/api/mcp/", "/v1/mcp", "/v1/mcp/"):
+        response = await mcp.post(path, json=_rpc("ping"), headers=ACCEPT)
+        assert response.status_code == 200, path
+
+
+# --- batches ------------------------------------------------------------------------------------
+
+
+async def test_a_batch_is_answered_in_2025_03_26(mcp: AsyncTestClient) -> None:
+    batch = [
+        _rpc("ping", id_=1),
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        _rpc("tools/list", id_=2),
+        _init(id_=3),
+    ]
+    response = await _post(mcp, batch)  # no version header: 2025-03-26
+    assert response.status_code == 200
+    answers = {item["id"]: item for item in response.json()}
+    assert answers[1]["result"] == {}
+    assert len(answers[2]["result"]["tools"]) == 5
+    assert answers[3]["error"]["code"] == -32600  # initialize may not be batched
+
+
+async def test_a_batch_of_notifications_is_202(mcp: AsyncTestClient) -> None:
+    batch = [{"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    response = await _post(mcp, batch, {"MCP-Protocol-Version": "2025-03-26"})
+    assert response.status_code == 202
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])
+async def test_batches_are_refused_after_2025_03_26(mcp: AsyncTestClient, version: str) -> None:
+    response = await _post(mcp, [_rpc("ping")], {"MCP-Protocol-Version": version})
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32600
+
+
+async def test_an_empty_batch_is_32600(mcp: AsyncTestClient) -> None:
+    response = await _post(mcp, [])
+    assert response.json()["error"]["code"] == -32600
+
+
+# --- tool calls ---------------------------------------------------------------------------------
+
+IMAGE_CALL = {
+    "name": "generate_image",
+    "arguments": {"template": "og-card", "data": {"title": "Hi"}},
+}
+
+
+async def test_tools_call_without_a_key_is_an_error_result(mcp: AsyncTestClient) -> None:
+    response = await _post(mcp, _rpc("tools/call", **IMAGE_CALL))
+    assert response.status_code == 200
+    result = response.json()["result"]
+    assert result["isError"] is True
+    assert "API key" in result["content"][0]["text"]
+    assert "UNAUTHORIZED" in result["content"][0]["text"]
+
+
+async def test_tools_call_with_a_forged_key_is_an_error_result(mcp: AsyncTestClient) -> None:
+    forged = {"Authorization": "Bearer sk_live_AAAA.BBBB"}
+    response = await _post(mcp, _rpc("tools/call", **IMAGE_CALL), forged)
+    result = response.json()["result"]
+    assert result["isError"] is True
+    assert "invalid API key" in result["content"][0]["text"]
+
+
+async def test_a_tool_call_is_metered_like_the_rest_call(mcp: AsyncTestClient) -> None:
+    key = await issue_key(mcp)
+    headers = {**await _session(mcp, "2025-11-25"), "Authorization": f"Bearer {key}"}
+    response = await _post(mcp, _rpc("tools/call", **IMAGE_CALL), headers)
+    assert response.headers["x-ratelimit-limit"] == "5000"  # starter images per month
+    assert response.headers["x-ratelimit-remaining"] == "4999"
+    rest = await mcp.post("/api/image", json=IMAGE_CALL["arguments"], headers={"X-SVC-Key": key})
+    assert rest.headers["x-ratelimit-remaining"] == "4998"
+
+
+async def test_bad_arguments_are_an_error_result_naming_the_field_and_cost_nothing(
+    mcp: AsyncTestClient,
+) -> None:
+    key = await issue_key(mcp)
+    call = {"name": "generate_image", "arguments": {"template": "og-card", "quality": 0}}
+    response = await _post(mcp, _rpc("tools/call", **call), {"X-SVC-Key": key})
+    result = response.json()["result"]
+    assert result["isError"] is True
+    text = result["content"][0]["text"]
+    assert "quality" in text
+    envelope = json.loads(text.split("\n", 1)[1])
+    assert envelope["fields"][0]["field"] == "quality"
+    ok = await _post(mcp, _rpc("tools/call", **IMAGE_CALL), {"X-SVC-Key": key})
+    assert ok.headers["x-ratelimit-remaining"] == "4999"
+
+
+async def test_an_exhausted_quota_is_an_error_result_saying_when_to_retry(
+    make_settings: Callable[..., Settings],
+) -> None:
+    app = _app(make_settings(mcp_allowed_hosts=(HOST,), plans={"starter": {"images": 1}}))
+    async with AsyncTestClient(app) as client:
+        key = await issue_key(client)
+        first = await _post(client, _rpc("tools/call", **IMAGE_CALL), {"X-SVC-Key": key})
+        second = await _post(client, _rpc("tools/call", **IMAGE_CALL), {"X-SVC-Key": key})
+    assert first.json()["result"]["isError"] is False
+    result = second.json()["result"]
+    assert result["isError"] is True
+    assert "QUOTA_EXCEEDED" in result["content"][0]["text"]
+    assert "retry at" in result["content"][0]["text"]
+
+
+async def test_results_for_2025_11_25_carry_structured_content_an_image_and_a_link(
+    mcp: AsyncTestClient,
+) -> None:
+    key = await issue_key(mcp)
+    headers = {**await _session(mcp, "2025-11-25"), "X-SVC-Key": key}
+    response = await _post(mcp, _rpc("tools/call", **IMAGE_CALL), headers)
+    result = response.json()["result"]
+    text, image, link = result["content"]
+    assert json.loads(text["text"]) == result["structuredContent"]
+    assert result["structuredContent"]["template"] == "og-card"
+    picture = Image.open(io.BytesIO(base64.b64decode(image["data"])))
+    assert picture.size == (2400, 1260)
+    assert link["type"] == "resource_link"
+    assert link["uri"] == result["structuredContent"]["url"]
+    assert link["size"] == result["structuredContent"]["size_bytes"]
+    downloaded = await mcp.get(link["uri"].removeprefix("http://testserver.local"))
+    assert downloaded.content == base64.b64decode(image["data"])
+
+
+async def test_results_for_2024_11_05_use_only_that_revision_s_content(
+    mcp: AsyncTestClient,
+) -> None:
+    key = await issue_key(mcp)
+    headers = {**await _session(mcp, "2024-11-05"), "X-SVC-Key": key}
+    pdf_call = {"name": "generate_pdf", "arguments": {"template": "custom", "html": "<h1>Hi</h1>"}}
+    response = await _post(mcp, _rpc("tools/call", **pdf_call), headers)
+    result = response.json()["result"]
+    assert "structuredContent" not in result
+    kinds = [block["type"] for block in result["content"]]
+    assert kinds == ["text", "resource"]  # no resource_link before 2025-06-18
+    resource = result["content"][1]["resource"]
+    assert resource["mimeType"] == "application/pdf"
+    assert base64.b64decode(resource["blob"]).startswith(b"%PDF-")
+
+
+async def test_a_progress_token_gets_progress_notifications_over_sse(
+    mcp: AsyncTestClient,
+) -> None:
+    key = await issue_key(mcp)
+    headers = {**await _session(mcp, "2025-11-25"), "X-SVC-Key": key}
+    call = {**IMAGE_CALL, "_meta": {"progressToken": "tok-1"}}
+    response = await _post(mcp, _rpc("tools/call", id_=11, **call), headers)
+    assert response.headers["content-type"].startswith("text/event-stream")
+    assert response.headers["cache-control"] == "no-cache"
+    events = [
+        json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")
+    ]
+    progress = [e["params"] for e in events if e.get("method") == "notifications/progress"]
+    assert [(p["progressToken"], p["progress"], p["total"]) for p in progress] == [
+        ("tok-1", 0, 1),
+        ("tok-1", 1, 1),
+    ]
+    assert events[-1]["id"] == 11
+    assert events[-1]["result"]["isError"] is False
