@@ -56,7 +56,7 @@ class McpTool:
             "name": self.name,
             "description": f"{self.summary} {op.description} Each successful call uses "
             f"{self.cost} of the API key's monthly quota; a failed call uses nothing.",
-            "inputSchema": json_schema(op.model),
+            "inputSchema": portable_schema(json_schema(op.model)),
         }
         if version_at_least(version, "2025-03-26"):
             tool["annotations"] = {
@@ -69,8 +69,46 @@ class McpTool:
             }
         if version_at_least(version, "2025-06-18"):
             tool["title"] = op.title
-            tool["outputSchema"] = response_schema(op.name)
+            tool["outputSchema"] = portable_schema(response_schema(op.name))
         return tool
+
+
+#: Keywords that constrain a value of one JSON type; the rest annotate the whole schema.
+_TYPE_KEYWORDS: dict[str, frozenset[str]] = {
+    "string": frozenset({"minLength", "maxLength", "pattern", "format", "enum"}),
+    "integer": frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "enum"}),
+    "number": frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "enum"}),
+    "array": frozenset({"items", "minItems", "maxItems", "uniqueItems"}),
+    "object": frozenset({"properties", "required", "additionalProperties"}),
+}
+
+
+def portable_schema(node: Any) -> Any:
+    """The same schema, with nullable ``"type": [X, "null"]`` spelled as ``anyOf`` branches.
+
+    Both mean the same in JSON Schema, but clients that map tool schemas onto a single-type
+    dialect (Gemini's function declarations, for one) reject type arrays, and the MCP
+    Inspector's ``--strict`` check flags them. Each branch takes the constraints of its type;
+    everything else (description, default...) stays on the outer schema.
+    """
+    if isinstance(node, list):
+        return [portable_schema(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: portable_schema(value) for key, value in node.items()}
+    types = node.get("type")
+    if not (isinstance(types, list) and len(types) > 1):
+        return node
+    owned = set().union(*(_TYPE_KEYWORDS.get(kind, frozenset()) for kind in types))
+    branches = []
+    for kind in types:
+        branch: dict[str, Any] = {"type": kind}
+        for keyword in _TYPE_KEYWORDS.get(kind, frozenset()) & node.keys():
+            value = node[keyword]
+            branch[keyword] = [v for v in value if v is not None] if keyword == "enum" else value
+        branches.append(branch)
+    outer = {k: v for k, v in node.items() if k != "type" and k not in owned}
+    return {"anyOf": branches, **outer}
 
 
 TOOLS: dict[str, McpTool] = {

@@ -18,6 +18,7 @@ from renderkit._schema import json_schema
 from renderkit.testing import FakeBrowser
 from renderkit_server.app import create_app
 from renderkit_server.mailer import MemoryMailer
+from renderkit_server.mcp_tools import TOOLS, portable_schema
 from renderkit_server.settings import Settings
 
 from .conftest import issue_key
@@ -169,8 +170,8 @@ async def test_tools_list_needs_no_key_and_generates_schemas_from_the_request_mo
         "take_screenshot",
         "parse_document",
     ]
-    assert tools["generate_image"]["inputSchema"] == json_schema(ImageRequest)
-    assert tools["generate_pdf"]["inputSchema"] == json_schema(PdfRequest)
+    assert tools["generate_image"]["inputSchema"] == portable_schema(json_schema(ImageRequest))
+    assert tools["generate_pdf"]["inputSchema"] == portable_schema(json_schema(PdfRequest))
     for tool in tools.values():
         assert tool["title"]
         assert len(tool["description"]) > 80
@@ -179,6 +180,24 @@ async def test_tools_list_needs_no_key_and_generates_schemas_from_the_request_mo
         jsonschema.Draft202012Validator.check_schema(tool["outputSchema"])
         assert tool["annotations"]["destructiveHint"] is False
     assert tools["take_screenshot"]["annotations"]["openWorldHint"] is True
+
+
+SAMPLES = [None, "", "a", "og-card", "#ff0000", "x" * 6000, 0, 5, -1, 10**9, 1.5, True, [], {}]
+
+
+@pytest.mark.parametrize("name", list(TOOLS))
+def test_portable_schemas_accept_exactly_what_the_generated_ones_accept(name: str) -> None:
+    generated = json_schema(TOOLS[name].operation.model)
+    portable = portable_schema(generated)
+    assert '"type": [' not in json.dumps(portable)
+    defs = generated.get("$defs", {})
+    for field, schema in generated["properties"].items():
+        original = jsonschema.Draft202012Validator({**schema, "$defs": defs})
+        rewritten = jsonschema.Draft202012Validator(
+            {**portable["properties"][field], "$defs": portable.get("$defs", {})}
+        )
+        for value in SAMPLES:
+            assert original.is_valid(value) == rewritten.is_valid(value), (field, value)
 
 
 async def test_tools_list_for_2024_11_05_leaves_out_later_fields(mcp: AsyncTestClient) -> None:
