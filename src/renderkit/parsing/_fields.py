@@ -14,6 +14,7 @@ from decimal import Decimal
 
 import attrs
 
+from ._ocrfix import ADDRESS_WORDS, NAME_WORDS, fix_words
 from ._protocol import Line, Word
 from ._values import find_amounts, find_dates, find_emails, find_phones
 
@@ -33,7 +34,7 @@ class Found:
 
 _JUNK_EDGES = " \t|:;.,_~—–-'\"“”‘’`*=+<>»«°^\\/{}[]!?"
 _LEGAL_SUFFIX = re.compile(
-    r"\b(SDN\.?\s*BHD\.?|BHD\.?|BERHAD|[S5]/[B8]|S\.B\.|PTE\.?\s*LTD\.?|LTD\.?|LIMITED|L\.?L\.?C\.?|"
+    r"\b(S[DO0]N\W{0,2}\s*[B8]H[DLO0]\.?|S[DO0]N\.?(?=\s*$)|BHD\.?|BERHAD|[S5]/[B8]|S\.B\.|PTE\.?\s*LTD\.?|LTD\.?|LIMITED|L\.?L\.?C\.?|"
     r"INC\.?|CORP(?:ORATION)?\.?|GMBH|PLC|LLP|L\.?P\.|CO\.,?\s*LTD|\(M\)|S\.A\.|S\.L\.|B\.V\.|AG)(?=\W|$)",
     re.I,
 )
@@ -54,13 +55,30 @@ _REGISTRATION = re.compile(
     r"\(?\s*(?:(?:CO|COMPANY)\.?\s*(?:REG|NO)\.?\s*(?:NO\.?)?\s*:?\s*|ROC\s*:?\s*)?\d{3,}[-\s]?[A-Z]?\s*\)?$",
     re.I,
 )
+# Tax and company registration numbers printed between the name and the address.
+_ID_LINE = re.compile(
+    r"\b(GST|SST|VAT|TAX|CO|COMPANY|BUSINESS|ROC|REG|REGISTRATION)\b[^:]{0,20}?"
+    r"\b(ID|NO|NUMBER|REG|REGISTRATION)\b|\b(GST|SST|VAT)\b\W{0,3}\w{0,4}\W{0,3}\d{6,}",
+    re.I,
+)
+_ADDRESS_LABEL = re.compile(
+    r"(?<!\w)(?<!DELIVERY )(?<!BILLING )(?<!SHIPPING )(?<!CUSTOMER )(?<!E-MAIL )(?<!EMAIL )"
+    r"(ADD|ADDR|ADDRESS|ALAMAT)\s*[:.]\s*(?=\S)",
+    re.I,
+)
 _ADDRESS_WORD = re.compile(
     r"\b(NO\.?|LOT|JALAN|JLN|LORONG|TAMAN|TMN|BANDAR|FLOOR|FLR|LEVEL|BLOCK|BLK|BATU|KM|"
     r"STREET|ST\.|ROAD|RD\.?|AVENUE|AVE\.?|BLVD|DRIVE|LANE|SUITE|UNIT|BUILDING|PLAZA|MALL|"
     r"KAWASAN|PERSIARAN|SEKSYEN|SECTION|PARK|SQUARE|CENTRE|CENTER|P\.?O\.?\s*BOX)\b",
     re.I,
 )
-_POSTCODE = re.compile(r"(?<!\d)\d{5}(?:-\d{4})?(?!\d)|\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b")
+# A post code: 5 digits before a town name ("47100 Puchong") or after a state at the end of a line
+# ("Austin, TX 78701"), not a lot or house number ("Lot 12345,"); or a UK post code.
+_POSTCODE = re.compile(
+    r"(?<![\d#])(?<!LOT )(?<!NO )(?<!NO\. )(?<!NO\.)\d{5}(?:-\d{4})?(?!\d)"
+    r"(?=\s*,?\s*[A-Za-z]{2}|\W*$)|(?-i:\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b)",
+    re.I,
+)
 # Region and country names that may follow the post-code line of an address.
 _REGION = re.compile(
     r"^(SELANGOR|JOHOR|KEDAH|KELANTAN|MELAKA|MALACCA|NEGERI\s+SEMBILAN|PAHANG|PERAK|PERLIS|"
@@ -79,11 +97,13 @@ _TOTAL_EXCLUDE = re.compile(
 _TOTAL_STRONG = re.compile(
     r"(TOTAL\s*(AFTER|ROUNDED|ROUNDING|PAYABLE|DUE|AMOUNT\s*DUE|TO\s*PAY)|ROUNDED\s*TOTAL|"
     r"FINAL\s*TOTAL|NETT?\s*TOTAL|GRAND\s*TOTAL|AMOUNT\s*(DUE|PAYABLE)|BALANCE\s*DUE|"
-    r"TOTAL\s*AFTER\s*ADJ|JUMLAH\s*BESAR)",
+    r"TOTAL\s*AFTER\s*ADJ|JUMLAH\s*BESAR|AFTER\s*ROUND\w*)",
     re.I,
 )
-_TOTAL_WORD = re.compile(r"T[O0]TAL|JUMLAH|AMOUNT", re.I)
-_CASH = re.compile(r"^\W*(CASH|TUNAI|PAYMENT|PAID|TENDERED|VISA|MASTER|CARD|CREDIT)\b", re.I)
+_TOTAL_WORD = re.compile(r"T[O0]TA[L1I!|]|JUMLAH|AMOUNT|AFTER\s*ROUND", re.I)
+_CASH = re.compile(
+    r"^\W*(CASH|TUNAI|PAYMENT|PAID|TENDERED|ACCEPTED|RECEIVED|VISA|MASTER|CARD|CREDIT)\b", re.I
+)
 _CHANGE = re.compile(r"\b(CHANGE|BAKI|BALANCE)\b", re.I)
 _SUBTOTAL = re.compile(r"SUB[\s-]?TOTAL", re.I)
 _TAX = re.compile(r"\b(GST|SST|VAT|TAX)\b", re.I)
@@ -127,9 +147,16 @@ def line_amounts(line: Line) -> list[str]:
     return [a for a, _, _ in find_amounts(_fix_ocr_digits(line.text))]
 
 
+def _is_id_line(text: str) -> bool:
+    return bool(_ID_LINE.search(text)) and not re.search(
+        r"\b(INVOICE|RECEIPT|BILL|TEL|FAX|PHONE|DATE)\b", text, re.I
+    )
+
+
 def _is_registration(text: str) -> bool:
     return bool(
         _REGISTRATION.fullmatch(text)
+        or _is_id_line(text)
         or re.search(
             r"\b(CO\.?\s*(REG|NO)|REG\.?\s*NO|COMPANY\s*NO|ROC|BUSINESS\s*REG)\b", text, re.I
         )
@@ -139,7 +166,11 @@ def _is_registration(text: str) -> bool:
 def _strip_company(text: str) -> str:
     text = clean(text)
     # Common OCR misreadings of the legal suffix.
-    text = re.sub(r"\bS[DO0]N\.?\s*[BE8]H[DO0]\b", "SDN BHD", text, flags=re.I)
+    text = re.sub(r"\bS[DO0]N\W{0,2}\s*[BE8]H[DLO0]\b", "SDN BHD", text, flags=re.I)
+    # "Owned by: NAME SDN BHD": a short label before the name is not part of it.
+    labelled = re.match(r"^[A-Za-z][A-Za-z .]{1,20}:\s*(?=\S)", text)
+    if labelled and len(text[labelled.end() :].split()) >= 2:
+        text = text[labelled.end() :]
     text = re.sub(r"(?<=\s)[S5]/[B8]\b", "S/B", text)
     # Registration numbers and trailing codes: "(1110644-W)", "123456-X".
     text = re.sub(
@@ -148,6 +179,8 @@ def _strip_company(text: str) -> str:
         text,
         flags=re.I,
     )
+    # "Sdn." is always followed by "Bhd." (Sendirian Berhad); OCR often loses the second word.
+    text = re.sub(r"\bS[DO0]N\.?$", "SDN BHD", text, flags=re.I)
     matches = list(_LEGAL_SUFFIX.finditer(text))
     match = matches[-1] if matches else None
     if match is not None and match.group(1).upper() != "(M)":
@@ -170,7 +203,12 @@ def trim_line(line: Line) -> Line:
 
     def debris(word: Word, others: list[Word]) -> bool:
         alnum = sum(c.isalnum() for c in word.text)
-        if word.confidence < 0.45 or alnum == 0:
+        if alnum == 0 or word.confidence < 0.2:
+            return True
+        others_conf = sum(w.confidence for w in others) / max(1, len(others))
+        if word.confidence < min(0.45, others_conf - 0.15) and (
+            alnum < 4 or alnum < 0.7 * len(word.text)
+        ):
             return True
         rest_upper = sum(c.isupper() for w in others for c in w.text) > 3 * sum(
             c.islower() for w in others for c in w.text
@@ -180,23 +218,54 @@ def trim_line(line: Line) -> Line:
     while len(words) > 1 and debris(words[0], words[1:]):
         words.pop(0)
     while len(words) > 1 and debris(words[-1], words[:-1]):
+        if _LEGAL_SUFFIX.fullmatch(f"{words[-2].text} {words[-1].text}"):
+            break  # a faint "BHD" after "SDN" is part of the name
         words.pop()
     return Line(words=tuple(words), page=line.page) if len(words) != len(line.words) else line
 
 
+def _address_like(line: Line) -> bool:
+    # A short line of numbers and names ("12, 3/4A,") that meaningful() finds too few letters in.
+    text = clean(line.text)
+    alnum = sum(c.isalnum() for c in text)
+    if alnum < 4 or not re.search(r"\d", text) or not line.words:
+        return False
+    return sum(w.confidence for w in line.words) / len(line.words) >= 0.6
+
+
 def _header(lines: Sequence[Line]) -> list[Line]:
     out: list[Line] = []
-    for line in (trim_line(x) for x in lines[:25]):
+    top = [trim_line(x) for x in lines[:25]]
+    for index, line in enumerate(top):
         if _HEADER_STOP.search(line.text) and not out:
             continue  # e.g. "TAX INVOICE" above the name
         if _HEADER_STOP.search(line.text):
             if _POSTCODE.search(line.text) and not re.search(r"\b(TEL|FAX|GST)\b", line.text, re.I):
                 out.append(line)  # an address line that happens to contain a stop word
                 continue
+            if _is_id_line(line.text):
+                out.append(line)  # a tax number printed between the name and the address
+                continue
             break
-        if meaningful(line):
+        if meaningful(line) or (out and _address_like(line)):
             out.append(line)
+        elif out and index + 1 < len(top) and _POSTCODE.search(top[index + 1].text):
+            # A faintly read but clean line just above the post code: part of the address.
+            text = clean(line.text)
+            if re.fullmatch(r"[\w.,'&/() -]+", text) and sum(c.isalpha() for c in text) >= 4:
+                out.append(line)
     return out
+
+
+def _open_paren(text: str) -> bool:
+    return text.count("(") > text.count(")")
+
+
+def _name_line(line: Line) -> bool:
+    # A line that can be part of a name printed over several lines: mostly capitals, no digits.
+    letters = [c for c in line.text if c.isalpha()]
+    upper = sum(c.isupper() for c in letters) >= len(letters) / 2
+    return bool(letters) and upper and not re.search(r"\d", line.text)
 
 
 def _company(header: list[Line]) -> tuple[Found | None, int]:
@@ -207,12 +276,20 @@ def _company(header: list[Line]) -> tuple[Found | None, int]:
             if not pattern.search(text) or _ADDRESS_WORD.match(text):
                 continue
             used = [line]
-            if index > 0 and (_is_continuation(text) or len(pattern.split(text, 1)[0].split()) < 1):
-                previous = candidates[index - 1]
-                letters = [c for c in previous.text if c.isalpha()]
-                upper = sum(c.isupper() for c in letters) >= len(letters) / 2
-                if upper and not re.search(r"\d", previous.text):
-                    used.insert(0, previous)
+            # A name broken over lines: "NAME HARDWARE" / "ENTERPRISE (BRANCH" / "AREA) SDN BHD".
+            start = index
+            while start > 0 and len(used) < 3:
+                first = clean(used[0].text)
+                previous = candidates[start - 1]
+                joins = (
+                    _is_continuation(first)
+                    or (len(used) == 1 and len(pattern.split(first, 1)[0].split()) < 1)
+                    or _open_paren(previous.text)
+                )
+                if not joins or not _name_line(previous):
+                    break
+                used.insert(0, previous)
+                start -= 1
             name = _strip_company(" ".join(clean(u.text) for u in used))
             if len(re.sub(r"\W", "", name)) >= 3:
                 return Found(value=name, confidence=strength, lines=tuple(used)), index
@@ -221,35 +298,82 @@ def _company(header: list[Line]) -> tuple[Found | None, int]:
         if _is_registration(text) or find_dates(text):
             continue
         if len(re.sub(r"[^A-Za-z]", "", text)) >= 4 and not _ADDRESS_WORD.match(text):
+            used = [line]
+            while index + 1 < len(candidates) and len(used) < 3:
+                following = candidates[index + 1]
+                if not (_is_continuation(clean(following.text)) or _open_paren(text)):
+                    break
+                if not _name_line(following):
+                    break
+                used.append(following)
+                index += 1
+                text = " ".join(clean(u.text) for u in used)
             strength = 0.7 if _BUSINESS_WORD.search(text) else 0.55
-            return Found(value=_strip_company(text), confidence=strength, lines=(line,)), index
+            return Found(value=_strip_company(text), confidence=strength, lines=tuple(used)), index
     return None, -1
 
 
-def _address(header: list[Line], after: int) -> Found | None:
+def _continues_address(previous: Line, text: str) -> bool:
+    """Whether ``text`` still belongs to an address whose post-code line was ``previous``."""
+    return bool(
+        _REGION.match(text)
+        or re.match(r"^\d{3,}-", text)
+        or re.search(r",\W*$", previous.text)  # "12345 TOWN," goes on to the state
+        or (_POSTCODE.search(text) and len(text.split()) <= 4)  # a second post-code line
+    )
+
+
+def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Line]:
     picked: list[Line] = []
-    seen_postcode = False
-    for line in header[after + 1 :]:
+    seen_postcode = bool(first and _POSTCODE.search(first))
+    for line in lines:
         text = clean(line.text)
         if _is_registration(text):
+            if picked or first:
+                break
             continue
-        if not picked:
+        if not picked and first is None:
             if find_dates(text):
                 continue
+            if line.text.lstrip()[:1] == "(" or re.fullmatch(r"[A-Za-z ]{2,20}[:.]?\s*\d+", text):
+                continue  # "(Branch name)", "Outlet: 123"
             if not (re.search(r"\d", text) or _ADDRESS_WORD.search(text)):
                 continue
-        elif seen_postcode and not _REGION.match(text) and not re.match(r"^\d{3,}-", text):
-            break
+        elif seen_postcode:
+            previous = picked[-1] if picked else None
+            if previous is None or not _continues_address(previous, text):
+                break
         if _HEADER_STOP.search(text) and not _POSTCODE.search(text):
             break
         picked.append(line)
         seen_postcode = seen_postcode or bool(_POSTCODE.search(text))
         if len(picked) >= 5:
             break
+    return picked
+
+
+def _address(header: list[Line], after: int) -> Found | None:
+    picked = _collect_address(header[after + 1 :])
     if not picked:
         return None
+    seen_postcode = any(_POSTCODE.search(line.text) for line in picked)
     value = " ".join(clean(line.text) for line in picked)
     return Found(value=value, confidence=0.75 if seen_postcode else 0.55, lines=tuple(picked))
+
+
+def _labelled_address(lines: Sequence[Line]) -> Found | None:
+    """An address printed after an ``Address:`` label near the top of the page."""
+    for index, line in enumerate(lines[:30]):
+        match = _ADDRESS_LABEL.search(line.text)
+        if match is None:
+            continue
+        first = clean(line.text[match.end() :])
+        if not (re.search(r"\d", first) or _ADDRESS_WORD.search(first)):
+            continue
+        rest = _collect_address([trim_line(x) for x in lines[index + 1 : index + 5]], first)
+        value = " ".join([first, *(clean(x.text) for x in rest)])
+        return Found(value=value, confidence=0.75, lines=(line, *rest))
+    return None
 
 
 def _date(lines: Sequence[Line], day_first: bool) -> Found | None:
@@ -263,8 +387,10 @@ def _date(lines: Sequence[Line], day_first: bool) -> Found | None:
             r"\b(DUE|EXPIR\w*|PRINT\w*|VALID)\b", line.text, re.I
         ):
             return Found(value=value, confidence=0.9, lines=(line,))
-        if fallback is None:
-            fallback = Found(value=value, confidence=0.75, lines=(line,))
+        # Till receipts print the date beside the time: prefer that to a stray number.
+        timed = re.search(r"\d{1,2}:\d{2}", line.text) is not None
+        if fallback is None or (timed and fallback.confidence < 0.8):
+            fallback = Found(value=value, confidence=0.8 if timed else 0.75, lines=(line,))
     return fallback
 
 
@@ -311,7 +437,7 @@ def _total(lines: Sequence[Line]) -> Found | None:
             rank = 0.3  # a table row ("Total 8.90 0.53"), not the amount paid
         elif _TOTAL_STRONG.search(text):
             rank = 0.9
-        elif re.search(r"T[O0]TAL", text, re.I):
+        elif re.search(r"T[O0]TA[L1I!|]", text, re.I):
             rank = 0.8
         else:
             rank = 0.5  # "Amount"
@@ -369,16 +495,38 @@ def _line_items(lines: Sequence[Line]) -> list[dict[str, object]]:
     return items[:200]
 
 
+def _mean_confidence(lines: Sequence[Line]) -> float:
+    words = [w for line in lines for w in line.words]
+    return sum(w.confidence for w in words) / len(words) if words else 1.0
+
+
 def receipt_fields(lines: Sequence[Line], *, day_first: bool) -> dict[str, Found]:
     """Seller, address, date, number, amounts and line items of a receipt or invoice."""
     found: dict[str, Found] = {}
     header = _header(lines)
     company, at = _company(header)
     if company is not None:
-        found["company"] = company
+        # A name guessed from position alone (no legal suffix, no trade word) on a poorly read
+        # line is usually OCR debris: better no value than a wrong one.
+        if company.confidence > 0.55 or _mean_confidence(company.lines) >= 0.75:
+            found["company"] = attrs.evolve(
+                company, value=fix_words(str(company.value), NAME_WORDS | ADDRESS_WORDS)
+            )
         address = _address(header, at)
+        if address is None or address.confidence < 0.75:
+            address = _labelled_address(lines) or address
+        if (
+            address is not None
+            and address.confidence < 0.75
+            and _mean_confidence(address.lines) < 0.75
+        ):
+            address = None  # no post code and poorly read: more likely debris than address
         if address is not None:
-            found["address"] = address
+            found["address"] = attrs.evolve(
+                # No address has a dollar sign: "$S12" is a section code read with its S as "$".
+                address,
+                value=fix_words(re.sub(r"\$(?=\w)", "S", str(address.value)), ADDRESS_WORDS),
+            )
     text = "\n".join(line.text for line in lines)
     for name, rule in (
         ("date", lambda: _date(lines, day_first)),

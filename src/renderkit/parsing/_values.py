@@ -52,7 +52,8 @@ _DATE_PATTERNS = [
     re.compile(r"(?<!\d)(?P<y>(?:19|20)\d\d)[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?!\d)"),
     # 29/10/2017, 29-10-17, 29.10.2017 (day or month first: decided later)
     re.compile(
-        r"(?<![\d/.-])(?P<a>\d{1,2})\s?[-/.]\s?(?P<b>\d{1,2})\s?[-/.]\s?(?P<y>\d{4}|\d{2})(?![\d/])"
+        r"(?<![\w/.-])(?P<a>\d{1,2})\s?(?P<sep>[-/.])\s?(?P<b>\d{1,2})\s?(?P=sep)\s?"
+        r"(?P<y>\d{4}|\d{2})(?![\d/])"
     ),
     # 29 Oct 2017, 29-OCT-17, 29th of October, 2017
     re.compile(

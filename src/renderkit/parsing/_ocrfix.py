@@ -1,0 +1,71 @@
+"""Undoing Tesseract's usual letter confusions in words whose vocabulary is known in advance.
+
+Scanned receipts print their seller's address and name in a small, closed vocabulary: street
+words (JALAN, TAMAN, LORONG...), state and city names, and trade words (ENTERPRISE, HARDWARE...).
+Thermal and dot-matrix print breaks strokes, and Tesseract then swaps letters that differ by a
+stroke or two (M/N/H/W, I/L/T, O/D/U...). A word that is not in the vocabulary but is one such
+swap away from exactly one vocabulary word of the same length is read as that word. Nothing else
+is touched: unknown names stay as read, and a word that could be two vocabulary words is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+__all__ = ["ADDRESS_WORDS", "NAME_WORDS", "fix_words"]
+
+# Letters Tesseract mistakes for one another on broken print (each group is interchangeable).
+_CONFUSABLE = ("MNHW", "ILTJ1", "ODUQ0", "EFL", "S5", "B8", "G6C", "Z2", "KR", "VY")
+_GROUP = {ch: group for group in _CONFUSABLE for ch in group}
+
+_ADDRESS_TEXT = """
+    JALAN JLN LORONG LRG PERSIARAN LEBUH LEBUHRAYA LINGKARAN KAMPUNG KAMPONG BANDAR BUKIT BKT
+    SUNGAI TAMAN TMN KAWASAN PERINDUSTRIAN PERUSAHAAN PUSAT SEKSYEN BATU BLOK BLOCK LOT TINGKAT
+    ARAS MENARA WISMA BANGUNAN KOMPLEKS PLAZA MEDAN DESA INDAH UTAMA JAYA BARU LAMA SERI SRI
+    PERMAI MUTIARA DAMAI SETIA PUTERI PUTRA RAYA TENGAH TIMUR BARAT UTARA SELATAN MALAYSIA
+    SELANGOR JOHOR KEDAH KELANTAN MELAKA PAHANG PERAK PERLIS PENANG PINANG PULAU SABAH SARAWAK
+    TERENGGANU NEGERI SEMBILAN KUALA LUMPUR PUTRAJAYA LABUAN DARUL EHSAN TAKZIM AMAN RIDZUAN
+    KHUSUS MAKMUR PETALING SHAH ALAM KLANG PUCHONG CHERAS KAJANG AMPANG SUBANG DAMANSARA KEPONG
+    RAWANG SERDANG SEMENYIH BANGI SETAPAK KUCHING IPOH SEREMBAN NILAI BAHRU SKUDAI MUAR KOTA
+    KINABALU KUANTAN ALOR SETAR BUTTERWORTH SENTRAL GOMBAK SELAYANG MALL FLOOR
+    LEVEL ROAD STREET CENTRE CENTER UNIT SUITE INDUSTRIAL PARK SQUARE AVENUE BUILDING TOWER
+    LAMAN HALL HILL MAIN LANE DRIVE PLACE COURT GARDEN GARDENS HEIGHTS CITY
+"""
+_NAME_TEXT = """
+    ENTERPRISE ENTERPRISES TRADING HARDWARE RESTORAN RESTAURANT STATIONERY SUPERMARKET MARKET
+    PHARMACY BAKERY KEDAI PERNIAGAAN SYARIKAT HOLDINGS INDUSTRIES SERVICES MARKETING
+    DISTRIBUTOR DISTRIBUTORS TRADERS COMPANY BOOK BOOKS STORE STORES SHOP CAFE BISTRO
+    KITCHEN FOOD MART HOTEL TRAVEL MOTOR AUTO ELECTRICAL GLOBAL RETAIL SUPPLY SUPPLIES
+"""
+#: Street, place and state words of (mainly Malaysian) addresses.
+ADDRESS_WORDS = frozenset(_ADDRESS_TEXT.split())
+#: Trade words of shop and company names.
+NAME_WORDS = frozenset(_NAME_TEXT.split())
+
+
+def _candidates(word: str, vocabulary: Iterable[str]) -> list[str]:
+    out = []
+    for known in vocabulary:
+        if len(known) != len(word):
+            continue
+        diffs = [(a, b) for a, b in zip(word, known, strict=True) if a != b]
+        if len(diffs) == 1 and diffs[0][0] in _GROUP.get(diffs[0][1], ""):
+            out.append(known)
+    return out
+
+
+def fix_words(text: str, vocabulary: frozenset[str]) -> str:
+    """``text`` with near-miss words (one confusable letter off) read as vocabulary words."""
+
+    def fix(match: re.Match[str]) -> str:
+        word = match.group(0)
+        upper = word.upper()
+        if len(word) < 3 or upper in vocabulary or not (word.isupper() or word.istitle()):
+            return word
+        found = _candidates(upper, vocabulary)
+        if len(found) != 1:
+            return word
+        return found[0] if word.isupper() else found[0].title()
+
+    return re.sub(r"[A-Za-z][A-Za-z0-9$]*[A-Za-z]", fix, text)
