@@ -2,9 +2,10 @@
 
     python bench/bench_audio.py [--rounds 15]
 
-renderkit: ``synthesize(..., provider=LocalSpeechProvider())`` (espeak-ng subprocess, then
-PyAV resampling 22.05 -> 44.1 kHz and LAME 128 kbps in a worker thread, then reading the
-duration back). The peer is what one would write in a shell: ``espeak-ng -w tmp.wav`` then
+renderkit: ``synthesize(..., provider=LocalSpeechProvider())`` (espeak-ng subprocess
+streaming PCM; PyAV resampling 22.05 -> 44.1 kHz, then LAME 128 kbps in parallel parts, one
+encoder thread per CPU, started while espeak-ng still speaks; then the parts' frames joined
+and the duration read back). The peer is what one would write in a shell: ``espeak-ng -w tmp.wav`` then
 ``lame -b 128 --resample 44.1`` or ``ffmpeg ... -b:a 128k -ar 44100``, whichever is
 installed; with neither, ``espeak-ng -w tmp.wav`` alone, the floor any pipeline pays.
 Both run interleaved round by round so machine noise hits both alike. Reports medians,

@@ -4,23 +4,41 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Mapping
+import os
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
 import anyio.to_thread
-from anyio.abc import ObjectReceiveStream
+from anyio.abc import ObjectReceiveStream, TaskGroup
 
-from ._audio_models import AudioRequest, AudioResult
+from ._audio_models import AUDIO_FORMATS, AudioRequest, AudioResult
 from ._converter import structure
 from ._errors import ProviderError
 from ._store import attach_storage
 from .speech import LocalSpeechProvider, SpeechAudio, SpeechProvider
-from .speech._encode import EncodedAudio, PcmEncoder, encode, probe
-from .speech._protocol import StreamingSpeechProvider
+from .speech._encode import (
+    EncodedAudio,
+    Mp3Part,
+    Mp3Splitter,
+    PcmEncoder,
+    encode,
+    encode_mp3_part,
+    join_mp3_parts,
+    probe,
+)
+from .speech._protocol import PcmSink, StreamingSpeechProvider
 from .storage import Storage
 
 __all__ = ["synthesize"]
+
+# MP3 is encoded in parts by parallel LAME encoders (one per CPU, at most this many), each
+# part about 1 / (_PARTS_PER_ENCODER x encoders) of the expected audio, within these bounds:
+# small enough that the first part starts while the engine is still speaking and the work
+# spreads evenly, large enough that each part's 6 warm-up frames (0.16 s) stay negligible.
+_MAX_ENCODERS = 8
+_PARTS_PER_ENCODER = 2
+_PART_SECONDS = (4.0, 20.0)
 
 
 async def synthesize(
@@ -54,13 +72,22 @@ async def synthesize(
     """
     req = request if isinstance(request, AudioRequest) else structure(request, AudioRequest)
     engine = provider if provider is not None else LocalSpeechProvider()
-    if isinstance(engine, StreamingSpeechProvider):
+    if isinstance(engine, StreamingSpeechProvider) and req.format == "mp3":
+        encoded = await _encode_mp3_in_parts(engine.stream_pcm, req, provider=engine.name)
+    elif isinstance(engine, StreamingSpeechProvider):
         encoded = await _encode_while_speaking(engine, req)
     else:
         audio = await engine.synthesize(req)
-        encoded = await anyio.to_thread.run_sync(
-            lambda: encode(audio, req.format, provider=engine.name)
-        )
+        if audio.encoding == "pcm" and req.format == "mp3":
+
+            async def whole(request: AudioRequest, sink: PcmSink) -> None:
+                await sink(audio)
+
+            encoded = await _encode_mp3_in_parts(whole, req, provider=engine.name)
+        else:
+            encoded = await anyio.to_thread.run_sync(
+                lambda: encode(audio, req.format, provider=engine.name)
+            )
     info = encoded.info
     result = AudioResult(
         content=encoded.content,
@@ -124,3 +151,74 @@ async def _consume(
                 while True:
                     parts.append(receive.receive_nowait().data)
             await anyio.to_thread.run_sync(encoders[0].feed, b"".join(parts))
+
+
+def _encoders() -> int:
+    """LAME encoders to run at once: the CPUs this process may use, at most _MAX_ENCODERS."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # no sched_getaffinity (macOS, Windows)
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, _MAX_ENCODERS))
+
+
+async def _encode_mp3_in_parts(
+    stream_pcm: Callable[[AudioRequest, PcmSink], Awaitable[None]],
+    request: AudioRequest,
+    *,
+    provider: str,
+) -> EncodedAudio:
+    """MP3: cut the PCM into parts as it arrives and encode them in parallel threads.
+
+    LAME is single-threaded and costs far more CPU than the engine (about 0.7 s for a
+    minute of speech); parts encoded by separate encoders at once (PyAV releases the GIL
+    while encoding) and joined frame by frame make one continuous file (see Mp3Splitter).
+    """
+    encoders = _encoders()
+    low, high = _PART_SECONDS
+    seconds = min(high, max(low, request.estimated_seconds / (_PARTS_PER_ENCODER * encoders)))
+    limiter = anyio.CapacityLimiter(encoders)
+    send, receive = anyio.create_memory_object_stream[SpeechAudio](max_buffer_size=math.inf)
+    splitters: list[Mp3Splitter] = []
+    encoded: dict[int, list[Any]] = {}
+
+    async def encode_part(part: Mp3Part) -> None:
+        encoded[part.index] = await anyio.to_thread.run_sync(encode_mp3_part, part, limiter=limiter)
+
+    async def split(tasks: TaskGroup) -> None:
+        async with receive:
+            async for chunk in receive:
+                if not splitters:
+                    splitters.append(
+                        Mp3Splitter(
+                            sample_rate=chunk.sample_rate,
+                            channels=chunk.channels,
+                            part_seconds=seconds if encoders > 1 else None,
+                        )
+                    )
+                pcm = [chunk.data]
+                with contextlib.suppress(anyio.WouldBlock, anyio.EndOfStream):
+                    while True:
+                        pcm.append(receive.receive_nowait().data)
+                parts = await anyio.to_thread.run_sync(splitters[0].feed, b"".join(pcm))
+                for part in parts:
+                    tasks.start_soon(encode_part, part)
+        if splitters and splitters[0].audible:
+            tasks.start_soon(encode_part, await anyio.to_thread.run_sync(splitters[0].finish))
+
+    try:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(split, tasks)
+            async with send:
+                await stream_pcm(request, send.send)
+    except BaseExceptionGroup as group:
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None
+        raise
+    if not splitters or not splitters[0].audible:
+        msg = "the speech provider returned no audible audio"
+        raise ProviderError(msg, provider=provider)
+    parts = [encoded[index] for index in range(len(encoded))]
+    content = await anyio.to_thread.run_sync(join_mp3_parts, parts)
+    info = await anyio.to_thread.run_sync(probe, content)
+    return EncodedAudio(content=content, encoding=AUDIO_FORMATS["mp3"], info=info)

@@ -11,6 +11,7 @@ from array import array
 
 import attrs
 import av
+import av.logging
 import pytest
 
 #: Tests that run the real engine. CI sets RENDERKIT_REQUIRE_BROWSER, so there a missing
@@ -80,3 +81,17 @@ def tone(seconds: float, *, rate: int = 22_050, channels: int = 1, hz: int = 441
     frames = round(seconds * rate)
     data = cycle.tobytes() * (frames // period + 1)
     return data[: frames * 2 * channels]
+
+
+def decoded_samples(content: bytes) -> tuple[array[float], list[str]]:
+    """All decoded samples (native float, mono) and what FFmpeg logged at INFO or worse."""
+    samples: array[float] = array("f")
+    previous = av.logging.get_level()
+    av.logging.set_level(av.logging.VERBOSE)
+    try:
+        with av.logging.Capture() as logs, av.open(io.BytesIO(content)) as container:
+            for frame in container.decode(container.streams.audio[0]):
+                samples.frombytes(bytes(frame.planes[0])[: frame.samples * 4])
+    finally:
+        av.logging.set_level(previous)
+    return samples, [message for level, _, message in logs if level <= av.logging.INFO]

@@ -19,7 +19,7 @@ from renderkit._audio_models import AUDIO_FORMATS, DEFAULT_VOICE_ID, AudioReques
 from renderkit.speech import PREMADE_VOICES, LocalSpeechProvider, SpeechProvider
 from renderkit.speech.local import espeak_command, parse_voice_list, parse_wav
 
-from . import SENTENCE, decode, needs_espeak, within
+from . import SENTENCE, decode, decoded_samples, needs_espeak, within
 
 
 def request(**fields: object) -> AudioRequest:
@@ -303,3 +303,16 @@ async def test_list_voices_offers_premade_languages_and_variants(
     assert {DEFAULT_VOICE_ID, "en-us", "en-gb", "de", "fr", "es", "en-us+f3"} <= ids
     for voice_id in ids:
         structure({"script": "Hi", "voice_id": voice_id}, AudioRequest)
+
+
+@pytest.mark.anyio
+@needs_espeak
+async def test_a_long_script_becomes_one_continuous_mp3(local: LocalSpeechProvider) -> None:
+    # Long enough to be encoded in several parts on a multi-core machine (see _audio.py).
+    script = SENTENCE * 12
+    result = await synthesize({"script": script, "format": "mp3"}, provider=local)
+    pcm = await local.synthesize(request(script=script))
+    samples, problems = decoded_samples(result.content)
+    assert problems == []
+    assert abs(len(samples) / 44_100 - pcm.pcm_duration) < 0.001
+    assert abs(result.duration_seconds - pcm.pcm_duration) < 0.002

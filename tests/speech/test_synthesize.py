@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
 
+import renderkit._audio
 from renderkit import InvalidRequestError, ProviderError, ProviderUnavailableError
 from renderkit._audio import synthesize
 from renderkit._audio_models import AUDIO_FORMATS, AudioRequest, AudioResult
 from renderkit.speech import SpeechProvider
+from renderkit.speech._encode import Mp3Part
 from renderkit.speech._protocol import PcmSink, StreamingSpeechProvider
 from renderkit.storage import MemoryStorage
 from renderkit.testing._fake_speech import FakeSpeechProvider
 
-from . import decode, within
+from . import decode, decoded_samples, within
 
 pytestmark = pytest.mark.anyio
 
@@ -166,3 +169,36 @@ async def test_a_silent_stream_is_a_provider_error() -> None:
     with pytest.raises(ProviderError) as exc:
         await synthesize({"script": SCRIPT}, provider=StreamingFake(silent=True))
     assert exc.value.provider == "streaming-fake"
+
+
+async def test_long_mp3_is_encoded_in_parallel_parts_into_one_continuous_stream(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(renderkit._audio, "_encoders", lambda: 2)
+    parts: list[int] = []
+    encode_part = renderkit._audio.encode_mp3_part
+
+    def counting(part: Mp3Part) -> list[Any]:
+        parts.append(part.index)
+        return encode_part(part)
+
+    monkeypatch.setattr(renderkit._audio, "encode_mp3_part", counting)
+    engine = StreamingFake()
+    script = "Welcome to renderkit. " * 30  # 660 characters: 44 s at the fake's 15 a second
+    result = await synthesize({"script": script, "format": "mp3"}, provider=engine)
+    assert sorted(parts) == [0, 1, 2, 3]  # 44 s / (2 x 2 encoders) = 11 s parts
+    pcm = await engine.synthesize(AudioRequest(script=script))
+    samples, problems = decoded_samples(result.content)
+    assert problems == []
+    # As many samples as the engine's audio at 44.1 kHz: no gap or overlap at the joins.
+    assert abs(len(samples) / 44_100 - pcm.pcm_duration) < 0.001
+    assert abs(result.duration_seconds - pcm.pcm_duration) < 0.002
+    decoded = decode(result.content)
+    assert (decoded.codec, decoded.sample_rate, decoded.channels) == ("mp3", 44_100, 1)
+    assert within(decoded.bit_rate, 128_000, 0.02)
+
+
+async def test_one_cpu_encodes_mp3_in_one_part(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(renderkit._audio, "_encoders", lambda: 1)
+    result = await synthesize({"script": SCRIPT * 3, "format": "mp3"}, provider=StreamingFake())
+    assert abs(result.duration_seconds - decode(result.content).duration) < 0.001
