@@ -14,7 +14,7 @@ from decimal import Decimal
 
 import attrs
 
-from ._ocrfix import ADDRESS_WORDS, NAME_WORDS, fix_words
+from ._ocrfix import ADDRESS_WORDS, NAME_WORDS, agree_words, fix_words
 from ._protocol import Line, Word
 from ._values import find_amounts, find_dates, find_emails, find_phones
 
@@ -132,8 +132,23 @@ def meaningful(line: Line) -> bool:
     long_words = [w for w in line.words if sum(c.isalnum() for c in w.text) >= 2]
     if not long_words:
         return False
-    conf = sum(w.confidence for w in long_words) / len(long_words)
+    conf = sum(_word_confidence(w) for w in long_words) / len(long_words)
     return conf >= 0.55
+
+
+_VOCABULARY = NAME_WORDS | ADDRESS_WORDS
+
+
+def _word_confidence(word: Word) -> float:
+    """Tesseract's confidence, raised for a trade or street word read at most one letter off.
+
+    Broken thermal print makes Tesseract unsure of words it still reads (nearly) right; a
+    reading that lands on the closed vocabulary of names and addresses is text, not noise.
+    """
+    letters = re.sub(r"[^A-Za-z]", "", word.text)
+    if len(letters) >= 5 and letters.isupper() and fix_words(letters, _VOCABULARY) in _VOCABULARY:
+        return max(word.confidence, 0.8)
+    return word.confidence
 
 
 def _fix_ocr_digits(text: str) -> str:
@@ -202,6 +217,8 @@ def trim_line(line: Line) -> Line:
     words = list(line.words)
 
     def debris(word: Word, others: list[Word]) -> bool:
+        if _word_confidence(word) > word.confidence:
+            return False  # a known word, however faintly printed
         alnum = sum(c.isalnum() for c in word.text)
         if alnum == 0 or word.confidence < 0.2:
             return True
@@ -268,7 +285,28 @@ def _name_line(line: Line) -> bool:
     return bool(letters) and upper and not re.search(r"\d", line.text)
 
 
-def _company(header: list[Line]) -> tuple[Found | None, int]:
+def _closing_line(used: Sequence[Line], lines: Sequence[Line]) -> Line | None:
+    """The line that closes a parenthesis a name left open ("NAME (BRANCH" / "AREA) SDN BHD").
+
+    It is taken even when read too poorly to count as header text: an open parenthesis is
+    always closed, and a name broken inside one goes on to the very next printed line.
+    """
+    if not _open_paren(" ".join(u.text for u in used)):
+        return None
+    last = used[-1].words[-1]
+    for index, line in enumerate(lines[:-1]):
+        if any(w is last for w in line.words):
+            following = trim_line(lines[index + 1])
+            text = following.text
+            closes = text.find(")") >= 0 and (text.find("(") < 0 or text.find(")") < text.find("("))
+            letters = sum(c.isalpha() for c in text)
+            if closes and letters >= 3 and len(text.split()) <= 6 and not re.search(r"\d", text):
+                return following
+            return None
+    return None
+
+
+def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | None, int]:
     candidates = header[:8]
     for strength, pattern in ((0.85, _LEGAL_SUFFIX),):
         for index, line in enumerate(candidates):
@@ -308,7 +346,17 @@ def _company(header: list[Line]) -> tuple[Found | None, int]:
                 used.append(following)
                 index += 1
                 text = " ".join(clean(u.text) for u in used)
-            strength = 0.7 if _BUSINESS_WORD.search(text) else 0.55
+            closing = _closing_line(used, lines)
+            if closing is not None:
+                if index + 1 < len(header) and header[index + 1].words[-1] is closing.words[-1]:
+                    index += 1
+                used.append(closing)
+                text = " ".join(clean(u.text) for u in used)
+            if _LEGAL_SUFFIX.search(text):
+                strength = 0.85
+            else:
+                trade = _BUSINESS_WORD.search(fix_words(text, NAME_WORDS))
+                strength = 0.7 if trade else 0.55
             return Found(value=_strip_company(text), confidence=strength, lines=tuple(used)), index
     return None, -1
 
@@ -451,6 +499,11 @@ def _total(lines: Sequence[Line]) -> Found | None:
         return Found(value=amount, confidence=min(0.95, rank), lines=(lines[index],))
     if paid is not None and paid > 0:
         return Found(value=f"{paid:.2f}", confidence=0.6)
+    # No readable total line: till receipts mostly print the same amount as the subtotal (tax
+    # included, nothing rounded), so it beats no value at all.
+    subtotal = _labelled_line_amount(lines, _SUBTOTAL)
+    if subtotal is not None and Decimal(str(subtotal.value)) > 0:
+        return attrs.evolve(subtotal, confidence=0.45)
     return None
 
 
@@ -500,17 +553,35 @@ def _mean_confidence(lines: Sequence[Line]) -> float:
     return sum(w.confidence for w in words) / len(words) if words else 1.0
 
 
+def _fix_address_codes(text: str) -> str:
+    """Letter-digit slips in the codes of an address.
+
+    No address has a dollar sign: "$S12" is a section code read with its S as "$". Section
+    codes are "SS" and digits ("SS21"), never "S8" or "S5" and digits; and an ordinal before a
+    floor is "3RD", never "BRD" or "8RD".
+    """
+    text = re.sub(r"\$(?=\w)", "S", text)
+    text = re.sub(r"\bS[58](?=\d{1,2}(?:/|\b))", "SS", text)
+    return re.sub(
+        r"\b[B8](RD|rd)(?=\W{0,2}\s*(FL|FLOOR|FLR|LEVEL|LVL)\b)", r"3\1", text, flags=re.I
+    )
+
+
 def receipt_fields(lines: Sequence[Line], *, day_first: bool) -> dict[str, Found]:
     """Seller, address, date, number, amounts and line items of a receipt or invoice."""
     found: dict[str, Found] = {}
     header = _header(lines)
-    company, at = _company(header)
+    company, at = _company(header, lines)
+    page_words = [w for line in lines for w in line.words]
     if company is not None:
         # A name guessed from position alone (no legal suffix, no trade word) on a poorly read
         # line is usually OCR debris: better no value than a wrong one.
         if company.confidence > 0.55 or _mean_confidence(company.lines) >= 0.75:
             found["company"] = attrs.evolve(
-                company, value=fix_words(str(company.value), NAME_WORDS | ADDRESS_WORDS)
+                company,
+                value=fix_words(
+                    agree_words(str(company.value), page_words), NAME_WORDS | ADDRESS_WORDS
+                ),
             )
         address = _address(header, at)
         if address is None or address.confidence < 0.75:
@@ -523,9 +594,11 @@ def receipt_fields(lines: Sequence[Line], *, day_first: bool) -> dict[str, Found
             address = None  # no post code and poorly read: more likely debris than address
         if address is not None:
             found["address"] = attrs.evolve(
-                # No address has a dollar sign: "$S12" is a section code read with its S as "$".
                 address,
-                value=fix_words(re.sub(r"\$(?=\w)", "S", str(address.value)), ADDRESS_WORDS),
+                value=fix_words(
+                    agree_words(_fix_address_codes(str(address.value)), page_words),
+                    ADDRESS_WORDS,
+                ),
             )
     text = "\n".join(line.text for line in lines)
     for name, rule in (
