@@ -139,3 +139,19 @@ def test_a_silent_stream_is_not_audible() -> None:
     splitter = Mp3Splitter(sample_rate=RATE, channels=1, part_seconds=1.0)
     splitter.feed(bytes(RATE * 2 * 3))
     assert not splitter.audible
+
+
+@pytest.mark.parametrize("hz", [3_000, 7_350])  # tone() repeats whole periods: 3150, 7350 Hz
+def test_the_low_pass_keeps_everything_a_22_khz_source_holds(hz: int) -> None:
+    # LAME is told the source's Nyquist frequency (11,025 Hz) as its low-pass: a tone just
+    # below it must come through at full strength, as it would without the hint.
+    pcm = tone(2.0, hz=hz, rate=RATE)
+    mp3 = encode_pcm(pcm, sample_rate=RATE, channels=1, encoding=AUDIO_FORMATS["mp3"])
+    samples, problems = decoded_samples(mp3)
+    assert problems == []
+    middle = samples[len(samples) // 4 : 3 * len(samples) // 4]
+    source = array("h", pcm)
+    source_rms = (sum(s * s for s in source) / len(source)) ** 0.5 / 32768
+    assert source_rms > 0.1
+    rms = (sum(s * s for s in middle) / len(middle)) ** 0.5
+    assert rms == pytest.approx(source_rms, rel=0.1)

@@ -47,6 +47,29 @@ _CODEC_OPTIONS: dict[str, dict[str, str]] = {
     "libopus": {"vbr": "constrained"},
 }
 
+# LAME's own low-pass for 128 kbps mono at 44.1 kHz is about 17 kHz.
+_LAME_LOWPASS_HZ = 16_000
+
+
+def _lame_cutoff(source_rate: int) -> int | None:
+    """LAME's low-pass for a source sampled at ``source_rate``; None: LAME's own choice.
+
+    A source sampled below 32 kHz holds nothing above its Nyquist frequency: telling LAME so
+    spares it analysing empty bands (about 8 % of its time on espeak-ng's 22.05 kHz speech)
+    and removes nothing that was there.
+    """
+    nyquist = source_rate // 2
+    return nyquist if nyquist < _LAME_LOWPASS_HZ else None
+
+
+def _codec_options(encoding: AudioEncoding, *, source_rate: int) -> dict[str, str]:
+    options = dict(_CODEC_OPTIONS.get(encoding.codec, {}))
+    cutoff = _lame_cutoff(source_rate) if encoding.codec == "libmp3lame" else None
+    if cutoff is not None:
+        options["cutoff"] = str(cutoff)
+    return options
+
+
 #: Samples per MP3 (MPEG-1 Layer III) frame.
 MP3_FRAME = 1152
 # Frames a part encodes before its first kept frame and after its last: LAME's state (MDCT
@@ -133,7 +156,7 @@ class PcmEncoder:
                 encoding.codec,
                 rate=encoding.sample_rate,
                 layout=_layout(encoding.channels),
-                options=_CODEC_OPTIONS.get(encoding.codec, {}),
+                options=_codec_options(encoding, source_rate=sample_rate),
             )
             context = self._stream.codec_context
             if encoding.codec != "pcm_s16le":
@@ -228,12 +251,14 @@ class Mp3Part:
             frames before (``skip`` of them) and after.
         skip: leading frames to drop from the encoder's output.
         keep: frames to keep after those; None for the last part (everything, flushed).
+        cutoff: LAME's low-pass frequency in Hz, when the source holds nothing above it.
     """
 
     index: int
     pcm: bytes = attrs.field(repr=False)
     skip: int
     keep: int | None
+    cutoff: int | None = None
 
 
 class Mp3Splitter:
@@ -271,6 +296,7 @@ class Mp3Splitter:
             else max(1, round(part_seconds * self._rate / MP3_FRAME)) * MP3_FRAME
         )
         self._search = round(_CUT_SEARCH_SECONDS * self._rate / MP3_FRAME) * MP3_FRAME
+        self._cutoff = _lame_cutoff(sample_rate)
         self._resampler = av.AudioResampler(format="s16", layout="mono", rate=self._rate)
         self._pending = b""
         self._in_samples = 0
@@ -324,7 +350,7 @@ class Mp3Splitter:
         pcm = bytes(self._buffer[(first - self._base) * 2 :])
         self._buffer = bytearray()
         self._base = self._end
-        return Mp3Part(index=self._index, pcm=pcm, skip=skip, keep=None)
+        return Mp3Part(index=self._index, pcm=pcm, skip=skip, keep=None, cutoff=self._cutoff)
 
     def _resample(self, frame: Any) -> None:
         try:
@@ -367,7 +393,11 @@ class Mp3Splitter:
         last = boundary + _WARMUP_FRAMES * MP3_FRAME
         pcm = bytes(self._buffer[(first - self._base) * 2 : (last - self._base) * 2])
         part = Mp3Part(
-            index=self._index, pcm=pcm, skip=skip, keep=(boundary - self._start) // MP3_FRAME
+            index=self._index,
+            pcm=pcm,
+            skip=skip,
+            keep=(boundary - self._start) // MP3_FRAME,
+            cutoff=self._cutoff,
         )
         # Keep what the next part needs: its warm-up frames before the boundary.
         drop = boundary - _WARMUP_FRAMES * MP3_FRAME - self._base
@@ -378,13 +408,16 @@ class Mp3Splitter:
         return part
 
 
-def _mp3_context(encoding: AudioEncoding, context: Any) -> None:
+def _mp3_context(encoding: AudioEncoding, context: Any, *, cutoff: int | None = None) -> None:
     context.sample_rate = encoding.sample_rate
     context.layout = _layout(encoding.channels)
     context.format = "s16p"  # mono: the same bytes as the splitter's s16, nothing to convert
     context.bit_rate = encoding.bit_rate
     context.time_base = Fraction(1, encoding.sample_rate)
-    context.options = dict(_CODEC_OPTIONS[encoding.codec])
+    options = dict(_CODEC_OPTIONS[encoding.codec])
+    if cutoff is not None:
+        options["cutoff"] = str(cutoff)
+    context.options = options
 
 
 def encode_mp3_part(part: Mp3Part) -> list[Any]:
@@ -401,21 +434,16 @@ def encode_mp3_part(part: Mp3Part) -> list[Any]:
     packets: list[Any] = []
     try:
         context: Any = av.CodecContext.create(encoding.codec, "w")
-        _mp3_context(encoding, context)
+        _mp3_context(encoding, context, cutoff=part.cutoff)
         context.open()
-        resampler = av.AudioResampler(
-            format="s16p", layout="mono", rate=encoding.sample_rate, frame_size=MP3_FRAME
-        )
-        frames = []
         if part.pcm:
-            frame = av.AudioFrame(format="s16", layout="mono", samples=len(part.pcm) // 2)
+            frame = av.AudioFrame(format="s16p", layout="mono", samples=len(part.pcm) // 2)
             frame.planes[0].update(part.pcm)
             frame.sample_rate = encoding.sample_rate
             frame.pts = 0
             frame.time_base = Fraction(1, encoding.sample_rate)
-            frames = resampler.resample(frame)
-        for resampled in [*frames, *resampler.resample(None)]:
-            packets.extend(context.encode(resampled))
+            # PyAV cuts the part into LAME's 1,152-sample frames itself, in compiled code.
+            packets.extend(context.encode(frame))
         packets.extend(context.encode(None))
     except av.error.FFmpegError as exc:
         msg = "could not encode the speech as mp3"
