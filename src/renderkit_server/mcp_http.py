@@ -17,13 +17,14 @@ never leaves bytes on a keep-alive connection.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-import anyio
 import msgspec
 from litestar import Request, Response, delete, get, post
 from litestar.response import Stream
@@ -279,40 +280,43 @@ def _progress(token: Any, progress: int, version: str, message: str) -> dict[str
     return {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
 
 
-def _stream(call: _Call, message: Message) -> Stream:
+async def _stream(call: _Call, message: Message) -> Stream:
     """Answer one request as an SSE stream: progress (when asked for), keep-alives while the
     tool runs, then the response; the stream closes after it."""
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    if message.method != "tools/call":
+        # Quick methods answer before the stream starts, so their headers (the session id
+        # of an initialize) go out with it.
+        response = await call.dispatch(message)
+        return Stream(
+            iter([_sse_event(response)]), media_type=_SSE, headers={**headers, **call.headers}
+        )
     meta = message.params.get("_meta")
     token = meta.get("progressToken") if isinstance(meta, dict) else None
 
     async def events() -> AsyncIterator[bytes]:
         if token is not None:
             yield _sse_event(_progress(token, 0, call.version, "started"))
-        send, receive = anyio.create_memory_object_stream[dict[str, Any]](1)
-
-        async def run() -> None:
-            async with send:
-                await send.send(await call.dispatch(message))
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(run)
-            async with receive:
-                while True:
-                    with anyio.move_on_after(KEEPALIVE_SECONDS) as waited:
-                        response = await receive.receive()
-                    if waited.cancelled_caught:
-                        yield b": keep-alive\n\n"
-                        continue
+        # A plain task, not a task group: this generator yields while the tool runs, and a
+        # client that goes away closes it mid-way; the task is then cancelled (and refunded).
+        task = asyncio.ensure_future(call.dispatch(message))
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=KEEPALIVE_SECONDS)
+                if done:
                     break
+                yield b": keep-alive\n\n"
+            response = task.result()
+        finally:
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         if token is not None:
             yield _sse_event(_progress(token, 1, call.version, "done"))
         yield _sse_event(response)
 
-    return Stream(
-        events(),
-        media_type=_SSE,
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", **call.headers},
-    )
+    return Stream(events(), media_type=_SSE, headers=headers)
 
 
 # --- the endpoint -----------------------------------------------------------------------------
@@ -401,7 +405,7 @@ async def mcp_post(request: Request[Any, Any, Any]) -> Response[Any]:
         return Response(content=b"", status_code=202)
     call = _Call(request, version)
     if _wants_stream(message, json_ok, sse_ok):
-        return _stream(call, message)
+        return await _stream(call, message)
     response = await call.dispatch(message)
     return _json_response(response, 200, call.headers)
 

@@ -8,6 +8,7 @@ import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import anyio
 import jsonschema
 import pytest
 from litestar.testing import AsyncTestClient
@@ -16,6 +17,7 @@ from PIL import Image
 from renderkit import ImageRequest, PdfRequest
 from renderkit._schema import json_schema
 from renderkit.testing import FakeBrowser
+from renderkit_server import mcp_http
 from renderkit_server.app import create_app
 from renderkit_server.mailer import MemoryMailer
 from renderkit_server.mcp_tools import TOOLS, portable_schema
@@ -550,3 +552,35 @@ async def test_a_progress_token_gets_progress_notifications_over_sse(
     ]
     assert events[-1]["id"] == 11
     assert events[-1]["result"]["isError"] is False
+
+
+async def test_an_sse_only_client_gets_its_session_id_on_initialize(mcp: AsyncTestClient) -> None:
+    response = await mcp.post("/api/mcp", json=_init(), headers={"Accept": "text/event-stream"})
+    assert response.headers["content-type"].startswith("text/event-stream")
+    assert response.headers["mcp-session-id"].startswith("2025-11-25.")
+    (event,) = [line for line in response.text.splitlines() if line.startswith("data: ")]
+    assert json.loads(event[6:])["result"]["protocolVersion"] == "2025-11-25"
+
+
+class _SlowBrowser(FakeBrowser):
+    async def capture_fragment(self, *args: Any, **kwargs: Any) -> Any:
+        await anyio.sleep(0.35)
+        return await super().capture_fragment(*args, **kwargs)
+
+
+async def test_a_long_tool_call_streams_keep_alives_until_its_result(
+    make_settings: Callable[..., Settings], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(mcp_http, "KEEPALIVE_SECONDS", 0.1)
+    app = _app(make_settings(mcp_allowed_hosts=(HOST,)), browser=_SlowBrowser())
+    async with AsyncTestClient(app) as client:
+        key = await issue_key(client)
+        response = await client.post(
+            "/api/mcp",
+            json=_rpc("tools/call", id_=12, **IMAGE_CALL),
+            headers={"Accept": "text/event-stream", "X-SVC-Key": key},
+        )
+    lines = response.text.splitlines()
+    assert lines.count(": keep-alive") >= 2
+    (event,) = [line for line in lines if line.startswith("data: ")]
+    assert json.loads(event[6:])["result"]["isError"] is False
