@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -107,18 +107,22 @@ async def _encode_while_speaking(
     engine: StreamingSpeechProvider, request: AudioRequest
 ) -> EncodedAudio:
     """Encode PCM in a worker thread as the engine produces it (the two overlap)."""
-    send, receive = anyio.create_memory_object_stream[SpeechAudio](max_buffer_size=math.inf)
     encoders: list[PcmEncoder] = []
+
+    async def consume(receive: ObjectReceiveStream[SpeechAudio], tasks: TaskGroup) -> None:
+        async for chunk, pcm in _batches(receive):
+            if not encoders:
+                encoders.append(
+                    await anyio.to_thread.run_sync(
+                        lambda c=chunk: PcmEncoder(
+                            request.encoding, sample_rate=c.sample_rate, channels=c.channels
+                        )
+                    )
+                )
+            await anyio.to_thread.run_sync(encoders[0].feed, pcm)
+
     try:
-        try:
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(_consume, receive, request, encoders)
-                async with send:
-                    await engine.stream_pcm(request, send.send)
-        except BaseExceptionGroup as group:
-            if len(group.exceptions) == 1:
-                raise group.exceptions[0] from None
-            raise
+        await _speak_into(engine.stream_pcm, request, consume)
         if not encoders or not encoders[0].audible:
             msg = "the speech provider returned no audible audio"
             raise ProviderError(msg, provider=engine.name)
@@ -131,26 +135,36 @@ async def _encode_while_speaking(
     return EncodedAudio(content=content, encoding=encoders[0].encoding, info=info)
 
 
-async def _consume(
-    receive: ObjectReceiveStream[SpeechAudio], request: AudioRequest, encoders: list[PcmEncoder]
+async def _speak_into(
+    stream_pcm: Callable[[AudioRequest, PcmSink], Awaitable[None]],
+    request: AudioRequest,
+    consume: Callable[[ObjectReceiveStream[SpeechAudio], TaskGroup], Awaitable[None]],
 ) -> None:
+    """Run the engine and a consumer of its PCM side by side; a lone failure raises as itself."""
+    send, receive = anyio.create_memory_object_stream[SpeechAudio](max_buffer_size=math.inf)
+    try:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(consume, receive, tasks)
+            async with send:
+                await stream_pcm(request, send.send)
+    except BaseExceptionGroup as group:
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None
+        raise
+
+
+async def _batches(
+    receive: ObjectReceiveStream[SpeechAudio],
+) -> AsyncIterator[tuple[SpeechAudio, bytes]]:
+    """Each chunk with the PCM of every chunk already waiting behind it: a few large batches
+    cost far less than one thread hop per pipe read."""
     async with receive:
         async for chunk in receive:
-            if not encoders:
-                encoders.append(
-                    await anyio.to_thread.run_sync(
-                        lambda c=chunk: PcmEncoder(
-                            request.encoding, sample_rate=c.sample_rate, channels=c.channels
-                        )
-                    )
-                )
-            # Take everything that arrived while the last batch was encoding: a few large
-            # batches cost far less than one thread hop per pipe read.
             parts = [chunk.data]
             with contextlib.suppress(anyio.WouldBlock, anyio.EndOfStream):
                 while True:
                     parts.append(receive.receive_nowait().data)
-            await anyio.to_thread.run_sync(encoders[0].feed, b"".join(parts))
+            yield chunk, b"".join(parts)
 
 
 def _encoders() -> int:
@@ -178,43 +192,28 @@ async def _encode_mp3_in_parts(
     low, high = _PART_SECONDS
     seconds = min(high, max(low, request.estimated_seconds / (_PARTS_PER_ENCODER * encoders)))
     limiter = anyio.CapacityLimiter(encoders)
-    send, receive = anyio.create_memory_object_stream[SpeechAudio](max_buffer_size=math.inf)
     splitters: list[Mp3Splitter] = []
     encoded: dict[int, list[Any]] = {}
 
     async def encode_part(part: Mp3Part) -> None:
         encoded[part.index] = await anyio.to_thread.run_sync(encode_mp3_part, part, limiter=limiter)
 
-    async def split(tasks: TaskGroup) -> None:
-        async with receive:
-            async for chunk in receive:
-                if not splitters:
-                    splitters.append(
-                        Mp3Splitter(
-                            sample_rate=chunk.sample_rate,
-                            channels=chunk.channels,
-                            part_seconds=seconds if encoders > 1 else None,
-                        )
+    async def split(receive: ObjectReceiveStream[SpeechAudio], tasks: TaskGroup) -> None:
+        async for chunk, pcm in _batches(receive):
+            if not splitters:
+                splitters.append(
+                    Mp3Splitter(
+                        sample_rate=chunk.sample_rate,
+                        channels=chunk.channels,
+                        part_seconds=seconds if encoders > 1 else None,
                     )
-                pcm = [chunk.data]
-                with contextlib.suppress(anyio.WouldBlock, anyio.EndOfStream):
-                    while True:
-                        pcm.append(receive.receive_nowait().data)
-                parts = await anyio.to_thread.run_sync(splitters[0].feed, b"".join(pcm))
-                for part in parts:
-                    tasks.start_soon(encode_part, part)
+                )
+            for part in await anyio.to_thread.run_sync(splitters[0].feed, pcm):
+                tasks.start_soon(encode_part, part)
         if splitters and splitters[0].audible:
             tasks.start_soon(encode_part, await anyio.to_thread.run_sync(splitters[0].finish))
 
-    try:
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(split, tasks)
-            async with send:
-                await stream_pcm(request, send.send)
-    except BaseExceptionGroup as group:
-        if len(group.exceptions) == 1:
-            raise group.exceptions[0] from None
-        raise
+    await _speak_into(stream_pcm, request, split)
     if not splitters or not splitters[0].audible:
         msg = "the speech provider returned no audible audio"
         raise ProviderError(msg, provider=provider)
