@@ -115,9 +115,18 @@ def _lower(value: object) -> object:
     return value.lower() if isinstance(value, str) else value
 
 
+# Something a voice can say: a letter or a digit (Python's Unicode ``\w`` minus "_"). The same
+# pattern is the schema's, so the schema and the validator accept exactly the same scripts.
+SPEAKABLE_PATTERN = r"[^\W_]"
+_SPEAKABLE = re.compile(SPEAKABLE_PATTERN)
+
+
 def _script(inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
     if not value.strip():
         raise InvalidRequestError.single("script", "must contain text")
+    if not _SPEAKABLE.search(value):
+        msg = "must contain something to speak: letters or digits, not only symbols or emoji"
+        raise InvalidRequestError.single("script", msg)
 
 
 def _voice_id(inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
@@ -156,7 +165,7 @@ class AudioRequest:
         "allOf": [
             {
                 "properties": {
-                    "script": {"type": "string", "pattern": "\\S"},
+                    "script": {"type": "string", "pattern": SPEAKABLE_PATTERN},
                     "voice_id": {"type": "string", "pattern": VOICE_ID_PATTERN},
                 }
             }

@@ -105,13 +105,33 @@ def _model_hook_factory(cls: type, conv: cattrs.Converter) -> Callable[[Any, typ
         if not isinstance(value, Mapping):
             msg = "must be an object"
             raise TypeError(msg)
-        if aliases:
-            value = dict(value)
-            for alias, canonical in aliases.items():
-                if alias in value:
-                    aliased = value.pop(alias)
-                    value.setdefault(canonical, aliased)
-        return base(value, cls)
+        if not aliases:
+            return base(value, cls)
+        value = dict(value)
+        shadowed: dict[str, tuple[str, Any]] = {}
+        for alias, canonical in aliases.items():
+            if alias in value:
+                aliased = value.pop(alias)
+                if canonical not in value:
+                    value[canonical] = aliased
+                elif value[canonical] != aliased:
+                    shadowed[canonical] = (alias, aliased)
+        result = base(value, cls)
+        # Both names sent with different values: the canonical one wins (as the schema, which
+        # lists both, allows), but the other must still be a valid value, not silently
+        # dropped garbage.
+        for canonical, (alias, aliased) in shadowed.items():
+            try:
+                base({**value, canonical: aliased}, cls)
+            except Exception as exc:  # re-reported under the alias's name
+                errors = [
+                    FieldError(field=alias + e.field[len(canonical) :], message=e.message)
+                    for e in _flatten(exc, "")
+                    if e.field == canonical or e.field.startswith(canonical + ".")
+                ]
+                if errors:
+                    raise InvalidRequestError(errors) from None
+        return result
 
     return structure_model
 

@@ -47,6 +47,11 @@ def _schema(inst: object, attribute: attrs.Attribute[Any], value: dict[str, Any]
         raise InvalidRequestError.single("schema", msg)
 
 
+def _not_empty(inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
+    if not value:
+        raise InvalidRequestError.single("file", "is empty: send the document, base64-encoded")
+
+
 @attrs.frozen(kw_only=True)
 class ParseRequest:
     """A request to extract structured data from a PDF or an image.
@@ -66,9 +71,38 @@ class ParseRequest:
 
     # Named as on the wire, so the generated JSON Schema and every error say "mimeType".
     __rk_aliases__: ClassVar[dict[str, str]] = {"mime_type": "mimeType"}
+    # What check_schema() and decode_file() demand that the field types cannot say: a file
+    # with content, and a schema of an object with 1-500 properties. (That the file decodes
+    # and matches mimeType, and that the schema is valid JSON Schema, no schema can state.)
+    __rk_schema_extra__: ClassVar[dict[str, Any]] = {
+        "allOf": [
+            {
+                "properties": {
+                    "file": {"type": "string", "minLength": 1},
+                    "schema": {
+                        "anyOf": [
+                            {"type": "null"},
+                            {
+                                "type": "object",
+                                "required": ["properties"],
+                                "properties": {
+                                    "properties": {
+                                        "type": "object",
+                                        "minProperties": 1,
+                                        "maxProperties": 500,
+                                    }
+                                },
+                            },
+                        ]
+                    },
+                }
+            }
+        ]
+    }
 
     file: str = attrs.field(
-        validator=v.max_length(_MAX_FILE_CHARS), repr=lambda f: f"<{len(f):,} chars>"
+        validator=[v.max_length(_MAX_FILE_CHARS), _not_empty],
+        repr=lambda f: f"<{len(f):,} chars>",
     )
     mimeType: str = attrs.field(converter=_mime, validator=v.choice(PARSE_MIME_TYPES))
     schema: dict[str, Any] | None = attrs.field(default=None, validator=_schema)

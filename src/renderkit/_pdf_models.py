@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import attrs
-from babel.numbers import get_currency_precision, is_currency
+from babel.numbers import get_currency_precision
 
 from . import _validators as v
 from ._converter import _flatten, converter
@@ -66,13 +66,6 @@ def _url() -> Any:
 
 def _color() -> Any:
     return attrs.field(default=None, validator=v.optional(v.css_color()))
-
-
-def _currency(inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
-    if not (len(value) == 3 and value.isalpha() and is_currency(value.upper())):
-        raise InvalidRequestError.single(
-            attribute.name, f"{value[:12]!r} is not an ISO 4217 currency code (e.g. USD, EUR)"
-        )
 
 
 @attrs.frozen(kw_only=True)
@@ -135,7 +128,7 @@ class InvoiceData:
     currency: str = attrs.field(
         default="USD",
         converter=lambda c: c.upper() if isinstance(c, str) else c,
-        validator=_currency,
+        validator=v.currency_code(),
     )
     line_items: list[LineItem] = attrs.field(factory=list)
     tax_rate: float | None = attrs.field(default=None, validator=v.optional(v.in_range(0, 100)))
@@ -305,7 +298,36 @@ def _schema_extra() -> dict[str, Any]:
     rules.append(
         {
             "if": {"properties": {"template": {"not": {"const": "custom"}}}},
-            "then": {"properties": {"html": {"type": "null"}}},
+            "then": {
+                "properties": {
+                    "html": {"type": "null"},
+                    "header_html": {"type": "null"},
+                    "footer_html": {"type": "null"},
+                }
+            },
+        }
+    )
+    # custom needs a document: a non-blank top-level html (variant B), or else data.html (A).
+    text = {"type": "string", "pattern": "\\S"}
+    rules.append(
+        {
+            "if": {"properties": {"template": {"const": "custom"}}, "required": ["template"]},
+            "then": {
+                "anyOf": [
+                    {"required": ["html"], "properties": {"html": text}},
+                    {
+                        "required": ["data"],
+                        "properties": {
+                            "html": {"type": "null"},
+                            "data": {
+                                "type": "object",
+                                "required": ["html"],
+                                "properties": {"html": text},
+                            },
+                        },
+                    },
+                ]
+            },
         }
     )
     return {"allOf": rules}

@@ -65,6 +65,8 @@ def _validator_schema(validator: Any) -> dict[str, Any]:
         return {"maxLength": validator.limit}
     if isinstance(validator, v._Choice):
         return {"enum": list(validator.options)}
+    if isinstance(validator, v._CurrencyCode):
+        return {"enum": list(v.currency_codes())}
     if isinstance(validator, v._CssColor):
         return {"format": "color", "maxLength": 64}
     if isinstance(validator, v._HttpUrl):
@@ -126,6 +128,7 @@ def _object_schema(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
         out["required"] = required
     # Cross-field rules a model states in JSON Schema terms (e.g. "html only with custom").
     out.update(getattr(cls, "__rk_schema_extra__", {}))
+
     summary = (inspect.getdoc(cls) or "").split("\n\n")[0]
     if summary:
         out["description"] = summary

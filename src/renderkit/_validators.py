@@ -7,6 +7,7 @@ bad colour is reported as ``data.brand_color``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -294,3 +295,23 @@ class _Choice:
 def choice(options: Iterable[str]) -> Any:
     """Accept one of ``options``."""
     return _Choice(tuple(options))
+
+
+@attrs.frozen
+class _CurrencyCode:
+    def __call__(self, inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
+        if value not in currency_codes():
+            _fail(attribute, f"{value[:12]!r} is not an ISO 4217 currency code (e.g. USD, EUR)")
+
+
+@functools.cache
+def currency_codes() -> tuple[str, ...]:
+    """Every ISO 4217 code babel knows (current and historic), sorted."""
+    from babel.numbers import list_currencies
+
+    return tuple(sorted(list_currencies()))
+
+
+def currency_code() -> Any:
+    """Accept an ISO 4217 currency code (upper case: convert first to be lenient)."""
+    return _CurrencyCode()

@@ -159,6 +159,8 @@ def _error_responses(*statuses: int) -> dict[str, Any]:
         415: "Body is not JSON",
         429: "Quota or burst limit reached; see Retry-After",
         500: "Render failed",
+        502: "An upstream failed: the page could not be loaded, or a speech or model provider "
+        "answered with an error",
         503: "Overloaded or a backend is unavailable; see Retry-After",
         504: "Render timed out",
     }
@@ -206,7 +208,7 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
                                 }
                             },
                         },
-                        **_error_responses(400, 401, 413, 415, 429, 500, 503, 504),
+                        **_error_responses(400, 401, 413, 415, 429, 500, 502, 503, 504),
                     },
                 }
             }
