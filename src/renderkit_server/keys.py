@@ -57,6 +57,8 @@ from renderkit import (
     StorageUnavailableError,
 )
 
+from ._sqlite import enable_wal
+
 __all__ = [
     "KEY_PREFIX",
     "PLANS",
@@ -464,7 +466,7 @@ class SqliteRevocationStore:
                 self._path, timeout=10, isolation_level=None, check_same_thread=False
             )
             try:
-                conn.execute("PRAGMA journal_mode=WAL")
+                enable_wal(conn, timeout=10)
                 conn.execute(
                     "CREATE TABLE IF NOT EXISTS key_revocations ("
                     " key_id TEXT PRIMARY KEY,"

@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-import time
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,6 +32,8 @@ import anyio.to_thread
 import attrs
 
 from renderkit import StorageUnavailableError
+
+from ._sqlite import enable_wal
 
 __all__ = [
     "MemoryUsageStore",
@@ -461,7 +462,7 @@ class SqliteUsageStore:
         conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
         try:
             conn.execute(f"PRAGMA busy_timeout = {self._busy_timeout_ms}")
-            _enable_wal(conn, self._busy_timeout_ms / 1000)
+            enable_wal(conn, self._busy_timeout_ms / 1000)
             conn.execute("PRAGMA synchronous = NORMAL")
             with _immediate(conn):
                 for statement in _SCHEMA:
@@ -470,29 +471,6 @@ class SqliteUsageStore:
             conn.close()
             raise
         return conn
-
-
-def _enable_wal(conn: sqlite3.Connection, timeout: float) -> None:
-    """Switch the database to WAL mode (it stays so), waiting out a concurrent switch.
-
-    Changing the journal mode needs the database to itself and fails at once, without the
-    busy handler, while another connection (a second replica starting at the same moment)
-    holds a lock: retry for up to ``timeout`` seconds.
-    """
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-            if str(mode).lower() == "wal":
-                return
-            conn.execute("PRAGMA journal_mode = WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            name = getattr(exc, "sqlite_errorname", "")
-            busy = name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED"))
-            if not busy or time.monotonic() >= deadline:
-                raise
-            time.sleep(0.02)
 
 
 @contextmanager
