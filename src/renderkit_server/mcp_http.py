@@ -34,6 +34,7 @@ from renderkit import RenderkitError
 
 from . import errors
 from .keys import extract_key
+from .mcp_modern import MODERN_VERSIONS, check_envelope, is_modern
 from .mcp_protocol import (
     BATCH_VERSIONS,
     DEFAULT_VERSION,
@@ -64,6 +65,11 @@ _SSE = "text/event-stream"
 _LOOPBACK = ("localhost", "127.0.0.1", "[::1]", "::1")
 #: Seconds between SSE keep-alive comments while a tool runs (proxies drop idle streams).
 KEEPALIVE_SECONDS = 10.0
+
+#: Every revision served, newest first (what server/discover and a -32022 list).
+ALL_VERSIONS = (*MODERN_VERSIONS, *SUPPORTED_VERSIONS)
+# Tools change only with a new release: clients may cache the lists for five minutes.
+_CACHEABLE = {"ttlMs": 300_000, "cacheScope": "public"}
 
 INSTRUCTIONS = (
     "renderkit turns JSON into files and data: generate_image (social cards, banners), "
@@ -160,11 +166,17 @@ def _services(request: Request[Any, Any, Any]) -> Any:
 class _Call:
     """One POST: the request, its services and the revision it speaks."""
 
-    def __init__(self, request: Request[Any, Any, Any], version: str) -> None:
+    def __init__(
+        self, request: Request[Any, Any, Any], version: str, *, modern: bool = False
+    ) -> None:
         self.request = request
         self.services = _services(request)
         self.version = version
+        #: The stateless revision: no handshake methods, results tagged with resultType.
+        self.modern = modern
         self.headers: dict[str, str] = {}
+        #: The HTTP status of a single answer (a modern unknown method is a 404).
+        self.status = 200
 
     async def dispatch(self, message: Message) -> dict[str, Any]:
         """Answer one request (a JSON-RPC response object)."""
@@ -172,6 +184,7 @@ class _Call:
             result = await self._method(message)
         except RpcError as exc:
             exc.id = message.id
+            self.status = exc.http_status
             return exc.body()
         except Exception:  # a server fault outside tool logic: -32603, no details leak
             logger.exception("MCP %s failed", message.method)
@@ -179,6 +192,8 @@ class _Call:
         return result_body(message.id, result)
 
     async def _method(self, message: Message) -> dict[str, Any]:
+        if self.modern:
+            return await self._modern_method(message)
         method = message.method
         if method == "initialize":
             return self.initialize(message.params)
@@ -189,6 +204,29 @@ class _Call:
         if method == "tools/call":
             return await self.call_tool(message.params)
         raise RpcError(METHOD_NOT_FOUND, f"method not found: {method[:100]}")
+
+    async def _modern_method(self, message: Message) -> dict[str, Any]:
+        method = message.method
+        if method == "server/discover":
+            result = self.discover()
+        elif method == "tools/list":
+            result = {"tools": tool_definitions(self.version), **_CACHEABLE}
+        elif method == "tools/call":
+            result = await self.call_tool(message.params)
+        else:  # initialize and ping are gone in this revision; so is anything unknown
+            msg = f"method not found: {method[:100]}"
+            raise RpcError(METHOD_NOT_FOUND, msg, http_status=404)
+        return {"resultType": "complete", **result}
+
+    def discover(self) -> dict[str, Any]:
+        info = {"name": "renderkit", "title": "renderkit", "version": renderkit.__version__}
+        return {
+            "supportedVersions": list(ALL_VERSIONS),
+            "capabilities": {"tools": {"listChanged": False}},
+            "instructions": INSTRUCTIONS,
+            **_CACHEABLE,
+            "_meta": {"io.modelcontextprotocol/serverInfo": info},
+        }
 
     def initialize(self, params: Any) -> dict[str, Any]:
         version = negotiate(params.get("protocolVersion"))
@@ -289,7 +327,10 @@ async def _stream(call: _Call, message: Message) -> Stream:
         # of an initialize) go out with it.
         response = await call.dispatch(message)
         return Stream(
-            iter([_sse_event(response)]), media_type=_SSE, headers={**headers, **call.headers}
+            iter([_sse_event(response)]),
+            media_type=_SSE,
+            headers={**headers, **call.headers},
+            status_code=call.status,
         )
     meta = message.params.get("_meta")
     token = meta.get("progressToken") if isinstance(meta, dict) else None
@@ -389,6 +430,12 @@ async def mcp_post(request: Request[Any, Any, Any]) -> Response[Any]:
             raise RpcError(
                 PARSE_ERROR, "parse error: the body is not JSON", http_status=400
             ) from None
+        if is_modern(payload, request.headers):
+            message = parse_message(payload)
+            if message.kind != "request":
+                return Response(content=b"", status_code=202)
+            version = check_envelope(message, request.headers, ALL_VERSIONS)
+            return await _answer(_Call(request, version, modern=True), message, json_ok, sse_ok)
         initialize = isinstance(payload, dict) and payload.get("method") == "initialize"
         session_version = None if initialize else _session_version(request)
         version = (
@@ -403,11 +450,14 @@ async def mcp_post(request: Request[Any, Any, Any]) -> Response[Any]:
         return _rpc_error_response(exc)
     if message.kind != "request":
         return Response(content=b"", status_code=202)
-    call = _Call(request, version)
+    return await _answer(_Call(request, version), message, json_ok, sse_ok)
+
+
+async def _answer(call: _Call, message: Message, json_ok: bool, sse_ok: bool) -> Response[Any]:
     if _wants_stream(message, json_ok, sse_ok):
         return await _stream(call, message)
     response = await call.dispatch(message)
-    return _json_response(response, 200, call.headers)
+    return _json_response(response, call.status, call.headers)
 
 
 async def _batch(

@@ -25,8 +25,7 @@ __all__ = [
     "version_at_least",
 ]
 
-#: Handshake revisions served, newest first. 2026-07-28 (stateless, no ``initialize``) is not
-#: served: its ``server/discover`` probe gets a legacy answer, and clients fall back.
+#: Handshake revisions served, newest first (the stateless ones are in ``mcp_modern``).
 SUPPORTED_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 LATEST_VERSION = SUPPORTED_VERSIONS[0]
 #: What a request without ``MCP-Protocol-Version`` (and without a session) is taken to speak,

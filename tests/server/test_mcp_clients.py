@@ -1,9 +1,10 @@
 """The MCP endpoint driven by the official Python SDK client, against a real server.
 
 uvicorn serves the app on 127.0.0.1 with everything real: Chromium, espeak-ng, Tesseract,
-SQLite and local files. The client connects in ``legacy`` mode (the plain handshake) and in
-``auto`` mode (it first probes the stateless 2026-07-28 ``server/discover`` and must fall back
-cleanly), lists the tools, calls each one and downloads the file behind the returned link.
+SQLite and local files. The client connects in ``legacy`` mode (the initialize handshake), in
+``auto`` mode (it probes ``server/discover`` and, finding the stateless 2026-07-28 revision,
+uses it) and in ``2026-07-28`` mode, lists the tools, calls each one and downloads the file
+behind the returned link.
 """
 
 from __future__ import annotations
@@ -121,17 +122,26 @@ def _blocks(result: Any, kind: str) -> list[Any]:
     return [block for block in result.content if block.type == kind]
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
+@pytest.mark.parametrize(
+    ("mode", "version"),
+    [
+        ("legacy", "2025-11-25"),  # the initialize handshake
+        ("auto", "2026-07-28"),  # probes server/discover, finds the stateless revision
+        ("2026-07-28", "2026-07-28"),  # stateless only
+    ],
+)
 async def test_the_sdk_client_negotiates_and_lists_every_tool_with_schemas(
-    server_url: str, mode: str
+    server_url: str, mode: str, version: str
 ) -> None:
     async with _client(server_url, mode, None) as client:
-        assert client.protocol_version == "2025-11-25"
-        assert client.server_info.name == "renderkit"
+        assert client.protocol_version == version
+        if mode != "2026-07-28":  # a pinned client skips discovery, so knows no server info
+            assert client.server_info.name == "renderkit"
         listed = await client.list_tools()
-        with warnings.catch_warnings():  # ping is gone from 2026-07-28, still ours to answer
-            warnings.simplefilter("ignore", MCPDeprecationWarning)
-            await client.send_ping()
+        if mode == "legacy":
+            with warnings.catch_warnings():  # ping is gone from 2026-07-28
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await client.send_ping()
     tools = {tool.name: tool for tool in listed.tools}
     assert set(tools) == {
         "generate_image",
@@ -148,7 +158,7 @@ async def test_the_sdk_client_negotiates_and_lists_every_tool_with_schemas(
     assert tools["parse_document"].annotations.read_only_hint is True
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
+@pytest.mark.parametrize("mode", ["legacy", "auto", "2026-07-28"])
 async def test_generate_image_returns_the_image_inline_and_a_link_to_the_same_file(
     server_url: str, api_key: str, mode: str
 ) -> None:

@@ -114,24 +114,136 @@ async def test_an_unsupported_version_header_is_400_with_the_request_id(
     assert "2025-11-25" in body["error"]["message"]
 
 
-async def test_the_stateless_probe_gets_a_fast_legacy_answer_so_clients_fall_back(
+MODERN = "2026-07-28"
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "1.0"},
+}
+
+
+def _modern(method: str, id_: Any = 1, headers: dict[str, str] | None = None, **params: Any):
+    body = _rpc(method, id_=id_, _meta=ENVELOPE, **params)
+    sent = {"MCP-Protocol-Version": MODERN, "Mcp-Method": method}
+    if method == "tools/call":
+        sent["Mcp-Name"] = params["name"]
+    return body, {**sent, **(headers or {})}
+
+
+async def test_the_stateless_probe_is_answered_with_what_the_server_speaks(
     mcp: AsyncTestClient,
 ) -> None:
-    probe = _rpc(
-        "server/discover",
-        id_=1,
-        _meta={
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-        },
+    body, headers = _modern("server/discover")
+    response = await _post(mcp, body, headers)
+    assert response.status_code == 200
+    result = response.json()["result"]
+    assert result["resultType"] == "complete"
+    assert result["supportedVersions"] == [
+        MODERN,
+        "2025-11-25",
+        "2025-06-18",
+        "2025-03-26",
+        "2024-11-05",
+    ]
+    assert result["capabilities"] == {"tools": {"listChanged": False}}
+    assert result["ttlMs"] > 0
+    assert result["cacheScope"] == "public"
+    assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "renderkit"
+    assert "mcp-session-id" not in response.headers  # stateless: no sessions
+
+
+async def test_stateless_tools_list_and_call_are_tagged_complete(mcp: AsyncTestClient) -> None:
+    body, headers = _modern("tools/list")
+    listed = (await _post(mcp, body, headers)).json()["result"]
+    assert listed["resultType"] == "complete"
+    assert len(listed["tools"]) == 5
+    assert listed["cacheScope"] == "public"
+    key = await issue_key(mcp)
+    body, headers = _modern("tools/call", headers={"X-SVC-Key": key}, **IMAGE_CALL)
+    called = (await _post(mcp, body, headers)).json()["result"]
+    assert called["resultType"] == "complete"
+    assert called["isError"] is False
+    assert called["structuredContent"]["template"] == "og-card"
+
+
+async def test_a_base64_mcp_name_header_is_decoded(mcp: AsyncTestClient) -> None:
+    key = await issue_key(mcp)
+    encoded = "=?base64?" + base64.b64encode(b"generate_image").decode() + "?="
+    body, headers = _modern(
+        "tools/call", headers={"X-SVC-Key": key, "Mcp-Name": encoded}, **IMAGE_CALL
     )
-    headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover"}
-    response = await _post(mcp, probe, headers)
-    assert response.status_code == 400  # never 5xx, 401 or 403, never a hang
-    assert response.json()["error"]["code"] == -32600  # not -32022: "fall back to initialize"
-    without_header = await _post(mcp, probe)
-    assert without_header.status_code == 200
-    assert without_header.json()["error"]["code"] == -32601
+    response = await _post(mcp, body, headers)
+    assert response.json()["result"]["isError"] is False
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        ({"Mcp-Method": "tools/list"}, -32020),
+        ({"MCP-Protocol-Version": "2025-11-25"}, -32020),
+        ({"Mcp-Name": "take_screenshot"}, -32020),
+    ],
+)
+async def test_stateless_headers_that_disagree_with_the_body_are_32020(
+    mcp: AsyncTestClient, change: dict[str, str], code: int
+) -> None:
+    body, headers = _modern("tools/call", id_=7, **IMAGE_CALL)
+    response = await _post(mcp, body, {**headers, **change})
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == code
+    assert response.json()["id"] == 7
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        None,
+        {"io.modelcontextprotocol/protocolVersion": MODERN},
+    ],
+)
+async def test_a_stateless_request_without_its_envelope_is_32602(
+    mcp: AsyncTestClient, meta: Any
+) -> None:
+    body = _rpc("tools/list", id_=3, **({"_meta": meta} if meta is not None else {}))
+    headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list"}
+    response = await _post(mcp, body, headers)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32602
+
+
+async def test_an_unserved_stateless_version_is_32022_listing_what_is(
+    mcp: AsyncTestClient,
+) -> None:
+    meta = {**ENVELOPE, "io.modelcontextprotocol/protocolVersion": "2027-01-01"}
+    body = _rpc("server/discover", id_=4, _meta=meta)
+    headers = {"MCP-Protocol-Version": "2027-01-01", "Mcp-Method": "server/discover"}
+    response = await _post(mcp, body, headers)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == -32022
+    assert error["data"]["requested"] == "2027-01-01"
+    assert MODERN in error["data"]["supported"]
+
+
+@pytest.mark.parametrize("method", ["initialize", "ping", "resources/list", "unknown/method"])
+async def test_handshake_and_unknown_methods_are_404_in_the_stateless_revision(
+    mcp: AsyncTestClient, method: str
+) -> None:
+    body, headers = _modern(method, id_=9)
+    response = await _post(mcp, body, headers)
+    assert response.status_code == 404
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": 9,
+        "error": {"code": -32601, "message": f"method not found: {method}"},
+    }
+
+
+async def test_initialize_without_an_envelope_keeps_the_handshake_even_with_a_modern_header(
+    mcp: AsyncTestClient,
+) -> None:
+    response = await _post(mcp, _init("2025-06-18"), {"MCP-Protocol-Version": MODERN})
+    assert response.json()["result"]["protocolVersion"] == "2025-06-18"
 
 
 # --- methods ------------------------------------------------------------------------------------
