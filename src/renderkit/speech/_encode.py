@@ -62,11 +62,13 @@ def _lame_cutoff(source_rate: int) -> int | None:
     return nyquist if nyquist < _LAME_LOWPASS_HZ else None
 
 
-def _codec_options(encoding: AudioEncoding, *, source_rate: int) -> dict[str, str]:
+def _codec_options(encoding: AudioEncoding, *, source_rate: int | None) -> dict[str, str]:
+    """The encoder's options for audio first sampled at ``source_rate`` (None: unknown)."""
     options = dict(_CODEC_OPTIONS.get(encoding.codec, {}))
-    cutoff = _lame_cutoff(source_rate) if encoding.codec == "libmp3lame" else None
-    if cutoff is not None:
-        options["cutoff"] = str(cutoff)
+    if encoding.codec == "libmp3lame" and source_rate is not None:
+        cutoff = _lame_cutoff(source_rate)
+        if cutoff is not None:
+            options["cutoff"] = str(cutoff)
     return options
 
 
@@ -251,14 +253,14 @@ class Mp3Part:
             frames before (``skip`` of them) and after.
         skip: leading frames to drop from the encoder's output.
         keep: frames to keep after those; None for the last part (everything, flushed).
-        cutoff: LAME's low-pass frequency in Hz, when the source holds nothing above it.
+        source_rate: the sample rate the speech was produced at (it sets LAME's low-pass).
     """
 
     index: int
     pcm: bytes = attrs.field(repr=False)
     skip: int
     keep: int | None
-    cutoff: int | None = None
+    source_rate: int | None = None
 
 
 class Mp3Splitter:
@@ -296,7 +298,6 @@ class Mp3Splitter:
             else max(1, round(part_seconds * self._rate / MP3_FRAME)) * MP3_FRAME
         )
         self._search = round(_CUT_SEARCH_SECONDS * self._rate / MP3_FRAME) * MP3_FRAME
-        self._cutoff = _lame_cutoff(sample_rate)
         self._resampler = av.AudioResampler(format="s16", layout="mono", rate=self._rate)
         self._pending = b""
         self._in_samples = 0
@@ -350,7 +351,9 @@ class Mp3Splitter:
         pcm = bytes(self._buffer[(first - self._base) * 2 :])
         self._buffer = bytearray()
         self._base = self._end
-        return Mp3Part(index=self._index, pcm=pcm, skip=skip, keep=None, cutoff=self._cutoff)
+        return Mp3Part(
+            index=self._index, pcm=pcm, skip=skip, keep=None, source_rate=self.sample_rate
+        )
 
     def _resample(self, frame: Any) -> None:
         try:
@@ -397,7 +400,7 @@ class Mp3Splitter:
             pcm=pcm,
             skip=skip,
             keep=(boundary - self._start) // MP3_FRAME,
-            cutoff=self._cutoff,
+            source_rate=self.sample_rate,
         )
         # Keep what the next part needs: its warm-up frames before the boundary.
         drop = boundary - _WARMUP_FRAMES * MP3_FRAME - self._base
@@ -408,16 +411,13 @@ class Mp3Splitter:
         return part
 
 
-def _mp3_context(encoding: AudioEncoding, context: Any, *, cutoff: int | None = None) -> None:
+def _mp3_context(encoding: AudioEncoding, context: Any, *, source_rate: int | None = None) -> None:
     context.sample_rate = encoding.sample_rate
     context.layout = _layout(encoding.channels)
     context.format = "s16p"  # mono: the same bytes as the splitter's s16, nothing to convert
     context.bit_rate = encoding.bit_rate
     context.time_base = Fraction(1, encoding.sample_rate)
-    options = dict(_CODEC_OPTIONS[encoding.codec])
-    if cutoff is not None:
-        options["cutoff"] = str(cutoff)
-    context.options = options
+    context.options = _codec_options(encoding, source_rate=source_rate)
 
 
 def encode_mp3_part(part: Mp3Part) -> list[Any]:
@@ -434,7 +434,7 @@ def encode_mp3_part(part: Mp3Part) -> list[Any]:
     packets: list[Any] = []
     try:
         context: Any = av.CodecContext.create(encoding.codec, "w")
-        _mp3_context(encoding, context, cutoff=part.cutoff)
+        _mp3_context(encoding, context, source_rate=part.source_rate)
         context.open()
         if part.pcm:
             frame = av.AudioFrame(format="s16p", layout="mono", samples=len(part.pcm) // 2)
