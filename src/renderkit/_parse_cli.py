@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._errors import InvalidRequestError, RenderkitError
 from ._parse import parse
 from ._parse_models import ParseRequest
 from .parsing.reading import ParseLimits, sniff_mime_type
@@ -58,18 +57,12 @@ async def run_parse_command(args: argparse.Namespace) -> int:
     if mime is None:
         print("renderkit parse: unknown file type; pass --mime-type", file=sys.stderr)
         return 2
-    try:
-        request = ParseRequest.from_bytes(
-            content, mime, schema=schema, hints=args.hints, include_provenance=args.provenance
-        )
-        limits = ParseLimits(max_pages=args.max_pages, max_bytes=int(args.max_mb * 1_000_000))
-        result = await parse(request, limits=limits)
-    except InvalidRequestError as exc:
-        print(f"renderkit parse: {exc}", file=sys.stderr)
-        return 2
-    except RenderkitError as exc:
-        print(f"renderkit parse: {exc}", file=sys.stderr)
-        return 1
+    # Invalid input (exit 2) and other library errors (exit 1) are reported by cli.main.
+    request = ParseRequest.from_bytes(
+        content, mime, schema=schema, hints=args.hints, include_provenance=args.provenance
+    )
+    limits = ParseLimits(max_pages=args.max_pages, max_bytes=int(args.max_mb * 1_000_000))
+    result = await parse(request, limits=limits)
     text = json.dumps(result.to_dict(), indent=2, ensure_ascii=False)
     if args.output is not None:
         args.output.write_text(text + "\n")

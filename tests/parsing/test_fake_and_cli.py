@@ -10,6 +10,7 @@ from renderkit import ProviderUnavailableError
 from renderkit._parse import parse
 from renderkit._parse_cli import add_parse_command, run_parse_command
 from renderkit._parse_models import ParseRequest
+from renderkit.cli import main
 from renderkit.parsing import Extractor, Usage
 from renderkit.testing._fake_extractor import FakeExtractor, RecordedExtraction
 
@@ -74,11 +75,10 @@ async def test_cli_parse_prints_the_result_as_json(
     assert body["usage"] == {"input_tokens": 0, "output_tokens": 0}
 
 
-@pytest.mark.anyio
-async def test_cli_parse_reports_a_bad_file_with_exit_status_2(
+def test_cli_parse_reports_a_bad_file_with_exit_status_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "broken.pdf"
     path.write_bytes(b"not a pdf at all")
-    assert await run_parse_command(_args(str(path))) == 2
+    assert main(["parse", str(path)]) == 2
     assert "file" in capsys.readouterr().err
