@@ -10,6 +10,7 @@ strict client validates content blocks, so nothing newer than its revision is se
 from __future__ import annotations
 
 import base64
+import functools
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -161,9 +162,14 @@ TOOLS: dict[str, McpTool] = {
 }
 
 
-def tool_definitions(version: str) -> list[dict[str, Any]]:
-    """Every tool's definition for a client of ``version``."""
-    return [tool.definition(version) for tool in TOOLS.values()]
+@functools.cache
+def tool_definitions(version: str) -> tuple[dict[str, Any], ...]:
+    """Every tool's definition for a client of ``version``.
+
+    Built once per revision: the schemas come from the models by reflection (a few ms), and
+    every agent that connects asks for them. Read-only: the answer is shared.
+    """
+    return tuple(tool.definition(version) for tool in TOOLS.values())
 
 
 def _file_name(url: str, content_type: str) -> str:
