@@ -148,23 +148,22 @@ def _extractor(settings: Settings) -> Extractor:
     if not settings.llm_model:
         msg = f"RENDERKIT_LLM_MODEL is required with the {settings.parse_extractor} extractor"
         raise ConfigurationError(msg)
-    options: dict[str, object] = {
-        "model": settings.llm_model,
-        "send_images": settings.llm_send_images,
-    }
-    if settings.llm_base_url:
-        options["base_url"] = settings.llm_base_url
+    model, base_url, images = settings.llm_model, settings.llm_base_url, settings.llm_send_images
     if settings.parse_extractor == "anthropic":
         if not settings.llm_api_key:
             msg = "RENDERKIT_LLM_API_KEY is required with the anthropic extractor"
             raise ConfigurationError(msg)
-        return AnthropicExtractor(api_key=settings.llm_api_key, **options)  # type: ignore[arg-type]
-    if not settings.llm_api_key and not settings.llm_base_url:
+        return AnthropicExtractor(
+            api_key=settings.llm_api_key, model=model, base_url=base_url, send_images=images
+        )
+    if not settings.llm_api_key and not base_url:
         msg = "RENDERKIT_LLM_API_KEY is required with the openai extractor's public API"
         raise ConfigurationError(msg)
     # Self-hosted OpenAI-compatible servers (vLLM, Ollama...) often take no key; they ignore
     # the header, which the client always sends.
-    return OpenAIExtractor(api_key=settings.llm_api_key or "none", **options)  # type: ignore[arg-type]
+    return OpenAIExtractor(
+        api_key=settings.llm_api_key or "none", model=model, base_url=base_url, send_images=images
+    )
 
 
 def parse_limits(settings: Settings) -> ParseLimits:

@@ -60,13 +60,15 @@ def _answer_schema(schema: Mapping[str, Any] | None) -> dict[str, Any]:
 class _RemoteExtractor:
     name = "remote"
     _provider = "llm"
+    #: The provider's public API, used when no ``base_url`` is given.
+    default_base_url = ""
 
     def __init__(
         self,
         *,
         api_key: str,
         model: str,
-        base_url: str,
+        base_url: str | None = None,
         client: httpx.AsyncClient | None = None,
         timeout: float = 120.0,
         max_retries: int = 2,
@@ -88,7 +90,7 @@ class _RemoteExtractor:
             raise ConfigurationError(msg)
         self._api_key = api_key
         self.model = model
-        self.base_url = base_url.rstrip("/")
+        self.base_url = (base_url or self.default_base_url).rstrip("/")
         self._client = client
         self._owns_client = client is None
         self.timeout = timeout
@@ -269,16 +271,7 @@ class OpenAIExtractor(_RemoteExtractor):
 
     name = "openai"
     _provider = "openai"
-
-    def __init__(
-        self,
-        *,
-        api_key: str,
-        model: str,
-        base_url: str = "https://api.openai.com/v1",
-        **options: Any,
-    ) -> None:
-        super().__init__(api_key=api_key, model=model, base_url=base_url, **options)
+    default_base_url = "https://api.openai.com/v1"
 
     def request_body(
         self, prompt: str, schema: Mapping[str, Any] | None, images: list[tuple[str, str]]
@@ -352,17 +345,8 @@ class AnthropicExtractor(_RemoteExtractor):
 
     name = "anthropic"
     _provider = "anthropic"
+    default_base_url = "https://api.anthropic.com"
     _TOOL = "record_extraction"
-
-    def __init__(
-        self,
-        *,
-        api_key: str,
-        model: str,
-        base_url: str = "https://api.anthropic.com",
-        **options: Any,
-    ) -> None:
-        super().__init__(api_key=api_key, model=model, base_url=base_url, **options)
 
     def request_body(
         self, prompt: str, schema: Mapping[str, Any] | None, images: list[tuple[str, str]]
