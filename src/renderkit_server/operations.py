@@ -95,7 +95,7 @@ async def execute(
         output = await operation.run(request, services)
         for metric, amount in output.settle.items():
             await quotas.adjust(ticket, metric, amount)
-        file: dict[str, Any] = {}
+        url = None
         if output.content is not None:
             stored = await store_file(
                 services.storage,
@@ -105,16 +105,17 @@ async def execute(
                 content_type=output.content_type,
                 url_ttl=services.urls.ttl,
             )
-            file = {
-                "url": await services.urls.url_for(stored.key, base_url),
-                "size_bytes": len(output.content),
-            }
+            url = await services.urls.url_for(stored.key, base_url)
     except BaseException:
         await ticket.release()
         raise
-    body = {"success": True, **output.facts, **file, "credits_used": charges[operation.metric]}
-    if "url" in file:  # the URL first: the one fact every file response leads with
-        body = {"success": True, "url": file["url"], **body}
+    body: dict[str, Any] = {"success": True}
+    if output.content is not None:  # a file's URL leads; its size follows the facts
+        body["url"] = url
+    body.update(output.facts)
+    if output.content is not None:
+        body["size_bytes"] = len(output.content)
+    body["credits_used"] = charges[operation.metric]
     return Execution(
         body=body,
         headers=ticket.headers(),
