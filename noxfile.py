@@ -115,4 +115,4 @@ def eval_parse(session: nox.Session) -> None:
     nox -s eval-parse -- ../shared/eval/parse-dev
     """
     target = session.posargs or ["../shared/eval/parse-dev"]
-    session.run(PY, "-m", "renderkit.parsing.eval", *target, external=True)
+    session.run(PY, "scripts/eval_parse.py", *target, external=True)

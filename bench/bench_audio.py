@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from renderkit._audio import synthesize
+from renderkit.speech._synthesize import synthesize
 from renderkit.speech import LocalSpeechProvider
 
 PARAGRAPH = (

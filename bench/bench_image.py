@@ -16,8 +16,8 @@ import time
 from playwright.async_api import async_playwright
 
 from renderkit import render_image
-from renderkit._image import image_shell
-from renderkit._image_templates import render_fragment
+from renderkit.image._render import image_shell
+from renderkit.image._templates import render_fragment
 from renderkit.browser import BrowserConfig, ChromiumPool
 
 DATA = {

@@ -15,8 +15,8 @@ import statistics
 import time
 
 from renderkit import render_pdf
-from renderkit._pdf import pdf_shell
-from renderkit._pdf_templates import render_document
+from renderkit.pdf._render import pdf_shell
+from renderkit.pdf._templates import render_document
 from renderkit.browser import BrowserConfig, ChromiumPool
 
 INVOICE = {

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from renderkit import render_image
-from renderkit._image_templates import BACKGROUNDS, TEMPLATES, image_css, render_fragment
+from renderkit.image._templates import BACKGROUNDS, TEMPLATES, image_css, render_fragment
 from renderkit.browser import BrowserConfig, ChromiumPool
 
 DATA = {

@@ -30,8 +30,8 @@ from typing import Any
 from PIL import Image, ImageDraw
 from playwright.sync_api import Page, sync_playwright
 
-from renderkit._assets import font_face_css
-from renderkit._pdf_templates import RenderedDocument, pdf_css, render_document
+from renderkit.core.shell import font_face_css
+from renderkit.pdf._templates import RenderedDocument, pdf_css, render_document
 
 CHROMIUM_ARGS = [
     "--no-sandbox",

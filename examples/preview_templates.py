@@ -25,7 +25,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 from playwright.sync_api import Page, sync_playwright
 
-from renderkit._image_templates import TEMPLATES, image_css, render_fragment
+from renderkit.image._templates import TEMPLATES, image_css, render_fragment
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -52,7 +52,7 @@ IMAGE_TIMEOUT_MS = 5_000
 
 def build_shell() -> str:
     """The shell page: @font-face rules (data: URLs), the stylesheet, render.js, #rk-root."""
-    assets = resources.files("renderkit").joinpath("_assets")
+    assets = resources.files("renderkit.core").joinpath("assets")
     faces = []
     for weight, name in FONT_FILES.items():
         data = base64.b64encode(assets.joinpath("fonts", name).read_bytes()).decode("ascii")

@@ -1,4 +1,4 @@
-"""Regenerate the ad/tracker host list shipped in renderkit/_assets/blocklists/.
+"""Regenerate the ad/tracker host list shipped in renderkit/browser/blocklists/.
 
     apt-get install webext-ublock-origin-chromium   # ships EasyList and EasyPrivacy
     python scripts/update_blocklist.py [LIST_DIR]
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 DEFAULT = Path("/usr/share/chromium/extensions/ublock-origin/assets/thirdparties/easylist")
-OUT = Path(__file__).parents[1] / "src/renderkit/_assets/blocklists/easylist-hosts.txt.gz"
+OUT = Path(__file__).parents[1] / "src/renderkit/browser/blocklists/easylist-hosts.txt.gz"
 RULE = re.compile(r"^\|\|([a-z0-9][a-z0-9.-]*\.[a-z]{2,})\^(?:\$([a-z,-]+))?$")
 # Options that only narrow a rule by resource type keep it a host rule; anything else
 # (domain=, ~negations, redirects, popup) needs a full filter engine and is skipped.

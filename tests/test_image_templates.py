@@ -10,8 +10,8 @@ from html.parser import HTMLParser
 import pytest
 from PIL import Image
 
-from renderkit import _image_templates as it
-from renderkit._image_templates import (
+from renderkit.image import _templates as it
+from renderkit.image._templates import (
     TEMPLATES,
     accent_foreground,
     compute_theme,

@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 import attrs
 import pytest
 
-from renderkit._pdf_templates import (
+from renderkit.pdf._templates import (
     DEFAULT_BRAND_COLOR,
     TEMPLATES,
     RenderedDocument,

@@ -7,9 +7,9 @@ import time
 import pytest
 
 from renderkit import ImageResult, InvalidRequestError, render_image
-from renderkit._image import image_shell
 from renderkit.browser import BrowserConfig, ChromiumPool
 from renderkit.browser._pool import _shell_document
+from renderkit.image._render import image_shell
 
 from ._server import LocalServer
 from .conftest import open_image, png_bytes
@@ -159,7 +159,7 @@ async def test_custom_html_cannot_reach_private_addresses_by_default(
 @pytest.mark.parametrize("template", ["og-card", "social-square", "twitter-card", "announcement"])
 async def test_long_text_shrinks_to_fit_inside_the_card(pool: ChromiumPool, template: str) -> None:
     """Checks the layout itself: every fitted element ends up inside its box and the card."""
-    from renderkit._image_templates import render_fragment
+    from renderkit.image._templates import render_fragment
 
     data = {
         "title": LONG_TITLE,
@@ -175,7 +175,7 @@ async def test_long_text_shrinks_to_fit_inside_the_card(pool: ChromiumPool, temp
     try:
         page = await context.new_page()
         await page.set_content(_shell_document(image_shell()))
-        from renderkit._image_models import resolve_image_template
+        from renderkit.image._models import resolve_image_template
 
         spec = resolve_image_template(template)
         fragment = render_fragment(template, data, width=spec.width, height=spec.height)

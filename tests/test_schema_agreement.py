@@ -21,7 +21,7 @@ from renderkit import (
     ScreenshotRequest,
     structure,
 )
-from renderkit._schema import json_schema
+from renderkit.core.schema import json_schema
 
 PDF_B64 = "JVBERi0xLjcK"  # "%PDF-1.7\n": base64, though not a whole document
 
@@ -61,7 +61,7 @@ def _accepted(model: type, body: dict[str, Any]) -> bool:
     try:
         request = structure(body, model)
         if model is ParseRequest and request.schema is not None:
-            from renderkit._parse import check_schema
+            from renderkit.parsing._parse import check_schema
 
             check_schema(request.schema)
     except InvalidRequestError:

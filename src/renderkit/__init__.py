@@ -17,10 +17,8 @@ in. Blocking wrappers live in :mod:`renderkit.sync`.
 
 from __future__ import annotations
 
-from ._audio import synthesize
-from ._audio_models import AUDIO_FORMATS, AUDIO_MODELS, AudioRequest, AudioResult
-from ._converter import structure, unstructure
-from ._errors import (
+from renderkit.core.converter import structure, unstructure
+from renderkit.core.errors import (
     BlockedUrlError,
     BrowserBusyError,
     BrowserUnavailableError,
@@ -38,15 +36,12 @@ from ._errors import (
     StorageError,
     StorageUnavailableError,
 )
-from ._image import render_image
-from ._image_models import IMAGE_TEMPLATES, ImageData, ImageRequest, ImageResult
-from ._netpolicy import UrlPolicy
-from ._parse import parse
-from ._parse_models import ParseRequest, ParseResult
-from ._pdf import render_pdf
-from ._pdf_models import PAGE_SIZES, PDF_TEMPLATES, PdfRequest, PdfResult
-from ._screenshot import screenshot
-from ._screenshot_models import DEVICES, ScreenshotRequest, ScreenshotResult
+from renderkit.core.netpolicy import UrlPolicy
+from renderkit.image import IMAGE_TEMPLATES, ImageData, ImageRequest, ImageResult, render_image
+from renderkit.parsing import ParseRequest, ParseResult, parse
+from renderkit.pdf import PAGE_SIZES, PDF_TEMPLATES, PdfRequest, PdfResult, render_pdf
+from renderkit.screenshot import DEVICES, ScreenshotRequest, ScreenshotResult, screenshot
+from renderkit.speech import AUDIO_FORMATS, AUDIO_MODELS, AudioRequest, AudioResult, synthesize
 
 __version__ = "1.0.0"
 

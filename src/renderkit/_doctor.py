@@ -9,7 +9,7 @@ import subprocess
 
 import attrs
 
-from .browser import BrowserConfig, ChromiumPool
+from renderkit.browser import BrowserConfig, ChromiumPool
 
 __all__ = ["Check", "run_checks"]
 

@@ -10,17 +10,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ._audio_cli import add_audio_command, run_audio_command
-from ._converter import structure
-from ._errors import InvalidRequestError, MissingDependencyError, RenderkitError
-from ._image import render_image
-from ._image_models import IMAGE_TEMPLATES, ImageRequest
-from ._parse_cli import add_parse_command, run_parse_command
-from ._pdf import render_pdf
-from ._pdf_models import PAGE_SIZES, PDF_TEMPLATES, PdfRequest
-from ._screenshot import screenshot
-from ._screenshot_models import DEVICES, ScreenshotRequest
-from .browser import BrowserConfig, ChromiumPool
+from renderkit.browser import BrowserConfig, ChromiumPool
+from renderkit.core.converter import structure
+from renderkit.core.errors import InvalidRequestError, MissingDependencyError, RenderkitError
+from renderkit.image._models import IMAGE_TEMPLATES, ImageRequest
+from renderkit.image._render import render_image
+from renderkit.parsing.cli import add_parse_command, run_parse_command
+from renderkit.pdf._models import PAGE_SIZES, PDF_TEMPLATES, PdfRequest
+from renderkit.pdf._render import render_pdf
+from renderkit.screenshot._capture import screenshot
+from renderkit.screenshot._models import DEVICES, ScreenshotRequest
+from renderkit.speech.cli import add_audio_command, run_audio_command
 
 __all__ = ["main"]
 
@@ -253,7 +253,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from ._doctor import run_checks
+    from renderkit._doctor import run_checks
 
     checks = run_checks(chromium=args.chromium)
     for check in checks:

@@ -22,11 +22,11 @@ from typing import Any
 import anyio.from_thread
 from anyio.from_thread import BlockingPortal
 
-from ._image import render_image as _render_image
-from ._image_models import ImageRequest, ImageResult
-from ._pdf_models import PdfRequest, PdfResult
-from .browser import BrowserConfig, ChromiumPool
-from .storage import Storage
+from renderkit.browser import BrowserConfig, ChromiumPool
+from renderkit.image._models import ImageRequest, ImageResult
+from renderkit.image._render import render_image as _render_image
+from renderkit.pdf._models import PdfRequest, PdfResult
+from renderkit.storage import Storage
 
 __all__ = ["Renderkit", "render_image", "render_pdf"]
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from renderkit._schema import json_schema
+from renderkit.core.schema import json_schema
 
 from .mcp_protocol import version_at_least
 from .openapi import response_schema

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from renderkit._schema import json_schema
+from renderkit.core.schema import json_schema
 from renderkit.parsing import DOCUMENT_TYPES
 
 from .operations import Operation

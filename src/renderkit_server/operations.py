@@ -28,7 +28,7 @@ from renderkit import (
     structure,
     synthesize,
 )
-from renderkit._store import store_file
+from renderkit.core.store import store_file
 
 from .quotas import QuotaService, audio_charges
 

@@ -170,6 +170,6 @@ async def test_remote_mode_renders_through_an_existing_chromium_over_cdp() -> No
 PLAIN_WITH_IMAGES = Shell(
     name="plain-images",
     head="<script>"
-    + (Path(__file__).parents[2] / "src/renderkit/_assets/js/render.js").read_text()
+    + (Path(__file__).parents[2] / "src/renderkit/core/assets/js/render.js").read_text()
     + "</script>",
 )

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from renderkit import ProviderUnavailableError
-from renderkit._parse import parse
-from renderkit._parse_cli import add_parse_command, run_parse_command
-from renderkit._parse_models import ParseRequest
 from renderkit.cli import main
 from renderkit.parsing import Extractor, Usage
+from renderkit.parsing._models import ParseRequest
+from renderkit.parsing._parse import parse
+from renderkit.parsing.cli import add_parse_command, run_parse_command
 from renderkit.testing._fake_extractor import FakeExtractor, RecordedExtraction
 
 from ._documents import text_pdf

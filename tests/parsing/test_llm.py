@@ -7,9 +7,9 @@ import httpx
 import pytest
 
 from renderkit import ConfigurationError, ProviderError, ProviderUnavailableError
-from renderkit._parse import parse
-from renderkit._parse_models import ParseRequest
 from renderkit.parsing import AnthropicExtractor, OpenAIExtractor, Usage
+from renderkit.parsing._models import ParseRequest
+from renderkit.parsing._parse import parse
 
 from ._documents import text_pdf
 

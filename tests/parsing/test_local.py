@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 from renderkit import InvalidRequestError
-from renderkit._parse import parse
-from renderkit._parse_models import ParseRequest, ParseResult
 from renderkit.parsing import FieldProvenance, Usage, classify
+from renderkit.parsing._models import ParseRequest, ParseResult
+from renderkit.parsing._parse import parse
 from renderkit.parsing._values import find_amounts, normalise_amount, parse_date
 
 from ._documents import text_pdf

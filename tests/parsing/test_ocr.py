@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 from PIL import Image
 
-from renderkit._parse import parse
-from renderkit._parse_models import ParseRequest
 from renderkit.parsing import TesseractOcr
+from renderkit.parsing._models import ParseRequest
+from renderkit.parsing._parse import parse
 from renderkit.parsing.ocr import deskew_angle, parse_tsv, prepare_image
 
 from ._documents import encode, image_pdf, receipt_image, require_tesseract

@@ -8,9 +8,9 @@ from PIL import Image
 from pypdf import PdfReader, PdfWriter
 
 from renderkit import InvalidRequestError
-from renderkit._parse import parse
-from renderkit._parse_models import ParseRequest
 from renderkit.parsing import ParseLimits, read_document
+from renderkit.parsing._models import ParseRequest
+from renderkit.parsing._parse import parse
 from renderkit.parsing.reading import decode_file, sniff_mime_type
 
 from ._documents import encode, many_pages_pdf, text_pdf

@@ -15,7 +15,7 @@ from litestar.testing import AsyncTestClient
 from PIL import Image
 
 from renderkit import ImageRequest, PdfRequest
-from renderkit._schema import json_schema
+from renderkit.core.schema import json_schema
 from renderkit.testing import FakeBrowser
 from renderkit_server import mcp_http
 from renderkit_server.app import create_app

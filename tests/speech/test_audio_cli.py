@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from renderkit import InvalidRequestError
-from renderkit._audio_cli import add_audio_command, run_audio_command
+from renderkit.speech.cli import add_audio_command, run_audio_command
 
 from . import decode, needs_espeak
 

@@ -7,13 +7,13 @@ from typing import Any
 import pytest
 
 from renderkit import InvalidRequestError, structure
-from renderkit._audio_models import (
+from renderkit.core.schema import json_schema
+from renderkit.speech._models import (
     AUDIO_FORMATS,
     DEFAULT_VOICE_ID,
     MAX_SCRIPT_CHARACTERS,
     AudioRequest,
 )
-from renderkit._schema import json_schema
 
 
 def fields(exc: pytest.ExceptionInfo[InvalidRequestError]) -> list[str]:

@@ -15,10 +15,10 @@ from renderkit import (
     ProviderUnavailableError,
     structure,
 )
-from renderkit._audio import synthesize
-from renderkit._audio_models import AUDIO_FORMATS, AudioRequest
 from renderkit.speech import ElevenLabsProvider, SpeechProvider
 from renderkit.speech._encode import encode_pcm
+from renderkit.speech._models import AUDIO_FORMATS, AudioRequest
+from renderkit.speech._synthesize import synthesize
 
 from . import decode, tone, within
 

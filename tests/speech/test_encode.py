@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from renderkit import ProviderError
-from renderkit._audio_models import AUDIO_FORMATS
 from renderkit.speech import SpeechAudio
 from renderkit.speech._encode import PcmEncoder, decode_pcm, encode, encode_pcm, probe
+from renderkit.speech._models import AUDIO_FORMATS
 
 from . import decode, tone, within
 

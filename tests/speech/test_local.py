@@ -14,9 +14,9 @@ from renderkit import (
     ProviderUnavailableError,
     structure,
 )
-from renderkit._audio import synthesize
-from renderkit._audio_models import AUDIO_FORMATS, DEFAULT_VOICE_ID, AudioRequest
 from renderkit.speech import PREMADE_VOICES, LocalSpeechProvider, SpeechProvider
+from renderkit.speech._models import AUDIO_FORMATS, DEFAULT_VOICE_ID, AudioRequest
+from renderkit.speech._synthesize import synthesize
 from renderkit.speech.local import espeak_command, parse_voice_list, parse_wav
 
 from . import SENTENCE, decode, decoded_samples, needs_espeak, within

@@ -7,7 +7,6 @@ from array import array
 
 import pytest
 
-from renderkit._audio_models import AUDIO_FORMATS
 from renderkit.speech._encode import (
     MP3_FRAME,
     Mp3Part,
@@ -17,6 +16,7 @@ from renderkit.speech._encode import (
     join_mp3_parts,
     probe,
 )
+from renderkit.speech._models import AUDIO_FORMATS
 
 from . import decode, decoded_samples, tone
 

@@ -9,13 +9,13 @@ from typing import Any
 import attrs
 import pytest
 
-import renderkit._audio
+import renderkit.speech._synthesize
 from renderkit import InvalidRequestError, ProviderError, ProviderUnavailableError
-from renderkit._audio import synthesize
-from renderkit._audio_models import AUDIO_FORMATS, AudioRequest, AudioResult
 from renderkit.speech import SpeechProvider
 from renderkit.speech._encode import Mp3Part
+from renderkit.speech._models import AUDIO_FORMATS, AudioRequest, AudioResult
 from renderkit.speech._protocol import PcmSink, StreamingSpeechProvider
+from renderkit.speech._synthesize import synthesize
 from renderkit.storage import MemoryStorage
 from renderkit.testing._fake_speech import FakeSpeechProvider
 
@@ -174,15 +174,15 @@ async def test_a_silent_stream_is_a_provider_error() -> None:
 async def test_long_mp3_is_encoded_in_parallel_parts_into_one_continuous_stream(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(renderkit._audio, "_encoders", lambda: 2)
+    monkeypatch.setattr(renderkit.speech._synthesize, "_encoders", lambda: 2)
     parts: list[int] = []
-    encode_part = renderkit._audio.encode_mp3_part
+    encode_part = renderkit.speech._synthesize.encode_mp3_part
 
     def counting(part: Mp3Part) -> list[Any]:
         parts.append(part.index)
         return encode_part(part)
 
-    monkeypatch.setattr(renderkit._audio, "encode_mp3_part", counting)
+    monkeypatch.setattr(renderkit.speech._synthesize, "encode_mp3_part", counting)
     engine = StreamingFake()
     script = "Welcome to renderkit. " * 30  # 660 characters: 44 s at the fake's 15 a second
     result = await synthesize({"script": script, "format": "mp3"}, provider=engine)
@@ -199,6 +199,6 @@ async def test_long_mp3_is_encoded_in_parallel_parts_into_one_continuous_stream(
 
 
 async def test_one_cpu_encodes_mp3_in_one_part(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(renderkit._audio, "_encoders", lambda: 1)
+    monkeypatch.setattr(renderkit.speech._synthesize, "_encoders", lambda: 1)
     result = await synthesize({"script": SCRIPT * 3, "format": "mp3"}, provider=StreamingFake())
     assert abs(result.duration_seconds - decode(result.content).duration) < 0.001

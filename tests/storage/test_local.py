@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from renderkit._errors import (
+from renderkit.core.errors import (
     ConfigurationError,
     InvalidRequestError,
     ObjectNotFoundError,

@@ -18,7 +18,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 import renderkit.storage
-from renderkit._errors import (
+from renderkit.core.errors import (
     ConfigurationError,
     InvalidRequestError,
     MissingDependencyError,

@@ -4,7 +4,7 @@ import datetime
 
 import pytest
 
-from renderkit._errors import ObjectNotFoundError
+from renderkit.core.errors import ObjectNotFoundError
 from renderkit.storage import LocalStorage, MemoryStorage, Storage
 from renderkit.testing import StorageContract
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ._pool import BrowserConfig, ChromiumPool
-from ._protocol import Browser, Capture, PageCapture, PageShot, PdfOptions, Shell
+from renderkit.browser._pool import BrowserConfig, ChromiumPool
+from renderkit.browser._protocol import Browser, Capture, PageCapture, PageShot, PdfOptions, Shell
 
 __all__ = [
     "Browser",

@@ -19,8 +19,8 @@ import time
 from collections import deque
 from urllib.parse import urlsplit
 
-from .._errors import BlockedUrlError
-from .._netpolicy import UrlPolicy
+from renderkit.core.errors import BlockedUrlError
+from renderkit.core.netpolicy import UrlPolicy
 
 __all__ = ["EgressProxy"]
 

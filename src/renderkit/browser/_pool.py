@@ -46,8 +46,12 @@ from playwright.async_api import (
 )
 from websockets.exceptions import WebSocketException
 
-from .._adblock import Blocklist, default_blocklist
-from .._errors import (
+from renderkit.browser._adblock import Blocklist, default_blocklist
+from renderkit.browser._cdp import DirectCdp, page_ws_url
+from renderkit.browser._egress import EgressProxy
+from renderkit.browser._process import ChromiumProcess, launch_chromium
+from renderkit.browser._protocol import Capture, PageCapture, PageShot, PdfOptions, Shell
+from renderkit.core.errors import (
     BlockedUrlError,
     BrowserBusyError,
     BrowserUnavailableError,
@@ -57,11 +61,7 @@ from .._errors import (
     RenderkitError,
     RenderTimeoutError,
 )
-from .._netpolicy import UrlPolicy
-from ._cdp import DirectCdp, page_ws_url
-from ._egress import EgressProxy
-from ._process import ChromiumProcess, launch_chromium
-from ._protocol import Capture, PageCapture, PageShot, PdfOptions, Shell
+from renderkit.core.netpolicy import UrlPolicy
 
 __all__ = ["BrowserConfig", "ChromiumPool"]
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import attrs
 
-from .._errors import BrowserUnavailableError
+from renderkit.core.errors import BrowserUnavailableError
 
 __all__ = ["ChromiumProcess", "chromium_args", "launch_chromium"]
 

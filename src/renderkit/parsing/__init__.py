@@ -1,5 +1,6 @@
 """Document parsing: reading PDFs and images (text layer or OCR) and extracting fields.
 
+- :func:`parse`: a :class:`ParseRequest` in, a :class:`ParseResult` out.
 - :class:`Extractor`: the protocol; :class:`LocalExtractor` (offline rules, the default),
   :class:`OpenAIExtractor` and :class:`AnthropicExtractor` (remote models over httpx).
 - :class:`OcrEngine`: the OCR protocol; :class:`TesseractOcr` runs the tesseract program.
@@ -9,7 +10,9 @@
 
 from __future__ import annotations
 
-from ._protocol import (
+from renderkit.parsing._models import PARSE_MIME_TYPES, ParseRequest, ParseResult
+from renderkit.parsing._parse import parse
+from renderkit.parsing._protocol import (
     DOCUMENT_TYPES,
     Document,
     Extraction,
@@ -20,13 +23,14 @@ from ._protocol import (
     Usage,
     Word,
 )
-from .llm import AnthropicExtractor, OpenAIExtractor
-from .local import LocalExtractor, classify
-from .ocr import OcrEngine, TesseractOcr
-from .reading import ParseLimits, read_document
+from renderkit.parsing.llm import AnthropicExtractor, OpenAIExtractor
+from renderkit.parsing.local import LocalExtractor, classify
+from renderkit.parsing.ocr import OcrEngine, TesseractOcr
+from renderkit.parsing.reading import ParseLimits, read_document
 
 __all__ = [
     "DOCUMENT_TYPES",
+    "PARSE_MIME_TYPES",
     "AnthropicExtractor",
     "Document",
     "Extraction",
@@ -38,9 +42,12 @@ __all__ = [
     "OpenAIExtractor",
     "Page",
     "ParseLimits",
+    "ParseRequest",
+    "ParseResult",
     "TesseractOcr",
     "Usage",
     "Word",
     "classify",
+    "parse",
     "read_document",
 ]

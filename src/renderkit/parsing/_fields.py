@@ -14,9 +14,9 @@ from decimal import Decimal
 
 import attrs
 
-from ._ocrfix import ADDRESS_WORDS, NAME_WORDS, agree_words, fix_words
-from ._protocol import Line, Word
-from ._values import find_amounts, find_dates, find_emails, find_phones
+from renderkit.parsing._ocrfix import ADDRESS_WORDS, NAME_WORDS, agree_words, fix_words
+from renderkit.parsing._protocol import Line, Word
+from renderkit.parsing._values import find_amounts, find_dates, find_emails, find_phones
 
 __all__ = ["Found", "contract_fields", "receipt_fields"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from ._protocol import Word
+from renderkit.parsing._protocol import Word
 
 __all__ = ["ADDRESS_WORDS", "NAME_WORDS", "agree_words", "fix_words"]
 

@@ -23,9 +23,9 @@ from typing import Any
 import anyio
 import httpx
 
-from .._errors import ConfigurationError, ProviderError, ProviderUnavailableError
-from ._protocol import DOCUMENT_TYPES, Document, Extraction, Usage
-from .reading import render_page_images
+from renderkit.core.errors import ConfigurationError, ProviderError, ProviderUnavailableError
+from renderkit.parsing._protocol import DOCUMENT_TYPES, Document, Extraction, Usage
+from renderkit.parsing.reading import render_page_images
 
 __all__ = ["AnthropicExtractor", "OpenAIExtractor"]
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import anyio.to_thread
 
-from ._fields import Found, clean, contract_fields, meaningful, receipt_fields
-from ._protocol import Document, Extraction, FieldProvenance, Line, union_bbox
-from ._values import (
+from renderkit.parsing._fields import Found, clean, contract_fields, meaningful, receipt_fields
+from renderkit.parsing._protocol import Document, Extraction, FieldProvenance, Line, union_bbox
+from renderkit.parsing._values import (
     find_currency,
     find_dates,
     find_emails,

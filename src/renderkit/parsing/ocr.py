@@ -33,8 +33,8 @@ import anyio.to_thread
 import attrs
 from PIL import Image, ImageOps
 
-from .._errors import MissingDependencyError, ProviderError
-from ._protocol import Line, Page, Word
+from renderkit.core.errors import MissingDependencyError, ProviderError
+from renderkit.parsing._protocol import Line, Page, Word
 
 __all__ = ["OcrEngine", "TesseractOcr", "deskew_angle", "parse_tsv", "prepare_image"]
 

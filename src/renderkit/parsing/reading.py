@@ -23,10 +23,10 @@ import pypdfium2
 import pypdfium2.raw as pdfium_c
 from PIL import Image, UnidentifiedImageError
 
-from .._errors import ConfigurationError, InvalidRequestError
-from .._pdfium import PDFIUM_LOCK
-from ._protocol import Document, Line, Page, Word
-from .ocr import OcrEngine
+from renderkit.core.errors import ConfigurationError, InvalidRequestError
+from renderkit.core.pdfium import PDFIUM_LOCK
+from renderkit.parsing._protocol import Document, Line, Page, Word
+from renderkit.parsing.ocr import OcrEngine
 
 __all__ = [
     "MIME_TYPES",

@@ -16,9 +16,9 @@ from typing import Any
 
 import attrs
 
-from .._audio_models import AUDIO_FORMATS, AudioEncoding
-from .._errors import MissingDependencyError, ProviderError, RenderError
-from ._protocol import SpeechAudio
+from renderkit.core.errors import MissingDependencyError, ProviderError, RenderError
+from renderkit.speech._models import AUDIO_FORMATS, AudioEncoding
+from renderkit.speech._protocol import SpeechAudio
 
 __all__ = [
     "MP3_FRAME",

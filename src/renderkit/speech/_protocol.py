@@ -7,7 +7,7 @@ from typing import Protocol, runtime_checkable
 
 import attrs
 
-from .._audio_models import AudioRequest
+from renderkit.speech._models import AudioRequest
 
 __all__ = ["PcmSink", "SpeechAudio", "SpeechProvider", "StreamingSpeechProvider", "Voice"]
 

@@ -29,15 +29,15 @@ from urllib.parse import quote
 import anyio
 import httpx
 
-from .._audio_models import AudioRequest
-from .._errors import (
+from renderkit.core.errors import (
     ConfigurationError,
     InvalidRequestError,
     ProviderError,
     ProviderUnavailableError,
     RenderkitError,
 )
-from ._protocol import SpeechAudio, Voice
+from renderkit.speech._models import AudioRequest
+from renderkit.speech._protocol import SpeechAudio, Voice
 
 __all__ = ["DEFAULT_BASE_URL", "ElevenLabsProvider"]
 

@@ -33,14 +33,14 @@ import anyio
 import attrs
 from anyio.abc import ByteReceiveStream, ByteSendStream
 
-from .._audio_models import AudioRequest
-from .._errors import (
+from renderkit.core.errors import (
     InvalidRequestError,
     MissingDependencyError,
     ProviderError,
     ProviderUnavailableError,
 )
-from ._protocol import PcmSink, SpeechAudio, Voice
+from renderkit.speech._models import AudioRequest
+from renderkit.speech._protocol import PcmSink, SpeechAudio, Voice
 
 __all__ = [
     "DEFAULT_WPM",

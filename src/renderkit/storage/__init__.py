@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._protocol import Storage, StoredObject, check_key
-from .local import LocalStorage
-from .memory import MemoryStorage
+from renderkit.storage._protocol import Storage, StoredObject, check_key
+from renderkit.storage.local import LocalStorage
+from renderkit.storage.memory import MemoryStorage
 
 if TYPE_CHECKING:
-    from .s3 import S3Storage
+    from renderkit.storage.s3 import S3Storage
 
 __all__ = [
     "LocalStorage",
@@ -29,7 +29,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name == "S3Storage":
-        from .s3 import S3Storage
+        from renderkit.storage.s3 import S3Storage
 
         return S3Storage
     msg = f"module {__name__!r} has no attribute {name!r}"

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import attrs
 
-from .._errors import ConfigurationError, InvalidRequestError
+from renderkit.core.errors import ConfigurationError, InvalidRequestError
 
 __all__ = [
     "MAX_KEY_LENGTH",

@@ -16,8 +16,8 @@ from typing import Any
 
 import anyio.to_thread
 
-from .._errors import InvalidRequestError, ObjectNotFoundError, StorageUnavailableError
-from ._protocol import (
+from renderkit.core.errors import InvalidRequestError, ObjectNotFoundError, StorageUnavailableError
+from renderkit.storage._protocol import (
     StoredObject,
     _check_expires_in,
     _check_public_base_url,

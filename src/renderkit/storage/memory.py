@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime
 
-from .._errors import ObjectNotFoundError
-from ._protocol import StoredObject, _check_expires_in, _md5_hex, check_key
+from renderkit.core.errors import ObjectNotFoundError
+from renderkit.storage._protocol import StoredObject, _check_expires_in, _md5_hex, check_key
 
 __all__ = ["MemoryStorage"]
 

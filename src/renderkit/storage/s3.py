@@ -10,7 +10,7 @@ import hashlib
 from collections.abc import Iterator
 from typing import Any, Literal
 
-from .._errors import (
+from renderkit.core.errors import (
     ConfigurationError,
     InvalidRequestError,
     MissingDependencyError,
@@ -18,7 +18,7 @@ from .._errors import (
     StorageError,
     StorageUnavailableError,
 )
-from ._protocol import (
+from renderkit.storage._protocol import (
     StoredObject,
     _check_expires_in,
     _check_public_base_url,

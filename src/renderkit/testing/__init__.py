@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._fake_browser import FakeBrowser, RecordedRender
-from ._fake_extractor import FakeExtractor, RecordedExtraction
-from ._fake_speech import FakeSpeechProvider
+from renderkit.testing._fake_browser import FakeBrowser, RecordedRender
+from renderkit.testing._fake_extractor import FakeExtractor, RecordedExtraction
+from renderkit.testing._fake_speech import FakeSpeechProvider
 
 __all__ = [
     "FakeBrowser",
@@ -28,7 +28,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name == "StorageContract":
-        from .storage import StorageContract
+        from renderkit.testing.storage import StorageContract
 
         return StorageContract
     msg = f"module {__name__!r} has no attribute {name!r}"

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import attrs
 from PIL import Image
 
-from ..browser import Capture, PageCapture, PageShot, PdfOptions, Shell
+from renderkit.browser import Capture, PageCapture, PageShot, PdfOptions, Shell
 
 __all__ = ["FakeBrowser", "RecordedRender"]
 

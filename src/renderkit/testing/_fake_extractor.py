@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 
-from ..parsing._protocol import Document, Extraction, Usage
+from renderkit.parsing import Document, Extraction, Usage
 
 __all__ = ["FakeExtractor", "RecordedExtraction"]
 

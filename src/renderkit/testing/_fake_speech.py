@@ -8,9 +8,8 @@ import sys
 from array import array
 from collections.abc import Callable, Iterable
 
-from .._audio_models import DEFAULT_VOICE_ID, AudioRequest
-from .._errors import InvalidRequestError
-from ..speech import SpeechAudio, Voice
+from renderkit.core.errors import InvalidRequestError
+from renderkit.speech import DEFAULT_VOICE_ID, AudioRequest, SpeechAudio, Voice
 
 __all__ = ["FakeSpeechProvider"]
 

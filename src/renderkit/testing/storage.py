@@ -9,8 +9,8 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from .._errors import InvalidRequestError, ObjectNotFoundError
-from ..storage import Storage
+from renderkit.core.errors import InvalidRequestError, ObjectNotFoundError
+from renderkit.storage import Storage
 
 __all__ = ["StorageContract"]
 

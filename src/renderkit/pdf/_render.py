@@ -12,15 +12,15 @@ import attrs
 import pypdfium2
 from pypdf import PdfReader, PdfWriter
 
-from ._assets import shell_head
-from ._converter import structure
-from ._errors import RenderError
-from ._pdf_models import MARGINS, PAGE_SIZES, PdfRequest, PdfResult
-from ._pdf_templates import pdf_css, render_document
-from ._pdfium import PDFIUM_LOCK
-from ._store import attach_storage
-from .browser import Browser, PdfOptions, Shell
-from .storage import Storage
+from renderkit.browser import Browser, PdfOptions, Shell
+from renderkit.core.converter import structure
+from renderkit.core.errors import RenderError
+from renderkit.core.pdfium import PDFIUM_LOCK
+from renderkit.core.shell import shell_head
+from renderkit.core.store import attach_storage
+from renderkit.pdf._models import MARGINS, PAGE_SIZES, PdfRequest, PdfResult
+from renderkit.pdf._templates import pdf_css, render_document
+from renderkit.storage import Storage
 
 __all__ = ["pdf_shell", "render_pdf"]
 

@@ -9,8 +9,8 @@ from typing import Any, ClassVar
 
 import attrs
 
-from . import _validators as v
-from ._errors import InvalidRequestError
+from renderkit.core import validators as v
+from renderkit.core.errors import InvalidRequestError
 
 __all__ = [
     "AUDIO_FORMATS",

@@ -11,11 +11,10 @@ from __future__ import annotations
 import functools
 import gzip
 import io
+from importlib.resources import files
 from urllib.parse import urlsplit
 
 import attrs
-
-from ._assets import asset_bytes
 
 __all__ = ["Blocklist", "default_blocklist"]
 
@@ -66,5 +65,6 @@ def _site(host: str) -> str:
 @functools.cache
 def default_blocklist() -> Blocklist:
     """The packaged EasyList/EasyPrivacy host list (loaded once per process, ~90k hosts)."""
-    raw = gzip.decompress(asset_bytes("blocklists/easylist-hosts.txt.gz"))
+    packaged = files("renderkit.browser") / "blocklists" / "easylist-hosts.txt.gz"
+    raw = gzip.decompress(packaged.read_bytes())
     return Blocklist.parse(io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8").read())

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import attrs
 
-from .storage import Storage
+from renderkit.storage import Storage
 
 __all__ = ["DEFAULT_URL_TTL", "StoredFile", "attach_storage", "new_object_key", "store_file"]
 

@@ -2,9 +2,9 @@
 
 Usage::
 
-    python -m renderkit.parsing.eval /path/to/parse-dev            # a folder with index.json
-    python -m renderkit.parsing.eval /path/to/parse-dev/sroie/manifest.json
-    python -m renderkit.parsing.eval DIR --predictions out.json --cache /tmp/ocr-cache
+    python scripts/eval_parse.py /path/to/parse-dev            # a folder with index.json
+    python scripts/eval_parse.py /path/to/parse-dev/sroie/manifest.json
+    python scripts/eval_parse.py DIR --predictions out.json --cache /tmp/ocr-cache
 
 The folder layout and the scoring follow the parse-dev README: each source folder has a
 ``manifest.json`` (documents with ``id``, ``file``, ``mime``, ``expected`` and, optionally,
@@ -36,11 +36,7 @@ from typing import Any
 import anyio
 from PIL import Image
 
-from .._parse import parse
-from .._parse_models import ParseRequest
-from ._protocol import Page
-from .local import LocalExtractor
-from .ocr import OcrEngine, TesseractOcr
+from renderkit.parsing import LocalExtractor, OcrEngine, Page, ParseRequest, TesseractOcr, parse
 
 __all__ = ["main", "normalise", "score_source"]
 
@@ -315,7 +311,7 @@ async def _main(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(
-        prog="python -m renderkit.parsing.eval", description=__doc__.split("\n\n")[0]
+        prog="python scripts/eval_parse.py", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("target", help="a folder with index.json or */manifest.json, or a manifest")
     parser.add_argument("--predictions", help="also write the predictions (score.py format) here")

@@ -9,10 +9,10 @@ from typing import Any, ClassVar
 import attrs
 from babel.numbers import get_currency_precision
 
-from . import _validators as v
-from ._converter import _flatten, converter
-from ._errors import FieldError, InvalidRequestError
-from ._results import FileResult
+from renderkit.core import validators as v
+from renderkit.core.converter import _flatten, converter
+from renderkit.core.errors import FieldError, InvalidRequestError
+from renderkit.core.results import FileResult
 
 __all__ = [
     "PAGE_SIZES",
@@ -478,7 +478,7 @@ def _first_page_png(content: bytes) -> bytes:
 
     import pypdfium2
 
-    from ._pdfium import PDFIUM_LOCK
+    from renderkit.core.pdfium import PDFIUM_LOCK
 
     with PDFIUM_LOCK:
         document = pypdfium2.PdfDocument(content)

@@ -7,9 +7,9 @@ from typing import Any, ClassVar
 
 import attrs
 
-from . import _validators as v
-from ._errors import InvalidRequestError
-from ._results import FileResult
+from renderkit.core import validators as v
+from renderkit.core.errors import InvalidRequestError
+from renderkit.core.results import FileResult
 
 __all__ = [
     "IMAGE_FORMATS",

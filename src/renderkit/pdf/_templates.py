@@ -28,7 +28,7 @@ from babel.dates import format_date
 from babel.numbers import format_currency, format_decimal, get_currency_precision, is_currency
 from markupsafe import Markup, escape
 
-from ._image_templates import parse_color
+from renderkit.image._templates import parse_color
 
 __all__ = [
     "DEFAULT_BRAND_COLOR",
@@ -47,7 +47,7 @@ __all__ = [
     "render_document",
 ]
 
-_TEMPLATE_DIR = "_assets/templates/pdf"
+_TEMPLATE_DIR = "templates"
 
 TEMPLATES = ("invoice", "certificate", "report", "letter")
 DEFAULT_BRAND_COLOR = "#3730a3"
@@ -381,7 +381,7 @@ def _footer(label: str | None) -> str:
 @functools.cache
 def pdf_css() -> str:
     """The print stylesheet for every built-in document (goes into the shell page once)."""
-    path = resources.files("renderkit").joinpath(f"{_TEMPLATE_DIR}/pdf.css")
+    path = resources.files("renderkit.pdf").joinpath(f"{_TEMPLATE_DIR}/pdf.css")
     return path.read_text(encoding="utf-8")
 
 
@@ -393,7 +393,7 @@ def _join_lines(lines: Sequence[str]) -> Markup:
 @functools.cache
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("renderkit", _TEMPLATE_DIR),
+        loader=jinja2.PackageLoader("renderkit.pdf", _TEMPLATE_DIR),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._audio import synthesize
-from ._audio_models import AUDIO_FORMATS, AUDIO_MODELS, DEFAULT_VOICE_ID, AudioRequest
-from ._converter import structure
-from .speech import ElevenLabsProvider, LocalSpeechProvider, SpeechProvider
+from renderkit.core.converter import structure
+from renderkit.speech import ElevenLabsProvider, LocalSpeechProvider, SpeechProvider
+from renderkit.speech._models import AUDIO_FORMATS, AUDIO_MODELS, DEFAULT_VOICE_ID, AudioRequest
+from renderkit.speech._synthesize import synthesize
 
 __all__ = ["add_audio_command", "run_audio_command"]
 

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._parse import parse
-from ._parse_models import ParseRequest
-from .parsing.reading import ParseLimits, sniff_mime_type
+from renderkit.parsing._models import ParseRequest
+from renderkit.parsing._parse import parse
+from renderkit.parsing.reading import ParseLimits, sniff_mime_type
 
 __all__ = ["add_parse_command", "run_parse_command"]
 

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import attrs
 
-from ._errors import InvalidRequestError
+from renderkit.core.errors import InvalidRequestError
 
 __all__ = [
     "choice",

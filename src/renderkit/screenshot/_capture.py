@@ -9,13 +9,13 @@ from typing import Any
 
 from PIL import Image
 
-from ._converter import structure
-from ._pdf import count_pages
-from ._pdf_models import PAGE_SIZES
-from ._screenshot_models import ScreenshotRequest, ScreenshotResult
-from ._store import attach_storage
-from .browser import Browser, PageShot, PdfOptions
-from .storage import Storage
+from renderkit.browser import Browser, PageShot, PdfOptions
+from renderkit.core.converter import structure
+from renderkit.core.store import attach_storage
+from renderkit.pdf._models import PAGE_SIZES
+from renderkit.pdf._render import count_pages
+from renderkit.screenshot._models import ScreenshotRequest, ScreenshotResult
+from renderkit.storage import Storage
 
 __all__ = ["screenshot"]
 

@@ -22,7 +22,7 @@ from cattrs.errors import (
 )
 from cattrs.gen import make_dict_structure_fn
 
-from ._errors import FieldError, InvalidRequestError
+from renderkit.core.errors import FieldError, InvalidRequestError
 
 __all__ = ["ALIASES_ATTR", "converter", "structure", "unstructure"]
 

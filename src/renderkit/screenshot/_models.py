@@ -7,8 +7,8 @@ from typing import ClassVar
 
 import attrs
 
-from . import _validators as v
-from ._results import FileResult
+from renderkit.core import validators as v
+from renderkit.core.results import FileResult
 
 __all__ = ["DEVICES", "MAX_DELAY_MS", "Device", "ScreenshotRequest", "ScreenshotResult", "Viewport"]
 

@@ -1,4 +1,4 @@
-"""Files shipped inside the package: fonts, scripts, templates."""
+"""The warm page's shared files: the packaged Inter font and the in-page renderer script."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from importlib.resources import files
 
 __all__ = ["asset_bytes", "asset_text", "font_face_css", "renderer_script", "shell_head"]
 
-_ROOT = files("renderkit") / "_assets"
+_ROOT = files("renderkit.core") / "assets"
 
 # Inter's static weights, embedded so output looks the same on every machine.
 _INTER_WEIGHTS = {400: "Regular", 500: "Medium", 600: "SemiBold", 700: "Bold", 800: "ExtraBold"}
 
 
 def asset_bytes(path: str) -> bytes:
-    """Read a packaged file, ``path`` relative to ``renderkit/_assets``."""
+    """Read a packaged file, ``path`` relative to ``renderkit/core/assets``."""
     return _ROOT.joinpath(path).read_bytes()
 
 

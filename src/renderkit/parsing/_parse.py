@@ -10,13 +10,13 @@ import jsonschema
 import jsonschema.exceptions
 import jsonschema.validators
 
-from ._converter import structure
-from ._errors import InvalidRequestError
-from ._parse_models import ParseRequest, ParseResult
-from .parsing._protocol import Extraction, Extractor
-from .parsing.local import LocalExtractor
-from .parsing.ocr import OcrEngine, TesseractOcr
-from .parsing.reading import ParseLimits, decode_file, read_document
+from renderkit.core.converter import structure
+from renderkit.core.errors import InvalidRequestError
+from renderkit.parsing._models import ParseRequest, ParseResult
+from renderkit.parsing._protocol import Extraction, Extractor
+from renderkit.parsing.local import LocalExtractor
+from renderkit.parsing.ocr import OcrEngine, TesseractOcr
+from renderkit.parsing.reading import ParseLimits, decode_file, read_document
 
 __all__ = ["check_schema", "parse"]
 

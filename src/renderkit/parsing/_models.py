@@ -9,9 +9,9 @@ from typing import Any, ClassVar
 
 import attrs
 
-from . import _validators as v
-from ._errors import InvalidRequestError
-from .parsing._protocol import FieldProvenance, Usage
+from renderkit.core import validators as v
+from renderkit.core.errors import InvalidRequestError
+from renderkit.parsing._protocol import FieldProvenance, Usage
 
 __all__ = ["PARSE_MIME_TYPES", "FieldProvenance", "ParseRequest", "ParseResult", "Usage"]
 

@@ -10,13 +10,13 @@ from typing import Any
 import attrs
 from PIL import Image
 
-from ._assets import shell_head
-from ._converter import structure
-from ._image_models import ImageRequest, ImageResult
-from ._image_templates import image_css, render_fragment
-from ._store import attach_storage
-from .browser import Browser, Capture, Shell
-from .storage import Storage
+from renderkit.browser import Browser, Capture, Shell
+from renderkit.core.converter import structure
+from renderkit.core.shell import shell_head
+from renderkit.core.store import attach_storage
+from renderkit.image._models import ImageRequest, ImageResult
+from renderkit.image._templates import image_css, render_fragment
+from renderkit.storage import Storage
 
 __all__ = ["image_shell", "render_image"]
 

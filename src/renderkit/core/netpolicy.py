@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import attrs
 
-from ._errors import BlockedUrlError
+from renderkit.core.errors import BlockedUrlError
 
 __all__ = ["UrlPolicy", "is_public_address"]
 

@@ -43,7 +43,7 @@ __all__ = [
     "text_direction",
 ]
 
-_TEMPLATE_DIR = "_assets/templates/image"
+_TEMPLATE_DIR = "templates"
 
 DEFAULT_BRAND_COLOR = "#4f46e5"
 BACKGROUNDS = ("dark", "light", "gradient")
@@ -878,14 +878,14 @@ def _decor_vars(
 @functools.cache
 def image_css() -> str:
     """The stylesheet for every built-in template (goes into the shell page once)."""
-    path = resources.files("renderkit").joinpath(f"{_TEMPLATE_DIR}/image.css")
+    path = resources.files("renderkit.image").joinpath(f"{_TEMPLATE_DIR}/image.css")
     return path.read_text(encoding="utf-8")
 
 
 @functools.cache
 def _environment() -> jinja2.Environment:
     return jinja2.Environment(
-        loader=jinja2.PackageLoader("renderkit", _TEMPLATE_DIR),
+        loader=jinja2.PackageLoader("renderkit.image", _TEMPLATE_DIR),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

@@ -12,12 +12,10 @@ import anyio
 import anyio.to_thread
 from anyio.abc import ObjectReceiveStream, TaskGroup
 
-from ._audio_models import AUDIO_FORMATS, AudioRequest, AudioResult
-from ._converter import structure
-from ._errors import ProviderError
-from ._store import attach_storage
-from .speech import LocalSpeechProvider, SpeechAudio, SpeechProvider
-from .speech._encode import (
+from renderkit.core.converter import structure
+from renderkit.core.errors import ProviderError
+from renderkit.core.store import attach_storage
+from renderkit.speech._encode import (
     EncodedAudio,
     Mp3Part,
     Mp3Splitter,
@@ -27,8 +25,10 @@ from .speech._encode import (
     join_mp3_parts,
     probe,
 )
-from .speech._protocol import PcmSink, StreamingSpeechProvider
-from .storage import Storage
+from renderkit.speech._models import AUDIO_FORMATS, AudioRequest, AudioResult
+from renderkit.speech._protocol import PcmSink, SpeechAudio, SpeechProvider, StreamingSpeechProvider
+from renderkit.speech.local import LocalSpeechProvider
+from renderkit.storage import Storage
 
 __all__ = ["synthesize"]
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import attrs
 
-from . import _validators as v
-from ._converter import ALIASES_ATTR
+from renderkit.core import validators as v
+from renderkit.core.converter import ALIASES_ATTR
 
 __all__ = ["json_schema"]
 

@@ -1,0 +1,39 @@
+"""PDFs from named templates (invoice, certificate, report, letter) or custom HTML.
+
+:func:`render_pdf` takes a :class:`PdfRequest` (or a dict in the HTTP API's shape) and a
+:class:`~renderkit.browser.Browser`. Each template's data is a public model
+(:class:`InvoiceData` with :class:`LineItem`, :class:`CertificateData`, :class:`ReportData`
+with :class:`ReportSection`, :class:`LetterData`, :class:`CustomData`).
+"""
+
+from __future__ import annotations
+
+from renderkit.pdf._models import (
+    PAGE_SIZES,
+    PDF_TEMPLATES,
+    CertificateData,
+    CustomData,
+    InvoiceData,
+    LetterData,
+    LineItem,
+    PdfRequest,
+    PdfResult,
+    ReportData,
+    ReportSection,
+)
+from renderkit.pdf._render import render_pdf
+
+__all__ = [
+    "PAGE_SIZES",
+    "PDF_TEMPLATES",
+    "CertificateData",
+    "CustomData",
+    "InvoiceData",
+    "LetterData",
+    "LineItem",
+    "PdfRequest",
+    "PdfResult",
+    "ReportData",
+    "ReportSection",
+    "render_pdf",
+]
