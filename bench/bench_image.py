@@ -16,9 +16,9 @@ import time
 from playwright.async_api import async_playwright
 
 from renderkit import render_image
+from renderkit.browser import BrowserConfig, ChromiumPool
 from renderkit.image._render import image_shell
 from renderkit.image._templates import render_fragment
-from renderkit.browser import BrowserConfig, ChromiumPool
 
 DATA = {
     "tag": "Release 1.0",

@@ -15,9 +15,9 @@ import statistics
 import time
 
 from renderkit import render_pdf
+from renderkit.browser import BrowserConfig, ChromiumPool
 from renderkit.pdf._render import pdf_shell
 from renderkit.pdf._templates import render_document
-from renderkit.browser import BrowserConfig, ChromiumPool
 
 INVOICE = {
     "company_name": "Northwind Studio",

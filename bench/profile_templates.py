@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from renderkit import render_image
-from renderkit.image._templates import BACKGROUNDS, TEMPLATES, image_css, render_fragment
 from renderkit.browser import BrowserConfig, ChromiumPool
+from renderkit.image._templates import BACKGROUNDS, TEMPLATES, image_css, render_fragment
 
 DATA = {
     "tag": "Release 1.0",

@@ -1,10 +1,11 @@
 """Speech from text: :func:`synthesize` and the engines it speaks with.
 
 :func:`synthesize` takes an :class:`AudioRequest` (or a dict in the HTTP API's shape) and
-returns an :class:`AudioResult` in one of :data:`AUDIO_FORMATS`. Every provider satisfies the :class:`SpeechProvider` protocol. The provider is chosen per
-deployment: :class:`LocalSpeechProvider` (espeak-ng, offline, the default) or
-:class:`ElevenLabsProvider` (the ElevenLabs API over httpx). Encoding into the output
-formats needs PyAV (``renderkit[audio]``), imported on first use.
+returns an :class:`AudioResult` in one of :data:`AUDIO_FORMATS`. Every provider satisfies the
+:class:`SpeechProvider` protocol; the provider is chosen per deployment:
+:class:`LocalSpeechProvider` (espeak-ng, offline, the default) or :class:`ElevenLabsProvider`
+(the ElevenLabs API over httpx). Encoding into the output formats needs PyAV
+(``renderkit[audio]``), imported on first use.
 """
 
 from __future__ import annotations
