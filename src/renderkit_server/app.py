@@ -17,21 +17,21 @@ from litestar.datastructures import State
 import renderkit
 from renderkit import InvalidRequestError, RenderkitError
 from renderkit.browser import Browser
+from renderkit.core.times import isoformat_z
 from renderkit.storage import Storage
-
-from . import errors
-from .errors import ApiError
-from .files import serve_file
-from .health import diagnostic_report, health_report
-from .keys import ApiKey, InvalidKeyError, extract_key
-from .mailer import MailDeliveryError, Mailer, key_email
-from .mcp_http import mcp_delete, mcp_get, mcp_post
-from .observability import RequestIdMiddleware
-from .openapi import openapi_document
-from .operations import OPERATIONS, Operation, execute
-from .quotas import QuotaExceededError, RateLimitedError
-from .services import Services, build_services
-from .settings import Settings
+from renderkit_server import errors
+from renderkit_server.errors import ApiError
+from renderkit_server.files import serve_file
+from renderkit_server.health import diagnostic_report, health_report
+from renderkit_server.keys.service import ApiKey, InvalidKeyError, extract_key
+from renderkit_server.mail import MailDeliveryError, Mailer, key_email
+from renderkit_server.mcp.transport import mcp_delete, mcp_get, mcp_post
+from renderkit_server.observability import RequestIdMiddleware
+from renderkit_server.openapi import openapi_document
+from renderkit_server.operations import OPERATIONS, Operation, execute
+from renderkit_server.quotas.service import QuotaExceededError, RateLimitedError
+from renderkit_server.services import Services, build_services
+from renderkit_server.settings import Settings
 
 __all__ = ["create_app"]
 
@@ -143,7 +143,7 @@ async def _send_key(services: Services, issued: Any, *, regenerated: bool) -> No
 
 
 def _key_body(issued: Any) -> dict[str, Any]:
-    created = issued.created.isoformat().replace("+00:00", "Z")
+    created = isoformat_z(issued.created)
     return {
         "success": True,
         "key": issued.key,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import math
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from litestar import MediaType, Request, Response
@@ -28,6 +28,7 @@ from renderkit import (
     RenderTimeoutError,
     StorageError,
 )
+from renderkit.core.times import isoformat_z
 
 __all__ = ["ApiError", "error_response", "exception_handler"]
 
@@ -108,7 +109,7 @@ def _retry_headers(exc: BaseException) -> tuple[dict[str, str], dict[str, Any]]:
         headers["Retry-After"] = str(max(1, math.ceil(retry_after)))
     reset_at = getattr(exc, "reset_at", None)
     if isinstance(reset_at, datetime):
-        iso = reset_at.astimezone(UTC).isoformat().replace("+00:00", "Z")
+        iso = isoformat_z(reset_at)
         headers["X-RateLimit-Reset"] = iso
         extra["retry_at"] = iso
     limit = getattr(exc, "limit", None)

@@ -25,8 +25,7 @@ from litestar.response import File
 
 from renderkit import InvalidRequestError, ObjectNotFoundError
 from renderkit.storage import LocalStorage, Storage
-
-from .errors import ApiError
+from renderkit_server.errors import ApiError
 
 __all__ = ["FileSigner", "FileUrls", "serve_file"]
 

@@ -8,9 +8,9 @@ import sys
 
 import uvicorn
 
-from .app import create_app
-from .observability import JsonFormatter
-from .settings import Settings
+from renderkit_server.app import create_app
+from renderkit_server.observability import JsonFormatter
+from renderkit_server.settings import Settings
 
 __all__ = ["app_factory", "serve"]
 

@@ -7,8 +7,7 @@ from typing import Any
 
 from renderkit.core.schema import json_schema
 from renderkit.parsing import DOCUMENT_TYPES
-
-from .operations import Operation
+from renderkit_server.operations import Operation
 
 __all__ = ["openapi_document"]
 

@@ -29,8 +29,8 @@ from renderkit import (
     synthesize,
 )
 from renderkit.core.store import store_file
-
-from .quotas import QuotaService, audio_charges
+from renderkit.core.times import isoformat_z
+from renderkit_server.quotas.service import QuotaService, audio_charges
 
 __all__ = ["OPERATIONS", "Execution", "Operation", "execute"]
 
@@ -201,7 +201,7 @@ async def _run_screenshot(request: ScreenshotRequest, services: Any) -> Output:
             "format": result.format,
             "device": result.device,
             "full_page": result.full_page,
-            "captured_at": result.captured_at.isoformat().replace("+00:00", "Z"),
+            "captured_at": isoformat_z(result.captured_at),
             "source_url": result.source_url,
             "http_status": result.http_status,
             "warnings": list(result.warnings),

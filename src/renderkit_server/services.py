@@ -21,14 +21,13 @@ from renderkit.parsing import (
 )
 from renderkit.speech import ElevenLabsProvider, LocalSpeechProvider, SpeechProvider
 from renderkit.storage import LocalStorage, Storage
-
-from .files import FileSigner, FileUrls
-from .keys import KeyService, KeySigner, SqliteRevocationStore
-from .mailer import Mailer, OutboxMailer, SmtpMailer
-from .mcp_sessions import McpSessions
-from .quotas import QuotaService, plans_from_mapping
-from .settings import Settings
-from .usage import SqliteUsageStore, UsageStore
+from renderkit_server.files import FileSigner, FileUrls
+from renderkit_server.keys.service import KeyService, KeySigner, SqliteRevocationStore
+from renderkit_server.mail import Mailer, OutboxMailer, SmtpMailer
+from renderkit_server.mcp.sessions import McpSessions
+from renderkit_server.quotas.service import QuotaService, plans_from_mapping
+from renderkit_server.quotas.stores import SqliteUsageStore, UsageStore
+from renderkit_server.settings import Settings
 
 __all__ = ["Services", "build_services", "signing_secrets"]
 
@@ -114,7 +113,7 @@ def _storage(settings: Settings) -> Storage:
 
 def _usage_store(settings: Settings) -> UsageStore:
     if settings.redis_url:
-        from .usage_redis import RedisUsageStore
+        from renderkit_server.quotas.redis_store import RedisUsageStore
 
         return RedisUsageStore(settings.redis_url)
     return SqliteUsageStore(settings.data_dir / "usage.sqlite3")

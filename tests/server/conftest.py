@@ -9,7 +9,7 @@ from litestar.testing import AsyncTestClient
 
 from renderkit.testing import FakeBrowser
 from renderkit_server.app import create_app
-from renderkit_server.mailer import MemoryMailer
+from renderkit_server.mail import MemoryMailer
 from renderkit_server.settings import Settings
 
 ADMIN = "admin-token-for-tests-0123456789"

@@ -13,7 +13,7 @@ from litestar.testing import AsyncTestClient
 from renderkit import BrowserBusyError, RenderError, RenderTimeoutError
 from renderkit.testing import FakeBrowser, RecordedRender
 from renderkit_server.app import create_app
-from renderkit_server.mailer import MemoryMailer
+from renderkit_server.mail import MemoryMailer
 from renderkit_server.settings import Settings
 
 from ..conftest import open_image

@@ -10,9 +10,9 @@ from litestar.testing import AsyncTestClient
 from renderkit.testing import FakeBrowser
 from renderkit_server.app import create_app
 from renderkit_server.settings import Settings
+from tests.server.test_mail import SmtpServer, smtp_server  # noqa: F401 - fixture
 
 from ._redis import redis_server, require_redis_server
-from .test_mailer import SmtpServer, smtp_server  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.anyio
 

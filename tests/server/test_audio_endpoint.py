@@ -10,7 +10,7 @@ from litestar.testing import AsyncTestClient
 
 from renderkit.testing import FakeBrowser, FakeSpeechProvider
 from renderkit_server.app import create_app
-from renderkit_server.mailer import MemoryMailer
+from renderkit_server.mail import MemoryMailer
 from renderkit_server.settings import Settings
 
 from .conftest import issue_key

@@ -17,7 +17,7 @@ from renderkit import ConfigurationError, ProviderUnavailableError
 from renderkit.parsing import AnthropicExtractor, LocalExtractor, OpenAIExtractor
 from renderkit.testing import FakeBrowser, FakeExtractor
 from renderkit_server.app import create_app
-from renderkit_server.mailer import MemoryMailer
+from renderkit_server.mail import MemoryMailer
 from renderkit_server.openapi import response_schema
 from renderkit_server.services import _extractor
 from renderkit_server.settings import Settings

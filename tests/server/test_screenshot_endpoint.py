@@ -10,7 +10,7 @@ from litestar.testing import AsyncTestClient
 from renderkit import BlockedUrlError, NavigationError
 from renderkit.testing import FakeBrowser, RecordedRender
 from renderkit_server.app import create_app
-from renderkit_server.mailer import MemoryMailer
+from renderkit_server.mail import MemoryMailer
 from renderkit_server.settings import Settings
 
 from .conftest import issue_key

@@ -7,8 +7,7 @@ import pytest
 from renderkit import ImageRequest, InvalidRequestError, render_image, structure
 from renderkit.storage import MemoryStorage
 from renderkit.testing import FakeBrowser
-
-from .conftest import open_image
+from tests.conftest import open_image
 
 pytestmark = pytest.mark.anyio
 

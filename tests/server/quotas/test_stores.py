@@ -14,15 +14,14 @@ import pytest
 import redis.asyncio
 
 from renderkit import ConfigurationError, StorageUnavailableError
-from renderkit_server.usage import (
+from renderkit_server.quotas.redis_store import RedisUsageStore
+from renderkit_server.quotas.stores import (
     MemoryUsageStore,
     Reservation,
     SqliteUsageStore,
     UsageStore,
 )
-from renderkit_server.usage_redis import RedisUsageStore
-
-from ._redis import redis_server, require_redis_server
+from tests.server._redis import redis_server, require_redis_server
 
 pytestmark = pytest.mark.anyio
 
@@ -298,7 +297,7 @@ async def test_two_replicas_share_burst_windows(
 _SQLITE_WORKER = textwrap.dedent(
     """
     import asyncio, sys
-    from renderkit_server.usage import SqliteUsageStore
+    from renderkit_server.quotas.stores import SqliteUsageStore
 
     async def main():
         store = SqliteUsageStore(sys.argv[1])
@@ -406,7 +405,7 @@ async def test_redis_store_leaves_a_client_it_was_given_open(redis_url: str) -> 
 
 
 async def test_unreachable_redis_raises_storage_unavailable_without_the_password() -> None:
-    from ._redis import _free_port
+    from tests.server._redis import _free_port
 
     store = RedisUsageStore(f"redis://:hunter2-secret@127.0.0.1:{_free_port()}/0", timeout=1)
 

@@ -20,8 +20,8 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, Envelope
 
 from renderkit import ConfigurationError, MissingDependencyError, RenderkitError
-from renderkit_server.keys import IssuedKey
-from renderkit_server.mailer import (
+from renderkit_server.keys.service import IssuedKey
+from renderkit_server.mail import (
     MailDeliveryError,
     Mailer,
     MemoryMailer,

@@ -17,13 +17,12 @@ from PIL import Image
 from renderkit import ImageRequest, PdfRequest
 from renderkit.core.schema import json_schema
 from renderkit.testing import FakeBrowser
-from renderkit_server import mcp_http
 from renderkit_server.app import create_app
-from renderkit_server.mailer import MemoryMailer
-from renderkit_server.mcp_tools import TOOLS, portable_schema
+from renderkit_server.mail import MemoryMailer
+from renderkit_server.mcp import transport as mcp_http
+from renderkit_server.mcp.tools import TOOLS, portable_schema
 from renderkit_server.settings import Settings
-
-from .conftest import issue_key
+from tests.server.conftest import issue_key
 
 pytestmark = pytest.mark.anyio
 

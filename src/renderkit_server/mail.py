@@ -27,8 +27,7 @@ from typing import Literal, Protocol, runtime_checkable
 import anyio.to_thread
 
 from renderkit import ConfigurationError, MissingDependencyError, RenderkitError
-
-from .keys import IssuedKey
+from renderkit_server.keys.service import IssuedKey
 
 __all__ = [
     "MailDeliveryError",

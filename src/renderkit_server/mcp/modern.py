@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .mcp_protocol import INVALID_PARAMS, Message, RpcError
+from renderkit_server.mcp.protocol import INVALID_PARAMS, Message, RpcError
 
 __all__ = [
     "MODERN_VERSIONS",

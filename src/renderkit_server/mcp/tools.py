@@ -18,10 +18,9 @@ from typing import Any
 import attrs
 
 from renderkit.core.schema import json_schema
-
-from .mcp_protocol import version_at_least
-from .openapi import response_schema
-from .operations import OPERATIONS, Execution, Operation
+from renderkit_server.mcp.protocol import version_at_least
+from renderkit_server.openapi import response_schema
+from renderkit_server.operations import OPERATIONS, Execution, Operation
 
 __all__ = ["TOOLS", "McpTool", "error_result", "success_result", "tool_definitions"]
 

@@ -36,8 +36,8 @@ import anyio
 import attrs
 
 from renderkit import ConfigurationError, RenderkitError, StorageUnavailableError
-
-from .usage import Reservation, UsageStore
+from renderkit.core.times import isoformat_z
+from renderkit_server.quotas.stores import Reservation, UsageStore
 
 __all__ = [
     "BURST_WINDOW_SECONDS",
@@ -52,7 +52,6 @@ __all__ = [
     "RateLimitedError",
     "audio_charges",
     "default_plans",
-    "isoformat_utc",
     "month_period",
     "next_month_start",
     "plans_from_mapping",
@@ -232,11 +231,6 @@ def next_month_start(now: datetime.datetime) -> datetime.datetime:
     return datetime.datetime(year, month + 1, 1, tzinfo=datetime.UTC)
 
 
-def isoformat_utc(moment: datetime.datetime) -> str:
-    """Format ``moment`` as ISO 8601 UTC with a ``Z`` suffix, e.g. ``2026-12-01T00:00:00Z``."""
-    return _as_utc(moment).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def audio_charges(*, characters: int, seconds: float) -> dict[str, int]:
     """Return the charges of an audio call: its characters and its duration.
 
@@ -288,7 +282,7 @@ def _rate_headers(limit: int, remaining: int, reset_at: datetime.datetime) -> di
     return {
         "X-RateLimit-Limit": str(limit),
         "X-RateLimit-Remaining": str(remaining),
-        "X-RateLimit-Reset": isoformat_utc(reset_at),
+        "X-RateLimit-Reset": isoformat_z(reset_at),
     }
 
 

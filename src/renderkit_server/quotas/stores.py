@@ -5,14 +5,14 @@ check-and-increment operations so that concurrent requests (tasks, processes or 
 sharing one backend) can never spend more than a limit:
 
 * monthly counters, one per ``(key_id, metric, period)``; ``period`` is an opaque string
-  chosen by the caller (:func:`renderkit_server.quotas.month_period` gives ``"2026-11"``);
+  chosen by the caller (:func:`renderkit_server.quotas.service.month_period` gives ``"2026-11"``);
 * burst counters, one per ``(key_id, window_seconds, window_start)`` fixed time window.
 
 Counters are plain integers in whatever unit the caller meters; the store never converts.
 (The quota service meters audio duration in milliseconds so fractional minutes stay exact.)
 
 Backends: :class:`MemoryUsageStore` (one process), :class:`SqliteUsageStore` (processes on
-one host sharing a file) and :class:`~renderkit_server.usage_redis.RedisUsageStore` (many
+one host sharing a file) and :class:`~renderkit_server.quotas.redis_store.RedisUsageStore` (many
 hosts). Backend failures raise :class:`renderkit.StorageUnavailableError`, whose message
 never contains connection strings, passwords or file paths.
 """
@@ -32,8 +32,7 @@ import anyio.to_thread
 import attrs
 
 from renderkit import StorageUnavailableError
-
-from ._sqlite import enable_wal
+from renderkit_server._sqlite import enable_wal
 
 __all__ = [
     "MemoryUsageStore",

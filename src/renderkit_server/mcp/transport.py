@@ -31,11 +31,10 @@ from litestar.response import Stream
 
 import renderkit
 from renderkit import RenderkitError
-
-from . import errors
-from .keys import extract_key
-from .mcp_modern import MODERN_VERSIONS, check_envelope, is_modern
-from .mcp_protocol import (
+from renderkit_server import errors
+from renderkit_server.keys.service import extract_key
+from renderkit_server.mcp.modern import MODERN_VERSIONS, check_envelope, is_modern
+from renderkit_server.mcp.protocol import (
     BATCH_VERSIONS,
     DEFAULT_VERSION,
     INTERNAL_ERROR,
@@ -52,8 +51,8 @@ from .mcp_protocol import (
     result_body,
     version_at_least,
 )
-from .mcp_tools import TOOLS, error_result, success_result, tool_definitions
-from .operations import execute
+from renderkit_server.mcp.tools import TOOLS, error_result, success_result, tool_definitions
+from renderkit_server.operations import execute
 
 __all__ = ["mcp_delete", "mcp_get", "mcp_post"]
 

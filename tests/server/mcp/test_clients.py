@@ -31,12 +31,11 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from PIL import Image
 
 from renderkit_server.app import create_app
-from renderkit_server.mailer import MemoryMailer
+from renderkit_server.mail import MemoryMailer
 from renderkit_server.settings import Settings
-
-from .._server import LocalServer, serve
-from ..parsing._documents import text_pdf
-from .conftest import ADMIN
+from tests._server import LocalServer, serve
+from tests.parsing._documents import text_pdf
+from tests.server.conftest import ADMIN
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 

@@ -14,7 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from renderkit import ConfigurationError, RenderkitError, StorageUnavailableError
-from renderkit_server.quotas import (
+from renderkit.core.times import isoformat_z
+from renderkit_server.quotas.service import (
     METRICS,
     LimitExceededError,
     PlanLimits,
@@ -24,12 +25,16 @@ from renderkit_server.quotas import (
     RateLimitedError,
     audio_charges,
     default_plans,
-    isoformat_utc,
     month_period,
     next_month_start,
     plans_from_mapping,
 )
-from renderkit_server.usage import MemoryUsageStore, Reservation, SqliteUsageStore, UsageStore
+from renderkit_server.quotas.stores import (
+    MemoryUsageStore,
+    Reservation,
+    SqliteUsageStore,
+    UsageStore,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -180,7 +185,7 @@ def test_next_month_start_is_the_first_instant_of_the_following_period(
 
 
 def test_isoformat_utc_uses_a_z_suffix() -> None:
-    assert isoformat_utc(datetime.datetime(2026, 12, 1, tzinfo=UTC)) == "2026-12-01T00:00:00Z"
+    assert isoformat_z(datetime.datetime(2026, 12, 1, tzinfo=UTC)) == "2026-12-01T00:00:00Z"
 
 
 def test_audio_charges_round_the_duration_up_to_the_millisecond() -> None:

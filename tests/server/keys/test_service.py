@@ -20,7 +20,7 @@ from renderkit import (
     RenderkitError,
     StorageUnavailableError,
 )
-from renderkit_server.keys import (
+from renderkit_server.keys.service import (
     KEY_PREFIX,
     PLANS,
     ApiKey,

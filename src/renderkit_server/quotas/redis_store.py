@@ -1,4 +1,4 @@
-"""A :class:`~renderkit_server.usage.UsageStore` on Redis, shared by every replica.
+"""A :class:`~renderkit_server.quotas.stores.UsageStore` on Redis, shared by every replica.
 
 Each check-and-increment is one Lua script, which Redis runs atomically; scripts are
 registered once per store and called by SHA (redis-py reloads them after a server restart).
@@ -21,8 +21,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from renderkit import ConfigurationError, MissingDependencyError, StorageUnavailableError
-
-from .usage import Reservation, _check_amount, _check_limit, _check_open, _check_window
+from renderkit_server.quotas.stores import (
+    Reservation,
+    _check_amount,
+    _check_limit,
+    _check_open,
+    _check_window,
+)
 
 try:
     import redis.asyncio

@@ -15,7 +15,7 @@ import hmac
 import secrets
 from collections import OrderedDict
 
-from .mcp_protocol import SUPPORTED_VERSIONS
+from renderkit_server.mcp.protocol import SUPPORTED_VERSIONS
 
 __all__ = ["McpSessions"]
 

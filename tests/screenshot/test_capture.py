@@ -14,9 +14,8 @@ from renderkit import (
     screenshot,
 )
 from renderkit.browser import BrowserConfig, ChromiumPool
-
-from ._server import LocalServer, serve
-from .conftest import open_image, png_bytes
+from tests._server import LocalServer, serve
+from tests.conftest import open_image, png_bytes
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 

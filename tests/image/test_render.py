@@ -10,9 +10,8 @@ from renderkit import ImageResult, InvalidRequestError, render_image
 from renderkit.browser import BrowserConfig, ChromiumPool
 from renderkit.browser._pool import _shell_document
 from renderkit.image._render import image_shell
-
-from ._server import LocalServer
-from .conftest import open_image, png_bytes
+from tests._server import LocalServer
+from tests.conftest import open_image, png_bytes
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 

@@ -56,8 +56,7 @@ from renderkit import (
     RenderkitError,
     StorageUnavailableError,
 )
-
-from ._sqlite import enable_wal
+from renderkit_server._sqlite import enable_wal
 
 __all__ = [
     "KEY_PREFIX",
