@@ -4,6 +4,7 @@
 #   bash scripts/bootstrap.sh run    # start the HTTP API on 127.0.0.1:8000 (the main job)
 #   bash scripts/bootstrap.sh demo   # render the sample images into ./renderkit-demo
 #   bash scripts/bootstrap.sh test   # the whole test suite
+#   bash scripts/bootstrap.sh lint   # ruff (lint and format) and mypy --strict, as CI runs them
 #   bash scripts/bootstrap.sh install
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,5 +48,10 @@ case "$job" in
   run) exec .venv/bin/renderkit serve "$@" ;;
   demo) exec .venv/bin/renderkit demo -o "${1:-renderkit-demo}" ;;
   test) exec .venv/bin/python -m pytest "$@" ;;
-  *) echo "usage: $0 [run|demo|test|install]" >&2; exit 2 ;;
+  lint)
+    .venv/bin/ruff check src tests bench scripts examples noxfile.py
+    .venv/bin/ruff format --check src tests bench scripts examples noxfile.py
+    exec .venv/bin/mypy
+    ;;
+  *) echo "usage: $0 [run|demo|test|lint|install]" >&2; exit 2 ;;
 esac

@@ -147,7 +147,7 @@ class EgressProxy:
             return None
         # Connect to an address the policy approved, never to a fresh resolution.
         for info in infos:
-            address = info[4][0]
+            address = str(info[4][0])
             try:
                 await self.policy.check(f"http://{_bracket(address)}/")
             except BlockedUrlError:

@@ -117,4 +117,6 @@ class UrlPolicy:
         except (OSError, TimeoutError) as exc:
             msg = "the host could not be resolved"
             raise BlockedUrlError(msg, url=url) from exc
-        return [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
+        # The address is a str for the INET families getaddrinfo answers with here; the
+        # "%zone" suffix of a scoped IPv6 address is not part of the address.
+        return [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]

@@ -74,4 +74,5 @@ async def attach_storage(result: R, storage: Storage | None, *, kind: str) -> R:
         content=file.content,
         content_type=file.content_type,
     )
-    return attrs.evolve(file, key=stored.key, url=stored.url)
+    evolved: R = attrs.evolve(file, key=stored.key, url=stored.url)
+    return evolved

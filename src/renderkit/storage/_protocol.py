@@ -28,7 +28,7 @@ MAX_SEGMENT_LENGTH = 200
 _SEGMENT = re.compile(r"[A-Za-z0-9._-]+")
 
 
-def check_key(key: str) -> str:
+def check_key(key: object) -> str:
     """Validate a storage key and return it unchanged.
 
     A key is 1 to 512 characters of ``/``-separated segments. Each segment is 1 to 200

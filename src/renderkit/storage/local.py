@@ -224,7 +224,7 @@ class LocalStorage:
                 and meta.get("ino") == st.st_ino
                 and isinstance(meta.get("etag"), str)
             )
-            etag = meta["etag"] if describes_file else _md5_of_file(path)
+            etag = meta["etag"] if meta is not None and describes_file else _md5_of_file(path)
             content_type = _content_type_from(meta) or _guess_content_type(key)
         return StoredObject(
             key=key,

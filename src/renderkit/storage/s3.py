@@ -205,7 +205,8 @@ class S3Storage:
         with _map_botocore_errors(key):
             response = await client.get_object(Bucket=self._bucket, Key=self._prefix + key)
             async with response["Body"] as body:
-                return await body.read()
+                data: bytes = await body.read()
+                return data
 
     async def head(self, key: str) -> StoredObject:
         """Return the metadata of ``key`` with a ``HeadObject`` request.
@@ -264,11 +265,12 @@ class S3Storage:
             return self._public_base_url + self._prefix + key
         client = await self._get_client()
         with _map_botocore_errors(key):
-            return await client.generate_presigned_url(
+            url: str = await client.generate_presigned_url(
                 "get_object",
                 Params={"Bucket": self._bucket, "Key": self._prefix + key},
                 ExpiresIn=max(1, int(expires_in.total_seconds())),
             )
+        return url
 
     async def aclose(self) -> None:
         """Close the client if one is open; calling it again is a no-op."""
