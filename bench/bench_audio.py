@@ -24,8 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from renderkit.speech import LocalSpeechProvider
-from renderkit.speech._synthesize import synthesize
+from renderkit.speech import LocalSpeechProvider, synthesize
 
 PARAGRAPH = (
     "Renderkit turns JSON requests into images, documents and speech. This paragraph is read "

@@ -30,8 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.parsing._documents import RECEIPT_LINES, text_pdf
 
-from renderkit.parsing._models import ParseRequest
-from renderkit.parsing._parse import parse
+from renderkit.parsing import ParseRequest, parse
 
 INVOICE_LINES = [
     "NORTHWIND STUDIO LTD",
