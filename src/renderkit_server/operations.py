@@ -30,7 +30,7 @@ from renderkit import (
 )
 from renderkit.core.store import store_file
 from renderkit.core.times import isoformat_z
-from renderkit_server.quotas.service import QuotaService, audio_charges
+from renderkit_server.quotas import QuotaService, audio_charges
 
 __all__ = ["OPERATIONS", "Execution", "Operation", "execute"]
 
