@@ -29,7 +29,7 @@ from renderkit_server.mcp.transport import mcp_delete, mcp_get, mcp_post
 from renderkit_server.observability import RequestIdMiddleware
 from renderkit_server.openapi import openapi_document
 from renderkit_server.operations import OPERATIONS, Operation, execute
-from renderkit_server.quotas.service import QuotaExceededError, RateLimitedError
+from renderkit_server.quotas import QuotaExceededError, RateLimitedError
 from renderkit_server.services import Services, build_services
 from renderkit_server.settings import Settings
 

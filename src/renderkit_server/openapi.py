@@ -1,4 +1,10 @@
-"""The OpenAPI 3.1 document, generated from the request models (no hand-written copy)."""
+"""The OpenAPI 3.1 document, generated from the operations table (no hand-written copy).
+
+Each production endpoint's request schema comes from its model, its 200 response from
+:meth:`Operation.response_schema <renderkit_server.operations.Operation.response_schema>`
+and its error responses from the operation's statuses; the keys and health endpoints,
+which are not operations, are described here.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from renderkit.core.schema import json_schema
-from renderkit.parsing import DOCUMENT_TYPES
-from renderkit_server.operations import Operation
+from renderkit_server.operations import OPERATIONS, Operation
+from renderkit_server.quotas import PLAN_NAMES
 
-__all__ = ["openapi_document"]
+__all__ = ["openapi_document", "response_schema"]
 
 _ERROR = {
     "type": "object",
@@ -23,114 +29,12 @@ _ERROR = {
     },
 }
 
-_RESPONSES: dict[str, dict[str, Any]] = {
-    "image": {
-        "success": {"type": "boolean"},
-        "url": {"type": "string", "format": "uri"},
-        "width": {"type": "integer", "description": "Pixels of the returned file"},
-        "height": {"type": "integer", "description": "Pixels of the returned file"},
-        "format": {"type": "string", "enum": ["png", "jpeg", "webp"]},
-        "size_bytes": {"type": "integer"},
-        "template": {"type": "string", "description": "The template name as sent"},
-        "credits_used": {"type": "integer"},
-    },
-    "screenshot": {
-        "success": {"type": "boolean"},
-        "url": {"type": "string", "format": "uri"},
-        "width": {"type": "integer", "description": "Pixels of the returned image"},
-        "height": {"type": "integer", "description": "Pixels of the returned image"},
-        "format": {"type": "string", "enum": ["png", "jpeg", "webp", "pdf"]},
-        "size_bytes": {"type": "integer"},
-        "device": {"type": "string"},
-        "full_page": {"type": "boolean"},
-        "captured_at": {"type": "string", "format": "date-time"},
-        "source_url": {"type": "string", "description": "Final URL after redirects"},
-        "http_status": {"type": ["integer", "null"]},
-        "warnings": {"type": "array", "items": {"type": "string"}},
-        "credits_used": {"type": "integer"},
-    },
-    "audio": {
-        "success": {"type": "boolean"},
-        "url": {"type": "string", "format": "uri"},
-        "format": {"type": "string", "enum": ["mp3", "wav", "opus", "aac"]},
-        "duration_seconds": {"type": "number", "description": "Measured from the file"},
-        "duration_est": {"type": "number", "description": "Same as duration_seconds"},
-        "duration_est_sec": {"type": "number", "description": "Same as duration_seconds"},
-        "characters": {"type": "integer"},
-        "characters_used": {"type": "integer"},
-        "voice_id": {"type": "string"},
-        "model": {"type": "string"},
-        "size_bytes": {"type": "integer"},
-        "credits_used": {"type": "integer", "description": "Characters charged"},
-    },
-    "pdf-gen": {
-        "success": {"type": "boolean"},
-        "url": {"type": "string", "format": "uri"},
-        "pages": {"type": "integer", "description": "Exact page count"},
-        "pages_est": {"type": "integer", "description": "Same as pages (variant B name)"},
-        "page_size": {"type": "string", "enum": ["A4", "Letter", "Legal", "A3"]},
-        "landscape": {"type": "boolean"},
-        "format": {"type": "string", "enum": ["pdf"]},
-        "size_bytes": {"type": "integer"},
-        "template": {"type": "string", "description": "The template name as sent"},
-        "credits_used": {"type": "integer"},
-    },
-    "parse": {
-        "success": {"type": "boolean"},
-        "data": {
-            "type": "object",
-            "description": "The extracted fields; exactly the schema's properties when given",
-        },
-        "document_type": {
-            "type": "string",
-            "enum": list(DOCUMENT_TYPES),
-        },
-        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-        "warnings": {"type": "array", "items": {"type": "string"}},
-        "usage": {
-            "type": "object",
-            "required": ["input_tokens", "output_tokens"],
-            "properties": {
-                "input_tokens": {"type": "integer"},
-                "output_tokens": {"type": "integer"},
-            },
-        },
-        "pages": {"type": "integer", "description": "Pages read"},
-        "extractor": {"type": "string", "description": "local, openai or anthropic"},
-        "credits_used": {"type": "integer"},
-    },
-}
-
-#: Success-body fields present only on request (left out of ``required``).
-_OPTIONAL: dict[str, dict[str, Any]] = {
-    "parse": {
-        "provenance": {
-            "type": "object",
-            "description": "With include_provenance: per field, where it was read",
-            "additionalProperties": {
-                "type": "object",
-                "properties": {
-                    "page": {"type": "integer"},
-                    "bbox": {
-                        "type": "array",
-                        "items": {"type": "number"},
-                        "minItems": 4,
-                        "maxItems": 4,
-                        "description": "x0, y0, x1, y1 as fractions of the page, top left 0,0",
-                    },
-                    "text": {"type": "string"},
-                },
-            },
-        }
-    }
-}
-
 _KEY_RESPONSE = {
     "type": "object",
     "properties": {
         "success": {"type": "boolean"},
         "key": {"type": "string", "pattern": "^sk_live_[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$"},
-        "plan": {"type": "string", "enum": ["starter", "pro", "business", "vip"]},
+        "plan": {"type": "string", "enum": list(PLAN_NAMES)},
         "email": {"type": "string", "format": "email"},
         "created": {"type": "string", "format": "date-time"},
         "issued_at": {"type": "string", "format": "date-time"},
@@ -139,13 +43,12 @@ _KEY_RESPONSE = {
 
 
 def response_schema(name: str) -> dict[str, Any]:
-    """The JSON Schema of a production endpoint's success body."""
-    properties = _RESPONSES.get(name, {})
-    return {
-        "type": "object",
-        "required": sorted(properties),
-        "properties": {**properties, **_OPTIONAL.get(name, {})},
-    }
+    """The JSON Schema of a production endpoint's success body, by endpoint name.
+
+    Raises:
+        KeyError: ``name`` is not a production endpoint.
+    """
+    return OPERATIONS[name].response_schema()
 
 
 def _error_responses(*statuses: int) -> dict[str, Any]:
@@ -174,7 +77,7 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
     """Build the document for the given operations plus keys and health."""
     schemas: dict[str, Any] = {"Error": _ERROR, "KeyResponse": _KEY_RESPONSE}
     paths: dict[str, Any] = {}
-    security = [{"bearer": []}, {"svcKey": []}]
+    security: list[dict[str, list[str]]] = [{"bearer": []}, {"svcKey": []}]
     for op in operations:
         request_schema = json_schema(op.model)
         defs = request_schema.pop("$defs", {})
@@ -182,7 +85,7 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
             schemas[def_name] = _rewrite_refs(def_schema)
         model_name = op.model.__name__
         schemas[model_name] = _rewrite_refs(request_schema)
-        schemas[f"{model_name}Response"] = response_schema(op.name)
+        schemas[f"{model_name}Response"] = op.response_schema()
         for path in _paths(op.name):
             paths[path] = {
                 "post": {
@@ -207,7 +110,7 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
                                 }
                             },
                         },
-                        **_error_responses(400, 401, 413, 415, 429, 500, 502, 503, 504),
+                        **_error_responses(*op.error_statuses),
                     },
                 }
             }
@@ -218,7 +121,7 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
             "email": {"type": "string", "format": "email", "maxLength": 254},
             "plan": {
                 "type": "string",
-                "enum": ["starter", "pro", "business", "vip"],
+                "enum": list(PLAN_NAMES),
                 "default": "starter",
             },
         },

@@ -30,9 +30,10 @@ from renderkit import (
 )
 from renderkit.core.store import store_file
 from renderkit.core.times import isoformat_z
-from renderkit_server.quotas.service import QuotaService, audio_charges
+from renderkit.parsing import DOCUMENT_TYPES
+from renderkit_server.quotas import QuotaService, audio_charges
 
-__all__ = ["OPERATIONS", "Execution", "Operation", "execute"]
+__all__ = ["OPERATIONS", "PRODUCTION_ERRORS", "Execution", "Operation", "execute"]
 
 
 @attrs.frozen(kw_only=True)
@@ -47,18 +48,68 @@ class Output:
     settle: Mapping[str, int] = attrs.field(factory=dict)
 
 
+#: The statuses a production call can fail with, each answered with the error envelope.
+PRODUCTION_ERRORS: tuple[int, ...] = (400, 401, 413, 415, 429, 500, 502, 503, 504)
+
+
 @attrs.frozen(kw_only=True)
 class Operation:
-    """One production capability (image, pdf, audio, screenshot, parse)."""
+    """One production capability (image, pdf, audio, screenshot, parse).
+
+    The operation is the one description of its endpoint: REST, the OpenAPI document and
+    the MCP tool all read the request model, the success body (:meth:`response_schema`) and
+    the error statuses from here.
+
+    Attributes:
+        name: the endpoint name (``/api/<name>``).
+        kind: the storage prefix of its files (``images``, ``pdfs``...).
+        metric: the quota metric a call charges; ``credits_used`` reports its amount.
+        model: the request model.
+        title: a short summary.
+        description: what it does, for people and agents.
+        run: renders the request with the server's services.
+        fields: the JSON Schema of each fact :attr:`run` reports.
+        charges: metrics charged besides one ``metric`` (audio's estimated minutes).
+        stores_file: whether a call produces a stored file, reported by ``url`` and
+            ``size_bytes``.
+        optional_fields: facts only some calls report (left out of ``required``).
+        error_statuses: the HTTP statuses a call can fail with.
+    """
 
     name: str
-    kind: str  # storage prefix: images, pdfs...
-    metric: str  # the quota metric charged
-    model: type
+    kind: str
+    metric: str
+    model: type[Any]
     title: str
     description: str
     run: Callable[[Any, Any], Awaitable[Output]]
+    fields: Mapping[str, Mapping[str, Any]]
     charges: Callable[[Any], Mapping[str, int]] = lambda req: {}
+    stores_file: bool = True
+    optional_fields: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
+    error_statuses: tuple[int, ...] = PRODUCTION_ERRORS
+
+    def response_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the success body :func:`execute` builds.
+
+        It is the 200 response of the OpenAPI document and the ``outputSchema`` of the MCP
+        tool.
+        """
+        properties: dict[str, Any] = {"success": {"type": "boolean"}}
+        if self.stores_file:
+            properties["url"] = {"type": "string", "format": "uri"}
+        properties.update(self.fields)
+        if self.stores_file:
+            properties["size_bytes"] = {"type": "integer"}
+        properties["credits_used"] = {
+            "type": "integer",
+            "description": f"What the call used of the monthly {self.metric} quota",
+        }
+        return {
+            "type": "object",
+            "required": sorted(properties),
+            "properties": {**properties, **self.optional_fields},
+        }
 
 
 @attrs.frozen(kw_only=True)
@@ -152,6 +203,12 @@ IMAGE = Operation(
         "returns the file's URL, pixel size and byte size."
     ),
     run=_run_image,
+    fields={
+        "width": {"type": "integer", "description": "Pixels of the returned file"},
+        "height": {"type": "integer", "description": "Pixels of the returned file"},
+        "format": {"type": "string", "enum": ["png", "jpeg", "webp"]},
+        "template": {"type": "string", "description": "The template name as sent"},
+    },
 )
 
 
@@ -186,6 +243,14 @@ PDF = Operation(
         "none/small/normal/large. Returns the file's URL and exact page count."
     ),
     run=_run_pdf,
+    fields={
+        "pages": {"type": "integer", "description": "Exact page count"},
+        "pages_est": {"type": "integer", "description": "Same as pages (variant B name)"},
+        "page_size": {"type": "string", "enum": ["A4", "Letter", "Legal", "A3"]},
+        "landscape": {"type": "boolean"},
+        "template": {"type": "string", "description": "The template name as sent"},
+        "format": {"type": "string", "enum": ["pdf"]},
+    },
 )
 
 
@@ -223,6 +288,17 @@ SCREENSHOT = Operation(
         "URL, pixel size, the final URL after redirects and the page's HTTP status."
     ),
     run=_run_screenshot,
+    fields={
+        "width": {"type": "integer", "description": "Pixels of the returned image"},
+        "height": {"type": "integer", "description": "Pixels of the returned image"},
+        "format": {"type": "string", "enum": ["png", "jpeg", "webp", "pdf"]},
+        "device": {"type": "string"},
+        "full_page": {"type": "boolean"},
+        "captured_at": {"type": "string", "format": "date-time"},
+        "source_url": {"type": "string", "description": "Final URL after redirects"},
+        "http_status": {"type": ["integer", "null"]},
+        "warnings": {"type": "array", "items": {"type": "string"}},
+    },
 )
 
 
@@ -264,6 +340,16 @@ AUDIO = Operation(
         "style. Returns the file URL and the measured duration in seconds."
     ),
     run=_run_audio,
+    fields={
+        "format": {"type": "string", "enum": ["mp3", "wav", "opus", "aac"]},
+        "duration_seconds": {"type": "number", "description": "Measured from the file"},
+        "duration_est": {"type": "number", "description": "Same as duration_seconds"},
+        "duration_est_sec": {"type": "number", "description": "Same as duration_seconds"},
+        "characters": {"type": "integer"},
+        "characters_used": {"type": "integer"},
+        "voice_id": {"type": "string"},
+        "model": {"type": "string"},
+    },
     charges=lambda req: audio_charges(characters=req.characters, seconds=req.estimated_seconds),
 )
 
@@ -302,6 +388,46 @@ PARSE = Operation(
         "each field came from. Returns data, document_type, confidence 0-1 and warnings."
     ),
     run=_run_parse,
+    stores_file=False,
+    fields={
+        "data": {
+            "type": "object",
+            "description": "The extracted fields; exactly the schema's properties when given",
+        },
+        "document_type": {"type": "string", "enum": list(DOCUMENT_TYPES)},
+        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+        "warnings": {"type": "array", "items": {"type": "string"}},
+        "usage": {
+            "type": "object",
+            "required": ["input_tokens", "output_tokens"],
+            "properties": {
+                "input_tokens": {"type": "integer"},
+                "output_tokens": {"type": "integer"},
+            },
+        },
+        "pages": {"type": "integer", "description": "Pages read"},
+        "extractor": {"type": "string", "description": "local, openai or anthropic"},
+    },
+    optional_fields={
+        "provenance": {
+            "type": "object",
+            "description": "With include_provenance: per field, where it was read",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {
+                    "page": {"type": "integer"},
+                    "bbox": {
+                        "type": "array",
+                        "items": {"type": "number"},
+                        "minItems": 4,
+                        "maxItems": 4,
+                        "description": "x0, y0, x1, y1 as fractions of the page, top left 0,0",
+                    },
+                    "text": {"type": "string"},
+                },
+            },
+        }
+    },
 )
 
 #: Operations by endpoint name.

@@ -25,7 +25,7 @@ from renderkit_server.files import FileSigner, FileUrls
 from renderkit_server.keys.service import KeyService, KeySigner, SqliteRevocationStore
 from renderkit_server.mail import Mailer, OutboxMailer, SmtpMailer
 from renderkit_server.mcp.sessions import McpSessions
-from renderkit_server.quotas.service import QuotaService, plans_from_mapping
+from renderkit_server.quotas import QuotaService, plans_from_mapping
 from renderkit_server.quotas.stores import SqliteUsageStore, UsageStore
 from renderkit_server.settings import Settings
 
@@ -113,7 +113,7 @@ def _storage(settings: Settings) -> Storage:
 
 def _usage_store(settings: Settings) -> UsageStore:
     if settings.redis_url:
-        from renderkit_server.quotas.redis_store import RedisUsageStore
+        from renderkit_server.quotas.stores.redis import RedisUsageStore
 
         return RedisUsageStore(settings.redis_url)
     return SqliteUsageStore(settings.data_dir / "usage.sqlite3")

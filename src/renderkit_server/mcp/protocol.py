@@ -1,7 +1,7 @@
 """JSON-RPC 2.0 messages and MCP protocol revisions, independent of HTTP.
 
-The transport (``mcp_http``) decides statuses and framing; this module only knows what a
-valid message is, which revisions exist and how an ``initialize`` request is negotiated.
+The transport (:mod:`.transport`) decides statuses and framing; this module only knows what
+a valid message is, which revisions exist and how an ``initialize`` request is negotiated.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ __all__ = [
     "version_at_least",
 ]
 
-#: Handshake revisions served, newest first (the stateless ones are in ``mcp_modern``).
+#: Handshake revisions served, newest first (the stateless ones are in :mod:`.modern`).
 SUPPORTED_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 LATEST_VERSION = SUPPORTED_VERSIONS[0]
 #: What a request without ``MCP-Protocol-Version`` (and without a session) is taken to speak,

@@ -8,31 +8,30 @@ restarts and replicas, and content chosen by the negotiated revision. The SDK's 
 what the tests drive this endpoint with.
 
 Rules (see docs/mcp.md): requests get ``application/json``, or ``text/event-stream`` when the
-client cannot take JSON or asks for progress on a tool call; notifications and client
-responses get 202 with an empty body; GET is 405; DELETE ends a session; a foreign Host or
-Origin is 403; ``MCP-Protocol-Version`` is ignored on ``initialize`` and otherwise must be a
-served revision (400). The body is always read before any answer, so an early rejection
-never leaves bytes on a keep-alive connection.
+client cannot take JSON or asks for progress on a tool call (:mod:`.streaming`);
+notifications and client responses get 202 with an empty body; GET is 405; DELETE ends a
+session; a foreign Host or Origin is 403 (:mod:`.hosts`); ``MCP-Protocol-Version`` is
+ignored on ``initialize`` and otherwise must be a served revision (400). The body is always
+read before any answer, so an early rejection never leaves bytes on a keep-alive connection.
+
+This module routes each message to its method for the revision it speaks: the handshake
+revisions (:mod:`.protocol`) or the stateless one (:mod:`.modern`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Iterable
 from typing import Any
-from urllib.parse import urlsplit
 
 import msgspec
 from litestar import Request, Response, delete, get, post
-from litestar.response import Stream
 
 import renderkit
 from renderkit import RenderkitError
 from renderkit_server import errors
 from renderkit_server.keys.service import extract_key
+from renderkit_server.mcp.hosts import check_origin
 from renderkit_server.mcp.modern import MODERN_VERSIONS, check_envelope, is_modern
 from renderkit_server.mcp.protocol import (
     BATCH_VERSIONS,
@@ -51,6 +50,7 @@ from renderkit_server.mcp.protocol import (
     result_body,
     version_at_least,
 )
+from renderkit_server.mcp.streaming import JSON, accepts, stream, wants_stream
 from renderkit_server.mcp.tools import TOOLS, error_result, success_result, tool_definitions
 from renderkit_server.operations import execute
 
@@ -59,12 +59,6 @@ __all__ = ["mcp_delete", "mcp_get", "mcp_post"]
 logger = logging.getLogger("renderkit_server")
 
 PATHS = ["/api/mcp", "/v1/mcp"]
-_JSON = "application/json"
-_SSE = "text/event-stream"
-_LOOPBACK = ("localhost", "127.0.0.1", "[::1]", "::1")
-#: Seconds between SSE keep-alive comments while a tool runs (proxies drop idle streams).
-KEEPALIVE_SECONDS = 10.0
-
 #: Every revision served, newest first (what server/discover and a -32022 list).
 ALL_VERSIONS = (*MODERN_VERSIONS, *SUPPORTED_VERSIONS)
 # Tools change only with a new release: clients may cache the lists for five minutes.
@@ -89,70 +83,13 @@ def _json_response(
     return Response(
         content=msgspec.json.encode(body),
         status_code=status,
-        media_type=_JSON,
+        media_type=JSON,
         headers=headers or {},
     )
 
 
 def _rpc_error_response(exc: RpcError, headers: dict[str, str] | None = None) -> Response[bytes]:
     return _json_response(exc.body(), exc.http_status, headers)
-
-
-def _accepts(request: Request[Any, Any, Any]) -> tuple[bool, bool]:
-    """(JSON acceptable, SSE acceptable). No Accept header means anything goes."""
-    accept = request.headers.get("accept", "").lower()
-    if not accept.strip():
-        return True, True
-    kinds = {part.split(";", 1)[0].strip() for part in accept.split(",")}
-    anything = "*/*" in kinds
-    return (
-        anything or _JSON in kinds or "application/*" in kinds,
-        anything or _SSE in kinds or "text/*" in kinds,
-    )
-
-
-def _host_allowed(host: str, allowed: Iterable[str]) -> bool:
-    host = host.strip().lower()
-    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-    if name.startswith("[") and "]" in name:
-        name = name[: name.index("]") + 1]
-    if name in _LOOPBACK:
-        return True
-    for entry in allowed:
-        if entry == "*" or entry == host or (":" not in entry.strip("[]") and entry == name):
-            return True
-    return False
-
-
-def _allowed_hosts(services: Any) -> list[str]:
-    settings = services.settings
-    hosts = [h.lower() for h in settings.mcp_allowed_hosts]
-    if settings.public_url:
-        netloc = urlsplit(settings.public_url).netloc.lower()
-        if netloc:
-            hosts.append(netloc)
-    return hosts
-
-
-def _check_origin(request: Request[Any, Any, Any], services: Any) -> None:
-    """DNS-rebinding protection: the Host must be one we serve, and a browser's Origin too."""
-    allowed = _allowed_hosts(services)
-    host = request.headers.get("host", "")
-    if not _host_allowed(host, allowed):
-        raise RpcError(
-            INVALID_REQUEST,
-            f"host {host[:100]!r} is not served here (set RENDERKIT_MCP_ALLOWED_HOSTS)",
-            http_status=403,
-        )
-    origin = request.headers.get("origin")
-    if origin is None:
-        return  # not a browser: nothing to rebind
-    if origin in services.settings.cors_origins:
-        return
-    parts = urlsplit(origin)
-    if parts.scheme in ("http", "https") and _host_allowed(parts.netloc, allowed):
-        return
-    raise RpcError(INVALID_REQUEST, f"origin {origin[:100]!r} is not allowed", http_status=403)
 
 
 def _services(request: Request[Any, Any, Any]) -> Any:
@@ -293,72 +230,6 @@ class _Call:
         return api_key
 
 
-def _wants_stream(message: Message, json_ok: bool, sse_ok: bool) -> bool:
-    if not sse_ok:
-        return False
-    if not json_ok:
-        return True
-    meta = message.params.get("_meta")
-    return (
-        message.method == "tools/call"
-        and isinstance(meta, dict)
-        and meta.get("progressToken") is not None
-    )
-
-
-def _sse_event(body: Any) -> bytes:
-    return b"event: message\ndata: " + msgspec.json.encode(body) + b"\n\n"
-
-
-def _progress(token: Any, progress: int, version: str, message: str) -> dict[str, Any]:
-    params: dict[str, Any] = {"progressToken": token, "progress": progress, "total": 1}
-    if version_at_least(version, "2025-03-26"):
-        params["message"] = message
-    return {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
-
-
-async def _stream(call: _Call, message: Message) -> Stream:
-    """Answer one request as an SSE stream: progress (when asked for), keep-alives while the
-    tool runs, then the response; the stream closes after it."""
-    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    if message.method != "tools/call":
-        # Quick methods answer before the stream starts, so their headers (the session id
-        # of an initialize) go out with it.
-        response = await call.dispatch(message)
-        return Stream(
-            iter([_sse_event(response)]),
-            media_type=_SSE,
-            headers={**headers, **call.headers},
-            status_code=call.status,
-        )
-    meta = message.params.get("_meta")
-    token = meta.get("progressToken") if isinstance(meta, dict) else None
-
-    async def events() -> AsyncIterator[bytes]:
-        if token is not None:
-            yield _sse_event(_progress(token, 0, call.version, "started"))
-        # A plain task, not a task group: this generator yields while the tool runs, and a
-        # client that goes away closes it mid-way; the task is then cancelled (and refunded).
-        task = asyncio.ensure_future(call.dispatch(message))
-        try:
-            while True:
-                done, _ = await asyncio.wait({task}, timeout=KEEPALIVE_SECONDS)
-                if done:
-                    break
-                yield b": keep-alive\n\n"
-            response = task.result()
-        finally:
-            if not task.done():
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-        if token is not None:
-            yield _sse_event(_progress(token, 1, call.version, "done"))
-        yield _sse_event(response)
-
-    return Stream(events(), media_type=_SSE, headers=headers)
-
-
 # --- the endpoint -----------------------------------------------------------------------------
 
 
@@ -393,7 +264,7 @@ def _session_version(request: Request[Any, Any, Any]) -> str | None:
     session_id = request.headers.get("mcp-session-id")
     if session_id is None:
         return None
-    version = _services(request).mcp_sessions.version(session_id)
+    version: str | None = _services(request).mcp_sessions.version(session_id)
     if version is None:
         raise RpcError(
             INVALID_REQUEST,
@@ -409,13 +280,13 @@ async def mcp_post(request: Request[Any, Any, Any]) -> Response[Any]:
     raw = await request.body()  # read first: early answers must not strand the body
     services = _services(request)
     try:
-        _check_origin(request, services)
+        check_origin(request.headers, services.settings)
         content_type = request.headers.get("content-type", "").lower()
         if "json" not in content_type:
             return _json_response(
                 RpcError(INVALID_REQUEST, "send the message as application/json").body(), 415
             )
-        json_ok, sse_ok = _accepts(request)
+        json_ok, sse_ok = accepts(request.headers)
         if not (json_ok or sse_ok):
             return _json_response(
                 RpcError(
@@ -453,8 +324,8 @@ async def mcp_post(request: Request[Any, Any, Any]) -> Response[Any]:
 
 
 async def _answer(call: _Call, message: Message, json_ok: bool, sse_ok: bool) -> Response[Any]:
-    if _wants_stream(message, json_ok, sse_ok):
-        return await _stream(call, message)
+    if wants_stream(message, json_ok, sse_ok):
+        return await stream(call, message)
     response = await call.dispatch(message)
     return _json_response(response, call.status, call.headers)
 
@@ -495,7 +366,7 @@ async def _batch(
 async def mcp_get(request: Request[Any, Any, Any]) -> Response[Any]:
     """No server-initiated stream: 405, which every client takes as "none offered"."""
     try:
-        _check_origin(request, _services(request))
+        check_origin(request.headers, _services(request).settings)
     except RpcError as exc:
         return _rpc_error_response(exc)
     return Response(
@@ -510,7 +381,7 @@ async def mcp_delete(request: Request[Any, Any, Any]) -> Response[Any]:
     """End a session: 204, or 404 for an unknown or already ended one."""
     services = _services(request)
     try:
-        _check_origin(request, services)
+        check_origin(request.headers, services.settings)
     except RpcError as exc:
         return _rpc_error_response(exc)
     session_id = request.headers.get("mcp-session-id")

@@ -1,0 +1,54 @@
+"""Plans, monthly quotas and burst limits, and the usage counters behind them.
+
+* :mod:`.plans`: :class:`PlanLimits`, the default table and operator overrides, the metrics
+  and their store units, periods (UTC calendar months) and burst windows;
+* :mod:`.errors`: :class:`LimitExceededError` and its two kinds, answered with 429;
+* :mod:`.service`: :class:`QuotaService`, which reserves a call's charges and hands back a
+  :class:`QuotaTicket` to keep or release;
+* :mod:`.stores`: the :class:`UsageStore` protocol and its memory, SQLite and Redis backends
+  (``RedisUsageStore`` is imported from :mod:`.stores.redis`, as it needs ``redis``).
+"""
+
+from __future__ import annotations
+
+from renderkit_server.quotas.errors import LimitExceededError, QuotaExceededError, RateLimitedError
+from renderkit_server.quotas.plans import (
+    BURST_WINDOW_SECONDS,
+    METERING_UNITS,
+    METRICS,
+    PLAN_NAMES,
+    PlanLimits,
+    default_plans,
+    month_period,
+    next_month_start,
+    plans_from_mapping,
+)
+from renderkit_server.quotas.service import QuotaService, QuotaTicket, audio_charges
+from renderkit_server.quotas.stores import (
+    MemoryUsageStore,
+    Reservation,
+    SqliteUsageStore,
+    UsageStore,
+)
+
+__all__ = [
+    "BURST_WINDOW_SECONDS",
+    "METERING_UNITS",
+    "METRICS",
+    "PLAN_NAMES",
+    "LimitExceededError",
+    "MemoryUsageStore",
+    "PlanLimits",
+    "QuotaExceededError",
+    "QuotaService",
+    "QuotaTicket",
+    "RateLimitedError",
+    "Reservation",
+    "SqliteUsageStore",
+    "UsageStore",
+    "audio_charges",
+    "default_plans",
+    "month_period",
+    "next_month_start",
+    "plans_from_mapping",
+]

@@ -1,4 +1,4 @@
-"""Plans, their monthly quotas and burst limits, and the service that enforces them.
+"""The quota service: the burst limit and monthly quotas of a key, enforced per call.
 
 Every production call goes through :meth:`QuotaService.reserve` (or its context-manager
 form :meth:`QuotaService.metered`) before rendering: first the per-minute burst limit of the
@@ -9,17 +9,15 @@ a failed call costs nothing.
 Metering units. Store counters are integers. Every metric is counted in its plan unit
 (one image, one PDF, one character...) except ``audio_minutes``, which is counted in
 **milliseconds of audio** so fractional minutes stay exact and atomic; plan limits are
-multiplied by :data:`METERING_UNITS` before they reach the store. ``charges`` therefore
-give audio in milliseconds (see :func:`audio_charges`), while errors and headers report
-limits and what remains in plan units (whole minutes, rounded down).
+multiplied by :data:`~renderkit_server.quotas.plans.METERING_UNITS` before they reach the
+store. ``charges`` therefore give audio in milliseconds (see :func:`audio_charges`), while
+errors and headers report limits and what remains in plan units (whole minutes, rounded
+down).
 
 Audio is priced by its measured duration, known only after synthesis: reserve an estimate,
 then settle the measured amount with :meth:`QuotaService.adjust`, one atomic increment or
 refund of the difference. The settled amount is charged even past the limit (the audio
 already exists and the caller gets it); the next call is then refused.
-
-Periods are calendar months in UTC (``"2026-11"``); burst windows are fixed 60-second
-windows aligned on the epoch.
 """
 
 from __future__ import annotations
@@ -30,205 +28,28 @@ import hashlib
 import logging
 import math
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any
 
 import anyio
 import attrs
 
-from renderkit import ConfigurationError, RenderkitError, StorageUnavailableError
-from renderkit.core.times import isoformat_z
-from renderkit_server.quotas.stores import Reservation, UsageStore
+from renderkit import ConfigurationError, StorageUnavailableError
+from renderkit_server.quotas.errors import QuotaExceededError, RateLimitedError, rate_limit_headers
+from renderkit_server.quotas.plans import (
+    BURST_WINDOW_SECONDS,
+    METERING_UNITS,
+    PlanLimits,
+    as_utc,
+    check_charge,
+    default_plans,
+    fixed_window,
+    month_period,
+    next_month_start,
+)
+from renderkit_server.quotas.stores.protocol import Reservation, UsageStore
 
-__all__ = [
-    "BURST_WINDOW_SECONDS",
-    "METERING_UNITS",
-    "METRICS",
-    "PLAN_NAMES",
-    "LimitExceededError",
-    "PlanLimits",
-    "QuotaExceededError",
-    "QuotaService",
-    "QuotaTicket",
-    "RateLimitedError",
-    "audio_charges",
-    "default_plans",
-    "month_period",
-    "next_month_start",
-    "plans_from_mapping",
-]
+__all__ = ["QuotaService", "QuotaTicket", "audio_charges"]
 
 logger = logging.getLogger(__name__)
-
-METRICS: tuple[str, ...] = (
-    "images",
-    "pdfs",
-    "audio_minutes",
-    "audio_characters",
-    "screenshots",
-    "parses",
-)
-"""The monthly metrics, in the order of the plan table."""
-
-METERING_UNITS: Mapping[str, int] = dict.fromkeys(METRICS, 1) | {"audio_minutes": 60_000}
-"""Store units per plan unit: ``audio_minutes`` is stored in milliseconds."""
-
-PLAN_NAMES: tuple[str, ...] = ("starter", "pro", "business", "vip")
-"""The plans a key can have (``starter`` is the spec's "Basic")."""
-
-BURST_WINDOW_SECONDS = 60
-"""Length of a burst window; the burst limit is per window."""
-
-_LIMIT_FIELDS: tuple[str, ...] = (*METRICS, "burst_per_minute")
-
-
-def _check_plan_limit(instance: PlanLimits, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is None:
-        return
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        msg = f"{attribute.name} must be a non-negative integer or None (unlimited)"
-        raise ConfigurationError(msg)
-
-
-def _limit_field() -> Any:
-    return attrs.field(default=None, validator=_check_plan_limit)
-
-
-@attrs.frozen(kw_only=True)
-class PlanLimits:
-    """The limits of one plan; ``None`` means unlimited.
-
-    Monthly limits are in plan units: count of images, PDFs, screenshots and parses,
-    minutes and characters of audio.
-    """
-
-    images: int | None = _limit_field()
-    pdfs: int | None = _limit_field()
-    audio_minutes: int | None = _limit_field()
-    audio_characters: int | None = _limit_field()
-    screenshots: int | None = _limit_field()
-    parses: int | None = _limit_field()
-    burst_per_minute: int | None = _limit_field()
-    """Requests per minute over all production endpoints together."""
-
-    def monthly_limit(self, metric: str) -> int | None:
-        """Return the monthly limit of ``metric`` in plan units.
-
-        Raises:
-            ValueError: ``metric`` is not one of :data:`METRICS`.
-        """
-        _check_metric(metric)
-        limit: int | None = getattr(self, metric)
-        return limit
-
-
-def default_plans() -> dict[str, PlanLimits]:
-    """Return the default plan table of the interface decisions, as a new dict."""
-    return {
-        "starter": PlanLimits(
-            images=5_000,
-            pdfs=500,
-            audio_minutes=60,
-            audio_characters=10_000,
-            screenshots=1_000,
-            parses=500,
-            burst_per_minute=10,
-        ),
-        "pro": PlanLimits(
-            images=25_000,
-            pdfs=5_000,
-            audio_minutes=300,
-            audio_characters=100_000,
-            screenshots=10_000,
-            parses=5_000,
-            burst_per_minute=60,
-        ),
-        "business": PlanLimits(
-            images=100_000,
-            pdfs=25_000,
-            audio_minutes=1_200,
-            audio_characters=1_000_000,
-            screenshots=50_000,
-            parses=25_000,
-            burst_per_minute=120,
-        ),
-        "vip": PlanLimits(),
-    }
-
-
-def plans_from_mapping(
-    mapping: Mapping[str, Any], *, base: Mapping[str, PlanLimits] | None = None
-) -> dict[str, PlanLimits]:
-    """Overlay operator overrides, e.g. a parsed TOML table, on a plan table.
-
-    TOML has no null, so a limit may also be the string ``"unlimited"``::
-
-        [quotas.starter]
-        images = 100
-        burst_per_minute = 5
-        parses = "unlimited"
-
-    Args:
-        mapping: ``{plan: {limit_name: value}}``; values are non-negative integers,
-            ``None`` or ``"unlimited"``. Limits not mentioned keep their base value.
-        base: the table to start from; :func:`default_plans` by default.
-
-    Returns:
-        A new table with every plan of ``base``.
-
-    Raises:
-        ConfigurationError: naming the entry (``starter.images``) that is not a known
-            plan or limit, or whose value is invalid.
-    """
-    plans = dict(default_plans() if base is None else base)
-    if not isinstance(mapping, Mapping):
-        msg = "quota overrides must be a table of plans"
-        raise ConfigurationError(msg)
-    for name, overrides in mapping.items():
-        if name not in plans:
-            msg = f"unknown plan {name!r} in quota overrides; known: {', '.join(plans)}"
-            raise ConfigurationError(msg)
-        if not isinstance(overrides, Mapping):
-            msg = f"quota overrides for plan {name!r} must be a table"
-            raise ConfigurationError(msg)
-        changes: dict[str, int | None] = {}
-        for field, value in overrides.items():
-            entry = f"{name}.{field}"
-            if field not in _LIMIT_FIELDS:
-                msg = f"unknown quota {entry!r}; known: {', '.join(_LIMIT_FIELDS)}"
-                raise ConfigurationError(msg)
-            if value is None or value == "unlimited":
-                changes[field] = None
-            elif isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                changes[field] = value
-            else:
-                msg = f"quota {entry!r} must be a non-negative integer or 'unlimited'"
-                raise ConfigurationError(msg)
-        plans[name] = attrs.evolve(plans[name], **changes)
-    return plans
-
-
-def _as_utc(now: datetime.datetime) -> datetime.datetime:
-    # Naive datetimes are taken as UTC rather than local time: servers run in UTC and a
-    # local-time reading would silently move the monthly reset.
-    if now.tzinfo is None:
-        return now.replace(tzinfo=datetime.UTC)
-    return now.astimezone(datetime.UTC)
-
-
-def month_period(now: datetime.datetime) -> str:
-    """Return the accounting period of ``now``: its UTC calendar month, e.g. ``"2026-11"``.
-
-    A naive ``now`` is taken as UTC.
-    """
-    now = _as_utc(now)
-    return f"{now.year:04d}-{now.month:02d}"
-
-
-def next_month_start(now: datetime.datetime) -> datetime.datetime:
-    """Return midnight UTC on the first day of the month after ``now``'s UTC month."""
-    now = _as_utc(now)
-    year, month = divmod(now.year * 12 + now.month, 12)
-    return datetime.datetime(year, month + 1, 1, tzinfo=datetime.UTC)
 
 
 def audio_charges(*, characters: int, seconds: float) -> dict[str, int]:
@@ -246,19 +67,6 @@ def audio_charges(*, characters: int, seconds: float) -> dict[str, int]:
     return {"audio_characters": characters, "audio_minutes": math.ceil(seconds * 1000)}
 
 
-def _check_metric(metric: str) -> None:
-    if metric not in METERING_UNITS:
-        msg = f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}"
-        raise ValueError(msg)
-
-
-def _check_charge(metric: str, amount: int) -> None:
-    _check_metric(metric)
-    if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
-        msg = f"charge for {metric!r} must be a non-negative integer, got {amount!r}"
-        raise ValueError(msg)
-
-
 def _store_limit(limit: int | None, metric: str) -> int | None:
     return None if limit is None else limit * METERING_UNITS[metric]
 
@@ -270,67 +78,6 @@ def _remaining(limit: int, used: int, metric: str) -> int:
 
 def _retry_after(reset_at: datetime.datetime, now: datetime.datetime) -> int:
     return max(math.ceil((reset_at - now).total_seconds()), 1)
-
-
-def _window(now: datetime.datetime, seconds: int) -> tuple[int, datetime.datetime]:
-    """Return the start (epoch seconds) and end of the fixed window holding ``now``."""
-    start = math.floor(now.timestamp()) // seconds * seconds
-    return start, datetime.datetime.fromtimestamp(start + seconds, datetime.UTC)
-
-
-def _rate_headers(limit: int, remaining: int, reset_at: datetime.datetime) -> dict[str, str]:
-    return {
-        "X-RateLimit-Limit": str(limit),
-        "X-RateLimit-Remaining": str(remaining),
-        "X-RateLimit-Reset": isoformat_z(reset_at),
-    }
-
-
-class LimitExceededError(RenderkitError):
-    """A limit of the caller's plan is reached; the server answers 429.
-
-    Attributes:
-        metric: the exhausted counter: a monthly metric, ``burst_per_minute`` or
-            ``key_issuance``.
-        plan: the caller's plan.
-        limit: the limit in plan units.
-        remaining: what is left in plan units (less than the call needed).
-        reset_at: when the counter starts again, UTC.
-        retry_after: whole seconds until ``reset_at``, at least 1 (for ``Retry-After``).
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        metric: str,
-        plan: str,
-        limit: int,
-        remaining: int,
-        reset_at: datetime.datetime,
-        retry_after: int,
-    ) -> None:
-        super().__init__(message)
-        self.metric = metric
-        self.plan = plan
-        self.limit = limit
-        self.remaining = remaining
-        self.reset_at = reset_at
-        self.retry_after = retry_after
-
-    def headers(self) -> dict[str, str]:
-        """Return ``Retry-After`` and the ``X-RateLimit-*`` headers of the 429 response."""
-        headers = _rate_headers(self.limit, self.remaining, self.reset_at)
-        headers["Retry-After"] = str(self.retry_after)
-        return headers
-
-
-class QuotaExceededError(LimitExceededError):
-    """A monthly quota of the plan is used up until the start of next month (UTC)."""
-
-
-class RateLimitedError(LimitExceededError):
-    """The key sent more requests this minute than its plan's burst limit allows."""
 
 
 @attrs.define(kw_only=True, eq=False)
@@ -380,13 +127,13 @@ class QuotaTicket:
             if self._burst is None or self._burst.limit is None:
                 return {}
             remaining = self._burst.remaining or 0
-            return _rate_headers(self._burst.limit, remaining, self._burst_reset_at)
+            return rate_limit_headers(self._burst.limit, remaining, self._burst_reset_at)
         limit = self._limits.monthly_limit(self.main_metric)
         if limit is None:
             return {}
         used = self._results[self.main_metric].used
         remaining = _remaining(limit, used, self.main_metric)
-        return _rate_headers(limit, remaining, self._reset_at)
+        return rate_limit_headers(limit, remaining, self._reset_at)
 
     async def release(self) -> None:
         """Refund every charge of the call; later calls do nothing.
@@ -496,15 +243,15 @@ class QuotaService:
         """
         limits = self.limits(plan)
         for metric, amount in charges.items():
-            _check_charge(metric, amount)
+            check_charge(metric, amount)
         if main_metric is None:
             main_metric = next(iter(charges), None)
         elif main_metric not in charges:
             msg = f"main_metric {main_metric!r} is not charged by the call"
             raise ValueError(msg)
-        now = _as_utc(self._clock())
+        now = as_utc(self._clock())
 
-        window_start, burst_reset_at = _window(now, BURST_WINDOW_SECONDS)
+        window_start, burst_reset_at = fixed_window(now, BURST_WINDOW_SECONDS)
         burst: Reservation | None = None
         if limits.burst_per_minute is not None:
             burst = await self._store.hit(
@@ -608,7 +355,7 @@ class QuotaService:
             ValueError: an unknown metric or a negative amount.
             StorageUnavailableError: the usage store failed.
         """
-        _check_charge(metric, actual_amount)
+        check_charge(metric, actual_amount)
         if ticket.released:
             msg = "cannot adjust a released quota ticket"
             raise RuntimeError(msg)
@@ -644,8 +391,8 @@ class QuotaService:
         """
         if self._issuance_limit is None:
             return
-        now = _as_utc(self._clock())
-        window_start, reset_at = _window(now, self._issuance_window)
+        now = as_utc(self._clock())
+        window_start, reset_at = fixed_window(now, self._issuance_window)
         digest = hashlib.sha256(client_address.encode()).hexdigest()[:32]
         result = await self._store.hit(
             f"issuance:{digest}", window_start, self._issuance_window, self._issuance_limit
@@ -668,7 +415,7 @@ class QuotaService:
         Raises:
             StorageUnavailableError: the usage store failed.
         """
-        return await self._store.usage(api_key_id, month_period(_as_utc(self._clock())))
+        return await self._store.usage(api_key_id, month_period(as_utc(self._clock())))
 
 
 async def _release_quietly(ticket: QuotaTicket) -> None:

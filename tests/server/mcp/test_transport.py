@@ -19,7 +19,7 @@ from renderkit.core.schema import json_schema
 from renderkit.testing import FakeBrowser
 from renderkit_server.app import create_app
 from renderkit_server.mail import MemoryMailer
-from renderkit_server.mcp import transport as mcp_http
+from renderkit_server.mcp import streaming
 from renderkit_server.mcp.tools import TOOLS, portable_schema
 from renderkit_server.settings import Settings
 from tests.server.conftest import issue_key
@@ -682,7 +682,7 @@ class _SlowBrowser(FakeBrowser):
 async def test_a_long_tool_call_streams_keep_alives_until_its_result(
     make_settings: Callable[..., Settings], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(mcp_http, "KEEPALIVE_SECONDS", 0.1)
+    monkeypatch.setattr(streaming, "KEEPALIVE_SECONDS", 0.1)
     app = _app(make_settings(mcp_allowed_hosts=(HOST,)), browser=_SlowBrowser())
     async with AsyncTestClient(app) as client:
         key = await issue_key(client)

@@ -1,4 +1,4 @@
-"""Plans, monthly quotas and burst limits enforced by QuotaService."""
+"""Monthly quotas and burst limits enforced by QuotaService, and key issuance limits."""
 
 from __future__ import annotations
 
@@ -10,30 +10,22 @@ from pathlib import Path
 import anyio
 import attrs
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
-from renderkit import ConfigurationError, RenderkitError, StorageUnavailableError
-from renderkit.core.times import isoformat_z
-from renderkit_server.quotas.service import (
+from renderkit import ConfigurationError, StorageUnavailableError
+from renderkit_server.quotas import (
     METRICS,
-    LimitExceededError,
+    MemoryUsageStore,
     PlanLimits,
     QuotaExceededError,
     QuotaService,
     QuotaTicket,
     RateLimitedError,
-    audio_charges,
-    default_plans,
-    month_period,
-    next_month_start,
-    plans_from_mapping,
-)
-from renderkit_server.quotas.stores import (
-    MemoryUsageStore,
     Reservation,
     SqliteUsageStore,
     UsageStore,
+    audio_charges,
+    default_plans,
+    plans_from_mapping,
 )
 
 pytestmark = pytest.mark.anyio
@@ -72,120 +64,6 @@ def store() -> MemoryUsageStore:
 @pytest.fixture
 def quotas(store: MemoryUsageStore, clock: FakeClock) -> QuotaService:
     return QuotaService(store, default_plans(), clock=clock)
-
-
-# Plans and configuration.
-
-
-def test_default_plans_follow_the_decisions_table() -> None:
-    plans = default_plans()
-
-    assert list(plans) == ["starter", "pro", "business", "vip"]
-    assert plans["starter"] == PlanLimits(
-        images=5_000,
-        pdfs=500,
-        audio_minutes=60,
-        audio_characters=10_000,
-        screenshots=1_000,
-        parses=500,
-        burst_per_minute=10,
-    )
-    assert plans["pro"].audio_characters == 100_000
-    assert plans["pro"].burst_per_minute == 60
-    assert plans["business"].audio_minutes == 1_200
-    assert plans["business"].burst_per_minute == 120
-    assert all(getattr(plans["vip"], f.name) is None for f in attrs.fields(PlanLimits))
-
-
-def test_plan_overrides_replace_only_the_named_limits() -> None:
-    plans = plans_from_mapping(
-        {"starter": {"images": 100, "burst_per_minute": 5, "parses": "unlimited"}}
-    )
-
-    assert plans["starter"].images == 100
-    assert plans["starter"].burst_per_minute == 5
-    assert plans["starter"].parses is None
-    assert plans["starter"].pdfs == 500
-    assert plans["pro"] == default_plans()["pro"]
-
-
-def test_plan_overrides_can_start_from_another_table() -> None:
-    base = {"starter": PlanLimits(images=1)}
-
-    plans = plans_from_mapping({"starter": {"pdfs": 2}}, base=base)
-
-    assert plans == {"starter": PlanLimits(images=1, pdfs=2)}
-
-
-@pytest.mark.parametrize(
-    "overrides",
-    [
-        {"basic": {"images": 1}},
-        {"starter": {"videos": 1}},
-        {"starter": {"images": -1}},
-        {"starter": {"images": True}},
-        {"starter": {"images": "lots"}},
-        {"starter": {"images": 1.5}},
-        {"starter": 5},
-    ],
-)
-def test_invalid_plan_overrides_raise_configuration_error(overrides: dict[str, object]) -> None:
-    with pytest.raises(ConfigurationError):
-        plans_from_mapping(overrides)
-
-
-def test_plan_limits_reject_negative_values() -> None:
-    with pytest.raises(ConfigurationError):
-        PlanLimits(images=-1)
-
-
-def test_limit_errors_are_renderkit_errors() -> None:
-    assert issubclass(QuotaExceededError, LimitExceededError)
-    assert issubclass(RateLimitedError, LimitExceededError)
-    assert issubclass(LimitExceededError, RenderkitError)
-
-
-# Periods.
-
-
-@pytest.mark.parametrize(
-    ("now", "period", "reset"),
-    [
-        (datetime.datetime(2026, 11, 30, 23, 59, 59, tzinfo=UTC), "2026-11", (2026, 12, 1)),
-        (datetime.datetime(2026, 12, 31, 12, tzinfo=UTC), "2026-12", (2027, 1, 1)),
-        (datetime.datetime(2027, 1, 1, tzinfo=UTC), "2027-01", (2027, 2, 1)),
-        # 01:30 in UTC+02:00 is still the previous day, and month, in UTC.
-        (
-            datetime.datetime(
-                2026, 12, 1, 1, 30, tzinfo=datetime.timezone(datetime.timedelta(hours=2))
-            ),
-            "2026-11",
-            (2026, 12, 1),
-        ),
-    ],
-)
-def test_periods_are_utc_calendar_months(
-    now: datetime.datetime, period: str, reset: tuple[int, int, int]
-) -> None:
-    assert month_period(now) == period
-    assert next_month_start(now) == datetime.datetime(*reset, tzinfo=UTC)
-
-
-# Year 9999's December has no next month in Python.
-@given(st.datetimes(max_value=datetime.datetime(9999, 11, 30), timezones=st.just(UTC)))
-def test_next_month_start_is_the_first_instant_of_the_following_period(
-    now: datetime.datetime,
-) -> None:
-    reset = next_month_start(now)
-
-    assert now < reset <= now + datetime.timedelta(days=31)
-    assert (reset.day, reset.hour, reset.minute, reset.second) == (1, 0, 0, 0)
-    assert month_period(reset) != month_period(now)
-    assert month_period(reset - datetime.timedelta(microseconds=1)) == month_period(now)
-
-
-def test_isoformat_utc_uses_a_z_suffix() -> None:
-    assert isoformat_z(datetime.datetime(2026, 12, 1, tzinfo=UTC)) == "2026-12-01T00:00:00Z"
 
 
 def test_audio_charges_round_the_duration_up_to_the_millisecond() -> None:

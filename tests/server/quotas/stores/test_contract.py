@@ -1,82 +1,20 @@
-"""The UsageStore contract, run over the memory, SQLite and real Redis backends."""
+"""The UsageStore contract, run over the memory, SQLite and real Redis backends.
+
+Each behaviour is written once; the ``store`` fixture (conftest.py) gives every backend, and
+``replicas`` two instances sharing one SQLite file or one Redis.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import sqlite3
-import subprocess
-import sys
-import textwrap
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 
 import pytest
-import redis.asyncio
 
-from renderkit import ConfigurationError, StorageUnavailableError
-from renderkit_server.quotas.redis_store import RedisUsageStore
-from renderkit_server.quotas.stores import (
-    MemoryUsageStore,
-    Reservation,
-    SqliteUsageStore,
-    UsageStore,
-)
-from tests.server._redis import redis_server, require_redis_server
+from renderkit import StorageUnavailableError
+from renderkit_server.quotas.stores import Reservation, UsageStore
+from tests.server.quotas.stores._shared import PERIOD, WINDOW
 
 pytestmark = pytest.mark.anyio
-
-PERIOD = "2026-11"
-WINDOW = 1_790_000_040  # a multiple of 60
-
-
-@pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
-    require_redis_server()
-    with redis_server() as url:
-        yield url
-
-
-async def _flush(url: str) -> None:
-    client = redis.asyncio.Redis.from_url(url)
-    try:
-        await client.flushdb()
-    finally:
-        await client.aclose()
-
-
-@pytest.fixture(params=["memory", "sqlite", "redis"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[UsageStore]:
-    """A fresh, empty store of each kind; Redis is flushed before each test."""
-    backend: UsageStore
-    if request.param == "memory":
-        backend = MemoryUsageStore()
-    elif request.param == "sqlite":
-        backend = SqliteUsageStore(tmp_path / "usage.db")
-    else:
-        url = request.getfixturevalue("redis_url")
-        await _flush(url)
-        backend = RedisUsageStore(url)
-    yield backend
-    await backend.aclose()
-
-
-@pytest.fixture(params=["sqlite", "redis"])
-async def replicas(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> AsyncIterator[tuple[UsageStore, UsageStore]]:
-    """Two independent store instances on one shared backend, like two server replicas."""
-    first: UsageStore
-    second: UsageStore
-    if request.param == "sqlite":
-        first = SqliteUsageStore(tmp_path / "usage.db")
-        second = SqliteUsageStore(tmp_path / "usage.db")
-    else:
-        url = request.getfixturevalue("redis_url")
-        await _flush(url)
-        first, second = RedisUsageStore(url), RedisUsageStore(url)
-    yield first, second
-    await first.aclose()
-    await second.aclose()
 
 
 async def test_every_backend_satisfies_the_protocol(store: UsageStore) -> None:
@@ -292,132 +230,3 @@ async def test_two_replicas_share_burst_windows(
     results = await asyncio.gather(*calls)
 
     assert sum(r.allowed for r in results) == 10
-
-
-_SQLITE_WORKER = textwrap.dedent(
-    """
-    import asyncio, sys
-    from renderkit_server.quotas.stores import SqliteUsageStore
-
-    async def main():
-        store = SqliteUsageStore(sys.argv[1])
-        results = await asyncio.gather(
-            *(store.reserve("key-1", "images", "2026-11", 1, 10) for _ in range(30))
-        )
-        await store.aclose()
-        print(sum(r.allowed for r in results))
-
-    asyncio.run(main())
-    """
-)
-
-
-def test_two_processes_sharing_a_sqlite_file_allow_exactly_ten(tmp_path: Path) -> None:
-    path = str(tmp_path / "usage.db")
-    workers = [
-        subprocess.Popen(
-            [sys.executable, "-c", _SQLITE_WORKER, path], stdout=subprocess.PIPE, text=True
-        )
-        for _ in range(2)
-    ]
-    allowed = [int(worker.communicate(timeout=60)[0]) for worker in workers]
-
-    assert all(worker.returncode == 0 for worker in workers)
-    assert sum(allowed) == 10
-    with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT used FROM usage").fetchall() == [(10,)]
-
-
-# Backend-specific behaviour.
-
-
-async def test_sqlite_deletes_ended_burst_windows(tmp_path: Path) -> None:
-    store = SqliteUsageStore(tmp_path / "usage.db")
-    for offset in range(0, 600, 60):
-        await store.hit("key-1", WINDOW + offset, 60, 10)
-    await store.aclose()
-
-    with sqlite3.connect(tmp_path / "usage.db") as conn:
-        starts = [row[0] for row in conn.execute("SELECT window_start FROM burst")]
-    # The current window and the one before it are kept for replicas with lagging clocks.
-    assert sorted(starts) == [WINDOW + 480, WINDOW + 540]
-
-
-async def test_sqlite_uses_wal_mode(tmp_path: Path) -> None:
-    store = SqliteUsageStore(tmp_path / "usage.db")
-    await store.ping()
-    await store.aclose()
-
-    with sqlite3.connect(tmp_path / "usage.db") as conn:
-        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
-
-
-async def test_sqlite_failure_raises_storage_unavailable_without_the_path(
-    tmp_path: Path,
-) -> None:
-    missing = tmp_path / "secret-dir-name" / "usage.db"
-    store = SqliteUsageStore(missing)
-
-    with pytest.raises(StorageUnavailableError) as info:
-        await store.ping()
-    assert "secret-dir-name" not in str(info.value)
-    assert isinstance(info.value.__cause__, sqlite3.Error)
-    await store.aclose()
-
-
-async def test_memory_store_forgets_ended_burst_windows() -> None:
-    store = MemoryUsageStore()
-    for offset in range(0, 600, 60):
-        await store.hit("key-1", WINDOW + offset, 60, 10)
-
-    assert list(store._windows) == [("key-1", WINDOW + 540, 60)]
-
-
-async def test_redis_keys_are_namespaced_and_expire(redis_url: str) -> None:
-    await _flush(redis_url)
-    store = RedisUsageStore(redis_url)
-    await store.reserve("key-1", "images", PERIOD, 1, 10)
-    await store.hit("key-1", WINDOW, 60, 10)
-    await store.aclose()
-
-    client = redis.asyncio.Redis.from_url(redis_url, decode_responses=True)
-    try:
-        keys = sorted(await client.keys("*"))
-        ttls = [await client.ttl(key) for key in keys]
-    finally:
-        await client.aclose()
-    assert keys == [
-        f"renderkit:usage:burst:60:{WINDOW}:key-1",
-        f"renderkit:usage:monthly:{PERIOD}:key-1",
-    ]
-    assert 60 < ttls[0] <= 120
-    assert 32 * 86_400 < ttls[1] <= 64 * 86_400
-
-
-async def test_redis_store_leaves_a_client_it_was_given_open(redis_url: str) -> None:
-    client = redis.asyncio.Redis.from_url(redis_url)
-    store = RedisUsageStore(client)
-    await store.ping()
-    await store.aclose()
-
-    assert await client.ping()
-    await client.aclose()
-
-
-async def test_unreachable_redis_raises_storage_unavailable_without_the_password() -> None:
-    from tests.server._redis import _free_port
-
-    store = RedisUsageStore(f"redis://:hunter2-secret@127.0.0.1:{_free_port()}/0", timeout=1)
-
-    with pytest.raises(StorageUnavailableError) as info:
-        await store.ping()
-    assert "hunter2-secret" not in str(info.value)
-    with pytest.raises(StorageUnavailableError):
-        await store.reserve("key-1", "images", PERIOD, 1, 10)
-    await store.aclose()
-
-
-def test_a_malformed_redis_url_is_a_configuration_error() -> None:
-    with pytest.raises(ConfigurationError) as info:
-        RedisUsageStore("http://user:hunter2-secret@example.invalid")
-    assert "hunter2-secret" not in str(info.value)

@@ -1,4 +1,5 @@
-"""A :class:`~renderkit_server.quotas.stores.UsageStore` on Redis, shared by every replica.
+"""A :class:`~renderkit_server.quotas.stores.protocol.UsageStore` on Redis, shared by every
+replica.
 
 Each check-and-increment is one Lua script, which Redis runs atomically; scripts are
 registered once per store and called by SHA (redis-py reloads them after a server restart).
@@ -20,13 +21,14 @@ import datetime
 from collections.abc import Iterator
 from typing import Any
 
-from renderkit import ConfigurationError, MissingDependencyError, StorageUnavailableError
-from renderkit_server.quotas.stores import (
+from renderkit import ConfigurationError, MissingDependencyError
+from renderkit_server.quotas.stores.protocol import (
     Reservation,
-    _check_amount,
-    _check_limit,
-    _check_open,
-    _check_window,
+    check_amount,
+    check_limit,
+    check_open,
+    check_window,
+    store_failure,
 )
 
 try:
@@ -142,9 +144,9 @@ class RedisUsageStore:
             StorageUnavailableError: Redis cannot be reached or failed, or the store is
                 closed.
         """
-        _check_amount(amount)
-        _check_limit(limit)
-        args = [metric, amount, "" if limit is None else limit, self._retention]
+        check_amount(amount)
+        check_limit(limit)
+        args: list[str | int] = [metric, amount, _limit_arg(limit), self._retention]
         with self._errors():
             allowed, used = await self._reserve(keys=[self._monthly_key(key_id, period)], args=args)
         return Reservation(allowed=bool(allowed), used=int(used), limit=limit)
@@ -156,7 +158,7 @@ class RedisUsageStore:
             StorageUnavailableError: Redis cannot be reached or failed, or the store is
                 closed.
         """
-        _check_amount(amount)
+        check_amount(amount)
         with self._errors():
             await self._release(keys=[self._monthly_key(key_id, period)], args=[metric, amount])
 
@@ -181,10 +183,10 @@ class RedisUsageStore:
             StorageUnavailableError: Redis cannot be reached or failed, or the store is
                 closed.
         """
-        _check_window(window_start, window_seconds)
-        _check_limit(limit)
+        check_window(window_start, window_seconds)
+        check_limit(limit)
         key = f"{self._prefix}:burst:{window_seconds}:{window_start}:{key_id}"
-        args = ["" if limit is None else limit, 2 * window_seconds]
+        args: list[str | int] = [_limit_arg(limit), 2 * window_seconds]
         with self._errors():
             allowed, used = await self._hit(keys=[key], args=args)
         return Reservation(allowed=bool(allowed), used=int(used), limit=limit)
@@ -208,14 +210,18 @@ class RedisUsageStore:
 
     @contextlib.contextmanager
     def _errors(self) -> Iterator[None]:
-        _check_open(self._closed, "redis")
+        check_open(self._closed, "redis")
         try:
             yield
         except redis.exceptions.RedisError as exc:
             # redis-py messages can name the host and port; the class name is enough here
             # and can never leak the URL's password.
-            msg = f"the redis usage store failed ({type(exc).__name__})"
-            raise StorageUnavailableError(msg) from exc
+            raise store_failure("redis", type(exc).__name__) from exc
+
+
+def _limit_arg(limit: int | None) -> str | int:
+    # The scripts read an empty string as "unlimited" (tonumber('') is nil in Lua).
+    return "" if limit is None else limit
 
 
 def _text(value: str | bytes) -> str:
