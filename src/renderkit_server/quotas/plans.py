@@ -18,6 +18,7 @@ from typing import Any
 import attrs
 
 from renderkit import ConfigurationError
+from renderkit.core.times import as_utc
 
 __all__ = [
     "BURST_WINDOW_SECONDS",
@@ -25,7 +26,6 @@ __all__ = [
     "METRICS",
     "PLAN_NAMES",
     "PlanLimits",
-    "as_utc",
     "check_charge",
     "default_plans",
     "fixed_window",
@@ -199,15 +199,6 @@ def check_charge(metric: str, amount: object) -> None:
     if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
         msg = f"charge for {metric!r} must be a non-negative integer, got {amount!r}"
         raise ValueError(msg)
-
-
-def as_utc(now: datetime.datetime) -> datetime.datetime:
-    """Return ``now`` in UTC; a naive ``now`` is taken as UTC already."""
-    # Not local time: servers run in UTC and a local-time reading would silently move the
-    # monthly reset.
-    if now.tzinfo is None:
-        return now.replace(tzinfo=datetime.UTC)
-    return now.astimezone(datetime.UTC)
 
 
 def month_period(now: datetime.datetime) -> str:

@@ -33,12 +33,12 @@ import anyio
 import attrs
 
 from renderkit import ConfigurationError, StorageUnavailableError
+from renderkit.core.times import as_utc
 from renderkit_server.quotas.errors import QuotaExceededError, RateLimitedError, rate_limit_headers
 from renderkit_server.quotas.plans import (
     BURST_WINDOW_SECONDS,
     METERING_UNITS,
     PlanLimits,
-    as_utc,
     check_charge,
     default_plans,
     fixed_window,
