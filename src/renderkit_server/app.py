@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -20,16 +19,17 @@ from renderkit.browser import Browser
 from renderkit.core.times import isoformat_z
 from renderkit.storage import Storage
 from renderkit_server import errors
+from renderkit_server.auth import authenticate, extract_key, is_admin, require_admin
 from renderkit_server.errors import ApiError
 from renderkit_server.files import serve_file
 from renderkit_server.health import diagnostic_report, health_report
-from renderkit_server.keys.service import ApiKey, InvalidKeyError, extract_key
+from renderkit_server.keys import InvalidKeyError
 from renderkit_server.mail import MailDeliveryError, Mailer, key_email
 from renderkit_server.mcp.transport import mcp_delete, mcp_get, mcp_post
 from renderkit_server.observability import RequestIdMiddleware
 from renderkit_server.openapi import openapi_document
 from renderkit_server.operations import OPERATIONS, Operation, execute
-from renderkit_server.quotas.service import QuotaExceededError, RateLimitedError
+from renderkit_server.quotas import QuotaExceededError, RateLimitedError
 from renderkit_server.services import Services, build_services
 from renderkit_server.settings import Settings
 
@@ -37,7 +37,6 @@ __all__ = ["create_app"]
 
 logger = logging.getLogger("renderkit_server")
 
-errors.register(InvalidKeyError, 401, "UNAUTHORIZED")
 errors.register(QuotaExceededError, 429, "QUOTA_EXCEEDED")
 errors.register(RateLimitedError, 429, "RATE_LIMITED")
 
@@ -68,47 +67,13 @@ async def _json_body(request: Request[Any, Any, Any], *, required: bool = True) 
     return payload
 
 
-def authenticate(request: Request[Any, Any, Any], services: Services) -> ApiKey:
-    """The caller's verified key; 401 when missing or invalid (no database read)."""
-    token = extract_key(request.headers)
-    if token is None:
-        raise ApiError(
-            401,
-            "UNAUTHORIZED",
-            "missing API key: send Authorization: Bearer <key> or X-SVC-Key: <key>",
-        )
-    api_key = services.keys.verify(token)
-    request.scope["state"]["key_fingerprint"] = services.keys.fingerprint(token)
-    return api_key
-
-
-def _require_admin(request: Request[Any, Any, Any], services: Services) -> None:
-    token = services.settings.admin_token
-    header = request.headers.get("authorization", "")
-    scheme, _, value = header.partition(" ")
-    if (
-        not token
-        or scheme.lower() != "bearer"
-        or not hmac.compare_digest(value.strip().encode(), token.encode())
-    ):
-        raise ApiError(401, "UNAUTHORIZED", "this call needs the operator's admin token")
-
-
-def _is_admin(request: Request[Any, Any, Any], services: Services) -> bool:
-    try:
-        _require_admin(request, services)
-    except ApiError:
-        return False
-    return True
-
-
 def _production_handler(operation: Operation) -> Any:
     paths = [f"/api/{operation.name}", f"/v1/{operation.name}"]
 
     @post(paths, summary=operation.title, description=operation.description, status_code=200)
     async def handler(request: Request[Any, Any, Any]) -> Response[Any]:
         services = _services(request)
-        api_key = authenticate(request, services)
+        api_key = authenticate(request, services.keys)
         payload = await _json_body(request)
         result = await execute(
             operation,
@@ -164,7 +129,7 @@ async def generate_key(request: Request[Any, Any, Any]) -> Response[Any]:
     plan = payload.get("plan", "starter")
     if email is None:
         raise InvalidRequestError.single("email", "is required", missing=True)
-    admin = _is_admin(request, services)
+    admin = is_admin(request.headers, services.settings.admin_token)
     if plan != "starter" and isinstance(plan, str) and not admin:
         raise ApiError(
             403,
@@ -190,7 +155,8 @@ async def regenerate_key(request: Request[Any, Any, Any]) -> Response[Any]:
     if token is None:
         token = extract_key(request.headers)
     if not token:
-        raise ApiError(401, "UNAUTHORIZED", "send the key to rotate in the body or headers")
+        msg = "send the key to rotate in the body or headers"
+        raise InvalidKeyError(reason="missing", message=msg)
     issued = await services.keys.regenerate(token)
     await _send_key(services, issued, regenerated=True)
     return Response(_key_body(issued))
@@ -208,7 +174,7 @@ async def diagnostic(request: Request[Any, Any, Any]) -> dict[str, Any]:
 
     Needs the admin token. Reports which settings are set and their lengths, never values."""
     services = _services(request)
-    _require_admin(request, services)
+    require_admin(request.headers, services.settings.admin_token)
     return await diagnostic_report(services)
 
 

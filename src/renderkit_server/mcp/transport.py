@@ -32,7 +32,8 @@ from litestar.response import Stream
 import renderkit
 from renderkit import RenderkitError
 from renderkit_server import errors
-from renderkit_server.keys.service import extract_key
+from renderkit_server.auth import authenticate
+from renderkit_server.keys import ApiKey
 from renderkit_server.mcp.modern import MODERN_VERSIONS, check_envelope, is_modern
 from renderkit_server.mcp.protocol import (
     BATCH_VERSIONS,
@@ -277,20 +278,11 @@ class _Call:
         self.headers.update(execution.headers)
         return success_result(execution, self.version)
 
-    def _authenticate(self) -> Any:
-        token = extract_key(self.request.headers)
-        if token is None:
-            # A tool result, not HTTP 401: a 401 makes MCP clients start an OAuth flow this
-            # server does not offer, where an error result tells the agent what to do.
-            raise errors.ApiError(
-                401,
-                "UNAUTHORIZED",
-                "tools/call needs a renderkit API key: send Authorization: Bearer <key> or "
-                "X-SVC-Key: <key> (keys come from POST /api/keys/generate)",
-            )
-        api_key = self.services.keys.verify(token)
-        self.request.scope["state"]["key_fingerprint"] = self.services.keys.fingerprint(token)
-        return api_key
+    def _authenticate(self) -> ApiKey:
+        # A missing or invalid key becomes a tool result, not HTTP 401: a 401 makes MCP
+        # clients start an OAuth flow this server does not offer, where an error result tells
+        # the agent what to do.
+        return authenticate(self.request, self.services.keys)
 
 
 def _wants_stream(message: Message, json_ok: bool, sse_ok: bool) -> bool:
