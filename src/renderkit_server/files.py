@@ -11,21 +11,27 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlencode
 
 import attrs
 from litestar import Request, Response, get
 from litestar.datastructures import ETag
+from litestar.di import NamedDependency
 from litestar.params import FromPath
 from litestar.response import File
+from litestar.types import ControllerRouterHandler
 
 from renderkit import InvalidRequestError, ObjectNotFoundError
 from renderkit.storage import LocalStorage, Storage
 from renderkit_server import signing
 from renderkit_server.errors import ApiError
 
-__all__ = ["FileSigner", "FileUrls", "serve_file"]
+if TYPE_CHECKING:
+    # services.py imports this module; the app resolves the name for Litestar.
+    from renderkit_server.services import Services
+
+__all__ = ["ROUTES", "FileSigner", "FileUrls", "serve_file"]
 
 _MAC_BYTES = 20
 
@@ -106,9 +112,11 @@ class FileUrls:
 
 
 @get(["/files/{key:path}"], include_in_schema=False)
-async def serve_file(request: Request[Any, Any, Any], key: FromPath[str]) -> Response[Any] | File:
+async def serve_file(
+    request: Request[Any, Any, Any], key: FromPath[str], services: NamedDependency[Services]
+) -> Response[Any] | File:
     """Serve a locally stored file behind a valid signature."""
-    urls: FileUrls = request.app.state.services.urls
+    urls = services.urls
     key = key.lstrip("/")
     if not urls.files_public_url:
         expires = urls.signer.check(
@@ -132,3 +140,7 @@ async def serve_file(request: Request[Any, Any, Any], key: FromPath[str]) -> Res
         etag=ETag(value=head.etag),
         headers={"Cache-Control": f"private, max-age={max_age}, immutable"},
     )
+
+
+#: What the app mounts for files.
+ROUTES: tuple[ControllerRouterHandler, ...] = (serve_file,)

@@ -22,7 +22,7 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import msgspec
@@ -33,6 +33,7 @@ import renderkit
 from renderkit import RenderkitError
 from renderkit_server import errors
 from renderkit_server.auth import authenticate
+from renderkit_server.dependencies import services_of
 from renderkit_server.keys import ApiKey
 from renderkit_server.mcp.modern import MODERN_VERSIONS, check_envelope, is_modern
 from renderkit_server.mcp.protocol import (
@@ -54,6 +55,9 @@ from renderkit_server.mcp.protocol import (
 )
 from renderkit_server.mcp.tools import TOOLS, error_result, success_result, tool_definitions
 from renderkit_server.operations import execute
+
+if TYPE_CHECKING:
+    from renderkit_server.services import Services
 
 __all__ = ["mcp_delete", "mcp_get", "mcp_post"]
 
@@ -156,8 +160,8 @@ def _check_origin(request: Request[Any, Any, Any], services: Any) -> None:
     raise RpcError(INVALID_REQUEST, f"origin {origin[:100]!r} is not allowed", http_status=403)
 
 
-def _services(request: Request[Any, Any, Any]) -> Any:
-    return request.app.state.services
+def _services(request: Request[Any, Any, Any]) -> Services:
+    return services_of(request.app.state)
 
 
 # --- method handlers --------------------------------------------------------------------------
