@@ -31,7 +31,7 @@ def _imports(path: Path) -> set[str]:
 
 
 def _private_owner(module: str) -> str | None:
-    """The package whose private module ``module`` is (``renderkit.pdf._render`` -> ``renderkit.pdf``)."""
+    """The package owning private ``module``: ``renderkit.pdf._render`` -> ``renderkit.pdf``."""
     parts = module.split(".")
     for i, part in enumerate(parts):
         if part.startswith("_") and not part.startswith("__"):
@@ -45,7 +45,9 @@ def test_no_module_imports_another_packages_private_modules() -> None:
     for name, path in modules.items():
         for imported in _imports(path):
             owner = _private_owner(imported)
-            if owner is None or imported not in modules and imported.rsplit(".", 1)[0] not in modules:
+            if owner is None or (
+                imported not in modules and imported.rsplit(".", 1)[0] not in modules
+            ):
                 continue
             if not (name == owner or name.startswith(owner + ".")):
                 offences.append(f"{name} imports {imported}")

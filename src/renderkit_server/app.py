@@ -1,232 +1,63 @@
-"""``create_app(settings)``: the Litestar application around the renderkit library."""
+"""``create_app(settings)``: the Litestar application around the renderkit library.
+
+This module only composes: each concern owns its routes (``keys.routes``, ``files``,
+``health``, ``production``, the MCP transport) and the app mounts them, builds the services
+in its lifespan and injects them into handlers (``services: NamedDependency[Services]``).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
-import logging
 from collections.abc import AsyncIterator
-from typing import Any
 
-import msgspec
-from litestar import Litestar, Request, Response, get, post
+from litestar import Litestar
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
+from litestar.types import ControllerRouterHandler
 
-import renderkit
-from renderkit import InvalidRequestError, RenderkitError
 from renderkit.browser import Browser
-from renderkit.core.times import isoformat_z
+from renderkit.parsing import Extractor
+from renderkit.speech import SpeechProvider
 from renderkit.storage import Storage
-from renderkit_server import errors
-from renderkit_server.errors import ApiError
-from renderkit_server.files import serve_file
-from renderkit_server.health import diagnostic_report, health_report
-from renderkit_server.keys.service import ApiKey, InvalidKeyError, extract_key
-from renderkit_server.mail import MailDeliveryError, Mailer, key_email
+from renderkit_server import errors, files, health, production
+from renderkit_server.dependencies import DEPENDENCIES
+from renderkit_server.keys import routes as keys_routes
+from renderkit_server.mail import Mailer
 from renderkit_server.mcp.transport import mcp_delete, mcp_get, mcp_post
 from renderkit_server.observability import RequestIdMiddleware
-from renderkit_server.openapi import openapi_document
-from renderkit_server.operations import OPERATIONS, Operation, execute
-from renderkit_server.quotas import QuotaExceededError, RateLimitedError
+from renderkit_server.quotas import QuotaExceededError, RateLimitedError, UsageStore
 from renderkit_server.services import Services, build_services
 from renderkit_server.settings import Settings
 
-__all__ = ["create_app"]
+__all__ = ["ROUTES", "create_app"]
 
-logger = logging.getLogger("renderkit_server")
-
-errors.register(InvalidKeyError, 401, "UNAUTHORIZED")
 errors.register(QuotaExceededError, 429, "QUOTA_EXCEEDED")
 errors.register(RateLimitedError, 429, "RATE_LIMITED")
 
+#: Every route the app serves, by concern.
+ROUTES: tuple[ControllerRouterHandler, ...] = (
+    *production.ROUTES,
+    *keys_routes.ROUTES,
+    *health.ROUTES,
+    *files.ROUTES,
+    mcp_post,
+    mcp_get,
+    mcp_delete,
+)
 
-def _services(request: Request[Any, Any, Any]) -> Services:
-    return request.app.state.services
+#: Seconds between reloads of key revocations made by other replicas.
+_REVOCATION_REFRESH_SECONDS = 2.0
 
-
-def _base_url(request: Request[Any, Any, Any]) -> str:
-    return str(request.base_url).rstrip("/")
-
-
-async def _json_body(request: Request[Any, Any, Any], *, required: bool = True) -> Any:
-    content_type = request.headers.get("content-type", "")
-    if content_type and "json" not in content_type.lower():
-        raise ApiError(415, "UNSUPPORTED_MEDIA_TYPE", "send the body as application/json")
-    raw = await request.body()
-    if not raw.strip():
-        if not required:
-            return {}
-        raise ApiError(400, "MISSING_FIELD", "the request body is empty; send a JSON object")
-    try:
-        payload = msgspec.json.decode(raw)
-    except msgspec.DecodeError:
-        raise ApiError(400, "INVALID_JSON", "the request body is not valid JSON") from None
-    if not isinstance(payload, dict):
-        raise ApiError(400, "INVALID_FIELD", "the request body must be a JSON object")
-    return payload
-
-
-def authenticate(request: Request[Any, Any, Any], services: Services) -> ApiKey:
-    """The caller's verified key; 401 when missing or invalid (no database read)."""
-    token = extract_key(request.headers)
-    if token is None:
-        raise ApiError(
-            401,
-            "UNAUTHORIZED",
-            "missing API key: send Authorization: Bearer <key> or X-SVC-Key: <key>",
-        )
-    api_key = services.keys.verify(token)
-    request.scope["state"]["key_fingerprint"] = services.keys.fingerprint(token)
-    return api_key
-
-
-def _require_admin(request: Request[Any, Any, Any], services: Services) -> None:
-    token = services.settings.admin_token
-    header = request.headers.get("authorization", "")
-    scheme, _, value = header.partition(" ")
-    if (
-        not token
-        or scheme.lower() != "bearer"
-        or not hmac.compare_digest(value.strip().encode(), token.encode())
-    ):
-        raise ApiError(401, "UNAUTHORIZED", "this call needs the operator's admin token")
-
-
-def _is_admin(request: Request[Any, Any, Any], services: Services) -> bool:
-    try:
-        _require_admin(request, services)
-    except ApiError:
-        return False
-    return True
-
-
-def _production_handler(operation: Operation) -> Any:
-    paths = [f"/api/{operation.name}", f"/v1/{operation.name}"]
-
-    @post(paths, summary=operation.title, description=operation.description, status_code=200)
-    async def handler(request: Request[Any, Any, Any]) -> Response[Any]:
-        services = _services(request)
-        api_key = authenticate(request, services)
-        payload = await _json_body(request)
-        result = await execute(
-            operation,
-            payload,
-            services=services,
-            key_id=api_key.key_id,
-            plan=api_key.plan,
-            base_url=_base_url(request),
-        )
-        return Response(result.body, headers=result.headers)
-
-    handler.fn.__name__ = f"{operation.name.replace('-', '_')}_handler"
-    return handler
-
-
-def _client_address(request: Request[Any, Any, Any], services: Services) -> str:
-    if services.settings.trust_forwarded_for:
-        forwarded = request.headers.get("x-forwarded-for", "")
-        if forwarded:
-            return forwarded.split(",")[0].strip()
-    client = request.client
-    return client.host if client else "unknown"
-
-
-async def _send_key(services: Services, issued: Any, *, regenerated: bool) -> None:
-    message = key_email(issued, sender=services.settings.smtp_sender, regenerated=regenerated)
-    try:
-        await services.mailer.send(message)
-    except MailDeliveryError:
-        # The key is in the response already; a mail outage must not lose the customer's key.
-        logger.warning("could not e-mail a key to its owner", exc_info=True)
-
-
-def _key_body(issued: Any) -> dict[str, Any]:
-    created = isoformat_z(issued.created)
-    return {
-        "success": True,
-        "key": issued.key,
-        "plan": issued.plan,
-        "email": issued.email,
-        "created": created,
-        "issued_at": created,
-    }
-
-
-@post(["/api/keys/generate", "/v1/keys/generate"], status_code=200, summary="Issue an API key")
-async def generate_key(request: Request[Any, Any, Any]) -> Response[Any]:
-    """Issue a key for an e-mail address. Self-service keys are starter keys; other plans
-    need the operator's admin token. Self-service issuance is rate-limited per client."""
-    services = _services(request)
-    payload = await _json_body(request)
-    email = payload.get("email")
-    plan = payload.get("plan", "starter")
-    if email is None:
-        raise InvalidRequestError.single("email", "is required", missing=True)
-    admin = _is_admin(request, services)
-    if plan != "starter" and isinstance(plan, str) and not admin:
-        raise ApiError(
-            403,
-            "FORBIDDEN",
-            f"plan {plan[:20]!r} keys are issued by the operator; "
-            "self-service keys are starter keys",
-        )
-    if not admin:
-        await services.quotas.limit_issuance(_client_address(request, services))
-    issued = await services.keys.issue(email, plan)
-    await _send_key(services, issued, regenerated=False)
-    return Response(_key_body(issued))
-
-
-@post(["/api/keys/regenerate", "/v1/keys/regenerate"], status_code=200, summary="Rotate an API key")
-async def regenerate_key(request: Request[Any, Any, Any]) -> Response[Any]:
-    """Issue a new key for the same plan and e-mail; the old key stops working at once.
-
-    The old key comes from the body ``key`` (variant A) or the key headers (variant B)."""
-    services = _services(request)
-    payload = await _json_body(request, required=False)
-    token = payload.get("key") if isinstance(payload.get("key"), str) else None
-    if token is None:
-        token = extract_key(request.headers)
-    if not token:
-        raise ApiError(401, "UNAUTHORIZED", "send the key to rotate in the body or headers")
-    issued = await services.keys.regenerate(token)
-    await _send_key(services, issued, regenerated=True)
-    return Response(_key_body(issued))
-
-
-@get(["/api/health", "/v1/health"], summary="Service health")
-async def health(request: Request[Any, Any, Any]) -> dict[str, Any]:
-    """Overall and per-capability status; cheap enough for load balancers."""
-    return health_report(_services(request))
-
-
-@get(["/api/health/diagnostic", "/v1/health/diagnostic"], summary="Operator diagnostics")
-async def diagnostic(request: Request[Any, Any, Any]) -> dict[str, Any]:
-    """Live checks of configuration, storage, browser, usage store and speech provider.
-
-    Needs the admin token. Reports which settings are set and their lengths, never values."""
-    services = _services(request)
-    _require_admin(request, services)
-    return await diagnostic_report(services)
-
-
-@get(["/openapi.json", "/api/openapi.json", "/v1/openapi.json"], include_in_schema=False)
-async def openapi(request: Request[Any, Any, Any]) -> dict[str, Any]:
-    """The OpenAPI 3.1 document, generated from the same models the handlers use."""
-    return openapi_document(OPERATIONS.values(), version=renderkit.__version__)
-
-
-async def _refresh_revocations(services: Services, every: float = 2.0) -> None:
-    # Each process caches key revocations; replicas sharing the store pick up another
-    # replica's regenerations within `every` seconds (their own take effect at once).
-    while True:
-        await asyncio.sleep(every)
-        try:
-            await services.keys.refresh()
-        except RenderkitError:
-            logger.warning("could not refresh key revocations", exc_info=True)
+# Browser MCP clients must read the session id and the quota headers.
+_EXPOSED_HEADERS = [
+    "Mcp-Session-Id",
+    "X-RateLimit-Limit",
+    "X-RateLimit-Remaining",
+    "X-RateLimit-Reset",
+    "Retry-After",
+    "X-Request-Id",
+]
 
 
 def create_app(
@@ -234,17 +65,24 @@ def create_app(
     *,
     browser: Browser | None = None,
     storage: Storage | None = None,
-    usage_store: Any | None = None,
+    usage_store: UsageStore | None = None,
     mailer: Mailer | None = None,
-    speech: Any | None = None,
-    extractor: Any | None = None,
+    speech: SpeechProvider | None = None,
+    extractor: Extractor | None = None,
 ) -> Litestar:
     """Build the application.
 
     Args:
         settings: configuration; read from the environment when omitted.
-        browser, storage, usage_store, mailer, speech, extractor: backends to use instead of
-            the ones the settings describe (tests pass in-memory ones).
+        browser: the browser to render with instead of the configured pool.
+        storage: where produced files go instead of the configured storage.
+        usage_store: the quota counters instead of the configured store.
+        mailer: how keys are e-mailed instead of the configured mailer.
+        speech: the speech provider instead of the configured one.
+        extractor: the document extractor instead of the configured one.
+
+    Returns:
+        The app; its backends are built and started by its lifespan.
     """
     settings = settings or Settings.from_env()
 
@@ -260,7 +98,9 @@ def create_app(
             extractor=extractor,
         )
         app.state.services = services
-        refresher = asyncio.get_running_loop().create_task(_refresh_revocations(services))
+        refresher = asyncio.get_running_loop().create_task(
+            services.keys.refresh_forever(every=_REVOCATION_REFRESH_SECONDS)
+        )
         try:
             yield
         finally:
@@ -270,34 +110,15 @@ def create_app(
             await services.aclose()
 
     cors = (
-        CORSConfig(
-            allow_origins=list(settings.cors_origins),
-            # Browser MCP clients must read the session id and the quota headers.
-            expose_headers=[
-                "Mcp-Session-Id",
-                "X-RateLimit-Limit",
-                "X-RateLimit-Remaining",
-                "X-RateLimit-Reset",
-                "Retry-After",
-                "X-Request-Id",
-            ],
-        )
+        CORSConfig(allow_origins=list(settings.cors_origins), expose_headers=_EXPOSED_HEADERS)
         if settings.cors_origins
         else None
     )
     return Litestar(
-        route_handlers=[
-            *(_production_handler(op) for op in OPERATIONS.values()),
-            generate_key,
-            regenerate_key,
-            health,
-            diagnostic,
-            openapi,
-            serve_file,
-            mcp_post,
-            mcp_get,
-            mcp_delete,
-        ],
+        route_handlers=list(ROUTES),
+        dependencies=DEPENDENCIES,
+        # Modules that services.py imports name Services for type checking only.
+        signature_types=[Services],
         lifespan=[lifespan],
         exception_handlers={Exception: errors.exception_handler},
         middleware=[RequestIdMiddleware],

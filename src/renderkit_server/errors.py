@@ -145,7 +145,7 @@ def envelope(exc: BaseException) -> tuple[int, dict[str, Any], dict[str, str]] |
 
 def exception_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     """Turn any exception into the envelope; unknown errors become a bare 500."""
-    if isinstance(exc, HTTPException) and not isinstance(exc, ApiError):
+    if isinstance(exc, HTTPException):
         status = exc.status_code
         code = _HTTP_CODES.get(status, "HTTP_ERROR" if status < 500 else "INTERNAL_ERROR")
         message = exc.detail if status < 500 else "internal error"

@@ -8,40 +8,73 @@ own presigned or public URLs.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import time
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlencode
 
 import attrs
 from litestar import Request, Response, get
 from litestar.datastructures import ETag
+from litestar.di import NamedDependency
 from litestar.params import FromPath
 from litestar.response import File
+from litestar.types import ControllerRouterHandler
 
 from renderkit import InvalidRequestError, ObjectNotFoundError
 from renderkit.storage import LocalStorage, Storage
+from renderkit_server import signing
 from renderkit_server.errors import ApiError
 
-__all__ = ["FileSigner", "FileUrls", "serve_file"]
+if TYPE_CHECKING:
+    # services.py imports this module; the app resolves the name for Litestar.
+    from renderkit_server.services import Services
+
+__all__ = ["ROUTES", "FileSigner", "FileUrls", "serve_file"]
+
+_MAC_BYTES = 20
+
+
+def _message(key: str, expires: int) -> str:
+    return f"file:{key}:{expires}"
 
 
 @attrs.frozen(kw_only=True)
 class FileSigner:
-    """Signs and checks file download URLs with HMAC-SHA256."""
+    """Signs and checks file download URLs with HMAC-SHA256.
+
+    The signature is over ``file:<key>:<expires>``, truncated to 160 bits.
+
+    Attributes:
+        secret: the MAC key (derived from the server secret for :attr:`PURPOSE`).
+        clock: returns unix seconds; injectable for tests.
+    """
+
+    #: What the server secret is derived for (see :func:`renderkit_server.signing.current_key`).
+    PURPOSE: ClassVar[str] = "renderkit-files"
 
     secret: bytes = attrs.field(repr=False)
     clock: Callable[[], float] = time.time
 
+    @classmethod
+    def from_secret(cls, secret: str) -> FileSigner:
+        """A signer keyed by the server secret's current entry.
+
+        Args:
+            secret: ``RENDERKIT_SECRET``.
+
+        Returns:
+            The signer.
+        """
+        return cls(secret=signing.current_key(secret, cls.PURPOSE))
+
     def signature(self, key: str, expires: int) -> str:
-        mac = hmac.new(self.secret, f"file:{key}:{expires}".encode(), hashlib.sha256).digest()
-        return base64.urlsafe_b64encode(mac[:20]).rstrip(b"=").decode()
+        """The signature of a URL for ``key`` valid until ``expires`` (unix seconds)."""
+        return signing.mac(self.secret, _message(key, expires), size=_MAC_BYTES)
 
     def query(self, key: str, ttl: timedelta) -> str:
+        """The URL query (``expires`` and ``signature``) making ``key`` readable for ``ttl``."""
         expires = int(self.clock() + ttl.total_seconds())
         return urlencode({"expires": expires, "signature": self.signature(key, expires)})
 
@@ -49,12 +82,12 @@ class FileSigner:
         """Return the expiry, or raise a 403 ApiError for a bad or expired signature."""
         if not expires or not signature or not expires.isdigit():
             raise ApiError(403, "FORBIDDEN", "this file URL is not signed")
-        good = self.signature(key, int(expires))
-        if not hmac.compare_digest(good, signature):
+        expiry = int(expires)
+        if not signing.verify(self.secret, _message(key, expiry), signature, size=_MAC_BYTES):
             raise ApiError(403, "FORBIDDEN", "this file URL's signature is invalid")
-        if int(expires) < self.clock():
+        if expiry < self.clock():
             raise ApiError(403, "URL_EXPIRED", "this file URL has expired")
-        return int(expires)
+        return expiry
 
 
 @attrs.frozen(kw_only=True)
@@ -79,9 +112,11 @@ class FileUrls:
 
 
 @get(["/files/{key:path}"], include_in_schema=False)
-async def serve_file(request: Request[Any, Any, Any], key: FromPath[str]) -> Response[Any] | File:
+async def serve_file(
+    request: Request[Any, Any, Any], key: FromPath[str], services: NamedDependency[Services]
+) -> Response[Any] | File:
     """Serve a locally stored file behind a valid signature."""
-    urls: FileUrls = request.app.state.services.urls
+    urls = services.urls
     key = key.lstrip("/")
     if not urls.files_public_url:
         expires = urls.signer.check(
@@ -105,3 +140,7 @@ async def serve_file(request: Request[Any, Any, Any], key: FromPath[str]) -> Res
         etag=ETag(value=head.etag),
         headers={"Cache-Control": f"private, max-age={max_age}, immutable"},
     )
+
+
+#: What the app mounts for files.
+ROUTES: tuple[ControllerRouterHandler, ...] = (serve_file,)

@@ -1,4 +1,4 @@
-"""GET /api/health (cheap, for load balancers) and the operator's live diagnostic view."""
+"""``GET /api/health`` (cheap, for load balancers) and the operator's live diagnostic view."""
 
 from __future__ import annotations
 
@@ -6,26 +6,33 @@ import asyncio
 import os
 import shutil
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-import renderkit
+from litestar import Request, get
+from litestar.di import NamedDependency
+from litestar.types import ControllerRouterHandler
 
-__all__ = ["diagnostic_report", "health_report"]
+import renderkit
+from renderkit_server.auth import require_admin
+from renderkit_server.services import Services
+
+__all__ = ["ROUTES", "diagnostic", "diagnostic_report", "health", "health_report"]
 
 _CHECK_TIMEOUT = 10.0
 
 
-def _browser_state(services: Any) -> str:
+def _browser_state(services: Services) -> str:
     browser = services.browser
     connected = getattr(browser, "connected", True)
     if connected:
         return "ok"
     # Not connected yet (or crashed): the next render relaunches it, so degraded, not down,
     # unless the launch itself keeps failing.
-    return "down" if getattr(services, "browser_failed", False) else "degraded"
+    return "down" if services.browser_failed else "degraded"
 
 
-def health_report(services: Any) -> dict[str, Any]:
+def health_report(services: Services) -> dict[str, Any]:
     """Overall status plus one value per capability; no I/O, so it stays fast under load."""
     browser = _browser_state(services)
     capabilities = {
@@ -44,19 +51,19 @@ def health_report(services: Any) -> dict[str, Any]:
     }
 
 
-async def _timed(check: Any) -> dict[str, Any]:
+async def _timed(check: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
     started = time.perf_counter()
     try:
         async with asyncio.timeout(_CHECK_TIMEOUT):
             details = await check()
-        result = {"ok": True, **(details or {})}
+        result: dict[str, Any] = {"ok": True, **details}
     except Exception as exc:  # a diagnostic reports failures instead of raising them
         result = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:300]}
     result["ms"] = round((time.perf_counter() - started) * 1000, 1)
     return result
 
 
-async def diagnostic_report(services: Any) -> dict[str, Any]:
+async def diagnostic_report(services: Services) -> dict[str, Any]:
     """Run live checks of every backend; secrets are reported as set/unset and length only."""
 
     async def storage() -> dict[str, Any]:
@@ -96,3 +103,24 @@ async def diagnostic_report(services: Any) -> dict[str, Any]:
         "env": services.settings.environment_report(os.environ),
         "checks": checks,
     }
+
+
+@get(["/api/health", "/v1/health"], summary="Service health")
+async def health(services: NamedDependency[Services]) -> dict[str, Any]:
+    """Overall and per-capability status; cheap enough for load balancers."""
+    return health_report(services)
+
+
+@get(["/api/health/diagnostic", "/v1/health/diagnostic"], summary="Operator diagnostics")
+async def diagnostic(
+    request: Request[Any, Any, Any], services: NamedDependency[Services]
+) -> dict[str, Any]:
+    """Live checks of configuration, storage, browser, usage store and speech provider.
+
+    Needs the admin token. Reports which settings are set and their lengths, never values."""
+    require_admin(request.headers, services.settings.admin_token)
+    return await diagnostic_report(services)
+
+
+#: What the app mounts for health.
+ROUTES: tuple[ControllerRouterHandler, ...] = (health, diagnostic)

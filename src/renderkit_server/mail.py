@@ -27,7 +27,7 @@ from typing import Literal, Protocol, runtime_checkable
 import anyio.to_thread
 
 from renderkit import ConfigurationError, MissingDependencyError, RenderkitError
-from renderkit_server.keys.service import IssuedKey
+from renderkit_server.keys import IssuedKey
 
 __all__ = [
     "MailDeliveryError",

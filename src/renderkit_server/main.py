@@ -7,6 +7,7 @@ import signal
 import sys
 
 import uvicorn
+from litestar import Litestar
 
 from renderkit_server.app import create_app
 from renderkit_server.observability import JsonFormatter
@@ -23,7 +24,7 @@ def _configure_logging(level: str) -> None:
     root.setLevel(level.upper())
 
 
-def app_factory() -> object:
+def app_factory() -> Litestar:
     """Build the app from the environment (uvicorn's ``--factory`` entry point)."""
     return create_app(Settings.from_env())
 

@@ -9,21 +9,30 @@ import secrets
 import time
 from typing import Any
 
+from litestar.enums import ScopeType
+from litestar.middleware import MiddlewareProtocol
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
 __all__ = ["JsonFormatter", "RequestIdMiddleware"]
 
 access_logger = logging.getLogger("renderkit_server.access")
 _SAFE_ID = re.compile(rb"[A-Za-z0-9._-]{1,64}")
 
 
-class RequestIdMiddleware:
+class RequestIdMiddleware(MiddlewareProtocol):
     """Tags every request with an id (the client's ``X-Request-Id`` if sane), echoes it in
-    the response, and logs one structured line per request."""
+    the response, and logs one structured line per request.
 
-    def __init__(self, app: Any) -> None:
+    Args:
+        app: the next ASGI application.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Handle one ASGI connection; only HTTP requests are tagged and logged."""
+        if scope["type"] != ScopeType.HTTP:
             await self.app(scope, receive, send)
             return
         request_id = b""
@@ -37,7 +46,7 @@ class RequestIdMiddleware:
         started = time.perf_counter()
         status = 500
 
-        async def send_with_id(message: dict[str, Any]) -> None:
+        async def send_with_id(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import shutil
 import time
@@ -22,14 +21,13 @@ from renderkit.parsing import (
 from renderkit.speech import ElevenLabsProvider, LocalSpeechProvider, SpeechProvider
 from renderkit.storage import LocalStorage, Storage
 from renderkit_server.files import FileSigner, FileUrls
-from renderkit_server.keys.service import KeyService, KeySigner, SqliteRevocationStore
+from renderkit_server.keys import KeyService, KeySigner, SqliteRevocationStore
 from renderkit_server.mail import Mailer, OutboxMailer, SmtpMailer
 from renderkit_server.mcp.sessions import McpSessions
-from renderkit_server.quotas import QuotaService, plans_from_mapping
-from renderkit_server.quotas.stores import SqliteUsageStore, UsageStore
+from renderkit_server.quotas import QuotaService, SqliteUsageStore, UsageStore, plans_from_mapping
 from renderkit_server.settings import Settings
 
-__all__ = ["Services", "build_services", "signing_secrets"]
+__all__ = ["Services", "browser_config", "build_services", "parse_limits"]
 
 logger = logging.getLogger("renderkit_server")
 
@@ -73,27 +71,6 @@ class Services:
                 await closer.aclose()
             except Exception:  # shutdown must go on whatever one backend does
                 logger.warning("error closing %s", type(closer).__name__, exc_info=True)
-
-
-def signing_secrets(secret: str) -> tuple[dict[str, bytes], str]:
-    """Parse ``RENDERKIT_SECRET``: one secret, or ``kid:secret,kid:secret`` (first is current).
-
-    Each configured secret is stretched with SHA-256 per purpose, so short operator secrets
-    still give 32-byte keys and file URLs and API keys never share a MAC key.
-    """
-    entries = [part.strip() for part in secret.split(",") if part.strip()]
-    secrets: dict[str, bytes] = {}
-    for index, entry in enumerate(entries):
-        kid, sep, value = entry.partition(":")
-        if not sep:
-            kid, value = f"k{index + 1}", entry
-        secrets[kid] = hashlib.sha256(b"renderkit-keys:" + value.encode()).digest()
-    return secrets, next(iter(secrets))
-
-
-def _derived_secret(secret: str, purpose: bytes) -> bytes:
-    current = secret.split(",")[0].strip()
-    return hashlib.sha256(purpose + b":" + current.encode()).digest()
 
 
 def _storage(settings: Settings) -> Storage:
@@ -195,11 +172,10 @@ async def build_services(
     """Create and start every backend; injected ones are used as given."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     secret = settings.resolved_secret()
-    secrets, current = signing_secrets(secret)
     storage = storage or _storage(settings)
     usage_store = usage_store or _usage_store(settings)
     keys = KeyService(
-        KeySigner(secrets, current), SqliteRevocationStore(settings.data_dir / "keys.sqlite3")
+        KeySigner.from_secret(secret), SqliteRevocationStore(settings.data_dir / "keys.sqlite3")
     )
     await keys.start()
     services = Services(
@@ -217,10 +193,10 @@ async def build_services(
         speech=speech or _speech(settings),
         extractor=extractor or _extractor(settings),
         parse_limits=parse_limits(settings),
-        mcp_sessions=McpSessions(_derived_secret(secret, b"renderkit-mcp-sessions")),
+        mcp_sessions=McpSessions.from_secret(secret),
         urls=FileUrls(
             storage=storage,
-            signer=FileSigner(secret=_derived_secret(secret, b"renderkit-files")),
+            signer=FileSigner.from_secret(secret),
             ttl=timedelta(seconds=settings.url_ttl_seconds),
             public_url=settings.public_url,
             files_public_url=settings.files_public_url,

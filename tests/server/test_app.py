@@ -426,3 +426,50 @@ async def test_openapi_document_is_valid_and_describes_the_image_request(
         "/api/keys/generate",
         "/api/health",
     }
+
+
+# Signed with the test secret by the code before the shared signing helper existed.
+LEGACY_KEY = (
+    "sk_live_AQ8PDw8PDw8PDw8PDw8PDw8AAAAAAAAAAABoTuGAAmsxbGVnYWN5QGV4YW1wbGUuY29t"
+    ".UDfujML2nCq6dJbnR6YAyQ"
+)
+
+
+async def test_a_key_issued_before_the_signing_helper_still_authenticates(
+    client: AsyncTestClient,
+) -> None:
+    response = await client.post("/api/image", json=VARIANT_B, headers={"X-SVC-Key": LEGACY_KEY})
+
+    assert response.status_code == 200, response.text
+    assert response.headers["x-ratelimit-remaining"] == "4999"
+
+
+async def test_missing_key_is_401_naming_both_key_headers(client: AsyncTestClient) -> None:
+    body = envelope(await client.post("/api/image", json=VARIANT_B), 401, "UNAUTHORIZED")
+
+    assert "Authorization: Bearer" in body["error"]
+    assert "X-SVC-Key" in body["error"]
+
+
+async def test_regenerate_without_any_key_is_401(client: AsyncTestClient) -> None:
+    envelope(await client.post("/api/keys/regenerate", json={}), 401, "UNAUTHORIZED")
+    envelope(await client.post("/api/keys/regenerate"), 401, "UNAUTHORIZED")
+
+
+async def test_file_url_with_a_non_ascii_signature_is_403_not_a_server_error(
+    client: AsyncTestClient,
+) -> None:
+    key = await issue_key(client)
+    result = (await client.post("/api/image", json=VARIANT_B, headers={"X-SVC-Key": key})).json()
+    path = result["url"].removeprefix("http://testserver.local")
+    tampered = re.sub(r"signature=[^&]+", "signature=%C3%A9%C3%A9", path)
+
+    envelope(await client.get(tampered), 403, "FORBIDDEN")
+
+
+async def test_every_concern_mounts_its_routes_on_both_prefixes(client: AsyncTestClient) -> None:
+    paths = {route.path for route in client.app.routes}
+
+    for name in ("image", "pdf-gen", "audio", "screenshot", "parse", "keys/generate", "mcp"):
+        assert {f"/api/{name}", f"/v1/{name}"} <= paths
+    assert {"/api/health", "/v1/health/diagnostic", "/openapi.json", "/files/{key:path}"} <= paths

@@ -1,0 +1,47 @@
+"""API keys: self-validating signed tokens, their owners and their regeneration.
+
+Modules:
+
+- ``tokens``: the key format (claims, binary record, HMAC signer) and ``InvalidKeyError``.
+- ``emails``: the e-mail syntax accepted for owners and its normalised spelling.
+- ``revocation``: where regenerations are recorded (memory, SQLite).
+- ``service``: ``KeyService``, issuing, verifying and regenerating keys.
+- ``routes``: ``POST /api/keys/generate`` and ``/api/keys/regenerate``; imported by the app,
+  not here, since handlers depend on the server's services.
+
+Reading the key from request headers is :mod:`renderkit_server.auth`'s job.
+"""
+
+from renderkit_server.keys.emails import normalize_email
+from renderkit_server.keys.revocation import (
+    MemoryRevocationStore,
+    RevocationStore,
+    SqliteRevocationStore,
+)
+from renderkit_server.keys.service import KeyService
+from renderkit_server.keys.tokens import (
+    KEY_PREFIX,
+    PLANS,
+    ApiKey,
+    InvalidKeyError,
+    InvalidKeyReason,
+    IssuedKey,
+    KeySigner,
+    fingerprint,
+)
+
+__all__ = [
+    "KEY_PREFIX",
+    "PLANS",
+    "ApiKey",
+    "InvalidKeyError",
+    "InvalidKeyReason",
+    "IssuedKey",
+    "KeyService",
+    "KeySigner",
+    "MemoryRevocationStore",
+    "RevocationStore",
+    "SqliteRevocationStore",
+    "fingerprint",
+    "normalize_email",
+]

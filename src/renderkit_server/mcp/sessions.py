@@ -1,27 +1,24 @@
 """MCP session ids that carry their negotiated revision and need no server-side table.
 
-A session id is ``<revision>.<random>.<mac>``: HMAC-signed like the API keys, so any replica
-(and the same server after a restart) recognises it, and it tells the transport which
-revision the client negotiated (a 2024-11-05 client sends no ``MCP-Protocol-Version``
-header, so without it the server could not know). Only ended sessions are remembered,
-in a bounded in-memory set: after a DELETE the id answers 404, as the transport requires.
+A session id is ``<revision>.<random>.<mac>``: HMAC-signed like the API keys
+(:mod:`renderkit_server.signing`), so any replica (and the same server after a restart)
+recognises it, and it tells the transport which revision the client negotiated (a
+2024-11-05 client sends no ``MCP-Protocol-Version`` header, so without it the server could
+not know). Only ended sessions are remembered, in a bounded in-memory set: after a DELETE
+the id answers 404, as the transport requires.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import secrets
 from collections import OrderedDict
 
+from renderkit_server import signing
 from renderkit_server.mcp.protocol import SUPPORTED_VERSIONS
 
 __all__ = ["McpSessions"]
 
-
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+_MAC_BYTES = 18
 
 
 class McpSessions:
@@ -32,18 +29,30 @@ class McpSessions:
         remember_ended: how many ended sessions to remember (oldest forgotten first).
     """
 
+    #: What the server secret is derived for (see :func:`renderkit_server.signing.current_key`).
+    PURPOSE = "renderkit-mcp-sessions"
+
     def __init__(self, secret: bytes, *, remember_ended: int = 10_000) -> None:
         self._secret = secret
         self._ended: OrderedDict[str, None] = OrderedDict()
         self._remember = remember_ended
 
-    def _mac(self, body: str) -> str:
-        return _b64(hmac.new(self._secret, body.encode("ascii"), hashlib.sha256).digest()[:18])
+    @classmethod
+    def from_secret(cls, secret: str) -> McpSessions:
+        """Sessions keyed by the server secret's current entry.
+
+        Args:
+            secret: ``RENDERKIT_SECRET``.
+
+        Returns:
+            The session registry.
+        """
+        return cls(signing.current_key(secret, cls.PURPOSE))
 
     def mint(self, version: str) -> str:
         """A new session id for a client that negotiated ``version``."""
-        body = f"{version}.{_b64(secrets.token_bytes(16))}"
-        return f"{body}.{self._mac(body)}"
+        body = f"{version}.{signing.b64encode(secrets.token_bytes(16))}"
+        return f"{body}.{signing.mac(self._secret, body, size=_MAC_BYTES)}"
 
     def version(self, session_id: str) -> str | None:
         """The revision of a live session id; None if forged, malformed or ended."""
@@ -53,7 +62,7 @@ class McpSessions:
         version = body.split(".", 1)[0]
         if version not in SUPPORTED_VERSIONS:
             return None
-        if not hmac.compare_digest(mac.encode("ascii", "replace"), self._mac(body).encode()):
+        if not signing.verify(self._secret, body, mac, size=_MAC_BYTES):
             return None
         return version
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from litestar import Request, Response, delete, get, post
@@ -30,7 +30,9 @@ from litestar import Request, Response, delete, get, post
 import renderkit
 from renderkit import RenderkitError
 from renderkit_server import errors
-from renderkit_server.keys.service import extract_key
+from renderkit_server.auth import authenticate
+from renderkit_server.dependencies import services_of
+from renderkit_server.keys import ApiKey
 from renderkit_server.mcp.hosts import check_origin
 from renderkit_server.mcp.modern import MODERN_VERSIONS, check_envelope, is_modern
 from renderkit_server.mcp.protocol import (
@@ -53,6 +55,9 @@ from renderkit_server.mcp.protocol import (
 from renderkit_server.mcp.streaming import JSON, accepts, stream, wants_stream
 from renderkit_server.mcp.tools import TOOLS, error_result, success_result, tool_definitions
 from renderkit_server.operations import execute
+
+if TYPE_CHECKING:
+    from renderkit_server.services import Services
 
 __all__ = ["mcp_delete", "mcp_get", "mcp_post"]
 
@@ -92,8 +97,8 @@ def _rpc_error_response(exc: RpcError, headers: dict[str, str] | None = None) ->
     return _json_response(exc.body(), exc.http_status, headers)
 
 
-def _services(request: Request[Any, Any, Any]) -> Any:
-    return request.app.state.services
+def _services(request: Request[Any, Any, Any]) -> Services:
+    return services_of(request.app.state)
 
 
 # --- method handlers --------------------------------------------------------------------------
@@ -214,20 +219,11 @@ class _Call:
         self.headers.update(execution.headers)
         return success_result(execution, self.version)
 
-    def _authenticate(self) -> Any:
-        token = extract_key(self.request.headers)
-        if token is None:
-            # A tool result, not HTTP 401: a 401 makes MCP clients start an OAuth flow this
-            # server does not offer, where an error result tells the agent what to do.
-            raise errors.ApiError(
-                401,
-                "UNAUTHORIZED",
-                "tools/call needs a renderkit API key: send Authorization: Bearer <key> or "
-                "X-SVC-Key: <key> (keys come from POST /api/keys/generate)",
-            )
-        api_key = self.services.keys.verify(token)
-        self.request.scope["state"]["key_fingerprint"] = self.services.keys.fingerprint(token)
-        return api_key
+    def _authenticate(self) -> ApiKey:
+        # A missing or invalid key becomes a tool result, not HTTP 401: a 401 makes MCP
+        # clients start an OAuth flow this server does not offer, where an error result tells
+        # the agent what to do.
+        return authenticate(self.request, self.services.keys)
 
 
 # --- the endpoint -----------------------------------------------------------------------------

@@ -1,0 +1,161 @@
+"""Where key regenerations are recorded: "generations below N of lineage L are invalid".
+
+:class:`KeyService` loads every threshold into memory at start and verifies keys without
+touching the store; the store only has to persist thresholds and raise them atomically.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from typing import Protocol, TypeVar, runtime_checkable
+
+import anyio
+import anyio.to_thread
+
+from renderkit import StorageUnavailableError
+from renderkit_server._sqlite import enable_wal
+
+__all__ = ["MemoryRevocationStore", "RevocationStore", "SqliteRevocationStore"]
+
+_T = TypeVar("_T")
+
+
+@runtime_checkable
+class RevocationStore(Protocol):
+    """Persists "generations below ``before`` of lineage ``key_id`` are invalid".
+
+    Thresholds only ever grow. Implementations must be safe to share between processes
+    when they claim to persist (the compare-and-set in :meth:`revoke` is what stops a key
+    from being regenerated twice by two processes).
+    """
+
+    async def revoke(self, key_id: str, *, before: int) -> bool:
+        """Raise the threshold of ``key_id`` to ``before`` if it is lower.
+
+        Returns:
+            True if the threshold was raised by this call, False if it already was at least
+            ``before`` (someone else revoked that generation first).
+
+        Raises:
+            StorageUnavailableError: the store could not be reached.
+        """
+        ...
+
+    async def load_all(self) -> dict[str, int]:
+        """Return every lineage's threshold (``key_id`` → ``before``); empty when none."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release resources; closing twice is a no-op."""
+        ...
+
+
+class MemoryRevocationStore:
+    """Keeps revocations in this instance only: nothing survives a restart (tests, dev)."""
+
+    def __init__(self) -> None:
+        self._before: dict[str, int] = {}
+
+    async def revoke(self, key_id: str, *, before: int) -> bool:
+        """See :meth:`RevocationStore.revoke`."""
+        if self._before.get(key_id, 0) >= before:
+            return False
+        self._before[key_id] = before
+        return True
+
+    async def load_all(self) -> dict[str, int]:
+        """See :meth:`RevocationStore.load_all`."""
+        return dict(self._before)
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+
+class SqliteRevocationStore:
+    """Keeps revocations in an SQLite file (WAL mode), shared by processes on one host.
+
+    The connection is opened and the table created on first use; blocking calls run in
+    worker threads.
+
+    Args:
+        path: database file; its directory must exist.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._path = os.fspath(path)
+        self._conn: sqlite3.Connection | None = None
+        # One connection shared by worker threads: sqlite3 objects need serialised access.
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"SqliteRevocationStore({self._path!r})"
+
+    async def revoke(self, key_id: str, *, before: int) -> bool:
+        """See :meth:`RevocationStore.revoke`."""
+        return await self._run(self._revoke, key_id, before)
+
+    async def load_all(self) -> dict[str, int]:
+        """See :meth:`RevocationStore.load_all`."""
+        return await self._run(self._load_all)
+
+    async def aclose(self) -> None:
+        """Close the connection; a later call reopens it."""
+        await anyio.to_thread.run_sync(self._close)
+
+    async def _run(self, func: Callable[..., _T], *args: object) -> _T:
+        try:
+            return await anyio.to_thread.run_sync(self._locked, func, *args)
+        except sqlite3.Error as exc:
+            msg = "the key revocation store is unavailable"
+            raise StorageUnavailableError(msg) from exc
+
+    def _locked(self, func: Callable[..., _T], *args: object) -> _T:
+        with self._lock:
+            return func(self._connect(), *args)
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._conn is None:
+            # Autocommit: every statement below is atomic on its own.
+            conn = sqlite3.connect(
+                self._path, timeout=10, isolation_level=None, check_same_thread=False
+            )
+            try:
+                enable_wal(conn, timeout=10)
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS key_revocations ("
+                    " key_id TEXT PRIMARY KEY,"
+                    " before INTEGER NOT NULL,"
+                    " revoked_at INTEGER NOT NULL)"
+                )
+            except BaseException:
+                conn.close()
+                raise
+            self._conn = conn
+        return self._conn
+
+    @staticmethod
+    def _revoke(conn: sqlite3.Connection, key_id: str, before: int) -> bool:
+        # A single upsert is the compare-and-set: it changes a row only if it raises the
+        # threshold, so of two processes revoking the same generation exactly one wins.
+        cursor = conn.execute(
+            "INSERT INTO key_revocations (key_id, before, revoked_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (key_id) DO UPDATE"
+            " SET before = excluded.before, revoked_at = excluded.revoked_at"
+            " WHERE excluded.before > key_revocations.before",
+            (key_id, before, int(time.time())),
+        )
+        return cursor.rowcount == 1
+
+    @staticmethod
+    def _load_all(conn: sqlite3.Connection) -> dict[str, int]:
+        return dict(conn.execute("SELECT key_id, before FROM key_revocations").fetchall())
+
+    def _close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None

@@ -1,0 +1,105 @@
+"""``POST /api/keys/generate`` and ``/api/keys/regenerate`` (also under ``/v1``).
+
+Self-service issuance gives starter keys only and is rate-limited per client address; other
+plans need the operator's admin token. Every issued key is also e-mailed to its owner.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from litestar import Request, Response, post
+from litestar.di import NamedDependency
+from litestar.types import ControllerRouterHandler
+
+from renderkit import InvalidRequestError
+from renderkit.core.times import isoformat_z
+from renderkit_server.auth import extract_key, is_admin
+from renderkit_server.bodies import json_object
+from renderkit_server.errors import ApiError
+from renderkit_server.keys.tokens import InvalidKeyError, IssuedKey
+from renderkit_server.mail import MailDeliveryError, key_email
+from renderkit_server.services import Services
+
+__all__ = ["ROUTES", "generate_key", "regenerate_key"]
+
+logger = logging.getLogger("renderkit_server")
+
+
+def _client_address(request: Request[Any, Any, Any], services: Services) -> str:
+    if services.settings.trust_forwarded_for:
+        forwarded = request.headers.get("x-forwarded-for", "")
+        if forwarded:
+            return forwarded.split(",")[0].strip()
+    client = request.client
+    return client.host if client else "unknown"
+
+
+async def _send_key(services: Services, issued: IssuedKey, *, regenerated: bool) -> None:
+    message = key_email(issued, sender=services.settings.smtp_sender, regenerated=regenerated)
+    try:
+        await services.mailer.send(message)
+    except MailDeliveryError:
+        # The key is in the response already; a mail outage must not lose the customer's key.
+        logger.warning("could not e-mail a key to its owner", exc_info=True)
+
+
+def _key_body(issued: IssuedKey) -> dict[str, Any]:
+    created = isoformat_z(issued.created)
+    return {
+        "success": True,
+        "key": issued.key,
+        "plan": issued.plan,
+        "email": issued.email,
+        "created": created,
+        "issued_at": created,
+    }
+
+
+@post(["/api/keys/generate", "/v1/keys/generate"], status_code=200, summary="Issue an API key")
+async def generate_key(
+    request: Request[Any, Any, Any], services: NamedDependency[Services]
+) -> Response[Any]:
+    """Issue a key for an e-mail address. Self-service keys are starter keys; other plans
+    need the operator's admin token. Self-service issuance is rate-limited per client."""
+    payload = await json_object(request)
+    email = payload.get("email")
+    plan = payload.get("plan", "starter")
+    if email is None:
+        raise InvalidRequestError.single("email", "is required", missing=True)
+    admin = is_admin(request.headers, services.settings.admin_token)
+    if plan != "starter" and isinstance(plan, str) and not admin:
+        raise ApiError(
+            403,
+            "FORBIDDEN",
+            f"plan {plan[:20]!r} keys are issued by the operator; "
+            "self-service keys are starter keys",
+        )
+    if not admin:
+        await services.quotas.limit_issuance(_client_address(request, services))
+    issued = await services.keys.issue(email, plan)
+    await _send_key(services, issued, regenerated=False)
+    return Response(_key_body(issued))
+
+
+@post(["/api/keys/regenerate", "/v1/keys/regenerate"], status_code=200, summary="Rotate an API key")
+async def regenerate_key(
+    request: Request[Any, Any, Any], services: NamedDependency[Services]
+) -> Response[Any]:
+    """Issue a new key for the same plan and e-mail; the old key stops working at once.
+
+    The old key comes from the body ``key`` (variant A) or the key headers (variant B)."""
+    payload = await json_object(request, required=False)
+    body_key = payload.get("key")
+    token = body_key if isinstance(body_key, str) else extract_key(request.headers)
+    if not token:
+        msg = "send the key to rotate in the body or headers"
+        raise InvalidKeyError(reason="missing", message=msg)
+    issued = await services.keys.regenerate(token)
+    await _send_key(services, issued, regenerated=True)
+    return Response(_key_body(issued))
+
+
+#: What the app mounts for keys.
+ROUTES: tuple[ControllerRouterHandler, ...] = (generate_key, regenerate_key)

@@ -1,0 +1,70 @@
+"""The REST face of the operations table: ``POST /api/<name>`` (and ``/v1/<name>``) for each
+production operation, and the OpenAPI document describing them.
+
+Each handler authenticates, reads the JSON body and hands both to the metered pipeline
+(:func:`renderkit_server.operations.execute`), which the MCP tools share.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, Response, get, post
+from litestar.di import NamedDependency
+from litestar.handlers import HTTPRouteHandler
+from litestar.types import ControllerRouterHandler
+
+import renderkit
+from renderkit_server.auth import authenticate
+from renderkit_server.bodies import json_object
+from renderkit_server.openapi import openapi_document
+from renderkit_server.operations import OPERATIONS, Operation, execute
+from renderkit_server.services import Services
+
+__all__ = ["ROUTES", "openapi", "operation_handler"]
+
+
+def operation_handler(operation: Operation) -> HTTPRouteHandler:
+    """The route handler serving one operation at ``/api/<name>`` and ``/v1/<name>``.
+
+    Args:
+        operation: an entry of the operations table.
+
+    Returns:
+        A POST handler answering the operation's response body and quota headers.
+    """
+    paths = [f"/api/{operation.name}", f"/v1/{operation.name}"]
+
+    async def handler(
+        request: Request[Any, Any, Any], services: NamedDependency[Services]
+    ) -> Response[Any]:
+        api_key = authenticate(request, services.keys)
+        payload = await json_object(request)
+        result = await execute(
+            operation,
+            payload,
+            services=services,
+            key_id=api_key.key_id,
+            plan=api_key.plan,
+            base_url=str(request.base_url).rstrip("/"),
+        )
+        return Response(result.body, headers=result.headers)
+
+    # Litestar reports handlers by function name (errors, logs): one name per operation.
+    handler.__name__ = f"{operation.name.replace('-', '_')}_handler"
+    return post(paths, summary=operation.title, description=operation.description, status_code=200)(
+        handler
+    )
+
+
+@get(["/openapi.json", "/api/openapi.json", "/v1/openapi.json"], include_in_schema=False)
+async def openapi() -> dict[str, Any]:
+    """The OpenAPI 3.1 document, generated from the same models the handlers use."""
+    return openapi_document(OPERATIONS.values(), version=renderkit.__version__)
+
+
+#: What the app mounts for the production operations.
+ROUTES: tuple[ControllerRouterHandler, ...] = (
+    *(operation_handler(operation) for operation in OPERATIONS.values()),
+    openapi,
+)
