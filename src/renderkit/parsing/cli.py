@@ -8,19 +8,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from renderkit.parsing._models import ParseRequest
+from renderkit.core.media import media_type_of_path
+from renderkit.parsing._models import PARSE_MIME_TYPES, ParseRequest
 from renderkit.parsing._parse import parse
 from renderkit.parsing.reading import ParseLimits, sniff_mime_type
 
 __all__ = ["add_parse_command", "run_parse_command"]
-
-_EXTENSIONS = {
-    ".pdf": "application/pdf",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".png": "image/png",
-    ".webp": "image/webp",
-}
 
 
 def add_parse_command(subparsers: Any) -> argparse.ArgumentParser:
@@ -53,7 +46,10 @@ async def run_parse_command(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as exc:
             print(f"renderkit parse: --schema is not a readable JSON file: {exc}", file=sys.stderr)
             return 2
-    mime = args.mime_type or _EXTENSIONS.get(args.file.suffix.lower()) or sniff_mime_type(content)
+    named = media_type_of_path(args.file)
+    mime = (
+        args.mime_type or (named if named in PARSE_MIME_TYPES else None) or sniff_mime_type(content)
+    )
     if mime is None:
         print("renderkit parse: unknown file type; pass --mime-type", file=sys.stderr)
         return 2

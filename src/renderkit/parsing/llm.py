@@ -24,6 +24,7 @@ import anyio
 import httpx
 
 from renderkit.core.errors import ConfigurationError, ProviderError, ProviderUnavailableError
+from renderkit.core.media import MEDIA_TYPES
 from renderkit.parsing._protocol import DOCUMENT_TYPES, Document, Extraction, Usage
 from renderkit.parsing.reading import render_page_images
 
@@ -140,10 +141,10 @@ class _RemoteExtractor:
     async def _images(self, document: Document) -> list[tuple[str, str]]:
         if not self.send_images:
             return []
-        if document.mime_type != "application/pdf":
+        if document.mime_type != MEDIA_TYPES["pdf"]:
             return [(document.mime_type, base64.b64encode(document.content).decode("ascii"))]
         pngs = await render_page_images(document, max_pages=self.max_images)
-        return [("image/png", base64.b64encode(p).decode("ascii")) for p in pngs]
+        return [(MEDIA_TYPES["png"], base64.b64encode(p).decode("ascii")) for p in pngs]
 
     async def _post(
         self, url: str, headers: dict[str, str], body: dict[str, Any]

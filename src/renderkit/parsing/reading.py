@@ -24,6 +24,7 @@ import pypdfium2.raw as pdfium_c
 from PIL import Image, UnidentifiedImageError
 
 from renderkit.core.errors import ConfigurationError, InvalidRequestError
+from renderkit.core.media import MEDIA_TYPES
 from renderkit.core.pdfium import PDFIUM_LOCK
 from renderkit.parsing._protocol import Document, Line, Page, Word
 from renderkit.parsing.ocr import OcrEngine
@@ -40,11 +41,12 @@ __all__ = [
 
 #: The accepted MIME types and the name used in messages.
 MIME_TYPES: dict[str, str] = {
-    "application/pdf": "a PDF",
-    "image/jpeg": "a JPEG image",
-    "image/png": "a PNG image",
-    "image/webp": "a WebP image",
+    MEDIA_TYPES["pdf"]: "a PDF",
+    MEDIA_TYPES["jpeg"]: "a JPEG image",
+    MEDIA_TYPES["png"]: "a PNG image",
+    MEDIA_TYPES["webp"]: "a WebP image",
 }
+_PDF = MEDIA_TYPES["pdf"]
 
 #: Serialises PDFium calls across threads.
 
@@ -116,13 +118,13 @@ def decode_file(value: str, *, max_bytes: int) -> bytes:
 def sniff_mime_type(content: bytes) -> str | None:
     """The MIME type the magic bytes announce, among :data:`MIME_TYPES`, or None."""
     if b"%PDF-" in content[:1024]:
-        return "application/pdf"
+        return MEDIA_TYPES["pdf"]
     if content[:3] == b"\xff\xd8\xff":
-        return "image/jpeg"
+        return MEDIA_TYPES["jpeg"]
     if content[:8] == b"\x89PNG\r\n\x1a\n":
-        return "image/png"
+        return MEDIA_TYPES["png"]
     if content[:4] == b"RIFF" and content[8:12] == b"WEBP":
-        return "image/webp"
+        return MEDIA_TYPES["webp"]
     return None
 
 
@@ -164,7 +166,7 @@ async def read_document(
         MissingDependencyError: OCR is needed and tesseract is not installed.
     """
     mime_type = check_mime_type(content, mime_type)
-    if mime_type == "application/pdf":
+    if mime_type == _PDF:
         pages = await _read_pdf(content, ocr=ocr, limits=limits)
     else:
         image = await anyio.to_thread.run_sync(_open_image, content, limits.max_pixels)
@@ -355,7 +357,7 @@ async def render_page_images(
     document: Document, *, max_pages: int = 5, dpi: int = 150, max_pixels: int = 20_000_000
 ) -> list[bytes]:
     """PNG images of the first ``max_pages`` pages (for vision models)."""
-    if document.mime_type != "application/pdf":
+    if document.mime_type != _PDF:
         return [document.content]
 
     def render_all() -> list[bytes]:

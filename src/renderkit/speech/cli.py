@@ -9,19 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from renderkit.core.converter import structure
+from renderkit.core.media import format_of_path
 from renderkit.speech import ElevenLabsProvider, LocalSpeechProvider, SpeechProvider
 from renderkit.speech._models import AUDIO_FORMATS, AUDIO_MODELS, DEFAULT_VOICE_ID, AudioRequest
 from renderkit.speech._synthesize import synthesize
 
 __all__ = ["add_audio_command", "run_audio_command"]
-
-_EXTENSIONS = {
-    ".mp3": "mp3",
-    ".wav": "wav",
-    ".opus": "opus",
-    ".ogg": "opus",
-    ".aac": "aac",
-}
 
 #: The CLI (not the library) may read the key from the environment.
 API_KEY_VARIABLE = "ELEVENLABS_API_KEY"
@@ -72,7 +65,8 @@ def _provider(args: argparse.Namespace) -> SpeechProvider | None:
 def _format(args: argparse.Namespace) -> str:
     if args.format:
         return str(args.format)
-    return _EXTENSIONS.get(args.output.suffix.lower(), "mp3")
+    named = format_of_path(args.output)
+    return named if named in AUDIO_FORMATS else "mp3"
 
 
 async def run_audio_command(args: argparse.Namespace) -> int:
