@@ -5,8 +5,9 @@ the byte limit before decoding, the magic bytes before any parser sees the file,
 count (read from the PDF's page tree) before any page is loaded, and an image's pixel count
 (read from its header) before it is decoded. Messages name the offending request field.
 
-PDFium is not thread-safe, even across documents, so every PDFium call here holds
-:data:`PDFIUM_LOCK` (one page at a time; OCR runs outside the lock).
+PDFium is not thread-safe, even across documents, so every PDFium call here goes through
+:func:`~renderkit.core.pdfium.run_pdfium`: in a worker thread, under its lock, one page at a
+time (OCR runs outside the lock).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import base64
 import binascii
 import io
-from collections.abc import Callable
 from typing import Any
 
 import anyio.to_thread
@@ -25,13 +25,12 @@ from PIL import Image, UnidentifiedImageError
 
 from renderkit.core.errors import ConfigurationError, InvalidRequestError
 from renderkit.core.media import MEDIA_TYPES
-from renderkit.core.pdfium import PDFIUM_LOCK
+from renderkit.core.pdfium import run_pdfium
 from renderkit.parsing._protocol import Document, Line, Page, Word
 from renderkit.parsing.ocr import OcrEngine
 
 __all__ = [
     "MIME_TYPES",
-    "PDFIUM_LOCK",
     "ParseLimits",
     "decode_file",
     "read_document",
@@ -47,8 +46,6 @@ MIME_TYPES: dict[str, str] = {
     MEDIA_TYPES["webp"]: "a WebP image",
 }
 _PDF = MEDIA_TYPES["pdf"]
-
-#: Serialises PDFium calls across threads.
 
 # A page with fewer printable characters than this in its text layer is treated as a scan.
 _MIN_TEXT_CHARS = 16
@@ -228,20 +225,12 @@ def _open_pdf(content: bytes, max_pages: int) -> pypdfium2.PdfDocument:
     return pdf
 
 
-async def _locked(fn: Callable[..., Any], *args: Any) -> Any:
-    def call() -> Any:
-        with PDFIUM_LOCK:
-            return fn(*args)
-
-    return await anyio.to_thread.run_sync(call)
-
-
 async def _read_pdf(content: bytes, *, ocr: OcrEngine | None, limits: ParseLimits) -> list[Page]:
-    pdf = await _locked(_open_pdf, content, limits.max_pages)
+    pdf = await run_pdfium(_open_pdf, content, limits.max_pages)
     try:
         pages: list[Page] = []
         for index in range(len(pdf)):
-            page, image = await _locked(_read_pdf_page, pdf, index, limits)
+            page, image = await run_pdfium(_read_pdf_page, pdf, index, limits)
             if page is None:
                 assert image is not None
                 engine = _need_ocr(ocr)
@@ -249,7 +238,7 @@ async def _read_pdf(content: bytes, *, ocr: OcrEngine | None, limits: ParseLimit
             pages.append(page)
         return pages
     finally:
-        await _locked(pdf.close)
+        await run_pdfium(pdf.close)
 
 
 def _read_pdf_page(
@@ -287,7 +276,8 @@ def _render(page: pypdfium2.PdfPage, limits: ParseLimits) -> Image.Image:
         raise InvalidRequestError.single("file", msg)
     bitmap = page.render(scale=scale, grayscale=True)
     try:
-        return bitmap.to_pil().copy()
+        image: Image.Image = bitmap.to_pil().copy()
+        return image
     finally:
         bitmap.close()
 
@@ -362,21 +352,20 @@ async def render_page_images(
 
     def render_all() -> list[bytes]:
         out: list[bytes] = []
-        with PDFIUM_LOCK:
-            pdf = pypdfium2.PdfDocument(document.content)
-            try:
-                for index in range(min(max_pages, len(pdf))):
-                    page = pdf[index]
-                    try:
-                        limits = ParseLimits(ocr_dpi=dpi, max_pixels=max_pixels)
-                        image = _render(page, limits)
-                    finally:
-                        page.close()
-                    buf = io.BytesIO()
-                    image.save(buf, "PNG")
-                    out.append(buf.getvalue())
-            finally:
-                pdf.close()
+        pdf = pypdfium2.PdfDocument(document.content)
+        try:
+            for index in range(min(max_pages, len(pdf))):
+                page = pdf[index]
+                try:
+                    limits = ParseLimits(ocr_dpi=dpi, max_pixels=max_pixels)
+                    image = _render(page, limits)
+                finally:
+                    page.close()
+                buf = io.BytesIO()
+                image.save(buf, "PNG")
+                out.append(buf.getvalue())
+        finally:
+            pdf.close()
         return out
 
-    return await anyio.to_thread.run_sync(render_all)
+    return await run_pdfium(render_all)
