@@ -35,7 +35,8 @@ from typing import Any
 
 from renderkit import render_image
 from renderkit.browser import BrowserConfig, ChromiumPool
-from renderkit.image._templates import BACKGROUNDS, TEMPLATES, image_css, render_fragment
+from renderkit.image._templates import TEMPLATES, image_css, render_fragment
+from renderkit.image._theme import BACKGROUNDS
 
 DATA = {
     "tag": "Release 1.0",

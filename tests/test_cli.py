@@ -111,3 +111,55 @@ def test_doctor_fails_and_explains_when_chromium_is_missing(capsys) -> None:
     out = capsys.readouterr().out
     assert status == 1
     assert "apt-get install -y chromium" in out
+
+
+def test_every_capability_command_is_assembled(capsys) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    for name in ("image", "pdf", "screenshot", "audio", "parse", "demo", "serve", "doctor"):
+        assert name in out
+
+
+@pytest.mark.parametrize("name", ["image", "pdf"])
+def test_an_unreadable_html_file_exits_2_before_a_browser_starts(
+    name: str, tmp_path: Path, capsys
+) -> None:
+    missing = tmp_path / "missing.html"
+    out = tmp_path / "out.bin"
+    argv = [name, "--template", "custom", "--html", str(missing), "-o", str(out)]
+    status = cli.main([*argv, "--chromium", "/nonexistent/chromium"])
+    assert status == 2
+    assert f"renderkit {name}: cannot read --html {missing}" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_a_data_file_that_is_not_json_exits_2(tmp_path: Path) -> None:
+    data = tmp_path / "data.json"
+    data.write_text("{not json", encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["pdf", "--template", "invoice", "--data", f"@{data}", "-o", "x.pdf"])
+    assert exc.value.code == 2
+
+
+def test_parse_of_a_file_of_unknown_type_exits_2_and_asks_for_the_type(
+    tmp_path: Path, capsys
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("just some text", encoding="utf-8")
+    assert cli.main(["parse", str(notes)]) == 2
+    assert "renderkit parse: unknown file type; pass --mime-type" in capsys.readouterr().err
+
+
+@pytest.mark.browser
+def test_a_screenshot_takes_its_format_from_the_output_extension(
+    tmp_path: Path, http_server, capsys
+) -> None:
+    http_server.routes["/"] = (200, "text/html", b"<h1 style='color:#123'>Hello</h1>")
+    out = tmp_path / "page.jpg"
+    argv = ["screenshot", http_server.url("/"), "--width", "320", "--height", "200", "-o", str(out)]
+    assert cli.main([*argv, "--allow-private-network"]) == 0
+    image = open_image(out.read_bytes())
+    assert (image.format, image.size) == ("JPEG", (320, 200))
+    assert "320x200 jpeg" in capsys.readouterr().out

@@ -1,26 +1,25 @@
-"""The ``renderkit`` command line."""
+"""The ``renderkit`` command line: each capability's sub-command, plus demo, doctor and serve.
+
+The capability commands live beside their capability (``renderkit.image.cli`` and so on);
+what they share, exit statuses included, is :mod:`renderkit.core.cli`.
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from renderkit.browser import BrowserConfig, ChromiumPool
-from renderkit.core.converter import structure
-from renderkit.core.errors import InvalidRequestError, MissingDependencyError, RenderkitError
-from renderkit.image._models import IMAGE_TEMPLATES, ImageRequest
+from renderkit.browser import ChromiumPool
+from renderkit.core.cli import add_browser_arguments, browser_config, run_command
+from renderkit.core.errors import MissingDependencyError
 from renderkit.image._render import render_image
-from renderkit.parsing.cli import add_parse_command, run_parse_command
-from renderkit.pdf._models import PAGE_SIZES, PDF_TEMPLATES, PdfRequest
-from renderkit.pdf._render import render_pdf
-from renderkit.screenshot._capture import screenshot
-from renderkit.screenshot._models import DEVICES, ScreenshotRequest
-from renderkit.speech.cli import add_audio_command, run_audio_command
+from renderkit.image.cli import add_image_command
+from renderkit.parsing.cli import add_parse_command
+from renderkit.pdf.cli import add_pdf_command
+from renderkit.screenshot.cli import add_screenshot_command
+from renderkit.speech.cli import add_audio_command
 
 __all__ = ["main"]
 
@@ -58,77 +57,19 @@ _DEMO = {
 }
 
 
-def _json_arg(value: str) -> Any:
-    text = Path(value[1:]).read_text() if value.startswith("@") else value
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        msg = f"not valid JSON: {exc}"
-        raise argparse.ArgumentTypeError(msg) from exc
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="renderkit", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-
-    def browser_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--chromium", default="/usr/bin/chromium", help="Chromium executable")
-        p.add_argument("--cdp-url", help="use a running browser over CDP instead")
-        p.add_argument(
-            "--allow-private-network",
-            action="store_true",
-            help="let pages load from private/loopback addresses (development only)",
-        )
-
-    image = sub.add_parser("image", help="render an image from a template or HTML")
-    names = sorted({n for t in IMAGE_TEMPLATES for n in (t.name, *t.aliases)})
-    image.add_argument("--template", required=True, help=", ".join(names))
-    image.add_argument("--data", type=_json_arg, default={}, help="JSON object or @file.json")
-    image.add_argument("--html", type=Path, help="HTML file for --template custom")
-    image.add_argument("--format", default="png", choices=["png", "jpeg", "webp"])
-    image.add_argument("--quality", type=int, default=90)
-    image.add_argument("--width", type=int)
-    image.add_argument("--height", type=int)
-    image.add_argument("--scale", type=float, default=2.0)
-    image.add_argument("-o", "--output", type=Path, required=True)
-    browser_options(image)
-
-    pdf = sub.add_parser("pdf", help="render a PDF from a document template or HTML")
-    pdf.add_argument("--template", required=True, help=", ".join(PDF_TEMPLATES))
-    pdf.add_argument("--data", type=_json_arg, default={}, help="JSON object or @file.json")
-    pdf.add_argument("--html", type=Path, help="HTML file for --template custom")
-    pdf.add_argument("--page-size", default="A4", choices=list(PAGE_SIZES))
-    pdf.add_argument("--landscape", action="store_true")
-    pdf.add_argument("--margin", default="normal", choices=["none", "small", "normal", "large"])
-    pdf.add_argument("-o", "--output", type=Path, required=True)
-    browser_options(pdf)
-
-    shot = sub.add_parser("screenshot", help="capture a web page")
-    shot.add_argument("url")
-    shot.add_argument("--device", default="desktop", choices=list(DEVICES))
-    shot.add_argument("--width", type=int, help="viewport width (overrides --device)")
-    shot.add_argument("--height", type=int, help="viewport height (overrides --device)")
-    shot.add_argument(
-        "--format",
-        default=None,
-        choices=["png", "jpeg", "webp", "pdf"],
-        help="default: from the output file's extension, else png",
-    )
-    shot.add_argument("--quality", type=int, default=90)
-    shot.add_argument("--full-page", action="store_true")
-    shot.add_argument("--dark", action="store_true", help="prefers-color-scheme: dark")
-    shot.add_argument("--block-ads", action="store_true")
-    shot.add_argument("--delay", type=int, default=0, help="milliseconds after load")
-    shot.add_argument("--selector", help="capture only this element")
-    shot.add_argument("-o", "--output", type=Path, required=True)
-    browser_options(shot)
-
+    add_image_command(sub)
+    add_pdf_command(sub)
+    add_screenshot_command(sub)
     add_audio_command(sub)
     add_parse_command(sub)
 
     demo = sub.add_parser("demo", help="render every template with sample data into a folder")
     demo.add_argument("-o", "--output", type=Path, default=Path("renderkit-demo"))
-    browser_options(demo)
+    add_browser_arguments(demo)
+    demo.set_defaults(run=_demo)
 
     serve = sub.add_parser(
         "serve", help="run the HTTP API (configured by RENDERKIT_* environment variables)"
@@ -137,105 +78,17 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1)
     serve.add_argument("--log-level", default="info")
+    serve.set_defaults(run=_serve)
 
     doctor = sub.add_parser("doctor", help="check Chromium, fonts and system tools")
     doctor.add_argument("--chromium", default="/usr/bin/chromium")
+    doctor.set_defaults(run=_doctor)
     return parser
-
-
-def _browser_config(args: argparse.Namespace) -> BrowserConfig:
-    return BrowserConfig(
-        executable_path=args.chromium,
-        cdp_url=args.cdp_url,
-        allow_private_network=args.allow_private_network,
-        slots=1,
-    )
-
-
-async def _image(args: argparse.Namespace) -> int:
-    request: dict[str, Any] = {
-        "template": args.template,
-        "data": args.data,
-        "format": args.format,
-        "quality": args.quality,
-        "scale": args.scale,
-    }
-    if args.html is not None:
-        request["html"] = args.html.read_text()
-    for name in ("width", "height"):
-        if getattr(args, name) is not None:
-            request[name] = getattr(args, name)
-    # Validate before paying for a browser launch.
-    validated = structure(request, ImageRequest)
-    async with ChromiumPool(_browser_config(args)) as pool:
-        result = await render_image(validated, browser=pool)
-    result.save(args.output)
-    print(f"{args.output}  {result.width}x{result.height} {result.format} {result.size_bytes:,} B")
-    return 0
-
-
-async def _pdf(args: argparse.Namespace) -> int:
-    request: dict[str, Any] = {
-        "template": args.template,
-        "data": args.data,
-        "page_size": args.page_size,
-        "landscape": args.landscape,
-        "margin": args.margin,
-    }
-    if args.html is not None:
-        request["html"] = args.html.read_text()
-    validated = structure(request, PdfRequest)
-    async with ChromiumPool(_browser_config(args)) as pool:
-        result = await render_pdf(validated, browser=pool)
-    result.save(args.output)
-    orientation = "landscape" if result.landscape else "portrait"
-    print(
-        f"{args.output}  {result.pages} page(s) {result.page_size} {orientation} "
-        f"{result.size_bytes:,} B"
-    )
-    return 0
-
-
-async def _screenshot(args: argparse.Namespace) -> int:
-    suffix = args.output.suffix.lower().lstrip(".")
-    fmt = args.format or {"jpg": "jpeg"}.get(
-        suffix, suffix if suffix in ("png", "jpeg", "webp", "pdf") else "png"
-    )
-    request: dict[str, Any] = {
-        "url": args.url,
-        "device": args.device,
-        "format": fmt,
-        "quality": args.quality,
-        "full_page": args.full_page,
-        "dark_mode": args.dark,
-        "block_ads": args.block_ads,
-        "delay": args.delay,
-    }
-    if args.selector:
-        request["selector"] = args.selector
-    if args.width or args.height:
-        device = DEVICES[args.device]
-        request["viewport"] = {
-            "width": args.width or device.width,
-            "height": args.height or device.height,
-        }
-    validated = structure(request, ScreenshotRequest)
-    async with ChromiumPool(_browser_config(args)) as pool:
-        result = await screenshot(validated, browser=pool)
-    result.save(args.output)
-    status = f" HTTP {result.http_status}" if result.http_status else ""
-    print(
-        f"{args.output}  {result.width}x{result.height} {result.format} "
-        f"{result.size_bytes:,} B{status}  {result.source_url}"
-    )
-    for warning in result.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    return 0
 
 
 async def _demo(args: argparse.Namespace) -> int:
     args.output.mkdir(parents=True, exist_ok=True)
-    async with ChromiumPool(_browser_config(args)) as pool:
+    async with ChromiumPool(browser_config(args)) as pool:
         for name, data in _DEMO.items():
             result = await render_image({"template": name, "data": data}, browser=pool)
             path = result.save(args.output / f"{name}.png")
@@ -265,28 +118,9 @@ def _doctor(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (2 for invalid input)."""
+    """Run the command line; returns the exit status (2 for invalid input, 1 for a failure)."""
     args = _parser().parse_args(argv)
-    try:
-        if args.command == "doctor":
-            return _doctor(args)
-        if args.command == "serve":
-            return _serve(args)
-        command = {
-            "image": _image,
-            "pdf": _pdf,
-            "screenshot": _screenshot,
-            "audio": run_audio_command,
-            "parse": run_parse_command,
-            "demo": _demo,
-        }[args.command]
-        return asyncio.run(command(args))
-    except InvalidRequestError as exc:
-        print(f"renderkit: invalid request: {exc}", file=sys.stderr)
-        return 2
-    except RenderkitError as exc:
-        print(f"renderkit: {exc}", file=sys.stderr)
-        return 1
+    return run_command(args.run, args)
 
 
 if __name__ == "__main__":

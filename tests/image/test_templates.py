@@ -10,17 +10,11 @@ from html.parser import HTMLParser
 import pytest
 from PIL import Image
 
+from renderkit.core.colors import contrast_ratio, mix, parse_color, relative_luminance
 from renderkit.image import _templates as it
-from renderkit.image._templates import (
-    TEMPLATES,
-    accent_foreground,
-    compute_theme,
-    contrast_ratio,
-    image_css,
-    parse_color,
-    render_fragment,
-    text_direction,
-)
+from renderkit.image._decorations import DECOR, decoration_vars
+from renderkit.image._templates import TEMPLATES, image_css, render_fragment, text_direction
+from renderkit.image._theme import DEFAULT_BRAND_COLOR, accent_foreground, compute_theme
 
 ALL_FIELDS = {
     "title": "Ship beautiful social images",
@@ -282,7 +276,7 @@ def test_the_default_background_is_dark_with_a_light_text_colour() -> None:
 
 def test_the_default_accent_is_an_indigo_that_takes_white_text() -> None:
     theme = compute_theme()
-    assert theme.accent == it.DEFAULT_BRAND_COLOR
+    assert theme.accent == DEFAULT_BRAND_COLOR
     assert theme.accent_fg == "#ffffff"
 
 
@@ -310,8 +304,8 @@ def test_muted_text_is_quieter_than_the_main_text() -> None:
 def test_light_background_has_dark_text() -> None:
     theme = compute_theme(background="light")
     assert theme.tone == "light"
-    assert it.relative_luminance(hex_rgb(theme.fg)) < 0.05
-    assert it.relative_luminance(hex_rgb(theme.bg_solid)) > 0.85
+    assert relative_luminance(hex_rgb(theme.fg)) < 0.05
+    assert relative_luminance(hex_rgb(theme.bg_solid)) > 0.85
 
 
 def test_gradient_background_is_a_gradient_of_the_brand_colour() -> None:
@@ -502,7 +496,7 @@ def test_glow_tiles_hold_the_accent_at_the_strength_the_theme_asks_for() -> None
     background = hex_rgb(variables["--rk-bg"])
     accent = hex_rgb("#4f46e5")
     # A texel in from the peak, the accent at --rk-glow-alpha over the background...
-    peak = it.mix(background, accent, 0.42)
+    peak = mix(background, accent, 0.42)
     corner = image.getpixel((image.width - 1, 0))
     assert [c / 255 for c in corner[:3]] == pytest.approx(peak, abs=0.04)
     # ...fading out to the background by the far corner.
@@ -538,9 +532,9 @@ def test_decorations_stay_small_at_any_size(width: int, height: int) -> None:
 
 def test_decorations_are_drawn_once_per_theme_and_size() -> None:
     render_fragment("twitter-card", {"brand_color": "#123456"}, width=800, height=418)
-    before = it._decor_vars.cache_info().hits
+    before = decoration_vars.cache_info().hits
     html = render_fragment("twitter-card", {"brand_color": "#123456"}, width=800, height=418)
-    assert it._decor_vars.cache_info().hits == before + 1
+    assert decoration_vars.cache_info().hits == before + 1
     assert "data:image/png," in html
 
 
@@ -566,7 +560,7 @@ def test_the_stylesheet_paints_no_masks_and_no_card_sized_css_gradients() -> Non
 def test_the_decorations_size_their_grid_like_the_stylesheet(template: str, css_class: str) -> None:
     # The hairlines are laid out in Python, so it must know how the stylesheet sets --u.
     css = image_css()
-    w, h, threshold, op, alt_w, alt_h = it._DECOR[template].unit
+    w, h, threshold, op, alt_w, alt_h = DECOR[template].unit
     natural = (
         rf"#rk-root \.{css_class} \{{\s*--u: min\(calc\(100cqw / {w:g}\), calc\(100cqh / {h:g}\)\);"
     )
@@ -577,4 +571,4 @@ def test_the_decorations_size_their_grid_like_the_stylesheet(template: str, css_
         rf"\s*--u: min\(calc\(100cqw / {alt_w:g}\), calc\(100cqh / {alt_h:g}\)\);"
     )
     assert re.search(alternative, css)
-    assert it._DECOR[template].u(w, h) == pytest.approx(1)
+    assert DECOR[template].u(w, h) == pytest.approx(1)

@@ -174,6 +174,31 @@ async def test_network_errors_are_retried_then_reported_as_unavailable() -> None
 
 
 @pytest.mark.anyio
+async def test_a_timed_out_request_is_retried_unlike_for_speech() -> None:
+    calls: list[httpx.Request] = []
+
+    def slow_then_ok(request: httpx.Request) -> httpx.Response:
+        calls.append(request)
+        if len(calls) == 1:
+            raise httpx.ReadTimeout("slow", request=request)
+        return _chat(ANSWER)
+
+    recorder = Recorder()
+    extractor = OpenAIExtractor(
+        api_key=KEY,
+        model="m",
+        client=httpx.AsyncClient(transport=httpx.MockTransport(slow_then_ok)),
+        sleep=recorder.sleep,
+    )
+    result = await parse(
+        ParseRequest.from_bytes(PDF, "application/pdf", schema=SCHEMA), extractor=extractor
+    )
+    assert len(calls) == 2
+    assert len(recorder.sleeps) == 1
+    assert result.data["total"] == 24.0
+
+
+@pytest.mark.anyio
 async def test_an_answer_that_is_not_json_is_a_provider_error() -> None:
     recorder = Recorder(_chat("Sure! The total is 24."))
     with pytest.raises(ProviderError):

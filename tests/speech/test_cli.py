@@ -79,3 +79,10 @@ async def test_elevenlabs_without_a_key_exits_2(
 async def test_unreadable_script_file_exits_2(tmp_path: Path) -> None:
     args = parse("-f", str(tmp_path / "missing.txt"), "-o", str(tmp_path / "x.mp3"))
     assert await run_audio_command(args) == 2
+
+
+@needs_espeak
+async def test_an_unwritable_output_exits_1(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "missing-dir" / "x.mp3"
+    assert await run_audio_command(parse("Hi", "-o", str(out))) == 1
+    assert f"renderkit audio: cannot write {out}" in capsys.readouterr().err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+import email.utils
 import json
 from collections.abc import Callable
 
@@ -266,6 +268,16 @@ async def test_retry_after_is_honoured_within_the_bound() -> None:
     sleeps = Sleeps()
     await provider(recorder, sleeps, max_backoff=8.0).synthesize(request())
     assert sleeps.delays == [3.0, 8.0]
+
+
+async def test_retry_after_as_an_http_date_is_honoured_within_the_bound() -> None:
+    soon = email.utils.format_datetime(
+        datetime.datetime.now(datetime.UTC) + datetime.timedelta(hours=1), usegmt=True
+    )
+    recorder = Recorder(error(503, "busy", **{"retry-after": soon}), audio_ok)
+    sleeps = Sleeps()
+    await provider(recorder, sleeps, max_backoff=8.0).synthesize(request())
+    assert sleeps.delays == [8.0]
 
 
 async def test_backoff_is_capped() -> None:

@@ -61,6 +61,7 @@ from renderkit.core.errors import (
     RenderkitError,
     RenderTimeoutError,
 )
+from renderkit.core.media import MAX_PIXELS
 from renderkit.core.netpolicy import UrlPolicy
 
 __all__ = ["BrowserConfig", "ChromiumPool"]
@@ -389,7 +390,7 @@ class ChromiumPool:
         width = max(shot.width, math.ceil(size["width"]))
         height = max(shot.height, math.ceil(size["height"]))
         # Bound the bitmap: Chromium's surface limit and memory per capture.
-        limit = int(min(16_384 / shot.scale, _MAX_SHOT_PIXELS / (width * shot.scale**2)))
+        limit = int(min(16_384 / shot.scale, MAX_PIXELS / (width * shot.scale**2)))
         truncated = height > limit
         capture = _capture_of(shot, width, min(height, limit))
         return await slot.capture(capture, beyond_viewport=True), truncated
@@ -684,9 +685,6 @@ class ChromiumPool:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-
-
-_MAX_SHOT_PIXELS = 40_000_000
 
 
 def _capture_of(shot: PageShot, width: int, height: int) -> Capture:

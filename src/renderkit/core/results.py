@@ -6,15 +6,9 @@ import base64
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MEDIA_TYPES", "FileResult"]
+from renderkit.core.media import MEDIA_TYPES
 
-#: File format -> MIME type, for every format renderkit produces.
-MEDIA_TYPES = {
-    "png": "image/png",
-    "jpeg": "image/jpeg",
-    "webp": "image/webp",
-    "pdf": "application/pdf",
-}
+__all__ = ["FileResult"]
 
 
 class FileResult:

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 import attrs
 
+from renderkit.core.colors import HEX_COLOR as _HEX
 from renderkit.core.errors import InvalidRequestError
 
 __all__ = [
@@ -28,7 +29,6 @@ __all__ = [
 
 # Only forms that can never break out of a CSS declaration: user colours end up inside
 # style attributes, so anything looser than this would be a CSS-injection vector.
-_HEX = re.compile(r"#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
 _NUM = r"\s*-?(?:\d+(?:\.\d+)?|\.\d+)(?:%|deg)?\s*"
 _FUNC = re.compile(rf"(?:rgba?|hsla?)\((?:{_NUM},){{2}}{_NUM}(?:,{_NUM})?\)", re.IGNORECASE)
 _FUNC_SPACE = re.compile(rf"(?:rgba?|hsla?)\({_NUM}{_NUM}{_NUM}(?:/{_NUM})?\)", re.IGNORECASE)

@@ -9,6 +9,7 @@ import attrs
 
 from renderkit.core import validators as v
 from renderkit.core.errors import InvalidRequestError
+from renderkit.core.media import MAX_PIXELS, media_types
 from renderkit.core.results import FileResult
 
 __all__ = [
@@ -43,13 +44,10 @@ IMAGE_TEMPLATES: tuple[ImageTemplate, ...] = (
 _BY_NAME = {name: t for t in IMAGE_TEMPLATES for name in (t.name, *t.aliases)}
 
 #: Output format -> MIME type.
-IMAGE_FORMATS = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp"}
+IMAGE_FORMATS = media_types("png", "jpeg", "webp")
 _FORMAT_ALIASES = {"jpg": "jpeg"}
 
 MAX_SIDE = 4096
-# Chromium's compositor refuses surfaces much past ~16k pixels a side; beyond a few tens of
-# megapixels a single render also costs hundreds of MB of memory.
-MAX_PIXELS = 40_000_000
 
 
 def resolve_image_template(name: str) -> ImageTemplate:

@@ -9,7 +9,7 @@ none is fitted to a particular document.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 
 import attrs
@@ -601,13 +601,14 @@ def receipt_fields(lines: Sequence[Line], *, day_first: bool) -> dict[str, Found
                 ),
             )
     text = "\n".join(line.text for line in lines)
-    for name, rule in (
+    rules: tuple[tuple[str, Callable[[], Found | None]], ...] = (
         ("date", lambda: _date(lines, day_first)),
         ("total", lambda: _total(lines)),
         ("subtotal", lambda: _labelled_line_amount(lines, _SUBTOTAL)),
         ("tax", lambda: _labelled_line_amount(lines, re.compile(r"^\W*(GST|SST|VAT|TAX)\b", re.I))),
         ("number", lambda: _number(lines)),
-    ):
+    )
+    for name, rule in rules:
         value = rule()
         if value is not None:
             found[name] = value

@@ -32,7 +32,7 @@ def check_schema(schema: Mapping[str, Any]) -> type[jsonschema.protocols.Validat
     """
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
-        cls.check_schema(schema)
+        cls.check_schema(dict(schema))
     except jsonschema.exceptions.SchemaError as exc:
         where = "/".join(str(p) for p in exc.absolute_path)
         msg = f"is not a valid JSON Schema: {exc.message[:200]}" + (

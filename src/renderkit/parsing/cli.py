@@ -1,26 +1,19 @@
-"""``renderkit parse FILE [--schema schema.json] [--hints "..."]`` (wired into cli.py)."""
+"""``renderkit parse FILE [--schema schema.json] [--hints "..."]``: structured JSON from a file."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-from renderkit.parsing._models import ParseRequest
+from renderkit.core.cli import CommandError, command, read_bytes, read_json, write_output
+from renderkit.core.media import media_type_of_path
+from renderkit.parsing._models import PARSE_MIME_TYPES, ParseRequest
 from renderkit.parsing._parse import parse
 from renderkit.parsing.reading import ParseLimits, sniff_mime_type
 
 __all__ = ["add_parse_command", "run_parse_command"]
-
-_EXTENSIONS = {
-    ".pdf": "application/pdf",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".png": "image/png",
-    ".webp": "image/webp",
-}
 
 
 def add_parse_command(subparsers: Any) -> argparse.ArgumentParser:
@@ -36,36 +29,43 @@ def add_parse_command(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--max-pages", type=int, default=50)
     parser.add_argument("--max-mb", type=float, default=20.0)
     parser.add_argument("-o", "--output", type=Path, help="write the JSON here instead of stdout")
+    parser.set_defaults(run=run_parse_command)
     return parser
 
 
-async def run_parse_command(args: argparse.Namespace) -> int:
-    """Run ``renderkit parse``; prints the result JSON and returns the exit status."""
-    try:
-        content = args.file.read_bytes()
-    except OSError as exc:
-        print(f"renderkit parse: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
-        return 2
-    schema = None
-    if args.schema is not None:
-        try:
-            schema = json.loads(args.schema.read_text())
-        except (OSError, ValueError) as exc:
-            print(f"renderkit parse: --schema is not a readable JSON file: {exc}", file=sys.stderr)
-            return 2
-    mime = args.mime_type or _EXTENSIONS.get(args.file.suffix.lower()) or sniff_mime_type(content)
+def _mime_type(args: argparse.Namespace, content: bytes) -> str:
+    if args.mime_type:
+        return str(args.mime_type)
+    named = media_type_of_path(args.file)
+    mime = named if named in PARSE_MIME_TYPES else sniff_mime_type(content)
     if mime is None:
-        print("renderkit parse: unknown file type; pass --mime-type", file=sys.stderr)
-        return 2
-    # Invalid input (exit 2) and other library errors (exit 1) are reported by cli.main.
+        msg = "unknown file type; pass --mime-type"
+        raise CommandError(msg)
+    return mime
+
+
+@command("parse")
+async def run_parse_command(args: argparse.Namespace) -> int:
+    """Run ``renderkit parse``; prints the result JSON and returns the exit status.
+
+    Raises:
+        InvalidRequestError: the file or a field is invalid (the caller reports it, exit 2).
+        RenderkitError: reading the document failed.
+    """
+    content = read_bytes(args.file, what="the file")
+    schema = None if args.schema is None else read_json(args.schema, what="--schema")
     request = ParseRequest.from_bytes(
-        content, mime, schema=schema, hints=args.hints, include_provenance=args.provenance
+        content,
+        _mime_type(args, content),
+        schema=schema,
+        hints=args.hints,
+        include_provenance=args.provenance,
     )
     limits = ParseLimits(max_pages=args.max_pages, max_bytes=int(args.max_mb * 1_000_000))
     result = await parse(request, limits=limits)
     text = json.dumps(result.to_dict(), indent=2, ensure_ascii=False)
     if args.output is not None:
-        args.output.write_text(text + "\n")
+        write_output(args.output, text + "\n")
     else:
         print(text)
     return 0

@@ -15,15 +15,17 @@ network errors a bounded number of times (honouring ``Retry-After``, with an inj
 from __future__ import annotations
 
 import base64
+import functools
 import json
-import random
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
 import httpx
 
 from renderkit.core.errors import ConfigurationError, ProviderError, ProviderUnavailableError
+from renderkit.core.media import MEDIA_TYPES
+from renderkit.core.retry import RetryPolicy, Sleep, is_retryable_status, send_with_retries
 from renderkit.parsing._protocol import DOCUMENT_TYPES, Document, Extraction, Usage
 from renderkit.parsing.reading import render_page_images
 
@@ -40,8 +42,6 @@ _GENERIC_FIELDS = (
     "keys: parties/seller/buyer, addresses, dates, document numbers, amounts, currency, "
     "totals, subtotal, tax, e-mails, phones and line_items (a list of objects)."
 )
-
-Sleep = Callable[[float], Awaitable[Any]]
 
 
 def _answer_schema(schema: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -140,61 +140,51 @@ class _RemoteExtractor:
     async def _images(self, document: Document) -> list[tuple[str, str]]:
         if not self.send_images:
             return []
-        if document.mime_type != "application/pdf":
+        if document.mime_type != MEDIA_TYPES["pdf"]:
             return [(document.mime_type, base64.b64encode(document.content).decode("ascii"))]
         pngs = await render_page_images(document, max_pages=self.max_images)
-        return [("image/png", base64.b64encode(p).decode("ascii")) for p in pngs]
+        return [(MEDIA_TYPES["png"], base64.b64encode(p).decode("ascii")) for p in pngs]
+
+    @property
+    def retry_policy(self) -> RetryPolicy:
+        """How calls are retried: network errors, 429 and 5xx, with jittered backoff."""
+        return RetryPolicy(
+            max_retries=self.max_retries, backoff=self.retry_backoff, max_delay=30.0, jitter=0.5
+        )
 
     async def _post(
         self, url: str, headers: dict[str, str], body: dict[str, Any]
     ) -> dict[str, Any]:
-        attempt = 0
-        while True:
-            try:
-                response = await self.client.post(
-                    url, headers=headers, json=body, timeout=self.timeout
-                )
-            except httpx.TransportError as exc:
-                if attempt >= self.max_retries:
-                    msg = f"{self._provider} could not be reached ({type(exc).__name__})"
-                    raise ProviderUnavailableError(msg, provider=self._provider) from None
-                await self._sleep(self._delay(attempt, None))
-                attempt += 1
-                continue
-            status = response.status_code
-            if status in (401, 403):
-                msg = f"{self._provider} rejected the API key (HTTP {status})"
-                raise ProviderError(msg, provider=self._provider, status=status)
-            if status == 429 or status >= 500:
-                if attempt >= self.max_retries:
-                    msg = (
-                        f"{self._provider} is unavailable or rate-limited (HTTP {status}) "
-                        f"after {attempt + 1} attempts"
-                    )
-                    raise ProviderUnavailableError(msg, provider=self._provider, status=status)
-                await self._sleep(self._delay(attempt, response.headers.get("retry-after")))
-                attempt += 1
-                continue
-            if status >= 400:
-                msg = f"{self._provider} refused the request (HTTP {status}{_error_type(response)})"
-                raise ProviderError(msg, provider=self._provider, status=status)
-            try:
-                payload = response.json()
-            except ValueError:
-                msg = f"{self._provider} answered with a body that is not JSON"
-                raise ProviderError(msg, provider=self._provider, status=status) from None
-            if not isinstance(payload, dict):
-                msg = f"{self._provider} answered with an unexpected body"
-                raise ProviderError(msg, provider=self._provider, status=status)
-            return payload
-
-    def _delay(self, attempt: int, retry_after: str | None) -> float:
-        if retry_after is not None:
-            try:
-                return min(30.0, max(0.0, float(retry_after)))
-            except ValueError:
-                pass
-        return min(30.0, self.retry_backoff * 2**attempt * (0.5 + random.random() / 2))
+        send = functools.partial(
+            self.client.post, url, headers=headers, json=body, timeout=self.timeout
+        )
+        try:
+            response = await send_with_retries(send, self.retry_policy, sleep=self._sleep)
+        except httpx.TransportError as exc:
+            msg = f"{self._provider} could not be reached ({type(exc).__name__})"
+            raise ProviderUnavailableError(msg, provider=self._provider) from None
+        status = response.status_code
+        if status in (401, 403):
+            msg = f"{self._provider} rejected the API key (HTTP {status})"
+            raise ProviderError(msg, provider=self._provider, status=status)
+        if is_retryable_status(status):  # still failing once the retries are used up
+            msg = (
+                f"{self._provider} is unavailable or rate-limited (HTTP {status}) "
+                f"after {self.max_retries + 1} attempts"
+            )
+            raise ProviderUnavailableError(msg, provider=self._provider, status=status)
+        if status >= 400:
+            msg = f"{self._provider} refused the request (HTTP {status}{_error_type(response)})"
+            raise ProviderError(msg, provider=self._provider, status=status)
+        try:
+            payload = response.json()
+        except ValueError:
+            msg = f"{self._provider} answered with a body that is not JSON"
+            raise ProviderError(msg, provider=self._provider, status=status) from None
+        if not isinstance(payload, dict):
+            msg = f"{self._provider} answered with an unexpected body"
+            raise ProviderError(msg, provider=self._provider, status=status)
+        return payload
 
     def _extraction(
         self,
@@ -392,7 +382,8 @@ class AnthropicExtractor(_RemoteExtractor):
             output_tokens=int(raw.get("output_tokens") or 0),
         )
         warnings: list[str] = []
-        blocks = payload.get("content") if isinstance(payload.get("content"), list) else []
+        content = payload.get("content")
+        blocks: list[Any] = content if isinstance(content, list) else []
         for block in blocks:
             if isinstance(block, dict) and block.get("type") == "tool_use":
                 return self._extraction(block.get("input"), usage, document, schema, warnings)

@@ -196,7 +196,8 @@ def _coerce(value: Any, schema: Mapping[str, Any]) -> tuple[Any, bool]:
         return None, True
     if kind == "array":
         items = value if isinstance(value, list) else [value]
-        item_schema = schema.get("items") if isinstance(schema.get("items"), Mapping) else {}
+        declared = schema.get("items")
+        item_schema: Mapping[str, Any] = declared if isinstance(declared, Mapping) else {}
         out = []
         for item in items:
             coerced, ok = _coerce(item, item_schema)

@@ -5,8 +5,9 @@ the byte limit before decoding, the magic bytes before any parser sees the file,
 count (read from the PDF's page tree) before any page is loaded, and an image's pixel count
 (read from its header) before it is decoded. Messages name the offending request field.
 
-PDFium is not thread-safe, even across documents, so every PDFium call here holds
-:data:`PDFIUM_LOCK` (one page at a time; OCR runs outside the lock).
+PDFium is not thread-safe, even across documents, so every PDFium call here goes through
+:func:`~renderkit.core.pdfium.run_pdfium`: in a worker thread, under its lock, one page at a
+time (OCR runs outside the lock).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import base64
 import binascii
 import io
-from collections.abc import Callable
 from typing import Any
 
 import anyio.to_thread
@@ -24,13 +24,13 @@ import pypdfium2.raw as pdfium_c
 from PIL import Image, UnidentifiedImageError
 
 from renderkit.core.errors import ConfigurationError, InvalidRequestError
-from renderkit.core.pdfium import PDFIUM_LOCK
+from renderkit.core.media import MEDIA_TYPES
+from renderkit.core.pdfium import run_pdfium
 from renderkit.parsing._protocol import Document, Line, Page, Word
 from renderkit.parsing.ocr import OcrEngine
 
 __all__ = [
     "MIME_TYPES",
-    "PDFIUM_LOCK",
     "ParseLimits",
     "decode_file",
     "read_document",
@@ -40,13 +40,12 @@ __all__ = [
 
 #: The accepted MIME types and the name used in messages.
 MIME_TYPES: dict[str, str] = {
-    "application/pdf": "a PDF",
-    "image/jpeg": "a JPEG image",
-    "image/png": "a PNG image",
-    "image/webp": "a WebP image",
+    MEDIA_TYPES["pdf"]: "a PDF",
+    MEDIA_TYPES["jpeg"]: "a JPEG image",
+    MEDIA_TYPES["png"]: "a PNG image",
+    MEDIA_TYPES["webp"]: "a WebP image",
 }
-
-#: Serialises PDFium calls across threads.
+_PDF = MEDIA_TYPES["pdf"]
 
 # A page with fewer printable characters than this in its text layer is treated as a scan.
 _MIN_TEXT_CHARS = 16
@@ -116,13 +115,13 @@ def decode_file(value: str, *, max_bytes: int) -> bytes:
 def sniff_mime_type(content: bytes) -> str | None:
     """The MIME type the magic bytes announce, among :data:`MIME_TYPES`, or None."""
     if b"%PDF-" in content[:1024]:
-        return "application/pdf"
+        return MEDIA_TYPES["pdf"]
     if content[:3] == b"\xff\xd8\xff":
-        return "image/jpeg"
+        return MEDIA_TYPES["jpeg"]
     if content[:8] == b"\x89PNG\r\n\x1a\n":
-        return "image/png"
+        return MEDIA_TYPES["png"]
     if content[:4] == b"RIFF" and content[8:12] == b"WEBP":
-        return "image/webp"
+        return MEDIA_TYPES["webp"]
     return None
 
 
@@ -164,7 +163,7 @@ async def read_document(
         MissingDependencyError: OCR is needed and tesseract is not installed.
     """
     mime_type = check_mime_type(content, mime_type)
-    if mime_type == "application/pdf":
+    if mime_type == _PDF:
         pages = await _read_pdf(content, ocr=ocr, limits=limits)
     else:
         image = await anyio.to_thread.run_sync(_open_image, content, limits.max_pixels)
@@ -226,20 +225,12 @@ def _open_pdf(content: bytes, max_pages: int) -> pypdfium2.PdfDocument:
     return pdf
 
 
-async def _locked(fn: Callable[..., Any], *args: Any) -> Any:
-    def call() -> Any:
-        with PDFIUM_LOCK:
-            return fn(*args)
-
-    return await anyio.to_thread.run_sync(call)
-
-
 async def _read_pdf(content: bytes, *, ocr: OcrEngine | None, limits: ParseLimits) -> list[Page]:
-    pdf = await _locked(_open_pdf, content, limits.max_pages)
+    pdf = await run_pdfium(_open_pdf, content, limits.max_pages)
     try:
         pages: list[Page] = []
         for index in range(len(pdf)):
-            page, image = await _locked(_read_pdf_page, pdf, index, limits)
+            page, image = await run_pdfium(_read_pdf_page, pdf, index, limits)
             if page is None:
                 assert image is not None
                 engine = _need_ocr(ocr)
@@ -247,7 +238,7 @@ async def _read_pdf(content: bytes, *, ocr: OcrEngine | None, limits: ParseLimit
             pages.append(page)
         return pages
     finally:
-        await _locked(pdf.close)
+        await run_pdfium(pdf.close)
 
 
 def _read_pdf_page(
@@ -285,7 +276,8 @@ def _render(page: pypdfium2.PdfPage, limits: ParseLimits) -> Image.Image:
         raise InvalidRequestError.single("file", msg)
     bitmap = page.render(scale=scale, grayscale=True)
     try:
-        return bitmap.to_pil().copy()
+        image: Image.Image = bitmap.to_pil().copy()
+        return image
     finally:
         bitmap.close()
 
@@ -355,26 +347,25 @@ async def render_page_images(
     document: Document, *, max_pages: int = 5, dpi: int = 150, max_pixels: int = 20_000_000
 ) -> list[bytes]:
     """PNG images of the first ``max_pages`` pages (for vision models)."""
-    if document.mime_type != "application/pdf":
+    if document.mime_type != _PDF:
         return [document.content]
 
     def render_all() -> list[bytes]:
         out: list[bytes] = []
-        with PDFIUM_LOCK:
-            pdf = pypdfium2.PdfDocument(document.content)
-            try:
-                for index in range(min(max_pages, len(pdf))):
-                    page = pdf[index]
-                    try:
-                        limits = ParseLimits(ocr_dpi=dpi, max_pixels=max_pixels)
-                        image = _render(page, limits)
-                    finally:
-                        page.close()
-                    buf = io.BytesIO()
-                    image.save(buf, "PNG")
-                    out.append(buf.getvalue())
-            finally:
-                pdf.close()
+        pdf = pypdfium2.PdfDocument(document.content)
+        try:
+            for index in range(min(max_pages, len(pdf))):
+                page = pdf[index]
+                try:
+                    limits = ParseLimits(ocr_dpi=dpi, max_pixels=max_pixels)
+                    image = _render(page, limits)
+                finally:
+                    page.close()
+                buf = io.BytesIO()
+                image.save(buf, "PNG")
+                out.append(buf.getvalue())
+        finally:
+            pdf.close()
         return out
 
-    return await anyio.to_thread.run_sync(render_all)
+    return await run_pdfium(render_all)

@@ -474,21 +474,9 @@ class PdfResult(FileResult):
 
 @functools.lru_cache(maxsize=8)
 def _first_page_png(content: bytes) -> bytes:
-    import io
+    from renderkit.core.pdfium import first_page_png
 
-    import pypdfium2
-
-    from renderkit.core.pdfium import PDFIUM_LOCK
-
-    with PDFIUM_LOCK:
-        document = pypdfium2.PdfDocument(content)
-        try:
-            image = document[0].render(scale=1).to_pil()
-        finally:
-            document.close()
-    out = io.BytesIO()
-    image.save(out, "PNG")
-    return out.getvalue()
+    return first_page_png(content)
 
 
 def currency_digits(code: str) -> int:

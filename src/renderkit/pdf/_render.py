@@ -15,7 +15,7 @@ from pypdf import PdfReader, PdfWriter
 from renderkit.browser import Browser, PdfOptions, Shell
 from renderkit.core.converter import structure
 from renderkit.core.errors import RenderError
-from renderkit.core.pdfium import PDFIUM_LOCK
+from renderkit.core.pdfium import page_count
 from renderkit.core.shell import shell_head
 from renderkit.core.store import attach_storage
 from renderkit.pdf._models import MARGINS, PAGE_SIZES, PdfRequest, PdfResult
@@ -91,7 +91,7 @@ async def render_pdf(
         title = req.title or document.title
         author = req.author or document.author
         subject = document.subject
-    content, pages = finish_pdf(content, title=title, author=author, subject=subject)
+    content, pages = await finish_pdf(content, title=title, author=author, subject=subject)
     result = PdfResult(
         content=content,
         pages=pages,
@@ -102,10 +102,11 @@ async def render_pdf(
     return await attach_storage(result, storage, kind="pdfs")
 
 
-def finish_pdf(
+async def finish_pdf(
     content: bytes, *, title: str | None, author: str | None, subject: str | None
 ) -> tuple[bytes, int]:
-    """Set the document metadata and count the pages.
+    """Set the document metadata and count the pages (in a worker thread: PDFium's lock may be
+    held for a while by a parse).
 
     Chromium writes only a title, so the author, subject and producer are added here, as an
     incremental update (a new Info dictionary appended to the file): rewriting the whole PDF
@@ -122,7 +123,7 @@ def finish_pdf(
     if updated is None:
         updated = _rewrite_info(content, metadata)
     try:
-        return updated, count_pages(updated)
+        return updated, await page_count(updated)
     except pypdfium2.PdfiumError as exc:
         msg = "the browser produced an unreadable PDF"
         raise RenderError(msg) from exc
@@ -172,13 +173,3 @@ def _rewrite_info(content: bytes, metadata: dict[str, str]) -> bytes:
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
-
-
-def count_pages(content: bytes) -> int:
-    """The number of pages of a PDF."""
-    with PDFIUM_LOCK:
-        document = pypdfium2.PdfDocument(content)
-        try:
-            return len(document)
-        finally:
-            document.close()

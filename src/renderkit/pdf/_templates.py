@@ -28,7 +28,15 @@ from babel.dates import format_date
 from babel.numbers import format_currency, format_decimal, get_currency_precision, is_currency
 from markupsafe import Markup, escape
 
-from renderkit.image._templates import parse_color
+from renderkit.core.colors import (
+    BLACK,
+    WHITE,
+    better_of_black_and_white,
+    mix,
+    parse_color,
+    readable_on,
+    to_hex,
+)
 
 __all__ = [
     "DEFAULT_BRAND_COLOR",
@@ -291,31 +299,6 @@ def _percent(value: Decimal) -> str:
 # --------------------------------------------------------------------------------------------
 # Brand colours
 
-_RGB = tuple[float, float, float]
-_WHITE: _RGB = (1.0, 1.0, 1.0)
-_BLACK: _RGB = (0.0, 0.0, 0.0)
-
-
-def _mix(a: _RGB, b: _RGB, t: float) -> _RGB:
-    return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t)
-
-
-def _hex(rgb: _RGB) -> str:
-    return "#" + "".join(f"{round(min(1.0, max(0.0, c)) * 255):02x}" for c in rgb)
-
-
-def _luminance(rgb: _RGB) -> float:
-    def linear(c: float) -> float:
-        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-
-    r, g, b = (linear(c) for c in rgb)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def _contrast(a: _RGB, b: _RGB) -> float:
-    la, lb = _luminance(a), _luminance(b)
-    return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
-
 
 def brand_palette(color: str | None) -> dict[str, str]:
     """The CSS custom properties derived from a brand colour (default: deep indigo).
@@ -334,19 +317,13 @@ def brand_palette(color: str | None) -> dict[str, str]:
         msg = f"brand_color: {value[:40]!r} is not a CSS colour"
         raise ValueError(msg)
     r, g, b, alpha = parsed
-    brand = _mix(_WHITE, (r, g, b), alpha)
-    ink = brand
-    for step in range(21):
-        ink = _mix(brand, _BLACK, step / 20)
-        if _contrast(ink, _WHITE) >= 4.5:
-            break
-    fg = _WHITE if _contrast(_WHITE, brand) >= _contrast(_BLACK, brand) else _BLACK
+    brand = mix(WHITE, (r, g, b), alpha)
     return {
-        "--rk-brand": _hex(brand),
-        "--rk-brand-ink": _hex(ink),
-        "--rk-brand-fg": _hex(fg),
-        "--rk-brand-soft": _hex(_mix(brand, _WHITE, 0.72)),
-        "--rk-brand-tint": _hex(_mix(brand, _WHITE, 0.93)),
+        "--rk-brand": to_hex(brand),
+        "--rk-brand-ink": to_hex(readable_on(brand, (WHITE,), BLACK, 4.5)),
+        "--rk-brand-fg": to_hex(better_of_black_and_white(brand)),
+        "--rk-brand-soft": to_hex(mix(brand, WHITE, 0.72)),
+        "--rk-brand-tint": to_hex(mix(brand, WHITE, 0.93)),
     }
 
 

@@ -11,9 +11,9 @@ from PIL import Image
 
 from renderkit.browser import Browser, PageShot, PdfOptions
 from renderkit.core.converter import structure
+from renderkit.core.pdfium import page_count
 from renderkit.core.store import attach_storage
 from renderkit.pdf._models import PAGE_SIZES
-from renderkit.pdf._render import count_pages
 from renderkit.screenshot._models import ScreenshotRequest, ScreenshotResult
 from renderkit.storage import Storage
 
@@ -80,7 +80,7 @@ async def screenshot(
     if captured.truncated:
         warnings.append("the page was taller than the capture limit and was cut off")
     if pdf is not None:
-        pages = count_pages(captured.content)
+        pages = await page_count(captured.content)
         width, height = round(PAGE_SIZES["A4"][0] * 72), round(PAGE_SIZES["A4"][1] * 72)
         if pages > 1:
             warnings.append(f"the PDF has {pages} pages")

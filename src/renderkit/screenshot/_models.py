@@ -8,6 +8,7 @@ from typing import ClassVar
 import attrs
 
 from renderkit.core import validators as v
+from renderkit.core.media import media_types
 from renderkit.core.results import FileResult
 
 __all__ = ["DEVICES", "MAX_DELAY_MS", "Device", "ScreenshotRequest", "ScreenshotResult", "Viewport"]
@@ -56,12 +57,7 @@ DEVICES: dict[str, Device] = {
     ),
 }
 
-SCREENSHOT_FORMATS = {
-    "png": "image/png",
-    "jpeg": "image/jpeg",
-    "webp": "image/webp",
-    "pdf": "application/pdf",
-}
+SCREENSHOT_FORMATS = media_types("png", "jpeg", "webp", "pdf")
 
 
 @attrs.frozen(kw_only=True)

@@ -11,6 +11,7 @@ import attrs
 
 from renderkit.core import validators as v
 from renderkit.core.errors import InvalidRequestError
+from renderkit.core.media import MEDIA_TYPES
 
 __all__ = [
     "AUDIO_FORMATS",
@@ -78,7 +79,7 @@ AUDIO_FORMATS: dict[str, AudioEncoding] = {
         container="mp3",
         sample_rate=44_100,
         bit_rate=128_000,
-        content_type="audio/mpeg",
+        content_type=MEDIA_TYPES["mp3"],
         extension="mp3",
     ),
     "wav": AudioEncoding(
@@ -87,7 +88,7 @@ AUDIO_FORMATS: dict[str, AudioEncoding] = {
         container="wav",
         sample_rate=44_100,
         bit_rate=44_100 * 16,
-        content_type="audio/wav",
+        content_type=MEDIA_TYPES["wav"],
         extension="wav",
     ),
     "opus": AudioEncoding(
@@ -96,7 +97,7 @@ AUDIO_FORMATS: dict[str, AudioEncoding] = {
         container="ogg",
         sample_rate=48_000,
         bit_rate=96_000,
-        content_type="audio/ogg",
+        content_type=MEDIA_TYPES["opus"],
         extension="opus",
     ),
     "aac": AudioEncoding(
@@ -105,7 +106,7 @@ AUDIO_FORMATS: dict[str, AudioEncoding] = {
         container="adts",
         sample_rate=44_100,
         bit_rate=128_000,
-        content_type="audio/aac",
+        content_type=MEDIA_TYPES["aac"],
         extension="aac",
     ),
 }

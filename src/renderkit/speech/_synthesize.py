@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from typing import Any
 
 import anyio
 import anyio.to_thread
-from anyio.abc import ObjectReceiveStream, TaskGroup
+from anyio.abc import TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream
 
 from renderkit.core.converter import structure
 from renderkit.core.errors import ProviderError
@@ -109,16 +111,16 @@ async def _encode_while_speaking(
     """Encode PCM in a worker thread as the engine produces it (the two overlap)."""
     encoders: list[PcmEncoder] = []
 
-    async def consume(receive: ObjectReceiveStream[SpeechAudio], tasks: TaskGroup) -> None:
+    async def consume(receive: MemoryObjectReceiveStream[SpeechAudio], tasks: TaskGroup) -> None:
         async for chunk, pcm in _batches(receive):
             if not encoders:
-                encoders.append(
-                    await anyio.to_thread.run_sync(
-                        lambda c=chunk: PcmEncoder(
-                            request.encoding, sample_rate=c.sample_rate, channels=c.channels
-                        )
-                    )
+                start = functools.partial(
+                    PcmEncoder,
+                    request.encoding,
+                    sample_rate=chunk.sample_rate,
+                    channels=chunk.channels,
                 )
+                encoders.append(await anyio.to_thread.run_sync(start))
             await anyio.to_thread.run_sync(encoders[0].feed, pcm)
 
     try:
@@ -138,7 +140,9 @@ async def _encode_while_speaking(
 async def _speak_into(
     stream_pcm: Callable[[AudioRequest, PcmSink], Awaitable[None]],
     request: AudioRequest,
-    consume: Callable[[ObjectReceiveStream[SpeechAudio], TaskGroup], Awaitable[None]],
+    consume: Callable[
+        [MemoryObjectReceiveStream[SpeechAudio], TaskGroup], Coroutine[Any, Any, None]
+    ],
 ) -> None:
     """Run the engine and a consumer of its PCM side by side; a lone failure raises as itself."""
     send, receive = anyio.create_memory_object_stream[SpeechAudio](max_buffer_size=math.inf)
@@ -154,7 +158,7 @@ async def _speak_into(
 
 
 async def _batches(
-    receive: ObjectReceiveStream[SpeechAudio],
+    receive: MemoryObjectReceiveStream[SpeechAudio],
 ) -> AsyncIterator[tuple[SpeechAudio, bytes]]:
     """Each chunk with the PCM of every chunk already waiting behind it: a few large batches
     cost far less than one thread hop per pipe read."""
@@ -198,7 +202,7 @@ async def _encode_mp3_in_parts(
     async def encode_part(part: Mp3Part) -> None:
         encoded[part.index] = await anyio.to_thread.run_sync(encode_mp3_part, part, limiter=limiter)
 
-    async def split(receive: ObjectReceiveStream[SpeechAudio], tasks: TaskGroup) -> None:
+    async def split(receive: MemoryObjectReceiveStream[SpeechAudio], tasks: TaskGroup) -> None:
         async for chunk, pcm in _batches(receive):
             if not splitters:
                 splitters.append(

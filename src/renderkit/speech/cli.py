@@ -4,24 +4,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
+from renderkit.core.cli import CommandError, command, read_text, write_output
 from renderkit.core.converter import structure
+from renderkit.core.media import format_of_path
 from renderkit.speech import ElevenLabsProvider, LocalSpeechProvider, SpeechProvider
 from renderkit.speech._models import AUDIO_FORMATS, AUDIO_MODELS, DEFAULT_VOICE_ID, AudioRequest
 from renderkit.speech._synthesize import synthesize
 
 __all__ = ["add_audio_command", "run_audio_command"]
-
-_EXTENSIONS = {
-    ".mp3": "mp3",
-    ".wav": "wav",
-    ".opus": "opus",
-    ".ogg": "opus",
-    ".aac": "aac",
-}
 
 #: The CLI (not the library) may read the key from the environment.
 API_KEY_VARIABLE = "ELEVENLABS_API_KEY"
@@ -56,25 +49,28 @@ def add_audio_command(subparsers: Any) -> argparse.ArgumentParser:
     audio.add_argument(
         "--list-voices", action="store_true", help="print the provider's voice ids and exit"
     )
+    audio.set_defaults(run=run_audio_command)
     return audio
 
 
-def _provider(args: argparse.Namespace) -> SpeechProvider | None:
+def _provider(args: argparse.Namespace) -> SpeechProvider:
     if args.provider == "local":
         return LocalSpeechProvider(args.espeak)
     key = os.environ.get(API_KEY_VARIABLE, "")
     if not key:
-        print(f"renderkit: set {API_KEY_VARIABLE} to use ElevenLabs", file=sys.stderr)
-        return None
+        msg = f"set {API_KEY_VARIABLE} to use ElevenLabs"
+        raise CommandError(msg)
     return ElevenLabsProvider(key)
 
 
 def _format(args: argparse.Namespace) -> str:
     if args.format:
         return str(args.format)
-    return _EXTENSIONS.get(args.output.suffix.lower(), "mp3")
+    named = format_of_path(args.output)
+    return named if named in AUDIO_FORMATS else "mp3"
 
 
+@command("audio")
 async def run_audio_command(args: argparse.Namespace) -> int:
     """Run ``renderkit audio``; returns the exit status (2 for unusable arguments).
 
@@ -83,8 +79,6 @@ async def run_audio_command(args: argparse.Namespace) -> int:
         RenderkitError: synthesis or encoding failed.
     """
     provider = _provider(args)
-    if provider is None:
-        return 2
     try:
         if args.list_voices:
             for voice in await provider.list_voices():
@@ -92,16 +86,12 @@ async def run_audio_command(args: argparse.Namespace) -> int:
                 print(f"{voice.voice_id:24} {voice.name}{extra}")
             return 0
         if (args.script is None) == (args.file is None):
-            print("renderkit audio: give a script or --file (one of them)", file=sys.stderr)
-            return 2
+            msg = "give a script or --file (one of them)"
+            raise CommandError(msg)
         if args.output is None:
-            print("renderkit audio: -o/--output is required", file=sys.stderr)
-            return 2
-        try:
-            script = args.script if args.file is None else args.file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            print(f"renderkit audio: cannot read {args.file}: {exc}", file=sys.stderr)
-            return 2
+            msg = "-o/--output is required"
+            raise CommandError(msg)
+        script = args.script if args.file is None else read_text(args.file, what="the script")
         request = structure(
             {
                 "script": script,
@@ -118,11 +108,7 @@ async def run_audio_command(args: argparse.Namespace) -> int:
         result = await synthesize(request, provider=provider)
     finally:
         await provider.aclose()
-    try:
-        result.save(args.output)
-    except OSError as exc:
-        print(f"renderkit audio: cannot write {args.output}: {exc}", file=sys.stderr)
-        return 1
+    write_output(args.output, result.content)
     print(
         f"{args.output}  {result.format} {result.duration_seconds:.2f} s "
         f"{result.characters:,} chars {result.size_bytes:,} B"

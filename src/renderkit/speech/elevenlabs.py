@@ -21,8 +21,7 @@ a timeout. 401/403 raise :class:`ProviderError`; 400/404/422 that name a request
 
 from __future__ import annotations
 
-import math
-from collections.abc import Awaitable, Callable
+import functools
 from typing import Any
 from urllib.parse import quote
 
@@ -36,6 +35,7 @@ from renderkit.core.errors import (
     ProviderUnavailableError,
     RenderkitError,
 )
+from renderkit.core.retry import RetryPolicy, Sleep, is_retryable_status, send_with_retries
 from renderkit.speech._models import AudioRequest
 from renderkit.speech._protocol import SpeechAudio, Voice
 
@@ -99,7 +99,7 @@ class ElevenLabsProvider:
         pcm_sample_rate: int | None = None,
         use_speaker_boost: bool | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
-        sleep: Callable[[float], Awaitable[Any]] = anyio.sleep,
+        sleep: Sleep = anyio.sleep,
     ) -> None:
         if not api_key or not api_key.strip():
             msg = "ElevenLabsProvider needs an API key"
@@ -189,53 +189,43 @@ class ElevenLabsProvider:
             msg = "ElevenLabs returned an unreadable voice list"
             raise ProviderError(msg, provider=_NAME, status=response.status_code) from exc
 
+    @property
+    def retry_policy(self) -> RetryPolicy:
+        """How calls are retried: 429, 5xx and failed connections, not timeouts."""
+        # A timed-out request may have reached ElevenLabs and been billed; a failed connection
+        # reached nothing, so only that is safe to repeat.
+        return RetryPolicy(
+            max_retries=self.max_retries,
+            backoff=self.backoff,
+            max_delay=self.max_backoff,
+            retry_on=(httpx.ConnectError, httpx.ConnectTimeout),
+        )
+
     async def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        headers = {"xi-api-key": self._api_key}
-        attempt = 0
-        while True:
-            retry_after: float | None = None
-            try:
-                response = await self._client.request(method, path, headers=headers, **kwargs)
-            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-                # Nothing reached ElevenLabs, so nothing is billed twice by retrying.
-                failure: RenderkitError = ProviderUnavailableError(
-                    "could not connect to ElevenLabs", provider=_NAME
-                )
-                cause: BaseException = exc
-            except httpx.TimeoutException as exc:
-                msg = "ElevenLabs did not answer in time"
-                raise ProviderUnavailableError(msg, provider=_NAME) from exc
-            except httpx.TransportError as exc:
-                msg = "the connection to ElevenLabs failed"
-                raise ProviderUnavailableError(msg, provider=_NAME) from exc
-            else:
-                status = response.status_code
-                if status < 400:
-                    return response
-                if status != 429 and status < 500:
-                    raise _error(response, self._api_key)
-                reason = "is rate limiting requests" if status == 429 else "is failing"
-                detail = _detail(response, self._api_key)[1]
-                message = f"ElevenLabs {reason} ({status})" + (f": {detail}" if detail else "")
-                failure = ProviderUnavailableError(message, provider=_NAME, status=status)
-                cause = httpx.HTTPStatusError(message, request=response.request, response=response)
-                retry_after = _retry_after(response)
-            if attempt >= self.max_retries:
-                raise failure from cause
-            delay = min(self.max_backoff, self.backoff * 2**attempt)
-            if retry_after is not None:
-                delay = min(self.max_backoff, max(delay, retry_after))
-            await self._sleep(delay)
-            attempt += 1
-
-
-def _retry_after(response: httpx.Response) -> float | None:
-    value = response.headers.get("retry-after", "")
-    try:
-        seconds = float(value)
-    except ValueError:
-        return None  # an HTTP date: fall back to our own backoff
-    return seconds if math.isfinite(seconds) and seconds >= 0 else None
+        send = functools.partial(
+            self._client.request, method, path, headers={"xi-api-key": self._api_key}, **kwargs
+        )
+        try:
+            response = await send_with_retries(send, self.retry_policy, sleep=self._sleep)
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            msg = "could not connect to ElevenLabs"
+            raise ProviderUnavailableError(msg, provider=_NAME) from exc
+        except httpx.TimeoutException as exc:
+            msg = "ElevenLabs did not answer in time"
+            raise ProviderUnavailableError(msg, provider=_NAME) from exc
+        except httpx.TransportError as exc:
+            msg = "the connection to ElevenLabs failed"
+            raise ProviderUnavailableError(msg, provider=_NAME) from exc
+        status = response.status_code
+        if status < 400:
+            return response
+        if not is_retryable_status(status):
+            raise _error(response, self._api_key)
+        reason = "is rate limiting requests" if status == 429 else "is failing"
+        detail = _detail(response, self._api_key)[1]
+        message = f"ElevenLabs {reason} ({status})" + (f": {detail}" if detail else "")
+        cause = httpx.HTTPStatusError(message, request=response.request, response=response)
+        raise ProviderUnavailableError(message, provider=_NAME, status=status) from cause
 
 
 def _clean(text: object, secret: str) -> str:

@@ -1,0 +1,68 @@
+"""``renderkit pdf``: render a document template or HTML into a PDF file."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from renderkit.browser import ChromiumPool
+from renderkit.core.cli import (
+    add_browser_arguments,
+    browser_config,
+    command,
+    json_argument,
+    read_text,
+    write_output,
+)
+from renderkit.core.converter import structure
+from renderkit.pdf._models import MARGINS, PAGE_SIZES, PDF_TEMPLATES, PdfRequest
+from renderkit.pdf._render import render_pdf
+
+__all__ = ["add_pdf_command", "run_pdf_command"]
+
+
+def add_pdf_command(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``pdf`` sub-command to ``parser.add_subparsers()``'s result."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "pdf", help="render a PDF from a document template or HTML"
+    )
+    parser.add_argument("--template", required=True, help=", ".join(PDF_TEMPLATES))
+    parser.add_argument("--data", type=json_argument, default={}, help="JSON object or @file.json")
+    parser.add_argument("--html", type=Path, help="HTML file for --template custom")
+    parser.add_argument("--page-size", default="A4", choices=list(PAGE_SIZES))
+    parser.add_argument("--landscape", action="store_true")
+    parser.add_argument("--margin", default="normal", choices=list(MARGINS))
+    parser.add_argument("-o", "--output", type=Path, required=True)
+    add_browser_arguments(parser)
+    parser.set_defaults(run=run_pdf_command)
+    return parser
+
+
+@command("pdf")
+async def run_pdf_command(args: argparse.Namespace) -> int:
+    """Run ``renderkit pdf``; returns the exit status.
+
+    Raises:
+        InvalidRequestError: a field is invalid (checked before a browser starts).
+        RenderkitError: rendering failed.
+    """
+    request: dict[str, Any] = {
+        "template": args.template,
+        "data": args.data,
+        "page_size": args.page_size,
+        "landscape": args.landscape,
+        "margin": args.margin,
+    }
+    if args.html is not None:
+        request["html"] = read_text(args.html, what="--html")
+    validated = structure(request, PdfRequest)
+    async with ChromiumPool(browser_config(args)) as pool:
+        result = await render_pdf(validated, browser=pool)
+    write_output(args.output, result.content)
+    orientation = "landscape" if result.landscape else "portrait"
+    print(
+        f"{args.output}  {result.pages} page(s) {result.page_size} {orientation} "
+        f"{result.size_bytes:,} B"
+    )
+    return 0
