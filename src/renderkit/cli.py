@@ -14,7 +14,7 @@ from pathlib import Path
 from renderkit.browser import ChromiumPool
 from renderkit.core.cli import add_browser_arguments, browser_config, run_command
 from renderkit.core.errors import MissingDependencyError
-from renderkit.image._render import render_image
+from renderkit.image import render_image
 from renderkit.image.cli import add_image_command
 from renderkit.parsing.cli import add_parse_command
 from renderkit.pdf.cli import add_pdf_command
