@@ -9,7 +9,7 @@ refunds meet, so REST and MCP calls are metered identically.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import attrs
@@ -31,7 +31,11 @@ from renderkit import (
 from renderkit.core.store import store_file
 from renderkit.core.times import isoformat_z
 from renderkit.parsing import DOCUMENT_TYPES
-from renderkit_server.quotas import QuotaService, audio_charges
+from renderkit_server.quotas import audio_charges
+
+if TYPE_CHECKING:
+    # Only for annotations: services.py imports the mcp package, whose tools import this module.
+    from renderkit_server.services import Services
 
 __all__ = ["OPERATIONS", "PRODUCTION_ERRORS", "Execution", "Operation", "execute"]
 
@@ -82,7 +86,7 @@ class Operation:
     model: type[Any]
     title: str
     description: str
-    run: Callable[[Any, Any], Awaitable[Output]]
+    run: Callable[[Any, Services], Awaitable[Output]]
     fields: Mapping[str, Mapping[str, Any]]
     charges: Callable[[Any], Mapping[str, int]] = lambda req: {}
     stores_file: bool = True
@@ -126,7 +130,7 @@ async def execute(
     operation: Operation,
     payload: object,
     *,
-    services: Any,
+    services: Services,
     key_id: str,
     plan: str,
     base_url: str | None,
@@ -140,7 +144,7 @@ async def execute(
     """
     request = structure(payload, operation.model)
     charges = {operation.metric: 1, **operation.charges(request)}
-    quotas: QuotaService = services.quotas
+    quotas = services.quotas
     ticket = await quotas.reserve(key_id, plan, charges)
     try:
         output = await operation.run(request, services)
@@ -175,7 +179,7 @@ async def execute(
     )
 
 
-async def _run_image(request: ImageRequest, services: Any) -> Output:
+async def _run_image(request: ImageRequest, services: Services) -> Output:
     result = await render_image(request, browser=services.browser)
     return Output(
         content=result.content,
@@ -212,7 +216,7 @@ IMAGE = Operation(
 )
 
 
-async def _run_pdf(request: PdfRequest, services: Any) -> Output:
+async def _run_pdf(request: PdfRequest, services: Services) -> Output:
     result = await render_pdf(request, browser=services.browser)
     return Output(
         content=result.content,
@@ -254,7 +258,7 @@ PDF = Operation(
 )
 
 
-async def _run_screenshot(request: ScreenshotRequest, services: Any) -> Output:
+async def _run_screenshot(request: ScreenshotRequest, services: Services) -> Output:
     result = await screenshot(request, browser=services.browser)
     return Output(
         content=result.content,
@@ -302,7 +306,7 @@ SCREENSHOT = Operation(
 )
 
 
-async def _run_audio(request: AudioRequest, services: Any) -> Output:
+async def _run_audio(request: AudioRequest, services: Services) -> Output:
     result = await synthesize(request, provider=services.speech)
     seconds = result.duration_seconds
     return Output(
@@ -354,7 +358,7 @@ AUDIO = Operation(
 )
 
 
-async def _run_parse(request: ParseRequest, services: Any) -> Output:
+async def _run_parse(request: ParseRequest, services: Services) -> Output:
     timeout = services.settings.parse_timeout
     try:
         # OCR runs as tesseract processes, which cancellation kills: the timeout frees the CPU.
