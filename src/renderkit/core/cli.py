@@ -17,7 +17,7 @@ import asyncio
 import functools
 import json
 import sys
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ __all__ = [
     "EXIT_USAGE",
     "CommandError",
     "add_browser_arguments",
+    "add_template_arguments",
     "browser_config",
     "command",
     "json_argument",
@@ -36,6 +37,7 @@ __all__ = [
     "read_json",
     "read_text",
     "run_command",
+    "template_request",
     "write_output",
 ]
 
@@ -187,3 +189,22 @@ def browser_config(args: argparse.Namespace) -> BrowserConfig:
         allow_private_network=args.allow_private_network,
         slots=1,
     )
+
+
+def add_template_arguments(parser: argparse.ArgumentParser, templates: Iterable[str]) -> None:
+    """``--template``, ``--data`` and ``--html``, for the commands that render a template."""
+    parser.add_argument("--template", required=True, help=", ".join(templates))
+    parser.add_argument("--data", type=json_argument, default={}, help="JSON object or @file.json")
+    parser.add_argument("--html", type=Path, help="HTML file for --template custom")
+
+
+def template_request(args: argparse.Namespace) -> dict[str, Any]:
+    """The request fields of :func:`add_template_arguments` (``html`` read from its file).
+
+    Raises:
+        CommandError: the ``--html`` file cannot be read.
+    """
+    request: dict[str, Any] = {"template": args.template, "data": args.data}
+    if args.html is not None:
+        request["html"] = read_text(args.html, what="--html")
+    return request

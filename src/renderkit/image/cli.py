@@ -9,10 +9,10 @@ from typing import Any
 from renderkit.browser import ChromiumPool
 from renderkit.core.cli import (
     add_browser_arguments,
+    add_template_arguments,
     browser_config,
     command,
-    json_argument,
-    read_text,
+    template_request,
     write_output,
 )
 from renderkit.core.converter import structure
@@ -28,9 +28,7 @@ def add_image_command(subparsers: Any) -> argparse.ArgumentParser:
         "image", help="render an image from a template or HTML"
     )
     names = sorted({n for t in IMAGE_TEMPLATES for n in (t.name, *t.aliases)})
-    parser.add_argument("--template", required=True, help=", ".join(names))
-    parser.add_argument("--data", type=json_argument, default={}, help="JSON object or @file.json")
-    parser.add_argument("--html", type=Path, help="HTML file for --template custom")
+    add_template_arguments(parser, names)
     parser.add_argument("--format", default="png", choices=list(IMAGE_FORMATS))
     parser.add_argument("--quality", type=int, default=90)
     parser.add_argument("--width", type=int)
@@ -50,15 +48,8 @@ async def run_image_command(args: argparse.Namespace) -> int:
         InvalidRequestError: a field is invalid (checked before a browser starts).
         RenderkitError: rendering failed.
     """
-    request: dict[str, Any] = {
-        "template": args.template,
-        "data": args.data,
-        "format": args.format,
-        "quality": args.quality,
-        "scale": args.scale,
-    }
-    if args.html is not None:
-        request["html"] = read_text(args.html, what="--html")
+    request = template_request(args)
+    request.update(format=args.format, quality=args.quality, scale=args.scale)
     for name in ("width", "height"):
         if getattr(args, name) is not None:
             request[name] = getattr(args, name)

@@ -9,10 +9,10 @@ from typing import Any
 from renderkit.browser import ChromiumPool
 from renderkit.core.cli import (
     add_browser_arguments,
+    add_template_arguments,
     browser_config,
     command,
-    json_argument,
-    read_text,
+    template_request,
     write_output,
 )
 from renderkit.core.converter import structure
@@ -27,9 +27,7 @@ def add_pdf_command(subparsers: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "pdf", help="render a PDF from a document template or HTML"
     )
-    parser.add_argument("--template", required=True, help=", ".join(PDF_TEMPLATES))
-    parser.add_argument("--data", type=json_argument, default={}, help="JSON object or @file.json")
-    parser.add_argument("--html", type=Path, help="HTML file for --template custom")
+    add_template_arguments(parser, PDF_TEMPLATES)
     parser.add_argument("--page-size", default="A4", choices=list(PAGE_SIZES))
     parser.add_argument("--landscape", action="store_true")
     parser.add_argument("--margin", default="normal", choices=list(MARGINS))
@@ -47,15 +45,8 @@ async def run_pdf_command(args: argparse.Namespace) -> int:
         InvalidRequestError: a field is invalid (checked before a browser starts).
         RenderkitError: rendering failed.
     """
-    request: dict[str, Any] = {
-        "template": args.template,
-        "data": args.data,
-        "page_size": args.page_size,
-        "landscape": args.landscape,
-        "margin": args.margin,
-    }
-    if args.html is not None:
-        request["html"] = read_text(args.html, what="--html")
+    request = template_request(args)
+    request.update(page_size=args.page_size, landscape=args.landscape, margin=args.margin)
     validated = structure(request, PdfRequest)
     async with ChromiumPool(browser_config(args)) as pool:
         result = await render_pdf(validated, browser=pool)
