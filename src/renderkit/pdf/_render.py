@@ -62,33 +62,33 @@ async def render_pdf(
     req = request if isinstance(request, PdfRequest) else structure(request, PdfRequest)
     width, height = PAGE_SIZES[req.page_size]
     landscape = req.effective_landscape
+
+    def options(header: str | None, footer: str | None, title: str | None) -> PdfOptions:
+        return PdfOptions(
+            paper_width=width,
+            paper_height=height,
+            landscape=landscape,
+            margin=MARGINS[req.margin],
+            header_template=header,
+            footer_template=footer,
+            title=title,
+        )
+
     if req.kind == "custom":
         html = req.document_html
         assert html is not None  # guaranteed by PdfRequest's validation
-        options = PdfOptions(
-            paper_width=width,
-            paper_height=height,
-            landscape=landscape,
-            margin=MARGINS[req.margin],
-            header_template=req.header_html,
-            footer_template=req.footer_html,
-            title=req.title,
+        content = await browser.print_document(
+            html, options(req.header_html, req.footer_html, req.title)
         )
-        content = await browser.print_document(html, options)
         title, author, subject = req.title, req.author, None
     else:
         document = render_document(req.kind, attrs.asdict(req.data))
-        options = PdfOptions(
-            paper_width=width,
-            paper_height=height,
-            landscape=landscape,
-            margin=MARGINS[req.margin],
-            header_template=document.header_template,
-            footer_template=document.footer_template,
-            title=req.title or document.title,
-        )
-        content = await browser.print_fragment(pdf_shell(), document.body, options)
         title = req.title or document.title
+        content = await browser.print_fragment(
+            pdf_shell(),
+            document.body,
+            options(document.header_template, document.footer_template, title),
+        )
         author = req.author or document.author
         subject = document.subject
     content, pages = await finish_pdf(content, title=title, author=author, subject=subject)
