@@ -231,7 +231,7 @@ def _sources(target: Path) -> list[Path]:
 
 
 async def _predict(
-    manifest_path: Path, ocr: OcrEngine, concurrency: int, verbose: bool
+    manifest_path: Path, ocr: OcrEngine, concurrency: int, verbose: bool, embedded_xml: bool
 ) -> tuple[dict[str, Any], dict[str, dict[str, Any]], list[float]]:
     manifest = json.loads(manifest_path.read_text())  # noqa: ASYNC240 - a CLI, not a server
     schema = _schema_for(manifest)
@@ -245,7 +245,7 @@ async def _predict(
             content = (manifest_path.parent / doc["file"]).read_bytes()
             request = ParseRequest.from_bytes(content, doc["mime"], schema=schema)
             started = time.perf_counter()
-            result = await parse(request, extractor=extractor, ocr=ocr)
+            result = await parse(request, extractor=extractor, ocr=ocr, embedded_xml=embedded_xml)
             timings.append(time.perf_counter() - started)
             predictions[doc["id"]] = result.data
             if verbose:
@@ -287,7 +287,7 @@ async def _main(args: argparse.Namespace) -> int:
     all_predictions: dict[str, Any] = {}
     for manifest_path in _sources(Path(args.target)):
         manifest, predictions, timings = await _predict(
-            manifest_path, ocr, args.concurrency, args.verbose
+            manifest_path, ocr, args.concurrency, args.verbose, not args.no_embedded_xml
         )
         all_predictions.update(predictions)
         counts = score_source(manifest, predictions)
@@ -317,6 +317,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--predictions", help="also write the predictions (score.py format) here")
     parser.add_argument("--cache", help="folder caching OCR results between runs")
     parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument(
+        "--no-embedded-xml",
+        action="store_true",
+        help="ignore e-invoice XML embedded in PDFs: measure what the page itself yields",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="print each prediction")
     return anyio.run(_main, parser.parse_args(argv))
 

@@ -410,7 +410,7 @@ PARSE = Operation(
             },
         },
         "pages": {"type": "integer", "description": "Pages read"},
-        "extractor": {"type": "string", "description": "local, openai or anthropic"},
+        "extractor": {"type": "string", "description": "local, openai, anthropic or embedded-xml"},
     },
     optional_fields={
         "provenance": {

@@ -14,6 +14,7 @@ from renderkit.core.converter import structure
 from renderkit.core.errors import InvalidRequestError
 from renderkit.parsing._models import ParseRequest, ParseResult
 from renderkit.parsing._protocol import Extraction, Extractor
+from renderkit.parsing.einvoice import EXTRACTOR_NAME, einvoice_extraction, read_embedded_invoice
 from renderkit.parsing.local import LocalExtractor
 from renderkit.parsing.ocr import OcrEngine, TesseractOcr
 from renderkit.parsing.reading import ParseLimits, decode_file, read_document
@@ -55,6 +56,7 @@ async def parse(
     extractor: Extractor | None = None,
     ocr: OcrEngine | None = None,
     limits: ParseLimits = _DEFAULT_LIMITS,
+    embedded_xml: bool = True,
 ) -> ParseResult:
     """Extract structured data from a PDF or an image.
 
@@ -69,6 +71,9 @@ async def parse(
             :class:`~renderkit.parsing.AnthropicExtractor`.
         ocr: reads scanned pages and images; default :class:`~renderkit.parsing.TesseractOcr`.
         limits: size, page and pixel bounds (configuration from the caller).
+        embedded_xml: read a PDF's embedded e-invoice XML (Factur-X, ZUGFeRD, XRechnung,
+            UBL) when it has one: its values are exact, so they replace the extractor's
+            (``extractor`` is then ``"embedded-xml"``). False reads the page in every case.
 
     Returns:
         The data with its document type, confidence, warnings, token usage and page count.
@@ -90,9 +95,18 @@ async def parse(
         content, req.mimeType, ocr=ocr if ocr is not None else TesseractOcr(), limits=limits
     )
     engine = extractor if extractor is not None else LocalExtractor()
-    extraction = await engine.extract(document, schema=req.schema, hints=req.hints)
+    engine_name: str = getattr(engine, "name", type(engine).__name__)
+    invoice, xml_warnings = (
+        await read_embedded_invoice(document.content)
+        if embedded_xml and document.mime_type == "application/pdf"
+        else (None, ())
+    )
+    if invoice is not None:
+        extraction, engine_name = einvoice_extraction(invoice, req.schema), EXTRACTOR_NAME
+    else:
+        extraction = await engine.extract(document, schema=req.schema, hints=req.hints)
     data = dict(extraction.data)
-    warnings = list(extraction.warnings)
+    warnings = [*xml_warnings, *extraction.warnings]
     invalid: set[str] = set()
     if req.schema is not None and validator_cls is not None:
         data = {name: data.get(name) for name in req.schema["properties"]}
@@ -106,7 +120,7 @@ async def parse(
         usage=extraction.usage,
         pages=len(document.pages),
         provenance=dict(extraction.provenance) if req.include_provenance else None,
-        extractor=getattr(engine, "name", type(engine).__name__),
+        extractor=engine_name,
     )
 
 
