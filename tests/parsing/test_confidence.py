@@ -9,8 +9,10 @@ from renderkit.parsing import Document, Extraction, ParseRequest, parse
 from renderkit.parsing.confidence import (
     FAILED_CHECK_CAP,
     INVALID_CAP,
+    OCR_CLEAN,
     failed_check,
     field_confidences,
+    ocr_factor,
     overall_confidence,
 )
 from renderkit.testing import FakeExtractor
@@ -68,6 +70,13 @@ def test_the_overall_confidence_is_the_weakest_requested_field() -> None:
 def test_a_missing_requested_field_lowers_the_overall_confidence() -> None:
     data = {"total": 1.0, "date": None}
     assert overall_confidence(("total", "date"), data, {"total": 0.9}) == 0.45
+
+
+def test_a_clean_reading_keeps_the_rule_confidence_and_a_poor_one_lowers_it() -> None:
+    assert ocr_factor([1.0, 1.0]) == 1.0  # a text layer
+    assert ocr_factor([OCR_CLEAN, 0.95]) == 1.0
+    assert ocr_factor([]) == 1.0
+    assert ocr_factor([OCR_CLEAN / 2]) == pytest.approx(0.5)
 
 
 def test_nothing_found_is_zero_confidence() -> None:

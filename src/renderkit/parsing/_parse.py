@@ -137,4 +137,3 @@ def _validate(
         where = ".".join(path) or "data"
         warnings.append(f"{where}: does not match the schema ({error.message[:160]})")
     return invalid
-

@@ -4,6 +4,8 @@ Extractors report, per field, how often their rule is right when it fires
 (:attr:`~renderkit.parsing.Extraction.field_confidence`). This module turns that into what a
 :class:`~renderkit.parsing.ParseResult` reports:
 
+- the local extractor's confidence for a value is its rule's (how often the rule is right when
+  it fires) times :func:`ocr_factor` of the words it was read from;
 - a field's confidence is the extractor's, clamped to [0, 1]; a field the extractor gave no
   confidence for gets the document's OCR confidence (1.0 for text layers); a field that fails
   schema validation is capped at :data:`INVALID_CAP`, and one whose arithmetic or checksum
@@ -18,15 +20,17 @@ least 80% should be right, and so on per band (``scripts/eval_parse.py`` prints 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 __all__ = [
     "FAILED_CHECK_CAP",
     "INVALID_CAP",
+    "OCR_CLEAN",
     "failed_check",
     "field_confidences",
     "is_found",
+    "ocr_factor",
     "overall_confidence",
 ]
 
@@ -37,6 +41,12 @@ FAILED_CHECK_CAP = 0.3
 
 #: The most a field that does not match the request's schema may report.
 INVALID_CAP = 0.2
+
+#: Mean word confidence from which an OCR reading counts as clean. Above it, how sure the
+#: engine says it is tells little about whether the value is right (on the dev receipts,
+#: multiplying by it made every band under-confident); below it, misreads become common.
+#: Engines differ in scale, so only a poor reading lowers a value.
+OCR_CLEAN = 0.8
 
 
 def is_found(value: Any) -> bool:
@@ -50,6 +60,18 @@ def failed_check(confidence: float) -> float:
     Extractors call this and add a warning saying which check failed.
     """
     return min(confidence, FAILED_CHECK_CAP)
+
+
+def ocr_factor(word_confidences: Iterable[float]) -> float:
+    """How much the reading of a value's words lowers its rule's confidence.
+
+    1.0 for text layers and clean OCR (mean word confidence >= :data:`OCR_CLEAN`), falling in
+    proportion below it; 1.0 for a value read from no particular words.
+    """
+    values = list(word_confidences)
+    if not values:
+        return 1.0
+    return min(1.0, sum(values) / len(values) / OCR_CLEAN)
 
 
 def _clamp(value: float) -> float:
