@@ -109,9 +109,13 @@ def fuzz(session: nox.Session) -> None:
 
 @nox.session(name="eval-parse")
 def eval_parse(session: nox.Session) -> None:
-    """Field-level precision/recall/F1 of the local parser over a labelled manifest or folder.
+    """The full parse evaluation over every dev source (see docs/parsing.md, "Measuring").
 
-    nox -s eval-parse -- ../shared/eval/parse-dev
+    Per-source and per-field P/R/F1, the odd/even halves check, the calibration table and
+    parse times. Options after -- go to scripts/eval_parse.py, e.g.
+    nox -s eval-parse -- --cache /tmp/ocrcache --json /tmp/figures.json
     """
-    target = session.posargs or ["../shared/eval/parse-dev"]
-    session.run(PY, "scripts/eval_parse.py", *target, external=True)
+    args = list(session.posargs)
+    if not args or args[0].startswith("-"):
+        args.insert(0, "../shared/eval/parse-dev")
+    session.run(PY, "scripts/eval_parse.py", *args, external=True)

@@ -1,185 +1,104 @@
-"""Field-level evaluation of the local extractor on a labelled document set.
+"""Field-level evaluation of the local parser on a labelled document set.
 
 Usage::
 
     python scripts/eval_parse.py /path/to/parse-dev            # a folder with index.json
     python scripts/eval_parse.py /path/to/parse-dev/sroie/manifest.json
-    python scripts/eval_parse.py DIR --predictions out.json --cache /tmp/ocr-cache
+    python scripts/eval_parse.py DIR --cache /tmp/ocr-cache --json figures.json --first 5
 
-The folder layout and the scoring follow the parse-dev README: each source folder has a
-``manifest.json`` (documents with ``id``, ``file``, ``mime``, ``expected`` and, optionally,
-``keys_asked``; ``scoring.field_types`` per field). Every document is parsed with a schema built
-from the manifest's ``fields`` (names, descriptions and types), so the run also exercises
-schema filling. Values are compared after the same normalisation the reference scorer uses
-(text: upper case, non-alphanumerics to one space; amounts to 2 places; dates to ISO; terms
-pluralised; lists as multisets) and reported as micro precision, recall and F1 per field,
-per source and overall, with a ``fuzzy`` column (text similarity >= 0.9) alongside.
+The folder layout follows the parse-dev README: each source folder has a ``manifest.json``
+(documents with ``id``, ``file``, ``mime``, ``expected`` and, optionally, ``keys_asked``;
+``scoring.field_types`` per field) and the set's root has ``score.py``, the reference scorer.
+Every document is parsed with a schema built from the manifest's ``fields``, so the run also
+exercises schema filling. The report gives, per source:
+
+- P/R/F1 per field and micro (exact, and with fuzzy text matching >= 0.9), counted exactly as
+  ``score.py`` counts them (its normalisers are imported, and the totals are checked against
+  its own ``score_source``);
+- the halves check: micro F1 over the documents with odd ids and over those with even ids (a
+  rule should help both);
+- parse time, median and p95;
+
+and over all sources, a calibration table: every predicted field that can be judged, bucketed
+by its reported confidence, with the share right per band.
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
 import hashlib
+import importlib.util
 import json
 import pickle
-import re
+import statistics
 import sys
 import time
-import unicodedata
-from collections.abc import Mapping
-from datetime import date
-from decimal import Decimal, InvalidOperation
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import anyio
+import attrs
 from PIL import Image
 
 from renderkit.parsing import LocalExtractor, OcrEngine, Page, ParseRequest, TesseractOcr, parse
 
-__all__ = ["main", "normalise", "score_source"]
+__all__ = ["BANDS", "EvalOptions", "evaluate", "load_scorer", "main", "render"]
 
-_MONTHS = {
-    m: i + 1
-    for i, m in enumerate(
-        ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"]
-    )
-}
+#: Lower edges of the calibration bands; the last band includes 1.0.
+BANDS = (0.0, 0.2, 0.4, 0.6, 0.8, 0.9)
 
 
-def _text(value: object) -> str:
-    out = unicodedata.normalize("NFKC", str(value)).upper()
-    return re.sub(r"\s+", " ", re.sub(r"[^0-9A-Z]+", " ", out)).strip()
+@attrs.frozen(kw_only=True)
+class EvalOptions:
+    """How the documents are parsed and which are taken.
+
+    Attributes:
+        ocr: the OCR engine for images and scanned pages.
+        first: per source folder name (or ``"*"`` for every source), how many documents to
+            take from the top of its manifest; all when absent.
+        concurrency: documents parsed at once.
+        verbose: print each prediction to stderr.
+        embedded_xml: read e-invoices from their embedded XML (off measures the general
+            mechanisms on their own).
+    """
+
+    ocr: OcrEngine
+    first: Mapping[str, int] = attrs.field(factory=dict)
+    concurrency: int = 2
+    verbose: bool = False
+    embedded_xml: bool = True
 
 
-def _amount(value: object) -> str:
-    if isinstance(value, int | float):
-        return f"{Decimal(str(value)):.2f}"
-    t = re.sub(r"[^\d.,-]", "", str(value))
-    if re.fullmatch(r"-?\d{1,3}(\.\d{3})+(,\d+)?", t) or re.fullmatch(r"-?\d+,\d{1,2}", t):
-        t = t.replace(".", "").replace(",", ".")
-    else:
-        t = t.replace(",", "")
-    try:
-        return f"{Decimal(t):.2f}"
-    except InvalidOperation:
-        return _text(value)
+@attrs.frozen(kw_only=True)
+class _Parsed:
+    data: dict[str, Any]
+    field_confidence: dict[str, float]
+    seconds: float
 
 
-def _date(value: object) -> str:
-    t = str(value).strip().upper()
-    try:
-        m = re.fullmatch(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(T.*)?", t)
-        if m:
-            return date(int(m.group(1)), int(m.group(2)), int(m.group(3))).isoformat()
-        m = re.fullmatch(r"(\d{1,2})[-/. ]([A-Z]{3})[A-Z]*[-/. ,]*(\d{2,4})", t)
-        if m and m.group(2) in _MONTHS:
-            y = int(m.group(3))
-            return date(
-                y + 2000 if y < 100 else y, _MONTHS[m.group(2)], int(m.group(1))
-            ).isoformat()
-        m = re.fullmatch(r"(\d{1,2})[-/.](\d{1,2})[-/.](\d{2,4})", t)
-        if m:
-            a, b, y = map(int, m.groups())
-            y = y + 2000 if y < 100 else y
-            return (date(y, b, a) if b <= 12 else date(y, a, b)).isoformat()
-    except ValueError:
-        pass
-    return _text(value)
+def load_scorer(root: Path) -> ModuleType:
+    """The data set's reference scorer, ``root/score.py``, imported by path."""
+    path = root / "score.py"
+    spec = importlib.util.spec_from_file_location("_parse_dev_score", path)
+    if spec is None or spec.loader is None or not path.exists():
+        msg = f"no scorer at {path}: the data set's score.py defines how fields are counted"
+        raise SystemExit(msg)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def _term(value: object) -> str:
-    return re.sub(r"(year|month|week|day)s?$", r"\1s", _text(value).lower())
-
-
-def _id(value: object) -> str:
-    return re.sub(r"[\s#]", "", unicodedata.normalize("NFKC", str(value)).upper())
-
-
-_NORMALISERS = {
-    "text": _text,
-    "text_list": _text,
-    "id": _id,
-    "amount": _amount,
-    "date": _date,
-    "currency": lambda v: str(v).strip().upper(),
-    "term": _term,
-}
-
-
-def normalise(kind: str, value: object) -> str:
-    """``value`` normalised as the reference scorer does for a field of type ``kind``."""
-    return _NORMALISERS.get(kind, _text)(value)
-
-
-def _empty(value: object) -> bool:
-    return value is None or value == "" or value == []
-
-
-def _similar(a: str, b: str) -> float:
-    return difflib.SequenceMatcher(None, a, b).ratio()
-
-
-def score_source(
-    manifest: Mapping[str, Any], predictions: Mapping[str, Mapping[str, Any]], fuzzy: float = 0.9
-) -> dict[str, list[int]]:
-    """Per field ``[tp, fp, fn, tp_fuzzy]`` over a manifest's documents."""
-    types: dict[str, str] = manifest["scoring"]["field_types"]
-    absent_none = manifest["scoring"].get("absent_means_none", True)
-    counts: dict[str, list[int]] = {}
-    for doc in manifest["documents"]:
-        pred = predictions.get(doc["id"]) or {}
-        gold = doc["expected"]
-        fields = set(gold)
-        if absent_none:
-            fields |= {f for f in types if not _empty(pred.get(f))}
-            if "keys_asked" in doc:
-                fields &= set(doc["keys_asked"]) | set(gold)
-        for field in sorted(fields):
-            kind = types.get(field, "text")
-            c = counts.setdefault(field, [0, 0, 0, 0])
-            g, p = gold.get(field), pred.get(field)
-            if kind == "text_list":
-                gs = [normalise(kind, x) for x in (g or [])]
-                ps = [
-                    normalise(kind, x)
-                    for x in (p if isinstance(p, list) else ([] if _empty(p) else [p]))
-                ]
-                remaining, missed = list(gs), []
-                for x in ps:
-                    if x in remaining:
-                        remaining.remove(x)
-                        c[0] += 1
-                    else:
-                        missed.append(x)
-                c[1] += len(missed)
-                c[2] += len(remaining)
-                fuzzy_tp = 0
-                for x in missed:
-                    best = max(remaining, key=lambda y: _similar(x, y), default=None)
-                    if best is not None and _similar(x, best) >= fuzzy:
-                        remaining.remove(best)
-                        fuzzy_tp += 1
-                c[3] += len(ps) - len(missed) + fuzzy_tp
-                continue
-            gn = None if _empty(g) else normalise(kind, g)
-            pn = None if _empty(p) else normalise(kind, p)
-            ok = gn is not None and gn == pn
-            if ok:
-                c[0] += 1
-            else:
-                c[1] += pn is not None
-                c[2] += gn is not None
-            if ok or (kind == "text" and gn and pn and _similar(gn, pn) >= fuzzy):
-                c[3] += 1
-    return counts
-
-
-def _prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
-    p = tp / (tp + fp) if tp + fp else 0.0
-    r = tp / (tp + fn) if tp + fn else 0.0
-    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+def _sources(target: Path) -> list[Path]:
+    if target.is_file():
+        if target.name == "index.json":
+            index = json.loads(target.read_text())
+            return [target.parent / s["dir"] / "manifest.json" for s in index["sources"]]
+        return [target]
+    if (target / "index.json").exists():
+        return _sources(target / "index.json")
+    return sorted(target.glob("*/manifest.json"))
 
 
 def _schema_for(manifest: Mapping[str, Any]) -> dict[str, Any]:
@@ -200,7 +119,7 @@ def _schema_for(manifest: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": properties}
 
 
-class _CachedOcr:
+class CachedOcr:
     """Keeps OCR results on disk, keyed by the page image, so reruns only re-extract."""
 
     def __init__(self, inner: OcrEngine, folder: Path) -> None:
@@ -209,6 +128,7 @@ class _CachedOcr:
         folder.mkdir(parents=True, exist_ok=True)
 
     async def recognize(self, image: Image.Image, *, page: int, detect_orientation: bool) -> Page:
+        """The inner engine's reading of ``image``, from the cache when it was read before."""
         key = hashlib.sha256(image.tobytes() + repr(image.size).encode()).hexdigest()
         path = self.folder / f"{key}-{page}.pickle"
         if path.exists():
@@ -219,111 +139,357 @@ class _CachedOcr:
         return result
 
 
-def _sources(target: Path) -> list[Path]:
-    if target.is_file():
-        if target.name == "index.json":
-            index = json.loads(target.read_text())
-            return [target.parent / s["dir"] / "manifest.json" for s in index["sources"]]
-        return [target]
-    if (target / "index.json").exists():
-        return _sources(target / "index.json")
-    return sorted(p for p in target.glob("*/manifest.json"))
-
-
-async def _predict(
-    manifest_path: Path, ocr: OcrEngine, concurrency: int, verbose: bool, embedded_xml: bool
-) -> tuple[dict[str, Any], dict[str, dict[str, Any]], list[float]]:
+async def _parse_source(
+    manifest_path: Path, documents: Sequence[Mapping[str, Any]], options: EvalOptions
+) -> dict[str, _Parsed]:
     manifest = json.loads(manifest_path.read_text())  # noqa: ASYNC240 - a CLI, not a server
     schema = _schema_for(manifest)
     extractor = LocalExtractor()
-    predictions: dict[str, dict[str, Any]] = {}
-    timings: list[float] = []
-    limiter = anyio.CapacityLimiter(concurrency)
+    out: dict[str, _Parsed] = {}
+    limiter = anyio.CapacityLimiter(options.concurrency)
 
     async def one(doc: Mapping[str, Any]) -> None:
         async with limiter:
             content = (manifest_path.parent / doc["file"]).read_bytes()
             request = ParseRequest.from_bytes(content, doc["mime"], schema=schema)
             started = time.perf_counter()
-            result = await parse(request, extractor=extractor, ocr=ocr, embedded_xml=embedded_xml)
-            timings.append(time.perf_counter() - started)
-            predictions[doc["id"]] = result.data
-            if verbose:
+            result = await parse(
+                request, extractor=extractor, ocr=options.ocr, embedded_xml=options.embedded_xml
+            )
+            seconds = time.perf_counter() - started
+            out[doc["id"]] = _Parsed(
+                data=result.data, field_confidence=result.field_confidence, seconds=seconds
+            )
+            if options.verbose:
                 print(doc["id"], json.dumps(result.data, ensure_ascii=False), file=sys.stderr)
 
     async with anyio.create_task_group() as tg:
-        for doc in manifest["documents"]:
+        for doc in documents:
             tg.start_soon(one, doc)
-    return manifest, predictions, timings
+    return out
 
 
-def _report(name: str, counts: dict[str, list[int]]) -> list[int]:
-    print(f"== {name}")
-    print(
-        f"  {'field':16s} {'TP':>4s} {'FP':>4s} {'FN':>4s}  "
-        f"{'P':>6s} {'R':>6s} {'F1':>6s}  {'F1~0.9':>6s}"
+# ---------------------------------------------------------------- scoring
+
+
+def _judged(scorer: ModuleType, manifest: Mapping[str, Any], doc: Mapping[str, Any]) -> set[str]:
+    """The fields of ``doc`` that score.py counts, given a prediction for every field."""
+    gold = doc["expected"]
+    fields = set(gold)
+    if manifest["scoring"]["absent_means_none"]:
+        fields |= set(manifest["scoring"]["field_types"])
+        if "keys_asked" in doc:
+            fields &= set(doc["keys_asked"]) | set(gold)
+    return fields
+
+
+def _count(
+    scorer: ModuleType, manifest: Mapping[str, Any], doc: Mapping[str, Any], pred: Mapping[str, Any]
+) -> dict[str, list[int]]:
+    """Per field ``[tp, fp, fn, tp_fuzzy]`` of one document, by score.py's rules."""
+    types: Mapping[str, str] = manifest["scoring"]["field_types"]
+    gold = doc["expected"]
+    counts: dict[str, list[int]] = {}
+    fields = set(gold)
+    if manifest["scoring"]["absent_means_none"]:
+        fields |= {f for f in types if f in pred}
+        if "keys_asked" in doc:
+            fields &= set(doc["keys_asked"]) | set(gold)
+    for field in sorted(fields):
+        kind = types.get(field, "text")
+        norm = scorer.NORM[kind]
+        c = counts.setdefault(field, [0, 0, 0, 0])
+        g, v = gold.get(field), pred.get(field)
+        if kind == "text_list":
+            gs = [norm(x) for x in (g or [])]
+            vs = [norm(x) for x in (v if isinstance(v, list) else ([] if scorer.empty(v) else [v]))]
+            remaining, missed = list(gs), []
+            for x in vs:
+                if x in remaining:
+                    remaining.remove(x)
+                    c[0] += 1
+                else:
+                    missed.append(x)
+            c[1] += len(missed)
+            c[2] += len(remaining)
+            left, fuzzy_tp = list(remaining), 0
+            for x in missed:
+                similarity = {y: float(scorer.sim(x, y)) for y in left}
+                best = max(left, key=similarity.__getitem__, default=None)
+                if best is not None and similarity[best] >= 0.9:
+                    left.remove(best)
+                    fuzzy_tp += 1
+            c[3] += len(vs) - len(missed) + fuzzy_tp
+            continue
+        gn = None if scorer.empty(g) else norm(g)
+        vn = None if scorer.empty(v) else norm(v)
+        ok = gn is not None and gn == vn
+        if ok:
+            c[0] += 1
+        else:
+            c[1] += vn is not None
+            c[2] += gn is not None
+        if ok or (kind == "text" and gn and vn and scorer.sim(gn, vn) >= 0.9):
+            c[3] += 1
+    return counts
+
+
+def _right(scorer: ModuleType, kind: str, gold: Any, pred: Any) -> bool:
+    """Whether a predicted field is wholly right (lists: the same multiset)."""
+    if scorer.empty(gold):
+        return False
+    norm = scorer.NORM[kind]
+    if kind == "text_list":
+        preds = pred if isinstance(pred, list) else [pred]
+        return sorted(norm(x) for x in preds) == sorted(norm(x) for x in gold)
+    return bool(norm(gold) == norm(pred))
+
+
+def _prf(tp: int, fp: int, fn: int) -> dict[str, float]:
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    return {"precision": p, "recall": r, "f1": 2 * p * r / (p + r) if p + r else 0.0}
+
+
+def _micro(counts: Mapping[str, Sequence[int]]) -> dict[str, Any]:
+    tp, fp, fn, tpf = (sum(c[i] for c in counts.values()) for i in range(4))
+    extra = tpf - tp
+    return {
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        **_prf(tp, fp, fn),
+        "f1_fuzzy": _prf(tpf, fp - extra, fn - extra)["f1"],
+    }
+
+
+def _add(total: dict[str, list[int]], counts: Mapping[str, Sequence[int]]) -> None:
+    for field, c in counts.items():
+        t = total.setdefault(field, [0, 0, 0, 0])
+        for i in range(4):
+            t[i] += c[i]
+
+
+def _odd(doc_id: str) -> bool:
+    # Ids end in a decimal number ("sroie-train-014") or a hex digest (Kleister): either way
+    # the parity of the last digit, read as hex, is the parity of the number.
+    return int(doc_id[-1], 16) % 2 == 1
+
+
+def _band(confidence: float) -> int:
+    return max(i for i, low in enumerate(BANDS) if confidence >= low)
+
+
+def _percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered) + 0.5) - 1))]
+
+
+async def evaluate(target: Path, options: EvalOptions) -> dict[str, Any]:
+    """Parse and score every source under ``target``; the figures as a JSON-ready dict.
+
+    Raises:
+        SystemExit: no ``score.py`` beside the sources, or its totals disagree with ours.
+    """
+    manifests = _sources(target)
+    if not manifests:
+        msg = f"no manifest.json under {target}"
+        raise SystemExit(msg)
+    scorer = load_scorer(manifests[0].parent.parent)
+    figures: dict[str, Any] = {"sources": {}, "predictions": {}, "judgements": []}
+    judgements: list[dict[str, Any]] = figures["judgements"]
+    grand: dict[str, list[int]] = {}
+    calibration = [[0, 0] for _ in BANDS]
+    per_source_calibration: dict[str, list[list[int]]] = {}
+    for manifest_path in manifests:
+        name = manifest_path.parent.name
+        manifest = json.loads(manifest_path.read_text())
+        first = options.first.get(name, options.first.get("*"))
+        documents = manifest["documents"][:first] if first is not None else manifest["documents"]
+        parsed = await _parse_source(manifest_path, documents, options)
+        counts: dict[str, list[int]] = {}
+        halves: dict[str, dict[str, list[int]]] = {"odd": {}, "even": {}}
+        bands = [[0, 0] for _ in BANDS]
+        types = manifest["scoring"]["field_types"]
+        for doc in documents:
+            result = parsed[doc["id"]]
+            doc_counts = _count(scorer, manifest, doc, result.data)
+            _add(counts, doc_counts)
+            _add(halves["odd" if _odd(doc["id"]) else "even"], doc_counts)
+            judged = _judged(scorer, manifest, doc)
+            for field, value in result.data.items():
+                if field not in judged or scorer.empty(value):
+                    continue
+                confidence = result.field_confidence.get(field, 0.0)
+                right = _right(scorer, types.get(field, "text"), doc["expected"].get(field), value)
+                bands[_band(confidence)][0] += 1
+                bands[_band(confidence)][1] += right
+                judgements.append(
+                    {"id": doc["id"], "field": field, "confidence": confidence, "right": right}
+                )
+        if first is None:
+            reference = scorer.score_source(name, {k: v.data for k, v in parsed.items()}, 0.9, [])
+            if {f: c[:3] for f, c in reference.items()} != {f: c[:3] for f, c in counts.items()}:
+                msg = f"{name}: the harness and score.py count differently; fix the harness"
+                raise SystemExit(msg)
+        seconds = [p.seconds for p in parsed.values()]
+        figures["sources"][name] = {
+            "documents": len(documents),
+            "fields": {
+                f: {"tp": c[0], "fp": c[1], "fn": c[2], **_prf(*c[:3])} for f, c in counts.items()
+            },
+            "micro": _micro(counts),
+            "halves": {half: _micro(c) for half, c in halves.items()},
+            "timing": {
+                "median_s": statistics.median(seconds),
+                "p95_s": _percentile(seconds, 0.95),
+            },
+        }
+        figures["predictions"].update({k: v.data for k, v in parsed.items()})
+        per_source_calibration[name] = bands
+        for i, (n, hits) in enumerate(bands):
+            calibration[i][0] += n
+            calibration[i][1] += hits
+        _add(grand, counts)
+    figures["overall"] = _micro(grand)
+    figures["calibration"] = _calibration(calibration, per_source_calibration)
+    return figures
+
+
+def _calibration(
+    bands: Sequence[Sequence[int]], per_source: Mapping[str, Sequence[Sequence[int]]]
+) -> dict[str, Any]:
+    edges = [*BANDS, 1.0]
+    rows: list[dict[str, Any]] = [
+        {
+            "band": f"{edges[i]:.1f}-{edges[i + 1]:.1f}",
+            "low": edges[i],
+            "count": n,
+            "right": right,
+            "share_right": right / n if n else None,
+            "by_source": {s: {"count": b[i][0], "right": b[i][1]} for s, b in per_source.items()},
+        }
+        for i, (n, right) in enumerate(bands)
+    ]
+    high = [r for r in rows if r["low"] >= 0.8]
+    count = sum(r["count"] for r in high)
+    right = sum(r["right"] for r in high)
+    return {
+        "bands": rows,
+        "high_confidence": {
+            "count": count,
+            "right": right,
+            "share_right": right / count if count else None,
+        },
+    }
+
+
+# ---------------------------------------------------------------- report
+
+
+def render(figures: Mapping[str, Any]) -> str:
+    """The figures as the plain-text report."""
+    out: list[str] = []
+    head = f"  {'field':16s} {'TP':>4s} {'FP':>4s} {'FN':>4s}  {'P':>6s} {'R':>6s} {'F1':>6s}"
+    for name, source in figures["sources"].items():
+        out += [f"== {name} ({source['documents']} documents)", head + f"  {'F1~0.9':>6s}"]
+        for field, f in sorted(source["fields"].items()):
+            out.append(
+                f"  {field:16s} {f['tp']:4d} {f['fp']:4d} {f['fn']:4d}  "
+                f"{f['precision']:6.3f} {f['recall']:6.3f} {f['f1']:6.3f}"
+            )
+        m = source["micro"]
+        out.append(
+            f"  {'MICRO':16s} {m['tp']:4d} {m['fp']:4d} {m['fn']:4d}  "
+            f"{m['precision']:6.3f} {m['recall']:6.3f} {m['f1']:6.3f}  {m['f1_fuzzy']:6.3f}"
+        )
+        odd, even = source["halves"]["odd"], source["halves"]["even"]
+        t = source["timing"]
+        out.append(
+            f"  halves: odd ids F1 {odd['f1']:.3f} ({odd['tp']} TP)   "
+            f"even ids F1 {even['f1']:.3f} ({even['tp']} TP)"
+        )
+        out.append(f"  parse time: median {t['median_s']:.2f} s, p95 {t['p95_s']:.2f} s")
+    o = figures["overall"]
+    out.append(
+        f"== OVERALL micro  P={o['precision']:.3f} R={o['recall']:.3f} F1={o['f1']:.3f}  "
+        f"(TP={o['tp']} FP={o['fp']} FN={o['fn']})"
     )
-    total = [0, 0, 0, 0]
-    for field, (tp, fp, fn, tpf) in sorted(counts.items()):
-        p, r, f1 = _prf(tp, fp, fn)
-        ff = _prf(tpf, fp - (tpf - tp), fn - (tpf - tp))[2]
-        print(f"  {field:16s} {tp:4d} {fp:4d} {fn:4d}  {p:6.3f} {r:6.3f} {f1:6.3f}  {ff:6.3f}")
-        total = [total[0] + tp, total[1] + fp, total[2] + fn, total[3] + tpf]
-    p, r, f1 = _prf(*total[:3])
-    extra = total[3] - total[0]
-    ff = _prf(total[3], total[1] - extra, total[2] - extra)[2]
-    print(
-        f"  {'MICRO':16s} {total[0]:4d} {total[1]:4d} {total[2]:4d}  "
-        f"{p:6.3f} {r:6.3f} {f1:6.3f}  {ff:6.3f}"
+    cal = figures["calibration"]
+    sources = list(figures["sources"])
+    out.append("== calibration (predicted fields that can be judged, by reported confidence)")
+    out.append(
+        f"  {'band':9s} {'count':>5s} {'right':>5s} {'share':>6s}   "
+        + "  ".join(f"{s[:12]:>12s}" for s in sources)
     )
-    return total
+    for row in cal["bands"]:
+        share = "-" if row["share_right"] is None else f"{row['share_right']:.2f}"
+        per = "  ".join(
+            f"{row['by_source'][s]['right']:>5d}/{row['by_source'][s]['count']:<6d}"
+            for s in sources
+        )
+        out.append(f"  {row['band']:9s} {row['count']:5d} {row['right']:5d} {share:>6s}   {per}")
+    high = cal["high_confidence"]
+    if high["count"]:
+        out.append(
+            f"  fields reported with confidence >= 0.8 are right {high['share_right']:.0%} "
+            f"of the time ({high['right']}/{high['count']})"
+        )
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- command line
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every command-line option, in one place."""
+    parser = argparse.ArgumentParser(
+        prog="python scripts/eval_parse.py", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("target", help="a folder with index.json or */manifest.json, or a manifest")
+    parser.add_argument("--json", help="write every figure (and the predictions) here")
+    parser.add_argument("--predictions", help="write the predictions (score.py format) here")
+    parser.add_argument("--cache", help="folder caching OCR results between runs")
+    parser.add_argument("--first", type=int, help="only the first N documents of each manifest")
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("-v", "--verbose", action="store_true", help="print each prediction")
+    parser.add_argument(
+        "--no-embedded-xml", action="store_true", help="ignore e-invoice XML attachments"
+    )
+    return parser
+
+
+def options_from(args: argparse.Namespace) -> EvalOptions:
+    """The parse options the command line asks for."""
+    ocr: OcrEngine = TesseractOcr()
+    if args.cache:
+        ocr = CachedOcr(ocr, Path(args.cache))
+    return EvalOptions(
+        ocr=ocr,
+        first={"*": args.first} if args.first is not None else {},
+        concurrency=args.concurrency,
+        verbose=args.verbose,
+        embedded_xml=not args.no_embedded_xml,
+    )
 
 
 async def _main(args: argparse.Namespace) -> int:
-    ocr: OcrEngine = TesseractOcr()
-    if args.cache:
-        ocr = _CachedOcr(ocr, Path(args.cache))
-    grand = [0, 0, 0, 0]
-    all_predictions: dict[str, Any] = {}
-    for manifest_path in _sources(Path(args.target)):
-        manifest, predictions, timings = await _predict(
-            manifest_path, ocr, args.concurrency, args.verbose, not args.no_embedded_xml
-        )
-        all_predictions.update(predictions)
-        counts = score_source(manifest, predictions)
-        total = _report(manifest_path.parent.name, counts)
-        timings.sort()
-        print(
-            f"  median parse time {timings[len(timings) // 2]:.2f} s over {len(timings)} documents"
-        )
-        grand = [a + b for a, b in zip(grand, total, strict=True)]
-    p, r, f1 = _prf(*grand[:3])
-    print(
-        f"== OVERALL micro  P={p:.3f} R={r:.3f} F1={f1:.3f}  "
-        f"(TP={grand[0]} FP={grand[1]} FN={grand[2]})"
-    )
+    started = time.perf_counter()
+    figures = await evaluate(Path(args.target), options_from(args))
+    figures["wall_time_s"] = time.perf_counter() - started
+    print(render(figures))
+    print(f"== {figures['wall_time_s']:.0f} s in all")
     if args.predictions:
-        out = json.dumps(all_predictions, indent=1, ensure_ascii=False)
-        Path(args.predictions).write_text(out)  # noqa: ASYNC240
+        text = json.dumps(figures["predictions"], indent=1, ensure_ascii=False)
+        Path(args.predictions).write_text(text)  # noqa: ASYNC240 - a CLI, not a server
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=1, ensure_ascii=False))  # noqa: ASYNC240
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
-    parser = argparse.ArgumentParser(
-        prog="python scripts/eval_parse.py", description=__doc__.split("\n\n")[0]
-    )
-    parser.add_argument("target", help="a folder with index.json or */manifest.json, or a manifest")
-    parser.add_argument("--predictions", help="also write the predictions (score.py format) here")
-    parser.add_argument("--cache", help="folder caching OCR results between runs")
-    parser.add_argument("--concurrency", type=int, default=2)
-    parser.add_argument(
-        "--no-embedded-xml",
-        action="store_true",
-        help="ignore e-invoice XML embedded in PDFs: measure what the page itself yields",
-    )
-    parser.add_argument("-v", "--verbose", action="store_true", help="print each prediction")
-    return anyio.run(_main, parser.parse_args(argv))
+    return anyio.run(_main, build_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -389,7 +389,8 @@ PARSE = Operation(
         "extracted (parties, dates as ISO 8601, amounts, totals, line items...); with a JSON "
         "Schema `schema`, exactly its properties are filled and validated (mismatches become "
         "warnings). `hints` steer the extraction; `include_provenance` adds the page and box "
-        "each field came from. Returns data, document_type, confidence 0-1 and warnings."
+        "each field came from. Returns data, document_type, confidence 0-1 (overall and per "
+        "field) and warnings."
     ),
     run=_run_parse,
     stores_file=False,
@@ -400,6 +401,11 @@ PARSE = Operation(
         },
         "document_type": {"type": "string", "enum": list(DOCUMENT_TYPES)},
         "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+        "field_confidence": {
+            "type": "object",
+            "description": "Per found field, a confidence 0-1 that its value is right",
+            "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1},
+        },
         "warnings": {"type": "array", "items": {"type": "string"}},
         "usage": {
             "type": "object",

@@ -822,7 +822,7 @@ def _parties(text: str) -> Found | None:
     names = list(dict.fromkeys(names))
     if not names:
         return None
-    return Found(value=names, confidence=0.6)
+    return Found(value=names, confidence=0.75)
 
 
 def _jurisdiction(text: str) -> Found | None:
@@ -867,7 +867,7 @@ def _term(text: str) -> Found | None:
         raw = duration.group("n").lower()
         number = int(raw) if raw.isdigit() else _NUMBER_WORDS[raw]
         unit = duration.group("unit").lower().rstrip("s")
-        return Found(value=f"{number} {unit}{'s' if number != 1 else ''}", confidence=0.6)
+        return Found(value=f"{number} {unit}{'s' if number != 1 else ''}", confidence=0.55)
     return None
 
 

@@ -138,19 +138,18 @@ class ParseRequest:
 class ParseResult:
     """Structured data extracted from a document.
 
-    ``confidence`` = ``coverage`` x ``field quality`` x ``validity``, where coverage is the
-    fraction of expected fields found (the schema's properties, or the fields usual for the
-    detected type), field quality is the mean over found fields of the rule's confidence times
-    the OCR confidence of the words the value was read from (1.0 for PDF text layers; the
-    document's mean OCR confidence for remote models), and validity is 1 minus the share of
-    fields that failed schema validation. 0 means nothing usable, 1 every field found in clean
-    text by a reliable rule and valid.
+    Confidence follows one rule (:mod:`renderkit.parsing.confidence`): each found field has
+    its own, from the extractor (how often its rule is right, times the OCR confidence of the
+    words read), capped low when the field fails the schema or an arithmetic or checksum
+    check; the overall ``confidence`` is the weakest requested field's (the schema's
+    properties, or the document type's usual fields) times the share of them found.
 
     Attributes:
         data: the extracted fields; exactly the schema's properties when one was given.
         document_type: invoice, receipt, purchase_order, contract, letter, resume,
             bank_statement, id_form or other.
         confidence: in [0, 1]; see above.
+        field_confidence: per found field, a confidence in [0, 1] that its value is right.
         warnings: problems, one sentence each (fields not found, schema mismatches...).
         usage: model tokens used (zeros for the local extractor).
         pages: pages read.
@@ -162,6 +161,7 @@ class ParseResult:
     data: dict[str, Any]
     document_type: str
     confidence: float
+    field_confidence: dict[str, float] = attrs.field(factory=dict)
     warnings: tuple[str, ...] = ()
     usage: Usage = attrs.field(factory=Usage)
     pages: int = 0
@@ -175,6 +175,7 @@ class ParseResult:
             "data": self.data,
             "document_type": self.document_type,
             "confidence": self.confidence,
+            "field_confidence": self.field_confidence,
             "warnings": list(self.warnings),
             "usage": attrs.asdict(self.usage),
             "pages": self.pages,

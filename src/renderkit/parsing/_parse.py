@@ -13,7 +13,8 @@ import jsonschema.validators
 from renderkit.core.converter import structure
 from renderkit.core.errors import InvalidRequestError
 from renderkit.parsing._models import ParseRequest, ParseResult
-from renderkit.parsing._protocol import Extraction, Extractor
+from renderkit.parsing._protocol import Extractor
+from renderkit.parsing.confidence import field_confidences, overall_confidence
 from renderkit.parsing.einvoice import EXTRACTOR_NAME, einvoice_extraction, read_embedded_invoice
 from renderkit.parsing.local import LocalExtractor
 from renderkit.parsing.ocr import OcrEngine, TesseractOcr
@@ -111,11 +112,16 @@ async def parse(
     if req.schema is not None and validator_cls is not None:
         data = {name: data.get(name) for name in req.schema["properties"]}
         invalid = _validate(data, req.schema, validator_cls, warnings)
-    confidence = score_confidence(extraction, data, invalid, document.ocr_confidence)
+    fields = field_confidences(
+        data, extraction.field_confidence, invalid=invalid, default=document.ocr_confidence
+    )
+    requested = tuple(req.schema["properties"]) if req.schema is not None else ()
+    confidence = overall_confidence(requested or extraction.expected_fields, data, fields)
     return ParseResult(
         data=data,
         document_type=extraction.document_type,
         confidence=confidence,
+        field_confidence=fields,
         warnings=tuple(warnings),
         usage=extraction.usage,
         pages=len(document.pages),
@@ -145,22 +151,3 @@ def _validate(
         where = ".".join(path) or "data"
         warnings.append(f"{where}: does not match the schema ({error.message[:160]})")
     return invalid
-
-
-def score_confidence(
-    extraction: Extraction, data: Mapping[str, Any], invalid: set[str], ocr_confidence: float
-) -> float:
-    """The result confidence: coverage x mean field quality x validity (see ParseResult)."""
-    expected = extraction.expected_fields or tuple(data)
-    if not expected:
-        return 0.0
-    found = [name for name in expected if data.get(name) not in (None, "", [], {})]
-    if not found:
-        return 0.0
-    coverage = len(found) / len(expected)
-    qualities = [
-        min(1.0, max(0.0, extraction.field_confidence.get(name, ocr_confidence))) for name in found
-    ]
-    quality = sum(qualities) / len(qualities)
-    validity = 1.0 - len(invalid & set(expected)) / len(expected)
-    return round(max(0.0, min(1.0, coverage * quality * validity)), 3)

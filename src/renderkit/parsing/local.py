@@ -26,6 +26,7 @@ from renderkit.parsing._values import (
     normalise_amount,
     parse_date,
 )
+from renderkit.parsing.confidence import ocr_factor
 
 __all__ = ["TYPE_FIELDS", "LocalExtractor", "classify", "key_values"]
 
@@ -416,10 +417,7 @@ def _typed(value: Any, prop: Mapping[str, Any]) -> Any:
 
 
 def _line_confidence(lines: Sequence[Line]) -> float:
-    words = [w for line in lines for w in line.words]
-    if not words:
-        return 1.0
-    return sum(w.confidence for w in words) / len(words)
+    return ocr_factor(w.confidence for line in lines for w in line.words)
 
 
 def _add_provenance(out: dict[str, FieldProvenance], name: str, item: Found) -> None:
