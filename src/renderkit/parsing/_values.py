@@ -182,6 +182,10 @@ CURRENCY_SYMBOLS = {
     "CHF": "CHF",
     "CAD": "CAD",
     "AUD": "AUD",
+    **{
+        code: code
+        for code in ("NZD", "HKD", "CNY", "SEK", "NOK", "DKK", "PLN", "CZK", "HUF", "ZAR")
+    },
 }
 _CURRENCY = re.compile(
     r"(?<![A-Za-z])(RM|MYR|US\$|USD|EUR|GBP|S\$|SGD|JPY|INR|CHF|CAD|AUD)(?![A-Za-z])|([$€£¥₹])"

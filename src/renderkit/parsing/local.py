@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import anyio.to_thread
+import attrs
 
 from renderkit.parsing._fields import Found, clean, contract_fields, meaningful, receipt_fields
 from renderkit.parsing._protocol import Document, Extraction, FieldProvenance, Line, union_bbox
@@ -27,6 +28,7 @@ from renderkit.parsing._values import (
     parse_date,
 )
 from renderkit.parsing.confidence import ocr_factor
+from renderkit.parsing.invoice import InvoiceFields, invoice_fields
 
 __all__ = ["TYPE_FIELDS", "LocalExtractor", "classify", "key_values"]
 
@@ -36,6 +38,8 @@ _TYPE_KEYWORDS: dict[str, tuple[tuple[str, float], ...]] = {
         (r"\binvoice\b", 3), (r"\bbill\s+to\b", 2), (r"\bdue\s+date\b", 2),
         (r"\binvoice\s*(no|number|#)", 3), (r"\bpayment\s+terms\b", 1), (r"\bsubtotal\b", 1),
         (r"\bvat\b|\btax\b", 0.5),
+        (r"\brechnung|\bfacture\b|\bfactura\b|\bfattura\b|\bfactuur\b", 3),
+        (r"\biban\b|\bust-?id|\bmwst\b|\btva\b", 1),
     ),
     "receipt": (
         (r"\breceipt\b", 2), (r"\bcash(ier)?\b", 2), (r"\bchange\b", 1.5), (r"\btotal\b", 1),
@@ -87,6 +91,10 @@ TYPE_FIELDS: dict[str, tuple[str, ...]] = {
 
 # Property names and description words -> the generic field they mean.
 _SYNONYMS: tuple[tuple[str, str], ...] = (
+    (r"due_?(date|on|by)|date_?due|payable_?by|deadline", "due_date"),
+    (r"vat_?(id|no|num|reg)|tax_?(id|reg)|\bvat\b.*\bid\b", "vat_id"),
+    (r"iban|bank_?account", "iban"),
+    (r"customer|bill_?to|buyer|client|recipient", "customer"),
     (r"effective|commencement|start_?date", "effective_date"),
     (r"jurisdiction|governing|venue|law", "jurisdiction"),
     (r"part(y|ies)|signator|counterpart", "parties"),
@@ -276,18 +284,42 @@ class LocalExtractor:
         text = document.text
         kind, _ = classify(text + ("\n" + hints if hints else ""))
         day_first = self.day_first if self.day_first is not None else _day_first(text, hints)
-        found = self._analyse(kind, lines, text, day_first)
+        invoice = (
+            invoice_fields(document)
+            if kind in ("invoice", "purchase_order")
+            else InvoiceFields(fields={})
+        )
+        found = self._analyse(kind, lines, text, day_first, invoice)
         if schema is not None and isinstance(schema.get("properties"), Mapping):
-            return self._fill_schema(kind, found, lines, schema, hints)
-        return self._generic(kind, found, lines)
+            extraction = self._fill_schema(kind, found, lines, schema, hints)
+        else:
+            extraction = self._generic(kind, found, lines)
+        if invoice.warnings:
+            extraction = attrs.evolve(
+                extraction, warnings=(*extraction.warnings, *invoice.warnings)
+            )
+        return extraction
 
     def _analyse(
-        self, kind: str, lines: list[Line], text: str, day_first: bool
+        self,
+        kind: str,
+        lines: list[Line],
+        text: str,
+        day_first: bool,
+        invoice: InvoiceFields,
     ) -> dict[str, Found]:
         found: dict[str, Found] = {}
         contract = contract_fields(text)
         receipt = receipt_fields(lines, day_first=day_first)
-        if kind == "contract":
+        if kind in ("invoice", "purchase_order"):
+            # Layout and receipt rules both read till receipts printed "TAX INVOICE": per field,
+            # the more confident one wins.
+            found.update(receipt)
+            found.pop("line_items", None)
+            for name, item in invoice.fields.items():
+                if name not in found or item.confidence > found[name].confidence:
+                    found[name] = item
+        elif kind == "contract":
             found.update(receipt)
             found.update(contract)
             if "effective_date" in contract:
@@ -298,7 +330,7 @@ class LocalExtractor:
             found.update(contract)
             found.update(receipt)
         currency = find_currency(text)
-        if currency:
+        if currency and "currency" not in invoice.fields:
             found["currency"] = Found(value=currency, confidence=0.8)
         dates = find_dates(text, day_first=day_first)
         if dates:

@@ -1,0 +1,87 @@
+"""Bank and tax identifiers, validated: IBAN (mod-97, length per country) and EU VAT ids.
+
+The per-country tables live in ``lexicons/ids.toml``; a value that fails its check is not an
+identifier, whatever label it is printed under.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from importlib import resources
+from typing import Any
+
+__all__ = ["find_ibans", "find_vat_ids", "legal_forms", "valid_iban", "valid_vat_id"]
+
+
+@functools.cache
+def _ids() -> dict[str, Any]:
+    text = (resources.files("renderkit.parsing.lexicons") / "ids.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def legal_forms() -> tuple[str, ...]:
+    """Company legal-form suffixes (``GmbH``, ``SARL``, ``Ltd``...)."""
+    return tuple(_ids()["legal_forms"]["suffixes"])
+
+
+def valid_iban(value: str) -> bool:
+    """Whether ``value`` (spaces allowed) is an IBAN: known country length and mod-97 = 1."""
+    iban = re.sub(r"\s", "", value).upper()
+    length = _ids()["iban_length"].get(iban[:2])
+    if not re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]+", iban):
+        return False
+    if length is not None and len(iban) != length:
+        return False
+    if length is None and not 15 <= len(iban) <= 34:
+        return False
+    digits = "".join(str(int(c, 36)) for c in iban[4:] + iban[:4])
+    return int(digits) % 97 == 1
+
+
+_IBAN = re.compile(r"(?<![A-Z0-9])([A-Z]{2}\d{2}(?:[ \u00a0]?[A-Z0-9]){10,30})", re.I)
+
+
+def find_ibans(text: str) -> list[tuple[str, int]]:
+    """Valid IBANs in ``text`` (without spaces) with their offsets, in order."""
+    out: list[tuple[str, int]] = []
+    for match in _IBAN.finditer(text):
+        raw = re.sub(r"\s", "", match.group(1)).upper()
+        length = _ids()["iban_length"].get(raw[:2])
+        # The pattern may run into the next word ("DE08 ... 90 BIC"): try the country's length.
+        for size in [length] if length else range(len(raw), 14, -1):
+            if size <= len(raw) and valid_iban(raw[:size]):
+                out.append((raw[:size], match.start()))
+                break
+    return out
+
+
+@functools.cache
+def _vat_patterns() -> dict[str, re.Pattern[str]]:
+    return {c: re.compile(p) for c, p in _ids()["vat_format"].items()}
+
+
+def valid_vat_id(value: str) -> bool:
+    """Whether ``value`` has the VAT id format of its country prefix (``DE123456789``)."""
+    vat = re.sub(r"[\s.\-]", "", value).upper()
+    pattern = _vat_patterns().get(vat[:2])
+    return bool(pattern and pattern.fullmatch(vat[2:]))
+
+
+_VAT_START = re.compile(r"(?<![A-Z0-9])([A-Z]{2})(?=[ \u00a0]?[A-Z0-9])")
+
+
+def find_vat_ids(text: str) -> list[tuple[str, int]]:
+    """VAT ids of a valid format in ``text`` (without spaces) with their offsets, in order."""
+    upper = text.upper()
+    out: list[tuple[str, int]] = []
+    for match in _VAT_START.finditer(upper):
+        # Printed ids may be grouped ("DE 123 456 789"): try the longest run of groups first.
+        pieces = re.split(r"[ .,;:)\u00a0]", upper[match.end() : match.end() + 20].strip())
+        for count in range(len(pieces), 0, -1):
+            candidate = match.group(1) + "".join(pieces[:count])
+            if valid_vat_id(candidate) and not valid_iban(candidate):
+                out.append((candidate, match.start()))
+                break
+    return out

@@ -1,0 +1,209 @@
+"""Key-value pairs found by geometry: a label, and its value after it, to its right or below.
+
+Labels come from the lexicons (:mod:`renderkit.parsing.lexicons`), never from code. For each
+label printed on a page, the candidate values are, in order of preference:
+
+1. the rest of the label's own segment (``Invoice No: 4711``);
+2. the segments to its right on the same row, up to the next label (``Due date      1 May``);
+3. the first segment below it that overlaps it horizontally, within a few rows (a header
+   row of labels with the values underneath).
+
+The consumer (:mod:`renderkit.parsing.invoice`) takes the first candidate that is a valid value
+for the concept (a date, an amount, an IBAN...), so geometry proposes and validation decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+from renderkit.parsing._protocol import BBox
+from renderkit.parsing.layout import PageLayout, Row, Segment
+from renderkit.parsing.lexicons import COLUMN_CONCEPTS, Lexicon, load_lexicon, tokens
+
+__all__ = ["KeyValue", "LabelHit", "Value", "find_labels", "key_values"]
+
+# Labels this short (one token of at most 3 characters: "no", "to", "de") count only at the start
+# of a segment: inside running text they are ordinary words.
+_SHORT = 3
+# How far below a label its value may be, in text heights.
+_BELOW = 3.5
+# Strength of a value by where it was found.
+_WHERE = {"inline": 1.0, "right": 0.95, "below": 0.85}
+_PUNCT = " \t:：#.=-–—|/"
+
+
+@attrs.frozen(kw_only=True)
+class LabelHit:
+    """A lexicon label printed in a segment.
+
+    Attributes:
+        concept: what the label means (``due_date``...).
+        segment: the segment it is printed in.
+        start, end: its character offsets in the segment's text.
+        whole: whether the label is all the segment says (besides punctuation).
+    """
+
+    concept: str
+    segment: Segment
+    start: int
+    end: int
+    whole: bool
+
+    @property
+    def text(self) -> str:
+        """The label as printed."""
+        return self.segment.text[self.start : self.end]
+
+
+@attrs.frozen(kw_only=True)
+class Value:
+    """One candidate value of a label.
+
+    Attributes:
+        text: the value as printed.
+        where: ``inline``, ``right`` or ``below``.
+        page: 1-based page number.
+        bbox: where it is printed.
+    """
+
+    text: str
+    where: str
+    page: int
+    bbox: BBox
+
+
+@attrs.frozen(kw_only=True)
+class KeyValue:
+    """A label and its candidate values, best first.
+
+    Attributes:
+        concept: what the label means.
+        label: the label as printed.
+        strength: how label-like the hit is, in [0, 1] (a label alone in its segment or at its
+            start is strong; one in running text weak).
+        values: the candidate values.
+        hit: the label itself.
+    """
+
+    concept: str
+    label: str
+    strength: float
+    values: tuple[Value, ...]
+    hit: LabelHit
+
+
+def find_labels(segment: Segment, lexicon: Lexicon) -> list[LabelHit]:
+    """The lexicon labels printed in ``segment``, left to right, longest label first."""
+    text = segment.text
+    toks = tokens(text)
+    words = [t for t, _, _ in toks]
+    hits: list[LabelHit] = []
+    index = 0
+    while index < len(words):
+        matches = lexicon.match(words, index)
+        if not matches:
+            index += 1
+            continue
+        length = matches[0][1]
+        start, end = toks[index][1], toks[index + length - 1][2]
+        label_chars = sum(len(w) for w in words[index : index + length])
+        # Short labels inside text count only after numbers ("19 % VAT"), not after words.
+        after_words = any(any(c.isalpha() for c in w) for w in words[:index])
+        if after_words and length == 1 and label_chars <= _SHORT:
+            index += 1
+            continue
+        rest = text[end:].strip(_PUNCT)
+        for concept, _ in matches:
+            hits.append(
+                LabelHit(
+                    concept=concept,
+                    segment=segment,
+                    start=start,
+                    end=end,
+                    whole=index == 0 and not rest,
+                )
+            )
+        index += length
+    return hits
+
+
+def _label_only(segment: Segment, lexicon: Lexicon) -> bool:
+    hits = find_labels(segment, lexicon)
+    return bool(hits) and hits[0].start == 0 and any(h.whole for h in hits)
+
+
+def _below(layout: PageLayout, row: Row, segment: Segment, lexicon: Lexicon) -> Segment | None:
+    x0, _, x1, y1 = segment.bbox
+    limit = y1 + segment.height * _BELOW
+    for later in layout.rows[row.index + 1 :]:
+        if later.bbox[1] > limit:
+            return None
+        for other in later.segments:
+            ox0, _, ox1, _ = other.bbox
+            if min(x1, ox1) - max(x0, ox0) > 0 or abs(ox0 - x0) < 0.01:
+                return None if _label_only(other, lexicon) else other
+    return None
+
+
+def _values(hit: LabelHit, layout: PageLayout, row: Row, lexicon: Lexicon) -> tuple[Value, ...]:
+    segment = hit.segment
+    out: list[Value] = []
+    rest = segment.text[hit.end :]
+    stripped = rest.lstrip(_PUNCT)
+    if stripped.strip():
+        words = [w for w in segment.words if _word_start(segment, w) >= hit.end]
+        bbox = words[0].bbox if words else segment.bbox
+        out.append(Value(text=stripped.strip(), where="inline", page=row.page, bbox=bbox))
+    position = row.segments.index(segment)
+    for right in row.segments[position + 1 :]:
+        if _label_only(right, lexicon) or (
+            (hits := find_labels(right, lexicon)) and hits[0].start == 0
+        ):
+            break
+        out.append(Value(text=right.text, where="right", page=row.page, bbox=right.bbox))
+    below = _below(layout, row, segment, lexicon) if hit.whole else None
+    if below is not None:
+        out.append(Value(text=below.text, where="below", page=row.page, bbox=below.bbox))
+    return tuple(out)
+
+
+def _word_start(segment: Segment, word: object) -> int:
+    offset = 0
+    for w in segment.words:
+        if w is word:
+            return offset
+        offset += len(w.text) + 1
+    return offset
+
+
+def key_values(layouts: Sequence[PageLayout], lexicon: Lexicon | None = None) -> list[KeyValue]:
+    """Every document-field label of ``layouts`` with its candidate values, in page order.
+
+    Column headers (``quantity``, ``unit price``...) are left to :mod:`~renderkit.parsing.tables`.
+    """
+    lexicon = lexicon or load_lexicon()
+    out: list[KeyValue] = []
+    for layout in layouts:
+        for row in layout.rows:
+            for segment in row.segments:
+                for hit in find_labels(segment, lexicon):
+                    if hit.concept in COLUMN_CONCEPTS:
+                        continue
+                    strength = 1.0 if hit.start == 0 else 0.6
+                    out.append(
+                        KeyValue(
+                            concept=hit.concept,
+                            label=hit.text,
+                            strength=strength,
+                            values=_values(hit, layout, row, lexicon),
+                            hit=hit,
+                        )
+                    )
+    return out
+
+
+def where_weight(value: Value) -> float:
+    """How much a value found ``inline``, ``right`` or ``below`` a label is trusted."""
+    return _WHERE[value.where]

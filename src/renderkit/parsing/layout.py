@@ -1,0 +1,253 @@
+"""A layout model of a page: rows, segments, blocks and columns, in reading order.
+
+Every extractor reads the same model, built from words with boxes whatever their origin (a
+PDF's text layer or OCR):
+
+- a **row** is the words that share a baseline across the whole page width;
+- a **segment** is a run of words within a row, cut where the horizontal gap is wider than
+  the text is tall: a table cell, a label, a value printed further right;
+- a **block** is segments stacked on consecutive rows with their left edges (or boxes)
+  aligned: an address, a paragraph, a column of a table;
+- a **column** is blocks whose horizontal spans overlap; blocks are read column by column,
+  top to bottom, which is the reading order of :meth:`PageLayout.lines`.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+import attrs
+
+from renderkit.parsing._protocol import BBox, Document, Line, Page, Word, union_bbox
+
+__all__ = ["Block", "PageLayout", "Row", "Segment", "build_layout", "layout_document"]
+
+# A horizontal gap wider than this many text heights ends a segment (table cells, label/value).
+_SEGMENT_GAP = 1.0
+# A vertical gap wider than this many text heights ends a block.
+_BLOCK_GAP = 0.9
+# Left edges within this many text heights count as aligned.
+_ALIGN = 1.5
+
+
+@attrs.frozen(kw_only=True)
+class Segment:
+    """A run of words on one row, separated from its neighbours by a wide gap.
+
+    Attributes:
+        words: the words, left to right.
+        page: 1-based page number.
+        row: the index of the row on its page.
+    """
+
+    words: tuple[Word, ...]
+    page: int
+    row: int
+
+    @property
+    def text(self) -> str:
+        """The words joined by single spaces."""
+        return " ".join(w.text for w in self.words)
+
+    @property
+    def bbox(self) -> BBox:
+        """The union of the words' boxes."""
+        return union_bbox(w.bbox for w in self.words)
+
+    @property
+    def height(self) -> float:
+        """The text height (median word height)."""
+        return statistics.median(w.bbox[3] - w.bbox[1] for w in self.words)
+
+    def as_line(self) -> Line:
+        """The segment as a :class:`Line`."""
+        return Line(words=self.words, page=self.page)
+
+
+@attrs.frozen(kw_only=True)
+class Row:
+    """The segments that share a text row, left to right.
+
+    Attributes:
+        segments: the segments.
+        page: 1-based page number.
+        index: the row's index on its page, top to bottom.
+    """
+
+    segments: tuple[Segment, ...]
+    page: int
+    index: int
+
+    @property
+    def words(self) -> tuple[Word, ...]:
+        """Every word of the row, left to right."""
+        return tuple(w for s in self.segments for w in s.words)
+
+    @property
+    def text(self) -> str:
+        """The segments joined by single spaces."""
+        return " ".join(s.text for s in self.segments)
+
+    @property
+    def bbox(self) -> BBox:
+        """The union of the segments' boxes."""
+        return union_bbox(s.bbox for s in self.segments)
+
+
+@attrs.frozen(kw_only=True)
+class Block:
+    """Segments stacked on consecutive rows and aligned: an address, a paragraph, a cell column.
+
+    Attributes:
+        segments: the segments, top to bottom.
+        column: the index of the page column the block belongs to, left to right.
+    """
+
+    segments: tuple[Segment, ...]
+    column: int = 0
+
+    @property
+    def text(self) -> str:
+        """One line per segment."""
+        return "\n".join(s.text for s in self.segments)
+
+    @property
+    def bbox(self) -> BBox:
+        """The union of the segments' boxes."""
+        return union_bbox(s.bbox for s in self.segments)
+
+
+@attrs.frozen(kw_only=True)
+class PageLayout:
+    """The layout of one page.
+
+    Attributes:
+        number: 1-based page number.
+        rows: the rows, top to bottom.
+        blocks: the blocks in reading order.
+    """
+
+    number: int
+    rows: tuple[Row, ...]
+    blocks: tuple[Block, ...]
+
+    def lines(self) -> tuple[Line, ...]:
+        """The page's text as lines in reading order (block by block)."""
+        return tuple(s.as_line() for b in self.blocks for s in b.segments)
+
+    def block_of(self, segment: Segment) -> Block | None:
+        """The block holding ``segment``."""
+        for block in self.blocks:
+            if segment in block.segments:
+                return block
+        return None
+
+
+def _height(word: Word) -> float:
+    return max(word.bbox[3] - word.bbox[1], 1e-4)
+
+
+def _rows(words: Sequence[Word]) -> list[list[Word]]:
+    """Words grouped by shared baseline: a word joins a row its vertical centre falls in."""
+    rows: list[list[Word]] = []
+    spans: list[tuple[float, float]] = []
+    for word in sorted(words, key=lambda w: ((w.bbox[1] + w.bbox[3]) / 2, w.bbox[0])):
+        centre = (word.bbox[1] + word.bbox[3]) / 2
+        if rows and spans[-1][0] <= centre <= spans[-1][1]:
+            rows[-1].append(word)
+            continue
+        # Half the word height either side of its centre: superscripts stay, the next row doesn't.
+        half = _height(word) / 2
+        rows.append([word])
+        spans.append((centre - half * 0.8, centre + half * 0.8))
+    return [sorted(row, key=lambda w: w.bbox[0]) for row in rows]
+
+
+def _segments(row: list[Word], page: int, index: int, aspect: float) -> tuple[Segment, ...]:
+    height = statistics.median(_height(w) for w in row)
+    # Boxes are page fractions: heights of the page height, gaps of its width, so a gap is
+    # compared with a height times the page's aspect ratio (height / width).
+    out: list[Segment] = []
+    current: list[Word] = [row[0]]
+    for word in row[1:]:
+        gap = word.bbox[0] - current[-1].bbox[2]
+        if gap > height * _SEGMENT_GAP * aspect:
+            out.append(Segment(words=tuple(current), page=page, row=index))
+            current = []
+        current.append(word)
+    out.append(Segment(words=tuple(current), page=page, row=index))
+    return tuple(out)
+
+
+def _aligned(a: Segment, b: Segment, aspect: float) -> bool:
+    ax0, _, ax1, _ = a.bbox
+    bx0, _, bx1, _ = b.bbox
+    tolerance = max(a.height, b.height) * _ALIGN * aspect
+    overlap = min(ax1, bx1) - max(ax0, bx0)
+    return abs(ax0 - bx0) <= tolerance or overlap >= 0.6 * min(ax1 - ax0, bx1 - bx0)
+
+
+def _blocks(rows: Sequence[Row], aspect: float) -> list[list[Segment]]:
+    blocks: list[list[Segment]] = []
+    for row in rows:
+        taken: set[int] = set()
+        for segment in row.segments:
+            best = None
+            for index, block in enumerate(blocks):
+                last = block[-1]
+                if index in taken or last.row >= row.index:
+                    continue
+                gap = segment.bbox[1] - last.bbox[3]
+                close = gap <= max(last.height, segment.height) * _BLOCK_GAP
+                # Between rows, only the block whose last segment is nearest above counts.
+                nearer = best is None or last.bbox[3] > blocks[best][-1].bbox[3]
+                if close and nearer and _aligned(last, segment, aspect):
+                    best = index
+            if best is None:
+                blocks.append([segment])
+                taken.add(len(blocks) - 1)
+            else:
+                blocks[best].append(segment)
+                taken.add(best)
+    return blocks
+
+
+def _columns(blocks: list[list[Segment]]) -> list[int]:
+    """A column index per block: blocks whose spans overlap share a column."""
+    spans = sorted((union_bbox(s.bbox for s in b)[0], union_bbox(s.bbox for s in b)[2], i)
+                   for i, b in enumerate(blocks))  # fmt: skip
+    column = [0] * len(blocks)
+    current, right = -1, -1.0
+    for x0, x1, index in spans:
+        if x0 >= right:
+            current += 1
+            right = x1
+        else:
+            right = max(right, x1)
+        column[index] = current
+    return column
+
+
+def build_layout(page: Page) -> PageLayout:
+    """The layout of ``page`` from its words' boxes."""
+    words = [w for w in page.words if w.text.strip()]
+    if not words:
+        return PageLayout(number=page.number, rows=(), blocks=())
+    aspect = page.height / page.width if page.width and page.height else 1.0
+    rows = tuple(
+        Row(segments=_segments(ws, page.number, i, aspect), page=page.number, index=i)
+        for i, ws in enumerate(_rows(words))
+    )
+    raw = _blocks(rows, aspect)
+    columns = _columns(raw)
+    # Reading order: a full-width block (one column) interrupts columns, so sort by the top of
+    # each block first and read blocks that start on the same row left to right.
+    order = sorted(range(len(raw)), key=lambda i: (raw[i][0].row, raw[i][0].bbox[0]))
+    blocks = tuple(Block(segments=tuple(raw[i]), column=columns[i]) for i in order)
+    return PageLayout(number=page.number, rows=rows, blocks=blocks)
+
+
+def layout_document(document: Document) -> tuple[PageLayout, ...]:
+    """The layout of every page of ``document``."""
+    return tuple(build_layout(page) for page in document.pages)

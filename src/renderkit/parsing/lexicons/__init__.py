@@ -1,0 +1,94 @@
+"""Label lexicons: the words invoices and receipts print before their values, per language.
+
+One TOML file per language (``en.toml``, ``de.toml``...) maps a concept (``invoice_number``,
+``due_date``, ``subtotal``, ``quantity``...) to its labels. Labels are compared as tokens:
+case, accents and punctuation are ignored, ``#``, ``°`` and ``%`` are tokens of their own.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+import unicodedata
+from importlib import resources
+
+import attrs
+
+__all__ = ["COLUMN_CONCEPTS", "LANGUAGES", "Lexicon", "load_lexicon", "tokens"]
+
+#: The languages shipped, one file each.
+LANGUAGES: tuple[str, ...] = ("en", "de", "fr", "es", "it", "nl", "pt", "ms")
+
+#: Concepts naming the columns of a line-item table rather than document fields.
+COLUMN_CONCEPTS: frozenset[str] = frozenset(
+    {"description", "quantity", "unit_price", "line_amount", "unit", "position", "tax_rate"}
+)
+
+_TOKEN = re.compile(r"[#°º%]|[^\W_]+")
+
+
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def tokens(text: str) -> list[tuple[str, int, int]]:
+    """``text`` as comparable tokens with their ``(start, end)`` offsets in ``text``."""
+    # Folding may change lengths (ß -> ss), so offsets come from matching the original text.
+    return [
+        (_fold(m.group(0)).replace("º", "°"), m.start(), m.end()) for m in _TOKEN.finditer(text)
+    ]
+
+
+@attrs.frozen(kw_only=True)
+class Lexicon:
+    """Labels per concept, as token tuples.
+
+    Attributes:
+        labels: concept -> the labels' token tuples, longest first.
+    """
+
+    labels: dict[str, tuple[tuple[str, ...], ...]]
+
+    @functools.cached_property
+    def _by_first(self) -> dict[str, list[tuple[tuple[str, ...], str]]]:
+        index: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        for concept, labels in self.labels.items():
+            for label in labels:
+                index.setdefault(label[0], []).append((label, concept))
+        for entries in index.values():
+            entries.sort(key=lambda e: -len(e[0]))
+        return index
+
+    def match(self, words: list[str], start: int) -> list[tuple[str, int]]:
+        """The concepts whose label starts at ``words[start]``, with the label length.
+
+        Only the longest label length is returned ("Total net" is a subtotal, not a total);
+        a label shared by several concepts yields each of them.
+        """
+        best: list[tuple[str, int]] = []
+        for label, concept in self._by_first.get(words[start], []):
+            if tuple(words[start : start + len(label)]) != label:
+                continue
+            if best and len(label) < best[0][1]:
+                break
+            best.append((concept, len(label)))
+        return best
+
+
+@functools.cache
+def load_lexicon(languages: tuple[str, ...] = LANGUAGES) -> Lexicon:
+    """The labels of ``languages`` merged into one lexicon (documents mix languages)."""
+    merged: dict[str, set[tuple[str, ...]]] = {}
+    folder = resources.files(__package__)
+    for language in languages:
+        data = tomllib.loads((folder / f"{language}.toml").read_text(encoding="utf-8"))
+        for concept, labels in data["labels"].items():
+            for label in labels:
+                toks = tuple(t for t, _, _ in tokens(label))
+                if toks:
+                    merged.setdefault(concept, set()).add(toks)
+    return Lexicon(
+        labels={c: tuple(sorted(ls, key=lambda t: (-len(t), t))) for c, ls in merged.items()}
+    )

@@ -1,0 +1,190 @@
+"""Amounts printed in the document's own number format.
+
+A document writes its amounts one way: ``1.234,56`` (German, French with dots), ``1,234.56``
+(English), ``1 234,56`` (French), ``1'234.56`` (Swiss). :func:`detect_format` votes over every
+amount of the document, so an ambiguous ``1,500`` is read the way the rest of the page writes
+numbers; :func:`parse_amount` then reads one amount with that format, with its currency before
+or after and a negative sign, a minus or parentheses.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from decimal import Decimal, InvalidOperation
+
+import attrs
+
+from renderkit.parsing._values import CURRENCY_SYMBOLS
+
+__all__ = [
+    "COMMA_DECIMAL",
+    "DOT_DECIMAL",
+    "Amount",
+    "NumberFormat",
+    "detect_format",
+    "find_money",
+    "parse_amount",
+    "parse_percent",
+]
+
+
+@attrs.frozen(kw_only=True)
+class NumberFormat:
+    """How a document writes numbers.
+
+    Attributes:
+        decimal: the decimal separator, ``.`` or ``,``.
+    """
+
+    decimal: str
+
+    @property
+    def group(self) -> str:
+        """The thousands separators this format allows besides spaces and apostrophes."""
+        return "," if self.decimal == "." else "."
+
+
+#: ``1,234.56``.
+DOT_DECIMAL = NumberFormat(decimal=".")
+#: ``1.234,56``.
+COMMA_DECIMAL = NumberFormat(decimal=",")
+
+# Currency signs and codes that may stand before or after an amount.
+_CUR = "(?:" + "|".join(re.escape(c) for c in sorted(CURRENCY_SYMBOLS, key=len, reverse=True)) + ")"
+_NUM = r"\d{1,3}(?:[.,'’\u00a0\u202f]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
+_MONEY = re.compile(
+    rf"(?<![\w.,/-])(?P<open>\()?(?P<sign>[-−–])?\s?(?P<pre>{_CUR})?\s?(?P<sign2>[-−–])?\s?"
+    rf"(?P<num>{_NUM})(?![\d/:])(?!\.\d)(?![.,]\d)"
+    rf"(?P<post>\s?(?:{_CUR}|%)(?![A-Za-z]))?(?P<sign3>[-−])?(?P<close>\))?"
+)
+
+
+@attrs.frozen(kw_only=True)
+class Amount:
+    """One amount found in a text.
+
+    Attributes:
+        value: the amount.
+        currency: the currency sign or code printed with it, as printed ("" for none).
+        start, end: where it was found in the text.
+        decimals: whether it had a decimal part (``12,00`` rather than ``12``).
+        percent: whether it was followed by ``%``.
+    """
+
+    value: Decimal
+    currency: str
+    start: int
+    end: int
+    decimals: bool
+    percent: bool = False
+
+
+def _votes(number: str) -> str | None:
+    """The decimal separator ``number`` implies on its own, or None if it cannot tell."""
+    digits = re.sub(r"[\s'’\u00a0\u202f]", "", number)
+    seps = [c for c in digits if c in ".,"]
+    if not seps:
+        return None
+    if len(set(seps)) == 2:
+        return seps[-1]  # 1.234,56 or 1,234.56: the last separator is the decimal one
+    tail = digits.rsplit(seps[-1], 1)[1]
+    if len(seps) > 1:
+        return "," if seps[0] == "." else "."  # 1.234.567: grouping, so the other is decimal
+    if len(tail) != 3:
+        return seps[-1]  # 12,5 / 12.50: a decimal part
+    return None  # 1,500: grouping or three decimals, the document decides
+
+
+def detect_format(texts: Iterable[str]) -> NumberFormat:
+    """The number format most of the amounts in ``texts`` imply (``1,234.56`` on a tie)."""
+    counts = {".": 0, ",": 0}
+    for text in texts:
+        for match in _MONEY.finditer(text):
+            vote = _votes(match.group("num"))
+            if vote is not None and not _is_date_like(text, match):
+                counts[vote] += 1
+    return COMMA_DECIMAL if counts[","] > counts["."] else DOT_DECIMAL
+
+
+def _is_date_like(text: str, match: re.Match[str]) -> bool:
+    # 05.03.2013 is caught by the number pattern's look-arounds; 12.2019 or 10.15 Uhr is not.
+    after = text[match.end() : match.end() + 4]
+    return bool(re.match(r"\s?(uhr|h\b|am\b|pm\b)", after, re.I))
+
+
+def parse_amount(text: str, number_format: NumberFormat = DOT_DECIMAL) -> Decimal | None:
+    """``text`` (one amount, currency and sign allowed) as a Decimal, or None.
+
+    Args:
+        text: e.g. ``"€4,800.00"``, ``"1.234,56 EUR"``, ``"(12.00)"``, ``"-5"``.
+        number_format: how the document writes numbers (see :func:`detect_format`).
+    """
+    stripped = text.strip()
+    amounts = find_money(stripped, number_format)
+    if len(amounts) != 1:
+        # "1 234,56": plain spaces group thousands only when the text is one amount.
+        amounts = find_money(re.sub(r"(?<=\d) (?=\d{3}\b)", "", stripped), number_format)
+    if len(amounts) != 1:
+        return None
+    return amounts[0].value
+
+
+def parse_percent(text: str, number_format: NumberFormat = DOT_DECIMAL) -> Decimal | None:
+    """A percentage such as ``19 %`` or ``7,5%`` as a Decimal (19, 7.5), or None."""
+    for amount in find_money(text, number_format):
+        if amount.percent:
+            return amount.value
+    return None
+
+
+def _number(number: str, number_format: NumberFormat) -> tuple[Decimal, bool] | None:
+    digits = re.sub(r"[\s'’\u00a0\u202f]", "", number)
+    seps = [c for c in digits if c in ".,"]
+    whole, frac = digits, ""
+    if len(set(seps)) == 2:
+        # Both separators: the last one is the decimal one whatever the document says.
+        whole, _, frac = digits.rpartition(seps[-1])
+    elif len(seps) == 1:
+        head, _, tail = digits.partition(seps[0])
+        # The document's decimal separator, or a 1-2 digit tail that cannot be a group.
+        if seps[0] == number_format.decimal or len(tail) != 3:
+            whole, frac = head, tail
+        else:
+            whole = head + tail
+    whole = re.sub(r"[.,]", "", whole)
+    try:
+        value = Decimal(f"{whole or '0'}.{frac}" if frac else whole)
+    except InvalidOperation:
+        return None
+    return value, bool(frac)
+
+
+def find_money(text: str, number_format: NumberFormat = DOT_DECIMAL) -> list[Amount]:
+    """Every number of ``text`` read as an amount with ``number_format``, in order."""
+    out: list[Amount] = []
+    for match in _MONEY.finditer(text):
+        parsed = _number(match.group("num"), number_format)
+        if parsed is None:
+            continue
+        value, decimals = parsed
+        negative = bool(
+            match.group("sign")
+            or match.group("sign2")
+            or match.group("sign3")
+            or (match.group("open") and match.group("close"))
+        )
+        post = (match.group("post") or "").strip()
+        percent = post == "%"
+        currency = match.group("pre") or ("" if percent else post)
+        out.append(
+            Amount(
+                value=-value if negative else value,
+                currency=currency,
+                start=match.start(),
+                end=match.end(),
+                decimals=decimals,
+                percent=percent,
+            )
+        )
+    return out

@@ -1,0 +1,188 @@
+"""Line-item tables found by column alignment and checked arithmetically.
+
+A table starts at a header row whose segments name columns from the lexicons (description,
+quantity, unit price, amount); each following row's segments are assigned to the header column
+they overlap most, numbers are read with the document's number format, text-only rows continue
+the previous item's description, and the table ends at a totals label or a wide vertical gap.
+Each item is checked: quantity x unit price = amount; a failed check lowers its confidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+import attrs
+
+from renderkit.parsing.keyvalues import find_labels
+from renderkit.parsing.layout import PageLayout, Row, Segment
+from renderkit.parsing.lexicons import COLUMN_CONCEPTS, load_lexicon
+from renderkit.parsing.numbers import NumberFormat, find_money
+
+__all__ = ["LineItem", "Table", "find_tables", "table_rows"]
+
+# Rows further below the previous row than this many text heights end the table.
+_GAP = 4.0
+_NUMERIC = ("quantity", "unit_price", "line_amount")
+_STOP = frozenset({"subtotal", "total", "tax", "amount_due", "discount"})
+
+
+@attrs.frozen(kw_only=True)
+class Table:
+    """A line-item table: its header columns and its body rows.
+
+    Attributes:
+        page: 1-based page number.
+        header_row: the header's row index on the page.
+        columns: per column concept, the header cell's horizontal span.
+        rows: the body rows, top to bottom.
+        number_format: how the document writes numbers.
+    """
+
+    page: int
+    header_row: int
+    columns: dict[str, tuple[float, float]]
+    rows: tuple[Row, ...]
+    number_format: NumberFormat
+
+
+@attrs.frozen(kw_only=True)
+class LineItem:
+    """One line of a table.
+
+    Attributes:
+        description: the item's text, continuation lines joined by spaces.
+        quantity, unit_price, amount: the numbers, when printed.
+        confidence: 1.0 when quantity x unit price = amount, lower when unchecked or failed.
+        warnings: why the confidence is low.
+    """
+
+    description: str
+    quantity: Decimal | None = None
+    unit_price: Decimal | None = None
+    amount: Decimal | None = None
+    confidence: float = 0.7
+    warnings: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        """The item as JSON-ready values (numbers as floats, absent numbers left out)."""
+        out: dict[str, Any] = {"description": self.description}
+        for name in ("quantity", "unit_price", "amount"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = float(value)
+        return out
+
+
+def _header(row: Row) -> dict[str, tuple[float, float]] | None:
+    lexicon = load_lexicon()
+    columns: dict[str, tuple[float, float]] = {}
+    for segment in row.segments:
+        for hit in find_labels(segment, lexicon):
+            if hit.concept in COLUMN_CONCEPTS and hit.concept not in columns and hit.start == 0:
+                columns[hit.concept] = (segment.bbox[0], segment.bbox[2])
+                break
+    numeric = sum(c in columns for c in _NUMERIC)
+    if numeric >= 1 and len(columns) >= 3 and "description" in columns:
+        return columns
+    return None
+
+
+def _stops(row: Row) -> bool:
+    lexicon = load_lexicon()
+    return any(
+        hit.concept in _STOP and hit.start == 0
+        for segment in row.segments
+        for hit in find_labels(segment, lexicon)
+    )
+
+
+def find_tables(layouts: Sequence[PageLayout], number_format: NumberFormat) -> list[Table]:
+    """The line-item tables of ``layouts``."""
+    tables: list[Table] = []
+    for layout in layouts:
+        index = 0
+        while index < len(layout.rows):
+            columns = _header(layout.rows[index])
+            if columns is None:
+                index += 1
+                continue
+            body: list[Row] = []
+            previous = layout.rows[index]
+            for row in layout.rows[index + 1 :]:
+                height = row.segments[0].height
+                if _stops(row) or row.bbox[1] - previous.bbox[3] > height * _GAP:
+                    break
+                body.append(row)
+                previous = row
+            tables.append(
+                Table(
+                    page=layout.number,
+                    header_row=index,
+                    columns=columns,
+                    rows=tuple(body),
+                    number_format=number_format,
+                )
+            )
+            index += len(body) + 1
+    return tables
+
+
+def _column(segment: Segment, columns: dict[str, tuple[float, float]]) -> str:
+    x0, _, x1, _ = segment.bbox
+
+    def overlap(span: tuple[float, float]) -> float:
+        return min(x1, span[1]) - max(x0, span[0])
+
+    def distance(span: tuple[float, float]) -> float:
+        # Numbers are right-aligned under their header: compare right edges.
+        return abs(x1 - span[1])
+
+    best = max(columns, key=lambda c: overlap(columns[c]))
+    if overlap(columns[best]) > 0:
+        return best
+    return min(columns, key=lambda c: distance(columns[c]))
+
+
+def _check(item: LineItem) -> LineItem:
+    q, p, a = item.quantity, item.unit_price, item.amount
+    if q is None or p is None or a is None:
+        return item
+    if abs(q * p - a) <= Decimal("0.011") * max(Decimal(1), q):
+        return attrs.evolve(item, confidence=1.0)
+    return attrs.evolve(
+        item,
+        confidence=0.3,
+        warnings=(f"line {item.description[:30]!r}: {q} x {p} != {a}",),
+    )
+
+
+def table_rows(table: Table) -> list[LineItem]:
+    """The table's items, each checked arithmetically."""
+    items: list[LineItem] = []
+    for row in table.rows:
+        cells: dict[str, list[str]] = {}
+        for segment in row.segments:
+            cells.setdefault(_column(segment, table.columns), []).append(segment.text)
+        numbers: dict[str, Decimal] = {}
+        for name in _NUMERIC:
+            for text in cells.get(name, []):
+                amounts = [a for a in find_money(text, table.number_format) if not a.percent]
+                if amounts:
+                    numbers[name] = amounts[-1].value if name != "quantity" else amounts[0].value
+        description = " ".join(cells.get("description", []))
+        if "line_amount" not in numbers and "unit_price" not in numbers:
+            if items and description:
+                last = items[-1]
+                items[-1] = attrs.evolve(last, description=f"{last.description} {description}")
+            continue
+        items.append(
+            LineItem(
+                description=description,
+                quantity=numbers.get("quantity"),
+                unit_price=numbers.get("unit_price"),
+                amount=numbers.get("line_amount"),
+            )
+        )
+    return [_check(item) for item in items]
