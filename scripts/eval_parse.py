@@ -36,7 +36,16 @@ from typing import Any
 import anyio
 from PIL import Image
 
-from renderkit.parsing import LocalExtractor, OcrEngine, Page, ParseRequest, TesseractOcr, parse
+from renderkit.parsing import (
+    OCR_ENGINES,
+    LocalExtractor,
+    OcrEngine,
+    Page,
+    ParseRequest,
+    TesseractOcr,
+    ocr_engine,
+    parse,
+)
 
 __all__ = ["main", "normalise", "score_source"]
 
@@ -280,9 +289,13 @@ def _report(name: str, counts: dict[str, list[int]]) -> list[int]:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    ocr: OcrEngine = TesseractOcr()
+    ocr: OcrEngine = ocr_engine(args.ocr)
     if args.cache:
-        ocr = _CachedOcr(ocr, Path(args.cache))
+        # One cache per engine; Tesseract keeps the folder itself, where earlier runs left it.
+        folder = Path(args.cache)
+        if not isinstance(ocr, TesseractOcr):
+            folder /= "rapidocr"
+        ocr = _CachedOcr(ocr, folder)
     grand = [0, 0, 0, 0]
     all_predictions: dict[str, Any] = {}
     for manifest_path in _sources(Path(args.target)):
@@ -317,6 +330,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--predictions", help="also write the predictions (score.py format) here")
     parser.add_argument("--cache", help="folder caching OCR results between runs")
     parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument(
+        "--ocr",
+        choices=OCR_ENGINES,
+        default=None,
+        help="OCR engine (default: rapidocr when installed, else tesseract)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="print each prediction")
     return anyio.run(_main, parser.parse_args(argv))
 
