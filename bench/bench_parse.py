@@ -10,6 +10,9 @@ Two documents, each timed against a peer in the same run, interleaved round by r
   photographed-ish (JPEG, slight tilt, gray paper).
 The peers only extract text; parse also finds words' boxes, detects the type and extracts
 fields, so a ratio near 1 means the extraction itself is cheap.
+
+Then the receipt photo through ``parse`` with each OCR engine, side by side: RapidOCR (the
+default when installed) and Tesseract; target median <= 2 s.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.parsing._documents import RECEIPT_LINES, text_pdf
 
-from renderkit.parsing import ParseRequest, parse
+from renderkit.parsing import ParseRequest, RapidOcr, TesseractOcr, parse
 
 INVOICE_LINES = [
     "NORTHWIND STUDIO LTD",
@@ -107,6 +110,27 @@ def main() -> None:
                 f"{name:28s} renderkit.parse {a * 1000:8.1f} ms   {peer[0]:10s} {b * 1000:8.1f} ms   "
                 f"ratio {a / b:5.2f}   target <= {target * 1000:.0f} ms: {verdict}"
             )
+
+        compare_engines(jpeg, args.rounds)
+
+
+def compare_engines(jpeg: bytes, rounds: int, target: float = 2.0) -> None:
+    """The receipt photo parsed with RapidOCR and with Tesseract, rounds interleaved."""
+    request = ParseRequest.from_bytes(jpeg, "image/jpeg")
+    engines = {"rapidocr": RapidOcr(), "tesseract": TesseractOcr()}
+    times: dict[str, list[float]] = {name: [] for name in engines}
+    for engine in engines.values():
+        anyio.run(lambda: parse(request, ocr=engine))  # noqa: B023 - loads the models once
+    for _ in range(rounds):
+        for name, engine in engines.items():
+            times[name].append(timed(lambda: anyio.run(lambda: parse(request, ocr=engine))))  # noqa: B023
+    medians = {name: statistics.median(t) for name, t in times.items()}
+    for name, median in medians.items():
+        verdict = "OK" if median <= target else "SLOW"
+        print(
+            f"receipt photo via {name:10s} {median * 1000:8.1f} ms   "
+            f"target <= {target * 1000:.0f} ms: {verdict}"
+        )
 
 
 if __name__ == "__main__":

@@ -42,7 +42,16 @@ import anyio
 import attrs
 from PIL import Image
 
-from renderkit.parsing import LocalExtractor, OcrEngine, Page, ParseRequest, TesseractOcr, parse
+from renderkit.parsing import (
+    OCR_ENGINES,
+    LocalExtractor,
+    OcrEngine,
+    Page,
+    ParseRequest,
+    TesseractOcr,
+    ocr_engine,
+    parse,
+)
 
 __all__ = ["BANDS", "EvalOptions", "evaluate", "load_scorer", "main", "render"]
 
@@ -452,6 +461,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cache", help="folder caching OCR results between runs")
     parser.add_argument("--first", type=int, help="only the first N documents of each manifest")
     parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument(
+        "--ocr",
+        choices=OCR_ENGINES,
+        default=None,
+        help="OCR engine (default: rapidocr when installed, else tesseract)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="print each prediction")
     parser.add_argument(
         "--no-embedded-xml", action="store_true", help="ignore e-invoice XML attachments"
@@ -461,9 +476,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def options_from(args: argparse.Namespace) -> EvalOptions:
     """The parse options the command line asks for."""
-    ocr: OcrEngine = TesseractOcr()
+    ocr: OcrEngine = ocr_engine(args.ocr)
     if args.cache:
-        ocr = CachedOcr(ocr, Path(args.cache))
+        # One cache per engine; Tesseract keeps the folder itself, where earlier runs left it.
+        folder = Path(args.cache)
+        if not isinstance(ocr, TesseractOcr):
+            folder /= "rapidocr"
+        ocr = CachedOcr(ocr, folder)
     return EvalOptions(
         ocr=ocr,
         first={"*": args.first} if args.first is not None else {},

@@ -6,6 +6,7 @@ import asyncio
 import importlib.util
 import shutil
 import subprocess
+from pathlib import Path
 
 import attrs
 
@@ -75,6 +76,32 @@ def _module(name: str, module: str, extra: str) -> Check:
     )
 
 
+def _rapidocr() -> Check:
+    # Only looked up, not imported: loading onnxruntime takes a second.
+    missing = [m for m in ("rapidocr", "onnxruntime") if importlib.util.find_spec(m) is None]
+    if missing:
+        return Check(
+            name="rapidocr",
+            ok=False,
+            detail=f"{' and '.join(missing)} not installed (parse then uses tesseract)",
+            hint="pip install 'renderkit[ocr]'",
+            required=False,
+        )
+    spec = importlib.util.find_spec("rapidocr")
+    origin = spec.origin if spec is not None else None
+    found = sorted(p.name for p in (Path(origin or ".").parent / "models").glob("*.onnx"))
+    ready = len(found) >= 3  # text detection, line direction and recognition
+    return Check(
+        name="rapidocr",
+        ok=ready,
+        detail=f"ready, the default OCR engine ({', '.join(found)})"
+        if ready
+        else "installed without its bundled models",
+        hint="" if ready else "pip install --force-reinstall rapidocr",
+        required=False,
+    )
+
+
 async def _chromium(executable: str) -> Check:
     try:
         async with ChromiumPool(BrowserConfig(executable_path=executable, slots=1)) as pool:
@@ -96,8 +123,13 @@ def run_checks(*, chromium: str = "/usr/bin/chromium") -> list[Check]:
         _font("emoji font", "Noto Color Emoji", "fonts-noto-color-emoji"),
         _font("CJK font", "Noto Sans CJK SC", "fonts-noto-cjk"),
         _font("fallback font", "Noto Sans", "fonts-noto-core"),
+        _rapidocr(),
         _tool(
-            "tesseract", "tesseract", "tesseract-ocr", needed_for="parse", version_arg="--version"
+            "tesseract",
+            "tesseract",
+            "tesseract-ocr",
+            needed_for="parse when rapidocr is missing",
+            version_arg="--version",
         ),
         _tool("espeak-ng", "espeak-ng", "espeak-ng", needed_for="audio", version_arg="--version"),
         _tool("pdftoppm", "pdftoppm", "poppler-utils", needed_for="PDF previews", version_arg="-v"),
@@ -109,6 +141,5 @@ def run_checks(*, chromium: str = "/usr/bin/chromium") -> list[Check]:
             version_arg="--version",
         ),
         _module("s3 storage", "aioboto3", "s3"),
-        _module("OCR bindings", "pytesseract", "ocr"),
         _module("HTTP server", "litestar", "server"),
     ]

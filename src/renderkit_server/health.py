@@ -15,7 +15,7 @@ from litestar.types import ControllerRouterHandler
 
 import renderkit
 from renderkit_server.auth import require_admin
-from renderkit_server.services import Services
+from renderkit_server.services import Services, ocr_tool
 
 __all__ = ["ROUTES", "diagnostic", "diagnostic_report", "health", "health_report"]
 
@@ -40,7 +40,7 @@ def health_report(services: Services) -> dict[str, Any]:
         "pdf": browser,
         "screenshot": browser,
         "audio": "ok" if services.tools.get("espeak-ng") else "down",
-        "parse": "ok" if services.tools.get("tesseract") else "down",
+        "parse": "ok" if services.tools.get(ocr_tool(services)) else "down",
     }
     status = "ok" if all(v == "ok" for v in capabilities.values()) else "degraded"
     return {
@@ -89,10 +89,11 @@ async def diagnostic_report(services: Services) -> dict[str, Any]:
         return {"provider": "local", "engine": "espeak-ng"}
 
     async def ocr() -> dict[str, Any]:
-        if shutil.which("tesseract") is None:
-            msg = "tesseract is not installed"
+        engine = ocr_tool(services)
+        if not services.tools.get(engine):
+            msg = f"{engine} is not installed"
             raise RuntimeError(msg)
-        return {"engine": "tesseract"}
+        return {"engine": engine}
 
     names = ("storage", "browser", "usage", "speech", "ocr")
     results = await asyncio.gather(*(_timed(c) for c in (storage, browser, usage, speech, ocr)))

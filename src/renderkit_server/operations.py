@@ -361,10 +361,14 @@ AUDIO = Operation(
 async def _run_parse(request: ParseRequest, services: Services) -> Output:
     timeout = services.settings.parse_timeout
     try:
-        # OCR runs as tesseract processes, which cancellation kills: the timeout frees the CPU.
+        # Tesseract runs as processes, which cancellation kills; a RapidOCR page in progress
+        # finishes in its thread, but no further page starts.
         with anyio.fail_after(timeout):
             result = await parse(
-                request, extractor=services.extractor, limits=services.parse_limits
+                request,
+                extractor=services.extractor,
+                ocr=services.ocr,
+                limits=services.parse_limits,
             )
     except TimeoutError:
         msg = f"parsing took longer than {timeout:g} s; send fewer pages or a smaller image"

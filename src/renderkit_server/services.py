@@ -15,9 +15,13 @@ from renderkit.parsing import (
     AnthropicExtractor,
     Extractor,
     LocalExtractor,
+    OcrEngine,
     OpenAIExtractor,
     ParseLimits,
+    RapidOcr,
+    ocr_engine,
 )
+from renderkit.parsing.ocr import rapidocr_available
 from renderkit.speech import ElevenLabsProvider, LocalSpeechProvider, SpeechProvider
 from renderkit.storage import LocalStorage, Storage
 from renderkit_server.files import FileSigner, FileUrls
@@ -27,7 +31,7 @@ from renderkit_server.mcp.sessions import McpSessions
 from renderkit_server.quotas import QuotaService, SqliteUsageStore, UsageStore, plans_from_mapping
 from renderkit_server.settings import Settings
 
-__all__ = ["Services", "browser_config", "build_services", "parse_limits"]
+__all__ = ["Services", "browser_config", "build_services", "ocr_tool", "parse_limits"]
 
 logger = logging.getLogger("renderkit_server")
 
@@ -47,11 +51,16 @@ class Services:
     speech: SpeechProvider
     extractor: Extractor
     parse_limits: ParseLimits
+    #: The OCR engine of every parse (one instance, so its models load once).
+    ocr: OcrEngine
     mcp_sessions: McpSessions
     started_at: float = attrs.Factory(time.monotonic)
     #: System tools found at start-up; health checks read this instead of the filesystem.
     tools: dict[str, bool] = attrs.Factory(
-        lambda: {tool: shutil.which(tool) is not None for tool in ("espeak-ng", "tesseract")}
+        lambda: {
+            **{tool: shutil.which(tool) is not None for tool in ("espeak-ng", "tesseract")},
+            "rapidocr": rapidocr_available(),
+        }
     )
     browser_failed: bool = False
 
@@ -142,6 +151,11 @@ def _extractor(settings: Settings) -> Extractor:
     )
 
 
+def ocr_tool(services: Services) -> str:
+    """The name, in :attr:`Services.tools`, of what the OCR engine needs installed."""
+    return "rapidocr" if isinstance(services.ocr, RapidOcr) else "tesseract"
+
+
 def parse_limits(settings: Settings) -> ParseLimits:
     """The document bounds the settings describe."""
     return ParseLimits(max_bytes=settings.parse_max_bytes, max_pages=settings.parse_max_pages)
@@ -193,6 +207,7 @@ async def build_services(
         speech=speech or _speech(settings),
         extractor=extractor or _extractor(settings),
         parse_limits=parse_limits(settings),
+        ocr=ocr_engine(settings.parse_ocr),
         mcp_sessions=McpSessions.from_secret(secret),
         urls=FileUrls(
             storage=storage,

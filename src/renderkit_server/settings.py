@@ -17,6 +17,7 @@ from typing import Any
 import attrs
 
 from renderkit import ConfigurationError
+from renderkit.parsing import OCR_ENGINES
 
 __all__ = ["Settings"]
 
@@ -95,6 +96,7 @@ _ENV: dict[str, tuple[str, Any]] = {
     "PARSE_MAX_BYTES": ("parse_max_bytes", _int),
     "PARSE_MAX_PAGES": ("parse_max_pages", _int),
     "PARSE_TIMEOUT": ("parse_timeout", _float),
+    "PARSE_OCR": ("parse_ocr", lambda v, n: v),
     "MCP_ALLOWED_HOSTS": ("mcp_allowed_hosts", _list),
 }
 
@@ -143,6 +145,8 @@ class Settings:
         parse_max_bytes: largest document to parse; its base64 must also fit max_body_bytes.
         parse_max_pages: most PDF pages per parse.
         parse_timeout: seconds one parse may take (OCR and extraction together).
+        parse_ocr: the OCR engine, ``rapidocr`` or ``tesseract``; unset: RapidOCR when the
+            ``ocr`` extra's rapidocr and onnxruntime are installed, else Tesseract.
         mcp_allowed_hosts: Host names (``name`` or ``name:port``; ``*`` for any) the MCP
             endpoint answers besides loopback and the host of public_url; browsers' Origins
             must be one of them (or in cors_origins). Guards against DNS rebinding.
@@ -196,6 +200,9 @@ class Settings:
     parse_max_bytes: int = attrs.field(default=7_000_000, validator=attrs.validators.ge(1))
     parse_max_pages: int = attrs.field(default=50, validator=attrs.validators.ge(1))
     parse_timeout: float = attrs.field(default=120.0, validator=attrs.validators.gt(0))
+    parse_ocr: str | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.in_(OCR_ENGINES))
+    )
     mcp_allowed_hosts: tuple[str, ...] = ()
 
     @classmethod

@@ -3,7 +3,9 @@
 - :func:`parse`: a :class:`ParseRequest` in, a :class:`ParseResult` out.
 - :class:`Extractor`: the protocol; :class:`LocalExtractor` (offline rules, the default),
   :class:`OpenAIExtractor` and :class:`AnthropicExtractor` (remote models over httpx).
-- :class:`OcrEngine`: the OCR protocol; :class:`TesseractOcr` runs the tesseract program.
+- :class:`OcrEngine`: the OCR protocol; :class:`RapidOcr` runs PP-OCR models offline (the
+  default when installed), :class:`TesseractOcr` the tesseract program; :func:`ocr_engine`
+  picks one by name.
 - :class:`Document`, :class:`Page`, :class:`Line`, :class:`Word`: what extractors read.
 - :class:`ParseLimits`: size, page and pixel bounds passed to :func:`renderkit.parse`.
 """
@@ -25,11 +27,12 @@ from renderkit.parsing._protocol import (
 )
 from renderkit.parsing.llm import AnthropicExtractor, OpenAIExtractor
 from renderkit.parsing.local import LocalExtractor, classify
-from renderkit.parsing.ocr import OcrEngine, TesseractOcr
+from renderkit.parsing.ocr import OCR_ENGINES, OcrEngine, RapidOcr, TesseractOcr, ocr_engine
 from renderkit.parsing.reading import ParseLimits, read_document
 
 __all__ = [
     "DOCUMENT_TYPES",
+    "OCR_ENGINES",
     "PARSE_MIME_TYPES",
     "AnthropicExtractor",
     "Document",
@@ -44,10 +47,12 @@ __all__ = [
     "ParseLimits",
     "ParseRequest",
     "ParseResult",
+    "RapidOcr",
     "TesseractOcr",
     "Usage",
     "Word",
     "classify",
+    "ocr_engine",
     "parse",
     "read_document",
 ]

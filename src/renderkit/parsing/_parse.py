@@ -17,12 +17,22 @@ from renderkit.parsing._protocol import Extractor
 from renderkit.parsing.confidence import field_confidences, overall_confidence
 from renderkit.parsing.einvoice import EXTRACTOR_NAME, einvoice_extraction, read_embedded_invoice
 from renderkit.parsing.local import LocalExtractor
-from renderkit.parsing.ocr import OcrEngine, TesseractOcr
+from renderkit.parsing.ocr import OcrEngine, ocr_engine
 from renderkit.parsing.reading import ParseLimits, decode_file, read_document
 
 __all__ = ["check_schema", "parse"]
 
 _DEFAULT_LIMITS = ParseLimits()
+
+
+_DEFAULT_OCR: list[OcrEngine] = []
+
+
+def _default_ocr() -> OcrEngine:
+    # One default engine per process, so RapidOCR loads its models once, not per call.
+    if not _DEFAULT_OCR:
+        _DEFAULT_OCR.append(ocr_engine())
+    return _DEFAULT_OCR[0]
 
 
 def check_schema(schema: Mapping[str, Any]) -> type[jsonschema.protocols.Validator]:
@@ -70,7 +80,9 @@ async def parse(
         extractor: what turns text into fields; default :class:`~renderkit.parsing.LocalExtractor`
             (offline rules). See also :class:`~renderkit.parsing.OpenAIExtractor` and
             :class:`~renderkit.parsing.AnthropicExtractor`.
-        ocr: reads scanned pages and images; default :class:`~renderkit.parsing.TesseractOcr`.
+        ocr: reads scanned pages and images; default :func:`~renderkit.parsing.ocr_engine`'s
+            choice (:class:`~renderkit.parsing.RapidOcr` when installed, else
+            :class:`~renderkit.parsing.TesseractOcr`).
         limits: size, page and pixel bounds (configuration from the caller).
         embedded_xml: read a PDF's embedded e-invoice XML (Factur-X, ZUGFeRD, XRechnung,
             UBL) when it has one: its values are exact, so they replace the extractor's
@@ -83,7 +95,7 @@ async def parse(
         InvalidRequestError: naming ``file`` (not base64, empty, too large, corrupt,
             encrypted, too many pages or pixels), ``mimeType`` (does not match the bytes) or
             ``schema`` (not valid JSON Schema).
-        MissingDependencyError: OCR is needed and tesseract is not installed.
+        MissingDependencyError: OCR is needed and no OCR engine is installed.
         ProviderError: a remote model failed (e.g. a rejected key).
         ProviderUnavailableError: a remote model was unreachable or overloaded after retries.
     """
@@ -93,7 +105,7 @@ async def parse(
         lambda: decode_file(req.file, max_bytes=limits.max_bytes)
     )
     document = await read_document(
-        content, req.mimeType, ocr=ocr if ocr is not None else TesseractOcr(), limits=limits
+        content, req.mimeType, ocr=ocr if ocr is not None else _default_ocr(), limits=limits
     )
     engine = extractor if extractor is not None else LocalExtractor()
     engine_name: str = getattr(engine, "name", type(engine).__name__)

@@ -1,4 +1,10 @@
-"""OCR with the Tesseract command-line program: words with boxes and confidences.
+"""The OCR protocol, the choice of engine, and OCR with the Tesseract command-line program.
+
+:func:`ocr_engine` picks the engine: :class:`~renderkit.parsing.RapidOcr` (PP-OCR models, in
+``renderkit.parsing._rapid``) when rapidocr and onnxruntime are installed, since it reads receipts
+and scans markedly better (see docs/parsing.md), and :class:`TesseractOcr` otherwise.
+
+Tesseract: words with boxes and confidences.
 
 Tesseract is run directly (``tesseract stdin stdout ... tsv``) rather than through
 pytesseract, so that each call can be given ``OMP_THREAD_LIMIT=1``: Tesseract's OpenMP
@@ -33,10 +39,24 @@ import anyio.to_thread
 import attrs
 from PIL import Image, ImageOps
 
-from renderkit.core.errors import MissingDependencyError, ProviderError
+from renderkit.core.errors import ConfigurationError, MissingDependencyError, ProviderError
 from renderkit.parsing._protocol import Line, Page, Word
+from renderkit.parsing._rapid import RapidOcr, rapidocr_available
 
-__all__ = ["OcrEngine", "TesseractOcr", "deskew_angle", "parse_tsv", "prepare_image"]
+__all__ = [
+    "OCR_ENGINES",
+    "OcrEngine",
+    "RapidOcr",
+    "TesseractOcr",
+    "deskew_angle",
+    "ocr_engine",
+    "parse_tsv",
+    "prepare_image",
+    "rapidocr_available",
+]
+
+#: The engines :func:`ocr_engine` knows by name.
+OCR_ENGINES: tuple[str, ...] = ("rapidocr", "tesseract")
 
 _INSTALL_HINT = "OCR needs the tesseract program: apt-get install tesseract-ocr tesseract-ocr-eng"
 
@@ -357,3 +377,23 @@ def _encode(image: Image.Image) -> bytes:
 def words_of(lines: Sequence[Line]) -> list[Word]:
     """Every word of ``lines`` in order."""
     return [w for line in lines for w in line.words]
+
+
+def ocr_engine(name: str | None = None) -> OcrEngine:
+    """The OCR engine called ``name`` (one of :data:`OCR_ENGINES`), or the default one.
+
+    The default is RapidOCR when ``rapidocr`` and ``onnxruntime`` are installed (the ``ocr``
+    extra), else Tesseract. A named engine is returned even if it is missing: its first
+    page then raises :class:`~renderkit.core.errors.MissingDependencyError` with a hint.
+
+    Raises:
+        ConfigurationError: ``name`` is not an engine renderkit knows.
+    """
+    if name is None:
+        name = "rapidocr" if rapidocr_available() else "tesseract"
+    if name == "rapidocr":
+        return RapidOcr()
+    if name == "tesseract":
+        return TesseractOcr()
+    msg = f"unknown OCR engine {name!r}; choose one of {', '.join(OCR_ENGINES)}"
+    raise ConfigurationError(msg)

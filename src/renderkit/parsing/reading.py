@@ -15,8 +15,10 @@ from __future__ import annotations
 import base64
 import binascii
 import io
+import os
 from typing import Any
 
+import anyio
 import anyio.to_thread
 import attrs
 import pypdfium2
@@ -160,7 +162,7 @@ async def read_document(
     Raises:
         InvalidRequestError: on ``file`` or ``mimeType`` (wrong type, corrupt or encrypted
             PDF, too many pages or pixels).
-        MissingDependencyError: OCR is needed and tesseract is not installed.
+        MissingDependencyError: OCR is needed and the OCR engine is not installed.
     """
     mime_type = check_mime_type(content, mime_type)
     if mime_type == _PDF:
@@ -227,18 +229,35 @@ def _open_pdf(content: bytes, max_pages: int) -> pypdfium2.PdfDocument:
 
 async def _read_pdf(content: bytes, *, ocr: OcrEngine | None, limits: ParseLimits) -> list[Page]:
     pdf = await run_pdfium(_open_pdf, content, limits.max_pages)
+    pages: list[Page | None] = [None] * len(pdf)
+    # Scanned pages are read in parallel, one per core (an OCR engine uses one thread per
+    # page); rendering waits for a free slot, so at most that many page images are in memory.
+    slots = anyio.Semaphore(max(1, os.cpu_count() or 1))
+
+    async def recognize(engine: OcrEngine, image: Image.Image, index: int) -> None:
+        try:
+            pages[index] = await engine.recognize(image, page=index + 1, detect_orientation=True)
+        finally:
+            slots.release()
+
     try:
-        pages: list[Page] = []
-        for index in range(len(pdf)):
-            page, image = await run_pdfium(_read_pdf_page, pdf, index, limits)
-            if page is None:
-                assert image is not None
-                engine = _need_ocr(ocr)
-                page = await engine.recognize(image, page=index + 1, detect_orientation=True)
-            pages.append(page)
-        return pages
+        async with anyio.create_task_group() as tasks:
+            for index in range(len(pages)):
+                await slots.acquire()
+                try:
+                    page, image = await run_pdfium(_read_pdf_page, pdf, index, limits)
+                    if page is None:
+                        assert image is not None
+                        tasks.start_soon(recognize, _need_ocr(ocr), image, index)
+                        continue
+                except BaseException:
+                    slots.release()
+                    raise
+                slots.release()
+                pages[index] = page
     finally:
         await run_pdfium(pdf.close)
+    return [page for page in pages if page is not None]
 
 
 def _read_pdf_page(
