@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import attrs
 
 from renderkit.core import validators as v
+from renderkit.core.converter import checked
 from renderkit.core.errors import InvalidRequestError
 from renderkit.parsing._protocol import FieldProvenance, Usage
 
@@ -52,6 +53,7 @@ def _not_empty(inst: object, attribute: attrs.Attribute[Any], value: str) -> Non
         raise InvalidRequestError.single("file", "is empty: send the document, base64-encoded")
 
 
+@checked
 @attrs.frozen(kw_only=True)
 class ParseRequest:
     """A request to extract structured data from a PDF or an image.

@@ -8,6 +8,7 @@ from typing import ClassVar
 import attrs
 
 from renderkit.core import validators as v
+from renderkit.core.converter import checked
 from renderkit.core.results import FileResult
 
 __all__ = ["DEVICES", "MAX_DELAY_MS", "Device", "ScreenshotRequest", "ScreenshotResult", "Viewport"]
@@ -64,6 +65,7 @@ SCREENSHOT_FORMATS = {
 }
 
 
+@checked
 @attrs.frozen(kw_only=True)
 class Viewport:
     """A viewport overriding the device's.
@@ -84,6 +86,7 @@ def _format(value: object) -> object:
     return value
 
 
+@checked
 @attrs.frozen(kw_only=True)
 class ScreenshotRequest:
     """A request to capture a web page.
