@@ -212,7 +212,8 @@ def _suggest(name: str, known: list[str]) -> str | None:
 
 
 def _unknown(key: object, shape: _Shape) -> FieldError:
-    name = key if isinstance(key, str) else repr(key)
+    # A blank or non-string key is shown quoted, so the message still names something.
+    name = key if isinstance(key, str) and key.strip() else repr(key)
     suggestion = _suggest(name, shape.known)
     if suggestion is not None:
         message = f"is not a known field; did you mean {suggestion}?"

@@ -126,11 +126,18 @@ class ParseRequest:
         hints: str | None = None,
         include_provenance: bool = False,
     ) -> ParseRequest:
-        """Build a request from raw file bytes (base64-encodes them)."""
+        """Build a request from raw file bytes (base64-encodes them).
+
+        Raises:
+            InvalidRequestError: ``content`` is not bytes, or another argument is invalid.
+        """
+        if not isinstance(content, bytes | bytearray | memoryview):
+            raise InvalidRequestError.single("file", "must be bytes")
         return cls(
             file=base64.b64encode(content).decode("ascii"),
             mimeType=mime_type,
-            schema=dict(schema) if schema is not None else None,
+            # Anything but a mapping is left for the constructor to refuse, naming "schema".
+            schema=dict(schema) if isinstance(schema, Mapping) else schema,
             hints=hints,
             include_provenance=include_provenance,
         )
