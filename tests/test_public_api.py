@@ -8,10 +8,11 @@ import sys
 import renderkit
 import renderkit.browser
 import renderkit.storage
+import renderkit.sync
 
 
 def test_every_exported_name_exists_once() -> None:
-    for module in (renderkit, renderkit.browser, renderkit.storage):
+    for module in (renderkit, renderkit.browser, renderkit.storage, renderkit.sync):
         for name in module.__all__:
             assert hasattr(module, name), f"{module.__name__}.{name}"
         assert len(set(module.__all__)) == len(module.__all__)

@@ -1,95 +1,188 @@
-"""Blocking wrappers around renderkit's async API, for scripts.
+"""Blocking twins of renderkit's async API, for scripts and notebooks.
 
-Keep one :class:`Renderkit` open to reuse a warm browser across calls::
+Every async function has a blocking twin here, as a one-shot function and as a method of
+:class:`Renderkit`, which keeps one warm browser (and the other backends) across calls::
 
     from renderkit.sync import Renderkit
 
     with Renderkit() as rk:
         rk.render_image({"template": "og-card", "data": {"title": "Hello"}}).save("card.png")
+        rk.synthesize({"script": "Hello"}).save("hello.mp3")   # no browser involved
 
-In Jupyter, prefer the async API directly (``await renderkit.render_image(...)``): notebooks
-already run an event loop. This facade runs one in a helper thread through anyio's blocking
-portal, so it also works there.
+The facade runs an event loop in a helper thread (anyio's blocking portal), so it also works
+where a loop is already running, as in Jupyter; there, the async API (``await
+renderkit.render_image(...)``) is the more direct choice.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Mapping
-from contextlib import AbstractContextManager
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
 
 import anyio.from_thread
 from anyio.from_thread import BlockingPortal
 
 from renderkit.browser import BrowserConfig, ChromiumPool
-from renderkit.image._models import ImageRequest, ImageResult
-from renderkit.image._render import render_image as _render_image
-from renderkit.pdf._models import PdfRequest, PdfResult
+from renderkit.image import ImageRequest, ImageResult
+from renderkit.image import render_image as _render_image
+from renderkit.parsing import Extractor, ParseRequest, ParseResult
+from renderkit.parsing import parse as _parse
+from renderkit.pdf import PdfRequest, PdfResult
+from renderkit.pdf import render_pdf as _render_pdf
+from renderkit.screenshot import ScreenshotRequest, ScreenshotResult
+from renderkit.screenshot import screenshot as _screenshot
+from renderkit.speech import AudioRequest, AudioResult, SpeechProvider
+from renderkit.speech import synthesize as _synthesize
 from renderkit.storage import Storage
 
-__all__ = ["Renderkit", "render_image", "render_pdf"]
+__all__ = ["Renderkit", "parse", "render_image", "render_pdf", "screenshot", "synthesize"]
+
+R = TypeVar("R")
 
 
 class Renderkit:
-    """A warm browser (and optional storage) behind blocking methods."""
+    """renderkit's five operations as blocking methods, sharing one set of backends.
+
+    Chromium is launched on the first image, PDF or screenshot, never for speech or
+    parsing. Leaving the ``with`` block (or :meth:`close`) closes the browser and every
+    backend given here: they may hold connections opened on the session's own event loop,
+    which only that loop can close.
+    """
 
     def __init__(
-        self, *, browser: BrowserConfig | None = None, storage: Storage | None = None
+        self,
+        *,
+        browser: BrowserConfig | None = None,
+        storage: Storage | None = None,
+        speech: SpeechProvider | None = None,
+        extractor: Extractor | None = None,
     ) -> None:
-        """Configure the browser pool; nothing starts until the ``with`` block."""
+        """Configure the session; nothing starts until the ``with`` block.
+
+        Args:
+            browser: the browser pool's settings (default :class:`BrowserConfig`).
+            storage: when given, every file is stored there and results carry key and URL.
+            speech: the speech provider (default: espeak-ng, see :func:`renderkit.synthesize`).
+            extractor: the document extractor (default: the local rules).
+        """
         self._config = browser or BrowserConfig()
         self._storage = storage
-        self._portal_cm: AbstractContextManager[BlockingPortal] | None = None
+        self._speech = speech
+        self._extractor = extractor
+        self._portal_cm: contextlib.AbstractContextManager[BlockingPortal] | None = None
         self._portal: BlockingPortal | None = None
         self._pool: ChromiumPool | None = None
 
     def __enter__(self) -> Renderkit:
         self._portal_cm = anyio.from_thread.start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
-        self._pool = ChromiumPool(self._config)
-        try:
-            self._portal.call(self._pool.start)
-        except BaseException:
-            self.close()
-            raise
+        # Built on the session's loop; it launches Chromium only when first asked to render.
+        self._pool = self._portal.call(ChromiumPool, self._config)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def close(self) -> None:
-        """Close the browser and stop the helper thread. Idempotent."""
-        if self._portal is not None and self._pool is not None:
-            self._portal.call(self._pool.aclose)
-        if self._portal_cm is not None:
-            self._portal_cm.__exit__(None, None, None)
-        self._portal_cm = self._portal = self._pool = None
+        """Close the browser and the backends, and stop the helper thread. Idempotent."""
+        portal, portal_cm = self._portal, self._portal_cm
+        self._portal = self._portal_cm = None
+        if portal is None or portal_cm is None:
+            return
+        try:
+            portal.call(self._aclose_backends)
+        finally:
+            portal_cm.__exit__(None, None, None)
+            self._pool = None
 
-    def render_image(self, request: ImageRequest | Mapping[str, Any]) -> ImageResult:
-        """Blocking :func:`renderkit.render_image`."""
-        if self._portal is None or self._pool is None:
+    async def _aclose_backends(self) -> None:
+        # An exit stack closes every backend even when one of them fails to close.
+        async with contextlib.AsyncExitStack() as stack:
+            for backend in (self._storage, self._extractor, self._speech, self._pool):
+                if backend is not None:
+                    stack.push_async_callback(backend.aclose)
+
+    def _call(self, function: Callable[..., Awaitable[R]], request: Any, **backends: Any) -> R:
+        """Run ``function(request, **backends)`` on the session's loop and wait for it."""
+        if self._portal is None:
             msg = "use Renderkit inside a with block"
             raise RuntimeError(msg)
-        call = functools.partial(_render_image, request, browser=self._pool, storage=self._storage)
-        return self._portal.call(call)
+        return self._portal.call(functools.partial(function, request, **backends))
+
+    def render_image(self, request: ImageRequest | Mapping[str, Any]) -> ImageResult:
+        """Blocking :func:`renderkit.render_image` (same request, result and errors)."""
+        return self._call(_render_image, request, browser=self._pool, storage=self._storage)
+
+    def render_pdf(self, request: PdfRequest | Mapping[str, Any]) -> PdfResult:
+        """Blocking :func:`renderkit.render_pdf` (same request, result and errors)."""
+        return self._call(_render_pdf, request, browser=self._pool, storage=self._storage)
+
+    def screenshot(self, request: ScreenshotRequest | Mapping[str, Any]) -> ScreenshotResult:
+        """Blocking :func:`renderkit.screenshot` (same request, result and errors)."""
+        return self._call(_screenshot, request, browser=self._pool, storage=self._storage)
+
+    def synthesize(self, request: AudioRequest | Mapping[str, Any]) -> AudioResult:
+        """Blocking :func:`renderkit.synthesize` (same request, result and errors)."""
+        return self._call(_synthesize, request, provider=self._speech, storage=self._storage)
+
+    def parse(self, request: ParseRequest | Mapping[str, Any]) -> ParseResult:
+        """Blocking :func:`renderkit.parse` (same request, result and errors)."""
+        return self._call(_parse, request, extractor=self._extractor)
+
+
+# One-shot twins: a session for one call. For several calls, keep one Renderkit open, so
+# the browser stays warm (each of these launches and closes Chromium when it needs one).
 
 
 def render_image(
-    request: ImageRequest | Mapping[str, Any], *, browser: BrowserConfig | None = None
+    request: ImageRequest | Mapping[str, Any],
+    *,
+    browser: BrowserConfig | None = None,
+    storage: Storage | None = None,
 ) -> ImageResult:
-    """Render one image, launching and closing a browser for this call only.
-
-    Works even where an event loop is already running (a notebook): the browser runs on the
-    facade's own loop thread.
-    """
-    with Renderkit(browser=browser) as rk:
+    """Render one image with a browser launched for this call (see :class:`Renderkit`)."""
+    with Renderkit(browser=browser, storage=storage) as rk:
         return rk.render_image(request)
 
 
 def render_pdf(
-    request: PdfRequest | Mapping[str, Any], *, browser: BrowserConfig | None = None
+    request: PdfRequest | Mapping[str, Any],
+    *,
+    browser: BrowserConfig | None = None,
+    storage: Storage | None = None,
 ) -> PdfResult:
-    """Render one PDF, launching and closing a browser for this call only."""
-    with Renderkit(browser=browser) as rk:
+    """Render one PDF with a browser launched for this call (see :class:`Renderkit`)."""
+    with Renderkit(browser=browser, storage=storage) as rk:
         return rk.render_pdf(request)
+
+
+def screenshot(
+    request: ScreenshotRequest | Mapping[str, Any],
+    *,
+    browser: BrowserConfig | None = None,
+    storage: Storage | None = None,
+) -> ScreenshotResult:
+    """Capture one page with a browser launched for this call (see :class:`Renderkit`)."""
+    with Renderkit(browser=browser, storage=storage) as rk:
+        return rk.screenshot(request)
+
+
+def synthesize(
+    request: AudioRequest | Mapping[str, Any],
+    *,
+    provider: SpeechProvider | None = None,
+    storage: Storage | None = None,
+) -> AudioResult:
+    """Speak one script (no browser is launched; see :class:`Renderkit`)."""
+    with Renderkit(speech=provider, storage=storage) as rk:
+        return rk.synthesize(request)
+
+
+def parse(
+    request: ParseRequest | Mapping[str, Any], *, extractor: Extractor | None = None
+) -> ParseResult:
+    """Parse one document (no browser is launched; see :class:`Renderkit`)."""
+    with Renderkit(extractor=extractor) as rk:
+        return rk.parse(request)

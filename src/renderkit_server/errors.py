@@ -18,6 +18,7 @@ from renderkit import (
     BlockedUrlError,
     BrowserBusyError,
     BrowserUnavailableError,
+    FieldError,
     InvalidRequestError,
     MissingDependencyError,
     NavigationError,
@@ -119,6 +120,13 @@ def _retry_headers(exc: BaseException) -> tuple[dict[str, str], dict[str, Any]]:
     return headers, extra
 
 
+def _field(error: FieldError) -> dict[str, str]:
+    described = {"field": error.field, "message": error.message}
+    if error.suggestion is not None:
+        described["suggestion"] = error.suggestion
+    return described
+
+
 def envelope(exc: BaseException) -> tuple[int, dict[str, Any], dict[str, str]] | None:
     """The status, envelope body and headers of a known error; None for an unexpected one.
 
@@ -129,8 +137,10 @@ def envelope(exc: BaseException) -> tuple[int, dict[str, Any], dict[str, str]] |
         body = {"error": exc.message, "code": exc.code, "status": exc.status}
         return exc.status, body, dict(exc.headers)
     if isinstance(exc, InvalidRequestError):
+        # MISSING_FIELD only when nothing but required fields are absent: an unknown field (a
+        # misspelt option, never silently ignored) is INVALID_FIELD, like a wrong value.
         code = "MISSING_FIELD" if exc.missing else "INVALID_FIELD"
-        fields = [{"field": e.field, "message": e.message} for e in exc.errors]
+        fields = [_field(e) for e in exc.errors]
         return 400, {"error": str(exc), "code": code, "status": 400, "fields": fields}, {}
     mapped = _lookup(exc)
     if mapped is None:
@@ -145,7 +155,7 @@ def envelope(exc: BaseException) -> tuple[int, dict[str, Any], dict[str, str]] |
 
 def exception_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     """Turn any exception into the envelope; unknown errors become a bare 500."""
-    if isinstance(exc, HTTPException):
+    if isinstance(exc, HTTPException):  # ApiError is no HTTPException: handled below
         status = exc.status_code
         code = _HTTP_CODES.get(status, "HTTP_ERROR" if status < 500 else "INTERNAL_ERROR")
         message = exc.detail if status < 500 else "internal error"

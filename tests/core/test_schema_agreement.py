@@ -24,6 +24,7 @@ from renderkit import (
 from renderkit.core.schema import json_schema
 
 PDF_B64 = "JVBERi0xLjcK"  # "%PDF-1.7\n": base64, though not a whole document
+URL = "https://example.com/"
 
 CASES: list[tuple[type, dict[str, Any], bool]] = [
     (PdfRequest, {"template": "custom"}, False),
@@ -52,6 +53,28 @@ CASES: list[tuple[type, dict[str, Any], bool]] = [
     (
         ParseRequest,
         {"file": PDF_B64, "mimeType": "application/pdf", "schema": {"properties": {"a": {}}}},
+        True,
+    ),
+    # Unknown names are refused at every level; both variants' names and aliases are not.
+    (ScreenshotRequest, {"url": URL, "fullpage": True}, False),
+    (ScreenshotRequest, {"url": URL, "fullPage": True, "full_page": True}, True),
+    (ScreenshotRequest, {"url": URL, "viewport": {"width": 800, "height": 600, "x": 1}}, False),
+    (ImageRequest, {"template": "og-card", "data": {"titel": "x"}}, False),
+    (ImageRequest, {"template": "og-card", "data": {"cta_text": "x"}}, True),
+    (PdfRequest, {"template": "invoice", "data": {"items": [{"unit_price": 1, "qty": 1}]}}, False),
+    (PdfRequest, {"template": "invoice", "data": {"items": [{"unit_price": 1}]}}, True),
+    (PdfRequest, {"template": "letter", "data": {"line_items": []}}, False),
+    (PdfRequest, {"template": "report", "data": {"sections": [{"heading": "A", "x": 1}]}}, False),
+    (AudioRequest, {"script": "Hello", "similarity_boost": 0.5}, True),
+    (AudioRequest, {"script": "Hello", "language_code": "en"}, False),
+    (ParseRequest, {"file": PDF_B64, "mimeType": "application/pdf", "provenance": True}, False),
+    (
+        ParseRequest,
+        {
+            "file": PDF_B64,
+            "mimeType": "application/pdf",
+            "schema": {"x-anything": 1, "properties": {"a": {}}},
+        },
         True,
     ),
 ]
@@ -99,3 +122,14 @@ def test_both_names_of_a_field_the_canonical_wins_but_the_alias_must_be_valid() 
         {"template": "og-card", "data": {"cta": "Buy", "cta_text": "Go"}}, ImageRequest
     )
     assert image.data.cta == "Buy"
+
+
+@pytest.mark.parametrize(
+    "model", [ImageRequest, PdfRequest, ScreenshotRequest, AudioRequest, ParseRequest]
+)
+def test_every_object_of_a_request_schema_refuses_extra_properties(model: type) -> None:
+    schema = json_schema(model)
+    nodes = {"(root)": schema, **schema.get("$defs", {})}
+    assert {name: node["additionalProperties"] for name, node in nodes.items()} == dict.fromkeys(
+        nodes, False
+    )

@@ -79,12 +79,21 @@ def test_both_variant_names_resolve_to_the_same_template() -> None:
         )
 
 
-def test_cta_text_is_an_alias_of_cta_and_unknown_fields_are_ignored() -> None:
-    req = structure(
-        {"template": "ogCard", "data": {"cta_text": "Buy"}, "future_field": {"x": 1}},
-        ImageRequest,
-    )
+def test_cta_text_is_an_alias_of_cta() -> None:
+    req = structure({"template": "ogCard", "data": {"cta_text": "Buy"}}, ImageRequest)
     assert req.data.cta == "Buy"
+
+
+def test_unknown_fields_are_refused_at_the_top_level_and_in_data() -> None:
+    # Reverses the earlier "ignore unknown fields" decision (DECISIONS.md, issue #12).
+    with pytest.raises(InvalidRequestError) as info:
+        structure(
+            {"template": "ogCard", "data": {"titel": "Hi"}, "future_field": {"x": 1}},
+            ImageRequest,
+        )
+    assert fields_of(info.value) == ["future_field", "data.titel"]
+    assert [e.unknown for e in info.value.errors] == [True, True]
+    assert info.value.errors[1].suggestion == "title"
 
 
 def test_jpg_is_accepted_as_jpeg() -> None:

@@ -130,9 +130,12 @@ def test_local_and_premade_voice_ids_pass_model_validation() -> None:
         assert structure({"script": "Hi", "voice_id": voice}, AudioRequest).voice_id == voice
 
 
-def test_unknown_fields_are_ignored() -> None:
-    request = structure({"script": "Hi", "language_code": "en"}, AudioRequest)
-    assert request.script == "Hi"
+def test_unknown_fields_are_refused_naming_them() -> None:
+    # Reverses the earlier "ignore unknown fields" decision (DECISIONS.md, issue #12).
+    with pytest.raises(InvalidRequestError) as exc:
+        structure({"script": "Hi", "language_code": "en", "voice": "de"}, AudioRequest)
+    assert fields(exc) == ["language_code", "voice"]
+    assert [e.suggestion for e in exc.value.errors] == [None, "voice_id"]
 
 
 def test_encodings_match_variant_b() -> None:

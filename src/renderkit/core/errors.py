@@ -65,11 +65,15 @@ class FieldError:
         field: dotted path of the field, e.g. ``data.brand_color`` or ``items[3].quantity``.
         message: what is wrong, without the field name (``must be a string``).
         missing: True when the field was required and absent.
+        unknown: True when no variant of the request defines the field (often a misspelling).
+        suggestion: for an unknown field, the known field it most resembles, if any.
     """
 
     field: str
     message: str
     missing: bool = False
+    unknown: bool = False
+    suggestion: str | None = None
 
     def __str__(self) -> str:
         return f"{self.field}: {self.message}"

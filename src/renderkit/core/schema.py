@@ -63,6 +63,8 @@ def _validator_schema(validator: Any) -> dict[str, Any]:
         return {"minimum": validator.low, "maximum": validator.high}
     if isinstance(validator, v._MaxLength):
         return {"maxLength": validator.limit}
+    if isinstance(validator, v._MaxItems):
+        return {"maxItems": validator.limit}
     if isinstance(validator, v._Choice):
         return {"enum": list(validator.options)}
     if isinstance(validator, v._CurrencyCode):
@@ -123,7 +125,12 @@ def _object_schema(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
         properties[name] = schema
     for alias, canonical in getattr(cls, ALIASES_ATTR, {}).items():
         properties[alias] = {**properties[canonical], "description": f"Alias of `{canonical}`."}
-    out: dict[str, Any] = {"type": "object", "properties": properties}
+    # The converter refuses names no variant defines, at every level.
+    out: dict[str, Any] = {
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": False,
+    }
     if required:
         out["required"] = required
     # Cross-field rules a model states in JSON Schema terms (e.g. "html only with custom").
@@ -138,8 +145,8 @@ def _object_schema(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
 def json_schema(cls: type) -> dict[str, Any]:
     """A JSON Schema (2020-12) for structuring ``cls`` from JSON.
 
-    Unknown properties are allowed, as the converter ignores them. Nested models are placed in
-    ``$defs`` and referenced.
+    Unknown properties are refused (``additionalProperties: false``), as the converter refuses
+    them. Nested models are placed in ``$defs`` and referenced.
     """
     defs: dict[str, Any] = {}
     schema = _object_schema(cls, defs)

@@ -21,8 +21,10 @@ from renderkit.core.errors import InvalidRequestError
 __all__ = [
     "choice",
     "css_color",
+    "currency_code",
     "http_url",
     "in_range",
+    "max_items",
     "max_length",
     "optional",
 ]
@@ -238,8 +240,12 @@ class _HttpUrl:
             _fail(attribute, "is too long")
         if self.allow_data_image and value.startswith("data:image/"):
             return
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        try:
+            parts = urlsplit(value)
+            valid = parts.scheme in ("http", "https") and bool(parts.hostname)
+        except ValueError:  # e.g. an unbalanced "[" in the host
+            valid = False
+        if not valid:
             allowed = "an http(s) URL" + (" or a data:image/ URL" if self.allow_data_image else "")
             _fail(attribute, f"must be {allowed}")
 
@@ -261,7 +267,11 @@ class _InRange:
 
 
 def _number(value: float) -> str:
-    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
+    if isinstance(value, int):
+        text = f"{value:,}"
+        # A 400-digit integer is not worth echoing in full.
+        return text if len(text) <= 24 else f"{text[:12]}…"
+    return f"{int(value):,}" if value.is_integer() else f"{value:g}"
 
 
 def in_range(low: float, high: float) -> Any:
@@ -290,6 +300,21 @@ class _Choice:
     def __call__(self, inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
         if value not in self.options:
             _fail(attribute, f"must be one of {', '.join(self.options)} (got {value[:40]!r})")
+
+
+@attrs.frozen
+class _MaxItems:
+    limit: int
+    noun: str
+
+    def __call__(self, inst: object, attribute: attrs.Attribute[Any], value: list[Any]) -> None:
+        if len(value) > self.limit:
+            _fail(attribute, f"at most {self.limit:,} {self.noun} (got {len(value):,})")
+
+
+def max_items(limit: int, *, noun: str = "items") -> Any:
+    """Accept lists of at most ``limit`` elements (``noun`` names them in the message)."""
+    return _MaxItems(limit, noun)
 
 
 def choice(options: Iterable[str]) -> Any:

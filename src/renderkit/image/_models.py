@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import attrs
 
 from renderkit.core import validators as v
+from renderkit.core.converter import checked
 from renderkit.core.errors import InvalidRequestError
 from renderkit.core.media import MAX_PIXELS, media_types
 from renderkit.core.results import FileResult
@@ -73,6 +74,7 @@ def _color() -> Any:
     return attrs.field(default=None, validator=v.optional(v.css_color()))
 
 
+@checked
 @attrs.frozen(kw_only=True)
 class ImageData:
     """Template variables: the union of both interface variants' fields (all optional).
@@ -114,6 +116,7 @@ def _normalise_format(value: str) -> str:
     return _FORMAT_ALIASES.get(value.lower(), value.lower()) if isinstance(value, str) else value
 
 
+@checked
 @attrs.frozen(kw_only=True)
 class ImageRequest:
     """A request to render an image from a named template or custom HTML.

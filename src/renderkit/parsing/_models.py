@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import attrs
 
 from renderkit.core import validators as v
+from renderkit.core.converter import checked
 from renderkit.core.errors import InvalidRequestError
 from renderkit.parsing._protocol import FieldProvenance, Usage
 
@@ -52,6 +53,7 @@ def _not_empty(inst: object, attribute: attrs.Attribute[Any], value: str) -> Non
         raise InvalidRequestError.single("file", "is empty: send the document, base64-encoded")
 
 
+@checked
 @attrs.frozen(kw_only=True)
 class ParseRequest:
     """A request to extract structured data from a PDF or an image.
@@ -124,11 +126,18 @@ class ParseRequest:
         hints: str | None = None,
         include_provenance: bool = False,
     ) -> ParseRequest:
-        """Build a request from raw file bytes (base64-encodes them)."""
+        """Build a request from raw file bytes (base64-encodes them).
+
+        Raises:
+            InvalidRequestError: ``content`` is not bytes, or another argument is invalid.
+        """
+        if not isinstance(content, bytes | bytearray | memoryview):
+            raise InvalidRequestError.single("file", "must be bytes")
         return cls(
             file=base64.b64encode(content).decode("ascii"),
             mimeType=mime_type,
-            schema=dict(schema) if schema is not None else None,
+            # Anything but a mapping is left for the constructor to refuse, naming "schema".
+            schema=dict(schema) if isinstance(schema, Mapping) else schema,
             hints=hints,
             include_provenance=include_provenance,
         )

@@ -10,8 +10,8 @@ import attrs
 from babel.numbers import get_currency_precision
 
 from renderkit.core import validators as v
-from renderkit.core.converter import _flatten, converter
-from renderkit.core.errors import FieldError, InvalidRequestError
+from renderkit.core.converter import checked
+from renderkit.core.errors import InvalidRequestError
 from renderkit.core.results import FileResult
 
 __all__ = [
@@ -68,6 +68,11 @@ def _color() -> Any:
     return attrs.field(default=None, validator=v.optional(v.css_color()))
 
 
+def _upper(value: object) -> object:
+    return value.upper() if isinstance(value, str) else value
+
+
+@checked
 @attrs.frozen(kw_only=True)
 class LineItem:
     """One invoice line.
@@ -83,6 +88,7 @@ class LineItem:
     unit_price: float = attrs.field(validator=v.in_range(-1e12, 1e12))
 
 
+@checked
 @attrs.frozen(kw_only=True)
 class InvoiceData:
     """Invoice fields (variant A names are accepted as aliases).
@@ -127,22 +133,19 @@ class InvoiceData:
     due_date: str | None = _text(100)
     currency: str = attrs.field(
         default="USD",
-        converter=lambda c: c.upper() if isinstance(c, str) else c,
+        converter=_upper,
         validator=v.currency_code(),
     )
-    line_items: list[LineItem] = attrs.field(factory=list)
+    line_items: list[LineItem] = attrs.field(
+        factory=list, validator=v.max_items(MAX_LINE_ITEMS, noun="line items per invoice")
+    )
     tax_rate: float | None = attrs.field(default=None, validator=v.optional(v.in_range(0, 100)))
     discount: float | None = attrs.field(default=None, validator=v.optional(v.in_range(0, 1e12)))
     notes: str | None = _text(5_000)
     brand_color: str | None = _color()
 
-    @line_items.validator
-    def _check_items(self, attribute: attrs.Attribute[Any], value: list[LineItem]) -> None:
-        if len(value) > MAX_LINE_ITEMS:
-            msg = f"at most {MAX_LINE_ITEMS:,} line items per invoice (got {len(value):,})"
-            raise InvalidRequestError.single("line_items", msg)
 
-
+@checked
 @attrs.frozen(kw_only=True)
 class CertificateData:
     """Certificate fields (always rendered landscape).
@@ -176,6 +179,7 @@ class CertificateData:
     signature_url: str | None = _url()
 
 
+@checked
 @attrs.frozen(kw_only=True)
 class ReportSection:
     """One report section.
@@ -191,6 +195,7 @@ class ReportSection:
     bullets: list[str] = attrs.field(factory=list)
 
 
+@checked
 @attrs.frozen(kw_only=True)
 class ReportData:
     """Report fields.
@@ -213,15 +218,12 @@ class ReportData:
     company_name: str | None = _text(300)
     logo_url: str | None = _url()
     brand_color: str | None = _color()
-    sections: list[ReportSection] = attrs.field(factory=list)
-
-    @sections.validator
-    def _check_sections(self, attribute: attrs.Attribute[Any], value: list[Any]) -> None:
-        if len(value) > MAX_SECTIONS:
-            msg = f"at most {MAX_SECTIONS} sections (got {len(value)})"
-            raise InvalidRequestError.single("sections", msg)
+    sections: list[ReportSection] = attrs.field(
+        factory=list, validator=v.max_items(MAX_SECTIONS, noun="sections")
+    )
 
 
+@checked
 @attrs.frozen(kw_only=True)
 class LetterData:
     """Letter fields.
@@ -259,6 +261,7 @@ class LetterData:
     brand_color: str | None = _color()
 
 
+@checked
 @attrs.frozen(kw_only=True)
 class CustomData:
     """Data of a custom document (variant A puts the HTML here).
@@ -279,6 +282,18 @@ _DATA_CLASSES: dict[str, type] = {
 }
 
 PdfData = InvoiceData | CertificateData | ReportData | LetterData | CustomData
+
+
+def _data_class(template: object) -> type | None:
+    """The data model of a template name; None for a name that is not a template."""
+    kind = PDF_TEMPLATES.get(template) if isinstance(template, str) else None
+    return _DATA_CLASSES[kind] if kind is not None else None
+
+
+def _default_data(request: PdfRequest) -> PdfData:
+    # Runs before validation, so the template may still be unknown here.
+    data: PdfData = (_data_class(request.template) or CustomData)()
+    return data
 
 
 def _page_size(value: object) -> object:
@@ -333,6 +348,7 @@ def _schema_extra() -> dict[str, Any]:
     return {"allOf": rules}
 
 
+@checked
 @attrs.frozen(kw_only=True)
 class PdfRequest:
     """A request to render a PDF from a document template or custom HTML.
@@ -355,7 +371,7 @@ class PdfRequest:
     __rk_schema_extra__: ClassVar[dict[str, Any]] = {}
 
     template: str = attrs.field(validator=v.choice(PDF_TEMPLATES))
-    data: PdfData = attrs.field(factory=CustomData)
+    data: PdfData = attrs.field(default=attrs.Factory(_default_data, takes_self=True))
     html: str | None = attrs.field(default=None, validator=v.optional(v.max_length(5_000_000)))
     page_size: str = attrs.field(default="A4", converter=_page_size, validator=v.choice(PAGE_SIZES))
     landscape: bool = False
@@ -379,6 +395,11 @@ class PdfRequest:
             field = "header_html" if self.header_html is not None else "footer_html"
             raise InvalidRequestError.single(field, "is only valid when template is custom")
 
+    @staticmethod
+    def __rk_field_types__(given: Mapping[str, Any]) -> dict[str, Any]:
+        # ``data`` is the template's model; after an unknown template, it is not checked.
+        return {"data": _data_class(given.get("template")) or Any}
+
     @property
     def kind(self) -> str:
         """The canonical template name (invoice, certificate, report, letter, custom)."""
@@ -397,50 +418,6 @@ class PdfRequest:
         return True if self.kind == "certificate" else self.landscape
 
 
-def _structure_pdf_request(value: Any, _: type) -> PdfRequest:
-    if not isinstance(value, Mapping):
-        msg = "must be an object"
-        raise TypeError(msg)
-    fields = {f.name for f in attrs.fields(PdfRequest)}
-    top = {k: value[k] for k in fields if k in value and k != "data"}
-    template = top.get("template")
-    kind = PDF_TEMPLATES.get(template) if isinstance(template, str) else None
-    data_cls = _DATA_CLASSES.get(kind or "custom", CustomData)
-    raw = value.get("data")
-    errors: list[FieldError] = []
-    data: Any = data_cls()
-    if raw is not None:
-        try:
-            data = converter.structure(raw, data_cls)
-        except Exception as exc:  # re-raised below as field errors under "data"
-            errors.extend(_flatten(exc, "data"))
-    try:
-        header = converter.structure(top, _PdfOptions)
-    except Exception as exc:  # collected with the data errors
-        errors[:0] = _flatten(exc, "")
-        header = None
-    if errors:
-        raise InvalidRequestError(errors)
-    assert header is not None
-    return PdfRequest(data=data, **attrs.asdict(header, recurse=False))
-
-
-@attrs.frozen(kw_only=True)
-class _PdfOptions:
-    """The top-level fields of a PdfRequest, type-checked before cross-field validation."""
-
-    template: str
-    html: str | None = None
-    page_size: str = "A4"
-    landscape: bool = False
-    margin: str = "normal"
-    header_html: str | None = None
-    footer_html: str | None = None
-    title: str | None = None
-    author: str | None = None
-
-
-converter.register_structure_hook(PdfRequest, _structure_pdf_request)
 PdfRequest.__rk_schema_extra__.update(_schema_extra())
 
 
@@ -464,8 +441,7 @@ class PdfResult(FileResult):
     template: str
     key: str | None = None
     url: str | None = None
-
-    format: ClassVar[str] = "pdf"
+    format: str = attrs.field(default="pdf", init=False)
 
     def _repr_png_(self) -> bytes:
         # Jupyter: show the first page.

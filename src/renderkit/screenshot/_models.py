@@ -8,6 +8,7 @@ from typing import ClassVar
 import attrs
 
 from renderkit.core import validators as v
+from renderkit.core.converter import checked
 from renderkit.core.media import media_types
 from renderkit.core.results import FileResult
 
@@ -60,6 +61,7 @@ DEVICES: dict[str, Device] = {
 SCREENSHOT_FORMATS = media_types("png", "jpeg", "webp", "pdf")
 
 
+@checked
 @attrs.frozen(kw_only=True)
 class Viewport:
     """A viewport overriding the device's.
@@ -80,6 +82,7 @@ def _format(value: object) -> object:
     return value
 
 
+@checked
 @attrs.frozen(kw_only=True)
 class ScreenshotRequest:
     """A request to capture a web page.

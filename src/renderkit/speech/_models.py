@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import attrs
 
 from renderkit.core import validators as v
+from renderkit.core.converter import checked
 from renderkit.core.errors import InvalidRequestError
 from renderkit.core.media import MEDIA_TYPES
 
@@ -139,6 +140,7 @@ def _voice_id(inst: object, attribute: attrs.Attribute[Any], value: str) -> None
         raise InvalidRequestError.single("voice_id", msg)
 
 
+@checked
 @attrs.frozen(kw_only=True)
 class AudioRequest:
     """A request to turn a script into speech.
