@@ -3,13 +3,22 @@
 The library is a set of async functions that take a request (an attrs model or a plain
 JSON-like dict) and the backends they need, and return frozen results::
 
+    import asyncio
+
     from renderkit import render_image
     from renderkit.browser import ChromiumPool
 
-    async with ChromiumPool() as browser:
-        result = await render_image({"template": "og-card", "data": {"title": "Hi"}},
-                                    browser=browser)
-        result.save("card.png")
+    async def main() -> None:
+        async with ChromiumPool() as browser:
+            result = await render_image({"template": "og-card", "data": {"title": "Hi"}},
+                                        browser=browser)
+            result.save("card.png")
+
+    asyncio.run(main())  # in Jupyter, await the body of main() directly
+
+Each capability is a package (:mod:`renderkit.image`, :mod:`renderkit.pdf`,
+:mod:`renderkit.screenshot`, :mod:`renderkit.speech`, :mod:`renderkit.parsing`) whose public
+names are re-exported here.
 
 Nothing happens at import time and no environment variable is read: configuration is passed
 in. Blocking wrappers live in :mod:`renderkit.sync`.
