@@ -8,14 +8,18 @@ import xml.etree.ElementTree as ET
 import defusedxml
 import defusedxml.ElementTree
 
+from renderkit.parsing.einvoice._common import one_line
+
 __all__ = [
     "MAX_XML_BYTES",
     "XmlRefusedError",
     "children",
     "first",
+    "in_currency",
     "local_name",
     "namespace",
     "parse_xml",
+    "postal_address",
     "text",
 ]
 
@@ -93,3 +97,28 @@ def text(element: ET.Element | None, *paths: str) -> str | None:
         return None
     value = re.sub(r"\s+", " ", found.text).strip()
     return value or None
+
+
+def in_currency(amounts: list[ET.Element], currency: str | None) -> str | None:
+    """The amount given in ``currency`` (or without a currency), else the first one.
+
+    Both syntaxes may state the tax total twice: in the invoice currency and in the tax or
+    accounting currency; the one to report is the invoice currency's.
+    """
+    for element in amounts:
+        if element.get("currencyID") in (None, currency):
+            return text(element)
+    return text(amounts[0]) if amounts else None
+
+
+def postal_address(
+    element: ET.Element | None, *, lines: tuple[str, ...], postcode: str, city: str, country: str
+) -> str | None:
+    """An address element on one line: street lines, postcode and city, country code.
+
+    Each syntax names the parts differently; the order they are written in is the same.
+    """
+    if element is None:
+        return None
+    place = " ".join(p for p in (text(element, postcode), text(element, city)) if p) or None
+    return one_line([*(text(element, line) for line in lines), place, text(element, country)])

@@ -8,9 +8,17 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from renderkit.parsing.einvoice._common import iban, iso_date, one_line, unit_price
+from renderkit.parsing.einvoice._common import iban, iso_date, unit_price
 from renderkit.parsing.einvoice._model import EInvoice, EInvoiceLine, amount, quantity
-from renderkit.parsing.einvoice._xml import children, first, local_name, namespace, text
+from renderkit.parsing.einvoice._xml import (
+    children,
+    first,
+    in_currency,
+    local_name,
+    namespace,
+    postal_address,
+    text,
+)
 
 __all__ = ["is_cii", "read_cii"]
 
@@ -50,7 +58,7 @@ def read_cii(root: ET.Element) -> EInvoice:
         ),
         total=amount(text(summation, "GrandTotalAmount")),
         subtotal=amount(text(summation, "TaxBasisTotalAmount")),
-        tax=amount(_in_currency(children(summation, "TaxTotalAmount"), currency)),
+        tax=amount(in_currency(children(summation, "TaxTotalAmount"), currency)),
         currency=currency,
         vat_id=text(seller, "SpecifiedTaxRegistration/ID[@schemeID='VA']"),
         iban=iban(
@@ -71,27 +79,13 @@ def _date(element: ET.Element | None) -> str | None:
     return None if element is None else iso_date(text(element), element.get("format"))
 
 
-def _in_currency(amounts: list[ET.Element], currency: str | None) -> str | None:
-    # The tax total may be given twice: in the invoice currency and in the accounting
-    # currency (BT-111); the one to report is the invoice currency's.
-    for element in amounts:
-        if element.get("currencyID") in (None, currency):
-            return text(element)
-    return text(amounts[0]) if amounts else None
-
-
 def _address(element: ET.Element | None) -> str | None:
-    if element is None:
-        return None
-    postcode, city = text(element, "PostcodeCode"), text(element, "CityName")
-    return one_line(
-        [
-            text(element, "LineOne"),
-            text(element, "LineTwo"),
-            text(element, "LineThree"),
-            " ".join(p for p in (postcode, city) if p) or None,
-            text(element, "CountryID"),
-        ]
+    return postal_address(
+        element,
+        lines=("LineOne", "LineTwo", "LineThree"),
+        postcode="PostcodeCode",
+        city="CityName",
+        country="CountryID",
     )
 
 

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from renderkit.parsing.einvoice._common import iban, iso_date, one_line, unit_price
+from renderkit.parsing.einvoice._common import iban, iso_date, unit_price
 from renderkit.parsing.einvoice._model import EInvoice, EInvoiceLine, amount, quantity
-from renderkit.parsing.einvoice._xml import children, first, local_name, namespace, text
+from renderkit.parsing.einvoice._xml import (
+    children,
+    first,
+    in_currency,
+    local_name,
+    namespace,
+    postal_address,
+    text,
+)
 
 __all__ = ["is_ubl", "read_ubl"]
 
@@ -63,24 +71,16 @@ def _tax(root: ET.Element, currency: str | None) -> str | None:
     amounts = [
         a for a in (first(t, "TaxAmount") for t in children(root, "TaxTotal")) if a is not None
     ]
-    for element in amounts:
-        if element.get("currencyID") in (None, currency):
-            return text(element)
-    return text(amounts[0]) if amounts else None
+    return in_currency(amounts, currency)
 
 
 def _address(element: ET.Element | None) -> str | None:
-    if element is None:
-        return None
-    postcode, city = text(element, "PostalZone"), text(element, "CityName")
-    return one_line(
-        [
-            text(element, "StreetName"),
-            text(element, "AdditionalStreetName"),
-            text(element, "AddressLine/Line"),
-            " ".join(p for p in (postcode, city) if p) or None,
-            text(element, "Country/IdentificationCode"),
-        ]
+    return postal_address(
+        element,
+        lines=("StreetName", "AdditionalStreetName", "AddressLine/Line"),
+        postcode="PostalZone",
+        city="CityName",
+        country="Country/IdentificationCode",
     )
 
 
