@@ -24,7 +24,7 @@ from renderkit.parsing._fields import Found, clean
 from renderkit.parsing.identifiers import legal_forms
 from renderkit.parsing.keyvalues import KeyValue, find_labels
 from renderkit.parsing.layout import PageLayout, Segment
-from renderkit.parsing.lexicons import load_lexicon
+from renderkit.parsing.lexicons import load_lexicon, load_terms, tokens
 
 __all__ = ["Party", "issuer", "parties"]
 
@@ -85,7 +85,11 @@ def _heading_role(segment: Segment) -> str | None:
 
 def _document_field(segment: Segment) -> bool:
     hits = find_labels(segment, load_lexicon())
-    return bool(hits) and hits[0].start == 0 and hits[0].concept in _DOCUMENT_FIELDS
+    if not hits or hits[0].start != 0 or hits[0].concept not in _DOCUMENT_FIELDS:
+        return False
+    # "Nummer:" alone in a party block is the party's number, not the invoice's.
+    marks = load_terms().number_marks
+    return not all(t in marks for t, _, _ in tokens(hits[0].text))
 
 
 def _region(layout: PageLayout, kv: KeyValue) -> tuple[Segment, ...]:
