@@ -59,3 +59,80 @@ def test_invoice_fields_come_from_labels_tables_and_checked_arithmetic() -> None
     ]
     assert result.fields["total"].confidence >= 0.9
     assert result.warnings == ()
+
+
+def _fields(cells: list[tuple[float, float, str]]) -> dict[str, object]:
+    document = Document(mime_type="application/pdf", content=b"", pages=(_page(cells),))
+    return {name: found.value for name, found in invoice_fields(document).fields.items()}
+
+
+def test_the_issuer_is_the_name_in_the_seller_block_not_its_label_nor_the_buyer() -> None:
+    values = _fields(
+        [
+            (0.05, 0.05, "Rechnung Nr. RE-42 vom 03.03.2024"),
+            (0.05, 0.15, "Verkäufer"),
+            (0.05, 0.17, "Nummer:"), (0.40, 0.17, "5511"),
+            (0.05, 0.19, "Name:"), (0.40, 0.19, "Holzbau Kramer GmbH"),
+            (0.05, 0.21, "USt-IdNr.:"), (0.40, 0.21, "DE136695976"),
+            (0.05, 0.30, "Käufer"),
+            (0.05, 0.32, "Nummer:"), (0.40, 0.32, "7788"),
+            (0.05, 0.34, "Name:"), (0.40, 0.34, "Bäckerei Sommer KG"),
+            (0.05, 0.36, "USt-IdNr.:"), (0.40, 0.36, "DE234567890"),
+        ]
+    )  # fmt: skip
+    assert values["company"] == "Holzbau Kramer GmbH"
+    assert values["customer"] == "Bäckerei Sommer KG"
+    assert values["vat_id"] == "DE136695976"
+    # The numbers in the party blocks are the parties', the title's is the invoice's.
+    assert values["number"] == "RE-42"
+
+
+def test_a_compound_title_word_gives_the_invoice_number() -> None:
+    values = _fields([(0.05, 0.05, "Handelsrechnung (380) Nr. E2024-0815 vom 03.03.2024")])
+    assert values["number"] == "E2024-0815"
+
+
+def test_a_longer_label_ending_in_a_colon_is_not_the_invoice_number() -> None:
+    values = _fields(
+        [
+            (0.50, 0.05, "FACTURE N° :"), (0.80, 0.05, "F2024001"),
+            (0.05, 0.20, "N° DE CLIENT : CLI-77"),
+            (0.05, 0.22, "N° DE FACTURE ASSOCIÉE : F2023999"),
+        ]
+    )  # fmt: skip
+    assert values["number"] == "F2024001"
+
+
+def test_the_buyer_vat_id_is_not_the_seller_s() -> None:
+    values = _fields(
+        [
+            (0.05, 0.05, "Invoice INV-9"),
+            (0.05, 0.10, "Your VAT ID: DE234567890"),
+            (0.05, 0.60, "Our VAT ID: DE136695976"),
+        ]
+    )
+    assert values["vat_id"] == "DE136695976"
+
+
+def test_the_due_date_follows_from_payment_terms_in_days() -> None:
+    for terms in ("Payable within 30 days", "Zahlbar innerhalb 30 Tagen", "Paiement à 30 jours"):
+        values = _fields([(0.05, 0.05, "Invoice date: 01.03.2024"), (0.05, 0.50, terms)])
+        assert values["due_date"] == "2024-03-31", terms
+
+
+def test_a_labelled_iban_failing_its_checksum_is_reported_low_with_a_warning() -> None:
+    cells = [(0.05, 0.05, "Invoice INV-9"), (0.05, 0.60, "IBAN: DE12 1234 5678 9012 3456 78")]
+    document = Document(mime_type="application/pdf", content=b"", pages=(_page(cells),))
+    result = invoice_fields(document)
+    assert result.fields["iban"].value == "DE12123456789012345678"
+    assert result.fields["iban"].confidence <= 0.3
+    assert any("checksum" in w for w in result.warnings)
+
+
+def test_a_valid_iban_is_reported_confidently_without_a_warning() -> None:
+    cells = [(0.05, 0.05, "Invoice INV-9"), (0.05, 0.60, "IBAN: DE08 7009 0100 1234 5678 90")]
+    document = Document(mime_type="application/pdf", content=b"", pages=(_page(cells),))
+    result = invoice_fields(document)
+    assert result.fields["iban"].value == "DE08700901001234567890"
+    assert result.fields["iban"].confidence >= 0.9
+    assert result.warnings == ()

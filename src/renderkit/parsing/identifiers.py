@@ -78,10 +78,12 @@ def find_vat_ids(text: str) -> list[tuple[str, int]]:
     out: list[tuple[str, int]] = []
     for match in _VAT_START.finditer(upper):
         # Printed ids may be grouped ("DE 123 456 789"): try the longest run of groups first.
-        pieces = re.split(r"[ .,;:)\u00a0]", upper[match.end() : match.end() + 20].strip())
+        # The id ends at the line's end: the next line's words are not part of it.
+        window = upper[match.end() : match.end() + 20].split("\n")[0]
+        pieces = re.split(r"[ .,;:)\u00a0]", window.strip())
         for count in range(len(pieces), 0, -1):
             candidate = match.group(1) + "".join(pieces[:count])
             if valid_vat_id(candidate) and not valid_iban(candidate):
-                out.append((candidate, match.start()))
+                out.append((re.sub(r"[\s.\-]", "", candidate), match.start()))
                 break
     return out

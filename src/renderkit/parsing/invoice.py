@@ -15,13 +15,16 @@ from decimal import Decimal
 
 import attrs
 
-from renderkit.parsing._fields import Found, clean
+from renderkit.parsing._fields import Found
 from renderkit.parsing._protocol import Document, Line
 from renderkit.parsing._values import CURRENCY_SYMBOLS, find_dates
-from renderkit.parsing.identifiers import find_ibans, find_vat_ids, legal_forms
+from renderkit.parsing.confidence import failed_check
+from renderkit.parsing.identifiers import find_ibans, find_vat_ids, valid_iban
 from renderkit.parsing.keyvalues import KeyValue, Value, key_values, where_weight
 from renderkit.parsing.layout import PageLayout, Segment, layout_document
+from renderkit.parsing.lexicons import fold, load_lexicon, load_terms, tokens
 from renderkit.parsing.numbers import NumberFormat, detect_format, find_money
+from renderkit.parsing.parties import Party, issuer, parties
 from renderkit.parsing.tables import LineItem, find_tables, table_rows
 
 __all__ = ["InvoiceFields", "invoice_fields"]
@@ -181,96 +184,6 @@ def _totals(
     return out, warnings
 
 
-def _segments(layouts: Sequence[PageLayout]) -> list[Segment]:
-    return [s for layout in layouts for row in layout.rows for s in row.segments]
-
-
-def _block_text(layout: PageLayout, segment: Segment) -> list[Segment]:
-    block = layout.block_of(segment)
-    return list(block.segments) if block else [segment]
-
-
-def _party_block(
-    layouts: Sequence[PageLayout], pairs: Sequence[KeyValue], concept: str
-) -> list[Segment]:
-    """The block a ``customer``/``seller`` label introduces (below it, or right of it)."""
-    for kv in pairs:
-        if kv.concept != concept or kv.strength < 1.0:
-            continue
-        layout = next(p for p in layouts if p.number == kv.hit.segment.page)
-        if not kv.hit.whole:
-            # "Bill to: Contoso Ltd" on one line, the address below it; without the colon the
-            # word is more likely part of a name ("Supplier Ltd").
-            text = kv.hit.segment.text
-            if not re.match(r"\s*[:：]", text[kv.hit.end :]):
-                continue
-            return _block_text(layout, kv.hit.segment)
-        segs = _block_text(layout, kv.hit.segment)
-        after = segs[segs.index(kv.hit.segment) + 1 :]
-        if after:
-            return after
-        for value in kv.values:
-            for s in _segments([layout]):
-                if s.bbox == value.bbox:
-                    return _block_text(layout, s)
-    return []
-
-
-def _party_name(segments: Sequence[Segment], label_first: bool = False) -> str | None:
-    for segment in segments:
-        text = clean(segment.text)
-        if label_first:
-            text = re.sub(r"^[^:]{1,30}:\s*", "", text)
-        if sum(c.isalpha() for c in text) >= 2:
-            return text
-    return None
-
-
-_LEGAL: re.Pattern[str] | None = None
-
-
-def _legal() -> re.Pattern[str]:
-    global _LEGAL
-    if _LEGAL is None:
-        forms = sorted(legal_forms(), key=len, reverse=True)
-        _LEGAL = re.compile(r"\b(" + "|".join(re.escape(f) for f in forms) + r")(?=$|[\s,·|)])")
-    return _LEGAL
-
-
-def _issuer(
-    layouts: Sequence[PageLayout], pairs: Sequence[KeyValue], customer: list[Segment]
-) -> Found | None:
-    seller = _party_block(layouts, pairs, "seller")
-    name = _party_name(seller, label_first=True)
-    if name:
-        return Found(value=name, confidence=0.85, lines=(seller[0].as_line(),))
-    excluded = {clean(s.text) for s in customer}
-    counts: dict[str, tuple[int, Segment]] = {}
-    for segment in _segments(layouts):
-        # A sender line "Company GmbH · Street 1 · 12345 Town": the part with the legal form.
-        for part in re.split(r"\s[·|•,–-]\s|,\s", segment.text):
-            match = _legal().search(part)
-            if match is None:
-                continue
-            name = clean(part[: match.end()])
-            if name in excluded or len(name) > 60 or sum(c.isalpha() for c in name) < 4:
-                continue
-            if len(name.split()) < 2:
-                continue
-            count, first = counts.get(name, (0, segment))
-            counts[name] = (count + 1, first)
-    if counts:
-        name = max(counts, key=lambda n: (counts[n][0], -counts[n][1].page, -counts[n][1].bbox[1]))
-        return Found(value=name, confidence=0.7, lines=(counts[name][1].as_line(),))
-    # Otherwise the first text at the top of the first page, if it is not the customer's.
-    for segment in _segments(layouts[:1]):
-        text = clean(segment.text)
-        if text in excluded or sum(c.isalpha() for c in text) < 3 or re.search(r"\d{3}", text):
-            continue
-        return Found(value=text, confidence=0.4, lines=(segment.as_line(),))
-    return None
-
-
 def _currency(pairs: Sequence[KeyValue], text: str) -> Found | None:
     for kv in pairs:
         if kv.concept == "currency":
@@ -289,6 +202,64 @@ def _currency(pairs: Sequence[KeyValue], text: str) -> Found | None:
     return Found(value=code, confidence=0.8 if len(counts) == 1 else 0.6)
 
 
+def _title_number(layouts: Sequence[PageLayout], day_first: bool) -> Found | None:
+    """The number after the document's title: "Handelsrechnung (380) Nr. E2018 vom ...".
+
+    Such a title names the document itself, so its number is the invoice number even where
+    the title word is a compound or other words sit between it and the number mark.
+    """
+    lexicon, terms = load_lexicon(), load_terms()
+    for layout in layouts[:1]:
+        for row in layout.rows:
+            for segment in row.segments:
+                toks = tokens(segment.text)
+                words = [t for t, _, _ in toks]
+                for index, word in enumerate(words[:3]):
+                    titled = any(c == "document_title" for c, _ in lexicon.match(words, index))
+                    if not titled and not any(
+                        word.endswith(x) and word != x for x in terms.compound_suffixes
+                    ):
+                        continue
+                    for mark in range(index + 1, min(index + 4, len(words))):
+                        if words[mark] not in terms.number_marks:
+                            continue
+                        after = mark + 1
+                        while after < len(words) and words[after] in terms.number_marks:
+                            after += 1
+                        if after >= len(words):
+                            break
+                        value = _identifier(segment.text[toks[after][1] :], day_first)
+                        if value is not None:
+                            return Found(value=value, confidence=0.95, lines=(segment.as_line(),))
+                        break
+    return None
+
+
+def _number(
+    layouts: Sequence[PageLayout],
+    pairs: Sequence[KeyValue],
+    blocks: Sequence[Party],
+    day_first: bool,
+) -> Found | None:
+    # A number printed in a party's block is that party's (customer or supplier number).
+    free = [kv for kv in pairs if not any(p.holds(kv.hit.segment) for p in blocks)]
+    labelled = _best(free, "invoice_number", lambda t: _identifier(t, day_first))
+    titled = _title_number(layouts, day_first)
+    if labelled is not None and (titled is None or labelled[1] >= 0.95):
+        return _found(labelled, 1.0)
+    return titled
+
+
+def _due_from_terms(text: str, issued: datetime.date) -> datetime.date | None:
+    """The due date that payment terms in days ("payable within 30 days") give."""
+    folded = fold(text)
+    for pattern in load_terms().net_days:
+        match = pattern.search(folded)
+        if match is not None:
+            return issued + datetime.timedelta(days=int(match.group(1)))
+    return None
+
+
 def _near_label(
     found: list[tuple[str, int]], pairs: Sequence[KeyValue], concept: str
 ) -> str | None:
@@ -301,6 +272,61 @@ def _near_label(
                 if candidate in compact:
                     return candidate
     return None
+
+
+_IBAN_SHAPE = re.compile(r"[A-Z]{2}\d{2}[A-Z0-9]{8,30}")
+
+
+def _iban(
+    text: str, pairs: Sequence[KeyValue], customer_text: str
+) -> tuple[Found | None, list[str]]:
+    ibans = [i for i in find_ibans(text) if i[0] not in customer_text]
+    if ibans:
+        labelled = _near_label(ibans, pairs, "iban")
+        # A valid checksum makes a misread unlikely; the label says it is the payee's account.
+        return Found(value=labelled or ibans[0][0], confidence=0.95 if labelled else 0.85), []
+    for kv in pairs:
+        if kv.concept != "iban":
+            continue
+        for value in kv.values:
+            compact = re.sub(r"[\s\u00a0]", "", value.text.upper().lstrip(":：. "))
+            match = _IBAN_SHAPE.match(compact)
+            if match is not None and not valid_iban(match.group(0)):
+                warning = f"iban: {match.group(0)} fails the IBAN checksum"
+                line = (kv.hit.segment.as_line(),)
+                return Found(value=match.group(0), confidence=failed_check(0.9), lines=line), [
+                    warning
+                ]
+    return None, []
+
+
+def _names_buyer(kv: KeyValue) -> bool:
+    words = [t for t, _, _ in tokens(kv.hit.segment.text)]
+    if any(w in load_terms().buyer_marks for w in words):
+        return True
+    lexicon = load_lexicon()
+    return any(c == "customer" for i in range(len(words)) for c, _ in lexicon.match(words, i))
+
+
+def _vat_id(text: str, pairs: Sequence[KeyValue], blocks: Sequence[Party]) -> Found | None:
+    def compact(value: str) -> str:
+        return re.sub(r"[\s.\-]", "", value.upper())
+
+    for party in blocks:
+        if party.role == "seller":
+            own = find_vat_ids(party.text)
+            if own:
+                return Found(value=own[0][0], confidence=0.95)
+    buyer_text = compact(" ".join(p.text for p in blocks if p.role == "customer"))
+    # "Your VAT id", "N° TVA client": a label naming the buyer introduces the buyer's id.
+    buyer_labels = [kv for kv in pairs if kv.concept == "vat_id" and _names_buyer(kv)]
+    buyer_text += compact(" ".join(v.text for kv in buyer_labels for v in kv.values))
+    vats = [v for v in find_vat_ids(text) if v[0] not in buyer_text]
+    if not vats:
+        return None
+    seller_labels = [kv for kv in pairs if kv not in buyer_labels]
+    labelled = _near_label(vats, seller_labels, "vat_id")
+    return Found(value=labelled or vats[0][0], confidence=0.85 if labelled else 0.6)
 
 
 def invoice_fields(
@@ -321,18 +347,22 @@ def invoice_fields(
     fields: dict[str, Found] = {}
     warnings: list[str] = []
 
-    number = _best(pairs, "invoice_number", lambda t: _identifier(t, day_first))
+    blocks = parties(layouts, pairs)
+    number = _number(layouts, pairs, blocks, day_first)
     if number is not None:
-        fields["number"] = _found(number, 1.0)  # type: ignore[assignment]
+        fields["number"] = number
     issued = _best(pairs, "invoice_date", lambda t: _date_of(t, day_first))
     due = _best(pairs, "due_date", lambda t: _date_of(t, day_first))
+    issued_on: datetime.date | None = None
     if issued is None:
         dates = find_dates(text, day_first=day_first)
         if dates:
-            fields["date"] = Found(value=dates[0][0].isoformat(), confidence=0.5)
+            issued_on = dates[0][0]
+            fields["date"] = Found(value=issued_on.isoformat(), confidence=0.5)
     else:
+        issued_on = issued[0]  # type: ignore[assignment]
         fields["date"] = Found(
-            value=issued[0].isoformat(),  # type: ignore[attr-defined]
+            value=issued_on.isoformat(),  # type: ignore[union-attr]
             confidence=round(issued[1], 3),
             lines=(issued[3].hit.segment.as_line(),),
         )
@@ -343,6 +373,8 @@ def invoice_fields(
             confidence=round(due[1] * 0.95, 3),
             lines=(due[3].hit.segment.as_line(),),
         )
+    elif issued_on is not None and (term_due := _due_from_terms(text, issued_on)):
+        fields["due_date"] = Found(value=term_due.isoformat(), confidence=0.7)
 
     items = [item for table in tables for item in table_rows(table)]
     totals, total_warnings = _totals(pairs, number_format, items)
@@ -353,23 +385,33 @@ def invoice_fields(
     if currency is not None:
         fields["currency"] = currency
 
-    customer = _party_block(layouts, pairs, "customer")
-    name = _party_name(customer, label_first=True)
-    if name:
-        fields["customer"] = Found(value=name, confidence=0.8, lines=(customer[0].as_line(),))
-    issuer = _issuer(layouts, pairs, customer)
-    if issuer is not None:
-        fields["company"] = issuer
-
-    customer_text = re.sub(r"[\s.\-]", "", " ".join(s.text for s in customer).upper())
-    ibans = find_ibans(text)
-    if ibans:
-        iban = _near_label(ibans, pairs, "iban") or ibans[0][0]
-        fields["iban"] = Found(value=iban, confidence=0.95)
-    vats = [v for v in find_vat_ids(text) if v[0] not in customer_text]
-    if vats:
-        vat = _near_label(vats, pairs, "vat_id")
-        fields["vat_id"] = Found(value=vat or vats[0][0], confidence=0.9 if vat else 0.6)
+    buyer = next((p for p in blocks if p.role == "customer" and p.name), None)
+    if buyer is not None and buyer.name:
+        line = buyer.heading.hit.segment.as_line()
+        fields["customer"] = Found(value=buyer.name, confidence=0.8, lines=(line,))
+    customer_text = re.sub(
+        r"[\s.\-]", "", " ".join(p.text for p in blocks if p.role == "customer").upper()
+    )
+    iban, iban_warnings = _iban(text, pairs, customer_text)
+    if iban is not None:
+        fields["iban"] = iban
+        warnings += iban_warnings
+    vat = _vat_id(text, pairs, blocks)
+    if vat is not None:
+        fields["vat_id"] = vat
+    seller_ids = [
+        s
+        for layout in layouts
+        for row in layout.rows
+        for s in row.segments
+        if any(
+            v is not None and str(v.value) in re.sub(r"[\s.\-]", "", s.text.upper())
+            for v in (vat, iban)
+        )
+    ]
+    found_issuer = issuer(layouts, blocks, seller_ids)
+    if found_issuer is not None:
+        fields["company"] = found_issuer
     if items:
         fields["line_items"] = Found(
             value=[item.as_dict() for item in items],

@@ -14,13 +14,14 @@ for the concept (a date, an amount, an IBAN...), so geometry proposes and valida
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import attrs
 
 from renderkit.parsing._protocol import BBox
 from renderkit.parsing.layout import PageLayout, Row, Segment
-from renderkit.parsing.lexicons import COLUMN_CONCEPTS, Lexicon, load_lexicon, tokens
+from renderkit.parsing.lexicons import COLUMN_CONCEPTS, Lexicon, load_lexicon, load_terms, tokens
 
 __all__ = ["KeyValue", "LabelHit", "Value", "find_labels", "key_values"]
 
@@ -32,6 +33,12 @@ _BELOW = 3.5
 # Strength of a value by where it was found.
 _WHERE = {"inline": 1.0, "right": 0.95, "below": 0.85}
 _PUNCT = " \t:：#.=-–—|/"
+# Strength of a short label ("No", "Nr", "#"): it names a number, not which one.
+_GENERIC = 0.8
+# Concepts whose values are identifiers.
+_NUMBERS = frozenset({"invoice_number", "order_number", "customer_number"})
+# Words before a colon after a label: the printed label is longer than the lexicon's.
+_LONGER = re.compile(r"[^:：\d]*[^\W\d_]{3,}[^:：]*[:：]")
 
 
 @attrs.frozen(kw_only=True)
@@ -191,7 +198,13 @@ def key_values(layouts: Sequence[PageLayout], lexicon: Lexicon | None = None) ->
                 for hit in find_labels(segment, lexicon):
                     if hit.concept in COLUMN_CONCEPTS:
                         continue
-                    strength = 1.0 if hit.start == 0 else 0.6
+                    short = _short(hit) and hit.concept in _NUMBERS
+                    rest = hit.segment.text[hit.end :]
+                    if hit.concept in _NUMBERS and _LONGER.match(rest):
+                        # "N° de client : 42", "N° de facture associée : F1": the label runs
+                        # to the colon, and is another one.
+                        continue
+                    strength = (1.0 if hit.start == 0 else 0.6) * (_GENERIC if short else 1.0)
                     out.append(
                         KeyValue(
                             concept=hit.concept,
@@ -202,6 +215,15 @@ def key_values(layouts: Sequence[PageLayout], lexicon: Lexicon | None = None) ->
                         )
                     )
     return out
+
+
+def _short(hit: LabelHit) -> bool:
+    # "No", "#", "Nummer": a word that marks a number without saying which.
+    words = tokens(hit.text)
+    marks = load_terms().number_marks
+    return all(w in marks for w, _, _ in words) or (
+        len(words) <= 2 and sum(len(w) for w, _, _ in words) <= _SHORT
+    )
 
 
 def where_weight(value: Value) -> float:

@@ -27,6 +27,7 @@ from renderkit.parsing._values import (
     normalise_amount,
     parse_date,
 )
+from renderkit.parsing.concepts import concept_for, property_words
 from renderkit.parsing.confidence import ocr_factor
 from renderkit.parsing.invoice import InvoiceFields, invoice_fields
 
@@ -89,30 +90,6 @@ TYPE_FIELDS: dict[str, tuple[str, ...]] = {
     "other": ("date",),
 }
 
-# Property names and description words -> the generic field they mean.
-_SYNONYMS: tuple[tuple[str, str], ...] = (
-    (r"due_?(date|on|by)|date_?due|payable_?by|deadline", "due_date"),
-    (r"vat_?(id|no|num|reg)|tax_?(id|reg)|\bvat\b.*\bid\b", "vat_id"),
-    (r"iban|bank_?account", "iban"),
-    (r"customer|bill_?to|buyer|client|recipient", "customer"),
-    (r"effective|commencement|start_?date", "effective_date"),
-    (r"jurisdiction|governing|venue|law", "jurisdiction"),
-    (r"part(y|ies)|signator|counterpart", "parties"),
-    (r"\bterm\b|duration|^term|term$|period", "term"),
-    (r"sub_?total|net_?amount|amount_?before", "subtotal"),
-    (r"tax|vat|gst|sst", "tax"),
-    (r"total|amount_?due|grand|amount_?paid|balance_?due|^amount$", "total"),
-    (r"currency", "currency"),
-    (r"address|location", "address"),
-    (r"company|vendor|merchant|seller|supplier|store|shop|business|issuer|from_?name|payee",
-     "company"),
-    (r"invoice_?(no|num|id)|receipt_?(no|num|id)|number|reference|^id$|bill_?no", "number"),
-    (r"e_?mail", "email"),
-    (r"phone|tel|mobile|fax", "phone"),
-    (r"line_?items|items|products|lines", "line_items"),
-    (r"date|issued|dated", "date"),
-)  # fmt: skip
-
 
 def _score_type(text: str) -> dict[str, float]:
     lowered = text.lower()
@@ -147,18 +124,12 @@ def _day_first(text: str, hints: str | None) -> bool:
 
 
 def _words(name: str) -> str:
-    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+    return property_words(name)
 
 
-def _generic_for(name: str, description: str) -> str | None:
-    key = _words(name)
-    for pattern, generic in _SYNONYMS:
-        if re.search(pattern, key):
-            return generic
-    for pattern, generic in _SYNONYMS:
-        if description and re.search(pattern, description.lower()):
-            return generic
-    return None
+def _generic_for(name: str, description: str, title: str = "") -> str | None:
+    """The known field a schema property means (see :mod:`renderkit.parsing.concepts`)."""
+    return concept_for(name, title, description)
 
 
 def _hint_labels(name: str, hints: str | None) -> list[str]:
@@ -402,7 +373,7 @@ class LocalExtractor:
                 hit = _find_label(lines, labels)
                 if hit is not None:
                     item = Found(value=hit[0], confidence=0.8, lines=(hit[1],))
-            generic = _generic_for(name, description)
+            generic = _generic_for(name, description, str(prop.get("title", "")))
             if item is None and generic is not None:
                 item = found.get(generic)
                 if item is None and generic == "date":

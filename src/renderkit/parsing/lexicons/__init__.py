@@ -15,7 +15,16 @@ from importlib import resources
 
 import attrs
 
-__all__ = ["COLUMN_CONCEPTS", "LANGUAGES", "Lexicon", "load_lexicon", "tokens"]
+__all__ = [
+    "COLUMN_CONCEPTS",
+    "LANGUAGES",
+    "Lexicon",
+    "Terms",
+    "fold",
+    "load_lexicon",
+    "load_terms",
+    "tokens",
+]
 
 #: The languages shipped, one file each.
 LANGUAGES: tuple[str, ...] = ("en", "de", "fr", "es", "it", "nl", "pt", "ms")
@@ -91,4 +100,59 @@ def load_lexicon(languages: tuple[str, ...] = LANGUAGES) -> Lexicon:
                     merged.setdefault(concept, set()).add(toks)
     return Lexicon(
         labels={c: tuple(sorted(ls, key=lambda t: (-len(t), t))) for c, ls in merged.items()}
+    )
+
+
+@attrs.frozen(kw_only=True)
+class Terms:
+    """Vocabulary read around labels rather than as labels, merged over the languages.
+
+    Attributes:
+        buyer_marks: words that make a label the buyer's (``your``, ``ihre``, ``votre``).
+        number_marks: words marking a number after a document title (``no``, ``nr``, ``n°``).
+        net_days: payment terms in days, each a pattern over folded text whose one group is
+            the number of days (``within (\\d+) days``).
+        compound_suffixes: words that also count as the end of a compound word
+            (``handelsrechnung`` is a ``rechnung``).
+    """
+
+    number_marks: frozenset[str]
+    buyer_marks: frozenset[str]
+    net_days: tuple[re.Pattern[str], ...]
+    compound_suffixes: tuple[str, ...]
+
+
+def fold(text: str) -> str:
+    """``text`` case- and accent-folded, the way labels are compared."""
+    return _fold(text)
+
+
+def _days_pattern(phrase: str) -> re.Pattern[str]:
+    parts = [re.escape(t) for t, _, _ in tokens(phrase.replace("{n}", " 0 "))]
+    body = r"\W+".join(r"(\d{1,3})" if p == "0" else p for p in parts)
+    return re.compile(r"(?<!\w)" + body + r"(?!\w)")
+
+
+@functools.cache
+def load_terms(languages: tuple[str, ...] = LANGUAGES) -> Terms:
+    """The ``[terms]`` tables of ``languages`` merged."""
+    marks: set[str] = set()
+    buyer: set[str] = set()
+    days: list[str] = []
+    suffixes: set[str] = set()
+    folder = resources.files(__package__)
+    for language in languages:
+        data = tomllib.loads((folder / f"{language}.toml").read_text(encoding="utf-8"))
+        terms = data.get("terms", {})
+        marks.update(t for m in terms.get("number_mark", []) for t, _, _ in tokens(m))
+        buyer.update(_fold(m) for m in terms.get("buyer_marks", []))
+        days += terms.get("net_days", [])
+        suffixes.update(_fold(s) for s in terms.get("compound_suffixes", []))
+    # Longer phrases first: "innerhalb von 14 tagen" before "in 14 tagen".
+    days.sort(key=len, reverse=True)
+    return Terms(
+        number_marks=frozenset(marks),
+        buyer_marks=frozenset(buyer),
+        net_days=tuple(_days_pattern(d) for d in days),
+        compound_suffixes=tuple(sorted(suffixes)),
     )

@@ -1,0 +1,264 @@
+"""The parties of an invoice: the seller's and the buyer's blocks, and the issuer's name.
+
+A party block starts at a heading from the lexicons (``Seller``, ``Bill to``, ``Käufer``...)
+and runs down the rows aligned under it while the line spacing stays that of one block. Rows
+whose first segment is a label (``Name:``, ``USt-IdNr.:``) bring the value to their right.
+What is printed inside a block belongs to that party: its name, its VAT id, its numbers; so the
+seller's VAT id is told apart from the buyer's, and a customer number is not the invoice number.
+
+The issuer is, by decreasing certainty: the name in the seller's block; a name with a legal
+form (``GmbH``, ``SARL``, ``Ltd``) printed outside the buyer's block, preferring the one printed
+most often and in the block that carries the seller's VAT id or IBAN; the first text at the top
+of the first page.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+
+import attrs
+
+from renderkit.parsing._fields import Found, clean
+from renderkit.parsing.identifiers import legal_forms
+from renderkit.parsing.keyvalues import KeyValue, find_labels
+from renderkit.parsing.layout import PageLayout, Segment
+from renderkit.parsing.lexicons import load_lexicon, load_terms, tokens
+
+__all__ = ["Party", "issuer", "parties"]
+
+_ROLES = ("seller", "customer")
+# A block ends where the gap to the next row exceeds this many text heights.
+_GAP = 1.6
+# Labels of the document's own fields: a row starting with one is past the party's block.
+_DOCUMENT_FIELDS = frozenset(
+    {
+        "invoice_number", "invoice_date", "due_date", "delivery_date", "order_number",
+        "subtotal", "total", "amount_due", "tax", "payment_terms", "document_title", "currency",
+    }
+)  # fmt: skip
+# A party block is an address: a dozen rows at most.
+_MAX_ROWS = 12
+
+
+@attrs.frozen(kw_only=True)
+class Party:
+    """A party block.
+
+    Attributes:
+        role: ``seller`` or ``customer``.
+        heading: the label that starts it.
+        segments: the block's segments below (or after) the heading, top to bottom.
+        name: the party's name, if the block shows one.
+    """
+
+    role: str
+    heading: KeyValue
+    segments: tuple[Segment, ...]
+    name: str | None
+
+    def holds(self, segment: Segment) -> bool:
+        """Whether ``segment`` is the heading or part of the block."""
+        return segment == self.heading.hit.segment or segment in self.segments
+
+    @property
+    def text(self) -> str:
+        """The block's text, one segment a line."""
+        return "\n".join(s.text for s in (self.heading.hit.segment, *self.segments))
+
+
+def _is_label(segment: Segment) -> bool:
+    text = segment.text.strip()
+    if text.endswith((":", "：")):
+        return True
+    hits = find_labels(segment, load_lexicon())
+    return bool(hits) and hits[0].start == 0 and any(h.whole for h in hits)
+
+
+def _heading_role(segment: Segment) -> str | None:
+    for hit in find_labels(segment, load_lexicon()):
+        if hit.concept in _ROLES and hit.start == 0:
+            return hit.concept
+    return None
+
+
+def _document_field(segment: Segment) -> bool:
+    hits = find_labels(segment, load_lexicon())
+    if not hits or hits[0].start != 0 or hits[0].concept not in _DOCUMENT_FIELDS:
+        return False
+    # "Nummer:" alone in a party block is the party's number, not the invoice's.
+    marks = load_terms().number_marks
+    return not all(t in marks for t, _, _ in tokens(hits[0].text))
+
+
+def _region(layout: PageLayout, kv: KeyValue) -> tuple[Segment, ...]:
+    head = kv.hit.segment
+    x0, height = head.bbox[0], head.height
+    out: list[Segment] = []
+    bottom = head.bbox[3]
+    for row in layout.rows[head.row + 1 : head.row + 1 + _MAX_ROWS]:
+        if row.bbox[1] - bottom > _GAP * height:
+            break
+        aligned = [s for s in row.segments if abs(s.bbox[0] - x0) <= 2 * height]
+        if not aligned:
+            break
+        first = aligned[0]
+        if _heading_role(first) is not None or _document_field(first):
+            break
+        taken = [first]
+        position = row.segments.index(first)
+        if _is_label(first) or (
+            position + 1 < len(row.segments)
+            and row.segments[position + 1].text.lstrip().startswith((":", "："))
+        ):
+            taken += row.segments[position + 1 : position + 2]
+        out += taken
+        bottom = max(s.bbox[3] for s in taken)
+    return tuple(out)
+
+
+def _name_in(kv: KeyValue, segments: Sequence[Segment], pairs: Sequence[KeyValue]) -> str | None:
+    for pair in pairs:
+        if pair.concept == "party_name" and pair.hit.segment in segments:
+            for value in pair.values:
+                text = clean(value.text.lstrip(":： "))
+                if _name_like(text):
+                    return text
+    if not kv.hit.whole:
+        # "Bill to: Contoso Ltd": the name follows the heading on its line.
+        rest = clean(kv.hit.segment.text[kv.hit.end :].lstrip(":：#- "))
+        if _name_like(rest):
+            return rest
+    names = [
+        clean(s.text.lstrip(":： "))
+        for s in segments
+        if not _is_label(s) and _name_like(clean(s.text.lstrip(":： ")))
+    ]
+    # A line with a legal form is the name; otherwise the first line that can be one.
+    legal = [n for n in names if _legal().search(n)]
+    chosen = legal or names
+    return chosen[0] if chosen else None
+
+
+def _name_like(text: str) -> bool:
+    # A name has letters, does not start with a number (a street, a postcode) and is no e-mail.
+    letters = sum(c.isalpha() for c in text)
+    return (
+        letters >= 2
+        and sum(c.isdigit() for c in text) <= letters
+        and not re.search(r"\w[:：]\s", text)
+        and not re.match(r"\d", text)
+        and "@" not in text
+        and len(text) <= 80
+    )
+
+
+def parties(layouts: Sequence[PageLayout], pairs: Sequence[KeyValue]) -> list[Party]:
+    """The seller and buyer blocks of ``layouts``, in page order.
+
+    A heading counts when it starts its segment and is the whole segment or is followed by a
+    colon ("Bill to: ..."); without the colon the word is more likely part of a name
+    ("Supplier Ltd").
+    """
+    by_page = {layout.number: layout for layout in layouts}
+    out: list[Party] = []
+    for kv in pairs:
+        if kv.concept not in _ROLES or kv.hit.start != 0:
+            continue
+        text = kv.hit.segment.text
+        colon = re.match(r"\s*[:：]", text[kv.hit.end :]) is not None
+        if len(kv.label.strip()) <= 3 and not colon:
+            # "von", "to", "de" head a block only as "From:"; elsewhere they are words.
+            continue
+        # "Käufer/Leistungsempfänger:", a short heading ending in a colon, counts too.
+        heading = text.rstrip().endswith((":", "：")) and len(text.split()) <= 4
+        if not kv.hit.whole and not heading and not colon:
+            continue
+        if any(p.holds(kv.hit.segment) for p in out):
+            continue
+        segments = _region(by_page[kv.hit.segment.page], kv)
+        out.append(
+            Party(
+                role=kv.concept,
+                heading=kv,
+                segments=segments,
+                name=_name_in(kv, (kv.hit.segment, *segments), pairs),
+            )
+        )
+    return out
+
+
+@functools.cache
+def _legal() -> re.Pattern[str]:
+    forms = sorted(legal_forms(), key=len, reverse=True)
+    return re.compile(r"\b(" + "|".join(re.escape(f) for f in forms) + r")(?=$|[\s,·|)])")
+
+
+def legal_names(layouts: Sequence[PageLayout]) -> list[tuple[str, Segment]]:
+    """Names ending in a legal form (``Muster GmbH``), with the segment printing each."""
+    out: list[tuple[str, Segment]] = []
+    for layout in layouts:
+        for row in layout.rows:
+            for segment in row.segments:
+                # A sender line "Company GmbH · Street 1 · 12345 Town": the part with the form.
+                for part in re.split(r"\s[·|•,–-]\s|,\s", segment.text):
+                    match = _legal().search(part)
+                    if match is None:
+                        continue
+                    name = clean(part[: match.end()])
+                    if len(name) > 60 or sum(c.isalpha() for c in name) < 4:
+                        continue
+                    if len(name.split()) < 2:
+                        continue
+                    out.append((name, segment))
+    return out
+
+
+def issuer(
+    layouts: Sequence[PageLayout],
+    found: Sequence[Party],
+    seller_ids: Sequence[Segment] = (),
+) -> Found | None:
+    """The seller's name, with a confidence from how it was found.
+
+    Args:
+        layouts: the pages.
+        found: the party blocks (:func:`parties`).
+        seller_ids: segments printing the seller's VAT id or IBAN; a legal name in the same
+            block is the seller's.
+    """
+    for party in found:
+        if party.role == "seller" and party.name:
+            line = party.heading.hit.segment.as_line()
+            return Found(value=party.name, confidence=0.85, lines=(line,))
+    buyers = [p for p in found if p.role == "customer"]
+    excluded = {clean(s.text) for p in buyers for s in p.segments}
+    excluded |= {p.name for p in buyers if p.name}
+    by_page = {layout.number: layout for layout in layouts}
+    id_blocks = {
+        id(block) for s in seller_ids if (block := by_page[s.page].block_of(s)) is not None
+    }
+    scores: dict[str, tuple[float, Segment]] = {}
+    for name, segment in legal_names(layouts):
+        if name in excluded or any(p.holds(segment) for p in buyers):
+            continue
+        block = by_page[segment.page].block_of(segment)
+        score, first = scores.get(name, (0.0, segment))
+        score += 1.0 + (2.0 if block is not None and id(block) in id_blocks else 0.0)
+        scores[name] = (score, first)
+    if scores:
+        name = max(scores, key=lambda n: (scores[n][0], -scores[n][1].page, -scores[n][1].bbox[1]))
+        return Found(value=name, confidence=0.7, lines=(scores[name][1].as_line(),))
+    # Otherwise the first text at the top of the first page, if it is not the buyer's.
+    for row in layouts[0].rows if layouts else ():
+        for segment in row.segments:
+            text = clean(segment.text)
+            if text in excluded or any(p.holds(segment) for p in buyers):
+                continue
+            if sum(c.isalpha() for c in text) < 3 or re.search(r"\d{3}", text):
+                continue
+            if _is_label(segment):
+                continue
+            return Found(value=text, confidence=0.4, lines=(segment.as_line(),))
+    return None
