@@ -24,9 +24,8 @@ from renderkit.parsing._values import (
     find_dates,
     find_emails,
     find_phones,
-    normalise_amount,
-    parse_date,
 )
+from renderkit.parsing.coerce import coerce_to_schema
 from renderkit.parsing.concepts import concept_for, property_words
 from renderkit.parsing.confidence import ocr_factor
 from renderkit.parsing.invoice import InvoiceFields, invoice_fields
@@ -164,64 +163,6 @@ def _find_label(lines: Sequence[Line], labels: Sequence[str]) -> tuple[str, Line
             if index + 1 < len(lines):
                 return clean(lines[index + 1].text), lines[index + 1]
     return None
-
-
-def _coerce(value: Any, schema: Mapping[str, Any]) -> tuple[Any, bool]:
-    """``value`` converted to the schema's type, and whether that worked."""
-    types = schema.get("type")
-    kinds = types if isinstance(types, list) else [types] if types else []
-    kinds = [k for k in kinds if k != "null"]
-    kind = kinds[0] if kinds else None
-    if value is None:
-        return None, True
-    if kind == "array":
-        items = value if isinstance(value, list) else [value]
-        declared = schema.get("items")
-        item_schema: Mapping[str, Any] = declared if isinstance(declared, Mapping) else {}
-        out = []
-        for item in items:
-            coerced, ok = _coerce(item, item_schema)
-            if ok:
-                out.append(coerced)
-        return out, True
-    if isinstance(value, list) and kind in ("string", None):
-        value = "; ".join(str(v) for v in value) if kind == "string" else value
-    if kind in ("number", "integer"):
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            number: Any = value
-        else:
-            amount = normalise_amount(str(value))
-            if amount is None:
-                return None, False
-            number = float(amount)
-        if kind == "integer":
-            if float(number) != int(float(number)):
-                return None, False
-            return int(float(number)), True
-        return number, True
-    if kind == "boolean":
-        if isinstance(value, bool):
-            return value, True
-        text = str(value).strip().lower()
-        if text in ("yes", "true", "y", "x", "1", "✓", "checked"):
-            return True, True
-        if text in ("no", "false", "n", "0", "unchecked"):
-            return False, True
-        return None, False
-    if kind == "string":
-        if schema.get("format") == "date" or "date" in str(schema.get("description", "")).lower():
-            iso = (
-                parse_date(str(value))
-                if not re.fullmatch(r"\d{4}-\d\d-\d\d", str(value))
-                else str(value)
-            )
-            return (iso, True) if iso else (str(value), True)
-        if isinstance(value, dict):
-            return None, False
-        return str(value), True
-    if kind == "object" and not isinstance(value, dict):
-        return None, False
-    return value, True
 
 
 class LocalExtractor:
@@ -391,7 +332,7 @@ class LocalExtractor:
                 data[name] = None
                 warnings.append(f"{name}: not found in the document")
                 continue
-            value, ok = _coerce(_typed(item.value, prop), prop)
+            value, ok = coerce_to_schema(_typed(item.value, prop), prop)
             if not ok:
                 data[name] = None
                 warnings.append(

@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from renderkit.parsing._protocol import Extraction
+from renderkit.parsing.coerce import coerce_to_schema
+from renderkit.parsing.concepts import concept_for, property_words
 from renderkit.parsing.einvoice._model import EInvoice
-from renderkit.parsing.local import _coerce, _generic_for, _words
 
 __all__ = ["EXTRACTOR_NAME", "INVOICE_FIELDS", "einvoice_extraction"]
 
@@ -56,7 +57,7 @@ def einvoice_extraction(invoice: EInvoice, schema: Mapping[str, Any] | None) -> 
             data[name] = None
             warnings.append(f"{name}: not in the embedded invoice XML")
             continue
-        coerced, ok = _coerce(value, prop)
+        coerced, ok = coerce_to_schema(value, prop)
         if not ok:
             data[name] = None
             warnings.append(f"{name}: the XML's {field} is not a {prop.get('type')}")
@@ -80,10 +81,10 @@ def _values(invoice: EInvoice) -> dict[str, Any]:
 
 
 def _field_for(name: str, description: str) -> str | None:
-    key = _words(name)
+    key = property_words(name)
     if key in INVOICE_FIELDS or key in ("address", "line_items"):
         return key
-    concept = _generic_for(name, description)
+    concept = concept_for(name, description=description)
     return _CONCEPT_FIELDS.get(concept, concept) if concept is not None else None
 
 
