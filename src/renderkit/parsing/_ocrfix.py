@@ -1,7 +1,7 @@
 """Undoing Tesseract's usual letter confusions in words whose vocabulary is known in advance.
 
 Scanned receipts print their seller's address and name in a small, closed vocabulary: street
-words (JALAN, TAMAN, LORONG...), state and city names, and trade words (ENTERPRISE, HARDWARE...).
+words, state and city names and trade words, kept per region in ``lexicons/regions/*.toml``.
 Thermal and dot-matrix print breaks strokes, and Tesseract then swaps letters that differ by a
 stroke or two (M/N/H/W, I/L/T, O/D/U...). A word that is not in the vocabulary but is one such
 swap away from exactly one vocabulary word of the same length is read as that word. Nothing else
@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from renderkit.parsing._protocol import Word
+from renderkit.parsing.lexicons.regions import region_words
 
 __all__ = ["ADDRESS_WORDS", "NAME_WORDS", "agree_words", "fix_words"]
 
@@ -21,29 +22,16 @@ __all__ = ["ADDRESS_WORDS", "NAME_WORDS", "agree_words", "fix_words"]
 _CONFUSABLE = ("MNHW", "ILTJ1", "ODUQ0", "EFL", "S5", "B8", "G6C", "Z2", "KR", "VY")
 _GROUP = {ch: group for group in _CONFUSABLE for ch in group}
 
-_ADDRESS_TEXT = """
-    JALAN JLN LORONG LRG PERSIARAN LEBUH LEBUHRAYA LINGKARAN KAMPUNG KAMPONG BANDAR BUKIT BKT
-    SUNGAI TAMAN TMN KAWASAN PERINDUSTRIAN PERUSAHAAN PUSAT SEKSYEN BATU BLOK BLOCK LOT TINGKAT
-    ARAS MENARA WISMA BANGUNAN KOMPLEKS PLAZA MEDAN DESA INDAH UTAMA JAYA BARU LAMA SERI SRI
-    PERMAI MUTIARA DAMAI SETIA PUTERI PUTRA RAYA TENGAH TIMUR BARAT UTARA SELATAN MALAYSIA
-    SELANGOR JOHOR KEDAH KELANTAN MELAKA PAHANG PERAK PERLIS PENANG PINANG PULAU SABAH SARAWAK
-    TERENGGANU NEGERI SEMBILAN KUALA LUMPUR PUTRAJAYA LABUAN DARUL EHSAN TAKZIM AMAN RIDZUAN
-    KHUSUS MAKMUR PETALING SHAH ALAM KLANG PUCHONG CHERAS KAJANG AMPANG SUBANG DAMANSARA KEPONG
-    RAWANG SERDANG SEMENYIH BANGI SETAPAK KUCHING IPOH SEREMBAN NILAI BAHRU SKUDAI MUAR KOTA
-    KINABALU KUANTAN ALOR SETAR BUTTERWORTH SENTRAL GOMBAK SELAYANG MALL FLOOR
-    LEVEL ROAD STREET CENTRE CENTER UNIT SUITE INDUSTRIAL PARK SQUARE AVENUE BUILDING TOWER
-    LAMAN HALL HILL MAIN LANE DRIVE PLACE COURT GARDEN GARDENS HEIGHTS CITY
-"""
-_NAME_TEXT = """
-    ENTERPRISE ENTERPRISES TRADING HARDWARE RESTORAN RESTAURANT STATIONERY SUPERMARKET MARKET
-    PHARMACY BAKERY KEDAI PERNIAGAAN SYARIKAT HOLDINGS INDUSTRIES SERVICES MARKETING
-    DISTRIBUTOR DISTRIBUTORS TRADERS COMPANY BOOK BOOKS STORE STORES SHOP CAFE BISTRO
-    KITCHEN FOOD MART HOTEL TRAVEL MOTOR AUTO ELECTRICAL GLOBAL RETAIL SUPPLY SUPPLIES
-"""
-#: Street, place and state words of (mainly Malaysian) addresses.
-ADDRESS_WORDS = frozenset(_ADDRESS_TEXT.split())
-#: Trade words of shop and company names.
-NAME_WORDS = frozenset(_NAME_TEXT.split())
+
+def _single_words(phrases: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(w for p in phrases for w in p.upper().split() if w.isalpha() and len(w) >= 3)
+
+
+_REGION = region_words()
+#: Street, place and region words of addresses (from the region files).
+ADDRESS_WORDS = _single_words(_REGION.street_words + _REGION.place_words + _REGION.regions)
+#: Trade words of shop and company names (from the region files).
+NAME_WORDS = _single_words(_REGION.trade_words)
 
 
 def _candidates(word: str, vocabulary: Iterable[str]) -> list[str]:
