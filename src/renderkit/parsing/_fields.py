@@ -178,8 +178,20 @@ def _word_confidence(word: Word) -> float:
     return word.confidence
 
 
+def _unspace(text: str) -> str:
+    """``text`` with letter-spaced runs joined ("D a t e : 0 4 / 0 4" -> "Date:04/04").
+
+    OCR engines read widely tracked print one character per word; four or more single
+    characters in a row are one word, not four.
+    """
+    return re.sub(r"(?<!\S)\S(?:\s\S(?!\S)){3,}", lambda m: re.sub(r"\s", "", m.group(0)), text)
+
+
 def _fix_ocr_digits(text: str) -> str:
     # Join amounts split by OCR ("38 .60", "100. 62") and read O/o as 0 inside numbers.
+    text = _unspace(text)
+    # A date printed against its time ("30-06-201822:16:06"): the year has four digits.
+    text = re.sub(r"(\d{1,2}[-/.]\d{1,2}[-/.](?:19|20)\d\d)(?=\d{1,2}:\d\d)", r"\1 ", text)
     text = re.sub(r"(?<=\d)\s*([.,])\s+(?=\d{2}\b)|(?<=\d)\s+([.,])(?=\d{2}\b)", r"\1\2", text)
     return re.sub(r"(?<=[\d.,])[Oo](?=[\d.,])|(?<=\s)[Oo](?=[.,]\d{2}\b)", "0", text)
 
@@ -600,6 +612,11 @@ def _fix_address_codes(text: str) -> str:
     """
     text = re.sub(r"\$(?=\w)", "S", text)
     text = re.sub(r"\bS[58](?=\d{1,2}(?:/|\b))", "SS", text)
+    # A post code run into its town ("43800DENGKIL"), a quote between a word and its number
+    # ("Level'6"), a house number ending in the letter O ("29O").
+    text = re.sub(r"(?<![\d-])(\d{5})(?=[A-Za-z]{3})", r"\1 ", text)
+    text = re.sub(r"(?<=[A-Za-z])['’`](?=\d)", " ", text)
+    text = re.sub(r"(?<=\b\d\d)[O](?=\W|$)", "0", text)
     return re.sub(
         r"\b[B8](RD|rd)(?=\W{0,2}\s*(FL|FLOOR|FLR|LEVEL|LVL)\b)", r"3\1", text, flags=re.I
     )

@@ -11,6 +11,7 @@ is touched: unknown names stay as read, and a word that could be two vocabulary 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 
 from renderkit.parsing._protocol import Word
@@ -20,7 +21,9 @@ __all__ = ["ADDRESS_WORDS", "NAME_WORDS", "agree_words", "fix_words"]
 
 # Letters Tesseract mistakes for one another on broken print (each group is interchangeable).
 _CONFUSABLE = ("MNHW", "ILTJ1", "ODUQ0", "EFL", "S5", "B8", "G6C", "Z2", "KR", "VY")
-_GROUP = {ch: group for group in _CONFUSABLE for ch in group}
+_GROUP = {ch: "".join(g for g in _CONFUSABLE if ch in g) for ch in "".join(_CONFUSABLE)}
+# Letter pairs read for one letter (a broken G as "CI", M as "RN"), never at a word's start.
+_PAIRS = (("CI", "G"), ("RN", "M"), ("VV", "W"), ("CL", "D"))
 
 
 def _single_words(phrases: tuple[str, ...]) -> frozenset[str]:
@@ -45,20 +48,44 @@ def _candidates(word: str, vocabulary: Iterable[str]) -> list[str]:
     return out
 
 
+def _fold(word: str) -> str:
+    # Accents dropped: OCR trained on many scripts adds accents to faint capitals ("KÚALA").
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def _styled(known: str, word: str) -> str:
+    return known if word.isupper() else known.title()
+
+
 def fix_words(text: str, vocabulary: frozenset[str]) -> str:
-    """``text`` with near-miss words (one confusable letter off) read as vocabulary words."""
+    """``text`` with near-miss words read as vocabulary words.
+
+    A near miss is one confusable letter off, a confusable letter pair off ("PETALINCi"), or
+    the vocabulary word with accents added ("KÚALA").
+    """
 
     def fix(match: re.Match[str]) -> str:
         word = match.group(0)
-        upper = word.upper()
-        if len(word) < 3 or upper in vocabulary or not (word.isupper() or word.istitle()):
+        upper = _fold(word).upper()
+        capitals = sum(c.isupper() for c in word) >= len(word) - 1  # "PETALINCi"
+        if len(word) < 3 or not (capitals or word.istitle()):
             return word
+        if upper in vocabulary:
+            return _styled(upper, word) if upper != word.upper() else word
         found = _candidates(upper, vocabulary)
-        if len(found) != 1:
+        if not found:
+            found = [
+                known
+                for pair, letter in _PAIRS
+                for index in range(1, len(upper))
+                if upper.startswith(pair, index)
+                and (known := upper[:index] + letter + upper[index + len(pair) :]) in vocabulary
+            ]
+        if len(set(found)) != 1:
             return word
-        return found[0] if word.isupper() else found[0].title()
+        return _styled(found[0], word)
 
-    return re.sub(r"[A-Za-z][A-Za-z0-9$]*[A-Za-z]", fix, text)
+    return re.sub(r"(?<![\w$])[^\W\d_][\w$]*[^\W_](?![\w$])", fix, text)
 
 
 def _one_swap(word: str, other: str) -> bool:
@@ -85,6 +112,10 @@ def agree_words(text: str, words: Sequence[Word], *, margin: float = 0.15) -> st
     def fix(match: re.Match[str]) -> str:
         word = match.group(0)
         upper = word.upper()
+        folded = _fold(upper)
+        if folded != upper:
+            # An accent the page prints nowhere else on this word ("AÉON" beside "AEON").
+            return _styled(folded, word) if folded in best else word
         own = best.get(upper)
         if own is None:
             return word
@@ -99,4 +130,4 @@ def agree_words(text: str, words: Sequence[Word], *, margin: float = 0.15) -> st
             return found[0]
         return found[0].title() if word.istitle() else word
 
-    return re.sub(r"(?<![A-Za-z])[A-Za-z]{4,}(?![A-Za-z])", fix, text)
+    return re.sub(r"(?<![^\W\d_])[^\W\d_]{4,}(?![^\W\d_])", fix, text)
