@@ -36,7 +36,7 @@ class Found:
 _JUNK_EDGES = " \t|:;.,_~—–-'\"“”‘’`*=+<>»«°^\\/{}[]!?"
 _WORDS = region_words()
 # Letters and digits OCR prints for one another in legal-form abbreviations ("S0N 8HD").
-_LOOKALIKE = {"S": "S5", "D": "DO0L", "B": "B8", "O": "O0D", "I": "I1L", "L": "L1I"}
+_LOOKALIKE = {"S": "S5", "D": "DO0L", "B": "B8E", "O": "O0D", "I": "I1L", "L": "L1I"}
 
 
 def _form(text: str, *, fuzzy: bool) -> str:
