@@ -17,6 +17,7 @@ import attrs
 from renderkit.parsing._ocrfix import ADDRESS_WORDS, NAME_WORDS, agree_words, fix_words
 from renderkit.parsing._protocol import Line, Word
 from renderkit.parsing._values import find_amounts, find_dates, find_emails, find_phones
+from renderkit.parsing.contract import defined_parties
 from renderkit.parsing.lexicons.regions import region_words
 
 __all__ = ["Found", "contract_fields", "receipt_fields"]
@@ -938,4 +939,8 @@ def contract_fields(text: str) -> dict[str, Found]:
         value = rule(text)
         if value is not None:
             found[name] = value
+    if "parties" not in found:
+        defined = defined_parties(text)
+        if defined:
+            found["parties"] = Found(value=defined, confidence=0.6)
     return found
