@@ -54,7 +54,8 @@ def _fold(word: str) -> str:
 
 
 def _styled(known: str, word: str) -> str:
-    return known if word.isupper() else known.title()
+    # In capitals when the word was mostly capitals ("PETALINCi"), else in title case.
+    return known if sum(c.isupper() for c in word) > len(word) / 2 else known.title()
 
 
 def fix_words(text: str, vocabulary: frozenset[str]) -> str:
