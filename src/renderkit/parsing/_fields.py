@@ -17,6 +17,8 @@ import attrs
 from renderkit.parsing._ocrfix import ADDRESS_WORDS, NAME_WORDS, agree_words, fix_words
 from renderkit.parsing._protocol import Line, Word
 from renderkit.parsing._values import find_amounts, find_dates, find_emails, find_phones
+from renderkit.parsing.contract import defined_parties
+from renderkit.parsing.lexicons.regions import region_words
 
 __all__ = ["Found", "contract_fields", "receipt_fields"]
 
@@ -33,45 +35,73 @@ class Found:
 # ---------------------------------------------------------------- receipts and invoices
 
 _JUNK_EDGES = " \t|:;.,_~—–-'\"“”‘’`*=+<>»«°^\\/{}[]!?"
+_WORDS = region_words()
+# Letters and digits OCR prints for one another in legal-form abbreviations ("S0N 8HD").
+_LOOKALIKE = {"S": "S5", "D": "DO0L", "B": "B8E", "O": "O0D", "I": "I1L", "L": "L1I"}
+
+
+def _form(text: str, *, fuzzy: bool) -> str:
+    """A pattern for a legal form or label: dots and commas optional, spaces any spacing."""
+    out = ""
+    for char in text:
+        if char == " ":
+            out += r"\W{0,2}\s*"
+        elif char in ".,":
+            out += re.escape(char) + "?"
+        elif fuzzy and char.upper() in _LOOKALIKE:
+            out += f"[{_LOOKALIKE[char.upper()]}]"
+        else:
+            out += re.escape(char)
+    return out
+
+
+def _forms(forms: tuple[str, ...], *, fuzzy: bool = False) -> str:
+    ordered = sorted(set(forms), key=lambda f: (-len(f), f))
+    return "|".join(_form(f, fuzzy=fuzzy) for f in ordered) or "(?!)"
+
+
+def _extra(words: tuple[str, ...]) -> str:
+    # Regional words appended to an alternation of general ones.
+    return "".join("|" + _form(w, fuzzy=False) for w in words)
+
+
+_PAIRS = tuple(" ".join(pair) for pair in _WORDS.legal_pairs)
+_PAIR_FIRSTS = tuple(pair[0] for pair in _WORDS.legal_pairs)
+_SLASHED = tuple(f for f in _WORDS.legal_forms if "/" in f)
 _LEGAL_SUFFIX = re.compile(
-    r"\b(S[DO0]N\W{0,2}\s*[B8]H[DLO0]\.?|S[DO0]N\.?(?=\s*$)|BHD\.?|BERHAD|[S5]/[B8]|S\.B\.|PTE\.?\s*LTD\.?|LTD\.?|LIMITED|L\.?L\.?C\.?|"
-    r"INC\.?|CORP(?:ORATION)?\.?|GMBH|PLC|LLP|L\.?P\.|CO\.,?\s*LTD|\(M\)|S\.A\.|S\.L\.|B\.V\.|AG)(?=\W|$)",
+    rf"\b({_forms(_PAIRS, fuzzy=True)}|(?:{_forms(_PAIR_FIRSTS, fuzzy=True)})\.?(?=\s*$)|"
+    rf"{_forms(_SLASHED, fuzzy=True)}|"
+    rf"{_forms(tuple(f for f in _WORDS.legal_forms if f not in _PAIR_FIRSTS + _SLASHED))})"
+    r"(?=\W|$)",
     re.I,
 )
-_BUSINESS_WORD = re.compile(
-    r"\b(ENTERPRISES?|TRADING|RESTORAN|RESTAURANT|CAFE|BISTRO|BAKERY|HARDWARE|PHARMACY|"
-    r"STATIONERY|MART|MARKET|SUPERMARKET|STORE|SHOP|HOTEL|SYARIKAT|PERNIAGAAN|KEDAI|COMPANY|"
-    r"INDUSTRIES|SERVICES|HOLDINGS|GROUP|BOOKS?|FOOD|KITCHEN)\b",
-    re.I,
-)
+_BUSINESS_WORD = re.compile(rf"\b({_forms(_WORDS.trade_words)})\b", re.I)
+_TAX_NAMES = _forms(_WORDS.tax_names)
+_ROC = _forms(_WORDS.registration_labels)
 # Lines that end the header block of a receipt or invoice (address and name come before).
 _HEADER_STOP = re.compile(
-    r"\b(TEL|TELEPHONE|PHONE|FAX|H/?P|E-?MAIL|GST|SST|VAT|TAX\s*INVOICE|INVOICE|RECEIPT|"
+    rf"\b(TEL|TELEPHONE|PHONE|FAX|H/?P|E-?MAIL|{_TAX_NAMES}|TAX\s*INVOICE|INVOICE|RECEIPT|"
     r"CASHIER|TABLE|DATE|TIME|BILL|ORDER|SHOPPING\s*HOURS|OPEN|WEBSITE|WWW|HTTP|"
     r"ABN|TERMINAL|POS|SLIP|DOC(?:UMENT)?\s*NO)\b",
     re.I,
 )
 _REGISTRATION = re.compile(
-    r"\(?\s*(?:(?:CO|COMPANY)\.?\s*(?:REG|NO)\.?\s*(?:NO\.?)?\s*:?\s*|ROC\s*:?\s*)?\d{3,}[-\s]?[A-Z]?\s*\)?$",
+    r"\(?\s*(?:(?:CO|COMPANY)\.?\s*(?:REG|NO)\.?\s*(?:NO\.?)?\s*:?\s*|"
+    rf"(?:{_ROC})\s*:?\s*)?\d{{3,}}[-\s]?[A-Z]?\s*\)?$",
     re.I,
 )
 # Tax and company registration numbers printed between the name and the address.
 _ID_LINE = re.compile(
-    r"\b(GST|SST|VAT|TAX|CO|COMPANY|BUSINESS|ROC|REG|REGISTRATION)\b[^:]{0,20}?"
-    r"\b(ID|NO|NUMBER|REG|REGISTRATION)\b|\b(GST|SST|VAT)\b\W{0,3}\w{0,4}\W{0,3}\d{6,}",
+    rf"\b({_TAX_NAMES}|TAX|CO|COMPANY|BUSINESS|{_ROC}|REG|REGISTRATION)\b[^:]{{0,20}}?"
+    rf"\b(ID|NO|NUMBER|REG|REGISTRATION)\b|\b({_TAX_NAMES})\b\W{{0,3}}\w{{0,4}}\W{{0,3}}\d{{6,}}",
     re.I,
 )
 _ADDRESS_LABEL = re.compile(
     r"(?<!\w)(?<!DELIVERY )(?<!BILLING )(?<!SHIPPING )(?<!CUSTOMER )(?<!E-MAIL )(?<!EMAIL )"
-    r"(ADD|ADDR|ADDRESS|ALAMAT)\s*[:.]\s*(?=\S)",
+    rf"(ADD|ADDR|ADDRESS{_extra(_WORDS.address_labels)})\s*[:.]\s*(?=\S)",
     re.I,
 )
-_ADDRESS_WORD = re.compile(
-    r"\b(NO\.?|LOT|JALAN|JLN|LORONG|TAMAN|TMN|BANDAR|FLOOR|FLR|LEVEL|BLOCK|BLK|BATU|KM|"
-    r"STREET|ST\.|ROAD|RD\.?|AVENUE|AVE\.?|BLVD|DRIVE|LANE|SUITE|UNIT|BUILDING|PLAZA|MALL|"
-    r"KAWASAN|PERSIARAN|SEKSYEN|SECTION|PARK|SQUARE|CENTRE|CENTER|P\.?O\.?\s*BOX)\b",
-    re.I,
-)
+_ADDRESS_WORD = re.compile(rf"\b({_forms(_WORDS.street_words)})(?=\W|$)", re.I)
 # A post code: 5 digits before a town name ("47100 Puchong") or after a state at the end of a line
 # ("Austin, TX 78701"), not a lot or house number ("Lot 12345,"); or a UK post code.
 _POSTCODE = re.compile(
@@ -80,33 +110,31 @@ _POSTCODE = re.compile(
     re.I,
 )
 # Region and country names that may follow the post-code line of an address.
-_REGION = re.compile(
-    r"^(SELANGOR|JOHOR|KEDAH|KELANTAN|MELAKA|MALACCA|NEGERI\s+SEMBILAN|PAHANG|PERAK|PERLIS|"
-    r"PULAU\s+PINANG|PENANG|SABAH|SARAWAK|TERENGGANU|KUALA\s+LUMPUR|PUTRAJAYA|LABUAN|"
-    r"MALAYSIA|SINGAPORE|INDONESIA|THAILAND|UNITED\s+KINGDOM|UK|USA|UNITED\s+STATES|CANADA|"
-    r"AUSTRALIA|GERMANY|FRANCE|INDIA|D\.?\s*E\.?|DARUL\s+\w+)\b",
-    re.I,
-)
+_REGION = re.compile(rf"^({_forms(_WORDS.regions)})\b", re.I)
 
 _TOTAL_EXCLUDE = re.compile(
-    r"SUB[\s-]?TOTAL|TOTAL\s*(QTY|QUANTITY|ITEMS?|SAVINGS?|DISCOUNT|STAMPS?|GST|TAX|VAT|POINTS?|"
-    r"WEIGHT|UNITS?|PCS)|TAX\s*TOTAL|GST\s*TOTAL|EXCL|EXCLUDING|BEFORE\s*(GST|TAX)|"
-    r"ITEM\s*COUNT|TOTAL\s*\w*\s*SUPPLIES",
+    r"SUB[\s-]?TOTAL|TOTAL\s*(QTY|QUANTITY|ITEMS?|SAVINGS?|DISCOUNT|STAMPS?|"
+    rf"{_TAX_NAMES}|TAX|POINTS?|WEIGHT|UNITS?|PCS)|(?:{_TAX_NAMES}|TAX)\s*TOTAL|EXCL|EXCLUDING|"
+    rf"BEFORE\s*({_TAX_NAMES}|TAX)|ITEM\s*COUNT|TOTAL\s*\w*\s*SUPPLIES",
     re.I,
 )
 _TOTAL_STRONG = re.compile(
     r"(TOTAL\s*(AFTER|ROUNDED|ROUNDING|PAYABLE|DUE|AMOUNT\s*DUE|TO\s*PAY)|ROUNDED\s*TOTAL|"
     r"FINAL\s*TOTAL|NETT?\s*TOTAL|GRAND\s*TOTAL|AMOUNT\s*(DUE|PAYABLE)|BALANCE\s*DUE|"
-    r"TOTAL\s*AFTER\s*ADJ|JUMLAH\s*BESAR|AFTER\s*ROUND\w*)",
+    rf"TOTAL\s*AFTER\s*ADJ|AFTER\s*ROUND\w*{_extra(_WORDS.strong_total_labels)})",
     re.I,
 )
-_TOTAL_WORD = re.compile(r"T[O0]TA[L1I!|]|JUMLAH|AMOUNT|AFTER\s*ROUND", re.I)
+_TOTAL_WORD = re.compile(rf"T[O0]TA[L1I!|]|AMOUNT|AFTER\s*ROUND{_extra(_WORDS.total_labels)}", re.I)
 _CASH = re.compile(
-    r"^\W*(CASH|TUNAI|PAYMENT|PAID|TENDERED|ACCEPTED|RECEIVED|VISA|MASTER|CARD|CREDIT)\b", re.I
+    r"^\W*(CASH|PAYMENT|PAID|TENDERED|ACCEPTED|RECEIVED|VISA|MASTER|CARD|CREDIT"
+    rf"{_extra(_WORDS.cash_labels)})\b",
+    re.I,
 )
-_CHANGE = re.compile(r"\b(CHANGE|BAKI|BALANCE)\b", re.I)
+_CHANGE = re.compile(rf"\b(CHANGE|BALANCE{_extra(_WORDS.change_labels)})\b", re.I)
 _SUBTOTAL = re.compile(r"SUB[\s-]?TOTAL", re.I)
-_TAX = re.compile(r"\b(GST|SST|VAT|TAX)\b", re.I)
+_TAX = re.compile(rf"\b({_TAX_NAMES}|TAX)\b", re.I)
+_TAX_LINE = re.compile(rf"^\W*({_TAX_NAMES}|TAX)\b", re.I)
+_DATE_LABEL = re.compile(rf"\b(DATE|DATED|ISSUED?{_extra(_WORDS.date_labels)})\b", re.I)
 _NUMBER_LABEL = re.compile(
     r"\b(INVOICE|INV|RECEIPT|BILL|DOC(?:UMENT)?|ORDER|SLIP|TRANS(?:ACTION)?|REF(?:ERENCE)?)"
     r"\s*(?:NO\.?|NUMBER|NUM|#)?\s*[:#.;]?\s*(?P<value>[A-Z0-9][A-Z0-9/_-]{2,})",
@@ -151,8 +179,20 @@ def _word_confidence(word: Word) -> float:
     return word.confidence
 
 
+def _unspace(text: str) -> str:
+    """``text`` with letter-spaced runs joined ("D a t e : 0 4 / 0 4" -> "Date:04/04").
+
+    OCR engines read widely tracked print one character per word; four or more single
+    characters in a row are one word, not four.
+    """
+    return re.sub(r"(?<!\S)\S(?:\s\S(?!\S)){3,}", lambda m: re.sub(r"\s", "", m.group(0)), text)
+
+
 def _fix_ocr_digits(text: str) -> str:
     # Join amounts split by OCR ("38 .60", "100. 62") and read O/o as 0 inside numbers.
+    text = _unspace(text)
+    # A date printed against its time ("30-06-201822:16:06"): the year has four digits.
+    text = re.sub(r"(\d{1,2}[-/.]\d{1,2}[-/.](?:19|20)\d\d)(?=\d{1,2}:\d\d)", r"\1 ", text)
     text = re.sub(r"(?<=\d)\s*([.,])\s+(?=\d{2}\b)|(?<=\d)\s+([.,])(?=\d{2}\b)", r"\1\2", text)
     return re.sub(r"(?<=[\d.,])[Oo](?=[\d.,])|(?<=\s)[Oo](?=[.,]\d{2}\b)", "0", text)
 
@@ -173,7 +213,9 @@ def _is_registration(text: str) -> bool:
         _REGISTRATION.fullmatch(text)
         or _is_id_line(text)
         or re.search(
-            r"\b(CO\.?\s*(REG|NO)|REG\.?\s*NO|COMPANY\s*NO|ROC|BUSINESS\s*REG)\b", text, re.I
+            rf"\b(CO\.?\s*(REG|NO)|REG\.?\s*NO|COMPANY\s*NO|{_ROC}|BUSINESS\s*REG)\b",
+            text,
+            re.I,
         )
     )
 
@@ -181,12 +223,14 @@ def _is_registration(text: str) -> bool:
 def _strip_company(text: str) -> str:
     text = clean(text)
     # Common OCR misreadings of the legal suffix.
-    text = re.sub(r"\bS[DO0]N\W{0,2}\s*[BE8]H[DLO0]\b", "SDN BHD", text, flags=re.I)
+    for pair in _WORDS.legal_pairs:
+        text = re.sub(rf"\b{_form(' '.join(pair), fuzzy=True)}\b", " ".join(pair), text, flags=re.I)
     # "Owned by: NAME SDN BHD": a short label before the name is not part of it.
     labelled = re.match(r"^[A-Za-z][A-Za-z .]{1,20}:\s*(?=\S)", text)
     if labelled and len(text[labelled.end() :].split()) >= 2:
         text = text[labelled.end() :]
-    text = re.sub(r"(?<=\s)[S5]/[B8]\b", "S/B", text)
+    for form in _SLASHED:
+        text = re.sub(rf"(?<=\s){_form(form, fuzzy=True)}\b", form, text, flags=re.I)
     # Registration numbers and trailing codes: "(1110644-W)", "123456-X".
     text = re.sub(
         r"\s*\(?\s*(?:CO\.?\s*(?:REG|NO)\.?\s*:?\s*)?\d{4,}[-\s]?[A-Z]?\s*\)?\s*$",
@@ -194,8 +238,9 @@ def _strip_company(text: str) -> str:
         text,
         flags=re.I,
     )
-    # "Sdn." is always followed by "Bhd." (Sendirian Berhad); OCR often loses the second word.
-    text = re.sub(r"\bS[DO0]N\.?$", "SDN BHD", text, flags=re.I)
+    # A two-word legal form is never cut short: OCR often loses its second word at a line end.
+    for pair in _WORDS.legal_pairs:
+        text = re.sub(rf"\b{_form(pair[0], fuzzy=True)}\.?$", " ".join(pair), text, flags=re.I)
     matches = list(_LEGAL_SUFFIX.finditer(text))
     match = matches[-1] if matches else None
     if match is not None and match.group(1).upper() != "(M)":
@@ -203,13 +248,17 @@ def _strip_company(text: str) -> str:
     return clean(text) if not text.endswith(".") else text.strip(" |:;,_~—–-'\"“”‘’`*=+")
 
 
+# First words that continue a name printed over several lines: legal forms and "& CO".
+_CONTINUATION = frozenset(
+    {"CO.", "CO", "&", "AND", "ENTERPRISE", "TRADING"}
+    | {w.upper() for f in _WORDS.legal_forms for w in f.split()[:1]}
+    | {f"{w.upper()}." for f in _WORDS.legal_forms for w in f.split()[:1]}
+)
+
+
 def _is_continuation(text: str) -> bool:
     first = text.split(" ", 1)[0].upper()
-    return (
-        first in {"CO.", "CO", "&", "AND", "SDN", "BHD", "BHD.", "(M)", "ENTERPRISE", "TRADING"}
-        or text[:1] == "("
-        or text[:1].islower()
-    )
+    return first in _CONTINUATION or text[:1] == "(" or text[:1].islower()
 
 
 def trim_line(line: Line) -> Line:
@@ -257,7 +306,9 @@ def _header(lines: Sequence[Line]) -> list[Line]:
         if _HEADER_STOP.search(line.text) and not out:
             continue  # e.g. "TAX INVOICE" above the name
         if _HEADER_STOP.search(line.text):
-            if _POSTCODE.search(line.text) and not re.search(r"\b(TEL|FAX|GST)\b", line.text, re.I):
+            if _POSTCODE.search(line.text) and not re.search(
+                rf"\b(TEL|FAX|{_TAX_NAMES})\b", line.text, re.I
+            ):
                 out.append(line)  # an address line that happens to contain a stop word
                 continue
             if _is_id_line(line.text):
@@ -431,7 +482,7 @@ def _date(lines: Sequence[Line], day_first: bool) -> Found | None:
         if not dates:
             continue
         value = dates[0][0].isoformat()
-        if re.search(r"\b(DATE|DATED|TARIKH|ISSUED?)\b", line.text, re.I) and not re.search(
+        if _DATE_LABEL.search(line.text) and not re.search(
             r"\b(DUE|EXPIR\w*|PRINT\w*|VALID)\b", line.text, re.I
         ):
             return Found(value=value, confidence=0.9, lines=(line,))
@@ -448,7 +499,7 @@ def _labelled_amount(lines: Sequence[Line], index: int) -> str | None:
         return amounts[-1]
     if index + 1 < len(lines):
         following = clean(lines[index + 1].text)
-        if re.fullmatch(r"(RM|\$|€|£|USD|MYR)?\s*[\d.,\s]+", following):
+        if re.fullmatch(r"([A-Z]{2,3}|\$|€|£)?\s*[\d.,\s]+", following):
             nxt = line_amounts(lines[index + 1])
             if nxt:
                 return nxt[-1]
@@ -562,6 +613,11 @@ def _fix_address_codes(text: str) -> str:
     """
     text = re.sub(r"\$(?=\w)", "S", text)
     text = re.sub(r"\bS[58](?=\d{1,2}(?:/|\b))", "SS", text)
+    # A post code run into its town ("43800DENGKIL"), a quote between a word and its number
+    # ("Level'6"), a house number ending in the letter O ("29O").
+    text = re.sub(r"(?<![\d-])(\d{5})(?=[A-Za-z]{3})", r"\1 ", text)
+    text = re.sub(r"(?<=[A-Za-z])['’`](?=\d)", " ", text)
+    text = re.sub(r"(?<=\b\d\d)[O](?=\W|$)", "0", text)
     return re.sub(
         r"\b[B8](RD|rd)(?=\W{0,2}\s*(FL|FLOOR|FLR|LEVEL|LVL)\b)", r"3\1", text, flags=re.I
     )
@@ -605,7 +661,7 @@ def receipt_fields(lines: Sequence[Line], *, day_first: bool) -> dict[str, Found
         ("date", lambda: _date(lines, day_first)),
         ("total", lambda: _total(lines)),
         ("subtotal", lambda: _labelled_line_amount(lines, _SUBTOTAL)),
-        ("tax", lambda: _labelled_line_amount(lines, re.compile(r"^\W*(GST|SST|VAT|TAX)\b", re.I))),
+        ("tax", lambda: _labelled_line_amount(lines, _TAX_LINE)),
         ("number", lambda: _number(lines)),
     )
     for name, rule in rules:
@@ -883,4 +939,8 @@ def contract_fields(text: str) -> dict[str, Found]:
         value = rule(text)
         if value is not None:
             found[name] = value
+    if "parties" not in found:
+        defined = defined_parties(text)
+        if defined:
+            found["parties"] = Found(value=defined, confidence=0.6)
     return found

@@ -1,7 +1,7 @@
 """Undoing Tesseract's usual letter confusions in words whose vocabulary is known in advance.
 
 Scanned receipts print their seller's address and name in a small, closed vocabulary: street
-words (JALAN, TAMAN, LORONG...), state and city names, and trade words (ENTERPRISE, HARDWARE...).
+words, state and city names and trade words, kept per region in ``lexicons/regions/*.toml``.
 Thermal and dot-matrix print breaks strokes, and Tesseract then swaps letters that differ by a
 stroke or two (M/N/H/W, I/L/T, O/D/U...). A word that is not in the vocabulary but is one such
 swap away from exactly one vocabulary word of the same length is read as that word. Nothing else
@@ -11,39 +11,30 @@ is touched: unknown names stay as read, and a word that could be two vocabulary 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 
 from renderkit.parsing._protocol import Word
+from renderkit.parsing.lexicons.regions import region_words
 
 __all__ = ["ADDRESS_WORDS", "NAME_WORDS", "agree_words", "fix_words"]
 
 # Letters Tesseract mistakes for one another on broken print (each group is interchangeable).
 _CONFUSABLE = ("MNHW", "ILTJ1", "ODUQ0", "EFL", "S5", "B8", "G6C", "Z2", "KR", "VY")
-_GROUP = {ch: group for group in _CONFUSABLE for ch in group}
+_GROUP = {ch: "".join(g for g in _CONFUSABLE if ch in g) for ch in "".join(_CONFUSABLE)}
+# Letter pairs read for one letter (a broken G as "CI", M as "RN"), never at a word's start.
+_PAIRS = (("CI", "G"), ("RN", "M"), ("VV", "W"), ("CL", "D"))
 
-_ADDRESS_TEXT = """
-    JALAN JLN LORONG LRG PERSIARAN LEBUH LEBUHRAYA LINGKARAN KAMPUNG KAMPONG BANDAR BUKIT BKT
-    SUNGAI TAMAN TMN KAWASAN PERINDUSTRIAN PERUSAHAAN PUSAT SEKSYEN BATU BLOK BLOCK LOT TINGKAT
-    ARAS MENARA WISMA BANGUNAN KOMPLEKS PLAZA MEDAN DESA INDAH UTAMA JAYA BARU LAMA SERI SRI
-    PERMAI MUTIARA DAMAI SETIA PUTERI PUTRA RAYA TENGAH TIMUR BARAT UTARA SELATAN MALAYSIA
-    SELANGOR JOHOR KEDAH KELANTAN MELAKA PAHANG PERAK PERLIS PENANG PINANG PULAU SABAH SARAWAK
-    TERENGGANU NEGERI SEMBILAN KUALA LUMPUR PUTRAJAYA LABUAN DARUL EHSAN TAKZIM AMAN RIDZUAN
-    KHUSUS MAKMUR PETALING SHAH ALAM KLANG PUCHONG CHERAS KAJANG AMPANG SUBANG DAMANSARA KEPONG
-    RAWANG SERDANG SEMENYIH BANGI SETAPAK KUCHING IPOH SEREMBAN NILAI BAHRU SKUDAI MUAR KOTA
-    KINABALU KUANTAN ALOR SETAR BUTTERWORTH SENTRAL GOMBAK SELAYANG MALL FLOOR
-    LEVEL ROAD STREET CENTRE CENTER UNIT SUITE INDUSTRIAL PARK SQUARE AVENUE BUILDING TOWER
-    LAMAN HALL HILL MAIN LANE DRIVE PLACE COURT GARDEN GARDENS HEIGHTS CITY
-"""
-_NAME_TEXT = """
-    ENTERPRISE ENTERPRISES TRADING HARDWARE RESTORAN RESTAURANT STATIONERY SUPERMARKET MARKET
-    PHARMACY BAKERY KEDAI PERNIAGAAN SYARIKAT HOLDINGS INDUSTRIES SERVICES MARKETING
-    DISTRIBUTOR DISTRIBUTORS TRADERS COMPANY BOOK BOOKS STORE STORES SHOP CAFE BISTRO
-    KITCHEN FOOD MART HOTEL TRAVEL MOTOR AUTO ELECTRICAL GLOBAL RETAIL SUPPLY SUPPLIES
-"""
-#: Street, place and state words of (mainly Malaysian) addresses.
-ADDRESS_WORDS = frozenset(_ADDRESS_TEXT.split())
-#: Trade words of shop and company names.
-NAME_WORDS = frozenset(_NAME_TEXT.split())
+
+def _single_words(phrases: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(w for p in phrases for w in p.upper().split() if w.isalpha() and len(w) >= 3)
+
+
+_REGION = region_words()
+#: Street, place and region words of addresses (from the region files).
+ADDRESS_WORDS = _single_words(_REGION.street_words + _REGION.place_words + _REGION.regions)
+#: Trade words of shop and company names (from the region files).
+NAME_WORDS = _single_words(_REGION.trade_words)
 
 
 def _candidates(word: str, vocabulary: Iterable[str]) -> list[str]:
@@ -57,20 +48,45 @@ def _candidates(word: str, vocabulary: Iterable[str]) -> list[str]:
     return out
 
 
+def _fold(word: str) -> str:
+    # Accents dropped: OCR trained on many scripts adds accents to faint capitals ("KÚALA").
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def _styled(known: str, word: str) -> str:
+    # In capitals when the word was mostly capitals ("PETALINCi"), else in title case.
+    return known if sum(c.isupper() for c in word) > len(word) / 2 else known.title()
+
+
 def fix_words(text: str, vocabulary: frozenset[str]) -> str:
-    """``text`` with near-miss words (one confusable letter off) read as vocabulary words."""
+    """``text`` with near-miss words read as vocabulary words.
+
+    A near miss is one confusable letter off, a confusable letter pair off ("PETALINCi"), or
+    the vocabulary word with accents added ("KÚALA").
+    """
 
     def fix(match: re.Match[str]) -> str:
         word = match.group(0)
-        upper = word.upper()
-        if len(word) < 3 or upper in vocabulary or not (word.isupper() or word.istitle()):
+        upper = _fold(word).upper()
+        capitals = sum(c.isupper() for c in word) >= len(word) - 1  # "PETALINCi"
+        if len(word) < 3 or not (capitals or word.istitle()):
             return word
+        if upper in vocabulary:
+            return _styled(upper, word) if upper != word.upper() else word
         found = _candidates(upper, vocabulary)
-        if len(found) != 1:
+        if not found:
+            found = [
+                known
+                for pair, letter in _PAIRS
+                for index in range(1, len(upper))
+                if upper.startswith(pair, index)
+                and (known := upper[:index] + letter + upper[index + len(pair) :]) in vocabulary
+            ]
+        if len(set(found)) != 1:
             return word
-        return found[0] if word.isupper() else found[0].title()
+        return _styled(found[0], word)
 
-    return re.sub(r"[A-Za-z][A-Za-z0-9$]*[A-Za-z]", fix, text)
+    return re.sub(r"(?<![\w$])[^\W\d_][\w$]*[^\W_](?![\w$])", fix, text)
 
 
 def _one_swap(word: str, other: str) -> bool:
@@ -97,6 +113,10 @@ def agree_words(text: str, words: Sequence[Word], *, margin: float = 0.15) -> st
     def fix(match: re.Match[str]) -> str:
         word = match.group(0)
         upper = word.upper()
+        folded = _fold(upper)
+        if folded != upper:
+            # An accent the page prints nowhere else on this word ("AÉON" beside "AEON").
+            return _styled(folded, word) if folded in best else word
         own = best.get(upper)
         if own is None:
             return word
@@ -111,4 +131,4 @@ def agree_words(text: str, words: Sequence[Word], *, margin: float = 0.15) -> st
             return found[0]
         return found[0].title() if word.istitle() else word
 
-    return re.sub(r"(?<![A-Za-z])[A-Za-z]{4,}(?![A-Za-z])", fix, text)
+    return re.sub(r"(?<![^\W\d_])[^\W\d_]{4,}(?![^\W\d_])", fix, text)

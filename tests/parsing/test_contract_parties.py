@@ -1,0 +1,41 @@
+"""Contract parties defined as terms, on invented agreements."""
+
+from __future__ import annotations
+
+from renderkit.parsing._fields import contract_fields
+from renderkit.parsing.contract import defined_parties
+
+
+def test_a_company_defined_as_a_term_is_a_party() -> None:
+    text = (
+        "CONFIDENTIALITY AGREEMENT\n"
+        "As an employee of Bluefin Orchard Systems, Inc. (the “Company”), you will receive "
+        "confidential information of the Company.\n"
+    )
+    assert defined_parties(text) == ["Bluefin Orchard Systems, Inc."]
+
+
+def test_a_description_between_name_and_term_is_skipped() -> None:
+    text = "Harbor Lantern Corporation, a Delaware corporation (“HLC”), and you agree as follows."
+    assert defined_parties(text) == ["Harbor Lantern Corporation"]
+
+
+def test_a_phrase_running_into_a_defined_name_is_not_a_party() -> None:
+    text = (
+        "Certain Holders and Quarry Mill Company (“QMC”) signed. "
+        "Quarry Mill Company (the “Buyer”) agrees."
+    )
+    assert defined_parties(text) == ["Quarry Mill Company"]
+
+
+def test_the_preamble_wins_over_definitions() -> None:
+    text = (
+        "This Agreement is made between Redwood Kettle LLC and Marsh Signal Ltd.\n\n"
+        "Redwood Kettle LLC (the “Discloser”) will share information.\n"
+    )
+    found = contract_fields(text)
+    assert found["parties"].value == ["Redwood Kettle LLC", "Marsh Signal Ltd."]
+
+
+def test_a_name_without_a_legal_form_is_not_taken_from_a_definition() -> None:
+    assert defined_parties("The Board of Directors (the “Board”) shall meet.") == []

@@ -1,0 +1,85 @@
+"""Regional vocabulary in data files, and the OCR repairs of receipts, on invented lines."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from renderkit.parsing._fields import receipt_fields
+from renderkit.parsing._ocrfix import ADDRESS_WORDS, NAME_WORDS, agree_words, fix_words
+from renderkit.parsing._protocol import Line, Word
+from renderkit.parsing.lexicons.regions import region_words
+
+
+def _lines(rows: Sequence[str]) -> list[Line]:
+    out = []
+    for index, text in enumerate(rows):
+        y = index / (len(rows) + 1)
+        words = tuple(
+            Word(text=w, page=1, bbox=(0.1 * i, y, 0.1 * i + 0.08, y + 0.02), confidence=0.95)
+            for i, w in enumerate(text.split())
+        )
+        out.append(Line(words=words, page=1))
+    return out
+
+
+def _fields(rows: Sequence[str]) -> dict[str, object]:
+    return {k: v.value for k, v in receipt_fields(_lines(rows), day_first=True).items()}
+
+
+def _word(text: str, confidence: float = 0.95) -> Word:
+    return Word(text=text, page=1, bbox=(0.0, 0.0, 0.1, 0.02), confidence=confidence)
+
+
+def test_regional_words_come_from_the_region_files() -> None:
+    words = region_words()
+    assert ("SDN", "BHD") in words.legal_pairs
+    assert "JALAN" in words.street_words
+    assert "JALAN" in ADDRESS_WORDS
+    assert "RESTORAN" in NAME_WORDS
+    assert "GST" in words.tax_names
+
+
+def test_a_date_printed_against_its_time_is_still_read() -> None:
+    found = _fields(["KEDAI BUKU CERAH SDN BHD", "Date :14-02-201909:41:07", "TOTAL 8.50"])
+    assert found["date"] == "2019-02-14"
+
+
+def test_a_letter_spaced_date_is_read_as_one_word() -> None:
+    found = _fields(["KEDAI BUKU CERAH SDN BHD", "D a t e : 0 7 / 1 1 / 2 0 1 8", "TOTAL 8.50"])
+    assert found["date"] == "2018-11-07"
+
+
+def test_a_post_code_run_into_its_town_is_split_in_the_address() -> None:
+    found = _fields(
+        [
+            "KEDAI BUKU CERAH SDN BHD",
+            "NO. 8, JALAN KENANGA 2,",
+            "52100KEPONG, KUALA LUMPUR",
+            "TEL: 03-1111 2222",
+            "TOTAL 8.50",
+        ]
+    )
+    assert found["address"] == "NO. 8, JALAN KENANGA 2 52100 KEPONG, KUALA LUMPUR"
+
+
+def test_accents_the_engine_added_to_a_known_word_are_dropped() -> None:
+    assert fix_words("JALAN KÚALA", ADDRESS_WORDS) == "JALAN KUALA"
+    page = [_word("CERAH"), _word("BUKU")]
+    assert agree_words("CÉRAH", page) == "CERAH"
+
+
+def test_accents_of_words_the_page_prints_nowhere_without_them_stay() -> None:
+    assert agree_words("CAFÉ", [_word("MENU")]) == "CAFÉ"
+
+
+def test_a_letter_pair_read_for_one_letter_is_repaired_in_a_known_word() -> None:
+    assert fix_words("PETALINCi JAYA", ADDRESS_WORDS) == "PETALING JAYA"
+
+
+def test_a_one_read_for_an_l_at_the_end_of_a_known_word_is_repaired() -> None:
+    assert fix_words("Leve1 2", ADDRESS_WORDS) == "Level 2"
+
+
+def test_a_legal_form_with_lookalike_letters_is_read_as_the_legal_form() -> None:
+    found = _fields(["CERAH TRADING S0N 8HD", "NO. 8, JALAN KENANGA 2,", "TOTAL 8.50"])
+    assert found["company"] == "CERAH TRADING SDN BHD"
