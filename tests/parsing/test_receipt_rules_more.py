@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 from PIL import Image, ImageDraw, ImageFont
 
-from renderkit.parsing._fields import receipt_fields
 from renderkit.parsing._ocrfix import agree_words
 from renderkit.parsing._protocol import Line, Word
 from renderkit.parsing.ocr import TesseractOcr, _better_orientation, _Reading
+from renderkit.parsing.receipt import receipt_fields
 
 
 def _line(row: str | Sequence[tuple[str, float]], y: float) -> Line:

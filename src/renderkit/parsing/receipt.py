@@ -1,0 +1,663 @@
+"""Receipt fields: merchant, address, date, total, subtotal, tax, number and items.
+
+Till receipts are read by OCR, often from thermal print, so every rule here tolerates the
+engine's slips (see :mod:`renderkit.parsing._ocrfix`, the repair applied to names and
+addresses). The rules are general: label words and legal forms come from the regional word
+lists (:mod:`renderkit.parsing.lexicons.regions`), the rest is layout order and the arithmetic
+between amounts; none is fitted to a particular document.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+
+import attrs
+
+from renderkit.parsing._fields import Found, clean
+from renderkit.parsing._ocrfix import ADDRESS_WORDS, NAME_WORDS, agree_words, fix_words
+from renderkit.parsing._protocol import Line, Word
+from renderkit.parsing._values import find_amounts, find_dates, find_emails, find_phones
+from renderkit.parsing.lexicons.regions import region_words
+
+__all__ = ["line_amounts", "meaningful", "receipt_fields", "trim_line"]
+
+_WORDS = region_words()
+# Letters and digits OCR prints for one another in legal-form abbreviations ("S0N 8HD").
+_LOOKALIKE = {"S": "S5", "D": "DO0L", "B": "B8E", "O": "O0D", "I": "I1L", "L": "L1I"}
+
+
+def _form(text: str, *, fuzzy: bool) -> str:
+    """A pattern for a legal form or label: dots and commas optional, spaces any spacing."""
+    out = ""
+    for char in text:
+        if char == " ":
+            out += r"\W{0,2}\s*"
+        elif char in ".,":
+            out += re.escape(char) + "?"
+        elif fuzzy and char.upper() in _LOOKALIKE:
+            out += f"[{_LOOKALIKE[char.upper()]}]"
+        else:
+            out += re.escape(char)
+    return out
+
+
+def _forms(forms: tuple[str, ...], *, fuzzy: bool = False) -> str:
+    ordered = sorted(set(forms), key=lambda f: (-len(f), f))
+    return "|".join(_form(f, fuzzy=fuzzy) for f in ordered) or "(?!)"
+
+
+def _extra(words: tuple[str, ...]) -> str:
+    # Regional words appended to an alternation of general ones.
+    return "".join("|" + _form(w, fuzzy=False) for w in words)
+
+
+_PAIRS = tuple(" ".join(pair) for pair in _WORDS.legal_pairs)
+_PAIR_FIRSTS = tuple(pair[0] for pair in _WORDS.legal_pairs)
+_SLASHED = tuple(f for f in _WORDS.legal_forms if "/" in f)
+_LEGAL_SUFFIX = re.compile(
+    rf"\b({_forms(_PAIRS, fuzzy=True)}|(?:{_forms(_PAIR_FIRSTS, fuzzy=True)})\.?(?=\s*$)|"
+    rf"{_forms(_SLASHED, fuzzy=True)}|"
+    rf"{_forms(tuple(f for f in _WORDS.legal_forms if f not in _PAIR_FIRSTS + _SLASHED))})"
+    r"(?=\W|$)",
+    re.I,
+)
+_BUSINESS_WORD = re.compile(rf"\b({_forms(_WORDS.trade_words)})\b", re.I)
+_TAX_NAMES = _forms(_WORDS.tax_names)
+_ROC = _forms(_WORDS.registration_labels)
+# Lines that end the header block of a receipt or invoice (address and name come before).
+_HEADER_STOP = re.compile(
+    rf"\b(TEL|TELEPHONE|PHONE|FAX|H/?P|E-?MAIL|{_TAX_NAMES}|TAX\s*INVOICE|INVOICE|RECEIPT|"
+    r"CASHIER|TABLE|DATE|TIME|BILL|ORDER|SHOPPING\s*HOURS|OPEN|WEBSITE|WWW|HTTP|"
+    r"ABN|TERMINAL|POS|SLIP|DOC(?:UMENT)?\s*NO)\b",
+    re.I,
+)
+_REGISTRATION = re.compile(
+    r"\(?\s*(?:(?:CO|COMPANY)\.?\s*(?:REG|NO)\.?\s*(?:NO\.?)?\s*:?\s*|"
+    rf"(?:{_ROC})\s*:?\s*)?\d{{3,}}[-\s]?[A-Z]?\s*\)?$",
+    re.I,
+)
+# Tax and company registration numbers printed between the name and the address.
+_ID_LINE = re.compile(
+    rf"\b({_TAX_NAMES}|TAX|CO|COMPANY|BUSINESS|{_ROC}|REG|REGISTRATION)\b[^:]{{0,20}}?"
+    rf"\b(ID|NO|NUMBER|REG|REGISTRATION)\b|\b({_TAX_NAMES})\b\W{{0,3}}\w{{0,4}}\W{{0,3}}\d{{6,}}",
+    re.I,
+)
+_ADDRESS_LABEL = re.compile(
+    r"(?<!\w)(?<!DELIVERY )(?<!BILLING )(?<!SHIPPING )(?<!CUSTOMER )(?<!E-MAIL )(?<!EMAIL )"
+    rf"(ADD|ADDR|ADDRESS{_extra(_WORDS.address_labels)})\s*[:.]\s*(?=\S)",
+    re.I,
+)
+_ADDRESS_WORD = re.compile(rf"\b({_forms(_WORDS.street_words)})(?=\W|$)", re.I)
+# A post code: 5 digits before a town name ("47100 Puchong") or after a state at the end of a line
+# ("Austin, TX 78701"), not a lot or house number ("Lot 12345,"); or a UK post code.
+_POSTCODE = re.compile(
+    r"(?<![\d#])(?<!LOT )(?<!NO )(?<!NO\. )(?<!NO\.)\d{5}(?:-\d{4})?(?!\d)"
+    r"(?=\s*,?\s*[A-Za-z]{2}|\W*$)|(?-i:\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b)",
+    re.I,
+)
+# Region and country names that may follow the post-code line of an address.
+_REGION = re.compile(rf"^({_forms(_WORDS.regions)})\b", re.I)
+
+_TOTAL_EXCLUDE = re.compile(
+    r"SUB[\s-]?TOTAL|TOTAL\s*(QTY|QUANTITY|ITEMS?|SAVINGS?|DISCOUNT|STAMPS?|"
+    rf"{_TAX_NAMES}|TAX|POINTS?|WEIGHT|UNITS?|PCS)|(?:{_TAX_NAMES}|TAX)\s*TOTAL|EXCL|EXCLUDING|"
+    rf"BEFORE\s*({_TAX_NAMES}|TAX)|ITEM\s*COUNT|TOTAL\s*\w*\s*SUPPLIES",
+    re.I,
+)
+_TOTAL_STRONG = re.compile(
+    r"(TOTAL\s*(AFTER|ROUNDED|ROUNDING|PAYABLE|DUE|AMOUNT\s*DUE|TO\s*PAY)|ROUNDED\s*TOTAL|"
+    r"FINAL\s*TOTAL|NETT?\s*TOTAL|GRAND\s*TOTAL|AMOUNT\s*(DUE|PAYABLE)|BALANCE\s*DUE|"
+    rf"TOTAL\s*AFTER\s*ADJ|AFTER\s*ROUND\w*{_extra(_WORDS.strong_total_labels)})",
+    re.I,
+)
+_TOTAL_WORD = re.compile(rf"T[O0]TA[L1I!|]|AMOUNT|AFTER\s*ROUND{_extra(_WORDS.total_labels)}", re.I)
+_CASH = re.compile(
+    r"^\W*(CASH|PAYMENT|PAID|TENDERED|ACCEPTED|RECEIVED|VISA|MASTER|CARD|CREDIT"
+    rf"{_extra(_WORDS.cash_labels)})\b",
+    re.I,
+)
+_CHANGE = re.compile(rf"\b(CHANGE|BALANCE{_extra(_WORDS.change_labels)})\b", re.I)
+_SUBTOTAL = re.compile(r"SUB[\s-]?TOTAL", re.I)
+_TAX = re.compile(rf"\b({_TAX_NAMES}|TAX)\b", re.I)
+_TAX_LINE = re.compile(rf"^\W*({_TAX_NAMES}|TAX)\b", re.I)
+_DATE_LABEL = re.compile(rf"\b(DATE|DATED|ISSUED?{_extra(_WORDS.date_labels)})\b", re.I)
+_NUMBER_LABEL = re.compile(
+    r"\b(INVOICE|INV|RECEIPT|BILL|DOC(?:UMENT)?|ORDER|SLIP|TRANS(?:ACTION)?|REF(?:ERENCE)?)"
+    r"\s*(?:NO\.?|NUMBER|NUM|#)?\s*[:#.;]?\s*(?P<value>[A-Z0-9][A-Z0-9/_-]{2,})",
+    re.I,
+)
+
+
+def _alnum_ratio(text: str) -> float:
+    return sum(c.isalnum() for c in text) / max(1, len(text))
+
+
+def meaningful(line: Line) -> bool:
+    """True for a line that reads as text rather than OCR noise from a logo or a crease."""
+    text = clean(line.text)
+    letters = sum(c.isalpha() for c in text)
+    if letters < 3 or _alnum_ratio(text.replace(" ", "")) < 0.6:
+        return False
+    long_words = [w for w in line.words if sum(c.isalnum() for c in w.text) >= 2]
+    if not long_words:
+        return False
+    conf = sum(_word_confidence(w) for w in long_words) / len(long_words)
+    return conf >= 0.55
+
+
+_VOCABULARY = NAME_WORDS | ADDRESS_WORDS
+
+
+def _word_confidence(word: Word) -> float:
+    """Tesseract's confidence, raised for a trade or street word read at most one letter off.
+
+    Broken thermal print makes Tesseract unsure of words it still reads (nearly) right; a
+    reading that lands on the closed vocabulary of names and addresses is text, not noise.
+    """
+    letters = re.sub(r"[^A-Za-z]", "", word.text)
+    if len(letters) >= 5 and letters.isupper() and fix_words(letters, _VOCABULARY) in _VOCABULARY:
+        return max(word.confidence, 0.8)
+    return word.confidence
+
+
+def _unspace(text: str) -> str:
+    """``text`` with letter-spaced runs joined ("D a t e : 0 4 / 0 4" -> "Date:04/04").
+
+    OCR engines read widely tracked print one character per word; four or more single
+    characters in a row are one word, not four.
+    """
+    return re.sub(r"(?<!\S)\S(?:\s\S(?!\S)){3,}", lambda m: re.sub(r"\s", "", m.group(0)), text)
+
+
+def _fix_ocr_digits(text: str) -> str:
+    # Join amounts split by OCR ("38 .60", "100. 62") and read O/o as 0 inside numbers.
+    text = _unspace(text)
+    # A date printed against its time ("30-06-201822:16:06"): the year has four digits.
+    text = re.sub(r"(\d{1,2}[-/.]\d{1,2}[-/.](?:19|20)\d\d)(?=\d{1,2}:\d\d)", r"\1 ", text)
+    text = re.sub(r"(?<=\d)\s*([.,])\s+(?=\d{2}\b)|(?<=\d)\s+([.,])(?=\d{2}\b)", r"\1\2", text)
+    return re.sub(r"(?<=[\d.,])[Oo](?=[\d.,])|(?<=\s)[Oo](?=[.,]\d{2}\b)", "0", text)
+
+
+def line_amounts(line: Line) -> list[str]:
+    """Amounts with decimals printed on ``line``, left to right."""
+    return [a for a, _, _ in find_amounts(_fix_ocr_digits(line.text))]
+
+
+def _is_id_line(text: str) -> bool:
+    return bool(_ID_LINE.search(text)) and not re.search(
+        r"\b(INVOICE|RECEIPT|BILL|TEL|FAX|PHONE|DATE)\b", text, re.I
+    )
+
+
+def _is_registration(text: str) -> bool:
+    return bool(
+        _REGISTRATION.fullmatch(text)
+        or _is_id_line(text)
+        or re.search(
+            rf"\b(CO\.?\s*(REG|NO)|REG\.?\s*NO|COMPANY\s*NO|{_ROC}|BUSINESS\s*REG)\b",
+            text,
+            re.I,
+        )
+    )
+
+
+def _strip_company(text: str) -> str:
+    text = clean(text)
+    # Common OCR misreadings of the legal suffix.
+    for pair in _WORDS.legal_pairs:
+        text = re.sub(rf"\b{_form(' '.join(pair), fuzzy=True)}\b", " ".join(pair), text, flags=re.I)
+    # "Owned by: NAME SDN BHD": a short label before the name is not part of it.
+    labelled = re.match(r"^[A-Za-z][A-Za-z .]{1,20}:\s*(?=\S)", text)
+    if labelled and len(text[labelled.end() :].split()) >= 2:
+        text = text[labelled.end() :]
+    for form in _SLASHED:
+        text = re.sub(rf"(?<=\s){_form(form, fuzzy=True)}\b", form, text, flags=re.I)
+    # Registration numbers and trailing codes: "(1110644-W)", "123456-X".
+    text = re.sub(
+        r"\s*\(?\s*(?:CO\.?\s*(?:REG|NO)\.?\s*:?\s*)?\d{4,}[-\s]?[A-Z]?\s*\)?\s*$",
+        "",
+        text,
+        flags=re.I,
+    )
+    # A two-word legal form is never cut short: OCR often loses its second word at a line end.
+    for pair in _WORDS.legal_pairs:
+        text = re.sub(rf"\b{_form(pair[0], fuzzy=True)}\.?$", " ".join(pair), text, flags=re.I)
+    matches = list(_LEGAL_SUFFIX.finditer(text))
+    match = matches[-1] if matches else None
+    if match is not None and match.group(1).upper() != "(M)":
+        text = text[: match.end()]
+    return clean(text) if not text.endswith(".") else text.strip(" |:;,_~—–-'\"“”‘’`*=+")
+
+
+# First words that continue a name printed over several lines: legal forms and "& CO".
+_CONTINUATION = frozenset(
+    {"CO.", "CO", "&", "AND", "ENTERPRISE", "TRADING"}
+    | {w.upper() for f in _WORDS.legal_forms for w in f.split()[:1]}
+    | {f"{w.upper()}." for f in _WORDS.legal_forms for w in f.split()[:1]}
+)
+
+
+def _is_continuation(text: str) -> bool:
+    first = text.split(" ", 1)[0].upper()
+    return first in _CONTINUATION or text[:1] == "(" or text[:1].islower()
+
+
+def trim_line(line: Line) -> Line:
+    """``line`` without unreadable words at its ends (OCR debris beside the text)."""
+    words = list(line.words)
+
+    def debris(word: Word, others: list[Word]) -> bool:
+        if _word_confidence(word) > word.confidence:
+            return False  # a known word, however faintly printed
+        alnum = sum(c.isalnum() for c in word.text)
+        if alnum == 0 or word.confidence < 0.2:
+            return True
+        others_conf = sum(w.confidence for w in others) / max(1, len(others))
+        if word.confidence < min(0.45, others_conf - 0.15) and (
+            alnum < 4 or alnum < 0.7 * len(word.text)
+        ):
+            return True
+        rest_upper = sum(c.isupper() for w in others for c in w.text) > 3 * sum(
+            c.islower() for w in others for c in w.text
+        )
+        return len(word.text) <= 3 and word.text.isalpha() and word.text.islower() and rest_upper
+
+    while len(words) > 1 and debris(words[0], words[1:]):
+        words.pop(0)
+    while len(words) > 1 and debris(words[-1], words[:-1]):
+        if _LEGAL_SUFFIX.fullmatch(f"{words[-2].text} {words[-1].text}"):
+            break  # a faint "BHD" after "SDN" is part of the name
+        words.pop()
+    return Line(words=tuple(words), page=line.page) if len(words) != len(line.words) else line
+
+
+def _address_like(line: Line) -> bool:
+    # A short line of numbers and names ("12, 3/4A,") that meaningful() finds too few letters in.
+    text = clean(line.text)
+    alnum = sum(c.isalnum() for c in text)
+    if alnum < 4 or not re.search(r"\d", text) or not line.words:
+        return False
+    return sum(w.confidence for w in line.words) / len(line.words) >= 0.6
+
+
+def _header(lines: Sequence[Line]) -> list[Line]:
+    out: list[Line] = []
+    top = [trim_line(x) for x in lines[:25]]
+    for index, line in enumerate(top):
+        if _HEADER_STOP.search(line.text) and not out:
+            continue  # e.g. "TAX INVOICE" above the name
+        if _HEADER_STOP.search(line.text):
+            if _POSTCODE.search(line.text) and not re.search(
+                rf"\b(TEL|FAX|{_TAX_NAMES})\b", line.text, re.I
+            ):
+                out.append(line)  # an address line that happens to contain a stop word
+                continue
+            if _is_id_line(line.text):
+                out.append(line)  # a tax number printed between the name and the address
+                continue
+            break
+        if meaningful(line) or (out and _address_like(line)):
+            out.append(line)
+        elif out and index + 1 < len(top) and _POSTCODE.search(top[index + 1].text):
+            # A faintly read but clean line just above the post code: part of the address.
+            text = clean(line.text)
+            if re.fullmatch(r"[\w.,'&/() -]+", text) and sum(c.isalpha() for c in text) >= 4:
+                out.append(line)
+    return out
+
+
+def _open_paren(text: str) -> bool:
+    return text.count("(") > text.count(")")
+
+
+def _name_line(line: Line) -> bool:
+    # A line that can be part of a name printed over several lines: mostly capitals, no digits.
+    letters = [c for c in line.text if c.isalpha()]
+    upper = sum(c.isupper() for c in letters) >= len(letters) / 2
+    return bool(letters) and upper and not re.search(r"\d", line.text)
+
+
+def _closing_line(used: Sequence[Line], lines: Sequence[Line]) -> Line | None:
+    """The line that closes a parenthesis a name left open ("NAME (BRANCH" / "AREA) SDN BHD").
+
+    It is taken even when read too poorly to count as header text: an open parenthesis is
+    always closed, and a name broken inside one goes on to the very next printed line.
+    """
+    if not _open_paren(" ".join(u.text for u in used)):
+        return None
+    last = used[-1].words[-1]
+    for index, line in enumerate(lines[:-1]):
+        if any(w is last for w in line.words):
+            following = trim_line(lines[index + 1])
+            text = following.text
+            closes = text.find(")") >= 0 and (text.find("(") < 0 or text.find(")") < text.find("("))
+            letters = sum(c.isalpha() for c in text)
+            if closes and letters >= 3 and len(text.split()) <= 6 and not re.search(r"\d", text):
+                return following
+            return None
+    return None
+
+
+def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | None, int]:
+    candidates = header[:8]
+    for strength, pattern in ((0.85, _LEGAL_SUFFIX),):
+        for index, line in enumerate(candidates):
+            text = clean(line.text)
+            if not pattern.search(text) or _ADDRESS_WORD.match(text):
+                continue
+            used = [line]
+            # A name broken over lines: "NAME HARDWARE" / "ENTERPRISE (BRANCH" / "AREA) SDN BHD".
+            start = index
+            while start > 0 and len(used) < 3:
+                first = clean(used[0].text)
+                previous = candidates[start - 1]
+                joins = (
+                    _is_continuation(first)
+                    or (len(used) == 1 and len(pattern.split(first, 1)[0].split()) < 1)
+                    or _open_paren(previous.text)
+                )
+                if not joins or not _name_line(previous):
+                    break
+                used.insert(0, previous)
+                start -= 1
+            name = _strip_company(" ".join(clean(u.text) for u in used))
+            if len(re.sub(r"\W", "", name)) >= 3:
+                return Found(value=name, confidence=strength, lines=tuple(used)), index
+    for index, line in enumerate(candidates):
+        text = clean(line.text)
+        if _is_registration(text) or find_dates(text):
+            continue
+        if len(re.sub(r"[^A-Za-z]", "", text)) >= 4 and not _ADDRESS_WORD.match(text):
+            used = [line]
+            while index + 1 < len(candidates) and len(used) < 3:
+                following = candidates[index + 1]
+                if not (_is_continuation(clean(following.text)) or _open_paren(text)):
+                    break
+                if not _name_line(following):
+                    break
+                used.append(following)
+                index += 1
+                text = " ".join(clean(u.text) for u in used)
+            closing = _closing_line(used, lines)
+            if closing is not None:
+                if index + 1 < len(header) and header[index + 1].words[-1] is closing.words[-1]:
+                    index += 1
+                used.append(closing)
+                text = " ".join(clean(u.text) for u in used)
+            if _LEGAL_SUFFIX.search(text):
+                strength = 0.85
+            else:
+                trade = _BUSINESS_WORD.search(fix_words(text, NAME_WORDS))
+                strength = 0.7 if trade else 0.55
+            return Found(value=_strip_company(text), confidence=strength, lines=tuple(used)), index
+    return None, -1
+
+
+def _continues_address(previous: Line, text: str) -> bool:
+    """Whether ``text`` still belongs to an address whose post-code line was ``previous``."""
+    return bool(
+        _REGION.match(text)
+        or re.match(r"^\d{3,}-", text)
+        or re.search(r",\W*$", previous.text)  # "12345 TOWN," goes on to the state
+        or (_POSTCODE.search(text) and len(text.split()) <= 4)  # a second post-code line
+    )
+
+
+def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Line]:
+    picked: list[Line] = []
+    seen_postcode = bool(first and _POSTCODE.search(first))
+    for line in lines:
+        text = clean(line.text)
+        if _is_registration(text):
+            if picked or first:
+                break
+            continue
+        if not picked and first is None:
+            if find_dates(text):
+                continue
+            if line.text.lstrip()[:1] == "(" or re.fullmatch(r"[A-Za-z ]{2,20}[:.]?\s*\d+", text):
+                continue  # "(Branch name)", "Outlet: 123"
+            if not (re.search(r"\d", text) or _ADDRESS_WORD.search(text)):
+                continue
+        elif seen_postcode:
+            previous = picked[-1] if picked else None
+            if previous is None or not _continues_address(previous, text):
+                break
+        if _HEADER_STOP.search(text) and not _POSTCODE.search(text):
+            break
+        picked.append(line)
+        seen_postcode = seen_postcode or bool(_POSTCODE.search(text))
+        if len(picked) >= 5:
+            break
+    return picked
+
+
+def _address(header: list[Line], after: int) -> Found | None:
+    picked = _collect_address(header[after + 1 :])
+    if not picked:
+        return None
+    seen_postcode = any(_POSTCODE.search(line.text) for line in picked)
+    value = " ".join(clean(line.text) for line in picked)
+    return Found(value=value, confidence=0.75 if seen_postcode else 0.55, lines=tuple(picked))
+
+
+def _labelled_address(lines: Sequence[Line]) -> Found | None:
+    """An address printed after an ``Address:`` label near the top of the page."""
+    for index, line in enumerate(lines[:30]):
+        match = _ADDRESS_LABEL.search(line.text)
+        if match is None:
+            continue
+        first = clean(line.text[match.end() :])
+        if not (re.search(r"\d", first) or _ADDRESS_WORD.search(first)):
+            continue
+        rest = _collect_address([trim_line(x) for x in lines[index + 1 : index + 5]], first)
+        value = " ".join([first, *(clean(x.text) for x in rest)])
+        return Found(value=value, confidence=0.75, lines=(line, *rest))
+    return None
+
+
+def _date(lines: Sequence[Line], day_first: bool) -> Found | None:
+    fallback: Found | None = None
+    for line in lines:
+        dates = find_dates(_fix_ocr_digits(line.text), day_first=day_first)
+        if not dates:
+            continue
+        value = dates[0][0].isoformat()
+        if _DATE_LABEL.search(line.text) and not re.search(
+            r"\b(DUE|EXPIR\w*|PRINT\w*|VALID)\b", line.text, re.I
+        ):
+            return Found(value=value, confidence=0.9, lines=(line,))
+        # Till receipts print the date beside the time: prefer that to a stray number.
+        timed = re.search(r"\d{1,2}:\d{2}", line.text) is not None
+        if fallback is None or (timed and fallback.confidence < 0.8):
+            fallback = Found(value=value, confidence=0.8 if timed else 0.75, lines=(line,))
+    return fallback
+
+
+def _labelled_amount(lines: Sequence[Line], index: int) -> str | None:
+    amounts = line_amounts(lines[index])
+    if amounts:
+        return amounts[-1]
+    if index + 1 < len(lines):
+        following = clean(lines[index + 1].text)
+        if re.fullmatch(r"([A-Z]{2,3}|\$|€|£)?\s*[\d.,\s]+", following):
+            nxt = line_amounts(lines[index + 1])
+            if nxt:
+                return nxt[-1]
+    return None
+
+
+def _payment(lines: Sequence[Line]) -> tuple[Decimal | None, Decimal | None]:
+    cash = change = None
+    for line in lines:
+        amounts = line_amounts(line)
+        if not amounts:
+            continue
+        if change is None and _CHANGE.search(line.text):
+            change = Decimal(amounts[-1])
+        elif cash is None and _CASH.search(line.text):
+            cash = Decimal(amounts[-1])
+    return cash, change
+
+
+def _total(lines: Sequence[Line]) -> Found | None:
+    cash, change = _payment(lines)
+    paid = cash - change if cash is not None and change is not None else None
+    candidates: list[tuple[float, int, str]] = []
+    for index, line in enumerate(lines):
+        text = line.text
+        if not _TOTAL_WORD.search(text) or _TOTAL_EXCLUDE.search(text):
+            continue
+        if _CASH.search(text) or _CHANGE.search(text):
+            continue
+        amount = _labelled_amount(lines, index)
+        if amount is None:
+            continue
+        if len(line_amounts(line)) >= 2:
+            rank = 0.3  # a table row ("Total 8.90 0.53"), not the amount paid
+        elif _TOTAL_STRONG.search(text):
+            rank = 0.9
+        elif re.search(r"T[O0]TA[L1I!|]", text, re.I):
+            rank = 0.8
+        else:
+            rank = 0.5  # "Amount"
+        if cash is not None and Decimal(amount) > cash and change is not None:
+            rank -= 0.4
+        if paid is not None and Decimal(amount) == paid and paid > 0:
+            rank += 0.5
+        candidates.append((rank, index, amount))
+    if candidates:
+        rank, index, amount = max(candidates, key=lambda c: (c[0], c[1]))
+        return Found(value=amount, confidence=min(0.95, rank), lines=(lines[index],))
+    if paid is not None and paid > 0:
+        return Found(value=f"{paid:.2f}", confidence=0.6)
+    # No readable total line: till receipts mostly print the same amount as the subtotal (tax
+    # included, nothing rounded), so it beats no value at all.
+    subtotal = _labelled_line_amount(lines, _SUBTOTAL)
+    if subtotal is not None and Decimal(str(subtotal.value)) > 0:
+        return attrs.evolve(subtotal, confidence=0.45)
+    return None
+
+
+def _labelled_line_amount(lines: Sequence[Line], pattern: re.Pattern[str]) -> Found | None:
+    for index, line in enumerate(lines):
+        if pattern.search(line.text) and not _CASH.search(line.text):
+            amount = _labelled_amount(lines, index)
+            if amount is not None:
+                return Found(value=amount, confidence=0.75, lines=(line,))
+    return None
+
+
+def _number(lines: Sequence[Line]) -> Found | None:
+    for line in lines:
+        match = _NUMBER_LABEL.search(line.text)
+        if match and re.search(r"\d", match.group("value")):
+            return Found(value=match.group("value"), confidence=0.75, lines=(line,))
+    return None
+
+
+def _line_items(lines: Sequence[Line]) -> list[dict[str, object]]:
+    items: list[dict[str, object]] = []
+    for line in lines:
+        text = _fix_ocr_digits(line.text)
+        if _TOTAL_WORD.search(text) or _CASH.search(text) or _CHANGE.search(text):
+            continue
+        if _TAX.search(text) or _HEADER_STOP.search(text):
+            continue
+        amounts = find_amounts(text)
+        if not amounts:
+            continue
+        first = amounts[0][1]
+        description = clean(re.sub(r"^\s*\d+\s*[xX]?\s+", "", text[:first]))
+        if sum(c.isalpha() for c in description) < 3:
+            continue
+        item: dict[str, object] = {"description": description, "amount": float(amounts[-1][0])}
+        quantity = re.search(r"(?:^|\s)(\d{1,3})\s*[xX@]?\s", text[:first] + " ")
+        if quantity and len(amounts) >= 2:
+            item["quantity"] = int(quantity.group(1))
+            item["unit_price"] = float(amounts[0][0])
+        items.append(item)
+    return items[:200]
+
+
+def _mean_confidence(lines: Sequence[Line]) -> float:
+    words = [w for line in lines for w in line.words]
+    return sum(w.confidence for w in words) / len(words) if words else 1.0
+
+
+def _fix_address_codes(text: str) -> str:
+    """Letter-digit slips in the codes of an address.
+
+    No address has a dollar sign: "$S12" is a section code read with its S as "$". Section
+    codes are "SS" and digits ("SS21"), never "S8" or "S5" and digits; and an ordinal before a
+    floor is "3RD", never "BRD" or "8RD".
+    """
+    text = re.sub(r"\$(?=\w)", "S", text)
+    text = re.sub(r"\bS[58](?=\d{1,2}(?:/|\b))", "SS", text)
+    # A post code run into its town ("43800DENGKIL"), a quote between a word and its number
+    # ("Level'6"), a house number ending in the letter O ("29O").
+    text = re.sub(r"(?<![\d-])(\d{5})(?=[A-Za-z]{3})", r"\1 ", text)
+    text = re.sub(r"(?<=[A-Za-z])['’`](?=\d)", " ", text)
+    text = re.sub(r"(?<=\b\d\d)[O](?=\W|$)", "0", text)
+    return re.sub(
+        r"\b[B8](RD|rd)(?=\W{0,2}\s*(FL|FLOOR|FLR|LEVEL|LVL)\b)", r"3\1", text, flags=re.I
+    )
+
+
+def receipt_fields(lines: Sequence[Line], *, day_first: bool) -> dict[str, Found]:
+    """Seller, address, date, number, amounts and line items of a receipt or invoice."""
+    found: dict[str, Found] = {}
+    header = _header(lines)
+    company, at = _company(header, lines)
+    page_words = [w for line in lines for w in line.words]
+    if company is not None:
+        # A name guessed from position alone (no legal suffix, no trade word) on a poorly read
+        # line is usually OCR debris: better no value than a wrong one.
+        if company.confidence > 0.55 or _mean_confidence(company.lines) >= 0.75:
+            found["company"] = attrs.evolve(
+                company,
+                value=fix_words(
+                    agree_words(str(company.value), page_words), NAME_WORDS | ADDRESS_WORDS
+                ),
+            )
+        address = _address(header, at)
+        if address is None or address.confidence < 0.75:
+            address = _labelled_address(lines) or address
+        if (
+            address is not None
+            and address.confidence < 0.75
+            and _mean_confidence(address.lines) < 0.75
+        ):
+            address = None  # no post code and poorly read: more likely debris than address
+        if address is not None:
+            found["address"] = attrs.evolve(
+                address,
+                value=fix_words(
+                    agree_words(_fix_address_codes(str(address.value)), page_words),
+                    ADDRESS_WORDS,
+                ),
+            )
+    text = "\n".join(line.text for line in lines)
+    rules: tuple[tuple[str, Callable[[], Found | None]], ...] = (
+        ("date", lambda: _date(lines, day_first)),
+        ("total", lambda: _total(lines)),
+        ("subtotal", lambda: _labelled_line_amount(lines, _SUBTOTAL)),
+        ("tax", lambda: _labelled_line_amount(lines, _TAX_LINE)),
+        ("number", lambda: _number(lines)),
+    )
+    for name, rule in rules:
+        value = rule()
+        if value is not None:
+            found[name] = value
+    emails = find_emails(text)
+    if emails:
+        found["email"] = Found(value=emails[0], confidence=0.9)
+    phones = find_phones(text)
+    if phones:
+        found["phone"] = Found(value=phones[0], confidence=0.8)
+    items = _line_items(lines)
+    if items:
+        found["line_items"] = Found(value=items, confidence=0.5)
+    return found
