@@ -29,7 +29,7 @@ from renderkit.parsing.coerce import coerce_to_schema
 from renderkit.parsing.concepts import concept_for, property_words
 from renderkit.parsing.confidence import ocr_factor
 from renderkit.parsing.invoice import InvoiceFields, invoice_fields
-from renderkit.parsing.receipt import meaningful, receipt_fields
+from renderkit.parsing.receipt import meaningful, receipt_fields, till_receipt
 
 __all__ = ["TYPE_FIELDS", "LocalExtractor", "classify", "key_values"]
 
@@ -112,6 +112,9 @@ def classify(text: str) -> tuple[str, float]:
         return "other", 0.5
     ordered = sorted(scores.values(), reverse=True)
     margin = (ordered[0] - ordered[1]) / ordered[0]
+    if kind == "invoice" and till_receipt(text):
+        # Tills print "TAX INVOICE" over receipts; how it was paid decides, not the title.
+        return "receipt", round(min(1.0, 0.5 + margin), 3)
     return kind, round(min(1.0, 0.5 + margin), 3)
 
 

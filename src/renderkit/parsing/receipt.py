@@ -19,9 +19,10 @@ from renderkit.parsing._fields import Found, clean
 from renderkit.parsing._ocrfix import ADDRESS_WORDS, NAME_WORDS, agree_words, fix_words
 from renderkit.parsing._protocol import Line, Word
 from renderkit.parsing._values import find_amounts, find_dates, find_emails, find_phones
+from renderkit.parsing.lexicons import load_lexicon, tokens
 from renderkit.parsing.lexicons.regions import region_words
 
-__all__ = ["line_amounts", "meaningful", "receipt_fields", "trim_line"]
+__all__ = ["line_amounts", "meaningful", "receipt_fields", "till_receipt", "trim_line"]
 
 _WORDS = region_words()
 # Letters and digits OCR prints for one another in legal-form abbreviations ("S0N 8HD").
@@ -661,3 +662,47 @@ def receipt_fields(lines: Sequence[Line], *, day_first: bool) -> dict[str, Found
     if items:
         found["line_items"] = Found(value=items, confidence=0.5)
     return found
+
+
+# Label concepts that only an invoice prints: a due date, payment terms, bank details.
+_INVOICE_ONLY = frozenset({"due_date", "payment_terms", "iban", "bic"})
+_TIME = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?!\d)")
+_TILL_HEADS = re.compile(r"^\W*(CASHIER|TILL|COUNTER|TERMINAL|POS|OPERATOR)\b", re.I)
+_ROUNDING = re.compile(r"\bROUND(ING|ED)?\b.*\d[.,]\d{2}", re.I)
+
+
+def _invoice_label(text: str) -> bool:
+    """Whether ``text`` opens with a label only invoices print (any shipped language).
+
+    A buyer block counts only by a label of two words or more ("Bill to", "Sold to"): till
+    receipts print a lone "Customer" or "To" line too.
+    """
+    words = [t for t, _, _ in tokens(text)]
+    if not words:
+        return False
+    return any(
+        concept in _INVOICE_ONLY or (concept == "customer" and length >= 2)
+        for concept, length in load_lexicon().match(words, 0)
+    )
+
+
+def till_receipt(text: str) -> bool:
+    """Whether ``text`` reads as a till receipt, whatever its title ("TAX INVOICE" included).
+
+    A till receipt shows how it was paid (cash or card tendered, change given, a rounding
+    line), who took the payment and when to the minute; an invoice asks to be paid later, so
+    it prints a buyer block, a due date, terms or bank details. Two till cues and no invoice
+    label make a receipt.
+    """
+    lines = [clean(x) for x in text.splitlines() if x.strip()]
+    if any(_invoice_label(x) for x in lines):
+        return False
+    amounts = {i for i, x in enumerate(lines) if find_amounts(_fix_ocr_digits(x))}
+    cues = {
+        "paid": any(i in amounts and _CASH.search(x) for i, x in enumerate(lines)),
+        "change": any(i in amounts and _CHANGE.search(x) for i, x in enumerate(lines)),
+        "rounding": any(_ROUNDING.search(x) for x in lines),
+        "till": any(_TILL_HEADS.search(x) for x in lines),
+        "time": any(_TIME.search(x) and find_dates(_fix_ocr_digits(x)) for x in lines),
+    }
+    return sum(cues.values()) >= 2

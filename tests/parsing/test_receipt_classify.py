@@ -1,0 +1,51 @@
+"""Till receipts printed "TAX INVOICE" take the receipt path; invoices stay invoices."""
+
+from __future__ import annotations
+
+from renderkit.parsing.local import classify
+from renderkit.parsing.receipt import till_receipt
+
+_TILL = """TAX INVOICE
+LAMPU TERANG TRADING
+12, JALAN MERAH 3
+Invoice No : 4711
+Date : 02/03/2021 14:05
+Cashier : ANNA
+1 BULB 12.50
+TOTAL 12.50
+CASH 20.00
+CHANGE 7.50
+"""
+
+_INVOICE = """INVOICE
+Bright Lamps Ltd
+Invoice No: 4711
+Invoice date: 02/03/2021 14:05
+Bill to: Northwind Traders
+Due date: 02/04/2021
+1 Bulb 12.50
+Total 12.50
+Paid by cash 12.50
+"""
+
+
+def test_a_till_receipt_titled_tax_invoice_is_classified_as_a_receipt() -> None:
+    assert classify(_TILL)[0] == "receipt"
+
+
+def test_an_invoice_with_a_buyer_block_and_a_due_date_stays_an_invoice() -> None:
+    assert classify(_INVOICE)[0] == "invoice"
+
+
+def test_a_card_payment_and_a_timed_date_are_enough_till_cues() -> None:
+    text = "TAX INVOICE\nInvoice number: 88\n03/05/22 08:28\nTotal RM 10.00\nVisa RM 10.00"
+    assert till_receipt(text)
+
+
+def test_one_till_cue_alone_does_not_make_a_receipt() -> None:
+    assert not till_receipt("INVOICE\nInvoice number: 88\n03/05/22 08:28\nTotal 10.00")
+
+
+def test_payment_terms_rule_out_a_till_receipt() -> None:
+    text = "INVOICE\nCASH 20.00\nCHANGE 7.50\nPayment terms: 30 days net"
+    assert not till_receipt(text)
