@@ -83,3 +83,8 @@ def test_a_one_read_for_an_l_at_the_end_of_a_known_word_is_repaired() -> None:
 def test_a_legal_form_with_lookalike_letters_is_read_as_the_legal_form() -> None:
     found = _fields(["CERAH TRADING S0N 8HD", "NO. 8, JALAN KENANGA 2,", "TOTAL 8.50"])
     assert found["company"] == "CERAH TRADING SDN BHD"
+
+
+def test_a_date_run_into_the_number_before_it_by_a_dash_is_still_read() -> None:
+    found = _fields(["KEDAI BUKU SDN BHD", "ORD #12 -REG #7-05/11/201917:40:02", "TOTAL 8.50"])
+    assert found["date"] == "2019-11-05"

@@ -177,6 +177,9 @@ def _fix_ocr_digits(text: str) -> str:
     text = _unspace(text)
     # A date printed against its time ("30-06-201822:16:06"): the year has four digits.
     text = re.sub(r"(\d{1,2}[-/.]\d{1,2}[-/.](?:19|20)\d\d)(?=\d{1,2}:\d\d)", r"\1 ", text)
+    # A date run into the number before it by a dash it does not use ("#19-18/03/2018"):
+    # the dash separates the two.
+    text = re.sub(r"(?<=\d)-(?=\d{1,2}([/.])\d{1,2}\1(?:19|20)\d\d(?!\d))", " ", text)
     text = re.sub(r"(?<=\d)\s*([.,])\s+(?=\d{2}\b)|(?<=\d)\s+([.,])(?=\d{2}\b)", r"\1\2", text)
     return re.sub(r"(?<=[\d.,])[Oo](?=[\d.,])|(?<=\s)[Oo](?=[.,]\d{2}\b)", "0", text)
 
