@@ -85,12 +85,14 @@ def defined_parties(text: str) -> list[str]:
 _PARTY_END = re.compile(
     r"\s*\(|,?\s+a\s+(?:[A-Z][a-z]+\s+)*(?:corporation|company|limited|partnership|"
     r"bank|banking|national|state|delaware|nevada)|,\s+an?\s+|,\s+(?:located|with|having|whose|"
-    r"on\s+behalf|each|its|hereinafter|as\s+)|\s+d/?b/?a\b|\s+f/?k/?a\b|;|:|"
+    r"on\s+behalf|each|its|hereinafter|as\s+)|\s+and/or\b|\s+d/?b/?a\b|\s+f/?k/?a\b|;|:|"
     # A full stop ends the name unless it closes an initial or an abbreviation.
     r"(?<!\b[A-Z])(?<!\bInc)(?<!\bCo)(?<!\bCorp)(?<!\bLtd)(?<!\bMr)(?<!\bMs)(?<!\bDr)"
     r"(?<!\bJr)(?<!\bSr)(?<!\bNo)(?<!\bSt)\.\s+(?=[A-Z])|,\s*$|,\s+(?:and|&)\s+|"
     r"(?:(?<=Inc\.)|(?<=LLC)|(?<=Ltd\.)|(?<=L\.P\.)|(?<=\bLP)|(?<=Corp\.)|(?<=Corporation)|"
-    r"(?<=Company))\s+(?:and|&)\s+(?=[A-Z])",
+    r"(?<=Company))\s+(?:and|&)\s+(?=[A-Z])|"
+    # "Acme Holdings, Inc., Acme Bank and ...": a comma after a legal form lists another party.
+    r"(?P<list>(?:(?<=Inc\.)|(?<=LLC)|(?<=Ltd\.)|(?<=\bLP)|(?<=Corp\.)|(?<=Corporation)),\s+(?=[A-Z]))",
 )
 
 
@@ -144,6 +146,9 @@ def _preamble_parties(text: str) -> Found | None:
         name = _party_name(raw)
         if _looks_like_name(name):
             names.append(name)
+        if end is not None and end.group("list"):
+            pos += end.end()
+            continue
         # Skip the description up to the next top-level "and" that starts a capitalised name.
         depth = 0
         nxt = None
@@ -172,14 +177,78 @@ def _preamble_parties(text: str) -> Found | None:
     return Found(value=names, confidence=0.75)
 
 
+# A signature line: "By:" starts it, the signing company's name is printed just above.
+_BY_LINE = re.compile(r"^\s*By\s*:", re.I)
+# At most this many capitalised lines above "By:" form the signer's name.
+_BLOCK_LINES = 3
+
+
+@functools.cache
+def _legal_form_end() -> re.Pattern[str]:
+    forms = sorted(legal_forms(), key=len, reverse=True)
+    form = "|".join(re.escape(f).replace(r"\.", r"\.?") for f in forms)
+    return re.compile(rf",?\s+(?:{form})(?![\w])", re.I)
+
+
+def _title(name: str) -> str:
+    """An upper-case name in title case, legal forms spelt as the lexicon spells them."""
+    forms = {f.casefold(): f for f in legal_forms()}
+    return " ".join(forms.get(w.casefold(), w.title() if w.isupper() else w) for w in name.split())
+
+
+def _signature_parties(text: str) -> list[str]:
+    """Company names printed above a signature's "By:" line, cut after their legal form."""
+    lines = text.splitlines()
+    names: list[str] = []
+    for index, line in enumerate(lines):
+        if not _BY_LINE.match(line):
+            continue
+        block: list[str] = []
+        for above in reversed(lines[max(0, index - _BLOCK_LINES) : index]):
+            if not _capitalised(above):
+                break
+            block.insert(0, above.strip())
+        joined = re.sub(r"\s+", " ", " ".join(block))
+        form = _legal_form_end().search(joined)
+        if form is None:
+            continue
+        # "ACCEPTED AND AGREED: NAME, INC.": a label before a colon is not part of the name.
+        name = _party_name(_title(joined[: form.end()].rsplit(":", 1)[-1]))
+        if len(name.split()) >= 2 and _looks_like_name(name):
+            names.append(name)
+    return names
+
+
+def _capitalised(line: str) -> bool:
+    """Whether a line is printed as a name: upper-case letters, short lower-case words only."""
+    words = line.split()
+    if not words or not any(c.isupper() for c in line):
+        return False
+    # Lower-case words of up to three letters are connectors and "d/b/a".
+    return all(
+        not w[0].isalpha() or w[0].isupper() or (len(w) <= 5 and "/" in w) or len(w) <= 3
+        for w in words
+    ) and (sum(c.isupper() for c in line) >= sum(c.islower() for c in line))
+
+
+def _same_party(a: str, b: str) -> bool:
+    def key(name: str) -> str:
+        return re.sub(r"[\W_]+", " ", name.replace("&", " and ")).upper().strip()
+
+    return key(a) == key(b)
+
+
 def _parties(text: str) -> Found | None:
+    # A preamble names every party. Letters and undertakings have none: their parties are
+    # the names defined as terms and the companies that sign.
     found = _preamble_parties(text)
     if found is not None:
         return found
-    defined = defined_parties(text)
-    if defined:
-        return Found(value=defined, confidence=0.6)
-    return None
+    names = defined_parties(text)
+    for name in _signature_parties(text):
+        if not any(_same_party(name, o) for o in names):
+            names.append(name)
+    return Found(value=names[:4], confidence=0.6) if names else None
 
 
 # ---------------------------------------------------------------- jurisdiction
