@@ -39,3 +39,22 @@ def test_a_preamble_lists_parties_separated_by_commas_after_their_legal_forms() 
         "Marsh Signal Holdings, Inc.",
         "Marsh Signal Bank",
     ]
+
+
+def test_an_ordinal_split_onto_its_own_line_still_dates_the_agreement() -> None:
+    text = "THIS AGREEMENT is made as of March 9\nth\n, 2016 (the “Effective Date”) by Acme.\n"
+    assert contract_fields(text)["effective_date"].value == "2016-03-09"
+
+
+def test_the_signature_block_dates_an_agreement_whose_preamble_has_none() -> None:
+    text = "This Agreement is made by the parties.\n" * 5 + "Date: July 24, 2014\nACME CORP.\nBy:\n"
+    assert contract_fields(text)["effective_date"].value == "2014-07-24"
+
+
+def test_a_letter_is_dated_by_the_date_on_its_first_lines() -> None:
+    assert contract_fields(_LETTER)["effective_date"].value == "2019-06-03"
+
+
+def test_a_statute_year_is_not_an_effective_date() -> None:
+    text = "This Agreement is subject to the Securities Exchange Act of 1934, as amended.\n"
+    assert "effective_date" not in contract_fields(text)

@@ -286,7 +286,49 @@ def _jurisdiction(text: str) -> Found | None:
 # ---------------------------------------------------------------- effective date
 
 
+# "December 9\nth\n, 2014": a superscript ordinal extracted on a line of its own.
+_SPLIT_ORDINAL = re.compile(r"(?<!\d)(\d{1,2})\s*\n\s*(st|nd|rd|th)\s*\n?\s*(?=,|\s)")
+# The date a signature block carries ("Date: July 24, 2014", "this 11th day of October, 2007").
+_SIGNED_DATE = re.compile(r"(?:^\s*Dated?\s*:?\s*|\bday\s+of\s+)$", re.I | re.M)
+# How much of the end is read for signature blocks.
+_TAIL = 4000
+# A letter's date stands alone on one of its first lines.
+_LETTER_LINES = 8
+
+
+def _dates_joined(text: str) -> str:
+    return _SPLIT_ORDINAL.sub(r"\1\2", text)
+
+
 def _effective_date(text: str) -> Found | None:
+    text = _dates_joined(text)
+    return _preamble_date(text) or _signed_date(text) or _letter_date(text)
+
+
+def _signed_date(text: str) -> Found | None:
+    tail_start = max(0, len(text) - _TAIL)
+    tail = text[tail_start:]
+    for value, start, _ in find_dates(tail, day_first=False):
+        line_start = tail.rfind("\n", 0, start) + 1
+        before = tail[line_start:start]
+        if re.search(r"^\s*Dated?\s*:?\s*$", before, re.I) or re.search(
+            r"\b(?:this|on)\s*$", before, re.I
+        ):
+            return Found(value=value.isoformat(), confidence=0.6)
+        if re.match(r"\d{1,2}\w{0,2}\s+day\s+of", tail[start:], re.I):
+            return Found(value=value.isoformat(), confidence=0.6)
+    return None
+
+
+def _letter_date(text: str) -> Found | None:
+    for line in text.splitlines()[:_LETTER_LINES]:
+        dates = find_dates(line, day_first=False)
+        if len(dates) == 1 and not line.replace(line[dates[0][1] : dates[0][2]], "").strip(" ,."):
+            return Found(value=dates[0][0].isoformat(), confidence=0.6)
+    return None
+
+
+def _preamble_date(text: str) -> Found | None:
     head = text[:2500]
     for value, start, _ in find_dates(head, day_first=False):
         before = head[max(0, start - 120) : start].lower()
