@@ -58,3 +58,16 @@ def test_a_letter_is_dated_by_the_date_on_its_first_lines() -> None:
 def test_a_statute_year_is_not_an_effective_date() -> None:
     text = "This Agreement is subject to the Securities Exchange Act of 1934, as amended.\n"
     assert "effective_date" not in contract_fields(text)
+
+
+def test_a_written_out_duration_of_the_agreement_is_its_term() -> None:
+    text = "This Agreement shall terminate twenty-four (24) months after the Effective Date.\n"
+    assert contract_fields(text)["term"].value == "24 months"
+
+
+def test_how_long_obligations_under_the_agreement_survive_is_not_its_term() -> None:
+    text = (
+        "Your obligations of confidentiality under this Agreement shall continue for "
+        "ten (10) years after your employment ends.\n"
+    )
+    assert "term" not in contract_fields(text)

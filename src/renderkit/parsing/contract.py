@@ -355,9 +355,11 @@ def _duration() -> re.Pattern[str]:
     )
 
 
+# The agreement itself as the subject: "a portion of this Agreement" or "obligations under this
+# Agreement" lasting N years is a survival clause, not the agreement's term.
 _TERM_CUE = re.compile(
-    r"(this\s+(?:letter\s+)?agreement|the\s+term\s+of\s+this|the\s+term\s+hereof|"
-    r"obligations\s+(?:hereunder|under\s+this\s+agreement))[^.;]{0,80}?"
+    r"(?<!of\s)(?<!under\s)(?<!in\s)(?<!to\s)"
+    r"(this\s+(?:letter\s+)?agreement|the\s+term\s+of\s+this|the\s+term\s+hereof)[^.;]{0,80}?"
     r"(shall|will)\s+(terminate|expire|remain\s+in\s+(?:full\s+)?(?:force|effect)|continue|"
     r"be\s+in\s+effect|be\s+effective|survive|end)|\bterm\s+of\s+this\s+agreement\s+(?:shall|will)\s+be",
     re.I,
