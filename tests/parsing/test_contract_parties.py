@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from renderkit.parsing._fields import contract_fields
-from renderkit.parsing.contract import defined_parties
+from renderkit.parsing.contract import contract_fields, defined_parties
 
 
 def test_a_company_defined_as_a_term_is_a_party() -> None:

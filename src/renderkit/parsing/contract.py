@@ -1,24 +1,60 @@
-"""Contract parties found by their definitions when the preamble names none.
+"""Contract fields: parties, effective date, governing-law jurisdiction and term.
 
-Many agreements are letters or one-sided undertakings with no "between X and Y" preamble.
-Their parties are still defined where they first appear: a company name ending in a legal
-form, followed by the term it is defined as (``Acme Widgets, Inc. (the "Company")``). The legal
-forms come from ``lexicons/ids.toml``; nothing here names a company.
+Every rule reads the contract's text with general cues (the preamble's "between X and Y", a
+name defined as a term, signature blocks, "dated as of", "governed by the laws of", "shall
+terminate N years after"). The vocabulary they need (places, number words, generic party
+words) lives in ``lexicons/contract.toml`` and the legal forms in ``lexicons/ids.toml``;
+nothing here names a company or a document.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import tomllib
+from importlib import resources
+from typing import Any
 
+from renderkit.parsing._fields import Found
+from renderkit.parsing._values import find_dates
 from renderkit.parsing.identifiers import legal_forms
 
-__all__ = ["defined_parties"]
+__all__ = ["contract_fields", "defined_parties"]
 
-# How much of the document's start is read: definitions come early.
+# How much of the document's start is read: definitions and the preamble come early.
 _HEAD = 4000
 # At most this many capitalised words before the legal form.
 _NAME_WORDS = 6
+
+
+@functools.cache
+def _lexicon() -> dict[str, Any]:
+    path = resources.files("renderkit.parsing.lexicons") / "contract.toml"
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _places() -> tuple[str, ...]:
+    places: list[str] = _lexicon()["governing_law"]["places"]
+    return tuple(sorted(places, key=len, reverse=True))
+
+
+@functools.cache
+def _number_words() -> dict[str, int]:
+    """Written-out numbers from one to ninety-nine (``"twenty-four"`` -> 24)."""
+    numbers: dict[str, Any] = _lexicon()["numbers"]
+    units: dict[str, int] = numbers["units"]
+    tens: dict[str, int] = numbers["tens"]
+    words = {**units, **tens}
+    for ten, t in tens.items():
+        for unit, u in units.items():
+            if u < 10:
+                words[f"{ten}-{unit}"] = t + u
+                words[f"{ten} {unit}"] = t + u
+    return words
+
+
+# ---------------------------------------------------------------- parties
 
 
 @functools.cache
@@ -44,3 +80,316 @@ def defined_parties(text: str) -> list[str]:
     # "Holders and Acme Corporation": a name that ends in another one ran into a phrase.
     names = [n for n in names if not any(o != n and n.endswith(" " + o) for o in names)]
     return names[:3]
+
+
+_PARTY_END = re.compile(
+    r"\s*\(|,?\s+a\s+(?:[A-Z][a-z]+\s+)*(?:corporation|company|limited|partnership|"
+    r"bank|banking|national|state|delaware|nevada)|,\s+an?\s+|,\s+(?:located|with|having|whose|"
+    r"on\s+behalf|each|its|hereinafter|as\s+)|\s+and/or\b|\s+d/?b/?a\b|\s+f/?k/?a\b|;|:|"
+    # A full stop ends the name unless it closes an initial or an abbreviation.
+    r"(?<!\b[A-Z])(?<!\bInc)(?<!\bCo)(?<!\bCorp)(?<!\bLtd)(?<!\bMr)(?<!\bMs)(?<!\bDr)"
+    r"(?<!\bJr)(?<!\bSr)(?<!\bNo)(?<!\bSt)\.\s+(?=[A-Z])|,\s*$|,\s+(?:and|&)\s+|"
+    r"(?:(?<=Inc\.)|(?<=LLC)|(?<=Ltd\.)|(?<=L\.P\.)|(?<=\bLP)|(?<=Corp\.)|(?<=Corporation)|"
+    r"(?<=Company))\s+(?:and|&)\s+(?=[A-Z])|"
+    # "Acme Holdings, Inc., Acme Bank and ...": a comma after a legal form lists another party.
+    r"(?P<list>(?:(?<=Inc\.)|(?<=LLC)|(?<=Ltd\.)|(?<=\bLP)|(?<=Corp\.)|(?<=Corporation)),\s+(?=[A-Z]))",
+)
+
+
+@functools.cache
+def _generic_party() -> re.Pattern[str]:
+    words: list[str] = _lexicon()["parties"]["generic"]
+    alternatives = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in words)
+    return re.compile(rf"^(the\s+)?({alternatives})\b", re.I)
+
+
+@functools.cache
+def _connectors() -> frozenset[str]:
+    return frozenset(_lexicon()["parties"]["connectors"])
+
+
+def _party_name(text: str) -> str:
+    name = re.sub(r"\s+", " ", text).strip(" ,;:.\"“”'")
+    name = re.sub(r"^(?:the|The)\s+", "", name)
+    name = name.replace("&", " and ").replace("  ", " ")
+    if name.endswith((" Inc", " Corp", " Ltd", " Co")):
+        name += "."
+    return re.sub(r"\s+", " ", name).strip()
+
+
+def _looks_like_name(name: str) -> bool:
+    words = name.split()
+    if not words or len(words) > 10 or len(name) > 100 or _generic_party().match(name):
+        return False
+    if not name[0].isupper() or any(re.fullmatch(r"\d{3,}", w) for w in words):
+        return False
+    connectors = _connectors()
+    return all(w[0].isupper() or w[0].isdigit() or w in connectors or w[0] in "(&" for w in words)
+
+
+def _preamble_parties(text: str) -> Found | None:
+    head = text[:3000]
+    match = re.search(r"\b(?:by\s+and\s+)?(?:between|among)\s*:?\s+", head, re.I)
+    if match is None:
+        return None
+    clause = head[match.end() : match.end() + 900]
+    stop = re.search(r"\b(WHEREAS|RECITALS|Background|W\s?I\s?T\s?N\s?E\s?S\s?S)|\n\s*\n", clause)
+    if stop:
+        clause = clause[: stop.start()]
+    clause = clause.replace("\n", " ")
+    names: list[str] = []
+    pos = 0
+    while pos < len(clause) and len(names) < 4:
+        rest = clause[pos:]
+        end = _PARTY_END.search(rest)
+        raw = rest[: end.start()] if end else rest[:120]
+        name = _party_name(raw)
+        if _looks_like_name(name):
+            names.append(name)
+        if end is not None and end.group("list"):
+            pos += end.end()
+            continue
+        # Skip the description up to the next top-level "and" that starts a capitalised name.
+        depth = 0
+        nxt = None
+        start = end.end() if end else len(rest)
+        i = end.start() if end else len(rest)
+        while i < len(rest):
+            ch = rest[i]
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth = max(0, depth - 1)
+            elif depth == 0:
+                m = re.match(r",?\s*(?:and|&)\s+(?:the\s+)?(?=[A-Z])", rest[i:])
+                if m and i >= start - 8:
+                    nxt = i + m.end()
+                    break
+                if rest[i] == "." and re.match(r"\.\s+[A-Z][a-z]", rest[i:]) and i > start:
+                    break
+            i += 1
+        if nxt is None:
+            break
+        pos += nxt
+    names = list(dict.fromkeys(names))
+    if not names:
+        return None
+    return Found(value=names, confidence=0.75)
+
+
+# A signature line: "By:" starts it, the signing company's name is printed just above.
+_BY_LINE = re.compile(r"^\s*By\s*:", re.I)
+# At most this many capitalised lines above "By:" form the signer's name.
+_BLOCK_LINES = 3
+
+
+@functools.cache
+def _legal_form_end() -> re.Pattern[str]:
+    forms = sorted(legal_forms(), key=len, reverse=True)
+    form = "|".join(re.escape(f).replace(r"\.", r"\.?") for f in forms)
+    return re.compile(rf",?\s+(?:{form})(?![\w])", re.I)
+
+
+def _title(name: str) -> str:
+    """An upper-case name in title case, legal forms spelt as the lexicon spells them."""
+    forms = {f.casefold(): f for f in legal_forms()}
+    return " ".join(forms.get(w.casefold(), w.title() if w.isupper() else w) for w in name.split())
+
+
+def _signature_parties(text: str) -> list[str]:
+    """Company names printed above a signature's "By:" line, cut after their legal form."""
+    lines = text.splitlines()
+    names: list[str] = []
+    for index, line in enumerate(lines):
+        if not _BY_LINE.match(line):
+            continue
+        block: list[str] = []
+        for above in reversed(lines[max(0, index - _BLOCK_LINES) : index]):
+            if not _capitalised(above):
+                break
+            block.insert(0, above.strip())
+        joined = re.sub(r"\s+", " ", " ".join(block))
+        form = _legal_form_end().search(joined)
+        if form is None:
+            continue
+        # "ACCEPTED AND AGREED: NAME, INC.": a label before a colon is not part of the name.
+        name = _party_name(_title(joined[: form.end()].rsplit(":", 1)[-1]))
+        if len(name.split()) >= 2 and _looks_like_name(name):
+            names.append(name)
+    return names
+
+
+def _capitalised(line: str) -> bool:
+    """Whether a line is printed as a name: upper-case letters, short lower-case words only."""
+    words = line.split()
+    if not words or not any(c.isupper() for c in line):
+        return False
+    # Lower-case words of up to three letters are connectors and "d/b/a".
+    return all(
+        not w[0].isalpha() or w[0].isupper() or (len(w) <= 5 and "/" in w) or len(w) <= 3
+        for w in words
+    ) and (sum(c.isupper() for c in line) >= sum(c.islower() for c in line))
+
+
+def _same_party(a: str, b: str) -> bool:
+    def key(name: str) -> str:
+        return re.sub(r"[\W_]+", " ", name.replace("&", " and ")).upper().strip()
+
+    return key(a) == key(b)
+
+
+def _parties(text: str) -> Found | None:
+    # A preamble names every party. Letters and undertakings have none: their parties are
+    # the names defined as terms and the companies that sign.
+    found = _preamble_parties(text)
+    if found is not None:
+        return found
+    names = defined_parties(text)
+    for name in _signature_parties(text):
+        if not any(_same_party(name, o) for o in names):
+            names.append(name)
+    return Found(value=names[:4], confidence=0.6) if names else None
+
+
+# ---------------------------------------------------------------- jurisdiction
+
+
+@functools.cache
+def _governing() -> re.Pattern[str]:
+    place = "|".join(re.escape(p) for p in _places())
+    return re.compile(
+        r"laws?\s+of\s+(?:the\s+)?(?:(?:State|Commonwealth|Province|Republic|Kingdom)\s+of\s+)?"
+        rf"(?P<place>{place})\b",
+        re.I,
+    )
+
+
+def _jurisdiction(text: str) -> Found | None:
+    best: tuple[int, str] | None = None
+    for match in _governing().finditer(text):
+        window = text[max(0, match.start() - 250) : match.end() + 50].lower()
+        score = 2 if re.search(r"govern|constru|interpret", window) else 0
+        score += 1 if "state of" in match.group(0).lower() else 0
+        if re.search(r"organi[sz]ed|incorporated|existing|formed", window[-330:-60]):
+            score -= 2  # "a corporation incorporated under the laws of Canada"
+        if best is None or score > best[0]:
+            best = (score, match.group("place"))
+    if best is None or best[0] < 1:
+        return None
+    place = best[1]
+    for known in _places():
+        if known.lower() == place.lower():
+            place = known
+    return Found(value=place, confidence=0.85 if best[0] >= 2 else 0.6)
+
+
+# ---------------------------------------------------------------- effective date
+
+
+# "December 9\nth\n, 2014": a superscript ordinal extracted on a line of its own.
+_SPLIT_ORDINAL = re.compile(r"(?<!\d)(\d{1,2})\s*\n\s*(st|nd|rd|th)\s*\n?\s*(?=,|\s)")
+# The date a signature block carries ("Date: July 24, 2014", "this 11th day of October, 2007").
+_SIGNED_DATE = re.compile(r"(?:^\s*Dated?\s*:?\s*|\bday\s+of\s+)$", re.I | re.M)
+# How much of the end is read for signature blocks.
+_TAIL = 4000
+# A letter's date stands alone on one of its first lines.
+_LETTER_LINES = 8
+
+
+def _dates_joined(text: str) -> str:
+    return _SPLIT_ORDINAL.sub(r"\1\2", text)
+
+
+def _effective_date(text: str) -> Found | None:
+    text = _dates_joined(text)
+    return _preamble_date(text) or _signed_date(text) or _letter_date(text)
+
+
+def _signed_date(text: str) -> Found | None:
+    tail_start = max(0, len(text) - _TAIL)
+    tail = text[tail_start:]
+    for value, start, _ in find_dates(tail, day_first=False):
+        line_start = tail.rfind("\n", 0, start) + 1
+        before = tail[line_start:start]
+        if re.search(r"^\s*Dated?\s*:?\s*$", before, re.I) or re.search(
+            r"\b(?:this|on)\s*$", before, re.I
+        ):
+            return Found(value=value.isoformat(), confidence=0.6)
+        if re.match(r"\d{1,2}\w{0,2}\s+day\s+of", tail[start:], re.I):
+            return Found(value=value.isoformat(), confidence=0.6)
+    return None
+
+
+def _letter_date(text: str) -> Found | None:
+    for line in text.splitlines()[:_LETTER_LINES]:
+        dates = find_dates(line, day_first=False)
+        if len(dates) == 1 and not line.replace(line[dates[0][1] : dates[0][2]], "").strip(" ,."):
+            return Found(value=dates[0][0].isoformat(), confidence=0.6)
+    return None
+
+
+def _preamble_date(text: str) -> Found | None:
+    head = text[:2500]
+    for value, start, _ in find_dates(head, day_first=False):
+        before = head[max(0, start - 120) : start].lower()
+        if re.search(
+            r"(as\s+of|dated|effective|made\s+(?:on|this)|entered\s+into\s+(?:on|this)|"
+            r"this\s+\d{0,2}\w*\s*day\s+of|executed\s+on|day\s+of)[^.;]{0,60}$",
+            before,
+        ):
+            return Found(value=value.isoformat(), confidence=0.8)
+    return None
+
+
+# ---------------------------------------------------------------- term
+
+
+@functools.cache
+def _duration() -> re.Pattern[str]:
+    words = "|".join(
+        re.escape(w).replace(r"\ ", r"\s+") for w in sorted(_number_words(), key=len, reverse=True)
+    )
+    return re.compile(
+        rf"(?P<n>\d{{1,3}}|{words})(?:\s*\(\d{{1,3}}\))?[\s-]*(?P<unit>years?|months?|weeks?|days?)\b",
+        re.I,
+    )
+
+
+# The agreement itself as the subject: "a portion of this Agreement" or "obligations under this
+# Agreement" lasting N years is a survival clause, not the agreement's term.
+_TERM_CUE = re.compile(
+    r"(?<!of\s)(?<!under\s)(?<!in\s)(?<!to\s)"
+    r"(this\s+(?:letter\s+)?agreement|the\s+term\s+of\s+this|the\s+term\s+hereof)[^.;]{0,80}?"
+    r"(shall|will)\s+(terminate|expire|remain\s+in\s+(?:full\s+)?(?:force|effect)|continue|"
+    r"be\s+in\s+effect|be\s+effective|survive|end)|\bterm\s+of\s+this\s+agreement\s+(?:shall|will)\s+be",
+    re.I,
+)
+
+
+def _term(text: str) -> Found | None:
+    for cue in _TERM_CUE.finditer(text):
+        window = text[cue.start() : cue.end() + 200]
+        window = re.split(r"(?<=[a-z)])\.\s+[A-Z]", window)[0]
+        duration = _duration().search(window)
+        if duration is None:
+            continue
+        raw = re.sub(r"\s+", " ", duration.group("n").lower())
+        number = int(raw) if raw.isdigit() else _number_words()[raw]
+        unit = duration.group("unit").lower().rstrip("s")
+        return Found(value=f"{number} {unit}{'s' if number != 1 else ''}", confidence=0.55)
+    return None
+
+
+def contract_fields(text: str) -> dict[str, Found]:
+    """Parties, effective date, governing-law jurisdiction and term of a contract."""
+    found: dict[str, Found] = {}
+    for name, rule in (
+        ("parties", _parties),
+        ("effective_date", _effective_date),
+        ("jurisdiction", _jurisdiction),
+        ("term", _term),
+    ):
+        value = rule(text)
+        if value is not None:
+            found[name] = value
+    return found

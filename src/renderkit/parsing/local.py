@@ -17,7 +17,7 @@ from typing import Any
 import anyio.to_thread
 import attrs
 
-from renderkit.parsing._fields import Found, clean, contract_fields
+from renderkit.parsing._fields import Found, clean
 from renderkit.parsing._protocol import Document, Extraction, FieldProvenance, Line, union_bbox
 from renderkit.parsing._values import (
     find_currency,
@@ -28,6 +28,7 @@ from renderkit.parsing._values import (
 from renderkit.parsing.coerce import coerce_to_schema
 from renderkit.parsing.concepts import concept_for, property_words
 from renderkit.parsing.confidence import ocr_factor
+from renderkit.parsing.contract import contract_fields
 from renderkit.parsing.invoice import InvoiceFields, invoice_fields
 from renderkit.parsing.receipt import meaningful, receipt_fields, till_receipt
 

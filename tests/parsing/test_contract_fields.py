@@ -1,0 +1,73 @@
+"""Contract fields on invented agreements: parties, effective date and term."""
+
+from __future__ import annotations
+
+from renderkit.parsing.contract import contract_fields
+
+_LETTER = (
+    "June 3, 2019\n"
+    "Harbor Lantern Corporation\n"
+    "12 Quay Street\n"
+    "Ladies and Gentlemen:\n"
+    "In connection with a possible transaction you are furnishing us with information.\n"
+    "This letter agreement shall be governed by the laws of the State of Ohio.\n"
+    "Very truly yours,\n"
+    "BLUEFIN ORCHARD SYSTEMS LLC d/b/a BLUEFIN\n"
+    "By: /s/ Ada Quill\n"
+    "Accepted and agreed:\n"
+    "HARBOR LANTERN CORPORATION\n"
+    "By: /s/ Tom Reed\n"
+)
+
+
+def test_a_letter_without_a_preamble_takes_its_parties_from_the_signature_blocks() -> None:
+    found = contract_fields(_LETTER)
+    assert found["parties"].value == ["Bluefin Orchard Systems LLC", "Harbor Lantern Corporation"]
+
+
+def test_a_label_above_a_signature_block_is_not_part_of_the_name() -> None:
+    text = "Letter.\nACCEPTED AND AGREED:\nQUARRY MILL COMPANY\nBy: /s/ Jo Lee\n"
+    assert contract_fields(text)["parties"].value == ["Quarry Mill Company"]
+
+
+def test_a_preamble_lists_parties_separated_by_commas_after_their_legal_forms() -> None:
+    text = (
+        "This Agreement is made by and between the undersigned (“Employee”) and Marsh Signal "
+        "Holdings, Inc., Marsh Signal Bank and/or an affiliate of either (“Bank”).\n"
+    )
+    assert contract_fields(text)["parties"].value == [
+        "Marsh Signal Holdings, Inc.",
+        "Marsh Signal Bank",
+    ]
+
+
+def test_an_ordinal_split_onto_its_own_line_still_dates_the_agreement() -> None:
+    text = "THIS AGREEMENT is made as of March 9\nth\n, 2016 (the “Effective Date”) by Acme.\n"
+    assert contract_fields(text)["effective_date"].value == "2016-03-09"
+
+
+def test_the_signature_block_dates_an_agreement_whose_preamble_has_none() -> None:
+    text = "This Agreement is made by the parties.\n" * 5 + "Date: July 24, 2014\nACME CORP.\nBy:\n"
+    assert contract_fields(text)["effective_date"].value == "2014-07-24"
+
+
+def test_a_letter_is_dated_by_the_date_on_its_first_lines() -> None:
+    assert contract_fields(_LETTER)["effective_date"].value == "2019-06-03"
+
+
+def test_a_statute_year_is_not_an_effective_date() -> None:
+    text = "This Agreement is subject to the Securities Exchange Act of 1934, as amended.\n"
+    assert "effective_date" not in contract_fields(text)
+
+
+def test_a_written_out_duration_of_the_agreement_is_its_term() -> None:
+    text = "This Agreement shall terminate twenty-four (24) months after the Effective Date.\n"
+    assert contract_fields(text)["term"].value == "24 months"
+
+
+def test_how_long_obligations_under_the_agreement_survive_is_not_its_term() -> None:
+    text = (
+        "Your obligations of confidentiality under this Agreement shall continue for "
+        "ten (10) years after your employment ends.\n"
+    )
+    assert "term" not in contract_fields(text)
