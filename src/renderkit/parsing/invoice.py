@@ -158,7 +158,10 @@ def _totals(
             for g in totals:
                 for d in discounts:
                     off = d[0] if d is not None else Decimal(0)
-                    if s[0] > 0 and abs(s[0] - off + t[0] - g[0]) <= _CENT and s[0] != g[0]:
+                    # Subtotal = total only when no tax is printed: otherwise one amount was
+                    # read twice.
+                    same = s[0] == g[0] and bool(printed)
+                    if s[0] > 0 and abs(s[0] - off + t[0] - g[0]) <= _CENT and not same:
                         score = s[1] + t[1] + g[1] + (d[1] if d is not None else 0.0)
                         if best is None or score > best[0]:
                             best = (score, s, t, g, d)
