@@ -133,9 +133,20 @@ def _amounts(pairs: Sequence[KeyValue], concept: str, number_format: NumberForma
 def _totals(
     pairs: Sequence[KeyValue], number_format: NumberFormat, items: Sequence[LineItem]
 ) -> tuple[dict[str, Found], list[str]]:
-    """Subtotal, tax and total, chosen so that they agree when any combination does."""
+    """Subtotal, tax and total, chosen so that they agree when any combination does.
+
+    A discount printed between them (``-100.00``, ``(100.00)``) is taken off the subtotal:
+    subtotal - discount + tax = total.
+    """
     subs = _amounts(pairs, "subtotal", number_format)
-    taxes = _amounts(pairs, "tax", number_format)
+    # No discount is a candidate too; a discount's sign is how it is printed, its size is what
+    # it takes off.
+    discounts: list[_Cand | None] = [None] + [
+        (abs(a), s, kv) for a, s, kv in _amounts(pairs, "discount", number_format)
+    ]
+    # Without a tax line, no tax is a candidate too: subtotal - discount = total.
+    printed = _amounts(pairs, "tax", number_format)
+    taxes = printed or [(Decimal(0), 0.5, None)]
     totals = _amounts(pairs, "total", number_format) + [
         (a, s * 0.8, kv) for a, s, kv in _amounts(pairs, "amount_due", number_format)
     ]
@@ -144,16 +155,22 @@ def _totals(
         subs.append((line_sum, 0.7, None))
     out: dict[str, Found] = {}
     warnings: list[str] = []
-    best: tuple[float, _Cand, _Cand, _Cand] | None = None
+    best: tuple[float, _Cand, _Cand, _Cand, _Cand | None] | None = None
     for s in subs:
         for t in taxes:
             for g in totals:
-                if s[0] > 0 and abs(s[0] + t[0] - g[0]) <= _CENT and s[0] != g[0]:
-                    score = s[1] + t[1] + g[1]
-                    if best is None or score > best[0]:
-                        best = (score, s, t, g)
+                for d in discounts:
+                    off = d[0] if d is not None else Decimal(0)
+                    # Subtotal = total only when no tax is printed: otherwise one amount was
+                    # read twice.
+                    same = s[0] == g[0] and bool(printed)
+                    if s[0] > 0 and abs(s[0] - off + t[0] - g[0]) <= _CENT and not same:
+                        score = s[1] + t[1] + g[1] + (d[1] if d is not None else 0.0)
+                        if best is None or score > best[0]:
+                            best = (score, s, t, g, d)
     if best is not None:
-        for name, pick in zip(("subtotal", "tax", "total"), best[1:], strict=True):
+        chosen = zip(("subtotal", "tax", "total", "discount"), best[1:], strict=True)
+        for name, pick in ((n, p) for n, p in chosen if p is not None):
             lines = (pick[2].hit.segment.as_line(),) if pick[2] is not None else ()
             out[name] = Found(
                 value=str(pick[0]), confidence=round(min(1.0, 0.9 + 0.1 * pick[1]), 3), lines=lines
@@ -162,7 +179,7 @@ def _totals(
     # No agreeing triple: each amount alone, or completed by arithmetic, with low confidence.
     picks: dict[str, _Cand | None] = {
         name: max(cands, key=lambda c: c[1]) if cands else None
-        for name, cands in (("subtotal", subs), ("tax", taxes), ("total", totals))
+        for name, cands in (("subtotal", subs), ("tax", printed), ("total", totals))
     }
     for name, picked in picks.items():
         if picked is not None:
@@ -170,6 +187,7 @@ def _totals(
             out[name] = Found(
                 value=str(picked[0]), confidence=round(0.6 * picked[1], 3), lines=lines
             )
+    # A discount that no arithmetic confirms ("3 % within 10 days") is left out of the sums.
     ps, pt, pg = picks["subtotal"], picks["tax"], picks["total"]
     if ps and pg and not pt and pg[0] >= ps[0]:
         out["tax"] = Found(value=str(pg[0] - ps[0]), confidence=0.55)

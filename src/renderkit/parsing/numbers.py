@@ -60,6 +60,17 @@ _MONEY = re.compile(
 )
 
 
+# OCR splits an amount at its punctuation ("$1 .00", "¥9, 617,980") or loses a group separator
+# ("£5 622.68"); after a currency sign the stray spaces are closed again, elsewhere "1 .5" may
+# be two things and is left alone.
+_CURRENCY_RUN = re.compile(rf"{_CUR}\s?\d[\d.,' ]*\d")
+_OCR_GAP = re.compile(r"(?<=\d) (?=[.,]\d)|(?<=\d[.,]) (?=\d{3}(?!\d))|(?<=\d) (?=\d{3}[.,]\d)")
+
+
+def _close_ocr_gaps(text: str) -> str:
+    return _CURRENCY_RUN.sub(lambda m: _OCR_GAP.sub("", m.group(0)), text)
+
+
 @attrs.frozen(kw_only=True)
 class Amount:
     """One amount found in a text.
@@ -67,7 +78,7 @@ class Amount:
     Attributes:
         value: the amount.
         currency: the currency sign or code printed with it, as printed ("" for none).
-        start, end: where it was found in the text.
+        start, end: where it was found in the text (OCR gaps in the amount closed).
         decimals: whether it had a decimal part (``12,00`` rather than ``12``).
         percent: whether it was followed by ``%``.
     """
@@ -161,7 +172,11 @@ def _number(number: str, number_format: NumberFormat) -> tuple[Decimal, bool] | 
 
 
 def find_money(text: str, number_format: NumberFormat = DOT_DECIMAL) -> list[Amount]:
-    """Every number of ``text`` read as an amount with ``number_format``, in order."""
+    """Every number of ``text`` read as an amount with ``number_format``, in order.
+
+    Offsets refer to ``text`` with the OCR gaps inside currency amounts closed.
+    """
+    text = _close_ocr_gaps(text)
     out: list[Amount] = []
     for match in _MONEY.finditer(text):
         parsed = _number(match.group("num"), number_format)

@@ -31,6 +31,8 @@ __all__ = ["Party", "issuer", "parties"]
 _ROLES = ("seller", "customer")
 # A block ends where the gap to the next row exceeds this many text heights.
 _GAP = 1.6
+#: How far below its heading, in heading heights, a block's first line may start.
+_FIRST_GAP = 4.0
 # Labels of the document's own fields: a row starting with one is past the party's block.
 _DOCUMENT_FIELDS = frozenset(
     {
@@ -98,11 +100,13 @@ def _region(layout: PageLayout, kv: KeyValue) -> tuple[Segment, ...]:
     out: list[Segment] = []
     bottom = head.bbox[3]
     for row in layout.rows[head.row + 1 : head.row + 1 + _MAX_ROWS]:
-        if row.bbox[1] - bottom > _GAP * height:
+        # A heading often stands further above its block than the block's own line spacing.
+        if row.bbox[1] - bottom > (_GAP if out else _FIRST_GAP) * height:
             break
         aligned = [s for s in row.segments if abs(s.bbox[0] - x0) <= 2 * height]
         if not aligned:
-            break
+            # A row of another column only (beside the heading's): the block goes on below it.
+            continue
         first = aligned[0]
         if _heading_role(first) is not None or _document_field(first):
             break
@@ -122,16 +126,16 @@ def _name_in(kv: KeyValue, segments: Sequence[Segment], pairs: Sequence[KeyValue
     for pair in pairs:
         if pair.concept == "party_name" and pair.hit.segment in segments:
             for value in pair.values:
-                text = clean(value.text.lstrip(":： "))
+                text = _name(value.text.lstrip(":： "))
                 if _name_like(text):
                     return text
     if not kv.hit.whole:
         # "Bill to: Contoso Ltd": the name follows the heading on its line.
-        rest = clean(kv.hit.segment.text[kv.hit.end :].lstrip(":：#- "))
+        rest = _name(kv.hit.segment.text[kv.hit.end :].lstrip(":：#- "))
         if _name_like(rest):
             return rest
     names = [
-        clean(s.text.lstrip(":： "))
+        _name(s.text.lstrip(":： "))
         for s in segments
         if not _is_label(s) and _name_like(clean(s.text.lstrip(":： ")))
     ]
@@ -195,6 +199,16 @@ def _legal() -> re.Pattern[str]:
     return re.compile(r"\b(" + "|".join(re.escape(f) for f in forms) + r")(?=$|[\s,·|)])")
 
 
+def _name(text: str) -> str:
+    """``text`` cleaned, keeping the dot of a legal form it ends with ("Inc.", "S.A.")."""
+    name = clean(text)
+    raw = text.rstrip()
+    match = _legal().search(raw)
+    if raw.endswith(".") and not name.endswith(".") and match and match.end() == len(raw):
+        return name + "."
+    return name
+
+
 def legal_names(layouts: Sequence[PageLayout]) -> list[tuple[str, Segment]]:
     """Names ending in a legal form (``Muster GmbH``), with the segment printing each."""
     out: list[tuple[str, Segment]] = []
@@ -206,7 +220,7 @@ def legal_names(layouts: Sequence[PageLayout]) -> list[tuple[str, Segment]]:
                     match = _legal().search(part)
                     if match is None:
                         continue
-                    name = clean(part[: match.end()])
+                    name = _name(part[: match.end()])
                     if len(name) > 60 or sum(c.isalpha() for c in name) < 4:
                         continue
                     if len(name.split()) < 2:

@@ -347,8 +347,11 @@ def _text_layer(
         except pypdfium2.PdfiumError:
             chars.append(char)
             continue
-        if box and left > box[2] + (top - bottom) * 0.6 and right > box[2]:
-            end_word()  # a visual gap without a space character
+        # A visual gap without a space character ends a word; measured against the taller of
+        # the character and the word so far, since "." or "," alone is only a point high.
+        tall = max(top - bottom, box[3] - box[1]) if box else top - bottom
+        if box and left > box[2] + tall * 0.6 and right > box[2]:
+            end_word()
         chars.append(char)
         if box:
             box[:] = [min(box[0], left), min(box[1], bottom), max(box[2], right), max(box[3], top)]

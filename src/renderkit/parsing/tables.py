@@ -17,7 +17,7 @@ import attrs
 
 from renderkit.parsing.keyvalues import find_labels
 from renderkit.parsing.layout import PageLayout, Row, Segment
-from renderkit.parsing.lexicons import COLUMN_CONCEPTS, load_lexicon
+from renderkit.parsing.lexicons import COLUMN_CONCEPTS, Lexicon, load_lexicon, tokens
 from renderkit.parsing.numbers import NumberFormat, find_money
 
 __all__ = ["LineItem", "Table", "find_tables", "table_rows"]
@@ -75,13 +75,34 @@ class LineItem:
         return out
 
 
+def _leads(segment: Segment, start: int) -> bool:
+    """Whether a label at ``start`` begins its segment, OCR debris ("—_", "|") aside."""
+    return not any(c.isalnum() for c in segment.text[:start])
+
+
+def _glued(segment: Segment, lexicon: Lexicon) -> str | None:
+    """The column a header cell names with its words run together by OCR ("UNITPRICE")."""
+    key = "".join(t for t, _, _ in tokens(segment.text))
+    for concept in sorted(COLUMN_CONCEPTS):
+        if any(
+            len(label) > 1 and "".join(label) == key for label in lexicon.labels.get(concept, ())
+        ):
+            return concept
+    return None
+
+
 def _header(row: Row) -> dict[str, tuple[float, float]] | None:
     lexicon = load_lexicon()
     columns: dict[str, tuple[float, float]] = {}
     for segment in row.segments:
+        glued = _glued(segment, lexicon)
+        if glued is not None and glued not in columns:
+            columns[glued] = (segment.bbox[0], segment.bbox[2])
+            continue
         for hit in find_labels(segment, lexicon):
-            if hit.concept in COLUMN_CONCEPTS and hit.concept not in columns and hit.start == 0:
-                columns[hit.concept] = (segment.bbox[0], segment.bbox[2])
+            concept = hit.concept
+            if concept in COLUMN_CONCEPTS and concept not in columns and _leads(segment, hit.start):
+                columns[concept] = (segment.bbox[0], segment.bbox[2])
                 break
     numeric = sum(c in columns for c in _NUMERIC)
     if numeric >= 1 and len(columns) >= 3 and "description" in columns:
@@ -92,7 +113,7 @@ def _header(row: Row) -> dict[str, tuple[float, float]] | None:
 def _stops(row: Row) -> bool:
     lexicon = load_lexicon()
     return any(
-        hit.concept in _STOP and hit.start == 0
+        hit.concept in _STOP and _leads(segment, hit.start)
         for segment in row.segments
         for hit in find_labels(segment, lexicon)
     )
@@ -145,11 +166,27 @@ def _column(segment: Segment, columns: dict[str, tuple[float, float]]) -> str:
     return min(columns, key=lambda c: distance(columns[c]))
 
 
+def _half_unit(value: Decimal) -> Decimal:
+    """Half the last printed digit of ``value``: how far rounding may have moved it."""
+    return Decimal(1).scaleb(min(0, int(value.as_tuple().exponent))) / 2
+
+
+def _tolerance(quantity: Decimal, price: Decimal, amount: Decimal) -> Decimal:
+    """How far quantity x unit price may be from the amount and still agree.
+
+    The amount is rounded to its printed digits (``2.5 x ¥7 = ¥18``) and the unit price may be
+    printed rounded too, its error multiplied by the quantity; a cent per unit covers both for
+    amounts printed in cents.
+    """
+    rounding = _half_unit(amount) + abs(quantity) * _half_unit(price)
+    return max(rounding, Decimal("0.011") * max(Decimal(1), quantity))
+
+
 def _check(item: LineItem) -> LineItem:
     q, p, a = item.quantity, item.unit_price, item.amount
     if q is None or p is None or a is None:
         return item
-    if abs(q * p - a) <= Decimal("0.011") * max(Decimal(1), q):
+    if abs(q * p - a) <= _tolerance(q, p, a):
         return attrs.evolve(item, confidence=1.0)
     return attrs.evolve(
         item,

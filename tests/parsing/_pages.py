@@ -1,0 +1,27 @@
+"""Synthetic pages for the layout tests: words with boxes placed where a test says."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from renderkit.parsing._protocol import Line, Page, Word
+
+#: Text height as a fraction of the page height; a character is 0.009 of the page width wide.
+HEIGHT = 0.012
+_CHAR = 0.009
+_SPACE = 0.006
+
+
+def page(
+    cells: Sequence[tuple[float, float, str]], *, width: float = 600, height: float = 800
+) -> Page:
+    """A page with each ``(x, y, text)`` printed from ``(x, y)``, words a space apart."""
+    lines = []
+    for x, y, text in cells:
+        words = []
+        for part in text.split():
+            right = x + _CHAR * len(part)
+            words.append(Word(text=part, page=1, bbox=(x, y, right, y + HEIGHT)))
+            x = right + _SPACE
+        lines.append(Line(words=tuple(words), page=1))
+    return Page(number=1, lines=tuple(lines), source="text", width=width, height=height)

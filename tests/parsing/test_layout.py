@@ -1,0 +1,69 @@
+"""The layout model on synthetic pages: rows, segments, blocks, columns and reading order."""
+
+from __future__ import annotations
+
+from renderkit.parsing._protocol import Line, Page, Word
+from renderkit.parsing.layout import build_layout
+
+from ._pages import page
+
+
+def test_words_whose_centres_share_a_baseline_form_one_row_despite_jitter() -> None:
+    words = (
+        Word(text="Total", page=1, bbox=(0.10, 0.500, 0.15, 0.512)),
+        Word(text="due", page=1, bbox=(0.16, 0.502, 0.19, 0.514)),
+        Word(text="42.00", page=1, bbox=(0.70, 0.499, 0.75, 0.511)),
+        Word(text="next", page=1, bbox=(0.10, 0.530, 0.14, 0.542)),
+    )
+    layout = build_layout(
+        Page(number=1, lines=(Line(words=words, page=1),), source="ocr", width=600, height=800)
+    )
+    assert [row.text for row in layout.rows] == ["Total due 42.00", "next"]
+
+
+def test_a_row_is_cut_into_segments_where_the_gap_is_wider_than_the_text_is_tall() -> None:
+    layout = build_layout(page([(0.05, 0.1, "Due date"), (0.40, 0.1, "1 May 2024")]))
+    assert [s.text for s in layout.rows[0].segments] == ["Due date", "1 May 2024"]
+
+
+def test_left_aligned_lines_stack_into_one_block_and_a_wide_gap_starts_another() -> None:
+    layout = build_layout(
+        page(
+            [
+                (0.05, 0.10, "Contoso Ltd"),
+                (0.05, 0.115, "4 Harbour Street"),
+                (0.05, 0.13, "Bristol BS1 4XX"),
+                (0.05, 0.30, "Thank you for your business"),
+            ]
+        )
+    )
+    assert [b.text for b in layout.blocks] == [
+        "Contoso Ltd\n4 Harbour Street\nBristol BS1 4XX",
+        "Thank you for your business",
+    ]
+
+
+def test_a_two_column_page_is_read_column_by_column_under_its_full_width_heading() -> None:
+    left = ["Terms of the agreement", "apply to both parties", "from the start date"]
+    right = ["Payment is due within", "thirty days of the", "invoice date"]
+    cells = [(0.05, 0.05, "Agreement between the parties named below and signed")]
+    for index, (a, b) in enumerate(zip(left, right, strict=True)):
+        y = 0.10 + index * 0.015
+        cells += [(0.05, y, a), (0.55, y, b)]
+    layout = build_layout(page(cells))
+    assert [line.text for line in layout.lines()] == [cells[0][2], *left, *right]
+    columns = {b.text.split("\n")[0]: b.column for b in layout.blocks}
+    assert columns[left[0]] != columns[right[0]]
+
+
+def test_block_of_finds_the_block_that_holds_a_segment() -> None:
+    layout = build_layout(page([(0.05, 0.10, "Bill to"), (0.05, 0.115, "Contoso Ltd")]))
+    segment = layout.rows[1].segments[0]
+    block = layout.block_of(segment)
+    assert block is not None
+    assert block.text == "Bill to\nContoso Ltd"
+
+
+def test_an_empty_page_has_no_rows_and_no_blocks() -> None:
+    layout = build_layout(Page(number=1, lines=(), source="text", width=600, height=800))
+    assert (layout.rows, layout.blocks) == ((), ())
