@@ -168,7 +168,7 @@ def test_the_server_setting_chooses_the_ocr_engine() -> None:
         Settings.from_env({"RENDERKIT_PARSE_OCR": "abbyy"})
 
 
-def test_a_page_read_alone_uses_every_core_and_pages_read_together_one_thread_each(
+def test_a_page_read_alone_uses_every_core_pages_read_together_one_thread_unless_told(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from renderkit.parsing import _rapid
@@ -190,4 +190,7 @@ def test_a_page_read_alone_uses_every_core_and_pages_read_together_one_thread_ea
     with _rapid._one_page():  # another page is being read meanwhile
         engine._recognize(image, 2, True)
     engine._recognize(image, 3, True)
-    assert used == [4, 1, 4]
+    RapidOcr(threads=2)._recognize(image, 4, True)
+    assert used == [4, 1, 4, 2]
+    with pytest.raises(ConfigurationError):
+        RapidOcr(threads=0)

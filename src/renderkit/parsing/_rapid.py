@@ -35,7 +35,7 @@ import anyio.to_thread
 import attrs
 from PIL import Image, ImageOps
 
-from renderkit.core.errors import MissingDependencyError, ProviderError
+from renderkit.core.errors import ConfigurationError, MissingDependencyError, ProviderError
 from renderkit.parsing._protocol import Line, Page, Word
 
 __all__ = ["RapidOcr", "Segment", "group_lines", "rapidocr_available"]
@@ -188,11 +188,19 @@ class RapidOcr:
         text_score: lines recognised with a lower confidence are dropped.
         max_side: images are scaled down so that their longer side is at most this many
             pixels before detection (boxes are reported in the original image's terms).
+        threads: ONNX threads per page, always; None (the default) means every core for a
+            page read alone and one per page for pages read together.
     """
 
-    def __init__(self, *, text_score: float = 0.5, max_side: int = 2000) -> None:
+    def __init__(
+        self, *, text_score: float = 0.5, max_side: int = 2000, threads: int | None = None
+    ) -> None:
+        if threads is not None and threads < 1:
+            msg = f"RapidOcr threads must be at least 1 (got {threads})"
+            raise ConfigurationError(msg)
         self.text_score = text_score
         self.max_side = max_side
+        self.threads = threads
         self._engines: dict[int, Any] = {}  # by ONNX threads per model run
         self._lock = threading.Lock()
 
@@ -254,7 +262,7 @@ class RapidOcr:
         with _PAGES_AT_ONCE, _one_page() as alone:
             # Decided once per page: a page that started alone keeps every core until it
             # ends, even if others start meanwhile (the cores are then briefly shared).
-            engine = self.engine(_CORES if alone else 1)
+            engine = self.engine(self.threads or (_CORES if alone else 1))
             try:
                 segments, turn = _read(engine, upright, detect_orientation=detect_orientation)
                 if turn:
