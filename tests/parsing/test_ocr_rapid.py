@@ -168,13 +168,15 @@ def test_the_server_setting_chooses_the_ocr_engine() -> None:
         Settings.from_env({"RENDERKIT_PARSE_OCR": "abbyy"})
 
 
-def test_a_page_read_alone_uses_every_core_pages_read_together_one_thread_unless_told(
+def test_a_page_read_alone_on_idle_cores_uses_them_all_otherwise_one_thread_unless_told(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from renderkit.parsing import _rapid
 
     used: list[int] = []
     monkeypatch.setattr(_rapid, "_CORES", 4)
+    load = [0.5]
+    monkeypatch.setattr(_rapid.os, "getloadavg", lambda: (load[0], 0.0, 0.0))
     monkeypatch.setattr(RapidOcr, "_create", lambda self, threads: threads)
 
     def read(
@@ -191,6 +193,8 @@ def test_a_page_read_alone_uses_every_core_pages_read_together_one_thread_unless
         engine._recognize(image, 2, True)
     engine._recognize(image, 3, True)
     RapidOcr(threads=2)._recognize(image, 4, True)
-    assert used == [4, 1, 4, 2]
+    load[0] = 3.5  # other processes keep every core busy
+    engine._recognize(image, 5, True)
+    assert used == [4, 1, 4, 2, 1]
     with pytest.raises(ConfigurationError):
         RapidOcr(threads=0)
