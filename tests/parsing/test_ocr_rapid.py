@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import io
+import os
 import socket
 import sys
 
@@ -176,7 +177,7 @@ def test_a_page_read_alone_on_idle_cores_uses_them_all_otherwise_one_thread_unle
     used: list[int] = []
     monkeypatch.setattr(_rapid, "_CORES", 4)
     load = [0.5]
-    monkeypatch.setattr(_rapid.os, "getloadavg", lambda: (load[0], 0.0, 0.0))
+    monkeypatch.setattr(os, "getloadavg", lambda: (load[0], 0.0, 0.0))
     monkeypatch.setattr(RapidOcr, "_create", lambda self, threads: threads)
 
     def read(
