@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import io
+import os
 import socket
 import sys
 
@@ -32,7 +33,11 @@ def _two_page_scan() -> bytes:
 def _segment(words: list[tuple[str, float, float]], top: float, *, slope: float = 0.0) -> Segment:
     # Words as (text, x0, x1) on a 20-pixel-high line starting at ``top``.
     x0, x1 = words[0][1], words[-1][2]
-    quad = ((x0, top + slope * x0), (x1, top + slope * x1), (x1, top + 20 + slope * x1))
+    quad: tuple[tuple[float, float], ...] = (
+        (x0, top + slope * x0),
+        (x1, top + slope * x1),
+        (x1, top + 20 + slope * x1),
+    )
     quad += ((x0, top + 20 + slope * x0),)
     return Segment(
         words=tuple((t, 0.9, (a, top + slope * a, b, top + 20 + slope * b)) for t, a, b in words),
@@ -162,3 +167,35 @@ def test_the_server_setting_chooses_the_ocr_engine() -> None:
     assert Settings.from_env({"RENDERKIT_PARSE_OCR": "tesseract"}).parse_ocr == "tesseract"
     with pytest.raises(ConfigurationError):
         Settings.from_env({"RENDERKIT_PARSE_OCR": "abbyy"})
+
+
+def test_a_page_read_alone_on_idle_cores_uses_them_all_otherwise_one_thread_unless_told(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from renderkit.parsing import _rapid
+
+    used: list[int] = []
+    monkeypatch.setattr(_rapid, "_CORES", 4)
+    load = [0.5]
+    monkeypatch.setattr(os, "getloadavg", lambda: (load[0], 0.0, 0.0))
+    monkeypatch.setattr(RapidOcr, "_create", lambda self, threads: threads)
+
+    def read(
+        engine: int, image: Image.Image, *, detect_orientation: bool
+    ) -> tuple[list[Segment], int]:
+        used.append(engine)
+        return [], 0
+
+    monkeypatch.setattr(_rapid, "_read", read)
+    engine = RapidOcr()
+    image = Image.new("RGB", (40, 40), "white")
+    engine._recognize(image, 1, True)
+    with _rapid._one_page():  # another page is being read meanwhile
+        engine._recognize(image, 2, True)
+    engine._recognize(image, 3, True)
+    RapidOcr(threads=2)._recognize(image, 4, True)
+    load[0] = 3.5  # other processes keep every core busy
+    engine._recognize(image, 5, True)
+    assert used == [4, 1, 4, 2, 1]
+    with pytest.raises(ConfigurationError):
+        RapidOcr(threads=0)
