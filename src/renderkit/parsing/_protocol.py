@@ -17,6 +17,7 @@ __all__ = [
     "Page",
     "Usage",
     "Word",
+    "WordRun",
 ]
 
 #: The document types the local extractor detects (an LLM may answer these too).
@@ -53,17 +54,11 @@ class Word:
     confidence: float = 1.0
 
 
-@attrs.frozen(kw_only=True)
-class Line:
-    """Words that share a text line, in reading order.
+class WordRun:
+    """What a run of words (a :class:`Line`, a layout segment) says and where it stands."""
 
-    Attributes:
-        words: the words, left to right.
-        page: 1-based page number.
-    """
-
+    __slots__ = ()
     words: tuple[Word, ...]
-    page: int
 
     @property
     def text(self) -> str:
@@ -74,6 +69,19 @@ class Line:
     def bbox(self) -> BBox:
         """The union of the words' boxes."""
         return union_bbox(w.bbox for w in self.words)
+
+
+@attrs.frozen(kw_only=True)
+class Line(WordRun):
+    """Words that share a text line, in reading order.
+
+    Attributes:
+        words: the words, left to right.
+        page: 1-based page number.
+    """
+
+    words: tuple[Word, ...]
+    page: int
 
     @property
     def confidence(self) -> float:

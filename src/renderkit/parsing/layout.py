@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from renderkit.parsing._protocol import BBox, Document, Line, Page, Word, union_bbox
+from renderkit.parsing._protocol import BBox, Document, Line, Page, Word, WordRun, union_bbox
 
 __all__ = ["Block", "PageLayout", "Row", "Segment", "build_layout", "layout_document"]
 
@@ -32,7 +32,7 @@ _ALIGN = 1.5
 
 
 @attrs.frozen(kw_only=True)
-class Segment:
+class Segment(WordRun):
     """A run of words on one row, separated from its neighbours by a wide gap.
 
     Attributes:
@@ -44,16 +44,6 @@ class Segment:
     words: tuple[Word, ...]
     page: int
     row: int
-
-    @property
-    def text(self) -> str:
-        """The words joined by single spaces."""
-        return " ".join(w.text for w in self.words)
-
-    @property
-    def bbox(self) -> BBox:
-        """The union of the words' boxes."""
-        return union_bbox(w.bbox for w in self.words)
 
     @property
     def height(self) -> float:
