@@ -27,7 +27,7 @@ from renderkit.parsing.numbers import NumberFormat, detect_format, find_money
 from renderkit.parsing.parties import Party, issuer, parties
 from renderkit.parsing.tables import LineItem, find_tables, table_rows
 
-__all__ = ["InvoiceFields", "invoice_fields"]
+__all__ = ["InvoiceFields", "day_first_vote", "invoice_fields"]
 
 _CENT = Decimal("0.01")
 # An amount, its strength and the label it was read under (None: the sum of the line items).
@@ -53,8 +53,18 @@ def _line(value: Value | Segment) -> tuple[Line, ...]:
     return ()
 
 
-def _day_first(text: str) -> bool:
-    """Whether the document writes numeric dates day first (a part above 12 decides)."""
+def day_first_vote(text: str) -> bool:
+    """Whether ``text`` writes numeric dates day first.
+
+    Each numeric date with a part above 12 votes for the order it shows ("25/03/2024" day
+    first, "03/25/2024" month first); day first wins ties, the common order outside the US.
+
+    Args:
+        text: the document's text.
+
+    Returns:
+        True unless more dates show the month first.
+    """
     first = second = 0
     for match in re.finditer(r"(?<![\d.])(\d{1,2})[./-](\d{1,2})[./-](\d{2,4})(?!\d)", text):
         a, b = int(match.group(1)), int(match.group(2))
@@ -354,7 +364,7 @@ def invoice_fields(
     layouts = layouts if layouts is not None else layout_document(document)
     text = "\n".join(row.text for layout in layouts for row in layout.rows)
     number_format = detect_format(row.text for layout in layouts for row in layout.rows)
-    day_first = _day_first(text)
+    day_first = day_first_vote(text)
     tables = find_tables(layouts, number_format)
     header_rows = {(t.page, t.header_row) for t in tables}
     pairs = [

@@ -17,8 +17,11 @@ import attrs
 
 from renderkit.parsing._fields import Found, clean
 from renderkit.parsing._ocrfix import ADDRESS_WORDS, NAME_WORDS, agree_words, fix_words
-from renderkit.parsing._protocol import Line, Word
+from renderkit.parsing._protocol import Line, Page, Word
 from renderkit.parsing._values import find_amounts, find_dates, find_emails, find_phones
+from renderkit.parsing.invoice import day_first_vote
+from renderkit.parsing.keyvalues import key_values
+from renderkit.parsing.layout import PageLayout, build_layout
 from renderkit.parsing.lexicons import load_lexicon, tokens
 from renderkit.parsing.lexicons.regions import region_words
 
@@ -123,7 +126,6 @@ _CHANGE = re.compile(rf"\b(CHANGE|BALANCE{_extra(_WORDS.change_labels)})\b", re.
 _SUBTOTAL = re.compile(r"SUB[\s-]?TOTAL", re.I)
 _TAX = re.compile(rf"\b({_TAX_NAMES}|TAX)\b", re.I)
 _TAX_LINE = re.compile(rf"^\W*({_TAX_NAMES}|TAX)\b", re.I)
-_DATE_LABEL = re.compile(rf"\b(DATE|DATED|ISSUED?{_extra(_WORDS.date_labels)})\b", re.I)
 _NUMBER_LABEL = re.compile(
     r"\b(INVOICE|INV|RECEIPT|BILL|DOC(?:UMENT)?|ORDER|SLIP|TRANS(?:ACTION)?|REF(?:ERENCE)?)"
     r"\s*(?:NO\.?|NUMBER|NUM|#)?\s*[:#.;]?\s*(?P<value>[A-Z0-9][A-Z0-9/_-]{2,})",
@@ -462,17 +464,46 @@ def _labelled_address(lines: Sequence[Line]) -> Found | None:
     return None
 
 
-def _date(lines: Sequence[Line], day_first: bool) -> Found | None:
+def _layouts(lines: Sequence[Line]) -> tuple[PageLayout, ...]:
+    """The layout of each page ``lines`` come from (their boxes are page fractions)."""
+    pages = sorted({line.page for line in lines})
+    return tuple(
+        build_layout(
+            Page(
+                number=number,
+                lines=tuple(x for x in lines if x.page == number),
+                source="ocr",
+                width=1.0,
+                height=1.0,
+            )
+        )
+        for number in pages
+    )
+
+
+# Dates a label marks as something other than the day of the sale.
+_OTHER_DATE = frozenset({"due_date", "delivery_date"})
+
+
+def _date(lines: Sequence[Line], layouts: Sequence[PageLayout], day_first: bool) -> Found | None:
+    """The date of a date label's value (by position), else the first date, timed first."""
+    pairs = key_values(layouts)
+    # A segment that also carries a due or delivery label ("Date due") is not the sale's date.
+    other = {id(p.hit.segment) for p in pairs if p.concept in _OTHER_DATE}
+    for pair in pairs:
+        if pair.concept != "invoice_date" or id(pair.hit.segment) in other:
+            continue
+        for candidate in pair.values:
+            dates = find_dates(_fix_ocr_digits(candidate.text), day_first=day_first)
+            if dates:
+                line = pair.hit.segment.as_line()
+                return Found(value=dates[0][0].isoformat(), confidence=0.9, lines=(line,))
     fallback: Found | None = None
     for line in lines:
         dates = find_dates(_fix_ocr_digits(line.text), day_first=day_first)
         if not dates:
             continue
         value = dates[0][0].isoformat()
-        if _DATE_LABEL.search(line.text) and not re.search(
-            r"\b(DUE|EXPIR\w*|PRINT\w*|VALID)\b", line.text, re.I
-        ):
-            return Found(value=value, confidence=0.9, lines=(line,))
         # Till receipts print the date beside the time: prefer that to a stray number.
         timed = re.search(r"\d{1,2}:\d{2}", line.text) is not None
         if fallback is None or (timed and fallback.confidence < 0.8):
@@ -644,8 +675,9 @@ def receipt_fields(lines: Sequence[Line], *, day_first: bool) -> dict[str, Found
                 ),
             )
     text = "\n".join(line.text for line in lines)
+    layouts = _layouts(lines)
     rules: tuple[tuple[str, Callable[[], Found | None]], ...] = (
-        ("date", lambda: _date(lines, day_first)),
+        ("date", lambda: _date(lines, layouts, day_first and day_first_vote(text))),
         ("total", lambda: _total(lines)),
         ("subtotal", lambda: _labelled_line_amount(lines, _SUBTOTAL)),
         ("tax", lambda: _labelled_line_amount(lines, _TAX_LINE)),

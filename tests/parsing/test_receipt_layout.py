@@ -1,0 +1,67 @@
+"""Receipt fields read through the page layout: labels and values by position."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from renderkit.parsing._protocol import Line, Word
+from renderkit.parsing.invoice import day_first_vote
+from renderkit.parsing.receipt import receipt_fields
+
+
+def _row(cells: Sequence[tuple[str, float]], y: float) -> Line:
+    # Each cell is printed from its x position, one word a 0.05 step to the right.
+    words = tuple(
+        Word(text=w, page=1, bbox=(x + 0.05 * i, y, x + 0.05 * i + 0.04, y + 0.02), confidence=0.95)
+        for text, x in cells
+        for i, w in enumerate(text.split())
+    )
+    return Line(words=words, page=1)
+
+
+def _fields(
+    rows: Sequence[Sequence[tuple[str, float]]], *, day_first: bool = True
+) -> dict[str, object]:
+    lines = [_row(cells, 0.05 + 0.04 * i) for i, cells in enumerate(rows)]
+    return {k: v.value for k, v in receipt_fields(lines, day_first=day_first).items()}
+
+
+def test_the_date_is_the_value_printed_right_of_a_date_label() -> None:
+    found = _fields(
+        [
+            [("KEDAI MAJU SDN BHD", 0.1)],
+            [("Ref 01/02/2019", 0.1)],
+            [("Date:", 0.1), ("15/03/2019", 0.6)],
+            [("TOTAL 12.50", 0.1)],
+        ]
+    )
+    assert found["date"] == "2019-03-15"
+
+
+def test_a_due_date_label_does_not_give_the_receipt_date() -> None:
+    found = _fields(
+        [
+            [("SHOP TRADING", 0.1)],
+            [("Due date:", 0.1), ("20/04/2019", 0.6)],
+            [("Date:", 0.1), ("15/03/2019", 0.6)],
+        ]
+    )
+    assert found["date"] == "2019-03-15"
+
+
+def test_a_document_that_writes_the_month_first_is_read_month_first() -> None:
+    found = _fields(
+        [
+            [("SHOP TRADING", 0.1)],
+            [("Date:", 0.1), ("03/04/2019", 0.6)],
+            [("Printed 12/25/2019 10:15", 0.1)],
+        ]
+    )
+    assert found["date"] == "2019-03-04"
+
+
+def test_the_date_order_vote_is_day_first_unless_more_dates_show_the_month_first() -> None:
+    assert day_first_vote("25/03/2024 and 01/02/2024")
+    assert day_first_vote("no dates at all")
+    assert not day_first_vote("03/25/2024 and 01/02/2024")
+    assert day_first_vote("03/25/2024 and 25/03/2024")
