@@ -190,7 +190,7 @@ def test_a_page_read_alone_on_idle_cores_uses_them_all_otherwise_one_thread_unle
     engine = RapidOcr()
     image = Image.new("RGB", (40, 40), "white")
     engine._recognize(image, 1, True)
-    with _rapid._one_page():  # another page is being read meanwhile
+    with engine._one_page():  # another page is being read meanwhile
         engine._recognize(image, 2, True)
     engine._recognize(image, 3, True)
     RapidOcr(threads=2)._recognize(image, 4, True)

@@ -46,11 +46,6 @@ __all__ = ["RapidOcr", "Segment", "group_lines", "rapidocr_available"]
 _INSTALL_HINT = "RapidOCR is not installed: pip install 'renderkit[ocr]' (rapidocr, onnxruntime)"
 
 _CORES = max(1, os.cpu_count() or 1)
-# At most this many pages are recognised at once in this process.
-_PAGES_AT_ONCE = threading.BoundedSemaphore(_CORES)
-# Pages being recognised now in this process, by any engine (under its lock).
-_in_flight = 0
-_in_flight_lock = threading.Lock()
 
 # A line box this much taller than wide holds vertical text (RapidOCR turns such crops by 90°
 # before recognising them, with the same threshold).
@@ -206,6 +201,10 @@ class RapidOcr:
         self.threads = threads
         self._engines: dict[int, Any] = {}  # by ONNX threads per model run
         self._lock = threading.Lock()
+        # At most one page per core is recognised at once by this engine (parse() and the
+        # server share one engine per process, so this bounds the process).
+        self._pages = threading.BoundedSemaphore(_CORES)
+        self._in_flight = 0  # pages being recognised now (under _lock)
 
     def engine(self, threads: int = 1) -> Any:
         """The RapidOCR object running its models on ``threads`` threads, created on first use
@@ -262,7 +261,7 @@ class RapidOcr:
 
     def _recognize(self, image: Image.Image, page: int, detect_orientation: bool) -> Page:
         upright = _prepare(image)
-        with _PAGES_AT_ONCE, _one_page() as alone:
+        with self._pages, self._one_page() as alone:
             # Decided once per page: a page that started alone keeps every core until it
             # ends, even if others start meanwhile (the cores are then briefly shared).
             engine = self.engine(self.threads or (_CORES if alone and _idle() else 1))
@@ -284,6 +283,18 @@ class RapidOcr:
             rotation=float(turn),
         )
 
+    @contextlib.contextmanager
+    def _one_page(self) -> Iterator[bool]:
+        """Count a page in flight; yields whether it is the only one this engine reads."""
+        with self._lock:
+            self._in_flight += 1
+            alone = self._in_flight == 1
+        try:
+            yield alone
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+
 
 def _idle() -> bool:
     """Whether a core is free: the 1-minute load average leaves at least one idle."""
@@ -292,20 +303,6 @@ def _idle() -> bool:
     except OSError:  # not available on this platform
         return True
     return load <= _CORES - 1
-
-
-@contextlib.contextmanager
-def _one_page() -> Iterator[bool]:
-    """Count a page in flight; yields whether it is the only one in this process."""
-    global _in_flight  # process-wide, like the semaphore
-    with _in_flight_lock:
-        _in_flight += 1
-        alone = _in_flight == 1
-    try:
-        yield alone
-    finally:
-        with _in_flight_lock:
-            _in_flight -= 1
 
 
 def _prepare(image: Image.Image) -> Image.Image:
