@@ -136,3 +136,15 @@ def test_a_valid_iban_is_reported_confidently_without_a_warning() -> None:
     assert result.fields["iban"].value == "DE08700901001234567890"
     assert result.fields["iban"].confidence >= 0.9
     assert result.warnings == ()
+
+
+def test_without_a_schema_an_invoice_reports_customer_due_date_and_bank_ids_when_found() -> None:
+    from renderkit.parsing import LocalExtractor
+
+    document = Document(mime_type="application/pdf", content=b"", pages=(PAGE,))
+    extraction = LocalExtractor().extract_sync(document, schema=None, hints=None)
+    assert extraction.document_type == "invoice"
+    assert extraction.data["customer"] == "Contoso Ltd"
+    assert extraction.data["due_date"] == "2024-04-02"
+    assert extraction.data["iban"] == "DE08700901001234567890"
+    assert extraction.data["vat_id"] == "DE123456789"

@@ -270,6 +270,9 @@ class LocalExtractor:
         names = [*expected]
         if kind in ("receipt", "invoice", "purchase_order"):
             names += ["subtotal", "tax", "email", "phone", "line_items"]
+        if kind in ("invoice", "purchase_order"):
+            # Reported when found; not every invoice prints them, so missing ones are no warning.
+            names += ["customer", "due_date", "vat_id", "iban"]
         names += ["dates", "emails", "phones"]
         for name in names:
             item = found.get(name)
