@@ -148,3 +148,34 @@ def test_without_a_schema_an_invoice_reports_customer_due_date_and_bank_ids_when
     assert extraction.data["due_date"] == "2024-04-02"
     assert extraction.data["iban"] == "DE08700901001234567890"
     assert extraction.data["vat_id"] == "DE123456789"
+
+
+DISCOUNTED = _page(
+    [
+        (0.05, 0.05, "Supplier Trading GmbH"),
+        (0.60, 0.05, "Invoice No: INV-2024-18"),
+        (0.05, 0.30, "Description"), (0.50, 0.30, "Qty"), (0.62, 0.30, "Unit price"),
+        (0.80, 0.30, "Amount"),
+        (0.05, 0.32, "Consulting"), (0.50, 0.32, "2"), (0.62, 0.32, "500.00"),
+        (0.80, 0.32, "1,000.00"),
+        (0.60, 0.40, "Subtotal"), (0.80, 0.40, "1,000.00"),
+        (0.60, 0.42, "Discount"), (0.80, 0.42, "-100.00"),
+        (0.60, 0.44, "VAT 20 %"), (0.80, 0.44, "180.00"),
+        (0.60, 0.46, "Total"), (0.80, 0.46, "1,080.00"),
+    ]
+)  # fmt: skip
+
+
+def test_a_discount_confirmed_by_the_totals_fills_a_discount_property_in_any_language() -> None:
+    from renderkit.parsing import LocalExtractor
+
+    document = Document(mime_type="application/pdf", content=b"", pages=(DISCOUNTED,))
+    schema = {"type": "object", "properties": {"rabatt": {"type": "number"}}}
+    extraction = LocalExtractor().extract_sync(document, schema=schema, hints=None)
+    assert extraction.data == {"rabatt": 100.0}
+    generic = LocalExtractor().extract_sync(document, schema=None, hints=None)
+    assert (generic.data["subtotal"], generic.data["discount"], generic.data["total"]) == (
+        1000.0,
+        100.0,
+        1080.0,
+    )

@@ -20,6 +20,9 @@ from renderkit.parsing.concepts import concept_for
         ("Fälligkeitsdatum", "due_date"),
         ("fecha_vencimiento", "due_date"),
         ("bill_to", "customer"),
+        ("rabatt", "discount"),
+        ("total_discount", "discount"),
+        ("remise", "discount"),
     ],
 )
 def test_a_property_name_in_any_language_maps_to_its_field(name: str, field: str) -> None:

@@ -60,7 +60,7 @@ def _phrases() -> tuple[tuple[frozenset[str], str], ...]:
 FIELDS: frozenset[str] = frozenset(
     {
         "number", "date", "due_date", "company", "customer", "vat_id", "iban", "subtotal",
-        "tax", "total", "currency", "address", "email", "phone", "line_items",
+        "tax", "total", "discount", "currency", "address", "email", "phone", "line_items",
         "effective_date", "jurisdiction", "parties", "term",
     }
 )  # fmt: skip

@@ -272,14 +272,14 @@ class LocalExtractor:
             names += ["subtotal", "tax", "email", "phone", "line_items"]
         if kind in ("invoice", "purchase_order"):
             # Reported when found; not every invoice prints them, so missing ones are no warning.
-            names += ["customer", "due_date", "vat_id", "iban"]
+            names += ["customer", "due_date", "vat_id", "iban", "discount"]
         names += ["dates", "emails", "phones"]
         for name in names:
             item = found.get(name)
             if name in ("sender", "recipient", "name") and item is None:
                 continue
             value = item.value if item else None
-            if name in ("total", "subtotal", "tax") and isinstance(value, str):
+            if name in ("total", "subtotal", "tax", "discount") and isinstance(value, str):
                 value = float(value)
             if item is None and name not in expected:
                 continue
