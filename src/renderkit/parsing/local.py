@@ -229,12 +229,18 @@ class LocalExtractor:
         contract = contract_fields(text)
         receipt = receipt_fields(lines, day_first=day_first)
         if kind in ("invoice", "purchase_order"):
-            # Layout and receipt rules both read till receipts printed "TAX INVOICE": per field,
-            # the more confident one wins.
+            # Till receipts printed "TAX INVOICE" take the receipt path (classify), so here the
+            # layout reading wins; the receipt rules only fill what it did not find, and where
+            # both read the same value, the more confident reading (and its lines) stays.
             found.update(receipt)
             found.pop("line_items", None)
             for name, item in invoice.fields.items():
-                if name not in found or item.confidence > found[name].confidence:
+                rival = found.get(name)
+                if (
+                    rival is None
+                    or rival.value != item.value
+                    or item.confidence >= rival.confidence
+                ):
                     found[name] = item
         elif kind == "contract":
             found.update(receipt)
