@@ -67,3 +67,59 @@ def test_block_of_finds_the_block_that_holds_a_segment() -> None:
 def test_an_empty_page_has_no_rows_and_no_blocks() -> None:
     layout = build_layout(Page(number=1, lines=(), source="text", width=600, height=800))
     assert (layout.rows, layout.blocks) == ((), ())
+
+
+def _word(text: str, x0: float, y0: float, x1: float, y1: float) -> Word:
+    return Word(text=text, page=1, bbox=(x0, y0, x1, y1))
+
+
+def _ocr_page(*words: Word) -> Page:
+    return Page(number=1, lines=(Line(words=words, page=1),), source="ocr", width=1, height=1)
+
+
+def test_a_short_stroke_that_opens_a_row_does_not_keep_its_taller_neighbours_out() -> None:
+    layout = build_layout(
+        _ocr_page(
+            _word("|", 0.98, 0.767, 0.99, 0.778),
+            _word("Total", 0.38, 0.761, 0.47, 0.787),
+            _word("Payable:", 0.50, 0.761, 0.64, 0.793),
+            _word("62,60", 0.72, 0.762, 0.85, 0.796),
+        )
+    )
+    assert [row.text for row in layout.rows] == ["Total Payable: 62,60 |"]
+
+
+def test_a_tall_word_does_not_pull_the_next_row_into_its_own() -> None:
+    layout = build_layout(
+        _ocr_page(
+            _word("TOTAL", 0.05, 0.723, 0.15, 0.749),
+            _word("33.90", 0.47, 0.711, 0.66, 0.768),
+            _word("CASH", 0.05, 0.745, 0.13, 0.771),
+        )
+    )
+    assert [row.text for row in layout.rows] == ["TOTAL 33.90", "CASH"]
+
+
+def test_the_lines_of_a_tilted_photo_stay_rows_of_their_own() -> None:
+    # A page turned so each line falls 0.03 page heights across its width: the label's row
+    # ends level with the start of the next line, which must not join it.
+    tilt = 0.03
+    words = []
+    lines = []
+    for index, texts in enumerate((("Total", "Payable", "62.60"), ("Cash", "tendered", "70.00"))):
+        line = tuple(
+            _word(text, x, y, x + 0.12, y + 0.02)
+            for text, x in zip(texts, (0.05, 0.35, 0.75), strict=True)
+            for y in [0.50 + index * 0.03 + tilt * x]
+        )
+        words += line
+        lines.append(Line(words=line, page=1))
+    layout = build_layout(Page(number=1, lines=tuple(lines), source="ocr", width=1, height=1))
+    assert [row.text for row in layout.rows] == ["Total Payable 62.60", "Cash tendered 70.00"]
+
+
+def test_a_rows_leading_segment_is_the_first_that_says_something() -> None:
+    layout = build_layout(page([(0.02, 0.1, "|"), (0.20, 0.1, "TOTAL"), (0.70, 0.1, "9.90")]))
+    leading = layout.rows[0].leading
+    assert leading is not None
+    assert leading.text == "TOTAL"

@@ -65,3 +65,60 @@ def test_the_date_order_vote_is_day_first_unless_more_dates_show_the_month_first
     assert day_first_vote("no dates at all")
     assert not day_first_vote("03/25/2024 and 01/02/2024")
     assert day_first_vote("03/25/2024 and 25/03/2024")
+
+
+def test_the_total_is_the_amount_that_ends_the_row_its_label_opens() -> None:
+    found = _fields(
+        [
+            [("KEDAI MAJU SDN BHD", 0.1)],
+            [("Total", 0.1), ("RM", 0.35), ("Incl. of", 0.45), ("GST 6%", 0.6), ("30.10", 0.8)],
+            [("CASH", 0.1), ("50.00", 0.8)],
+            [("CHANGE", 0.1), ("19.90", 0.8)],
+        ]
+    )
+    assert found["total"] == "30.10"
+
+
+def test_a_stroke_printed_before_a_total_label_does_not_hide_it() -> None:
+    found = _fields(
+        [
+            [("KEDAI MAJU SDN BHD", 0.1)],
+            [("Total 0% supplies:", 0.1), ("26.61", 0.8)],
+            [("|", 0.02), ("Total Payable:", 0.2), ("62.60", 0.8)],
+        ]
+    )
+    assert found["total"] == "62.60"
+
+
+def test_a_total_label_that_ends_a_sentence_gives_no_total() -> None:
+    found = _fields(
+        [
+            [("KEDAI MAJU SDN BHD", 0.1)],
+            [("TOTAL", 0.1), ("18.00", 0.8)],
+            [("Service charge included in total", 0.1), ("1.80", 0.8)],
+        ]
+    )
+    assert found["total"] == "18.00"
+
+
+def test_a_payment_within_the_rounding_step_of_the_total_is_the_rounded_total() -> None:
+    found = _fields(
+        [
+            [("KEDAI MAJU SDN BHD", 0.1)],
+            [("TOTAL", 0.1), ("10.02", 0.8)],
+            [("CASH", 0.1), ("20.00", 0.8)],
+            [("CHANGE", 0.1), ("10.00", 0.8)],
+        ]
+    )
+    assert found["total"] == "10.00"
+
+
+def test_a_nett_total_is_a_total_and_a_count_of_items_is_not() -> None:
+    found = _fields(
+        [
+            [("KEDAI MAJU SDN BHD", 0.1)],
+            [("NETT TOTAL", 0.1), ("12.40", 0.8)],
+            [("TOTAL QTY:", 0.1), ("3.00", 0.8)],
+        ]
+    )
+    assert found["total"] == "12.40"

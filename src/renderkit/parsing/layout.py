@@ -29,6 +29,9 @@ _SEGMENT_GAP = 1.0
 _BLOCK_GAP = 0.9
 # Left edges within this many text heights count as aligned.
 _ALIGN = 1.5
+# A tilt is estimated only from this many word pairs, and never steeper than this slope.
+_SKEW_EVIDENCE = 3
+_MAX_SKEW = 0.15
 
 
 @attrs.frozen(kw_only=True)
@@ -84,6 +87,12 @@ class Row:
         """The union of the segments' boxes."""
         return union_bbox(s.bbox for s in self.segments)
 
+    @property
+    def leading(self) -> Segment | None:
+        """The first segment that says something: strokes OCR reads from rules and edges
+        ("|", "—") come before it at most."""
+        return next((s for s in self.segments if any(c.isalnum() for c in s.text)), None)
+
 
 @attrs.frozen(kw_only=True)
 class Block:
@@ -138,19 +147,55 @@ def _height(word: Word) -> float:
     return max(word.bbox[3] - word.bbox[1], 1e-4)
 
 
-def _rows(words: Sequence[Word]) -> list[list[Word]]:
-    """Words grouped by shared baseline: a word joins a row its vertical centre falls in."""
+def _centre(word: Word) -> tuple[float, float]:
+    return (word.bbox[0] + word.bbox[2]) / 2, (word.bbox[1] + word.bbox[3]) / 2
+
+
+def _skew(lines: Sequence[Line]) -> float:
+    """The page's tilt as a slope (vertical drift per unit of width), from the text lines.
+
+    The words of one line share a baseline, so on a photo taken askew their centres climb or
+    fall steadily from left to right: the median slope between neighbours spaced apart tells
+    the page's tilt, whatever a few misread words say. A text layer's lines are level (0).
+    """
+    slopes: list[float] = []
+    for line in lines:
+        for left, right in zip(line.words, line.words[1:], strict=False):
+            (lx, ly), (rx, ry) = _centre(left), _centre(right)
+            if rx - lx > 2 * max(_height(left), _height(right)):
+                slopes.append((ry - ly) / (rx - lx))
+    if len(slopes) < _SKEW_EVIDENCE:
+        return 0.0
+    return max(-_MAX_SKEW, min(_MAX_SKEW, statistics.median(slopes)))
+
+
+def _rows(words: Sequence[Word], skew: float = 0.0) -> list[list[Word]]:
+    """Words grouped by shared baseline, measured across the page's tilt (``skew``).
+
+    A word joins the row above when its centre falls in the band of the word that opened the
+    row, or that word's centre in the word's own band: a short stroke ("|", "—") opening the
+    row does not keep its taller neighbours out, and a tall stamp does not swallow the next row.
+    """
+
+    def level(word: Word) -> float:
+        x, y = _centre(word)
+        return y - skew * x
+
+    def band(word: Word) -> tuple[float, float]:
+        # Most of half the word height either side: superscripts stay, the next row doesn't.
+        half = _height(word) / 2 * 0.8
+        return level(word) - half, level(word) + half
+
     rows: list[list[Word]] = []
-    spans: list[tuple[float, float]] = []
-    for word in sorted(words, key=lambda w: ((w.bbox[1] + w.bbox[3]) / 2, w.bbox[0])):
-        centre = (word.bbox[1] + word.bbox[3]) / 2
-        if rows and spans[-1][0] <= centre <= spans[-1][1]:
-            rows[-1].append(word)
-            continue
-        # Half the word height either side of its centre: superscripts stay, the next row doesn't.
-        half = _height(word) / 2
+    for word in sorted(words, key=lambda w: (level(w), w.bbox[0])):
+        if rows:
+            opener = rows[-1][0]
+            low, high = band(opener)
+            own_low, own_high = band(word)
+            if low <= level(word) <= high or own_low <= level(opener) <= own_high:
+                rows[-1].append(word)
+                continue
         rows.append([word])
-        spans.append((centre - half * 0.8, centre + half * 0.8))
     return [sorted(row, key=lambda w: w.bbox[0]) for row in rows]
 
 
@@ -227,7 +272,7 @@ def build_layout(page: Page) -> PageLayout:
     aspect = page.height / page.width if page.width and page.height else 1.0
     rows = tuple(
         Row(segments=_segments(ws, page.number, i, aspect), page=page.number, index=i)
-        for i, ws in enumerate(_rows(words))
+        for i, ws in enumerate(_rows(words, _skew(page.lines)))
     )
     raw = _blocks(rows, aspect)
     columns = _columns(raw)

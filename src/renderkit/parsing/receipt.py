@@ -10,6 +10,7 @@ between amounts; none is fitted to a particular document.
 from __future__ import annotations
 
 import re
+import statistics
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 
@@ -20,8 +21,8 @@ from renderkit.parsing._ocrfix import ADDRESS_WORDS, NAME_WORDS, agree_words, fi
 from renderkit.parsing._protocol import Line, Page, Word
 from renderkit.parsing._values import find_amounts, find_dates, find_emails, find_phones
 from renderkit.parsing.invoice import day_first_vote
-from renderkit.parsing.keyvalues import key_values
-from renderkit.parsing.layout import PageLayout, build_layout
+from renderkit.parsing.keyvalues import KeyValue, key_values
+from renderkit.parsing.layout import PageLayout, Row, Segment, build_layout
 from renderkit.parsing.lexicons import load_lexicon, tokens
 from renderkit.parsing.lexicons.regions import region_words
 
@@ -108,12 +109,6 @@ _TOTAL_EXCLUDE = re.compile(
     r"SUB[\s-]?TOTAL|TOTAL\s*(QTY|QUANTITY|ITEMS?|SAVINGS?|DISCOUNT|STAMPS?|"
     rf"{_TAX_NAMES}|TAX|POINTS?|WEIGHT|UNITS?|PCS)|(?:{_TAX_NAMES}|TAX)\s*TOTAL|EXCL|EXCLUDING|"
     rf"BEFORE\s*({_TAX_NAMES}|TAX)|ITEM\s*COUNT|TOTAL\s*\w*\s*SUPPLIES",
-    re.I,
-)
-_TOTAL_STRONG = re.compile(
-    r"(TOTAL\s*(AFTER|ROUNDED|ROUNDING|PAYABLE|DUE|AMOUNT\s*DUE|TO\s*PAY)|ROUNDED\s*TOTAL|"
-    r"FINAL\s*TOTAL|NETT?\s*TOTAL|GRAND\s*TOTAL|AMOUNT\s*(DUE|PAYABLE)|BALANCE\s*DUE|"
-    rf"TOTAL\s*AFTER\s*ADJ|AFTER\s*ROUND\w*{_extra(_WORDS.strong_total_labels)})",
     re.I,
 )
 _TOTAL_WORD = re.compile(rf"T[O0]TA[L1I!|]|AMOUNT|AFTER\s*ROUND{_extra(_WORDS.total_labels)}", re.I)
@@ -464,6 +459,25 @@ def _labelled_address(lines: Sequence[Line]) -> Found | None:
     return None
 
 
+# A printed character is about this wide for its box's height (ascenders and descenders in).
+_CHARACTER_SHAPE = 0.5
+
+
+def _aspect(lines: Sequence[Line]) -> float:
+    """The page's height over its width, told by how wide its characters print.
+
+    Boxes are page fractions, so a character's width over its height, in those fractions,
+    is its true shape times the page's aspect ratio.
+    """
+    shapes = [
+        (w.bbox[2] - w.bbox[0]) / len(w.text) / (w.bbox[3] - w.bbox[1])
+        for line in lines
+        for w in line.words
+        if len(w.text) >= 3 and w.bbox[3] > w.bbox[1]
+    ]
+    return statistics.median(shapes) / _CHARACTER_SHAPE if shapes else 1.0
+
+
 def _layouts(lines: Sequence[Line]) -> tuple[PageLayout, ...]:
     """The layout of each page ``lines`` come from (their boxes are page fractions)."""
     pages = sorted({line.page for line in lines})
@@ -474,7 +488,7 @@ def _layouts(lines: Sequence[Line]) -> tuple[PageLayout, ...]:
                 lines=tuple(x for x in lines if x.page == number),
                 source="ocr",
                 width=1.0,
-                height=1.0,
+                height=_aspect([x for x in lines if x.page == number]),
             )
         )
         for number in pages
@@ -537,35 +551,104 @@ def _payment(lines: Sequence[Line]) -> tuple[Decimal | None, Decimal | None]:
     return cash, change
 
 
-def _total(lines: Sequence[Line]) -> Found | None:
+# Label concepts whose value is the amount to pay.
+_TOTAL_CONCEPTS = frozenset({"total", "amount_due"})
+# The largest step tills round a payment by (the smallest coin in use).
+_ROUNDING_STEP = Decimal("0.05")
+# At most this many characters of a word cut at the paper's edge may come before a label.
+_EDGE_FRAGMENT = 4
+
+
+def _row_of(segment: Segment, layouts: Sequence[PageLayout]) -> Row | None:
+    for layout in layouts:
+        if layout.number == segment.page and segment.row < len(layout.rows):
+            return layout.rows[segment.row]
+    return None
+
+
+def _leads(pair: KeyValue) -> bool:
+    """Whether the label opens its segment, a fragment cut at the paper's edge aside.
+
+    OCR loses the first letters at a receipt's edge ("otal After Rounding"): a few letters
+    before the label are what is left of another word of it, not a sentence it ends.
+    """
+    before = pair.hit.segment.text[: pair.hit.start].strip()
+    return len(before) <= _EDGE_FRAGMENT and not any(c.isdigit() for c in before)
+
+
+def _total_amounts(pair: KeyValue, row: Row) -> tuple[str, list[Decimal], int]:
+    """What a total label's row prints after it (or, if nothing, below it): text, amounts,
+    and how many numbers.
+
+    The whole rest of the row counts, other labels included ("Total incl. GST 6% RM 47.70"):
+    the label opens its row, so what follows is its own. A rate ("6%") or a number glued to a
+    word is no amount; an amount counts once however often printed ("TOTAL ROUNDED 33.90 RM
+    33.90").
+    """
+    segment = pair.hit.segment
+    after = row.segments[row.segments.index(segment) + 1 :]
+    texts = [segment.text[pair.hit.end :], *(s.text for s in after)]
+    text = _fix_ocr_digits(" ".join(texts))
+    if not find_amounts(text):
+        below = [v.text for v in pair.values if v.where == "below"]
+        text = _fix_ocr_digits(" ".join(below[:1]))
+    amounts = list(dict.fromkeys(Decimal(a) for a, _, _ in find_amounts(text)))
+    plain = re.sub(r"\d+(?:[.,]\d+)?\s*%", " ", text)
+    numbers = {
+        n.replace(",", ".").lstrip("0")
+        for n in re.findall(r"(?<![\w.,])\d+(?:[.,]\d+)?(?![\w%])", plain)
+    }
+    return text, amounts, len(numbers)
+
+
+def _labelled_total(
+    layouts: Sequence[PageLayout], cash: Decimal | None, change: Decimal | None
+) -> tuple[Decimal, float, Line] | None:
+    """The amount of a total label by position, ranked against the payment: amount, rank, line.
+
+    The rank is positive when the payment confirms the amount, 0 when nothing does.
+    """
+    paid = cash - change if cash is not None and change is not None else None
+    candidates: list[tuple[float, int, Decimal, KeyValue]] = []
+    for order, pair in enumerate(key_values(layouts)):
+        if pair.concept not in _TOTAL_CONCEPTS or not _leads(pair):
+            continue
+        # A total label opens its row; "GST included in | total" is the end of a sentence.
+        row = _row_of(pair.hit.segment, layouts)
+        if row is None or row.leading is not pair.hit.segment:
+            continue
+        text, amounts, numbers = _total_amounts(pair, row)
+        said = f"{pair.hit.segment.text[: pair.hit.end]} {text}"
+        if _CASH.search(said) or _CHANGE.search(said) or _TOTAL_EXCLUDE.search(said) or not amounts:
+            continue
+        amount = amounts[-1]
+        rank = float(paid is not None and amount == paid) - float(numbers > 1)
+        rank -= float(cash is not None and cash > 0 and change is not None and amount > cash)
+        # The payment printed right below the total: the amount that was paid.
+        below = [v for v in pair.values if v.where == "below"]
+        rank += 0.5 * bool(below and _CASH.search(below[0].text))
+        candidates.append((rank, order, amount, pair))
+    # A row of several numbers, or more than the cash given, is no total.
+    if not candidates or max(c[0] for c in candidates) < 0:
+        return None
+    rank, _, amount, pair = max(candidates, key=lambda c: (c[0], c[1]))
+    return amount, rank, pair.hit.segment.as_line()
+
+
+def _total(lines: Sequence[Line], layouts: Sequence[PageLayout]) -> Found | None:
+    """The total: a total label's amount, else what was paid, else the subtotal."""
     cash, change = _payment(lines)
     paid = cash - change if cash is not None and change is not None else None
-    candidates: list[tuple[float, int, str]] = []
-    for index, line in enumerate(lines):
-        text = line.text
-        if not _TOTAL_WORD.search(text) or _TOTAL_EXCLUDE.search(text):
-            continue
-        if _CASH.search(text) or _CHANGE.search(text):
-            continue
-        amount = _labelled_amount(lines, index)
-        if amount is None:
-            continue
-        if len(line_amounts(line)) >= 2:
-            rank = 0.3  # a table row ("Total 8.90 0.53"), not the amount paid
-        elif _TOTAL_STRONG.search(text):
-            rank = 0.9
-        elif re.search(r"T[O0]TA[L1I!|]", text, re.I):
-            rank = 0.8
-        else:
-            rank = 0.5  # "Amount"
-        if cash is not None and Decimal(amount) > cash and change is not None:
-            rank -= 0.4
-        if paid is not None and Decimal(amount) == paid and paid > 0:
-            rank += 0.5
-        candidates.append((rank, index, amount))
-    if candidates:
-        rank, index, amount = max(candidates, key=lambda c: (c[0], c[1]))
-        return Found(value=amount, confidence=min(0.95, rank), lines=(lines[index],))
+    labelled = _labelled_total(layouts, cash, change)
+    if labelled is not None:
+        amount, rank, line = labelled
+        # Without change given the amount tendered is the amount paid (a card pays exactly).
+        settled = paid if paid is not None else cash
+        if settled is not None and 0 < abs(settled - amount) < _ROUNDING_STEP:
+            # Tills round what is paid to the smallest coin and may print the rounded total
+            # where it cannot be read: the amount paid is the total.
+            return Found(value=f"{settled:.2f}", confidence=0.8, lines=(line,))
+        return Found(value=f"{amount:.2f}", confidence=0.95 if rank > 0 else 0.8, lines=(line,))
     if paid is not None and paid > 0:
         return Found(value=f"{paid:.2f}", confidence=0.6)
     # No readable total line: till receipts mostly print the same amount as the subtotal (tax
@@ -678,7 +761,7 @@ def receipt_fields(lines: Sequence[Line], *, day_first: bool) -> dict[str, Found
     layouts = _layouts(lines)
     rules: tuple[tuple[str, Callable[[], Found | None]], ...] = (
         ("date", lambda: _date(lines, layouts, day_first and day_first_vote(text))),
-        ("total", lambda: _total(lines)),
+        ("total", lambda: _total(lines, layouts)),
         ("subtotal", lambda: _labelled_line_amount(lines, _SUBTOTAL)),
         ("tax", lambda: _labelled_line_amount(lines, _TAX_LINE)),
         ("number", lambda: _number(lines)),
