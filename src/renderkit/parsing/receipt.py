@@ -102,6 +102,8 @@ _POSTCODE = re.compile(
     r"(?=\s*,?\s*[A-Za-z]{2}|\W*$)|(?-i:\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b)",
     re.I,
 )
+# A line that only greets the customer ("WELCOME TO", "THANK YOU!"): not the shop's name.
+_GREETING = re.compile(rf"^\W*({_forms(_WORDS.greetings)})\W*$", re.I)
 # Region and country names that may follow the post-code line of an address.
 _REGION = re.compile(rf"^({_forms(_WORDS.regions)})\b", re.I)
 
@@ -287,6 +289,8 @@ def _header(lines: Sequence[Line]) -> list[Line]:
     out: list[Line] = []
     top = [trim_line(x) for x in lines[:25]]
     for index, line in enumerate(top):
+        if _GREETING.match(clean(line.text)):
+            continue
         if _HEADER_STOP.search(line.text) and not out:
             continue  # e.g. "TAX INVOICE" above the name
         if _HEADER_STOP.search(line.text):

@@ -35,6 +35,7 @@ class RegionWords:
     change_labels: tuple[str, ...]
     date_labels: tuple[str, ...]
     address_labels: tuple[str, ...]
+    greetings: tuple[str, ...]
 
 
 @functools.cache

@@ -1,0 +1,45 @@
+"""The merchant and its address at the top of a receipt: greeting lines are neither."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from renderkit.parsing._protocol import Line, Word
+from renderkit.parsing.receipt import receipt_fields
+
+
+def _fields(rows: Sequence[str]) -> dict[str, object]:
+    lines = [
+        Line(
+            words=tuple(
+                Word(
+                    text=w,
+                    page=1,
+                    bbox=(0.1 + 0.06 * i, 0.05 + 0.04 * r, 0.15 + 0.06 * i, 0.07 + 0.04 * r),
+                    confidence=0.95,
+                )
+                for i, w in enumerate(text.split())
+            ),
+            page=1,
+        )
+        for r, text in enumerate(rows)
+    ]
+    return {k: v.value for k, v in receipt_fields(lines, day_first=True).items()}
+
+
+def test_a_welcome_line_above_the_name_is_not_the_merchant() -> None:
+    found = _fields(
+        ["WELCOME TO", "KEDAI BUKU MAJU", "12 JALAN MAWAR", "47100 PUCHONG", "TEL 03-1234567"]
+    )
+    assert found["company"] == "KEDAI BUKU MAJU"
+    assert found["address"] == "12 JALAN MAWAR 47100 PUCHONG"
+
+
+def test_a_greeting_in_malay_above_the_name_is_not_the_merchant() -> None:
+    found = _fields(["SELAMAT DATANG", "KEDAI BUKU MAJU SDN BHD", "12 JALAN MAWAR", "TEL 0312"])
+    assert found["company"] == "KEDAI BUKU MAJU SDN BHD"
+
+
+def test_a_thank_you_line_is_not_the_merchant() -> None:
+    found = _fields(["THANK YOU", "NORTH STAR BOOKS", "5 HIGH STREET", "TEL 0123 456"])
+    assert found["company"] == "NORTH STAR BOOKS"
