@@ -30,10 +30,8 @@ class RegionWords:
     tax_names: tuple[str, ...]
     registration_labels: tuple[str, ...]
     total_labels: tuple[str, ...]
-    strong_total_labels: tuple[str, ...]
     cash_labels: tuple[str, ...]
     change_labels: tuple[str, ...]
-    date_labels: tuple[str, ...]
     address_labels: tuple[str, ...]
     greetings: tuple[str, ...]
 
