@@ -29,6 +29,7 @@ import attrs
 
 from renderkit import ConfigurationError, RenderkitError
 from renderkit_server import signing
+from renderkit_server.quotas.plans import PLAN_NAMES
 
 __all__ = [
     "KEY_PREFIX",
@@ -43,8 +44,8 @@ __all__ = [
 ]
 
 KEY_PREFIX = "sk_live_"
-#: Plans in wire order: a plan's index is its byte in the key, so only append to this tuple.
-PLANS: tuple[str, ...] = ("starter", "pro", "business", "vip")
+#: Plans in wire order: a plan's index is its byte in the key (the quota plans' own list).
+PLANS: tuple[str, ...] = PLAN_NAMES
 #: What the server secret is derived for (see :func:`renderkit_server.signing.key_ring`).
 SIGNING_PURPOSE = "renderkit-keys"
 

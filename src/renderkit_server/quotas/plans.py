@@ -48,7 +48,9 @@ METERING_UNITS: Mapping[str, int] = dict.fromkeys(METRICS, 1) | {"audio_minutes"
 """Store units per plan unit: ``audio_minutes`` is stored in milliseconds."""
 
 PLAN_NAMES: tuple[str, ...] = ("starter", "pro", "business", "vip")
-"""The plans a key can have (``starter`` is the spec's "Basic")."""
+"""The plans a key can have (``starter`` is the spec's "Basic").
+
+Also the wire order of API keys (a plan's index is its byte in the key): only append."""
 
 BURST_WINDOW_SECONDS = 60
 """Length of a burst window; the burst limit is per window."""
