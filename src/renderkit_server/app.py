@@ -24,7 +24,7 @@ from renderkit_server import errors, files, health, production
 from renderkit_server.dependencies import DEPENDENCIES
 from renderkit_server.keys import routes as keys_routes
 from renderkit_server.mail import Mailer
-from renderkit_server.mcp.transport import mcp_delete, mcp_get, mcp_post
+from renderkit_server.mcp import mcp_delete, mcp_get, mcp_post
 from renderkit_server.observability import RequestIdMiddleware
 from renderkit_server.quotas import QuotaExceededError, RateLimitedError, UsageStore
 from renderkit_server.services import Services, build_services
