@@ -49,6 +49,11 @@ def serve(*, host: str, port: int, workers: int = 1, log_level: str = "info") ->
         access_log=False,  # our middleware logs one structured line per request
         timeout_graceful_shutdown=30,
         server_header=False,
+        # The client address is the TCP peer; X-Forwarded-For is read only from the proxies
+        # in RENDERKIT_TRUSTED_PROXIES (renderkit_server.clientaddr). uvicorn's own handling
+        # would trust 127.0.0.1 and take whatever the client wrote in the header.
+        proxy_headers=False,
+        forwarded_allow_ips="",
     )
     return 0
 
