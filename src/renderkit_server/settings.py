@@ -18,6 +18,7 @@ import attrs
 
 from renderkit import ConfigurationError
 from renderkit.parsing import OCR_ENGINES
+from renderkit_server.clientaddr import TrustedProxies
 
 __all__ = ["Settings"]
 
@@ -201,7 +202,9 @@ class Settings:
     smtp_tls: bool | None = None
     key_issue_per_hour: int = 5
     trust_forwarded_for: bool = False
-    trusted_proxies: tuple[str, ...] = ()
+    trusted_proxies: tuple[str, ...] = attrs.field(
+        default=(), validator=lambda _s, _a, value: TrustedProxies(value)
+    )
     key_regenerate_per_hour: int = attrs.field(default=5, validator=attrs.validators.ge(0))
     key_regenerate_per_address_per_hour: int = attrs.field(
         default=20, validator=attrs.validators.ge(0)
