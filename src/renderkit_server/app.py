@@ -26,7 +26,12 @@ from renderkit_server.keys import routes as keys_routes
 from renderkit_server.mail import Mailer
 from renderkit_server.mcp import mcp_delete, mcp_get, mcp_post
 from renderkit_server.observability import RequestIdMiddleware
-from renderkit_server.quotas import QuotaExceededError, RateLimitedError, UsageStore
+from renderkit_server.quotas import (
+    QuotaExceededError,
+    RateLimitedError,
+    UsageStore,
+    UsageStoreUnavailableError,
+)
 from renderkit_server.services import Services, build_services
 from renderkit_server.settings import Settings
 
@@ -34,6 +39,7 @@ __all__ = ["ROUTES", "create_app"]
 
 errors.register(QuotaExceededError, 429, "QUOTA_EXCEEDED")
 errors.register(RateLimitedError, 429, "RATE_LIMITED")
+errors.register(UsageStoreUnavailableError, 503, "QUOTA_UNAVAILABLE")
 
 #: Every route the app serves, by concern.
 ROUTES: tuple[ControllerRouterHandler, ...] = (
@@ -98,15 +104,19 @@ def create_app(
             extractor=extractor,
         )
         app.state.services = services
-        refresher = asyncio.get_running_loop().create_task(
-            services.keys.refresh_forever(every=_REVOCATION_REFRESH_SECONDS)
+        loop = asyncio.get_running_loop()
+        background = (
+            loop.create_task(services.keys.refresh_forever(every=_REVOCATION_REFRESH_SECONDS)),
+            loop.create_task(services.mailer.run()),  # retries key e-mails SMTP refused
         )
         try:
             yield
         finally:
-            refresher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await refresher
+            for task in background:
+                task.cancel()
+            for task in background:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             await services.aclose()
 
     cors = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import signal
 import sys
+from typing import Any
 
 import uvicorn
 from litestar import Litestar
@@ -13,7 +14,20 @@ from renderkit_server.app import create_app
 from renderkit_server.observability import JsonFormatter
 from renderkit_server.settings import Settings
 
-__all__ = ["app_factory", "serve"]
+__all__ = ["SERVER_OPTIONS", "app_factory", "serve"]
+
+#: uvicorn options of every ``serve``, besides the address and the worker count.
+SERVER_OPTIONS: dict[str, Any] = {
+    "log_config": None,
+    "access_log": False,  # our middleware logs one structured line per request
+    "timeout_graceful_shutdown": 30,
+    "server_header": False,
+    # The client address is the TCP peer; X-Forwarded-For is read only from the proxies in
+    # RENDERKIT_TRUSTED_PROXIES (renderkit_server.clientaddr). uvicorn's own handling would
+    # trust 127.0.0.1 and hand the app whatever the client wrote in the header.
+    "proxy_headers": False,
+    "forwarded_allow_ips": "",
+}
 
 
 def _configure_logging(level: str) -> None:
@@ -45,10 +59,7 @@ def serve(*, host: str, port: int, workers: int = 1, log_level: str = "info") ->
         host=host,
         port=port,
         workers=workers,
-        log_config=None,
-        access_log=False,  # our middleware logs one structured line per request
-        timeout_graceful_shutdown=30,
-        server_header=False,
+        **SERVER_OPTIONS,
     )
     return 0
 

@@ -24,14 +24,30 @@ from renderkit.parsing import (
 from renderkit.parsing.ocr import rapidocr_available
 from renderkit.speech import ElevenLabsProvider, LocalSpeechProvider, SpeechProvider
 from renderkit.storage import LocalStorage, Storage
+from renderkit_server.clientaddr import PRIVATE_NETWORKS, TrustedProxies
 from renderkit_server.files import FileSigner, FileUrls
 from renderkit_server.keys import KeyService, KeySigner, SqliteRevocationStore
 from renderkit_server.mail import Mailer, OutboxMailer, SmtpMailer
+from renderkit_server.mailspool import SpoolingMailer
 from renderkit_server.mcp.sessions import McpSessions
-from renderkit_server.quotas import QuotaService, SqliteUsageStore, UsageStore, plans_from_mapping
+from renderkit_server.quotas import (
+    QuotaService,
+    SqliteUsageStore,
+    UsageStore,
+    WindowLimit,
+    plans_from_mapping,
+)
 from renderkit_server.settings import Settings
 
-__all__ = ["Services", "browser_config", "build_services", "ocr_tool", "parse_limits"]
+__all__ = [
+    "Services",
+    "browser_config",
+    "build_services",
+    "ocr_tool",
+    "parse_limits",
+    "quota_service",
+    "trusted_proxies",
+]
 
 logger = logging.getLogger("renderkit_server")
 
@@ -46,7 +62,10 @@ class Services:
     usage_store: UsageStore
     quotas: QuotaService
     keys: KeyService
-    mailer: Mailer
+    #: Key e-mails; what cannot be delivered yet is spooled and retried by its ``run()``.
+    mailer: SpoolingMailer
+    #: The proxies whose X-Forwarded-For is believed (see renderkit_server.clientaddr).
+    trusted_proxies: TrustedProxies
     urls: FileUrls
     speech: SpeechProvider
     extractor: Extractor
@@ -118,6 +137,35 @@ def _mailer(settings: Settings) -> Mailer:
     return OutboxMailer(settings.data_dir / "outbox")
 
 
+def trusted_proxies(settings: Settings) -> TrustedProxies:
+    """The trusted proxies the settings describe (the deprecated boolean adds private ranges).
+
+    Raises:
+        ConfigurationError: an entry of ``trusted_proxies`` is not an address or CIDR.
+    """
+    extra = PRIVATE_NETWORKS if settings.trust_forwarded_for else ()
+    return TrustedProxies((*settings.trusted_proxies, *extra))
+
+
+def quota_service(settings: Settings, usage_store: UsageStore) -> QuotaService:
+    """The quota service with the plans and abuse limits the settings describe."""
+    hour, day = 3600, 24 * 3600
+    return QuotaService(
+        usage_store,
+        plans_from_mapping(settings.plans),
+        issuance_limit=settings.key_issue_per_hour,
+        issuance_window=hour,
+        regeneration_per_key=WindowLimit(limit=settings.key_regenerate_per_hour, window=hour),
+        regeneration_per_address=WindowLimit(
+            limit=settings.key_regenerate_per_address_per_hour, window=hour
+        ),
+        key_email=(
+            WindowLimit(limit=settings.key_mail_per_day, window=day),
+            WindowLimit(limit=settings.key_mail_per_hour, window=hour),
+        ),
+    )
+
+
 def _speech(settings: Settings) -> SpeechProvider:
     if settings.speech_provider == "elevenlabs":
         if not settings.elevenlabs_api_key:
@@ -186,6 +234,7 @@ async def build_services(
     """Create and start every backend; injected ones are used as given."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     secret = settings.resolved_secret()
+    proxies = trusted_proxies(settings)  # before anything starts: fail fast on a bad CIDR
     storage = storage or _storage(settings)
     usage_store = usage_store or _usage_store(settings)
     keys = KeyService(
@@ -197,13 +246,15 @@ async def build_services(
         browser=browser or ChromiumPool(browser_config(settings)),
         storage=storage,
         usage_store=usage_store,
-        quotas=QuotaService(
-            usage_store,
-            plans_from_mapping(settings.plans),
-            issuance_limit=settings.key_issue_per_hour,
-        ),
+        quotas=quota_service(settings, usage_store),
         keys=keys,
-        mailer=mailer or _mailer(settings),
+        mailer=SpoolingMailer(
+            mailer or _mailer(settings),
+            settings.data_dir / "mail-spool",
+            retry_seconds=settings.mail_retry_seconds,
+            retry_max_seconds=settings.mail_retry_max_seconds,
+        ),
+        trusted_proxies=proxies,
         speech=speech or _speech(settings),
         extractor=extractor or _extractor(settings),
         parse_limits=parse_limits(settings),

@@ -18,6 +18,7 @@ import attrs
 
 from renderkit import ConfigurationError
 from renderkit.parsing import OCR_ENGINES
+from renderkit_server.clientaddr import TrustedProxies
 
 __all__ = ["Settings"]
 
@@ -84,6 +85,13 @@ _ENV: dict[str, tuple[str, Any]] = {
     "SMTP_TLS": ("smtp_tls", _bool),
     "KEY_ISSUE_PER_HOUR": ("key_issue_per_hour", _int),
     "TRUST_FORWARDED_FOR": ("trust_forwarded_for", _bool),
+    "TRUSTED_PROXIES": ("trusted_proxies", _list),
+    "KEY_REGENERATE_PER_HOUR": ("key_regenerate_per_hour", _int),
+    "KEY_REGENERATE_PER_ADDRESS_PER_HOUR": ("key_regenerate_per_address_per_hour", _int),
+    "KEY_MAIL_PER_HOUR": ("key_mail_per_hour", _int),
+    "KEY_MAIL_PER_DAY": ("key_mail_per_day", _int),
+    "MAIL_RETRY_SECONDS": ("mail_retry_seconds", _float),
+    "MAIL_RETRY_MAX_SECONDS": ("mail_retry_max_seconds", _float),
     "CONFIG": ("config_file", lambda v, n: Path(v)),
     "SPEECH_PROVIDER": ("speech_provider", lambda v, n: v),
     "ELEVENLABS_API_KEY": ("elevenlabs_api_key", lambda v, n: v),
@@ -147,6 +155,18 @@ class Settings:
         parse_timeout: seconds one parse may take (OCR and extraction together).
         parse_ocr: the OCR engine, ``rapidocr`` or ``tesseract``; unset: RapidOCR when the
             ``ocr`` extra's rapidocr and onnxruntime are installed, else Tesseract.
+        key_issue_per_hour: self-service keys one client address may obtain per hour.
+        trust_forwarded_for: deprecated alias: trust loopback and private ranges as proxies
+            (adds :data:`~renderkit_server.clientaddr.PRIVATE_NETWORKS` to trusted_proxies).
+        trusted_proxies: CIDRs of reverse proxies whose ``X-Forwarded-For`` is believed;
+            the client is the right-most untrusted hop. Empty: the TCP peer is the client.
+        key_regenerate_per_hour: regenerations per key lineage per hour.
+        key_regenerate_per_address_per_hour: regenerations per client address per hour.
+        key_mail_per_hour: key e-mails (generate and regenerate) per recipient per hour.
+        key_mail_per_day: key e-mails per recipient per day (UTC).
+        mail_retry_seconds: first delay before retrying e-mails that could not be sent;
+            doubled after each failed pass.
+        mail_retry_max_seconds: the longest delay between retries.
         mcp_allowed_hosts: Host names (``name`` or ``name:port``; ``*`` for any) the MCP
             endpoint answers besides loopback and the host of public_url; browsers' Origins
             must be one of them (or in cors_origins). Guards against DNS rebinding.
@@ -182,6 +202,17 @@ class Settings:
     smtp_tls: bool | None = None
     key_issue_per_hour: int = 5
     trust_forwarded_for: bool = False
+    trusted_proxies: tuple[str, ...] = attrs.field(
+        default=(), validator=lambda _s, _a, value: TrustedProxies(value)
+    )
+    key_regenerate_per_hour: int = attrs.field(default=5, validator=attrs.validators.ge(0))
+    key_regenerate_per_address_per_hour: int = attrs.field(
+        default=20, validator=attrs.validators.ge(0)
+    )
+    key_mail_per_hour: int = attrs.field(default=5, validator=attrs.validators.ge(0))
+    key_mail_per_day: int = attrs.field(default=20, validator=attrs.validators.ge(0))
+    mail_retry_seconds: float = attrs.field(default=30.0, validator=attrs.validators.gt(0))
+    mail_retry_max_seconds: float = attrs.field(default=1800.0, validator=attrs.validators.gt(0))
     config_file: Path | None = None
     plans: Mapping[str, Any] = attrs.field(factory=dict)
     speech_provider: str = attrs.field(
@@ -272,7 +303,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigurationError(msg)
     if "data_dir" in data:
         data["data_dir"] = Path(data["data_dir"])
-    for name in ("cors_origins", "mcp_allowed_hosts"):
+    for name in ("cors_origins", "mcp_allowed_hosts", "trusted_proxies"):
         if name in data:
             data[name] = tuple(data[name])
     return data

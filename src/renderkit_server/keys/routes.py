@@ -1,7 +1,11 @@
 """``POST /api/keys/generate`` and ``/api/keys/regenerate`` (also under ``/v1``).
 
-Self-service issuance gives starter keys only and is rate-limited per client address; other
-plans need the operator's admin token. Every issued key is also e-mailed to its owner.
+Self-service issuance gives starter keys only; other plans need the operator's admin token.
+Every issued key is also e-mailed to its owner. Abuse limits (429 ``RATE_LIMITED``), checked
+only once a request is valid so a refused request uses no slot, and before anything is
+issued or sent: self-service issuance per client address, regeneration per client address
+and per key lineage, and key e-mails per recipient mailbox (so neither route can flood an
+inbox). The operator's admin token bypasses the issuance and e-mail limits.
 """
 
 from __future__ import annotations
@@ -17,7 +21,10 @@ from renderkit import InvalidRequestError
 from renderkit.core.times import isoformat_z
 from renderkit_server.auth import extract_key, is_admin
 from renderkit_server.bodies import json_object
+from renderkit_server.clientaddr import request_client_address
 from renderkit_server.errors import ApiError
+from renderkit_server.keys.emails import normalize_email
+from renderkit_server.keys.service import normalize_plan
 from renderkit_server.keys.tokens import InvalidKeyError, IssuedKey
 from renderkit_server.mail import MailDeliveryError, key_email
 from renderkit_server.services import Services
@@ -27,22 +34,14 @@ __all__ = ["ROUTES", "generate_key", "regenerate_key"]
 logger = logging.getLogger("renderkit_server")
 
 
-def _client_address(request: Request[Any, Any, Any], services: Services) -> str:
-    if services.settings.trust_forwarded_for:
-        forwarded = request.headers.get("x-forwarded-for", "")
-        if forwarded:
-            return forwarded.split(",")[0].strip()
-    client = request.client
-    return client.host if client else "unknown"
-
-
 async def _send_key(services: Services, issued: IssuedKey, *, regenerated: bool) -> None:
     message = key_email(issued, sender=services.settings.smtp_sender, regenerated=regenerated)
     try:
         await services.mailer.send(message)
-    except MailDeliveryError:
-        # The key is in the response already; a mail outage must not lose the customer's key.
-        logger.warning("could not e-mail a key to its owner", exc_info=True)
+    except MailDeliveryError as exc:
+        # The key is in the response already; an outage was spooled for retry by the
+        # mailer, so this is a refusal for good. The message is fixed text, never the key.
+        logger.warning("could not e-mail a key to its owner: %s (%s)", exc, exc.reason)
 
 
 def _key_body(issued: IssuedKey) -> dict[str, Any]:
@@ -76,8 +75,11 @@ async def generate_key(
             f"plan {plan[:20]!r} keys are issued by the operator; "
             "self-service keys are starter keys",
         )
+    email, plan = normalize_email(email), normalize_plan(plan)  # 400s use no issuance slot
     if not admin:
-        await services.quotas.limit_issuance(_client_address(request, services))
+        address = request_client_address(request, services.trusted_proxies)
+        await services.quotas.limit_issuance(address)
+        await services.quotas.limit_key_email(email)
     issued = await services.keys.issue(email, plan)
     await _send_key(services, issued, regenerated=False)
     return Response(_key_body(issued))
@@ -89,13 +91,18 @@ async def regenerate_key(
 ) -> Response[Any]:
     """Issue a new key for the same plan and e-mail; the old key stops working at once.
 
-    The old key comes from the body ``key`` (variant A) or the key headers (variant B)."""
+    Limited per client address, per key lineage and per recipient mailbox. The old key
+    comes from the body ``key`` (variant A) or the key headers (variant B)."""
     payload = await json_object(request, required=False)
     body_key = payload.get("key")
     token = body_key if isinstance(body_key, str) else extract_key(request.headers)
     if not token:
         msg = "send the key to rotate in the body or headers"
         raise InvalidKeyError(reason="missing", message=msg)
+    old = services.keys.verify(token)  # 401 before any counting
+    address = request_client_address(request, services.trusted_proxies)
+    await services.quotas.limit_regeneration(old.key_id, address)
+    await services.quotas.limit_key_email(old.email)
     issued = await services.keys.regenerate(token)
     await _send_key(services, issued, regenerated=True)
     return Response(_key_body(issued))

@@ -37,7 +37,7 @@ from renderkit_server.keys.tokens import (
     fingerprint,
 )
 
-__all__ = ["KeyService"]
+__all__ = ["KeyService", "normalize_plan"]
 
 logger = logging.getLogger("renderkit_server")
 
@@ -133,7 +133,7 @@ class KeyService:
             InvalidRequestError: for field ``email`` or ``plan``.
         """
         email = normalize_email(email)
-        plan = _normalize_plan(plan)
+        plan = normalize_plan(plan)
         return self._issue(key_id=secrets.token_hex(16), plan=plan, email=email, generation=0)
 
     def verify(self, key: str) -> ApiKey:
@@ -209,7 +209,12 @@ class KeyService:
             self._before[key_id] = before
 
 
-def _normalize_plan(plan: object) -> str:
+def normalize_plan(plan: object) -> str:
+    """Return the plan name in its canonical (lower-case) spelling.
+
+    Raises:
+        InvalidRequestError: for field ``plan``: not a string or not one of :data:`PLANS`.
+    """
     if not isinstance(plan, str):
         msg = "must be a string"
         raise InvalidRequestError.single(_PLAN, msg)

@@ -2,7 +2,8 @@
 
 * :mod:`.plans`: :class:`PlanLimits`, the default table and operator overrides, the metrics
   and their store units, periods (UTC calendar months) and burst windows;
-* :mod:`.errors`: :class:`LimitExceededError` and its two kinds, answered with 429;
+* :mod:`.errors`: :class:`LimitExceededError` and its two kinds, answered with 429, and
+  :class:`UsageStoreUnavailableError` (quotas fail closed), answered with 503;
 * :mod:`.service`: :class:`QuotaService`, which reserves a call's charges and hands back a
   :class:`QuotaTicket` to keep or release;
 * :mod:`.stores`: the :class:`UsageStore` protocol and its memory, SQLite and Redis backends
@@ -11,7 +12,12 @@
 
 from __future__ import annotations
 
-from renderkit_server.quotas.errors import LimitExceededError, QuotaExceededError, RateLimitedError
+from renderkit_server.quotas.errors import (
+    LimitExceededError,
+    QuotaExceededError,
+    RateLimitedError,
+    UsageStoreUnavailableError,
+)
 from renderkit_server.quotas.plans import (
     BURST_WINDOW_SECONDS,
     METERING_UNITS,
@@ -23,7 +29,7 @@ from renderkit_server.quotas.plans import (
     next_month_start,
     plans_from_mapping,
 )
-from renderkit_server.quotas.service import QuotaService, QuotaTicket, audio_charges
+from renderkit_server.quotas.service import QuotaService, QuotaTicket, WindowLimit, audio_charges
 from renderkit_server.quotas.stores import (
     MemoryUsageStore,
     Reservation,
@@ -46,6 +52,8 @@ __all__ = [
     "Reservation",
     "SqliteUsageStore",
     "UsageStore",
+    "UsageStoreUnavailableError",
+    "WindowLimit",
     "audio_charges",
     "default_plans",
     "month_period",

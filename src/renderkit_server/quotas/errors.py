@@ -3,22 +3,26 @@
 ::
 
     RenderkitError
-    └── LimitExceededError
-        ├── QuotaExceededError    a monthly quota, until next month (UTC)
-        └── RateLimitedError      the burst limit, or self-service key issuance
+    ├── LimitExceededError
+    │   ├── QuotaExceededError    a monthly quota, until next month (UTC)
+    │   └── RateLimitedError      the burst limit, or an abuse limit on keys and key e-mails
+    └── StorageError
+        └── StorageUnavailableError
+            └── UsageStoreUnavailableError   quotas cannot be checked: refused (503)
 """
 
 from __future__ import annotations
 
 import datetime
 
-from renderkit import RenderkitError
+from renderkit import RenderkitError, StorageUnavailableError
 from renderkit.core.times import isoformat_z
 
 __all__ = [
     "LimitExceededError",
     "QuotaExceededError",
     "RateLimitedError",
+    "UsageStoreUnavailableError",
     "rate_limit_headers",
 ]
 
@@ -76,4 +80,23 @@ class QuotaExceededError(LimitExceededError):
 
 
 class RateLimitedError(LimitExceededError):
-    """The key sent more requests this minute than its plan's burst limit allows."""
+    """Too many requests in a window: the plan's burst limit or an abuse limit.
+
+    ``metric`` names the limit: ``burst_per_minute``, ``key_issuance``,
+    ``key_regeneration`` (per key), ``key_regeneration_address`` (per client address) or
+    ``key_email`` (per recipient).
+    """
+
+
+class UsageStoreUnavailableError(StorageUnavailableError):
+    """The usage store failed, so limits cannot be checked and the call is refused.
+
+    Quotas fail closed: nothing is rendered or charged while the store is down.
+
+    Attributes:
+        retry_after: whole seconds a client should wait before trying again.
+    """
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

@@ -27,14 +27,19 @@ import datetime
 import hashlib
 import logging
 import math
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 
 import anyio
 import attrs
 
 from renderkit import ConfigurationError, StorageUnavailableError
 from renderkit.core.times import as_utc
-from renderkit_server.quotas.errors import QuotaExceededError, RateLimitedError, rate_limit_headers
+from renderkit_server.quotas.errors import (
+    QuotaExceededError,
+    RateLimitedError,
+    UsageStoreUnavailableError,
+    rate_limit_headers,
+)
 from renderkit_server.quotas.plans import (
     BURST_WINDOW_SECONDS,
     METERING_UNITS,
@@ -47,9 +52,36 @@ from renderkit_server.quotas.plans import (
 )
 from renderkit_server.quotas.stores.protocol import Reservation, UsageStore
 
-__all__ = ["QuotaService", "QuotaTicket", "audio_charges"]
+__all__ = ["QuotaService", "QuotaTicket", "WindowLimit", "audio_charges"]
 
 logger = logging.getLogger(__name__)
+
+_HOUR = 3600
+_DAY = 24 * _HOUR
+
+
+@attrs.frozen(kw_only=True)
+class WindowLimit:
+    """At most ``limit`` events per fixed window of ``window`` seconds.
+
+    Attributes:
+        limit: the most events a window may hold; ``None`` for no limit, 0 refuses all.
+        window: the window length in seconds; windows are aligned on the Unix epoch.
+    """
+
+    limit: int | None = attrs.field(validator=attrs.validators.optional(attrs.validators.ge(0)))
+    window: int = attrs.field(validator=attrs.validators.gt(0))
+
+
+def _digest(identifier: str) -> str:
+    # Counters never hold raw IP or e-mail addresses.
+    return hashlib.sha256(identifier.encode()).hexdigest()[:32]
+
+
+def _mailbox(address: str) -> str:
+    """One spelling per mailbox: case and ``+tag`` sub-addresses do not make new ones."""
+    local, _, domain = address.lower().rpartition("@")
+    return f"{local.partition('+')[0]}@{domain}"
 
 
 def audio_charges(*, characters: int, seconds: float) -> dict[str, int]:
@@ -166,6 +198,11 @@ class QuotaService:
         issuance_limit: self-service keys one client address may obtain per
             ``issuance_window`` seconds (:meth:`limit_issuance`); ``None`` for no limit.
         issuance_window: length of the issuance window in seconds.
+        regeneration_per_key: regenerations of one key lineage (:meth:`limit_regeneration`).
+        regeneration_per_address: regenerations from one client address.
+        key_email: key e-mails to one mailbox, every window checked (:meth:`limit_key_email`).
+        unavailable_retry_after: the ``Retry-After`` seconds of a
+            :class:`UsageStoreUnavailableError`.
 
     Raises:
         ConfigurationError: a negative ``issuance_limit`` or a non-positive window.
@@ -178,7 +215,14 @@ class QuotaService:
         *,
         clock: Callable[[], datetime.datetime] = _utcnow,
         issuance_limit: int | None = 10,
-        issuance_window: int = 3600,
+        issuance_window: int = _HOUR,
+        regeneration_per_key: WindowLimit = WindowLimit(limit=5, window=_HOUR),
+        regeneration_per_address: WindowLimit = WindowLimit(limit=20, window=_HOUR),
+        key_email: Sequence[WindowLimit] = (
+            WindowLimit(limit=20, window=_DAY),
+            WindowLimit(limit=5, window=_HOUR),
+        ),
+        unavailable_retry_after: int = 5,
     ) -> None:
         if issuance_limit is not None and issuance_limit < 0:
             msg = "issuance_limit must be a non-negative integer or None"
@@ -189,8 +233,11 @@ class QuotaService:
         self._store = store
         self._plans = dict(default_plans() if plans is None else plans)
         self._clock = clock
-        self._issuance_limit = issuance_limit
-        self._issuance_window = issuance_window
+        self._issuance = WindowLimit(limit=issuance_limit, window=issuance_window)
+        self._regeneration_per_key = regeneration_per_key
+        self._regeneration_per_address = regeneration_per_address
+        self._key_email = tuple(key_email)
+        self._unavailable_retry_after = unavailable_retry_after
 
     @property
     def plans(self) -> Mapping[str, PlanLimits]:
@@ -238,7 +285,7 @@ class QuotaService:
             RateLimitedError: the burst limit is reached (``reset_at`` ends the minute).
             QuotaExceededError: a monthly quota is reached (``reset_at`` starts next month).
             ConfigurationError: the plan is not in the table.
-            StorageUnavailableError: the usage store failed.
+            UsageStoreUnavailableError: the usage store failed; nothing stays reserved.
             ValueError: an unknown metric or a negative amount in ``charges``.
         """
         limits = self.limits(plan)
@@ -254,9 +301,10 @@ class QuotaService:
         window_start, burst_reset_at = fixed_window(now, BURST_WINDOW_SECONDS)
         burst: Reservation | None = None
         if limits.burst_per_minute is not None:
-            burst = await self._store.hit(
-                api_key_id, window_start, BURST_WINDOW_SECONDS, limits.burst_per_minute
-            )
+            with self._fail_closed():
+                burst = await self._store.hit(
+                    api_key_id, window_start, BURST_WINDOW_SECONDS, limits.burst_per_minute
+                )
             if not burst.allowed:
                 msg = (
                     f"burst limit of {limits.burst_per_minute} requests per minute "
@@ -291,7 +339,7 @@ class QuotaService:
             for metric, amount in charges.items():
                 limit = limits.monthly_limit(metric)
                 # Shielded so a cancellation cannot lose a reservation the store made.
-                with anyio.CancelScope(shield=True):
+                with anyio.CancelScope(shield=True), self._fail_closed():
                     result = await self._store.reserve(
                         api_key_id, metric, period, amount, _store_limit(limit, metric)
                     )
@@ -380,34 +428,89 @@ class QuotaService:
     async def limit_issuance(self, client_address: str) -> None:
         """Count one self-service key issuance for a client address.
 
-        The address is hashed before it reaches the store, so no raw IP addresses are
-        kept; its counter lives in the store's burst windows under an ``issuance:``
-        prefix that cannot collide with key ids.
+        Call it only for a valid request, right before issuing, so refused requests use no
+        slot. Like every abuse limit here, the counter lives in the store's burst windows
+        under a prefix that cannot collide with key ids, keyed by a hash of the identifier
+        (no raw IP or e-mail address is kept), so replicas sharing a store share it.
 
         Raises:
             RateLimitedError: the address obtained ``issuance_limit`` keys in the current
                 window (``metric`` is ``key_issuance``, ``plan`` is ``self-service``).
-            StorageUnavailableError: the usage store failed.
+            UsageStoreUnavailableError: the usage store failed.
         """
-        if self._issuance_limit is None:
+        msg = "too many API keys issued to this client; try again later"
+        await self._hit("issuance", client_address, self._issuance, "key_issuance", msg)
+
+    async def limit_regeneration(self, api_key_id: str, client_address: str) -> None:
+        """Count one key regeneration, per client address and then per key lineage.
+
+        Raises:
+            RateLimitedError: ``metric`` ``key_regeneration_address`` when the address,
+                or ``key_regeneration`` when the lineage, reached its limit.
+            UsageStoreUnavailableError: the usage store failed.
+        """
+        msg = "too many key regenerations from this client; try again later"
+        await self._hit(
+            "regenerate-address",
+            client_address,
+            self._regeneration_per_address,
+            "key_regeneration_address",
+            msg,
+        )
+        msg = "this key was regenerated too often; try again later"
+        await self._hit(
+            "regenerate-key", api_key_id, self._regeneration_per_key, "key_regeneration", msg
+        )
+
+    async def limit_key_email(self, recipient: str) -> None:
+        """Count one key e-mail to a mailbox in every window of ``key_email``.
+
+        Case and ``+tag`` sub-addresses are folded, so ``A+1@x.io`` and ``a@x.io`` share
+        a counter and an attacker cannot flood one inbox by varying the spelling.
+
+        Raises:
+            RateLimitedError: ``metric`` ``key_email``: the mailbox got its limit.
+            UsageStoreUnavailableError: the usage store failed.
+        """
+        msg = "too many key e-mails to this address; try again later"
+        for rule in self._key_email:
+            await self._hit("key-email", _mailbox(recipient), rule, "key_email", msg)
+
+    async def _hit(
+        self, scope: str, identifier: str, rule: WindowLimit, metric: str, message: str
+    ) -> None:
+        if rule.limit is None:
             return
         now = as_utc(self._clock())
-        window_start, reset_at = fixed_window(now, self._issuance_window)
-        digest = hashlib.sha256(client_address.encode()).hexdigest()[:32]
-        result = await self._store.hit(
-            f"issuance:{digest}", window_start, self._issuance_window, self._issuance_limit
-        )
+        window_start, reset_at = fixed_window(now, rule.window)
+        with self._fail_closed():
+            result = await self._store.hit(
+                f"{scope}:{_digest(identifier)}", window_start, rule.window, rule.limit
+            )
         if not result.allowed:
-            msg = "too many API keys issued to this client; try again later"
             raise RateLimitedError(
-                msg,
-                metric="key_issuance",
+                message,
+                metric=metric,
                 plan="self-service",
-                limit=self._issuance_limit,
+                limit=rule.limit,
                 remaining=0,
                 reset_at=reset_at,
                 retry_after=_retry_after(reset_at, now),
             )
+
+    @contextlib.contextmanager
+    def _fail_closed(self) -> Iterator[None]:
+        try:
+            yield
+        except UsageStoreUnavailableError:
+            raise
+        except StorageUnavailableError as exc:
+            # Without counters no limit can be checked: refuse the call rather than serve
+            # it unmetered. The store's message names no host or password.
+            msg = "usage limits cannot be checked right now; try again shortly"
+            raise UsageStoreUnavailableError(
+                msg, retry_after=self._unavailable_retry_after
+            ) from exc
 
     async def usage(self, api_key_id: str) -> dict[str, int]:
         """Return this month's usage of a key, ``{metric: used}`` in store units.
