@@ -43,3 +43,25 @@ def test_a_greeting_in_malay_above_the_name_is_not_the_merchant() -> None:
 def test_a_thank_you_line_is_not_the_merchant() -> None:
     found = _fields(["THANK YOU", "NORTH STAR BOOKS", "5 HIGH STREET", "TEL 0123 456"])
     assert found["company"] == "NORTH STAR BOOKS"
+
+
+def test_the_merchant_is_read_from_the_top_of_the_page_whatever_order_the_engine_returns() -> None:
+    rows = ["FABRIKAM TRADING SDN BHD", "NO. 7, JALAN MAJU 2,", "43000 KAJANG, SELANGOR"]
+    lines = [
+        Line(
+            words=tuple(
+                Word(
+                    text=w,
+                    page=1,
+                    bbox=(0.1 + 0.06 * i, 0.05 + 0.02 * r, 0.15 + 0.06 * i, 0.065 + 0.02 * r),
+                    confidence=0.95,
+                )
+                for i, w in enumerate(text.split())
+            ),
+            page=1,
+        )
+        for r, text in enumerate(rows)
+    ]
+    found = receipt_fields(list(reversed(lines)), day_first=True)
+    assert found["company"].value == "FABRIKAM TRADING SDN BHD"
+    assert found["address"].value == "NO. 7, JALAN MAJU 2 43000 KAJANG, SELANGOR"

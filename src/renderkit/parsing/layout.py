@@ -10,6 +10,10 @@ PDF's text layer or OCR):
   aligned: an address, a paragraph, a column of a table;
 - a **column** is blocks whose horizontal spans overlap; blocks are read column by column,
   top to bottom, which is the reading order of :meth:`PageLayout.lines`.
+
+The top of a one-column page (a till receipt's header) is read differently, by
+:func:`stacked_blocks`: whole rows top to bottom, cut into blocks by vertical gap alone, since
+centred lines of different widths there are one block, not several columns.
 """
 
 from __future__ import annotations
@@ -21,7 +25,15 @@ import attrs
 
 from renderkit.parsing._protocol import BBox, Document, Line, Page, Word, WordRun, union_bbox
 
-__all__ = ["Block", "PageLayout", "Row", "Segment", "build_layout", "layout_document"]
+__all__ = [
+    "Block",
+    "PageLayout",
+    "Row",
+    "Segment",
+    "build_layout",
+    "layout_document",
+    "stacked_blocks",
+]
 
 # A horizontal gap wider than this many text heights ends a segment (table cells, label/value).
 _SEGMENT_GAP = 1.0
@@ -281,6 +293,52 @@ def build_layout(page: Page) -> PageLayout:
     order = sorted(range(len(raw)), key=lambda i: (raw[i][0].row, raw[i][0].bbox[0]))
     blocks = tuple(Block(segments=tuple(raw[i]), column=columns[i]) for i in order)
     return PageLayout(number=page.number, rows=rows, blocks=blocks)
+
+
+def stacked_blocks(lines: Sequence[Line]) -> tuple[tuple[Line, ...], ...]:
+    """``lines`` top to bottom (across the page's tilt), cut into blocks where the vertical gap
+    between two lines is wider than the text is tall; alignment is not asked.
+
+    A receipt prints its header as one centred column: the shop's name, its registration, its
+    address, each line as wide as its text. :func:`build_layout` would tell those lines of
+    different widths apart as blocks of their own; here only spacing separates them. The
+    lines are the engine's own (it follows a tilted baseline better than rows re-cut from
+    words do); lines without a letter or digit (OCR debris) are left out, and lines on one
+    baseline become one.
+    """
+    skew = _skew(lines)
+
+    def level(line: Line) -> float:
+        x0, y0, x1, y1 = line.bbox
+        return (y0 + y1) / 2 - skew * (x0 + x1) / 2
+
+    rows: list[list[Line]] = []
+    for line in sorted((x for x in lines if any(c.isalnum() for c in x.text)), key=level):
+        if rows and abs(level(line) - level(rows[-1][0])) < 0.4 * _line_height(rows[-1][0]):
+            rows[-1].append(line)
+            continue
+        rows.append([line])
+    merged = [
+        Line(
+            words=tuple(w for x in sorted(r, key=lambda x: x.bbox[0]) for w in x.words),
+            page=r[0].page,
+        )
+        for r in rows
+    ]
+    blocks: list[list[Line]] = []
+    for line in merged:
+        if blocks:
+            above = blocks[-1][-1]
+            height = max(_line_height(above), _line_height(line))
+            if level(line) - level(above) - height <= height * _BLOCK_GAP:
+                blocks[-1].append(line)
+                continue
+        blocks.append([line])
+    return tuple(tuple(b) for b in blocks)
+
+
+def _line_height(line: Line) -> float:
+    return statistics.median(_height(w) for w in line.words)
 
 
 def layout_document(document: Document) -> tuple[PageLayout, ...]:

@@ -22,7 +22,7 @@ from renderkit.parsing._protocol import Line, Page, Word
 from renderkit.parsing._values import find_amounts, find_dates, find_emails, find_phones
 from renderkit.parsing.invoice import day_first_vote
 from renderkit.parsing.keyvalues import KeyValue, key_values
-from renderkit.parsing.layout import PageLayout, Row, Segment, build_layout
+from renderkit.parsing.layout import PageLayout, Row, Segment, build_layout, stacked_blocks
 from renderkit.parsing.lexicons import load_lexicon, tokens
 from renderkit.parsing.lexicons.regions import region_words
 
@@ -285,9 +285,36 @@ def _address_like(line: Line) -> bool:
     return sum(w.confidence for w in line.words) / len(line.words) >= 0.6
 
 
-def _header(lines: Sequence[Line]) -> list[Line]:
+# The name and address are printed within this many rows of the top.
+_HEADER_ROWS = 25
+
+
+def _top_lines(lines: Sequence[Line]) -> list[Line]:
+    """The first page's lines above its first item, top to bottom, whatever order the OCR
+    engine returned them in (it may read a centred header out of order)."""
+    first = [x for x in lines if x.page == lines[0].page] if lines else []
     out: list[Line] = []
-    top = [trim_line(x) for x in lines[:25]]
+    for block in stacked_blocks(first):
+        for line in block:
+            if _item_row(line) or len(out) >= _HEADER_ROWS:
+                return out
+            out.append(line)
+    return out
+
+
+def _item_row(line: Line) -> bool:
+    """Whether ``line`` ends in an amount, as an item, a subtotal or a total does.
+
+    An amount inside the text ("Section 2.5, 40400 Town", a misread address) is no item.
+    """
+    text = _fix_ocr_digits(line.text).rstrip()
+    amounts = find_amounts(text)
+    return bool(amounts) and not re.search(r"[A-Za-z]", text[amounts[-1][2] :])
+
+
+def _header(top: Sequence[Line]) -> list[Line]:
+    out: list[Line] = []
+    top = [trim_line(x) for x in top]
     for index, line in enumerate(top):
         if _GREETING.match(clean(line.text)):
             continue
@@ -731,8 +758,9 @@ def _fix_address_codes(text: str) -> str:
 def receipt_fields(lines: Sequence[Line], *, day_first: bool) -> dict[str, Found]:
     """Seller, address, date, number, amounts and line items of a receipt or invoice."""
     found: dict[str, Found] = {}
-    header = _header(lines)
-    company, at = _company(header, lines)
+    top = _top_lines(lines)
+    header = _header(top)
+    company, at = _company(header, top)
     page_words = [w for line in lines for w in line.words]
     if company is not None:
         # A name guessed from position alone (no legal suffix, no trade word) on a poorly read
