@@ -43,6 +43,7 @@ from renderkit.core.errors import (
     RenderkitError,
     RenderTimeoutError,
     StorageError,
+    StorageFullError,
     StorageUnavailableError,
 )
 from renderkit.core.netpolicy import UrlPolicy
@@ -87,6 +88,7 @@ __all__ = [
     "ScreenshotRequest",
     "ScreenshotResult",
     "StorageError",
+    "StorageFullError",
     "StorageUnavailableError",
     "UrlPolicy",
     "__version__",

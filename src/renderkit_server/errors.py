@@ -28,6 +28,7 @@ from renderkit import (
     RenderkitError,
     RenderTimeoutError,
     StorageError,
+    StorageFullError,
 )
 from renderkit.core.times import isoformat_z
 
@@ -60,6 +61,7 @@ _TABLE: dict[type[BaseException], tuple[int, str]] = {
     BrowserUnavailableError: (503, "RENDERER_UNAVAILABLE"),
     ProviderUnavailableError: (503, "UPSTREAM_UNAVAILABLE"),
     ProviderError: (502, "UPSTREAM_ERROR"),
+    StorageFullError: (507, "STORAGE_FULL"),
     StorageError: (503, "STORAGE_ERROR"),
     MissingDependencyError: (503, "DEPENDENCY_MISSING"),
     RenderkitError: (500, "INTERNAL_ERROR"),

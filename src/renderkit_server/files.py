@@ -11,20 +11,22 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import timedelta
+from email.utils import format_datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlencode
 
+import anyio.to_thread
 import attrs
-from litestar import Request, Response, get
-from litestar.datastructures import ETag
+from litestar import HttpMethod, Request, Response, route
 from litestar.di import NamedDependency
 from litestar.params import FromPath
-from litestar.response import File
 from litestar.types import ControllerRouterHandler
 
 from renderkit import InvalidRequestError, ObjectNotFoundError
 from renderkit.storage import LocalStorage, Storage
 from renderkit_server import signing
+from renderkit_server.byteranges import RangeNotSatisfiableError, parse_range
 from renderkit_server.errors import ApiError
 
 if TYPE_CHECKING:
@@ -111,20 +113,57 @@ class FileUrls:
         return f"{base}/files/{key}?{self.signer.query(key, self.ttl)}"
 
 
-@get(["/files/{key:path}"], include_in_schema=False)
+#: Cache lifetime of files behind permanent public URLs: they never change (random keys).
+_IMMUTABLE = "public, max-age=31536000, immutable"
+
+
+def _cache_control(max_age: int | None) -> str:
+    # A signed URL is a capability that expires: shared caches must not keep (and hand out)
+    # the file past that moment, so it is private and lives only as long as the signature.
+    if max_age is None:
+        return _IMMUTABLE
+    return f"private, max-age={max_age}, immutable"
+
+
+def _filename(key: str) -> str:
+    """``renderkit-<last part of the key>``, reduced to characters safe in a quoted string."""
+    base = key.rsplit("/", 1)[-1]
+    return "renderkit-" + ("".join(c if c.isalnum() or c in "._-" else "_" for c in base))
+
+
+def _etag_matches(header: str, etag: str) -> bool:
+    # If-None-Match uses the weak comparison (RFC 9110 13.1.2): W/ prefixes do not matter.
+    candidates = (part.strip().removeprefix("W/") for part in header.split(","))
+    return any(c in ("*", etag) for c in candidates)
+
+
+def _read_span(path: Path, first: int, length: int) -> bytes:
+    with path.open("rb") as file:
+        file.seek(first)
+        return file.read(length)
+
+
+@route(
+    ["/files/{key:path}"],
+    http_method=[HttpMethod.GET, HttpMethod.HEAD],
+    include_in_schema=False,
+)
 async def serve_file(
     request: Request[Any, Any, Any], key: FromPath[str], services: NamedDependency[Services]
-) -> Response[Any] | File:
-    """Serve a locally stored file behind a valid signature."""
+) -> Response[Any]:
+    """Serve a locally stored file behind a valid signature, as a CDN would.
+
+    ``nosniff``, a real ``renderkit-<name>`` filename, a strong ``ETag`` (``If-None-Match``
+    answers 304), ``Last-Modified``, single byte ranges (206, or 416 beyond the end) and HEAD.
+    """
     urls = services.urls
     key = key.lstrip("/")
+    max_age: int | None = None
     if not urls.files_public_url:
         expires = urls.signer.check(
             key, request.query_params.get("expires"), request.query_params.get("signature")
         )
         max_age = max(0, int(expires - urls.signer.clock()))
-    else:
-        max_age = 31_536_000
     storage = urls.storage
     if not isinstance(storage, LocalStorage):
         raise ApiError(404, "NOT_FOUND", "files are not served by this server")
@@ -133,13 +172,43 @@ async def serve_file(
         path = storage.path_for(key)
     except (ObjectNotFoundError, InvalidRequestError):
         raise ApiError(404, "NOT_FOUND", "no such file") from None
-    return File(
-        path=path,
-        content_disposition_type="inline",
-        media_type=head.content_type,
-        etag=ETag(value=head.etag),
-        headers={"Cache-Control": f"private, max-age={max_age}, immutable"},
-    )
+    etag = f'"{head.etag}"'
+    headers = {
+        "ETag": etag,
+        "Last-Modified": format_datetime(head.created_at, usegmt=True),
+        "Cache-Control": _cache_control(max_age),
+        "Accept-Ranges": "bytes",
+        "X-Content-Type-Options": "nosniff",
+        "Content-Disposition": f'inline; filename="{_filename(key)}"',
+    }
+    if_none_match = request.headers.get("if-none-match")
+    if if_none_match is not None and _etag_matches(if_none_match, etag):
+        return Response(content=b"", status_code=304, headers=headers)
+    span = None
+    if request.headers.get("if-range", etag) == etag:  # a changed file is sent whole
+        try:
+            span = parse_range(request.headers.get("range"), head.size)
+        except RangeNotSatisfiableError as exc:
+            raise ApiError(
+                416,
+                "RANGE_NOT_SATISFIABLE",
+                f"{exc}: the file has {head.size} bytes",
+                headers={"Content-Range": f"bytes */{head.size}"},
+            ) from None
+    first, last = span if span is not None else (0, head.size - 1)
+    length = last - first + 1
+    if span is not None:
+        headers["Content-Range"] = f"bytes {first}-{last}/{head.size}"
+    status = 206 if span is not None else 200
+    if request.method == HttpMethod.HEAD:
+        body = b""
+    else:
+        try:
+            body = await anyio.to_thread.run_sync(_read_span, path, first, length)
+        except FileNotFoundError:  # deleted between head() and now
+            raise ApiError(404, "NOT_FOUND", "no such file") from None
+    headers["Content-Length"] = str(length)
+    return Response(content=body, status_code=status, media_type=head.content_type, headers=headers)
 
 
 #: What the app mounts for files.

@@ -32,14 +32,24 @@ def _browser_state(services: Services) -> str:
     return "down" if services.browser_failed else "degraded"
 
 
-def health_report(services: Services) -> dict[str, Any]:
-    """Overall status plus one value per capability; no I/O, so it stays fast under load."""
+def _worst(*states: str) -> str:
+    return max(states, key=("ok", "degraded", "down").index)
+
+
+async def health_report(services: Services) -> dict[str, Any]:
+    """Overall status, one value per capability and the shared components they need.
+
+    The only I/O is the storage probe, cached for seconds and bounded by a timeout
+    (:mod:`renderkit_server.probes`), so the check stays fast and cheap under load.
+    """
     browser = _browser_state(services)
+    storage = "ok" if await services.storage_probe.ok() else "down"
+    # Every capability but parse stores a file: without storage it cannot answer.
     capabilities = {
-        "image": browser,
-        "pdf": browser,
-        "screenshot": browser,
-        "audio": "ok" if services.tools.get("espeak-ng") else "down",
+        "image": _worst(browser, storage),
+        "pdf": _worst(browser, storage),
+        "screenshot": _worst(browser, storage),
+        "audio": _worst("ok" if services.tools.get("espeak-ng") else "down", storage),
         "parse": "ok" if services.tools.get(ocr_tool(services)) else "down",
     }
     status = "ok" if all(v == "ok" for v in capabilities.values()) else "degraded"
@@ -48,6 +58,7 @@ def health_report(services: Services) -> dict[str, Any]:
         "version": renderkit.__version__,
         "uptime_seconds": int(time.monotonic() - services.started_at),
         "services": capabilities,
+        "components": {"browser": browser, "storage": storage},
     }
 
 
@@ -108,8 +119,11 @@ async def diagnostic_report(services: Services) -> dict[str, Any]:
 
 @get(["/api/health", "/v1/health"], summary="Service health")
 async def health(services: NamedDependency[Services]) -> dict[str, Any]:
-    """Overall and per-capability status; cheap enough for load balancers."""
-    return health_report(services)
+    """Overall and per-capability status; cheap enough for load balancers.
+
+    Always 200 (the interface lists no other status): a failing dependency shows as
+    ``"status": "degraded"`` with the capabilities it takes down."""
+    return await health_report(services)
 
 
 @get(["/api/health/diagnostic", "/v1/health/diagnostic"], summary="Operator diagnostics")

@@ -217,7 +217,9 @@ IMAGE = Operation(
 
 
 async def _run_pdf(request: PdfRequest, services: Services) -> Output:
-    result = await render_pdf(request, browser=services.browser)
+    result = await render_pdf(
+        request, browser=services.browser, max_pages=services.settings.pdf_max_pages
+    )
     return Output(
         content=result.content,
         content_type=result.content_type,

@@ -30,6 +30,7 @@ from renderkit_server.keys import KeyService, KeySigner, SqliteRevocationStore
 from renderkit_server.mail import Mailer, OutboxMailer, SmtpMailer
 from renderkit_server.mailspool import SpoolingMailer
 from renderkit_server.mcp.sessions import McpSessions
+from renderkit_server.probes import CachedProbe, storage_probe
 from renderkit_server.quotas import (
     QuotaService,
     SqliteUsageStore,
@@ -73,6 +74,8 @@ class Services:
     #: The OCR engine of every parse (one instance, so its models load once).
     ocr: OcrEngine
     mcp_sessions: McpSessions
+    #: The public health check's storage probe (cached, bounded: see :mod:`.probes`).
+    storage_probe: CachedProbe
     started_at: float = attrs.Factory(time.monotonic)
     #: System tools found at start-up; health checks read this instead of the filesystem.
     tools: dict[str, bool] = attrs.Factory(
@@ -86,6 +89,7 @@ class Services:
     async def aclose(self) -> None:
         """Close everything; errors in one backend do not stop the others closing."""
         closers = (
+            self.storage_probe,
             self.browser,
             self.speech,
             self.extractor,
@@ -260,6 +264,7 @@ async def build_services(
         parse_limits=parse_limits(settings),
         ocr=ocr_engine(settings.parse_ocr),
         mcp_sessions=McpSessions.from_secret(secret),
+        storage_probe=storage_probe(storage),
         urls=FileUrls(
             storage=storage,
             signer=FileSigner.from_secret(secret),

@@ -77,6 +77,7 @@ _ENV: dict[str, tuple[str, Any]] = {
     "BROWSER_SLOTS": ("browser_slots", _int),
     "BROWSER_MAX_QUEUE": ("browser_max_queue", _int),
     "RENDER_TIMEOUT": ("render_timeout", _float),
+    "PDF_MAX_PAGES": ("pdf_max_pages", _int),
     "SMTP_HOST": ("smtp_host", lambda v, n: v),
     "SMTP_PORT": ("smtp_port", _int),
     "SMTP_USERNAME": ("smtp_username", lambda v, n: v),
@@ -136,6 +137,8 @@ class Settings:
             when set, file URLs are permanent instead of signed and expiring.
         url_ttl_seconds: lifetime of signed file URLs (24 h).
         max_body_bytes: largest accepted request body (413 beyond).
+        pdf_max_pages: most pages a PDF (or PDF screenshot) may have; longer documents are
+            refused with 400 and cost nothing, and printing stops one page past the cap.
         cors_origins: origins allowed by CORS (none by default).
         storage: ``local`` or ``s3``.
         redis_url: use Redis for usage and quotas (several replicas); SQLite otherwise.
@@ -194,6 +197,7 @@ class Settings:
     browser_slots: int = 2
     browser_max_queue: int = 32
     render_timeout: float = 20.0
+    pdf_max_pages: int = 500
     smtp_host: str | None = None
     smtp_port: int = 587
     smtp_username: str | None = None

@@ -9,7 +9,7 @@ import pypdfium2
 import pytest
 from pypdf import PdfReader
 
-from renderkit import RenderTimeoutError, render_pdf
+from renderkit import InvalidRequestError, RenderTimeoutError, render_pdf
 from renderkit.browser import BrowserConfig, ChromiumPool
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
@@ -226,3 +226,35 @@ async def test_custom_html_that_never_finishes_times_out_and_pool_recovers() -> 
         assert time.monotonic() - started < 10
         ok = await render_pdf({"template": "letter", "data": {"body": "ok"}}, browser=pool)
         assert ok.pages == 1
+
+
+def _pages_html(count: int) -> str:
+    return "".join(f'<p style="page-break-after: always">page {i}</p>' for i in range(count))
+
+
+async def test_a_document_at_the_page_cap_renders_all_its_pages(pool: ChromiumPool) -> None:
+    result = await render_pdf(
+        {"template": "custom", "html": _pages_html(5)}, browser=pool, max_pages=5
+    )
+    assert result.pages == 5
+
+
+@pytest.mark.parametrize("count", [6, 40])
+async def test_custom_html_longer_than_the_page_cap_is_refused_naming_html(
+    pool: ChromiumPool, count: int
+) -> None:
+    with pytest.raises(InvalidRequestError, match="more than 5 pages") as error:
+        await render_pdf(
+            {"template": "custom", "html": _pages_html(count)}, browser=pool, max_pages=5
+        )
+    assert [e.field for e in error.value.errors] == ["html"]
+
+
+async def test_a_template_longer_than_the_page_cap_is_refused_naming_data(
+    pool: ChromiumPool,
+) -> None:
+    items = [{"description": f"item {i}", "quantity": 1, "unit_price": 1} for i in range(150)]
+    body = {**INVOICE, "data": {**INVOICE["data"], "line_items": items}}
+    with pytest.raises(InvalidRequestError, match="more than 1 pages") as error:
+        await render_pdf(body, browser=pool, max_pages=1)
+    assert [e.field for e in error.value.errors] == ["data"]

@@ -368,3 +368,20 @@ async def test_the_openapi_document_describes_parse(parse_client: AsyncTestClien
     response = document["components"]["schemas"]["ParseRequestResponse"]
     assert "document_type" in response["required"]
     assert "provenance" not in response["required"]
+
+
+async def test_an_over_deep_schema_is_400_naming_schema_and_costs_nothing(
+    parse_client: AsyncTestClient,
+) -> None:
+    key = await issue_key(parse_client)
+    before = await _remaining(parse_client, key)
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(25):  # 51 levels: within the body's cap, beyond the schema's
+        schema = {"type": "object", "properties": {"a": schema}}
+    response = await parse_client.post(
+        "/api/parse", json={**VARIANT_A, "schema": schema}, headers={"X-SVC-Key": key}
+    )
+    assert response.status_code == 400, response.text
+    assert response.json()["fields"][0]["field"] == "schema"
+    assert "at most 40 levels" in response.json()["error"]
+    assert await _remaining(parse_client, key) == before - 1  # only the probe itself

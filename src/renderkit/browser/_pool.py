@@ -186,6 +186,8 @@ class _Slot:
             "headerTemplate": options.header_template or "<span></span>",
             "footerTemplate": options.footer_template or "<span></span>",
         }
+        if options.max_pages is not None:
+            params["pageRanges"] = f"1-{options.max_pages + 1}"
         result = await (self.direct or self.cdp).send("Page.printToPDF", params)
         return base64.b64decode(result["data"])
 

@@ -43,6 +43,8 @@ class PdfOptions:
         header_template, footer_template: HTML repeated on every page (Chromium fills
             elements with class pageNumber, totalPages, title, date); None for none.
         title: the document title (PDF metadata).
+        max_pages: when set, print only the first ``max_pages + 1`` pages: enough to tell
+            that a document is over the cap without paying for the rest of it.
     """
 
     paper_width: float
@@ -52,6 +54,7 @@ class PdfOptions:
     header_template: str | None = None
     footer_template: str | None = None
     title: str | None = None
+    max_pages: int | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -13,7 +13,8 @@ Every error the library raises derives from :class:`RenderkitError`::
     ├── BrowserUnavailableError                          Chromium could not be launched/reached
     ├── StorageError
     │   ├── ObjectNotFoundError(StorageError, LookupError)  .key
-    │   └── StorageUnavailableError
+    │   ├── StorageUnavailableError
+    │   └── StorageFullError                             no space left (ENOSPC, quota)
     ├── ProviderError                                    an external provider failed (.status)
     │   └── ProviderUnavailableError
     └── MissingDependencyError(RenderkitError, ImportError)
@@ -45,6 +46,7 @@ __all__ = [
     "RenderTimeoutError",
     "RenderkitError",
     "StorageError",
+    "StorageFullError",
     "StorageUnavailableError",
 ]
 
@@ -153,6 +155,10 @@ class ObjectNotFoundError(StorageError, LookupError):
 
 class StorageUnavailableError(StorageError):
     """The storage backend could not be reached or refused the operation."""
+
+
+class StorageFullError(StorageError):
+    """The storage backend has no space left for the object (disk full, quota exhausted)."""
 
 
 class ProviderError(RenderkitError):

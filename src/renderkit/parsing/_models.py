@@ -27,6 +27,40 @@ _MIME_ALIASES = {
 # base64 of the largest file any operator would allow; the real limit is ParseLimits.max_bytes.
 _MAX_FILE_CHARS = 200_000_000
 _MAX_SCHEMA_CHARS = 200_000
+# Arrays and objects nested in a schema. jsonschema checks and validates by recursion, a few
+# frames per level: 40 levels (20 nested object properties) stay far below Python's limit.
+_MAX_SCHEMA_DEPTH = 40
+
+
+def _nesting(value: object) -> int:
+    """The deepest nesting of lists and dicts in ``value``, found without recursion."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping):
+            children: Any = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        depth += 1
+        if depth > _MAX_SCHEMA_DEPTH:
+            return depth  # deep enough to refuse: no need to walk the rest
+        deepest = max(deepest, depth)
+        stack.extend((child, depth) for child in children)
+    return deepest
+
+
+def check_schema_depth(schema: object) -> None:
+    """Refuse a schema nested too deeply for recursive JSON Schema code to walk safely.
+
+    Raises:
+        InvalidRequestError: on field ``schema``.
+    """
+    if _nesting(schema) > _MAX_SCHEMA_DEPTH:
+        msg = f"must nest arrays and objects at most {_MAX_SCHEMA_DEPTH} levels deep"
+        raise InvalidRequestError.single("schema", msg)
 
 
 def _mime(value: object) -> object:
@@ -39,6 +73,7 @@ def _mime(value: object) -> object:
 def _schema(inst: object, attribute: attrs.Attribute[Any], value: dict[str, Any] | None) -> None:
     if value is None:
         return
+    check_schema_depth(value)  # before json.dumps, which recurses too
     try:
         size = len(json.dumps(value))
     except (TypeError, ValueError):

@@ -12,7 +12,7 @@ import jsonschema.validators
 
 from renderkit.core.converter import structure
 from renderkit.core.errors import InvalidRequestError
-from renderkit.parsing._models import ParseRequest, ParseResult
+from renderkit.parsing._models import ParseRequest, ParseResult, check_schema_depth
 from renderkit.parsing._protocol import Extractor
 from renderkit.parsing.confidence import field_confidences, overall_confidence
 from renderkit.parsing.einvoice import EXTRACTOR_NAME, einvoice_extraction, read_embedded_invoice
@@ -27,6 +27,8 @@ _DEFAULT_LIMITS = ParseLimits()
 
 _DEFAULT_OCR: list[OcrEngine] = []
 
+_REF_CYCLE = "refers to itself without end (a $ref cycle that never reaches a type)"
+
 
 def _default_ocr() -> OcrEngine:
     # One default engine per process, so RapidOCR loads its models once, not per call.
@@ -40,8 +42,10 @@ def check_schema(schema: Mapping[str, Any]) -> type[jsonschema.protocols.Validat
 
     Raises:
         InvalidRequestError: on field ``schema``: not valid JSON Schema (per its ``$schema``
-            dialect, 2020-12 by default), or not an object schema with ``properties``.
+            dialect, 2020-12 by default), nested more than 40 levels, a ``$ref`` cycle, or
+            not an object schema with ``properties``.
     """
+    check_schema_depth(schema)
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         cls.check_schema(dict(schema))
@@ -51,6 +55,12 @@ def check_schema(schema: Mapping[str, Any]) -> type[jsonschema.protocols.Validat
             f" (at {where})" if where else ""
         )
         raise InvalidRequestError.single("schema", msg) from None
+    try:
+        # Validating anything walks a top-level $ref cycle ({"$ref": "#"}) without end: find
+        # that now, before any work is done, rather than after extraction.
+        cls(dict(schema)).is_valid({})
+    except RecursionError:
+        raise InvalidRequestError.single("schema", _REF_CYCLE) from None
     properties = schema.get("properties")
     if not isinstance(properties, Mapping) or not properties:
         msg = 'must describe an object with "properties" (the fields to extract)'
@@ -153,7 +163,11 @@ def _validate(
     present = {k: v for k, v in data.items() if v is not None}
     validator = validator_cls(schema, format_checker=validator_cls.FORMAT_CHECKER)
     invalid: set[str] = set()
-    for error in sorted(validator.iter_errors(present), key=lambda e: list(e.absolute_path)):
+    try:
+        errors = sorted(validator.iter_errors(present), key=lambda e: list(e.absolute_path))
+    except RecursionError:  # a $ref cycle under a property the data holds
+        raise InvalidRequestError.single("schema", _REF_CYCLE) from None
+    for error in errors:
         path = [str(p) for p in error.absolute_path]
         field = path[0] if path else None
         if error.validator == "required":

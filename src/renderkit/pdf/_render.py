@@ -14,7 +14,7 @@ from pypdf import PdfReader, PdfWriter
 
 from renderkit.browser import Browser, PdfOptions, Shell
 from renderkit.core.converter import structure
-from renderkit.core.errors import RenderError
+from renderkit.core.errors import InvalidRequestError, RenderError
 from renderkit.core.pdfium import page_count
 from renderkit.core.shell import shell_head
 from renderkit.core.store import attach_storage
@@ -38,6 +38,7 @@ async def render_pdf(
     *,
     browser: Browser,
     storage: Storage | None = None,
+    max_pages: int | None = None,
 ) -> PdfResult:
     """Render a PDF from a document template (invoice, certificate, report, letter) or HTML.
 
@@ -46,13 +47,16 @@ async def render_pdf(
             body (either interface variant).
         browser: where to render, normally a :class:`~renderkit.browser.ChromiumPool`.
         storage: when given, the file is stored there and the result carries its key and URL.
+        max_pages: refuse documents longer than this; the browser prints at most one page
+            more, so a huge document costs little. None for no cap.
 
     Returns:
         The PDF with its exact page count (read from the file), page size and orientation.
 
     Raises:
-        InvalidRequestError: a field is missing or invalid, or an image in the data failed to
-            load (the error names the field, e.g. ``data.company_logo``).
+        InvalidRequestError: a field is missing or invalid, an image in the data failed to
+            load (the error names the field, e.g. ``data.company_logo``), or the document has
+            more than ``max_pages`` pages (naming ``html``, or ``data`` for templates).
         BlockedUrlError: an image or the custom HTML points at a disallowed address.
         RenderTimeoutError: the render exceeded the browser's time limit.
         BrowserBusyError: the browser's queue is full.
@@ -72,6 +76,7 @@ async def render_pdf(
             header_template=header,
             footer_template=footer,
             title=title,
+            max_pages=max_pages,
         )
 
     if req.kind == "custom":
@@ -92,6 +97,10 @@ async def render_pdf(
         author = req.author or document.author
         subject = document.subject
     content, pages = await finish_pdf(content, title=title, author=author, subject=subject)
+    if max_pages is not None and pages > max_pages:
+        field = "html" if req.kind == "custom" else "data"
+        msg = f"the document has more than {max_pages} pages"
+        raise InvalidRequestError.single(field, msg)
     result = PdfResult(
         content=content,
         pages=pages,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import errno
 import hashlib
 import json
 import mimetypes
@@ -16,7 +17,12 @@ from typing import Any
 
 import anyio.to_thread
 
-from renderkit.core.errors import InvalidRequestError, ObjectNotFoundError, StorageUnavailableError
+from renderkit.core.errors import (
+    InvalidRequestError,
+    ObjectNotFoundError,
+    StorageFullError,
+    StorageUnavailableError,
+)
 from renderkit.storage._protocol import (
     StoredObject,
     _check_expires_in,
@@ -31,6 +37,8 @@ __all__ = ["LocalStorage"]
 # Keys cannot contain "~" (see check_key), so these names never collide with an object.
 _META_SUFFIX = "~meta.json"
 _TMP_MARK = "~tmp-"
+# "No space left on device" and "disk quota exceeded": the store is full, not unreachable.
+_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
 _DEFAULT_CONTENT_TYPE = "application/octet-stream"
 
 
@@ -252,6 +260,8 @@ def _map_os_errors() -> Iterator[None]:
     except OSError as exc:
         # str(exc) would include the file name, and messages must not reveal paths.
         msg = f"local storage failed: {exc.strerror or type(exc).__name__}"
+        if exc.errno in _FULL:
+            raise StorageFullError(msg) from exc
         raise StorageUnavailableError(msg) from exc
 
 

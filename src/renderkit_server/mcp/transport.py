@@ -20,7 +20,6 @@ revisions (:mod:`.protocol`) or the stateless one (:mod:`.modern`).
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +30,7 @@ import renderkit
 from renderkit import RenderkitError
 from renderkit_server import errors
 from renderkit_server.auth import authenticate
+from renderkit_server.bodies import JsonBodyError, decode_json
 from renderkit_server.dependencies import services_of
 from renderkit_server.keys import ApiKey
 from renderkit_server.mcp.hosts import check_origin
@@ -291,11 +291,10 @@ async def mcp_post(request: Request[Any, Any, Any]) -> Response[Any]:
                 406,
             )
         try:
-            payload = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            raise RpcError(
-                PARSE_ERROR, "parse error: the body is not JSON", http_status=400
-            ) from None
+            payload = decode_json(raw)
+        except JsonBodyError as exc:
+            msg = f"parse error: the body {exc.reason}"
+            raise RpcError(PARSE_ERROR, msg, http_status=400) from None
         if is_modern(payload, request.headers):
             message = parse_message(payload)
             if message.kind != "request":
