@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import shutil
 import time
@@ -151,8 +152,12 @@ def trusted_proxies(settings: Settings) -> TrustedProxies:
     return TrustedProxies((*settings.trusted_proxies, *extra))
 
 
-def quota_service(settings: Settings, usage_store: UsageStore) -> QuotaService:
-    """The quota service with the plans and abuse limits the settings describe."""
+def quota_service(settings: Settings, usage_store: UsageStore, *, secret: str) -> QuotaService:
+    """The quota service with the plans and abuse limits the settings describe.
+
+    ``secret`` keys the counter names of client addresses and mailboxes; every replica
+    shares it, so they share the counters.
+    """
     hour, day = 3600, 24 * 3600
     return QuotaService(
         usage_store,
@@ -167,6 +172,7 @@ def quota_service(settings: Settings, usage_store: UsageStore) -> QuotaService:
             WindowLimit(limit=settings.key_mail_per_day, window=day),
             WindowLimit(limit=settings.key_mail_per_hour, window=hour),
         ),
+        pepper=hashlib.sha256(b"renderkit limits\0" + secret.encode()).digest(),
     )
 
 
@@ -250,7 +256,7 @@ async def build_services(
         browser=browser or ChromiumPool(browser_config(settings)),
         storage=storage,
         usage_store=usage_store,
-        quotas=quota_service(settings, usage_store),
+        quotas=quota_service(settings, usage_store, secret=secret),
         keys=keys,
         mailer=SpoolingMailer(
             mailer or _mailer(settings),

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import hashlib
+import hmac
 import logging
 import math
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
@@ -73,9 +74,10 @@ class WindowLimit:
     window: int = attrs.field(validator=attrs.validators.gt(0))
 
 
-def _digest(identifier: str) -> str:
-    # Counters never hold raw IP or e-mail addresses.
-    return hashlib.sha256(identifier.encode()).hexdigest()[:32]
+def _digest(identifier: str, pepper: bytes) -> str:
+    # Counters never hold raw IP or e-mail addresses; keyed with a server secret, because
+    # a plain hash of an IPv4 address is undone by trying all 2**32 of them.
+    return hmac.new(pepper, identifier.encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def _mailbox(address: str) -> str:
@@ -203,6 +205,8 @@ class QuotaService:
         key_email: key e-mails to one mailbox, every window checked (:meth:`limit_key_email`).
         unavailable_retry_after: the ``Retry-After`` seconds of a
             :class:`UsageStoreUnavailableError`.
+        pepper: the key of the HMAC that turns client addresses and mailboxes into counter
+            names (the server secret), so the store never holds a reversible identifier.
 
     Raises:
         ConfigurationError: a negative ``issuance_limit`` or a non-positive window.
@@ -223,6 +227,7 @@ class QuotaService:
             WindowLimit(limit=5, window=_HOUR),
         ),
         unavailable_retry_after: int = 5,
+        pepper: bytes = b"",
     ) -> None:
         if issuance_limit is not None and issuance_limit < 0:
             msg = "issuance_limit must be a non-negative integer or None"
@@ -238,6 +243,7 @@ class QuotaService:
         self._regeneration_per_address = regeneration_per_address
         self._key_email = tuple(key_email)
         self._unavailable_retry_after = unavailable_retry_after
+        self._pepper = pepper
 
     @property
     def plans(self) -> Mapping[str, PlanLimits]:
@@ -485,7 +491,10 @@ class QuotaService:
         window_start, reset_at = fixed_window(now, rule.window)
         with self._fail_closed():
             result = await self._store.hit(
-                f"{scope}:{_digest(identifier)}", window_start, rule.window, rule.limit
+                f"{scope}:{_digest(identifier, self._pepper)}",
+                window_start,
+                rule.window,
+                rule.limit,
             )
         if not result.allowed:
             raise RateLimitedError(

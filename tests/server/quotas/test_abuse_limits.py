@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime
+import hashlib
+from typing import Any
 
 import pytest
 
@@ -135,3 +137,19 @@ async def test_every_limit_fails_closed_with_a_retry_hint_when_the_store_fails()
             await call
         assert info.value.retry_after == 7
         assert isinstance(info.value.__cause__, StorageUnavailableError)
+
+
+async def test_limit_counters_are_named_by_a_keyed_hash_not_a_plain_hash_of_the_address() -> None:
+    address = "203.0.113.7"
+    counted: list[str] = []
+
+    class Recording(MemoryUsageStore):
+        async def hit(self, key: str, *args: Any, **kwargs: Any) -> Reservation:
+            counted.append(key)
+            return await super().hit(key, *args, **kwargs)
+
+    for pepper in (b"one", b"two"):
+        await QuotaService(Recording(), pepper=pepper).limit_issuance(address)
+    plain = hashlib.sha256(address.encode()).hexdigest()[:32]
+    assert len(set(counted)) == 2  # the secret changes the name
+    assert all(address not in key and plain not in key for key in counted)
