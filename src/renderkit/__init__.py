@@ -44,6 +44,7 @@ from renderkit.core.errors import (
     RenderTimeoutError,
     StorageError,
     StorageUnavailableError,
+    TenantBusyError,
 )
 from renderkit.core.netpolicy import UrlPolicy
 from renderkit.image import IMAGE_TEMPLATES, ImageData, ImageRequest, ImageResult, render_image
@@ -88,6 +89,7 @@ __all__ = [
     "ScreenshotResult",
     "StorageError",
     "StorageUnavailableError",
+    "TenantBusyError",
     "UrlPolicy",
     "__version__",
     "parse",
