@@ -72,7 +72,8 @@ class FairScheduler:
     Args:
         slots: leases out at once.
         max_queue: renders waiting over all tenants; beyond, BrowserBusyError.
-        tenant_queue: renders one tenant may have waiting; beyond, TenantBusyError.
+        tenant_queue: renders one capped tenant may have waiting; beyond, TenantBusyError.
+            An uncapped tenant (the anonymous one) is bounded by ``max_queue`` alone.
     """
 
     def __init__(self, *, slots: int, max_queue: int, tenant_queue: int) -> None:
@@ -108,7 +109,8 @@ class FairScheduler:
         if not self._queues and self._grantable(tenant):
             return self._grant(tenant)
         queue = self._queues.get(tenant.key)
-        if queue is not None and len(queue) >= self._tenant_queue:
+        capped = tenant.max_inflight is not None
+        if capped and queue is not None and len(queue) >= self._tenant_queue:
             msg = (
                 f"this key already has {self.held(tenant)} renders running and {len(queue)} "
                 "waiting; wait for one to finish"
