@@ -75,8 +75,6 @@ _QUIET_TIMEOUT_MS = 2_000
 _QUIET_WINDOW = 0.1
 #: Seconds a hung page gets to be closed through DevTools before the context is closed.
 _KILL_TIMEOUT = 1.0
-#: A render lost with its browser is retried only if this much of its budget is left.
-_RETRY_MIN_BUDGET = 2.0
 #: After a DevTools failure, how long to wait for the browser's disconnect to tell whether
 #: the browser died (its connection closes a moment after a renderer's).
 _DEATH_GRACE = 0.5
@@ -505,22 +503,23 @@ class ChromiumPool:
     ) -> T:
         """Queue fairly for a slot, then run ``work`` within ``timeout`` seconds.
 
-        A render whose browser died is retried once on the relaunched browser if enough of
-        its budget is left: every render is idempotent (templates, documents, and page
-        loads, which are GETs).
+        A render whose browser died is retried once on the relaunched browser: every render
+        is idempotent (templates, documents, and page loads, which are GETs).
         """
         if self._closed:
             msg = "the browser pool is closed"
             raise BrowserUnavailableError(msg)
         lease = await self._scheduler.acquire(tenant, timeout=self.config.queue_timeout)
         loop = asyncio.get_running_loop()
-        budget = _Budget(loop.time() + timeout, lease)
         try:
             for attempt in (1, 2):
+                # The retry gets a whole budget: the first one went to the browser's death,
+                # not to the caller's content. A render so waits at most twice its budget.
+                budget = _Budget(loop.time() + timeout, lease)
                 try:
                     return await self._attempt(work, budget, timeout, document=document)
                 except _BrowserLostError as exc:
-                    if attempt == 2 or budget.deadline - loop.time() < _RETRY_MIN_BUDGET:
+                    if attempt == 2:
                         msg = "the browser stopped during the render; retry shortly"
                         raise BrowserUnavailableError(msg, retry_after=1.0) from exc
                     logger.warning("the browser stopped mid-render; retrying once")
