@@ -150,3 +150,19 @@ async def test_killed_browser_fails_inflight_renders_at_once_and_the_next_succee
     assert images == successes + 1  # the warm-up render
     response = await client.post("/api/image", json=OG_CARD, headers=headers)
     assert response.status_code == 200
+
+
+async def test_html_that_navigates_away_is_a_400_naming_html_and_costs_nothing(
+    served: tuple[httpx.AsyncClient, ChromiumPool],
+) -> None:
+    client, _ = served
+    html = '<meta http-equiv="refresh" content="0;url=http://127.0.0.1:9/">x'
+    key = await issue_key(client, email="n@example.com")  # type: ignore[arg-type]
+    response = await client.post(
+        "/api/pdf-gen", json={"template": "custom", "html": html}, headers={"X-SVC-Key": key}
+    )
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert body["fields"][0]["field"] == "html"
+    assert "navigates away" in body["fields"][0]["message"]
+    assert (await usage(client, key)).get("pdfs", 0) == 0
