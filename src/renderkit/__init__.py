@@ -45,6 +45,7 @@ from renderkit.core.errors import (
     StorageError,
     StorageFullError,
     StorageUnavailableError,
+    TenantBusyError,
 )
 from renderkit.core.netpolicy import UrlPolicy
 from renderkit.image import IMAGE_TEMPLATES, ImageData, ImageRequest, ImageResult, render_image
@@ -90,6 +91,7 @@ __all__ = [
     "StorageError",
     "StorageFullError",
     "StorageUnavailableError",
+    "TenantBusyError",
     "UrlPolicy",
     "__version__",
     "parse",

@@ -29,6 +29,7 @@ from renderkit import (
     RenderTimeoutError,
     StorageError,
     StorageFullError,
+    TenantBusyError,
 )
 from renderkit.core.times import isoformat_z
 
@@ -57,6 +58,8 @@ _TABLE: dict[type[BaseException], tuple[int, str]] = {
     NavigationError: (502, "NAVIGATION_FAILED"),
     RenderTimeoutError: (504, "RENDER_TIMEOUT"),
     RenderError: (500, "RENDER_FAILED"),
+    # A key over its own in-flight + queue allowance: the pool is not full, its share is.
+    TenantBusyError: (429, "TOO_MANY_IN_FLIGHT"),
     BrowserBusyError: (503, "OVERLOADED"),
     BrowserUnavailableError: (503, "RENDERER_UNAVAILABLE"),
     ProviderUnavailableError: (503, "UPSTREAM_UNAVAILABLE"),

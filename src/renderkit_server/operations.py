@@ -28,6 +28,7 @@ from renderkit import (
     structure,
     synthesize,
 )
+from renderkit.browser import ChromiumPool
 from renderkit.core.store import store_file
 from renderkit.core.times import isoformat_z
 from renderkit.parsing import DOCUMENT_TYPES
@@ -147,7 +148,7 @@ async def execute(
     quotas = services.quotas
     ticket = await quotas.reserve(key_id, plan, charges)
     try:
-        output = await operation.run(request, services)
+        output = await operation.run(request, _as_tenant(services, key_id, plan))
         for metric, amount in output.settle.items():
             await quotas.adjust(ticket, metric, amount)
         url = None
@@ -177,6 +178,14 @@ async def execute(
         content=output.content,
         content_type=output.content_type,
     )
+
+
+def _as_tenant(services: Services, key_id: str, plan: str) -> Services:
+    """The services with the browser pool seen as this key: fair queueing, its plan's cap."""
+    if not isinstance(services.browser, ChromiumPool):
+        return services
+    cap = services.quotas.limits(plan).browser_inflight
+    return attrs.evolve(services, browser=services.browser.for_tenant(key_id, max_inflight=cap))
 
 
 async def _run_image(request: ImageRequest, services: Services) -> Output:

@@ -226,7 +226,11 @@ def browser_config(settings: Settings) -> BrowserConfig:
         cdp_url=settings.browser_cdp_url,
         slots=settings.browser_slots,
         max_queue=settings.browser_max_queue,
+        tenant_queue=settings.browser_tenant_queue,
+        queue_timeout=settings.browser_queue_timeout,
         render_timeout=settings.render_timeout,
+        document_timeout=settings.document_timeout,
+        screenshot_timeout=settings.screenshot_timeout,
         allow_private_network=settings.allow_private_urls,
     )
 

@@ -76,8 +76,12 @@ _ENV: dict[str, tuple[str, Any]] = {
     "BROWSER_CDP_URL": ("browser_cdp_url", lambda v, n: v),
     "BROWSER_SLOTS": ("browser_slots", _int),
     "BROWSER_MAX_QUEUE": ("browser_max_queue", _int),
+    "BROWSER_TENANT_QUEUE": ("browser_tenant_queue", _int),
+    "BROWSER_QUEUE_TIMEOUT": ("browser_queue_timeout", _float),
     "RENDER_TIMEOUT": ("render_timeout", _float),
     "PDF_MAX_PAGES": ("pdf_max_pages", _int),
+    "DOCUMENT_TIMEOUT": ("document_timeout", _float),
+    "SCREENSHOT_TIMEOUT": ("screenshot_timeout", _float),
     "SMTP_HOST": ("smtp_host", lambda v, n: v),
     "SMTP_PORT": ("smtp_port", _int),
     "SMTP_USERNAME": ("smtp_username", lambda v, n: v),
@@ -132,6 +136,15 @@ class Settings:
         secret: key-signing secret; generated once and kept in ``data_dir`` when unset.
         admin_token: bearer token for operator calls (paid-plan keys, diagnostics).
         allow_private_urls: let the browser reach private addresses (development only).
+        browser_slots: browser renders running at once (about one per core).
+        browser_max_queue: renders waiting for a slot over all keys (503 beyond).
+        browser_tenant_queue: renders one key may have waiting besides its plan's
+            ``browser_inflight`` running ones (429 TOO_MANY_IN_FLIGHT beyond).
+        browser_queue_timeout: seconds a render may wait for a slot (503 OVERLOADED with
+            Retry-After beyond).
+        render_timeout: seconds a template render (image or PDF) may take once started.
+        document_timeout: seconds a custom-HTML image or PDF may take once started.
+        screenshot_timeout: seconds a screenshot may take once started, plus its delay.
         public_url: external base URL of this server, for absolute file URLs.
         files_public_url: base URL under which stored files are publicly served (a CDN);
             when set, file URLs are permanent instead of signed and expiring.
@@ -196,8 +209,12 @@ class Settings:
     browser_cdp_url: str | None = None
     browser_slots: int = 2
     browser_max_queue: int = 32
+    browser_tenant_queue: int = 4
+    browser_queue_timeout: float = 10.0
     render_timeout: float = 20.0
     pdf_max_pages: int = 500
+    document_timeout: float = 10.0
+    screenshot_timeout: float = 12.0
     smtp_host: str | None = None
     smtp_port: int = 587
     smtp_username: str | None = None

@@ -49,7 +49,7 @@ async def test_document_capture_renders_the_given_html(pool: ChromiumPool) -> No
 
 
 async def test_document_with_endless_script_times_out_and_pool_recovers() -> None:
-    async with ChromiumPool(BrowserConfig(slots=1, render_timeout=4)) as pool:
+    async with ChromiumPool(BrowserConfig(slots=1, document_timeout=4)) as pool:
         started = time.monotonic()
         with pytest.raises(RenderTimeoutError):
             await pool.capture_document(

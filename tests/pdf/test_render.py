@@ -217,7 +217,7 @@ async def test_custom_html_from_either_field_with_backgrounds_and_footer(
 
 
 async def test_custom_html_that_never_finishes_times_out_and_pool_recovers() -> None:
-    async with ChromiumPool(BrowserConfig(slots=1, render_timeout=4)) as pool:
+    async with ChromiumPool(BrowserConfig(slots=1, document_timeout=4)) as pool:
         started = time.monotonic()
         with pytest.raises(RenderTimeoutError):
             await render_pdf(

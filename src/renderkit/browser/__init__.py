@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from renderkit.browser._pool import BrowserConfig, ChromiumPool
+from renderkit.browser._fair import Tenant
+from renderkit.browser._pool import BrowserConfig, ChromiumPool, TenantBrowser
 from renderkit.browser._protocol import Browser, Capture, PageCapture, PageShot, PdfOptions, Shell
 
 __all__ = [
@@ -14,4 +15,6 @@ __all__ = [
     "PageShot",
     "PdfOptions",
     "Shell",
+    "Tenant",
+    "TenantBrowser",
 ]

@@ -20,8 +20,8 @@ import json
 import logging
 import math
 import time
-from collections.abc import AsyncIterator, Coroutine
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import attrs
@@ -49,11 +49,11 @@ from websockets.exceptions import WebSocketException
 from renderkit.browser._adblock import Blocklist, default_blocklist
 from renderkit.browser._cdp import DirectCdp, page_ws_url
 from renderkit.browser._egress import EgressProxy
+from renderkit.browser._fair import ANONYMOUS, FairScheduler, Lease, Tenant
 from renderkit.browser._process import ChromiumProcess, launch_chromium
 from renderkit.browser._protocol import Capture, PageCapture, PageShot, PdfOptions, Shell
 from renderkit.core.errors import (
     BlockedUrlError,
-    BrowserBusyError,
     BrowserUnavailableError,
     InvalidRequestError,
     NavigationError,
@@ -64,13 +64,20 @@ from renderkit.core.errors import (
 from renderkit.core.media import MAX_PIXELS
 from renderkit.core.netpolicy import UrlPolicy
 
-__all__ = ["BrowserConfig", "ChromiumPool"]
+__all__ = ["BrowserConfig", "ChromiumPool", "TenantBrowser"]
+
+T = TypeVar("T")
 
 logger = logging.getLogger("renderkit.browser")
 
 _CLOSE_TIMEOUT = 5.0
 _QUIET_TIMEOUT_MS = 2_000
 _QUIET_WINDOW = 0.1
+#: Seconds a hung page gets to be closed through DevTools before the context is closed.
+_KILL_TIMEOUT = 1.0
+#: After a DevTools failure, how long to wait for the browser's disconnect to tell whether
+#: the browser died (its connection closes a moment after a renderer's).
+_DEATH_GRACE = 0.5
 
 
 @attrs.frozen(kw_only=True)
@@ -83,7 +90,12 @@ class BrowserConfig:
             of launching one: remote mode, for a browser fleet.
         slots: renders running at once (one browser context each). About one per core.
         max_queue: renders allowed to wait for a slot; beyond that, BrowserBusyError.
-        render_timeout: seconds one render may take, waiting for its slot included.
+        tenant_queue: renders one tenant (see :meth:`ChromiumPool.for_tenant`) may have
+            waiting; beyond that, TenantBusyError.
+        queue_timeout: seconds a render may wait for a slot; beyond, BrowserBusyError.
+        render_timeout: seconds a template render may take once it has its slot.
+        document_timeout: seconds a custom document (the caller's HTML) may take.
+        screenshot_timeout: seconds a screenshot of a URL may take, plus its requested delay.
         launch_timeout: seconds allowed for launching or connecting to the browser.
         image_timeout: seconds a template waits for its images (e.g. a logo) to load.
         allow_private_network: let pages reach private and loopback addresses.
@@ -96,7 +108,11 @@ class BrowserConfig:
     cdp_url: str | None = None
     slots: int = attrs.field(default=2, validator=attrs.validators.in_(range(1, 65)))
     max_queue: int = attrs.field(default=64, validator=attrs.validators.ge(0))
+    tenant_queue: int = attrs.field(default=4, validator=attrs.validators.ge(0))
+    queue_timeout: float = attrs.field(default=10.0, validator=attrs.validators.gt(0))
     render_timeout: float = attrs.field(default=20.0, validator=attrs.validators.gt(0))
+    document_timeout: float = attrs.field(default=10.0, validator=attrs.validators.gt(0))
+    screenshot_timeout: float = attrs.field(default=12.0, validator=attrs.validators.gt(0))
     launch_timeout: float = attrs.field(default=30.0, validator=attrs.validators.gt(0))
     image_timeout: float = attrs.field(default=5.0, validator=attrs.validators.gt(0))
     allow_private_network: bool = False
@@ -225,8 +241,12 @@ class ChromiumPool:
             allow_networks=self.config.allow_networks,
         )
         self._lock = asyncio.Lock()
-        self._capacity = asyncio.Semaphore(self.config.slots)
-        self._waiting = 0
+        self._scheduler = FairScheduler(
+            slots=self.config.slots,
+            max_queue=self.config.max_queue,
+            tenant_queue=self.config.tenant_queue,
+        )
+        self._watches: set[_Watch] = set()
         self._idle: list[_Slot] = []
         self._playwright: Playwright | None = None
         self._browser: PlaywrightBrowser | None = None
@@ -284,66 +304,108 @@ class ChromiumPool:
                 await self._egress.aclose()
                 self._egress = None
 
+    def for_tenant(self, key: str, *, max_inflight: int | None = None) -> TenantBrowser:
+        """A :class:`~renderkit.browser.Browser` whose renders queue as tenant ``key``.
+
+        Waiting renders are served round-robin across tenants, and a tenant holds at most
+        ``max_inflight`` slots (None: any free slot); renders made on the pool itself are
+        one anonymous tenant.
+        """
+        return TenantBrowser(self, Tenant(key=key, max_inflight=max_inflight))
+
     # -- rendering -------------------------------------------------------------------------
 
-    async def capture_fragment(self, shell: Shell, fragment: str, capture: Capture) -> bytes:
+    async def capture_fragment(
+        self, shell: Shell, fragment: str, capture: Capture, *, tenant: Tenant = ANONYMOUS
+    ) -> bytes:
         """Render ``fragment`` in a warm page of ``shell`` and capture it (see Browser)."""
-        async with self._render_budget(), self._warm_slot(shell) as slot:
-            await slot.set_metrics(capture.width, capture.height, capture.scale)
-            await self._inject(slot, fragment, capture.width, capture.height)
-            return await slot.capture(capture)
 
-    async def capture_document(self, html: str, capture: Capture) -> bytes:
+        async def work(budget: _Budget) -> bytes:
+            async with self._warm_slot(shell, budget) as slot:
+                await slot.set_metrics(capture.width, capture.height, capture.scale)
+                await self._inject(slot, fragment, capture.width, capture.height)
+                return await slot.capture(capture)
+
+        return await self._run(tenant, self.config.render_timeout, work)
+
+    async def capture_document(
+        self, html: str, capture: Capture, *, tenant: Tenant = ANONYMOUS
+    ) -> bytes:
         """Load ``html`` in a fresh, isolated context and capture it (see Browser)."""
-        async with self._render_budget() as budget, self._fresh_slot() as slot:
-            await slot.set_metrics(capture.width, capture.height, capture.scale)
-            await self._load(slot, html, budget)
-            return await slot.capture(capture)
 
-    async def print_fragment(self, shell: Shell, fragment: str, options: PdfOptions) -> bytes:
+        async def work(budget: _Budget) -> bytes:
+            async with self._fresh_slot(budget) as slot:
+                await slot.set_metrics(capture.width, capture.height, capture.scale)
+                await self._load(slot, html, budget)
+                return await slot.capture(capture)
+
+        return await self._run(tenant, self.config.document_timeout, work, document=True)
+
+    async def print_fragment(
+        self, shell: Shell, fragment: str, options: PdfOptions, *, tenant: Tenant = ANONYMOUS
+    ) -> bytes:
         """Render ``fragment`` in a warm page of ``shell`` and print it (see Browser)."""
-        async with self._render_budget(), self._warm_slot(shell) as slot:
-            await self._inject(slot, fragment, None, None)
-            return await slot.print_pdf(options)
 
-    async def print_document(self, html: str, options: PdfOptions) -> bytes:
+        async def work(budget: _Budget) -> bytes:
+            async with self._warm_slot(shell, budget) as slot:
+                await self._inject(slot, fragment, None, None)
+                return await slot.print_pdf(options)
+
+        return await self._run(tenant, self.config.render_timeout, work)
+
+    async def print_document(
+        self, html: str, options: PdfOptions, *, tenant: Tenant = ANONYMOUS
+    ) -> bytes:
         """Load ``html`` in a fresh, isolated context and print it (see Browser)."""
-        async with self._render_budget() as budget, self._fresh_slot() as slot:
-            await self._load(slot, html, budget)
-            return await slot.print_pdf(options)
 
-    async def capture_url(self, shot: PageShot) -> PageCapture:
+        async def work(budget: _Budget) -> bytes:
+            async with self._fresh_slot(budget) as slot:
+                await self._load(slot, html, budget)
+                return await slot.print_pdf(options)
+
+        return await self._run(tenant, self.config.document_timeout, work, document=True)
+
+    async def capture_url(self, shot: PageShot, *, tenant: Tenant = ANONYMOUS) -> PageCapture:
         """Load ``shot.url`` in a fresh, isolated context and capture it (see Browser)."""
         await self._policy.check(shot.url)  # fail fast with a clear error
-        async with self._render_budget() as budget, self._fresh_slot() as slot:
-            slot.page_host = urlsplit(shot.url).hostname
-            slot.adblock = default_blocklist() if shot.block_ads else None
-            await slot.emulate(shot)
-            response = await self._navigate(slot, shot.url, budget)
-            await _settle(slot, budget)
-            if shot.delay_ms:
-                # The caller asked for this wait (animations, late scripts); it is bounded by
-                # the request model and by the render budget around us.
-                await asyncio.sleep(shot.delay_ms / 1000)
-            truncated = False
-            if shot.pdf is not None:
-                await slot.page.emulate_media(media="print")
-                content = await slot.print_pdf(shot.pdf)
-            elif shot.selector is not None:
-                content = await self._capture_element(slot, shot)
-            elif shot.full_page:
-                await _scroll_through(slot, budget)
-                content, truncated = await self._capture_full_page(slot, shot)
-            else:
-                content = await slot.capture(_capture_of(shot, shot.width, shot.height))
-            refused = self._egress.refused_since(slot.navigated_at) if self._egress else []
-            return PageCapture(
-                content=content,
-                final_url=slot.page.url,
-                status=response.status if response is not None else None,
-                blocked=(*slot.blocked, *refused),
-                truncated=truncated,
-            )
+
+        async def work(budget: _Budget) -> PageCapture:
+            async with self._fresh_slot(budget) as slot:
+                return await self._shoot(slot, shot, budget)
+
+        # The requested delay is the caller's own wait, bounded by the request model.
+        timeout = self.config.screenshot_timeout + shot.delay_ms / 1000
+        return await self._run(tenant, timeout, work)
+
+    async def _shoot(self, slot: _Slot, shot: PageShot, budget: _Budget) -> PageCapture:
+        slot.page_host = urlsplit(shot.url).hostname
+        slot.adblock = default_blocklist() if shot.block_ads else None
+        await slot.emulate(shot)
+        response = await self._navigate(slot, shot.url, budget)
+        await _settle(slot, budget)
+        if shot.delay_ms:
+            # The caller asked for this wait (animations, late scripts); it is bounded by
+            # the request model and by the render budget around us.
+            await asyncio.sleep(shot.delay_ms / 1000)
+        truncated = False
+        if shot.pdf is not None:
+            await slot.page.emulate_media(media="print")
+            content = await slot.print_pdf(shot.pdf)
+        elif shot.selector is not None:
+            content = await self._capture_element(slot, shot)
+        elif shot.full_page:
+            await _scroll_through(slot, budget)
+            content, truncated = await self._capture_full_page(slot, shot)
+        else:
+            content = await slot.capture(_capture_of(shot, shot.width, shot.height))
+        refused = self._egress.refused_since(slot.navigated_at) if self._egress else []
+        return PageCapture(
+            content=content,
+            final_url=slot.page.url,
+            status=response.status if response is not None else None,
+            blocked=(*slot.blocked, *refused),
+            truncated=truncated,
+        )
 
     async def _navigate(self, slot: _Slot, url: str, budget: _Budget) -> Response | None:
         started = time.monotonic()
@@ -433,38 +495,93 @@ class ChromiumPool:
 
     # -- slots -----------------------------------------------------------------------------
 
-    @contextlib.asynccontextmanager
-    async def _render_budget(self) -> AsyncIterator[_Budget]:
-        """Bound one render in time and concurrency, and translate browser errors."""
+    async def _run(
+        self,
+        tenant: Tenant,
+        timeout: float,
+        work: Callable[[_Budget], Awaitable[T]],
+        *,
+        document: bool = False,
+    ) -> T:
+        """Queue fairly for a slot, then run ``work`` within ``timeout`` seconds.
+
+        A render whose browser died is retried once on the relaunched browser: every render
+        is idempotent (templates, documents, and page loads, which are GETs).
+        """
         if self._closed:
             msg = "the browser pool is closed"
             raise BrowserUnavailableError(msg)
-        timeout = self.config.render_timeout
-        budget = _Budget(asyncio.get_running_loop().time() + timeout)
+        lease = await self._scheduler.acquire(tenant, timeout=self.config.queue_timeout)
+        loop = asyncio.get_running_loop()
         try:
-            async with asyncio.timeout(timeout):
-                if self._waiting >= self.config.max_queue and self._capacity.locked():
-                    msg = "all browser slots are busy; retry shortly"
-                    raise BrowserBusyError(msg, retry_after=1.0)
-                self._waiting += 1
+            for attempt in (1, 2):
+                # The retry gets a whole budget: the first one went to the browser's death,
+                # not to the caller's content. A render so waits at most twice its budget.
+                budget = _Budget(loop.time() + timeout, lease)
                 try:
-                    await self._capacity.acquire()
-                finally:
-                    self._waiting -= 1
+                    return await self._attempt(work, budget, timeout, document=document)
+                except _BrowserLostError as exc:
+                    if attempt == 2:
+                        msg = "the browser stopped during the render; retry shortly"
+                        raise BrowserUnavailableError(msg, retry_after=1.0) from exc
+                    logger.warning("the browser stopped mid-render; retrying once")
+            raise AssertionError  # pragma: no cover - the loop returns or raises
+        finally:
+            lease.release()
+
+    async def _attempt(
+        self,
+        work: Callable[[_Budget], Awaitable[T]],
+        budget: _Budget,
+        timeout: float,
+        *,
+        document: bool,
+    ) -> T:
+        """One try of ``work``, cut short at once if the browser disconnects."""
+        watch = _Watch(generation=self._generation)
+        try:
+            async with asyncio.timeout_at(budget.deadline) as scope:
+                watch.scope = scope
+                self._watches.add(watch)
                 try:
-                    yield budget
+                    return await work(budget)
                 finally:
-                    self._capacity.release()
+                    self._watches.discard(watch)
         except (TimeoutError, PlaywrightTimeoutError) as exc:
+            if watch.lost.is_set():
+                raise _BrowserLostError from exc
             msg = f"the render did not finish within {timeout:g} s"
             raise RenderTimeoutError(msg, timeout=timeout) from exc
-        except PlaywrightError as exc:
-            logger.warning("render failed: %s", exc.message.splitlines()[0] if exc.message else exc)
+        except (PlaywrightError, RuntimeError, WebSocketException) as exc:
+            # A DevTools call failed: the browser may be dying (its connection closes a
+            # moment after a renderer's), which is not the page's fault.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(watch.lost.wait(), _DEATH_GRACE)
+            if watch.lost.is_set() or not self.connected:
+                raise _BrowserLostError from exc
+            text = str(exc)
+            if document and ("navigat" in text or "context was destroyed" in text):
+                raise InvalidRequestError.single(
+                    "html",
+                    "the document navigates away from itself (a meta refresh or a script "
+                    "setting location); send content that stays on its page",
+                ) from exc
+            if not isinstance(exc, PlaywrightError):
+                raise
+            logger.warning("render failed: %s", text.splitlines()[0] if text else exc)
             msg = "the browser failed to render the page"
             raise RenderError(msg) from exc
 
+    def _browser_lost(self, generation: int) -> None:
+        """Fail every render on the browser of ``generation`` now, not at its timeout."""
+        now = asyncio.get_running_loop().time()
+        for watch in list(self._watches):
+            if watch.generation <= generation and watch.scope is not None:
+                watch.lost.set()
+                watch.scope.reschedule(now)
+
     @contextlib.asynccontextmanager
-    async def _warm_slot(self, shell: Shell) -> AsyncIterator[_Slot]:
+    async def _warm_slot(self, shell: Shell, budget: _Budget) -> AsyncIterator[_Slot]:
         slot = await self._take_idle(shell)
         healthy = False
         try:
@@ -484,17 +601,31 @@ class ChromiumPool:
             if healthy and not self._closed and slot.generation == self._generation:
                 self._idle.append(slot)
             else:
-                # Closing may block on a hung renderer, so it must not hold up the caller.
-                self._background(self._discard(slot))
+                self._retire(slot, budget.lease, hung=not healthy)
 
     @contextlib.asynccontextmanager
-    async def _fresh_slot(self) -> AsyncIterator[_Slot]:
+    async def _fresh_slot(self, budget: _Budget) -> AsyncIterator[_Slot]:
         slot = await self._take_spare()
+        done = False
         try:
             yield slot
+            done = True
         finally:
-            self._background(self._discard(slot))
+            self._retire(slot, budget.lease, hung=not done)
             self._refill_spares()
+
+    def _retire(self, slot: _Slot, lease: Lease, *, hung: bool) -> None:
+        # Closing may block on a hung renderer, so it must not hold up the caller; the
+        # tenant's slot stays held until the page is really gone.
+        lease.retain()
+
+        async def close() -> None:
+            try:
+                await self._discard(slot, hung=hung)
+            finally:
+                lease.release()
+
+        self._background(close())
 
     def _refill_spares(self) -> None:
         # Creating a context spawns a renderer (~200 ms): keep a few ready for the next
@@ -579,9 +710,11 @@ class ChromiumPool:
             return
         ws.connect_to_server()
 
-    async def _discard(self, slot: _Slot) -> None:
+    async def _discard(self, slot: _Slot, *, hung: bool = False) -> None:
         if slot.direct is not None:
             await slot.direct.aclose()
+        if hung and slot.generation == self._generation:
+            await self._close_target(slot)
         try:
             async with asyncio.timeout(_CLOSE_TIMEOUT):
                 await slot.context.close()
@@ -589,6 +722,25 @@ class ChromiumPool:
             if slot.generation == self._generation and self._browser is not None:
                 logger.warning("a browser context would not close; restarting the browser")
                 await self._reset(slot.generation)
+
+    async def _close_target(self, slot: _Slot) -> None:
+        """Close a page from the browser side: prompt even while its script loops forever.
+
+        A context close waits on the page's renderer; past ``_CLOSE_TIMEOUT`` that would
+        restart the whole browser and fail every tenant's renders.
+        """
+        browser = self._browser
+        if browser is None:
+            return
+        with contextlib.suppress(TimeoutError, PlaywrightError, KeyError):
+            async with asyncio.timeout(_KILL_TIMEOUT):
+                info = await slot.cdp.send("Target.getTargetInfo")
+                target_id = info["targetInfo"]["targetId"]
+                session = await browser.new_browser_cdp_session()
+                try:
+                    await session.send("Target.closeTarget", {"targetId": target_id})
+                finally:
+                    await session.detach()
 
     # -- browser lifecycle -----------------------------------------------------------------
 
@@ -606,6 +758,9 @@ class ChromiumPool:
             self._browser = await self._connect()
             self._generation += 1
             self.launches += 1
+            generation = self._generation
+            # A dead browser fails its renders at once rather than at their timeouts.
+            self._browser.on("disconnected", lambda _: self._browser_lost(generation))
             return self._browser
 
     async def _connect(self) -> PlaywrightBrowser:
@@ -733,9 +888,23 @@ async def _scroll_through(slot: _Slot, budget: _Budget) -> None:
         await _settle(slot, budget)
 
 
+class _BrowserLostError(Exception):
+    """The browser disconnected during a render attempt (internal: retried or translated)."""
+
+
+@attrs.define(eq=False)
+class _Watch:
+    """One render attempt, which a browser disconnect cuts short through its scope."""
+
+    generation: int
+    scope: asyncio.Timeout | None = None
+    lost: asyncio.Event = attrs.Factory(asyncio.Event)
+
+
 @attrs.define
 class _Budget:
     deadline: float
+    lease: Lease
 
     def remaining_ms(self) -> float:
         return max(1.0, (self.deadline - asyncio.get_running_loop().time()) * 1000)
@@ -746,3 +915,37 @@ def _shell_document(shell: Shell) -> str:
         f'<!doctype html><html><head><meta charset="utf-8">{shell.head}</head>'
         '<body><div id="rk-root"></div></body></html>'
     )
+
+
+class TenantBrowser:
+    """The pool as seen by one tenant: its renders queue fairly under its in-flight cap.
+
+    Made by :meth:`ChromiumPool.for_tenant`; closing it leaves the shared pool open.
+    """
+
+    def __init__(self, pool: ChromiumPool, tenant: Tenant) -> None:
+        self.pool = pool
+        self.tenant = tenant
+
+    async def capture_fragment(self, shell: Shell, fragment: str, capture: Capture) -> bytes:
+        """See :meth:`renderkit.browser.Browser.capture_fragment`."""
+        return await self.pool.capture_fragment(shell, fragment, capture, tenant=self.tenant)
+
+    async def capture_document(self, html: str, capture: Capture) -> bytes:
+        """See :meth:`renderkit.browser.Browser.capture_document`."""
+        return await self.pool.capture_document(html, capture, tenant=self.tenant)
+
+    async def print_fragment(self, shell: Shell, fragment: str, options: PdfOptions) -> bytes:
+        """See :meth:`renderkit.browser.Browser.print_fragment`."""
+        return await self.pool.print_fragment(shell, fragment, options, tenant=self.tenant)
+
+    async def print_document(self, html: str, options: PdfOptions) -> bytes:
+        """See :meth:`renderkit.browser.Browser.print_document`."""
+        return await self.pool.print_document(html, options, tenant=self.tenant)
+
+    async def capture_url(self, shot: PageShot) -> PageCapture:
+        """See :meth:`renderkit.browser.Browser.capture_url`."""
+        return await self.pool.capture_url(shot, tenant=self.tenant)
+
+    async def aclose(self) -> None:
+        """Nothing to release: the pool belongs to whoever made it."""

@@ -10,7 +10,9 @@ Every error the library raises derives from :class:`RenderkitError`::
     │   ├── NavigationError                              .url, .status
     │   └── RenderTimeoutError(RenderError, TimeoutError)
     ├── BrowserBusyError                                 the render queue is full; try later
-    ├── BrowserUnavailableError                          Chromium could not be launched/reached
+    │   └── TenantBusyError                              one tenant's own allowance is full
+    ├── BrowserUnavailableError                          Chromium could not be launched/reached,
+    │                                                    or died mid-render; .retry_after
     ├── StorageError
     │   ├── ObjectNotFoundError(StorageError, LookupError)  .key
     │   ├── StorageUnavailableError
@@ -48,6 +50,7 @@ __all__ = [
     "StorageError",
     "StorageFullError",
     "StorageUnavailableError",
+    "TenantBusyError",
 ]
 
 
@@ -137,8 +140,20 @@ class BrowserBusyError(RenderkitError):
         self.retry_after = retry_after
 
 
+class TenantBusyError(BrowserBusyError):
+    """The caller (a tenant of a shared pool) has its whole allowance running and waiting.
+
+    Unlike :class:`BrowserBusyError`, retrying sooner than its own renders finish does not
+    help: the pool is not full, this tenant's share of it is.
+    """
+
+
 class BrowserUnavailableError(RenderkitError):
-    """Chromium could not be launched or reached."""
+    """Chromium could not be launched or reached, or died during the render."""
+
+    def __init__(self, message: str, *, retry_after: float = 1.0) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class StorageError(RenderkitError):

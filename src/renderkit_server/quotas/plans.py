@@ -55,7 +55,7 @@ Also the wire order of API keys (a plan's index is its byte in the key): only ap
 BURST_WINDOW_SECONDS = 60
 """Length of a burst window; the burst limit is per window."""
 
-_LIMIT_FIELDS: tuple[str, ...] = (*METRICS, "burst_per_minute")
+_LIMIT_FIELDS: tuple[str, ...] = (*METRICS, "burst_per_minute", "browser_inflight")
 
 
 def _check_plan_limit(instance: PlanLimits, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -86,6 +86,11 @@ class PlanLimits:
     parses: int | None = _limit_field()
     burst_per_minute: int | None = _limit_field()
     """Requests per minute over all production endpoints together."""
+    browser_inflight: int | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.ge(1))
+    )
+    """Browser renders (images, PDFs, screenshots) a key may run at once; None: any free
+    slot. A timed-out render counts until its page is really closed."""
 
     def monthly_limit(self, metric: str) -> int | None:
         """Return the monthly limit of ``metric`` in plan units.
@@ -109,6 +114,7 @@ def default_plans() -> dict[str, PlanLimits]:
             screenshots=1_000,
             parses=500,
             burst_per_minute=10,
+            browser_inflight=1,
         ),
         "pro": PlanLimits(
             images=25_000,
@@ -118,6 +124,7 @@ def default_plans() -> dict[str, PlanLimits]:
             screenshots=10_000,
             parses=5_000,
             burst_per_minute=60,
+            browser_inflight=2,
         ),
         "business": PlanLimits(
             images=100_000,
@@ -127,6 +134,7 @@ def default_plans() -> dict[str, PlanLimits]:
             screenshots=50_000,
             parses=25_000,
             burst_per_minute=120,
+            browser_inflight=4,
         ),
         "vip": PlanLimits(),
     }
@@ -177,6 +185,9 @@ def plans_from_mapping(
             if value is None or value == "unlimited":
                 changes[field] = None
             elif isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                if field == "browser_inflight" and value == 0:
+                    msg = f"quota {entry!r} must be at least 1 or 'unlimited'"
+                    raise ConfigurationError(msg)
                 changes[field] = value
             else:
                 msg = f"quota {entry!r} must be a non-negative integer or 'unlimited'"

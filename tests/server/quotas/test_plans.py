@@ -33,7 +33,9 @@ def test_default_plans_follow_the_decisions_table() -> None:
         screenshots=1_000,
         parses=500,
         burst_per_minute=10,
+        browser_inflight=1,
     )
+    assert [plans[name].browser_inflight for name in plans] == [1, 2, 4, None]
     assert plans["pro"].audio_characters == 100_000
     assert plans["pro"].burst_per_minute == 60
     assert plans["business"].audio_minutes == 1_200

@@ -1,0 +1,168 @@
+"""The browser under attack and under faults, through the real server app and Chromium.
+
+Everything runs on 127.0.0.1 in-process; each test owns its pool and stops it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+from renderkit.browser import BrowserConfig, ChromiumPool
+from renderkit_server.app import create_app
+from renderkit_server.mail import MemoryMailer
+from renderkit_server.settings import Settings
+
+from ..server.conftest import issue_key
+
+pytestmark = [pytest.mark.anyio, pytest.mark.browser]
+
+HANG = {"template": "custom", "html": "<script>while(true){}</script>"}
+OG_CARD = {"template": "og-card", "data": {"title": "Fair", "subtitle": "share"}}
+
+
+@pytest.fixture
+def make_settings(tmp_path: Any) -> Callable[..., Settings]:
+    def make(**overrides: Any) -> Settings:
+        values: dict[str, Any] = {
+            "data_dir": tmp_path / "data",
+            "admin_token": "admin-token-for-tests-0123456789",
+            "allow_private_urls": True,
+            "secret": "test-secret-that-is-long-enough",
+        }
+        values.update(overrides)
+        return Settings(**values)
+
+    return make
+
+
+@pytest.fixture
+async def served(
+    make_settings: Callable[..., Settings],
+) -> AsyncIterator[tuple[httpx.AsyncClient, ChromiumPool]]:
+    """The app served by uvicorn on 127.0.0.1 (the test client runs requests one by one)."""
+    pool = ChromiumPool(
+        BrowserConfig(slots=2, allow_private_network=True, document_timeout=6, queue_timeout=10)
+    )
+    app = create_app(make_settings(), browser=pool, mailer=MemoryMailer())
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+    )
+    task = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            assert not task.done(), "the server did not start"
+            await asyncio.sleep(0.05)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+            client.app = app  # type: ignore[attr-defined]
+            yield client, pool
+    finally:
+        server.should_exit = True
+        await task
+
+
+async def usage(client: httpx.AsyncClient, key: str) -> dict[str, int]:
+    services: Any = client.app.state.services  # type: ignore[attr-defined]
+    return await services.quotas.usage(services.keys.verify(key).key_id)
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, round(0.95 * len(ordered)) - 1)]
+
+
+async def test_a_key_looping_endless_scripts_does_not_stall_another_keys_og_cards(
+    served: tuple[httpx.AsyncClient, ChromiumPool],
+) -> None:
+    client, _ = served
+    attacker = await issue_key(client, email="attacker@example.com")
+    victim = await issue_key(client, plan="pro", email="victim@example.com")
+    await client.post("/api/image", json=OG_CARD, headers={"X-SVC-Key": victim})  # warm
+    statuses: list[int] = []
+    stop = asyncio.Event()
+
+    async def attack() -> None:
+        while not stop.is_set():
+            response = await client.post("/api/pdf-gen", json=HANG, headers={"X-SVC-Key": attacker})
+            statuses.append(response.status_code)
+
+    attackers = [asyncio.create_task(attack()) for _ in range(2)]
+    await asyncio.sleep(0.5)  # the attack holds its slot
+    times: list[float] = []
+    try:
+        for _ in range(12):
+            started = time.monotonic()
+            response = await client.post("/api/image", json=OG_CARD, headers={"X-SVC-Key": victim})
+            times.append(time.monotonic() - started)
+            assert response.status_code == 200, response.text
+            await asyncio.sleep(0.2)
+    finally:
+        stop.set()
+        await asyncio.gather(*attackers)
+    assert p95(times) < 1.5, times
+    # The attacker's renders timed out (504) or were refused over its share (429), free.
+    assert statuses and set(statuses) <= {429, 504}, statuses
+    assert 504 in statuses
+    assert (await usage(client, attacker)).get("pdfs", 0) == 0
+
+
+async def test_killed_browser_fails_inflight_renders_at_once_and_the_next_succeeds(
+    served: tuple[httpx.AsyncClient, ChromiumPool],
+) -> None:
+    client, pool = served
+    key = await issue_key(client, plan="business", email="b@example.com")
+    headers = {"X-SVC-Key": key}
+    busy = "<script>const t=Date.now();while(Date.now()-t<1200){}</script>"
+    slow = {"template": "custom", "html": busy}
+    await client.post("/api/image", json=OG_CARD, headers=headers)  # launch and warm
+    pid = pool.browser_pid
+    assert pid is not None
+
+    async def render(i: int) -> tuple[int, dict[str, Any], dict[str, str], float]:
+        response = await client.post("/api/image", json=slow, headers=headers)
+        return response.status_code, response.json(), dict(response.headers), time.monotonic()
+
+    tasks = [asyncio.create_task(render(i)) for i in range(4)]
+    await asyncio.sleep(0.6)  # two run, two wait
+    killed_at = time.monotonic()
+    os.kill(pid, signal.SIGKILL)
+    results = await asyncio.gather(*tasks)
+    for status, body, headers_, _ in results:
+        assert status in (200, 503), body
+        if status == 503:
+            assert body["code"] == "RENDERER_UNAVAILABLE"
+            assert int(headers_["retry-after"]) >= 1
+    # Nothing waited for the dead browser's timeout: failures come promptly after the kill,
+    # and retried renders finish on the relaunched browser.
+    for status, *_, finished_at in results:
+        assert finished_at - killed_at < (3 if status == 503 else 12)
+    successes = sum(1 for r in results if r[0] == 200)
+    images = (await usage(client, key)).get("images", 0)
+    assert images == successes + 1  # the warm-up render
+    response = await client.post("/api/image", json=OG_CARD, headers=headers)
+    assert response.status_code == 200
+
+
+async def test_html_that_navigates_away_is_a_400_naming_html_and_costs_nothing(
+    served: tuple[httpx.AsyncClient, ChromiumPool],
+) -> None:
+    client, _ = served
+    html = '<meta http-equiv="refresh" content="0;url=http://127.0.0.1:9/">x'
+    key = await issue_key(client, email="n@example.com")  # type: ignore[arg-type]
+    response = await client.post(
+        "/api/pdf-gen", json={"template": "custom", "html": html}, headers={"X-SVC-Key": key}
+    )
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert body["fields"][0]["field"] == "html"
+    assert "navigates away" in body["fields"][0]["message"]
+    assert (await usage(client, key)).get("pdfs", 0) == 0
