@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
+import pypdfium2
 import pytest
 import uvicorn
 
@@ -45,12 +46,23 @@ def make_settings(tmp_path: Any) -> Callable[..., Settings]:
 
 
 @pytest.fixture
+def document_timeout() -> float:
+    """The custom-HTML budget of the served pool (a test may parametrize it)."""
+    return 6
+
+
+@pytest.fixture
 async def served(
-    make_settings: Callable[..., Settings],
+    make_settings: Callable[..., Settings], document_timeout: float
 ) -> AsyncIterator[tuple[httpx.AsyncClient, ChromiumPool]]:
     """The app served by uvicorn on 127.0.0.1 (the test client runs requests one by one)."""
     pool = ChromiumPool(
-        BrowserConfig(slots=2, allow_private_network=True, document_timeout=6, queue_timeout=10)
+        BrowserConfig(
+            slots=2,
+            allow_private_network=True,
+            document_timeout=document_timeout,
+            queue_timeout=30,
+        )
     )
     app = create_app(make_settings(), browser=pool, mailer=MemoryMailer())
     server = uvicorn.Server(
@@ -115,6 +127,7 @@ async def test_a_key_looping_endless_scripts_does_not_stall_another_keys_og_card
     assert (await usage(client, attacker)).get("pdfs", 0) == 0
 
 
+@pytest.mark.parametrize("document_timeout", [20])
 async def test_killed_browser_fails_inflight_renders_at_once_and_the_next_succeeds(
     served: tuple[httpx.AsyncClient, ChromiumPool],
 ) -> None:
@@ -141,10 +154,11 @@ async def test_killed_browser_fails_inflight_renders_at_once_and_the_next_succee
         if status == 503:
             assert body["code"] == "RENDERER_UNAVAILABLE"
             assert int(headers_["retry-after"]) >= 1
-    # Nothing waited for the dead browser's timeout: failures come promptly after the kill,
-    # and retried renders finish on the relaunched browser.
+    # Nothing waited for the dead browser's 20 s budget: failures come promptly after the
+    # kill, and retried renders finish on the relaunched browser well within that budget
+    # (a relaunch and a fresh context take 1-3 s here on a loaded machine).
     for status, *_, finished_at in results:
-        assert finished_at - killed_at < (3 if status == 503 else 12)
+        assert finished_at - killed_at < (3 if status == 503 else 15)
     successes = sum(1 for r in results if r[0] == 200)
     images = (await usage(client, key)).get("images", 0)
     assert images == successes + 1  # the warm-up render
@@ -156,13 +170,40 @@ async def test_html_that_navigates_away_is_a_400_naming_html_and_costs_nothing(
     served: tuple[httpx.AsyncClient, ChromiumPool],
 ) -> None:
     client, _ = served
-    html = '<meta http-equiv="refresh" content="0;url=http://127.0.0.1:9/">x'
+    html = '<p>own page</p><script>location.href = "http://127.0.0.1:9/elsewhere"</script>'
     key = await issue_key(client, email="n@example.com")  # type: ignore[arg-type]
+    for path in ("/api/pdf-gen", "/api/image"):
+        response = await client.post(
+            path, json={"template": "custom", "html": html}, headers={"X-SVC-Key": key}
+        )
+        assert response.status_code == 400, response.text
+        body = response.json()
+        assert body["fields"][0]["field"] == "html"
+        assert "navigates away" in body["fields"][0]["message"]
+    usage_now = await usage(client, key)
+    assert usage_now.get("pdfs", 0) == 0
+    assert usage_now.get("images", 0) == 0
+
+
+async def test_a_meta_refresh_never_renders_another_page(
+    served: tuple[httpx.AsyncClient, ChromiumPool],
+) -> None:
+    client, _ = served
+    html = '<meta http-equiv="refresh" content="0;url=http://127.0.0.1:9/">Own page text'
+    key = await issue_key(client, email="m@example.com")  # type: ignore[arg-type]
     response = await client.post(
         "/api/pdf-gen", json={"template": "custom", "html": html}, headers={"X-SVC-Key": key}
     )
-    assert response.status_code == 400, response.text
-    body = response.json()
-    assert body["fields"][0]["field"] == "html"
-    assert "navigates away" in body["fields"][0]["message"]
-    assert (await usage(client, key)).get("pdfs", 0) == 0
+    # The refresh fires just after the load event: it is refused (400 naming html) if seen
+    # before printing, else the print shows the document as sent, never an error page.
+    assert response.status_code in (200, 400), response.text
+    if response.status_code == 400:
+        assert response.json()["fields"][0]["field"] == "html"
+        return
+    pdf = await client.get(response.json()["url"])
+    document = pypdfium2.PdfDocument(pdf.content)
+    try:
+        text = "".join(page.get_textpage().get_text_range() for page in document)
+    finally:
+        document.close()
+    assert "Own page text" in text

@@ -137,6 +137,10 @@ class _Slot:
     adblock: Blocklist | None = None
     page_host: str | None = None
     ads_blocked: int = 0
+    #: Set while the slot shows a caller's document, which must stay on its page.
+    document: bool = False
+    #: Where the document tried to navigate its page to (the navigation was refused).
+    navigated_to: str | None = None
     navigated_at: float = 0.0
     inflight: int = 0
     activity: asyncio.Event = attrs.Factory(asyncio.Event)
@@ -490,8 +494,11 @@ class ChromiumPool:
 
     @staticmethod
     async def _load(slot: _Slot, html: str, budget: _Budget) -> None:
+        slot.document = True
         await slot.page.set_content(html, wait_until="load", timeout=budget.remaining_ms())
         await slot.page.evaluate("document.fonts.ready.then(() => true)")
+        if slot.navigated_to is not None:
+            raise InvalidRequestError.single("html", _NAVIGATES_AWAY)
 
     # -- slots -----------------------------------------------------------------------------
 
@@ -561,11 +568,7 @@ class ChromiumPool:
                 raise _BrowserLostError from exc
             text = str(exc)
             if document and ("navigat" in text or "context was destroyed" in text):
-                raise InvalidRequestError.single(
-                    "html",
-                    "the document navigates away from itself (a meta refresh or a script "
-                    "setting location); send content that stays on its page",
-                ) from exc
+                raise InvalidRequestError.single("html", _NAVIGATES_AWAY) from exc
             if not isinstance(exc, PlaywrightError):
                 raise
             logger.warning("render failed: %s", text.splitlines()[0] if text else exc)
@@ -687,6 +690,18 @@ class ChromiumPool:
 
     async def _guard(self, route: Route, slot: _Slot) -> None:
         url = route.request.url
+        request = route.request
+        if (
+            slot.document
+            and request.is_navigation_request()
+            and request.frame == slot.page.main_frame
+        ):
+            # A document that navigates its own page (meta refresh, a script setting
+            # location) would be rendered as some other page; refuse it, visibly. Noted
+            # before any await, so the flag is set by the time the load event is seen.
+            slot.navigated_to = url
+            await route.abort("blockedbyclient")
+            return
         if slot.adblock is not None and slot.adblock.blocks(url, page_host=slot.page_host):
             slot.ads_blocked += 1
             await route.abort("blockedbyclient")
@@ -886,6 +901,12 @@ async def _scroll_through(slot: _Slot, budget: _Budget) -> None:
             40,
         )
         await _settle(slot, budget)
+
+
+_NAVIGATES_AWAY = (
+    "the document navigates away from itself (a meta refresh or a script setting "
+    "location); send content that stays on its page"
+)
 
 
 class _BrowserLostError(Exception):
