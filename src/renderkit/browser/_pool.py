@@ -49,6 +49,7 @@ from websockets.exceptions import WebSocketException
 from renderkit.browser._adblock import Blocklist, default_blocklist
 from renderkit.browser._cdp import DirectCdp, page_ws_url
 from renderkit.browser._egress import EgressProxy
+from renderkit.browser._lockdown import LOCKDOWN_SCRIPT
 from renderkit.browser._process import ChromiumProcess, launch_chromium
 from renderkit.browser._protocol import Capture, PageCapture, PageShot, PdfOptions, Shell
 from renderkit.core.errors import (
@@ -531,6 +532,8 @@ class ChromiumPool:
             browser = await self._ensure_browser()
             generation = self._generation
             context = await browser.new_context(no_viewport=True)
+        # Before the first page exists, so no document ever sees WebRTC (remote mode too).
+        await context.add_init_script(LOCKDOWN_SCRIPT)
         page = await context.new_page()
         cdp = await context.new_cdp_session(page)
         slot = _Slot(context=context, page=page, cdp=cdp, generation=generation)

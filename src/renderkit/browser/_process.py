@@ -39,6 +39,11 @@ _BASE_ARGS = (
     "--disable-extensions",
     "--disable-sync",
     "--disable-quic",
+    # WebRTC sends STUN/TURN over UDP around the egress proxy; with this policy it uses UDP
+    # only through a proxy (none speaks UDP here), so it gets no route at all. The "force"
+    # spelling is what older Chromium builds read; 156 reads only the other one.
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--disable-breakpad",
     "--disable-features=Translate,MediaRouter,OptimizationHints,AcceptCHFrame",
     "--disable-background-timer-throttling",
