@@ -91,6 +91,9 @@ class BrowserConfig:
         allow_networks: CIDR ranges pages may reach even though they are private.
         spare_contexts: fresh contexts kept ready for screenshots and custom documents.
         extra_args: more Chromium flags (local mode).
+        user: the account a locally launched Chromium runs as when the process is root
+            (name or uid), with Chromium's sandbox on. ``None`` keeps root, which forces
+            ``--no-sandbox`` (logged as a warning). Ignored when not running as root.
     """
 
     executable_path: str = "/usr/bin/chromium"
@@ -104,6 +107,7 @@ class BrowserConfig:
     allow_networks: tuple[str, ...] = ()
     spare_contexts: int = attrs.field(default=2, validator=attrs.validators.in_(range(0, 9)))
     extra_args: tuple[str, ...] = ()
+    user: str | int | None = "nobody"
 
 
 @attrs.define(kw_only=True, eq=False)
@@ -238,6 +242,8 @@ class ChromiumPool:
         self._endpoint: str | None = None
         #: How many times a browser was launched or connected (relaunches included).
         self.launches = 0
+        self._sandboxed: bool | None = None
+        self._browser_user: str | None = None
 
     async def __aenter__(self) -> ChromiumPool:
         try:
@@ -629,6 +635,9 @@ class ChromiumPool:
                     config.executable_path,
                     extra_args=extra,
                     timeout=config.launch_timeout,
+                    user=config.user,
+                    # Where the sandbox already failed, relaunches skip the doomed attempt.
+                    sandbox=self._sandboxed is not False,
                 )
             except BaseException:
                 if self._egress is not None:
@@ -636,6 +645,8 @@ class ChromiumPool:
                     self._egress = None
                 raise
             endpoint = self._process.ws_url
+            self._sandboxed = self._process.sandboxed
+            self._browser_user = self._process.user
         self._endpoint = endpoint
         try:
             return await self._playwright.chromium.connect_over_cdp(
@@ -682,6 +693,17 @@ class ChromiumPool:
     def browser_pid(self) -> int | None:
         """Process id of the locally launched Chromium (None in remote mode or before start)."""
         return self._process.process.pid if self._process is not None else None
+
+    @property
+    def sandboxed(self) -> bool | None:
+        """Whether the local Chromium runs with its sandbox (None in remote mode or before
+        the first launch)."""
+        return self._sandboxed
+
+    @property
+    def browser_user(self) -> str | None:
+        """The account the local Chromium runs as (None in remote mode or before launch)."""
+        return self._browser_user
 
     def _background(self, coro: Coroutine[Any, Any, None]) -> None:
         # Keep a reference so the task is not garbage-collected mid-flight; aclose awaits it.
