@@ -168,6 +168,7 @@ def browser_config(settings: Settings) -> BrowserConfig:
         cdp_url=settings.browser_cdp_url,
         slots=settings.browser_slots,
         max_queue=settings.browser_max_queue,
+        user=settings.browser_user,
         render_timeout=settings.render_timeout,
         allow_private_network=settings.allow_private_urls,
     )

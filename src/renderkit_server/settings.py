@@ -48,6 +48,11 @@ def _float(value: str, name: str) -> float:
         raise ConfigurationError(msg) from None
 
 
+def _user(value: str, _name: str) -> str | int:
+    value = value.strip()
+    return int(value) if value.isdigit() else value
+
+
 def _list(value: str, _name: str) -> tuple[str, ...]:
     return tuple(item.strip() for item in value.split(",") if item.strip())
 
@@ -75,6 +80,7 @@ _ENV: dict[str, tuple[str, Any]] = {
     "BROWSER_CDP_URL": ("browser_cdp_url", lambda v, n: v),
     "BROWSER_SLOTS": ("browser_slots", _int),
     "BROWSER_MAX_QUEUE": ("browser_max_queue", _int),
+    "BROWSER_USER": ("browser_user", _user),
     "RENDER_TIMEOUT": ("render_timeout", _float),
     "SMTP_HOST": ("smtp_host", lambda v, n: v),
     "SMTP_PORT": ("smtp_port", _int),
@@ -131,6 +137,9 @@ class Settings:
         cors_origins: origins allowed by CORS (none by default).
         storage: ``local`` or ``s3``.
         redis_url: use Redis for usage and quotas (several replicas); SQLite otherwise.
+        browser_user: the account (name or uid) a local Chromium runs as when the server
+            runs as root, with Chromium's sandbox on; ``root`` keeps root and turns the
+            sandbox off (logged as a warning).
         plans: per-plan limit overrides from the TOML config file (``[plans.starter]``...).
         speech_provider: ``local`` (espeak-ng, default) or ``elevenlabs``.
         elevenlabs_api_key: the ElevenLabs key, with speech_provider ``elevenlabs``.
@@ -173,6 +182,7 @@ class Settings:
     browser_cdp_url: str | None = None
     browser_slots: int = 2
     browser_max_queue: int = 32
+    browser_user: str | int = "nobody"
     render_timeout: float = 20.0
     smtp_host: str | None = None
     smtp_port: int = 587

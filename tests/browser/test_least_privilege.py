@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from renderkit import ConfigurationError
+from renderkit._doctor import _chromium, _sandbox
 from renderkit.browser import BrowserConfig, Capture, ChromiumPool
 from renderkit.browser._account import browser_environment, resolve
 from renderkit.browser._process import chromium_args
@@ -215,3 +216,19 @@ def test_no_sandbox_flag_only_when_the_sandbox_is_off() -> None:
     assert "--webrtc-ip-handling-policy=disable_non_proxied_udp" in chromium_args(
         "/p", sandbox=True
     )
+
+
+@pytest.mark.anyio
+@pytest.mark.browser
+async def test_doctor_reports_the_browser_account_and_sandbox() -> None:
+    checks = {c.name: c for c in await _chromium(CHROMIUM)}
+    sandbox = checks["browser sandbox"]
+    assert sandbox.ok is True
+    if os.geteuid() == 0:
+        assert sandbox.detail == "on, running as nobody"
+
+
+def test_doctor_explains_a_browser_running_as_root_without_its_sandbox() -> None:
+    check = _sandbox(sandboxed=False, user="root")
+    assert (check.ok, check.required) == (False, False)
+    assert "setpriv" in check.hint
