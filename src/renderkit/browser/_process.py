@@ -48,8 +48,9 @@ _BASE_ARGS = (
     "--disable-sync",
     "--disable-quic",
     # WebRTC sends STUN/TURN over UDP around the egress proxy; with this policy it uses UDP
-    # only through a proxy (none speaks UDP here), so it gets no route at all. The "force"
-    # spelling is what older Chromium builds read; 156 reads only the other one.
+    # only through a proxy (none speaks UDP here), so it gets no route at all. Chromium 156
+    # honours only the first spelling (measured: STUN still left with the "force" one alone);
+    # the second is kept for builds that read it.
     "--webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--disable-breakpad",
