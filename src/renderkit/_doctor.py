@@ -102,24 +102,46 @@ def _rapidocr() -> Check:
     )
 
 
-async def _chromium(executable: str) -> Check:
+async def _chromium(executable: str) -> list[Check]:
     try:
         async with ChromiumPool(BrowserConfig(executable_path=executable, slots=1)) as pool:
             version = await pool.version()
+            sandboxed, user = pool.sandboxed, pool.browser_user
     except Exception as exc:  # doctor reports every failure rather than crashing
-        return Check(
-            name="chromium",
-            ok=False,
-            detail=f"cannot launch {executable}: {exc}",
-            hint=f"{_APT} chromium",
-        )
-    return Check(name="chromium", ok=True, detail=f"{executable} {version}")
+        return [
+            Check(
+                name="chromium",
+                ok=False,
+                detail=f"cannot launch {executable}: {exc}",
+                hint=f"{_APT} chromium",
+            )
+        ]
+    return [
+        Check(name="chromium", ok=True, detail=f"{executable} {version}"),
+        _sandbox(sandboxed=bool(sandboxed), user=user or "?"),
+    ]
+
+
+def _sandbox(*, sandboxed: bool, user: str) -> Check:
+    if sandboxed:
+        return Check(name="browser sandbox", ok=True, detail=f"on, running as {user}")
+    if user == "root":
+        hint = "run as root with a browser user (the default, nobody) and setpriv (util-linux)"
+    else:
+        hint = "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)"
+    return Check(
+        name="browser sandbox",
+        ok=False,
+        detail=f"off (--no-sandbox), running as {user}",
+        hint=hint,
+        required=False,
+    )
 
 
 def run_checks(*, chromium: str = "/usr/bin/chromium") -> list[Check]:
     """Check Chromium, fonts and the system tools renderkit's features use."""
     return [
-        asyncio.run(_chromium(chromium)),
+        *asyncio.run(_chromium(chromium)),
         _font("emoji font", "Noto Color Emoji", "fonts-noto-color-emoji"),
         _font("CJK font", "Noto Sans CJK SC", "fonts-noto-cjk"),
         _font("fallback font", "Noto Sans", "fonts-noto-core"),

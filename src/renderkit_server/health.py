@@ -86,7 +86,12 @@ async def diagnostic_report(services: Services) -> dict[str, Any]:
 
     async def browser() -> dict[str, Any]:
         version = await services.browser.version() if hasattr(services.browser, "version") else ""
-        return {"backend": type(services.browser).__name__, "version": version}
+        # Whether the local browser runs unprivileged and sandboxed (None: remote mode).
+        isolation = {
+            "sandboxed": getattr(services.browser, "sandboxed", None),
+            "user": getattr(services.browser, "browser_user", None),
+        }
+        return {"backend": type(services.browser).__name__, "version": version, **isolation}
 
     async def usage() -> dict[str, Any]:
         await services.usage_store.ping()

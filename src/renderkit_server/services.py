@@ -228,6 +228,7 @@ def browser_config(settings: Settings) -> BrowserConfig:
         max_queue=settings.browser_max_queue,
         tenant_queue=settings.browser_tenant_queue,
         queue_timeout=settings.browser_queue_timeout,
+        user=settings.browser_user,
         render_timeout=settings.render_timeout,
         document_timeout=settings.document_timeout,
         screenshot_timeout=settings.screenshot_timeout,

@@ -49,6 +49,11 @@ def _float(value: str, name: str) -> float:
         raise ConfigurationError(msg) from None
 
 
+def _user(value: str, _name: str) -> str | int:
+    value = value.strip()
+    return int(value) if value.isdigit() else value
+
+
 def _list(value: str, _name: str) -> tuple[str, ...]:
     return tuple(item.strip() for item in value.split(",") if item.strip())
 
@@ -78,6 +83,7 @@ _ENV: dict[str, tuple[str, Any]] = {
     "BROWSER_MAX_QUEUE": ("browser_max_queue", _int),
     "BROWSER_TENANT_QUEUE": ("browser_tenant_queue", _int),
     "BROWSER_QUEUE_TIMEOUT": ("browser_queue_timeout", _float),
+    "BROWSER_USER": ("browser_user", _user),
     "RENDER_TIMEOUT": ("render_timeout", _float),
     "PDF_MAX_PAGES": ("pdf_max_pages", _int),
     "DOCUMENT_TIMEOUT": ("document_timeout", _float),
@@ -155,6 +161,9 @@ class Settings:
         cors_origins: origins allowed by CORS (none by default).
         storage: ``local`` or ``s3``.
         redis_url: use Redis for usage and quotas (several replicas); SQLite otherwise.
+        browser_user: the account (name or uid) a local Chromium runs as when the server
+            runs as root, with Chromium's sandbox on; ``root`` keeps root and turns the
+            sandbox off (logged as a warning).
         plans: per-plan limit overrides from the TOML config file (``[plans.starter]``...).
         speech_provider: ``local`` (espeak-ng, default) or ``elevenlabs``.
         elevenlabs_api_key: the ElevenLabs key, with speech_provider ``elevenlabs``.
@@ -211,6 +220,7 @@ class Settings:
     browser_max_queue: int = 32
     browser_tenant_queue: int = 4
     browser_queue_timeout: float = 10.0
+    browser_user: str | int = "nobody"
     render_timeout: float = 20.0
     pdf_max_pages: int = 500
     document_timeout: float = 10.0

@@ -50,6 +50,7 @@ from renderkit.browser._adblock import Blocklist, default_blocklist
 from renderkit.browser._cdp import DirectCdp, page_ws_url
 from renderkit.browser._egress import EgressProxy
 from renderkit.browser._fair import ANONYMOUS, FairScheduler, Lease, Tenant
+from renderkit.browser._lockdown import LOCKDOWN_SCRIPT
 from renderkit.browser._process import ChromiumProcess, launch_chromium
 from renderkit.browser._protocol import Capture, PageCapture, PageShot, PdfOptions, Shell
 from renderkit.core.errors import (
@@ -102,6 +103,9 @@ class BrowserConfig:
         allow_networks: CIDR ranges pages may reach even though they are private.
         spare_contexts: fresh contexts kept ready for screenshots and custom documents.
         extra_args: more Chromium flags (local mode).
+        user: the account a locally launched Chromium runs as when the process is root
+            (name or uid), with Chromium's sandbox on. ``None`` keeps root, which forces
+            ``--no-sandbox`` (logged as a warning). Ignored when not running as root.
     """
 
     executable_path: str = "/usr/bin/chromium"
@@ -119,6 +123,7 @@ class BrowserConfig:
     allow_networks: tuple[str, ...] = ()
     spare_contexts: int = attrs.field(default=2, validator=attrs.validators.in_(range(0, 9)))
     extra_args: tuple[str, ...] = ()
+    user: str | int | None = "nobody"
 
 
 @attrs.define(kw_only=True, eq=False)
@@ -263,6 +268,8 @@ class ChromiumPool:
         self._endpoint: str | None = None
         #: How many times a browser was launched or connected (relaunches included).
         self.launches = 0
+        self._sandboxed: bool | None = None
+        self._browser_user: str | None = None
 
     async def __aenter__(self) -> ChromiumPool:
         try:
@@ -667,6 +674,8 @@ class ChromiumPool:
             browser = await self._ensure_browser()
             generation = self._generation
             context = await browser.new_context(no_viewport=True)
+        # Before the first page exists, so no document ever sees WebRTC (remote mode too).
+        await context.add_init_script(LOCKDOWN_SCRIPT)
         page = await context.new_page()
         cdp = await context.new_cdp_session(page)
         slot = _Slot(context=context, page=page, cdp=cdp, generation=generation)
@@ -798,6 +807,9 @@ class ChromiumPool:
                     config.executable_path,
                     extra_args=extra,
                     timeout=config.launch_timeout,
+                    user=config.user,
+                    # Where the sandbox already failed, relaunches skip the doomed attempt.
+                    sandbox=self._sandboxed is not False,
                 )
             except BaseException:
                 if self._egress is not None:
@@ -805,6 +817,8 @@ class ChromiumPool:
                     self._egress = None
                 raise
             endpoint = self._process.ws_url
+            self._sandboxed = self._process.sandboxed
+            self._browser_user = self._process.user
         self._endpoint = endpoint
         try:
             return await self._playwright.chromium.connect_over_cdp(
@@ -851,6 +865,17 @@ class ChromiumPool:
     def browser_pid(self) -> int | None:
         """Process id of the locally launched Chromium (None in remote mode or before start)."""
         return self._process.process.pid if self._process is not None else None
+
+    @property
+    def sandboxed(self) -> bool | None:
+        """Whether the local Chromium runs with its sandbox (None in remote mode or before
+        the first launch)."""
+        return self._sandboxed
+
+    @property
+    def browser_user(self) -> str | None:
+        """The account the local Chromium runs as (None in remote mode or before launch)."""
+        return self._browser_user
 
     def _background(self, coro: Coroutine[Any, Any, None]) -> None:
         # Keep a reference so the task is not garbage-collected mid-flight; aclose awaits it.

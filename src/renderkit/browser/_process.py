@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import shutil
@@ -20,6 +21,13 @@ from pathlib import Path
 
 import attrs
 
+from renderkit.browser._account import (
+    BrowserAccount,
+    browser_environment,
+    current_user,
+    profile_parent,
+    resolve,
+)
 from renderkit.core.errors import BrowserUnavailableError
 
 __all__ = ["ChromiumProcess", "chromium_args", "launch_chromium"]
@@ -39,6 +47,12 @@ _BASE_ARGS = (
     "--disable-extensions",
     "--disable-sync",
     "--disable-quic",
+    # WebRTC sends STUN/TURN over UDP around the egress proxy; with this policy it uses UDP
+    # only through a proxy (none speaks UDP here), so it gets no route at all. Chromium 156
+    # honours only the first spelling (measured: STUN still left with the "force" one alone);
+    # the second is kept for builds that read it.
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--disable-breakpad",
     "--disable-features=Translate,MediaRouter,OptimizationHints,AcceptCHFrame",
     "--disable-background-timer-throttling",
@@ -56,11 +70,10 @@ _BASE_ARGS = (
 )
 
 
-def chromium_args(user_data_dir: str, *, extra: Sequence[str] = (), as_root: bool) -> list[str]:
+def chromium_args(user_data_dir: str, *, extra: Sequence[str] = (), sandbox: bool) -> list[str]:
     """The command-line flags for a pool-managed Chromium."""
     args = [*_BASE_ARGS, f"--user-data-dir={user_data_dir}"]
-    if as_root:
-        # Chromium's sandbox cannot run as root; containers commonly run as root.
+    if not sandbox:
         args.append("--no-sandbox")
     args.extend(extra)
     args.append("about:blank")
@@ -74,6 +87,10 @@ class ChromiumProcess:
     process: asyncio.subprocess.Process
     ws_url: str
     user_data_dir: Path
+    #: Whether Chromium's own sandbox is on (no ``--no-sandbox``).
+    sandboxed: bool
+    #: The account Chromium runs as.
+    user: str
 
     async def kill(self) -> None:
         """Stop the process (SIGKILL after a short grace period) and remove its profile."""
@@ -85,33 +102,107 @@ class ChromiumProcess:
                 with contextlib.suppress(ProcessLookupError):
                     self.process.kill()
                 await self.process.wait()
+        # Helpers (zygote, renderers) share the browser's process group; none may outlive it.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
         await asyncio.to_thread(shutil.rmtree, self.user_data_dir, True)
 
 
+class _ExitedAtStart(BrowserUnavailableError):
+    """Chromium exited before opening DevTools (an unusable sandbox, typically)."""
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 async def launch_chromium(
-    executable: str, *, extra_args: Sequence[str] = (), timeout: float = 30.0
+    executable: str,
+    *,
+    extra_args: Sequence[str] = (),
+    timeout: float = 30.0,
+    user: str | int | None = "nobody",
+    sandbox: bool = True,
 ) -> ChromiumProcess:
     """Start Chromium with a fresh profile and wait for its DevTools endpoint.
+
+    As root, Chromium runs as ``user`` (through ``setpriv``) with its sandbox on; if it
+    exits at once with the sandbox (no user namespaces, say), it is started once more
+    without the sandbox, still as ``user``. ``user=None`` keeps root, where Chromium only
+    runs with ``--no-sandbox``; so does a machine without ``setpriv``. Each is logged.
+
+    Args:
+        executable: the Chromium binary.
+        extra_args: more flags.
+        timeout: seconds allowed for the DevTools endpoint to appear.
+        user: the account to run as when we are root (name or uid); ignored otherwise.
+        sandbox: try the sandbox first; False goes straight to ``--no-sandbox`` (a
+            relaunch on a machine where the sandbox already failed).
 
     Raises:
         BrowserUnavailableError: the executable is missing, exits, or does not open its
             DevTools endpoint within ``timeout`` seconds.
+        ConfigurationError: ``user`` names no account on this machine.
     """
     if shutil.which(executable) is None:
         msg = f"Chromium not found ({Path(executable).name}); run `renderkit doctor`"
         raise BrowserUnavailableError(msg)
-    profile = Path(tempfile.mkdtemp(prefix="renderkit-chromium-"))
+    euid = os.geteuid()
+    account = resolve(user, euid=euid)
+    setpriv = shutil.which("setpriv") if account is not None else None
+    if account is not None and setpriv is None:
+        logger.warning("setpriv (util-linux) not found: Chromium runs as root without its sandbox")
+        account = None
+    if euid == 0 and account is None:
+        logger.warning("Chromium runs as root, so without its sandbox (browser user: %s)", user)
+        sandbox = False
+    launch = functools.partial(
+        _start,
+        [*account.launcher(setpriv), executable] if account and setpriv else [executable],
+        extra_args=extra_args,
+        timeout=timeout,
+        account=account,
+        user=account.name if account is not None else current_user(euid),
+    )
+    if sandbox:
+        try:
+            return await launch(sandbox=True)
+        except _ExitedAtStart as exc:
+            logger.warning(
+                "Chromium exited at start with its sandbox on (%s); "
+                "starting it without the sandbox, still unprivileged",
+                exc.reason,
+            )
+    return await launch(sandbox=False)
+
+
+async def _start(
+    command: list[str],
+    *,
+    extra_args: Sequence[str],
+    timeout: float,
+    account: BrowserAccount | None,
+    user: str,
+    sandbox: bool,
+) -> ChromiumProcess:
+    profile = Path(tempfile.mkdtemp(prefix="renderkit-chromium-", dir=profile_parent(account)))
+    if account is not None:
+        os.chown(profile, account.uid, account.gid)
     log_path = profile / "chromium.log"
-    args = chromium_args(str(profile), extra=extra_args, as_root=os.geteuid() == 0)
+    args = chromium_args(str(profile), extra=extra_args, sandbox=sandbox)
     with log_path.open("wb") as log:
         process = await asyncio.create_subprocess_exec(
-            executable,
+            *command,
             *args,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=log,
+            env=browser_environment(os.environ, home=profile),
             start_new_session=True,
         )
+    started = ChromiumProcess(
+        process=process, ws_url="", user_data_dir=profile, sandboxed=sandbox, user=user
+    )
     port_file = profile / "DevToolsActivePort"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -120,13 +211,23 @@ async def launch_chromium(
         if port_file.exists():
             lines = port_file.read_text().split()
             if len(lines) >= 2:
-                ws_url = f"ws://127.0.0.1:{lines[0]}{lines[1]}"
-                logger.info("chromium started pid=%s", process.pid)
-                return ChromiumProcess(process=process, ws_url=ws_url, user_data_dir=profile)
+                started.ws_url = f"ws://127.0.0.1:{lines[0]}{lines[1]}"
+                logger.info(
+                    "chromium started pid=%s user=%s sandbox=%s", process.pid, user, sandbox
+                )
+                return started
         await asyncio.sleep(0.02)
     tail = log_path.read_text(errors="replace")[-2000:] if log_path.exists() else ""
     logger.error("chromium failed to start: %s", tail)
-    failed = ChromiumProcess(process=process, ws_url="", user_data_dir=profile)
-    await failed.kill()
+    exited = process.returncode is not None
+    await started.kill()
     msg = "Chromium did not start (see the renderkit.browser log)"
+    if exited:
+        raise _ExitedAtStart(msg, reason=_reason(tail))
     raise BrowserUnavailableError(msg)
+
+
+def _reason(log_tail: str) -> str:
+    lines = [line for line in log_tail.splitlines() if line.strip()]
+    about_sandbox = [line for line in lines if "sandbox" in line.lower()]
+    return (about_sandbox or lines or ["no output"])[-1][-300:]
