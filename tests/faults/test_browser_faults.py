@@ -6,6 +6,7 @@ Everything runs on 127.0.0.1 in-process; each test owns its pool and stops it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import time
@@ -52,8 +53,14 @@ def document_timeout() -> float:
 
 
 @pytest.fixture
+def render_timeout() -> float:
+    """The template budget of the served pool (a test may parametrize it)."""
+    return 20
+
+
+@pytest.fixture
 async def served(
-    make_settings: Callable[..., Settings], document_timeout: float
+    make_settings: Callable[..., Settings], document_timeout: float, render_timeout: float
 ) -> AsyncIterator[tuple[httpx.AsyncClient, ChromiumPool]]:
     """The app served by uvicorn on 127.0.0.1 (the test client runs requests one by one)."""
     pool = ChromiumPool(
@@ -61,6 +68,7 @@ async def served(
             slots=2,
             allow_private_network=True,
             document_timeout=document_timeout,
+            render_timeout=render_timeout,
             queue_timeout=30,
         )
     )
@@ -164,6 +172,43 @@ async def test_killed_browser_fails_inflight_renders_at_once_and_the_next_succee
     assert images == successes + 1  # the warm-up render
     response = await client.post("/api/image", json=OG_CARD, headers=headers)
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize("render_timeout", [4])
+async def test_a_hung_browser_is_replaced_and_the_render_succeeds_without_waiting_twice(
+    served: tuple[httpx.AsyncClient, ChromiumPool],
+) -> None:
+    client, pool = served
+    key = await issue_key(client, plan="pro", email="h@example.com")
+    headers = {"X-SVC-Key": key}
+    assert (await client.post("/api/image", json=OG_CARD, headers=headers)).status_code == 200
+    pid = pool.browser_pid
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        response = await client.post("/api/image", json=OG_CARD, headers=headers)
+        elapsed = time.monotonic() - started
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
+    # The render waits out its 4 s budget once, the probe finds the browser mute, it is
+    # killed and the render runs again on a fresh browser: never a 504 for our own hang.
+    assert response.status_code == 200, response.text
+    assert elapsed < 4 + 2 + 8, elapsed
+    assert pool.browser_pid not in (None, pid)
+    assert (await usage(client, key)).get("images", 0) == 2
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is gone for every purpose but its process-table entry.
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().split(") ")[-1][0] != "Z"
 
 
 async def test_html_that_navigates_away_is_a_400_naming_html_and_costs_nothing(

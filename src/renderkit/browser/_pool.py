@@ -79,6 +79,8 @@ _KILL_TIMEOUT = 1.0
 #: After a DevTools failure, how long to wait for the browser's disconnect to tell whether
 #: the browser died (its connection closes a moment after a renderer's).
 _DEATH_GRACE = 0.5
+#: How long a browser may take to answer a liveness probe before it counts as hung.
+_PROBE_TIMEOUT = 2.0
 
 
 @attrs.frozen(kw_only=True)
@@ -256,6 +258,8 @@ class ChromiumPool:
             tenant_queue=self.config.tenant_queue,
         )
         self._watches: set[_Watch] = set()
+        #: A browser-level DevTools session, to ask a browser whether it still answers.
+        self._probe: CDPSession | None = None
         self._idle: list[_Slot] = []
         self._playwright: Playwright | None = None
         self._browser: PlaywrightBrowser | None = None
@@ -539,6 +543,9 @@ class ChromiumPool:
                         msg = "the browser stopped during the render; retry shortly"
                         raise BrowserUnavailableError(msg, retry_after=1.0) from exc
                     logger.warning("the browser stopped mid-render; retrying once")
+                    # Retry on a browser known to be new: the dead one may still look
+                    # connected for a moment, and its idle pages and spares are useless.
+                    await self._reset(exc.generation)
             raise AssertionError  # pragma: no cover - the loop returns or raises
         finally:
             lease.release()
@@ -563,7 +570,13 @@ class ChromiumPool:
                     self._watches.discard(watch)
         except (TimeoutError, PlaywrightTimeoutError) as exc:
             if watch.lost.is_set():
-                raise _BrowserLostError from exc
+                raise _BrowserLostError(watch.generation) from exc
+            if await self._hung(watch.generation):
+                # Not the caller's content: the browser itself stopped answering (stopped,
+                # swapping, deadlocked). Kill it so every render on it fails now and the
+                # retry runs on a fresh one.
+                self._abandon(watch.generation)
+                raise _BrowserLostError(watch.generation) from exc
             msg = f"the render did not finish within {timeout:g} s"
             raise RenderTimeoutError(msg, timeout=timeout) from exc
         except (PlaywrightError, RuntimeError, WebSocketException) as exc:
@@ -572,7 +585,7 @@ class ChromiumPool:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(watch.lost.wait(), _DEATH_GRACE)
             if watch.lost.is_set() or not self.connected:
-                raise _BrowserLostError from exc
+                raise _BrowserLostError(watch.generation) from exc
             text = str(exc)
             if document and ("navigat" in text or "context was destroyed" in text):
                 raise InvalidRequestError.single("html", _NAVIGATES_AWAY) from exc
@@ -581,6 +594,25 @@ class ChromiumPool:
             logger.warning("render failed: %s", text.splitlines()[0] if text else exc)
             msg = "the browser failed to render the page"
             raise RenderError(msg) from exc
+
+    async def _hung(self, generation: int) -> bool:
+        """True when the browser of ``generation`` does not answer a trivial DevTools call."""
+        probe = self._probe
+        if probe is None or generation != self._generation:
+            return False
+        try:
+            await asyncio.wait_for(probe.send("Browser.getVersion"), _PROBE_TIMEOUT)
+        except (TimeoutError, PlaywrightError):
+            return True
+        return False
+
+    def _abandon(self, generation: int) -> None:
+        """Give up on a hung browser: kill it (local) or drop it (remote), failing its renders."""
+        logger.warning("the browser stopped answering; restarting it")
+        if self._process is not None and generation == self._generation:
+            self._process.kill_now()
+        self._browser_lost(generation)
+        self._background(self._reset(generation))
 
     def _browser_lost(self, generation: int) -> None:
         """Fail every render on the browser of ``generation`` now, not at its timeout."""
@@ -785,6 +817,10 @@ class ChromiumPool:
             generation = self._generation
             # A dead browser fails its renders at once rather than at their timeouts.
             self._browser.on("disconnected", lambda _: self._browser_lost(generation))
+            try:
+                self._probe = await self._browser.new_browser_cdp_session()
+            except PlaywrightError:  # a remote endpoint without the Browser domain
+                self._probe = None
             return self._browser
 
     async def _connect(self) -> PlaywrightBrowser:
@@ -936,6 +972,11 @@ _NAVIGATES_AWAY = (
 
 class _BrowserLostError(Exception):
     """The browser disconnected during a render attempt (internal: retried or translated)."""
+
+    def __init__(self, generation: int) -> None:
+        super().__init__(generation)
+        #: The generation of the browser that was lost.
+        self.generation = generation
 
 
 @attrs.define(eq=False)
