@@ -170,6 +170,7 @@ def browser_config(settings: Settings) -> BrowserConfig:
         max_queue=settings.browser_max_queue,
         render_timeout=settings.render_timeout,
         allow_private_network=settings.allow_private_urls,
+        allow_networks=settings.allow_networks,
     )
 
 
