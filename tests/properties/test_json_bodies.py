@@ -23,7 +23,7 @@ from renderkit_server.settings import Settings
 from .strategies import json_values
 
 ADMIN = "admin-token-for-property-tests-0123"
-REST_PATHS = ["/api/image", "/api/pdf", "/api/screenshot", "/api/parse", "/api/keys/generate"]
+REST_PATHS = ["/api/image", "/api/pdf-gen", "/api/screenshot", "/api/parse", "/api/keys/generate"]
 BODY_SETTINGS = settings(
     max_examples=60,
     deadline=None,
