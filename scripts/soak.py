@@ -318,6 +318,11 @@ async def run_client(
         stats.record(kind, time.monotonic() - started, status, code)
 
 
+def _median(samples: list[tuple[float, int]], start: float, end: float) -> int:
+    values = [rss for at, rss in samples if start <= at <= end] or [samples[-1][1]]
+    return int(statistics.median(values))
+
+
 def percentile(values: list[float], q: float) -> float:
     if len(values) == 1:
         return values[0]
@@ -363,15 +368,21 @@ async def soak(args: argparse.Namespace) -> int:
                     asyncio.create_task(run_client(client, key, mix, i, stop_at, stats))
                     for i, key in enumerate(keys)
                 ]
-                await asyncio.sleep(args.duration * args.warmup)
-                rss_warm = rss_bytes(sample())
+                # Chromium's renderer count (hence the tree's RSS) follows the load from moment
+                # to moment, so single readings are noisy: RSS is sampled every second and the
+                # median of a window right after warm-up is compared with the last window's.
+                samples: list[tuple[float, int]] = []
                 while not all(t.done() for t in tasks):
-                    await asyncio.sleep(2)
-                    sample()
+                    await asyncio.sleep(1)
+                    samples.append((time.monotonic() - started, rss_bytes(sample())))
                 await asyncio.gather(*tasks)
                 elapsed = time.monotonic() - started
                 pids = sample()
-                rss_end, browsers_end = rss_bytes(pids), sum(map(is_browser, pids))
+                browsers_end = sum(map(is_browser, pids))
+                warm_from = args.duration * args.warmup
+                window = max(args.duration * 0.1, 3)
+                rss_warm = _median(samples, warm_from, warm_from + window)
+                rss_end = _median(samples, args.duration - window, args.duration)
         finally:
             exit_status = stop_server(server)
         await asyncio.sleep(1)  # let the kernel reap what the server's shutdown killed
@@ -393,8 +404,9 @@ async def soak(args: argparse.Namespace) -> int:
         print(f"  {kind:13} n={len(values):5} p50={p50:6.2f} p95={p95:6.2f} p99={p99:6.2f}")
     growth = (rss_end - rss_warm) / rss_warm if rss_warm else 0.0
     print(
-        f"RSS of the server's process tree: start {mb(rss_start)}, after warm-up "
-        f"{mb(rss_warm)}, end {mb(rss_end)} (growth after warm-up {growth:+.1%})"
+        f"RSS of the server's process tree (sum of VmRSS): start {mb(rss_start)}, after "
+        f"warm-up {mb(rss_warm)}, end {mb(rss_end)} (growth after warm-up {growth:+.1%}; "
+        f"medians of 1 s samples over the {window:.0f} s after warm-up and the last {window:.0f} s)"
     )
     print(f"browser processes: start {browsers_start}, end {browsers_end}")
     print(f"server exit status: {exit_status}; processes left after shutdown: {len(leaked)}")

@@ -16,7 +16,7 @@ SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "soak.py"
 def test_thirty_seconds_of_mixed_load_end_without_faults_growth_or_leaked_processes() -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     run = subprocess.run(
-        [sys.executable, str(SCRIPT), "--clients", "20", "--duration", "30"],
+        [sys.executable, str(SCRIPT), "--clients", "20", "--duration", "30", "--warmup", "0.5"],
         capture_output=True,
         text=True,
         env=env,
