@@ -146,3 +146,18 @@ def _parse_bounded(body: dict[str, Any]) -> None:
                 _assert_names_the_file(exc)
 
     anyio.run(run)
+
+
+@pytest.mark.xfail(strict=True, reason="#14: a schema nested 200 levels raises RecursionError")
+def test_a_schema_nested_200_levels_is_an_invalid_request_error_naming_schema() -> None:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(200):
+        schema = {"type": "object", "properties": {"a": schema}}
+    body = {
+        "file": base64.b64encode(SEEDS["application/pdf"]).decode(),
+        "mimeType": "application/pdf",
+        "schema": schema,
+    }
+    with pytest.raises(InvalidRequestError) as caught:
+        anyio.run(lambda: parse(body, ocr=BlankOcr(), limits=LIMITS))
+    assert {e.field for e in caught.value.errors} == {"schema"}
