@@ -1,4 +1,4 @@
-"""Developer tasks: `nox -s tests`, `nox -s lint`, `nox -s bench`.
+"""Developer tasks: `nox -s tests`, `nox -s lint`, `nox -s bench`, `nox -s soak`.
 
 Sessions reuse the project's .venv (created by scripts/bootstrap.sh), because Chromium and
 the other system tools are installed machine-wide, not per virtualenv.
@@ -105,6 +105,18 @@ def fuzz(session: nox.Session) -> None:
         finally:
             server.terminate()
             server.wait()
+
+
+@nox.session
+def soak(session: nox.Session) -> None:
+    """20 concurrent clients for 5 minutes against the real server on loopback.
+
+    Mixes image, PDF, screenshot of a local page, audio and parse; prints latencies, errors,
+    the process tree's RSS and browser process counts, and fails on an unexpected error, RSS
+    growth over 10% after warm-up or a leaked process. Options after -- go to
+    scripts/soak.py, e.g. nox -s soak -- --duration 30
+    """
+    session.run(PY, "scripts/soak.py", *session.posargs, external=True, env={"PYTHONPATH": "src"})
 
 
 @nox.session(name="eval-parse")

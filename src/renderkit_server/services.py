@@ -233,6 +233,7 @@ def browser_config(settings: Settings) -> BrowserConfig:
         document_timeout=settings.document_timeout,
         screenshot_timeout=settings.screenshot_timeout,
         allow_private_network=settings.allow_private_urls,
+        allow_networks=settings.allow_networks,
     )
 
 

@@ -7,6 +7,7 @@ a plain dict.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 import tomllib
@@ -58,12 +59,19 @@ def _list(value: str, _name: str) -> tuple[str, ...]:
     return tuple(item.strip() for item in value.split(",") if item.strip())
 
 
+def _networks(_inst: object, _attribute: object, value: tuple[str, ...]) -> None:
+    # Checked at startup: a typo must stop the server, not fail every render later.
+    for network in value:
+        ipaddress.ip_network(network, strict=False)  # ValueError names the bad range
+
+
 # env suffix -> (attribute, parser); RENDERKIT_<SUFFIX>
 _ENV: dict[str, tuple[str, Any]] = {
     "DATA_DIR": ("data_dir", lambda v, n: Path(v)),
     "SECRET": ("secret", lambda v, n: v),
     "ADMIN_TOKEN": ("admin_token", lambda v, n: v),
     "ALLOW_PRIVATE_URLS": ("allow_private_urls", _bool),
+    "ALLOW_NETWORKS": ("allow_networks", _list),
     "PUBLIC_URL": ("public_url", lambda v, n: v.rstrip("/")),
     "FILES_PUBLIC_URL": ("files_public_url", lambda v, n: v.rstrip("/")),
     "URL_TTL_SECONDS": ("url_ttl_seconds", _int),
@@ -151,6 +159,8 @@ class Settings:
         render_timeout: seconds a template render (image or PDF) may take once started.
         document_timeout: seconds a custom-HTML image or PDF may take once started.
         screenshot_timeout: seconds a screenshot may take once started, plus its delay.
+        allow_networks: CIDR ranges the browser may reach although they are private (an
+            operator's internal host, or one loopback address for tests), e.g. ``10.1.2.3/32``.
         public_url: external base URL of this server, for absolute file URLs.
         files_public_url: base URL under which stored files are publicly served (a CDN);
             when set, file URLs are permanent instead of signed and expiring.
@@ -201,6 +211,7 @@ class Settings:
     secret: str | None = attrs.field(default=None, repr=False)
     admin_token: str | None = attrs.field(default=None, repr=False)
     allow_private_urls: bool = False
+    allow_networks: tuple[str, ...] = attrs.field(default=(), validator=_networks)
     public_url: str | None = None
     files_public_url: str | None = None
     url_ttl_seconds: int = 24 * 3600
@@ -334,7 +345,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigurationError(msg)
     if "data_dir" in data:
         data["data_dir"] = Path(data["data_dir"])
-    for name in ("cors_origins", "mcp_allowed_hosts", "trusted_proxies"):
+    for name in ("cors_origins", "mcp_allowed_hosts", "trusted_proxies", "allow_networks"):
         if name in data:
             data[name] = tuple(data[name])
     return data
