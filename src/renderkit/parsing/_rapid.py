@@ -3,7 +3,12 @@
 RapidOCR detects text lines, classifies each line as upright or upside down, and recognises it;
 with ``return_word_box`` it also gives a box per word. Only the three models bundled in the
 ``rapidocr`` wheel are used, named by path: asking RapidOCR for another language or model
-version makes it download one, which fails offline.
+version makes it download one, which fails offline. The recognition model is loaded trimmed to
+the characters of Latin-script documents when the ``onnx`` package is installed (``latin_only``,
+the default; see ``_rapid_trim``): its output layer shrinks from 18,710 classes to 578,
+which cut recognition's CPU time by a quarter on a receipt. Every dev receipt line the full model
+read in Latin characters reads the same; the few it read with CJK or full-width characters (20
+of 2,160, e.g. a full-width colon after "TEL") come out as their Latin look-alikes.
 
 Threads follow the number of pages being read and the machine's load: a page read alone (a
 photo, a one-page scan) on an otherwise idle machine runs its models on every core
@@ -29,6 +34,7 @@ import importlib.util
 import math
 import os
 import statistics
+import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -40,6 +46,7 @@ from PIL import Image, ImageOps
 
 from renderkit.core.errors import ConfigurationError, MissingDependencyError, ProviderError
 from renderkit.parsing._protocol import Line, Page, Word
+from renderkit.parsing._rapid_trim import onnx_available, trimmed_model
 
 __all__ = ["RapidOcr", "Segment", "group_lines", "rapidocr_available"]
 
@@ -188,10 +195,19 @@ class RapidOcr:
             pixels before detection (boxes are reported in the original image's terms).
         threads: ONNX threads per page, always; None (the default) means every core for a
             page read alone and one per page for pages read together.
+        latin_only: recognise only the characters of Latin-script documents with a
+            recognition model trimmed to them (see ``_rapid_trim``; a quarter less
+            recognition time), when the ``onnx`` package is installed; False (or no ``onnx``)
+            keeps the bundled model's Chinese and Latin characters.
     """
 
     def __init__(
-        self, *, text_score: float = 0.5, max_side: int = 2000, threads: int | None = None
+        self,
+        *,
+        text_score: float = 0.5,
+        max_side: int = 2000,
+        threads: int | None = None,
+        latin_only: bool = True,
     ) -> None:
         if threads is not None and threads < 1:
             msg = f"RapidOcr threads must be at least 1 (got {threads})"
@@ -199,6 +215,7 @@ class RapidOcr:
         self.text_score = text_score
         self.max_side = max_side
         self.threads = threads
+        self.latin_only = latin_only
         self._engines: dict[int, Any] = {}  # by ONNX threads per model run
         self._lock = threading.Lock()
         # At most one page per core is recognised at once by this engine (parse() and the
@@ -233,18 +250,38 @@ class RapidOcr:
         if any(len(found) != 1 for found in paths.values()):
             msg = "the rapidocr package does not carry its det, cls and rec models"
             raise MissingDependencyError(msg)
-        onnx = "EngineConfig.onnxruntime"
-        params: dict[str, Any] = {
-            "Global.log_level": "error",
-            "Global.text_score": self.text_score,
-            "Global.max_side_len": self.max_side,
-            "Global.return_word_box": True,
-            f"{onnx}.intra_op_num_threads": threads,
-            f"{onnx}.inter_op_num_threads": 1,
-            # Explicit paths: RapidOCR never looks for (or downloads) a model by name.
-            **{f"{task.capitalize()}.model_path": str(p[0]) for task, p in paths.items()},
-        }
-        return rapidocr.RapidOCR(params=params)
+        with tempfile.TemporaryDirectory(prefix="renderkit-rapidocr-") as folder:
+            rec = self._rec_model(paths["rec"][0], Path(folder))
+            onnx = "EngineConfig.onnxruntime"
+            params: dict[str, Any] = {
+                "Global.log_level": "error",
+                "Global.text_score": self.text_score,
+                "Global.max_side_len": self.max_side,
+                "Global.return_word_box": True,
+                f"{onnx}.intra_op_num_threads": threads,
+                f"{onnx}.inter_op_num_threads": 1,
+                # Explicit paths: RapidOCR never looks for (or downloads) a model by name.
+                "Det.model_path": str(paths["det"][0]),
+                "Cls.model_path": str(paths["cls"][0]),
+                "Rec.model_path": str(rec),
+            }
+            engine: Any = rapidocr.RapidOCR(params=params)
+            # RapidOCR reads a model on first use; the trimmed one is read now, while its
+            # temporary file exists (ONNX Runtime keeps the whole model in memory).
+            engine._load_rec_model()
+        return engine
+
+    def _rec_model(self, bundled: Path, folder: Path) -> Path:
+        """The recognition model to load: the bundled one, or its trimmed copy in ``folder``."""
+        if not (self.latin_only and onnx_available()):
+            return bundled
+        try:
+            trimmed = trimmed_model(bundled)
+        except ValueError:
+            return bundled  # a model shaped otherwise than expected still reads, untrimmed
+        path = folder / bundled.name
+        path.write_bytes(trimmed)
+        return path
 
     async def recognize(
         self, image: Image.Image, *, page: int = 1, detect_orientation: bool = True
