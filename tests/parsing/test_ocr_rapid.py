@@ -176,8 +176,8 @@ def test_a_page_read_alone_on_idle_cores_uses_them_all_otherwise_one_thread_unle
 
     used: list[int] = []
     monkeypatch.setattr(_rapid, "_CORES", 4)
-    load = [0.5]
-    monkeypatch.setattr(os, "getloadavg", lambda: (load[0], 0.0, 0.0))
+    runnable: list[int | None] = [1]  # the reader alone
+    monkeypatch.setattr(_rapid, "_runnable", lambda: runnable[0])
     monkeypatch.setattr(RapidOcr, "_create", lambda self, threads: threads)
 
     def read(
@@ -194,8 +194,13 @@ def test_a_page_read_alone_on_idle_cores_uses_them_all_otherwise_one_thread_unle
         engine._recognize(image, 2, True)
     engine._recognize(image, 3, True)
     RapidOcr(threads=2)._recognize(image, 4, True)
-    load[0] = 3.5  # other processes keep every core busy
+    runnable[0] = 5  # other processes keep every core busy
     engine._recognize(image, 5, True)
-    assert used == [4, 1, 4, 2, 1]
+    runnable[0] = None  # no instantaneous count: the 1-minute load average decides
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.5, 0.0, 0.0))
+    engine._recognize(image, 6, True)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.5, 0.0, 0.0))
+    engine._recognize(image, 7, True)
+    assert used == [4, 1, 4, 2, 1, 1, 4]
     with pytest.raises(ConfigurationError):
         RapidOcr(threads=0)
