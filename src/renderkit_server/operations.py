@@ -270,7 +270,9 @@ PDF = Operation(
 
 
 async def _run_screenshot(request: ScreenshotRequest, services: Services) -> Output:
-    result = await screenshot(request, browser=services.browser)
+    result = await screenshot(
+        request, browser=services.browser, max_pages=services.settings.pdf_max_pages
+    )
     return Output(
         content=result.content,
         content_type=result.content_type,

@@ -283,3 +283,17 @@ async def test_https_pages_load_through_the_egress_proxy_tunnel(tmp_path) -> Non
             result = await screenshot({"url": f"https://127.0.0.2:{site.port}/"}, browser=pool)
     assert result.http_status == 200
     assert open_image(result.content).convert("RGB").getpixel((600, 400)) == (0, 255, 0)
+
+
+async def test_a_page_printing_past_the_page_cap_is_refused_naming_url(
+    pool: ChromiumPool, http_server: LocalServer
+) -> None:
+    pages = "".join(f'<p style="break-after: page">page {n}</p>' for n in range(12))
+    http_server.routes["/many"] = (200, "text/html", f"<html><body>{pages}</body></html>".encode())
+    request = {"url": http_server.url("/many"), "format": "pdf"}
+    with pytest.raises(InvalidRequestError) as info:
+        await screenshot(request, browser=pool, max_pages=5)
+    assert info.value.errors[0].field == "url"
+    assert "more than 5 pages" in info.value.errors[0].message
+    within = await screenshot(request, browser=pool, max_pages=12)
+    assert any("12 pages" in w for w in within.warnings)

@@ -11,6 +11,7 @@ from PIL import Image
 
 from renderkit.browser import Browser, PageShot, PdfOptions
 from renderkit.core.converter import structure
+from renderkit.core.errors import InvalidRequestError
 from renderkit.core.pdfium import page_count
 from renderkit.core.store import attach_storage
 from renderkit.pdf import PAGE_SIZES
@@ -25,6 +26,7 @@ async def screenshot(
     *,
     browser: Browser,
     storage: Storage | None = None,
+    max_pages: int | None = None,
 ) -> ScreenshotResult:
     """Capture a web page.
 
@@ -39,9 +41,12 @@ async def screenshot(
             API body (``fullPage``/``full_page`` etc.).
         browser: normally a :class:`~renderkit.browser.ChromiumPool`.
         storage: when given, the file is stored there and the result carries its key and URL.
+        max_pages: with ``format: pdf``, refuse pages that print longer than this; the
+            browser prints at most one page more. None for no cap.
 
     Raises:
-        InvalidRequestError: a field is invalid, or ``selector`` matches nothing.
+        InvalidRequestError: a field is invalid, ``selector`` matches nothing, or the PDF
+            would have more than ``max_pages`` pages (naming ``url``).
         BlockedUrlError: the URL, or a redirect, goes to a disallowed address.
         NavigationError: the page could not be loaded.
         RenderTimeoutError, BrowserBusyError, RenderError: the browser could not finish.
@@ -54,7 +59,7 @@ async def screenshot(
     pdf = None
     if req.format == "pdf":
         width, height = PAGE_SIZES["A4"]
-        pdf = PdfOptions(paper_width=width, paper_height=height, margin=0.4)
+        pdf = PdfOptions(paper_width=width, paper_height=height, margin=0.4, max_pages=max_pages)
     shot = PageShot(
         url=req.url,
         width=profile.width,
@@ -82,6 +87,9 @@ async def screenshot(
     if pdf is not None:
         pages = await page_count(captured.content)
         width, height = round(PAGE_SIZES["A4"][0] * 72), round(PAGE_SIZES["A4"][1] * 72)
+        if max_pages is not None and pages > max_pages:
+            msg = f"the page prints to more than {max_pages} pages"
+            raise InvalidRequestError.single("url", msg)
         if pages > 1:
             warnings.append(f"the PDF has {pages} pages")
     else:
