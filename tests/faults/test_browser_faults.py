@@ -23,27 +23,15 @@ from renderkit_server.app import create_app
 from renderkit_server.mail import MemoryMailer
 from renderkit_server.settings import Settings
 
-from ..server.conftest import issue_key
+from ..server.conftest import data_dir, issue_key, make_settings
+
+# The server tests' settings fixtures, shared rather than copied.
+__all__ = ["data_dir", "make_settings"]
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
 HANG = {"template": "custom", "html": "<script>while(true){}</script>"}
 OG_CARD = {"template": "og-card", "data": {"title": "Fair", "subtitle": "share"}}
-
-
-@pytest.fixture
-def make_settings(tmp_path: Any) -> Callable[..., Settings]:
-    def make(**overrides: Any) -> Settings:
-        values: dict[str, Any] = {
-            "data_dir": tmp_path / "data",
-            "admin_token": "admin-token-for-tests-0123456789",
-            "allow_private_urls": True,
-            "secret": "test-secret-that-is-long-enough",
-        }
-        values.update(overrides)
-        return Settings(**values)
-
-    return make
 
 
 @pytest.fixture
