@@ -29,6 +29,9 @@ missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
+# Browserless (tests/integration) is installed from npm. Checked by command, not package: a
+# NodeSource nodejs already ships npm and conflicts with Debian's npm package.
+command -v npm >/dev/null || missing+=(nodejs npm)
 if ((${#missing[@]})); then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
