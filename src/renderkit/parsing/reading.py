@@ -25,7 +25,7 @@ import pypdfium2
 import pypdfium2.raw as pdfium_c
 from PIL import Image, UnidentifiedImageError
 
-from renderkit.core.errors import ConfigurationError, InvalidRequestError
+from renderkit.core.errors import ConfigurationError, InvalidRequestError, RenderkitError
 from renderkit.core.media import MEDIA_TYPES
 from renderkit.core.pdfium import run_pdfium
 from renderkit.parsing._protocol import Document, Line, Page, Word
@@ -255,9 +255,26 @@ async def _read_pdf(content: bytes, *, ocr: OcrEngine | None, limits: ParseLimit
                     raise
                 slots.release()
                 pages[index] = page
+    except BaseExceptionGroup as group:
+        # One page's failure (a corrupt page, an OCR error) is the parse's failure: callers
+        # get that error, not a group wrapping it, whichever page raised first.
+        raise _first(group) from None
     finally:
         await run_pdfium(pdf.close)
     return [page for page in pages if page is not None]
+
+
+def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The first leaf exception of ``group``, preferring the library's own errors."""
+    leaves: list[BaseException] = []
+    pending: list[BaseException] = [group]
+    while pending:
+        exc = pending.pop(0)
+        if isinstance(exc, BaseExceptionGroup):
+            pending[:0] = exc.exceptions
+        else:
+            leaves.append(exc)
+    return next((e for e in leaves if isinstance(e, RenderkitError)), leaves[0])
 
 
 def _read_pdf_page(
