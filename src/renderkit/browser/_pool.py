@@ -20,7 +20,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -352,7 +352,8 @@ class ChromiumPool:
             async with self._fresh_slot(budget) as slot:
                 await slot.set_metrics(capture.width, capture.height, capture.scale)
                 await self._load(slot, html, budget)
-                return await slot.capture(capture)
+                with _stays_on_page(slot):
+                    return await slot.capture(capture)
 
         return await self._run(tenant, self.config.document_timeout, work, document=True)
 
@@ -376,7 +377,8 @@ class ChromiumPool:
         async def work(budget: _Budget) -> bytes:
             async with self._fresh_slot(budget) as slot:
                 await self._load(slot, html, budget)
-                return await slot.print_pdf(options)
+                with _stays_on_page(slot):
+                    return await slot.print_pdf(options)
 
         return await self._run(tenant, self.config.document_timeout, work, document=True)
 
@@ -962,6 +964,18 @@ async def _scroll_through(slot: _Slot, budget: _Budget) -> None:
             40,
         )
         await _settle(slot, budget)
+
+
+@contextlib.contextmanager
+def _stays_on_page(slot: _Slot) -> Iterator[None]:
+    """Report a capture that failed because the document began navigating away (a meta
+    refresh firing just after load makes Chromium refuse to print) as the caller's mistake."""
+    try:
+        yield
+    except (PlaywrightError, RuntimeError) as exc:
+        if slot.navigated_to is None:
+            raise
+        raise InvalidRequestError.single("html", _NAVIGATES_AWAY) from exc
 
 
 _NAVIGATES_AWAY = (
