@@ -6,7 +6,7 @@ member, a :class:`~renderkit.browser.BrowserFleet` has one member per endpoint.
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 import attrs
 
@@ -83,7 +83,10 @@ def redact_endpoint(url: str) -> str:
         netloc += f":{port}"
     if parts.username is not None or parts.password is not None:
         netloc = f"***@{netloc}"
-    query = "&".join(f"{name}=***" for name, _ in parse_qsl(parts.query, keep_blank_values=True))
-    if parts.query and not query:
-        query = "***"  # not name=value pairs: mask it whole
+    # Names are kept (``token``), values masked; a part without ``=`` may be a bare token.
+    query = "&".join(
+        f"{item.partition('=')[0]}=***" if "=" in item else "***"
+        for item in parts.query.split("&")
+        if item
+    )
     return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
