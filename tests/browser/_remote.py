@@ -26,7 +26,10 @@ class RemoteChromium:
     rebind its port while the killed browser's connections sit in TIME_WAIT (60 s here).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, relay: bool = True) -> None:
+        #: Without the relay the browser is reached directly (and cannot be restarted on
+        #: its port): for callers whose event loop cannot serve the relay.
+        self.relay = relay
         self.port = 0
         self.chromium_port = 0
         self.process: subprocess.Popen[bytes] | None = None
@@ -65,7 +68,7 @@ class RemoteChromium:
 
     async def start(self) -> None:
         """Start the browser; the relay keeps the port it had."""
-        if self._relay is None:
+        if self.relay and self._relay is None:
             self._relay = await asyncio.start_server(self._relay_connection, "127.0.0.1", 0)
             self.port = self._relay.sockets[0].getsockname()[1]
         self._profile = tempfile.mkdtemp(prefix="rk-fleet-")
@@ -93,6 +96,8 @@ class RemoteChromium:
             while not (port_file.exists() and len(port_file.read_text().split()) >= 2):  # noqa: ASYNC110
                 await asyncio.sleep(0.05)
         self.chromium_port = int(port_file.read_text().split()[0])
+        if not self.relay:
+            self.port = self.chromium_port
 
     def kill(self) -> None:
         """SIGKILL the browser and its helpers at once, as a crash or an OOM kill would."""
@@ -123,8 +128,8 @@ class RemoteChromium:
 
 
 @asynccontextmanager
-async def remote_browsers(count: int) -> AsyncIterator[list[RemoteChromium]]:
-    browsers = [RemoteChromium() for _ in range(count)]
+async def remote_browsers(count: int, *, relay: bool = True) -> AsyncIterator[list[RemoteChromium]]:
+    browsers = [RemoteChromium(relay=relay) for _ in range(count)]
     try:
         await asyncio.gather(*(browser.start() for browser in browsers))
         yield browsers
