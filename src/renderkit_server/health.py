@@ -34,8 +34,8 @@ def _browser_state(services: Services) -> str:
         # Not connected yet (or crashed): the next render relaunches it, so degraded, not
         # down, unless the launch itself keeps failing.
         return "down" if services.browser_failed else "degraded"
-    stats = getattr(browser, "stats", None)
-    if stats is not None and stats().healthy < len(stats().members):
+    stats = browser.stats() if hasattr(browser, "stats") else None
+    if stats is not None and stats.healthy < len(stats.members):
         return "degraded"  # a fleet serving on fewer browsers than it has
     return "ok"
 
