@@ -9,11 +9,14 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import attrs
 from litestar import Request, get
 from litestar.di import NamedDependency
 from litestar.types import ControllerRouterHandler
 
 import renderkit
+from renderkit import RenderkitError
+from renderkit.browser import BrowserFleet
 from renderkit_server.auth import require_admin
 from renderkit_server.services import Services, ocr_tool
 
@@ -25,11 +28,30 @@ _CHECK_TIMEOUT = 10.0
 def _browser_state(services: Services) -> str:
     browser = services.browser
     connected = getattr(browser, "connected", True)
-    if connected:
-        return "ok"
-    # Not connected yet (or crashed): the next render relaunches it, so degraded, not down,
-    # unless the launch itself keeps failing.
-    return "down" if services.browser_failed else "degraded"
+    if not connected:
+        if isinstance(browser, BrowserFleet):
+            return "down"  # no member left: renders fail until the probe brings one back
+        # Not connected yet (or crashed): the next render relaunches it, so degraded, not
+        # down, unless the launch itself keeps failing.
+        return "down" if services.browser_failed else "degraded"
+    stats = browser.stats() if hasattr(browser, "stats") else None
+    if stats is not None and stats.healthy < len(stats.members):
+        return "degraded"  # a fleet serving on fewer browsers than it has
+    return "ok"
+
+
+def _browser_load(browser: object) -> dict[str, Any]:
+    """Slots, load and per-endpoint state (endpoints redacted), when the browser tells."""
+    stats = getattr(browser, "stats", None)
+    if stats is None:
+        return {}
+    current = stats()
+    return {
+        "slots": current.slots,
+        "busy": current.busy,
+        "queued": current.queued,
+        "endpoints": [attrs.asdict(member) for member in current.members],
+    }
 
 
 def _worst(*states: str) -> str:
@@ -85,13 +107,20 @@ async def diagnostic_report(services: Services) -> dict[str, Any]:
         return {"backend": type(services.storage).__name__}
 
     async def browser() -> dict[str, Any]:
-        version = await services.browser.version() if hasattr(services.browser, "version") else ""
-        # Whether the local browser runs unprivileged and sandboxed (None: remote mode).
-        isolation = {
+        details: dict[str, Any] = {
+            "backend": type(services.browser).__name__,
+            # Whether the local browser runs unprivileged and sandboxed (None: remote mode).
             "sandboxed": getattr(services.browser, "sandboxed", None),
             "user": getattr(services.browser, "browser_user", None),
+            **_browser_load(services.browser),
         }
-        return {"backend": type(services.browser).__name__, "version": version, **isolation}
+        try:
+            version = getattr(services.browser, "version", None)
+            details["version"] = await version() if version is not None else ""
+        except RenderkitError as exc:
+            # Still show the endpoints: they say which browser is missing.
+            details.update(ok=False, error=f"{type(exc).__name__}: {exc}"[:300])
+        return details
 
     async def usage() -> dict[str, Any]:
         await services.usage_store.ping()

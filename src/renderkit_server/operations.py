@@ -28,7 +28,7 @@ from renderkit import (
     structure,
     synthesize,
 )
-from renderkit.browser import ChromiumPool
+from renderkit.browser import TenantAware
 from renderkit.core.store import store_file
 from renderkit.core.times import isoformat_z
 from renderkit.parsing import DOCUMENT_TYPES
@@ -181,8 +181,8 @@ async def execute(
 
 
 def _as_tenant(services: Services, key_id: str, plan: str) -> Services:
-    """The services with the browser pool seen as this key: fair queueing, its plan's cap."""
-    if not isinstance(services.browser, ChromiumPool):
+    """The services with the shared browser seen as this key: fair queueing, its plan's cap."""
+    if not isinstance(services.browser, TenantAware):
         return services
     cap = services.quotas.limits(plan).browser_inflight
     return attrs.evolve(services, browser=services.browser.for_tenant(key_id, max_inflight=cap))

@@ -11,7 +11,7 @@ from datetime import timedelta
 import attrs
 
 from renderkit import ConfigurationError, RenderkitError
-from renderkit.browser import Browser, BrowserConfig, ChromiumPool
+from renderkit.browser import Browser, BrowserConfig, BrowserFleet, ChromiumPool
 from renderkit.parsing import (
     AnthropicExtractor,
     Extractor,
@@ -45,6 +45,7 @@ __all__ = [
     "Services",
     "browser_config",
     "build_services",
+    "make_browser",
     "ocr_tool",
     "parse_limits",
     "quota_service",
@@ -237,6 +238,15 @@ def browser_config(settings: Settings) -> BrowserConfig:
     )
 
 
+def make_browser(settings: Settings) -> Browser:
+    """The local pool, a remote browser (``browser_cdp_url``) or a fleet (``browser_cdp_urls``)."""
+    config = browser_config(settings)
+    if settings.browser_cdp_urls:
+        single = (settings.browser_cdp_url,) if settings.browser_cdp_url else ()
+        return BrowserFleet((*single, *settings.browser_cdp_urls), config)
+    return ChromiumPool(config)
+
+
 async def build_services(
     settings: Settings,
     *,
@@ -259,7 +269,7 @@ async def build_services(
     await keys.start()
     services = Services(
         settings=settings,
-        browser=browser or ChromiumPool(browser_config(settings)),
+        browser=browser or make_browser(settings),
         storage=storage,
         usage_store=usage_store,
         quotas=quota_service(settings, usage_store, secret=secret),
@@ -289,8 +299,9 @@ async def build_services(
     if start is not None:
         try:
             await start()
-        except RenderkitError:
+        except RenderkitError as exc:
             # Keep serving keys and health; renders retry the launch and report the error.
             services.browser_failed = True
-            logger.exception("the browser could not be started")
+            # The message only: the chained connection error can quote an endpoint's token.
+            logger.error("the browser could not be started: %s", exc)
     return services

@@ -87,6 +87,7 @@ _ENV: dict[str, tuple[str, Any]] = {
     "REDIS_URL": ("redis_url", lambda v, n: v),
     "CHROMIUM": ("chromium", lambda v, n: v),
     "BROWSER_CDP_URL": ("browser_cdp_url", lambda v, n: v),
+    "BROWSER_CDP_URLS": ("browser_cdp_urls", _list),
     "BROWSER_SLOTS": ("browser_slots", _int),
     "BROWSER_MAX_QUEUE": ("browser_max_queue", _int),
     "BROWSER_TENANT_QUEUE": ("browser_tenant_queue", _int),
@@ -137,6 +138,9 @@ SECRET_FIELDS = frozenset(
         "redis_url",
         "elevenlabs_api_key",
         "llm_api_key",
+        # Browser services take their token in the endpoint URL.
+        "browser_cdp_url",
+        "browser_cdp_urls",
     }
 )
 
@@ -150,7 +154,13 @@ class Settings:
         secret: key-signing secret; generated once and kept in ``data_dir`` when unset.
         admin_token: bearer token for operator calls (paid-plan keys, diagnostics).
         allow_private_urls: let the browser reach private addresses (development only).
-        browser_slots: browser renders running at once (about one per core).
+        browser_cdp_url: one remote browser's DevTools endpoint (``ws://``, ``wss://`` or
+            ``http://host:port``) instead of a local Chromium.
+        browser_cdp_urls: several remote browsers, a fleet: renders go to the least busy
+            healthy one; one that dies is taken out and probed back. ``browser_cdp_url``, if
+            also set, is one more member. Tokens in these URLs are never logged or shown.
+        browser_slots: browser renders running at once (about one per core), per
+            endpoint in a fleet.
         browser_max_queue: renders waiting for a slot over all keys (503 beyond).
         browser_tenant_queue: renders one key may have waiting besides its plan's
             ``browser_inflight`` running ones (429 TOO_MANY_IN_FLIGHT beyond).
@@ -226,7 +236,8 @@ class Settings:
     s3_public_url: str | None = None
     redis_url: str | None = attrs.field(default=None, repr=False)
     chromium: str = "/usr/bin/chromium"
-    browser_cdp_url: str | None = None
+    browser_cdp_url: str | None = attrs.field(default=None, repr=False)
+    browser_cdp_urls: tuple[str, ...] = attrs.field(default=(), repr=False)
     browser_slots: int = 2
     browser_max_queue: int = 32
     browser_tenant_queue: int = 4
@@ -345,7 +356,13 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigurationError(msg)
     if "data_dir" in data:
         data["data_dir"] = Path(data["data_dir"])
-    for name in ("cors_origins", "mcp_allowed_hosts", "trusted_proxies", "allow_networks"):
+    for name in (
+        "cors_origins",
+        "mcp_allowed_hosts",
+        "trusted_proxies",
+        "allow_networks",
+        "browser_cdp_urls",
+    ):
         if name in data:
             data[name] = tuple(data[name])
     return data

@@ -130,3 +130,43 @@ async def test_uncapped_tenant_uses_every_slot() -> None:
     assert scheduler.busy == 3
     for lease in leases:
         lease.release()
+
+
+async def test_growing_the_slots_grants_waiting_renders_at_once() -> None:
+    scheduler = FairScheduler(slots=0, max_queue=10, tenant_queue=10)
+    waiting = asyncio.create_task(scheduler.acquire(A, timeout=5))
+    await _settle()
+    assert not waiting.done()
+    scheduler.resize(1)
+    lease = await asyncio.wait_for(waiting, 1)
+    assert scheduler.busy == 1
+    lease.release()
+
+
+async def test_shrinking_the_slots_revokes_nothing_but_holds_new_grants() -> None:
+    scheduler = FairScheduler(slots=2, max_queue=10, tenant_queue=10)
+    first = await scheduler.acquire(A, timeout=1)
+    second = await scheduler.acquire(B, timeout=1)
+    scheduler.resize(1)
+    waiting = asyncio.create_task(scheduler.acquire(C, timeout=5))
+    first.release()
+    await _settle()
+    assert not waiting.done()  # one lease is still out, and one is all there is now
+    second.release()
+    (await asyncio.wait_for(waiting, 1)).release()
+    assert scheduler.busy == 0
+
+
+async def test_failing_the_waiting_renders_answers_each_with_its_own_error() -> None:
+    scheduler = FairScheduler(slots=1, max_queue=10, tenant_queue=10)
+    held = await scheduler.acquire(A, timeout=1)
+    waiters = [asyncio.create_task(scheduler.acquire(t, timeout=5)) for t in (B, C, C)]
+    await _settle()
+    scheduler.fail_waiting(lambda: BrowserBusyError("gone", retry_after=2))
+    results = await asyncio.gather(*waiters, return_exceptions=True)
+    assert all(isinstance(r, BrowserBusyError) for r in results)
+    assert len({id(r) for r in results}) == 3
+    assert scheduler.waiting == 0
+    held.release()
+    assert scheduler.busy == 0
+    (await scheduler.acquire(B, timeout=1)).release()

@@ -1,20 +1,35 @@
-"""Browsers that render HTML: the protocol, the Chromium pool, and the shells."""
+"""Browsers that render HTML: the protocol, the Chromium pool, the fleet, and the shells."""
 
 from __future__ import annotations
 
 from renderkit.browser._fair import Tenant
+from renderkit.browser._fleet import BrowserFleet
 from renderkit.browser._pool import BrowserConfig, ChromiumPool, TenantBrowser
-from renderkit.browser._protocol import Browser, Capture, PageCapture, PageShot, PdfOptions, Shell
+from renderkit.browser._protocol import (
+    Browser,
+    Capture,
+    PageCapture,
+    PageShot,
+    PdfOptions,
+    Shell,
+    TenantAware,
+)
+from renderkit.browser._stats import BrowserStats, MemberStats, redact_endpoint
 
 __all__ = [
     "Browser",
     "BrowserConfig",
+    "BrowserFleet",
+    "BrowserStats",
     "Capture",
     "ChromiumPool",
+    "MemberStats",
     "PageCapture",
     "PageShot",
     "PdfOptions",
     "Shell",
     "Tenant",
+    "TenantAware",
     "TenantBrowser",
+    "redact_endpoint",
 ]

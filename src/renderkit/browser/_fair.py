@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+from collections.abc import Callable
 
 import attrs
 
@@ -86,9 +87,30 @@ class FairScheduler:
         self._queues: dict[str, collections.deque[_Waiter]] = {}
 
     @property
+    def slots(self) -> int:
+        """Leases that may be out at once."""
+        return self._slots
+
+    @property
     def busy(self) -> int:
         """Leases currently out."""
         return self._busy
+
+    def resize(self, slots: int) -> None:
+        """Change the number of slots, e.g. as a fleet's browsers come and go.
+
+        Shrinking below the leases out revokes none: new grants wait until enough are back.
+        """
+        self._slots = slots
+        self._dispatch()
+
+    def fail_waiting(self, error: Callable[[], BaseException]) -> None:
+        """Fail every waiting render at once with ``error()`` (nothing left to serve them)."""
+        queues, self._queues = self._queues, {}
+        for queue in queues.values():
+            for waiter in queue:
+                if not waiter.future.done():
+                    waiter.future.set_exception(error())
 
     @property
     def waiting(self) -> int:
@@ -105,6 +127,7 @@ class FairScheduler:
         Raises:
             TenantBusyError: the tenant already has its whole allowance running and waiting.
             BrowserBusyError: the wait queue is full, or no slot came within ``timeout``.
+            BaseException: what :meth:`fail_waiting` gave waiting renders.
         """
         if not self._queues and self._grantable(tenant):
             return self._grant(tenant)
@@ -127,7 +150,11 @@ class FairScheduler:
             async with asyncio.timeout(timeout):
                 return await waiter.future
         except BaseException as exc:
-            if waiter.future.done() and not waiter.future.cancelled():
+            if (
+                waiter.future.done()
+                and not waiter.future.cancelled()
+                and waiter.future.exception() is None
+            ):
                 # Granted just as the caller gave up: give the slot back.
                 waiter.future.result().release()
             else:

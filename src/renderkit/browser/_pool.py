@@ -52,7 +52,15 @@ from renderkit.browser._egress import EgressProxy
 from renderkit.browser._fair import ANONYMOUS, FairScheduler, Lease, Tenant
 from renderkit.browser._lockdown import LOCKDOWN_SCRIPT
 from renderkit.browser._process import ChromiumProcess, launch_chromium
-from renderkit.browser._protocol import Capture, PageCapture, PageShot, PdfOptions, Shell
+from renderkit.browser._protocol import (
+    Capture,
+    PageCapture,
+    PageShot,
+    PdfOptions,
+    SharedBrowser,
+    Shell,
+)
+from renderkit.browser._stats import BrowserStats, MemberStats, redact_endpoint
 from renderkit.core.errors import (
     BlockedUrlError,
     BrowserUnavailableError,
@@ -318,6 +326,18 @@ class ChromiumPool:
             if self._egress is not None:
                 await self._egress.aclose()
                 self._egress = None
+
+    def stats(self) -> BrowserStats:
+        """Slots, busy and queued renders, and whether the browser is connected."""
+        cdp_url = self.config.cdp_url
+        member = MemberStats(
+            endpoint=redact_endpoint(cdp_url) if cdp_url is not None else "local",
+            healthy=self.connected,
+            slots=self.config.slots,
+            busy=self._scheduler.busy,
+            queued=self._scheduler.waiting,
+        )
+        return BrowserStats(members=(member,))
 
     def for_tenant(self, key: str, *, max_inflight: int | None = None) -> TenantBrowser:
         """A :class:`~renderkit.browser.Browser` whose renders queue as tenant ``key``.
@@ -1019,12 +1039,13 @@ def _shell_document(shell: Shell) -> str:
 
 
 class TenantBrowser:
-    """The pool as seen by one tenant: its renders queue fairly under its in-flight cap.
+    """A shared browser as seen by one tenant: its renders queue fairly under its cap.
 
-    Made by :meth:`ChromiumPool.for_tenant`; closing it leaves the shared pool open.
+    Made by :meth:`ChromiumPool.for_tenant` and :meth:`BrowserFleet.for_tenant`; closing
+    it leaves the shared browser open.
     """
 
-    def __init__(self, pool: ChromiumPool, tenant: Tenant) -> None:
+    def __init__(self, pool: SharedBrowser, tenant: Tenant) -> None:
         self.pool = pool
         self.tenant = tenant
 

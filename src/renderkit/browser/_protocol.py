@@ -6,7 +6,18 @@ from typing import Protocol, runtime_checkable
 
 import attrs
 
-__all__ = ["Browser", "Capture", "PageCapture", "PageShot", "PdfOptions", "Shell"]
+from renderkit.browser._fair import ANONYMOUS, Tenant
+
+__all__ = [
+    "Browser",
+    "Capture",
+    "PageCapture",
+    "PageShot",
+    "PdfOptions",
+    "SharedBrowser",
+    "Shell",
+    "TenantAware",
+]
 
 
 @attrs.frozen(kw_only=True)
@@ -179,3 +190,42 @@ class Browser(Protocol):
     async def aclose(self) -> None:
         """Release the browser. Idempotent."""
         ...
+
+
+@runtime_checkable
+class TenantAware(Protocol):
+    """A browser shared by tenants (API keys) that queues each fairly, within its cap.
+
+    :class:`renderkit.browser.ChromiumPool` and :class:`renderkit.browser.BrowserFleet`
+    are; a server checks for this capability rather than for a class.
+    """
+
+    def for_tenant(self, key: str, *, max_inflight: int | None = None) -> Browser:
+        """A :class:`Browser` whose renders queue as tenant ``key``.
+
+        Waiting renders are served round-robin across tenants, and the tenant holds at most
+        ``max_inflight`` slots at once (None: any free slot).
+        """
+        ...
+
+
+class SharedBrowser(Protocol):
+    """The render methods of a tenant-aware browser, which take the tenant to queue as."""
+
+    async def capture_fragment(
+        self, shell: Shell, fragment: str, capture: Capture, *, tenant: Tenant = ANONYMOUS
+    ) -> bytes: ...
+
+    async def capture_document(
+        self, html: str, capture: Capture, *, tenant: Tenant = ANONYMOUS
+    ) -> bytes: ...
+
+    async def print_fragment(
+        self, shell: Shell, fragment: str, options: PdfOptions, *, tenant: Tenant = ANONYMOUS
+    ) -> bytes: ...
+
+    async def print_document(
+        self, html: str, options: PdfOptions, *, tenant: Tenant = ANONYMOUS
+    ) -> bytes: ...
+
+    async def capture_url(self, shot: PageShot, *, tenant: Tenant = ANONYMOUS) -> PageCapture: ...
