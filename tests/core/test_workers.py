@@ -76,11 +76,11 @@ async def test_the_event_loop_keeps_ticking_while_every_worker_is_busy() -> None
     gaps: list[float] = []
 
     def heavy() -> int:
-        # Busy for ~0.4 s of wall time without sleeping (sha256 releases the GIL).
+        # Busy for ~0.8 s of wall time without sleeping (sha256 releases the GIL).
         import hashlib
 
         data = b"x" * 4_000_000
-        deadline = time.monotonic() + 0.4
+        deadline = time.monotonic() + 0.8
         rounds = 0
         while time.monotonic() < deadline:
             hashlib.sha256(data).digest()
@@ -103,7 +103,8 @@ async def test_the_event_loop_keeps_ticking_while_every_worker_is_busy() -> None
                 jobs.start_soon(pool.run, heavy)
         done.set()
     assert len(gaps) > 20
-    assert max(gaps) < 0.25  # generous: ticks every 10 ms while 0.8 s of work ran
+    # Generous (a shared machine): on the loop, one job alone would stall it for 0.8 s.
+    assert max(gaps) < 0.5
 
 
 async def test_an_abandoned_job_keeps_its_worker_until_its_thread_ends() -> None:
