@@ -30,6 +30,7 @@ from renderkit import (
     StorageError,
     StorageFullError,
     TenantBusyError,
+    WorkersBusyError,
 )
 from renderkit.core.times import isoformat_z
 
@@ -61,6 +62,8 @@ _TABLE: dict[type[BaseException], tuple[int, str]] = {
     # A key over its own in-flight + queue allowance: the pool is not full, its share is.
     TenantBusyError: (429, "TOO_MANY_IN_FLIGHT"),
     BrowserBusyError: (503, "OVERLOADED"),
+    # A CPU worker pool (OCR, audio, PDF) is full: the machine is, like a full browser pool.
+    WorkersBusyError: (503, "OVERLOADED"),
     BrowserUnavailableError: (503, "RENDERER_UNAVAILABLE"),
     ProviderUnavailableError: (503, "UPSTREAM_UNAVAILABLE"),
     ProviderError: (502, "UPSTREAM_ERROR"),

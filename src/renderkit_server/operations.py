@@ -318,7 +318,7 @@ SCREENSHOT = Operation(
 
 
 async def _run_audio(request: AudioRequest, services: Services) -> Output:
-    result = await synthesize(request, provider=services.speech)
+    result = await synthesize(request, provider=services.speech, workers=services.workers.audio)
     seconds = result.duration_seconds
     return Output(
         content=result.content,
@@ -380,6 +380,7 @@ async def _run_parse(request: ParseRequest, services: Services) -> Output:
                 extractor=services.extractor,
                 ocr=services.ocr,
                 limits=services.parse_limits,
+                workers=services.workers.pdf,
             )
     except TimeoutError:
         msg = f"parsing took longer than {timeout:g} s; send fewer pages or a smaller image"
