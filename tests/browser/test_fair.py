@@ -130,3 +130,21 @@ async def test_uncapped_tenant_uses_every_slot() -> None:
     assert scheduler.busy == 3
     for lease in leases:
         lease.release()
+
+
+def test_a_pool_reports_its_slots_and_a_remote_endpoint_without_its_path_or_token() -> None:
+    from renderkit.browser import BrowserConfig, ChromiumPool
+
+    local = ChromiumPool(BrowserConfig(slots=3)).stats()
+    (member,) = local.members
+    assert (member.endpoint, member.healthy, member.slots, member.busy, member.queued) == (
+        "local",
+        True,
+        3,
+        0,
+        0,
+    )
+    remote = ChromiumPool(BrowserConfig(cdp_url="ws://10.0.0.5:3000/chromium?token=s3cret"))
+    (member,) = remote.stats().members
+    assert member.endpoint == "ws://10.0.0.5:3000"
+    assert member.healthy is False  # not connected yet

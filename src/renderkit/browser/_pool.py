@@ -53,6 +53,7 @@ from renderkit.browser._fair import ANONYMOUS, FairScheduler, Lease, Tenant
 from renderkit.browser._lockdown import LOCKDOWN_SCRIPT
 from renderkit.browser._process import ChromiumProcess, launch_chromium
 from renderkit.browser._protocol import Capture, PageCapture, PageShot, PdfOptions, Shell
+from renderkit.browser._stats import BrowserStats, EndpointStats
 from renderkit.core.errors import (
     BlockedUrlError,
     BrowserUnavailableError,
@@ -303,6 +304,24 @@ class ChromiumPool:
     def connected(self) -> bool:
         """True while the pool holds a live browser connection."""
         return self._browser is not None and self._browser.is_connected()
+
+    def stats(self) -> BrowserStats:
+        """Its browser's slots, and the renders running and waiting now (cheap: no I/O)."""
+        endpoint = "local"
+        if self.config.cdp_url:
+            parts = urlsplit(self.config.cdp_url)
+            endpoint = f"{parts.scheme}://{parts.hostname}" + (
+                f":{parts.port}" if parts.port else ""
+            )
+        member = EndpointStats(
+            endpoint=endpoint,
+            # A local browser not launched yet is launched by the next render.
+            healthy=self.connected or (not self.config.cdp_url and not self._closed),
+            slots=self.config.slots,
+            busy=self._scheduler.busy,
+            queued=self._scheduler.waiting,
+        )
+        return BrowserStats(members=(member,))
 
     async def aclose(self) -> None:
         """Close every page, the browser connection and a locally launched Chromium."""
