@@ -178,6 +178,8 @@ def exception_handler(request: Request[Any, Any, Any], exc: Exception) -> Respon
         logger.exception("unhandled error on %s %s", request.method, request.url.path)
         return error_response(500, "INTERNAL_ERROR", "internal error")
     status, body, headers = described
+    if status == 429 and "metrics" in request.app.state:
+        request.app.state.metrics.observe_rejection(exc)
     if status >= 500:
         logger.warning("%s on %s: %s", body["code"], request.url.path, exc)
     return Response(body, status_code=status, headers=headers, media_type=MediaType.JSON)

@@ -148,7 +148,9 @@ async def execute(
     quotas = services.quotas
     ticket = await quotas.reserve(key_id, plan, charges)
     try:
-        output = await operation.run(request, _as_tenant(services, key_id, plan))
+        output = await services.metrics.timed_render(
+            operation.name, services, operation.run(request, _as_tenant(services, key_id, plan))
+        )
         for metric, amount in output.settle.items():
             await quotas.adjust(ticket, metric, amount)
         url = None

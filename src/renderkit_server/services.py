@@ -32,6 +32,7 @@ from renderkit_server.keys import KeyService, KeySigner, SqliteRevocationStore
 from renderkit_server.mail import Mailer, OutboxMailer, SmtpMailer
 from renderkit_server.mailspool import SpoolingMailer
 from renderkit_server.mcp.sessions import McpSessions
+from renderkit_server.metrics import Metrics
 from renderkit_server.probes import CachedProbe, storage_probe
 from renderkit_server.quotas import (
     QuotaService,
@@ -105,6 +106,8 @@ class Services:
     ocr: OcrEngine
     #: The bounded pools CPU-heavy work runs in (the OCR engine holds ``workers.ocr``).
     workers: Workers
+    #: What /metrics reports (render counters are kept by operations.execute).
+    metrics: Metrics = attrs.field(factory=Metrics)
     mcp_sessions: McpSessions
     #: The public health check's storage probe (cached, bounded: see :mod:`.probes`).
     storage_probe: CachedProbe
@@ -277,6 +280,7 @@ async def build_services(
     mailer: Mailer | None = None,
     speech: SpeechProvider | None = None,
     extractor: Extractor | None = None,
+    metrics: Metrics | None = None,
 ) -> Services:
     """Create and start every backend; injected ones are used as given."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -308,6 +312,7 @@ async def build_services(
         parse_limits=parse_limits(settings),
         ocr=ocr_engine(settings.parse_ocr, workers=pools.ocr),
         workers=pools,
+        metrics=metrics or Metrics(),
         mcp_sessions=McpSessions.from_secret(secret),
         storage_probe=storage_probe(storage),
         urls=FileUrls(
