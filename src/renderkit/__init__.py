@@ -46,8 +46,10 @@ from renderkit.core.errors import (
     StorageFullError,
     StorageUnavailableError,
     TenantBusyError,
+    WorkersBusyError,
 )
 from renderkit.core.netpolicy import UrlPolicy
+from renderkit.core.workers import WorkerPool
 from renderkit.image import IMAGE_TEMPLATES, ImageData, ImageRequest, ImageResult, render_image
 from renderkit.parsing import ParseRequest, ParseResult, parse
 from renderkit.pdf import PAGE_SIZES, PDF_TEMPLATES, PdfRequest, PdfResult, render_pdf
@@ -93,6 +95,8 @@ __all__ = [
     "StorageUnavailableError",
     "TenantBusyError",
     "UrlPolicy",
+    "WorkerPool",
+    "WorkersBusyError",
     "__version__",
     "parse",
     "render_image",

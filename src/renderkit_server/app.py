@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import AsyncIterator
 
 from litestar import Litestar
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
+from litestar.middleware import DefineMiddleware
 from litestar.types import ControllerRouterHandler
 
 from renderkit.browser import Browser
@@ -25,6 +27,7 @@ from renderkit_server.dependencies import DEPENDENCIES
 from renderkit_server.keys import routes as keys_routes
 from renderkit_server.mail import Mailer
 from renderkit_server.mcp import mcp_delete, mcp_get, mcp_post
+from renderkit_server.metrics import Metrics, MetricsMiddleware, metrics_endpoint
 from renderkit_server.observability import RequestIdMiddleware
 from renderkit_server.quotas import (
     QuotaExceededError,
@@ -50,6 +53,7 @@ ROUTES: tuple[ControllerRouterHandler, ...] = (
     mcp_post,
     mcp_get,
     mcp_delete,
+    metrics_endpoint,
 )
 
 #: Seconds between reloads of key revocations made by other replicas.
@@ -91,6 +95,8 @@ def create_app(
         The app; its backends are built and started by its lifespan.
     """
     settings = settings or Settings.from_env()
+    # prometheus_client reads its multiprocess directory from the environment at import.
+    metrics = Metrics.from_environ(os.environ)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -102,12 +108,14 @@ def create_app(
             mailer=mailer,
             speech=speech,
             extractor=extractor,
+            metrics=metrics,
         )
         app.state.services = services
         loop = asyncio.get_running_loop()
         background = (
             loop.create_task(services.keys.refresh_forever(every=_REVOCATION_REFRESH_SECONDS)),
             loop.create_task(services.mailer.run()),  # retries key e-mails SMTP refused
+            loop.create_task(metrics.sample_forever(services)),
         )
         try:
             yield
@@ -118,6 +126,7 @@ def create_app(
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             await services.aclose()
+            metrics.close()
 
     cors = (
         CORSConfig(allow_origins=list(settings.cors_origins), expose_headers=_EXPOSED_HEADERS)
@@ -131,10 +140,10 @@ def create_app(
         signature_types=[Services],
         lifespan=[lifespan],
         exception_handlers={Exception: errors.exception_handler},
-        middleware=[RequestIdMiddleware],
+        middleware=[RequestIdMiddleware, DefineMiddleware(MetricsMiddleware, metrics=metrics)],
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors,
         openapi_config=None,
         logging_config=None,  # the host process configures logging (JSON lines in `serve`)
-        state=State({"settings": settings}),
+        state=State({"settings": settings, "metrics": metrics}),
     )

@@ -30,6 +30,7 @@ from renderkit import (
     StorageError,
     StorageFullError,
     TenantBusyError,
+    WorkersBusyError,
 )
 from renderkit.core.times import isoformat_z
 
@@ -61,6 +62,8 @@ _TABLE: dict[type[BaseException], tuple[int, str]] = {
     # A key over its own in-flight + queue allowance: the pool is not full, its share is.
     TenantBusyError: (429, "TOO_MANY_IN_FLIGHT"),
     BrowserBusyError: (503, "OVERLOADED"),
+    # A CPU worker pool (OCR, audio, PDF) is full: the machine is, like a full browser pool.
+    WorkersBusyError: (503, "OVERLOADED"),
     BrowserUnavailableError: (503, "RENDERER_UNAVAILABLE"),
     ProviderUnavailableError: (503, "UPSTREAM_UNAVAILABLE"),
     ProviderError: (502, "UPSTREAM_ERROR"),
@@ -175,6 +178,8 @@ def exception_handler(request: Request[Any, Any, Any], exc: Exception) -> Respon
         logger.exception("unhandled error on %s %s", request.method, request.url.path)
         return error_response(500, "INTERNAL_ERROR", "internal error")
     status, body, headers = described
+    if status == 429 and "metrics" in request.app.state:
+        request.app.state.metrics.observe_rejection(exc)
     if status >= 500:
         logger.warning("%s on %s: %s", body["code"], request.url.path, exc)
     return Response(body, status_code=status, headers=headers, media_type=MediaType.JSON)

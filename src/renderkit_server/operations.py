@@ -148,7 +148,9 @@ async def execute(
     quotas = services.quotas
     ticket = await quotas.reserve(key_id, plan, charges)
     try:
-        output = await operation.run(request, _as_tenant(services, key_id, plan))
+        output = await services.metrics.timed_render(
+            operation.name, services, operation.run(request, _as_tenant(services, key_id, plan))
+        )
         for metric, amount in output.settle.items():
             await quotas.adjust(ticket, metric, amount)
         url = None
@@ -320,7 +322,7 @@ SCREENSHOT = Operation(
 
 
 async def _run_audio(request: AudioRequest, services: Services) -> Output:
-    result = await synthesize(request, provider=services.speech)
+    result = await synthesize(request, provider=services.speech, workers=services.workers.audio)
     seconds = result.duration_seconds
     return Output(
         content=result.content,
@@ -382,6 +384,7 @@ async def _run_parse(request: ParseRequest, services: Services) -> Output:
                 extractor=services.extractor,
                 ocr=services.ocr,
                 limits=services.parse_limits,
+                workers=services.workers.pdf,
             )
     except TimeoutError:
         msg = f"parsing took longer than {timeout:g} s; send fewer pages or a smaller image"

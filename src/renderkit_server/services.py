@@ -12,6 +12,7 @@ import attrs
 
 from renderkit import ConfigurationError, RenderkitError
 from renderkit.browser import Browser, BrowserConfig, BrowserFleet, ChromiumPool
+from renderkit.core.workers import WorkerPool
 from renderkit.parsing import (
     AnthropicExtractor,
     Extractor,
@@ -31,6 +32,7 @@ from renderkit_server.keys import KeyService, KeySigner, SqliteRevocationStore
 from renderkit_server.mail import Mailer, OutboxMailer, SmtpMailer
 from renderkit_server.mailspool import SpoolingMailer
 from renderkit_server.mcp.sessions import McpSessions
+from renderkit_server.metrics import Metrics
 from renderkit_server.probes import CachedProbe, storage_probe
 from renderkit_server.quotas import (
     QuotaService,
@@ -43,6 +45,7 @@ from renderkit_server.settings import Settings
 
 __all__ = [
     "Services",
+    "Workers",
     "browser_config",
     "build_services",
     "make_browser",
@@ -50,9 +53,36 @@ __all__ = [
     "parse_limits",
     "quota_service",
     "trusted_proxies",
+    "workers",
 ]
 
 logger = logging.getLogger("renderkit_server")
+
+
+@attrs.frozen(kw_only=True)
+class Workers:
+    """The server's CPU worker pools, one per kind of work, each sized from the settings.
+
+    Separate pools keep one kind (a burst of scanned PDFs) from queueing the others out;
+    PDFium work is serialised by its lock anyway, so ``pdf`` adds little CPU.
+    """
+
+    ocr: WorkerPool
+    audio: WorkerPool
+    pdf: WorkerPool
+
+    def all(self) -> tuple[WorkerPool, ...]:
+        """Every pool (for metrics and health)."""
+        return (self.ocr, self.audio, self.pdf)
+
+
+def workers(settings: Settings) -> Workers:
+    """The worker pools the settings describe (``workers`` per pool, ``workers_queue``)."""
+
+    def pool(name: str) -> WorkerPool:
+        return WorkerPool(name=name, max_workers=settings.workers, max_queue=settings.workers_queue)
+
+    return Workers(ocr=pool("ocr"), audio=pool("audio"), pdf=pool("pdf"))
 
 
 @attrs.define(kw_only=True)
@@ -75,6 +105,10 @@ class Services:
     parse_limits: ParseLimits
     #: The OCR engine of every parse (one instance, so its models load once).
     ocr: OcrEngine
+    #: The bounded pools CPU-heavy work runs in (the OCR engine holds ``workers.ocr``).
+    workers: Workers
+    #: What /metrics reports (render counters are kept by operations.execute).
+    metrics: Metrics = attrs.field(factory=Metrics)
     mcp_sessions: McpSessions
     #: The public health check's storage probe (cached, bounded: see :mod:`.probes`).
     storage_probe: CachedProbe
@@ -256,6 +290,7 @@ async def build_services(
     mailer: Mailer | None = None,
     speech: SpeechProvider | None = None,
     extractor: Extractor | None = None,
+    metrics: Metrics | None = None,
 ) -> Services:
     """Create and start every backend; injected ones are used as given."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -263,6 +298,7 @@ async def build_services(
     proxies = trusted_proxies(settings)  # before anything starts: fail fast on a bad CIDR
     storage = storage or _storage(settings)
     usage_store = usage_store or _usage_store(settings)
+    pools = workers(settings)
     keys = KeyService(
         KeySigner.from_secret(secret), SqliteRevocationStore(settings.data_dir / "keys.sqlite3")
     )
@@ -284,7 +320,9 @@ async def build_services(
         speech=speech or _speech(settings),
         extractor=extractor or _extractor(settings),
         parse_limits=parse_limits(settings),
-        ocr=ocr_engine(settings.parse_ocr),
+        ocr=ocr_engine(settings.parse_ocr, workers=pools.ocr),
+        workers=pools,
+        metrics=metrics or Metrics(),
         mcp_sessions=McpSessions.from_secret(secret),
         storage_probe=storage_probe(storage),
         urls=FileUrls(

@@ -126,6 +126,9 @@ _ENV: dict[str, tuple[str, Any]] = {
     "PARSE_TIMEOUT": ("parse_timeout", _float),
     "PARSE_OCR": ("parse_ocr", lambda v, n: v),
     "MCP_ALLOWED_HOSTS": ("mcp_allowed_hosts", _list),
+    "WORKERS": ("workers", _int),
+    "WORKERS_QUEUE": ("workers_queue", _int),
+    "METRICS_TOKEN": ("metrics_token", lambda v, n: v),
 }
 
 #: Settings whose values are secrets: never logged, never shown by the diagnostic view.
@@ -141,6 +144,7 @@ SECRET_FIELDS = frozenset(
         # Browser services take their token in the endpoint URL.
         "browser_cdp_url",
         "browser_cdp_urls",
+        "metrics_token",
     }
 )
 
@@ -215,6 +219,12 @@ class Settings:
         mcp_allowed_hosts: Host names (``name`` or ``name:port``; ``*`` for any) the MCP
             endpoint answers besides loopback and the host of public_url; browsers' Origins
             must be one of them (or in cors_origins). Guards against DNS rebinding.
+        workers: CPU-heavy jobs run at once in each worker pool (``ocr`` pages, ``audio``
+            encodings, ``pdf`` reading for parse); unset: the CPUs the process may use.
+        workers_queue: jobs waiting per pool beyond which calls are refused with 503
+            OVERLOADED and Retry-After; unset: 4 x workers.
+        metrics_token: when set, ``GET /metrics`` needs ``Authorization: Bearer <token>``;
+            unset, it is open (restrict it at the proxy, or set this).
     """
 
     data_dir: Path = Path("data")
@@ -288,6 +298,13 @@ class Settings:
         default=None, validator=attrs.validators.optional(attrs.validators.in_(OCR_ENGINES))
     )
     mcp_allowed_hosts: tuple[str, ...] = ()
+    workers: int | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.ge(1))
+    )
+    workers_queue: int | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.ge(0))
+    )
+    metrics_token: str | None = attrs.field(default=None, repr=False)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

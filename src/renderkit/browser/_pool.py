@@ -332,7 +332,8 @@ class ChromiumPool:
         cdp_url = self.config.cdp_url
         member = MemberStats(
             endpoint=redact_endpoint(cdp_url) if cdp_url is not None else "local",
-            healthy=self.connected,
+            # A local browser not launched yet is launched by the next render.
+            healthy=self.connected or (cdp_url is None and not self._closed),
             slots=self.config.slots,
             busy=self._scheduler.busy,
             queued=self._scheduler.waiting,

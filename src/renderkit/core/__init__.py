@@ -15,6 +15,7 @@ another capability's private modules: what two of them need lives here.
 - :mod:`.shell`: the warm page's fonts and renderer script.
 - :mod:`.store`: handing a result's file to a :class:`~renderkit.storage.Storage`.
 - :mod:`.pdfium`: PDFium calls, serialised off the event loop.
+- :mod:`.workers`: bounded pools for CPU-heavy work (OCR, audio encoding, PDF reading).
 - :mod:`.retry`: retries with ``Retry-After`` for the remote providers.
 - :mod:`.times`: UTC timestamps as the API writes them.
 - :mod:`.cli`: what the capability commands share (``--data``, ``-o``, exit codes).

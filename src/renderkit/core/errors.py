@@ -13,6 +13,8 @@ Every error the library raises derives from :class:`RenderkitError`::
     │   └── TenantBusyError                              one tenant's own allowance is full
     ├── BrowserUnavailableError                          Chromium could not be launched/reached,
     │                                                    or died mid-render; .retry_after
+    ├── WorkersBusyError                                 a CPU worker pool's queue is full
+    │                                                    (.pool, .retry_after)
     ├── StorageError
     │   ├── ObjectNotFoundError(StorageError, LookupError)  .key
     │   ├── StorageUnavailableError
@@ -51,6 +53,7 @@ __all__ = [
     "StorageFullError",
     "StorageUnavailableError",
     "TenantBusyError",
+    "WorkersBusyError",
 ]
 
 
@@ -153,6 +156,19 @@ class BrowserUnavailableError(RenderkitError):
 
     def __init__(self, message: str, *, retry_after: float = 1.0) -> None:
         super().__init__(message)
+        self.retry_after = retry_after
+
+
+class WorkersBusyError(RenderkitError):
+    """Every worker of a CPU pool (OCR, audio encoding, PDF) is busy and its queue is full.
+
+    Like :class:`BrowserBusyError`, the machine is at capacity: retrying after
+    ``retry_after`` seconds may succeed. ``pool`` names the pool (``ocr``, ``audio``...).
+    """
+
+    def __init__(self, message: str, *, pool: str, retry_after: float = 1.0) -> None:
+        super().__init__(message)
+        self.pool = pool
         self.retry_after = retry_after
 
 

@@ -19,6 +19,8 @@ from typing import TypeVar, TypeVarTuple
 import anyio.to_thread
 import pypdfium2
 
+from renderkit.core.workers import WorkerPool
+
 __all__ = ["first_page_png", "page_count", "run_pdfium"]
 
 T = TypeVar("T")
@@ -29,18 +31,26 @@ Ts = TypeVarTuple("Ts")
 _LOCK = threading.Lock()
 
 
-async def run_pdfium(fn: Callable[[*Ts], T], *args: *Ts) -> T:
+async def run_pdfium(fn: Callable[[*Ts], T], *args: *Ts, workers: WorkerPool | None = None) -> T:
     """Run ``fn(*args)`` in a worker thread, holding the PDFium lock for the whole call.
 
     Group the PDFium work of one step (open a document and read a page, render and close)
     into one ``fn``, and keep work that needs no PDFium (OCR) outside it, so other callers
     wait as little as possible.
+
+    With ``workers``, the call first takes one of the pool's workers, so callers beyond its
+    queue are refused at once instead of each parking a thread on the lock.
+
+    Raises:
+        WorkersBusyError: ``workers`` is given, all busy, and its queue is full.
     """
 
     def locked() -> T:
         with _LOCK:
             return fn(*args)
 
+    if workers is not None:
+        return await workers.run(locked)
     return await anyio.to_thread.run_sync(locked)
 
 

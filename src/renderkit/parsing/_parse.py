@@ -12,6 +12,7 @@ import jsonschema.validators
 
 from renderkit.core.converter import structure
 from renderkit.core.errors import InvalidRequestError
+from renderkit.core.workers import WorkerPool
 from renderkit.parsing._models import ParseRequest, ParseResult, check_schema_depth
 from renderkit.parsing._protocol import Extractor
 from renderkit.parsing.confidence import field_confidences, overall_confidence
@@ -78,6 +79,7 @@ async def parse(
     ocr: OcrEngine | None = None,
     limits: ParseLimits = _DEFAULT_LIMITS,
     embedded_xml: bool = True,
+    workers: WorkerPool | None = None,
 ) -> ParseResult:
     """Extract structured data from a PDF or an image.
 
@@ -97,6 +99,8 @@ async def parse(
         embedded_xml: read a PDF's embedded e-invoice XML (Factur-X, ZUGFeRD, XRechnung,
             UBL) when it has one: its values are exact, so they replace the extractor's
             (``extractor`` is then ``"embedded-xml"``). False reads the page in every case.
+        workers: the pool PDF pages are opened and rasterised in (None: unbounded, as
+            PDFium's lock allows); OCR pages are bounded by the OCR engine's own pool.
 
     Returns:
         The data with its document type, confidence, warnings, token usage and page count.
@@ -108,6 +112,7 @@ async def parse(
         MissingDependencyError: OCR is needed and no OCR engine is installed.
         ProviderError: a remote model failed (e.g. a rejected key).
         ProviderUnavailableError: a remote model was unreachable or overloaded after retries.
+        WorkersBusyError: a worker pool (OCR or PDF) is busy and its queue is full.
     """
     req = request if isinstance(request, ParseRequest) else structure(request, ParseRequest)
     validator_cls = check_schema(req.schema) if req.schema is not None else None
@@ -115,7 +120,11 @@ async def parse(
         lambda: decode_file(req.file, max_bytes=limits.max_bytes)
     )
     document = await read_document(
-        content, req.mimeType, ocr=ocr if ocr is not None else _default_ocr(), limits=limits
+        content,
+        req.mimeType,
+        ocr=ocr if ocr is not None else _default_ocr(),
+        limits=limits,
+        workers=workers,
     )
     engine = extractor if extractor is not None else LocalExtractor()
     engine_name: str = getattr(engine, "name", type(engine).__name__)

@@ -40,11 +40,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import anyio.to_thread
 import attrs
 from PIL import Image, ImageOps
 
 from renderkit.core.errors import ConfigurationError, MissingDependencyError, ProviderError
+from renderkit.core.workers import WorkerPool
 from renderkit.parsing._protocol import Line, Page, Word
 from renderkit.parsing._rapid_trim import onnx_available, trimmed_model
 
@@ -187,7 +187,8 @@ class RapidOcr:
     """:class:`~renderkit.parsing.OcrEngine` running RapidOCR's bundled PP-OCR models.
 
     The models are loaded on the first page read (once per engine, under a lock) and shared by
-    every later page; recognition runs in worker threads, never on the event loop.
+    every later page; recognition runs in the threads of a bounded worker pool, never on the
+    event loop.
 
     Args:
         text_score: lines recognised with a lower confidence are dropped.
@@ -199,6 +200,8 @@ class RapidOcr:
             recognition model trimmed to them (see ``_rapid_trim``; a quarter less
             recognition time), when the ``onnx`` package is installed; False (or no ``onnx``)
             keeps the bundled model's Chinese and Latin characters.
+        workers: the pool pages are read in (one page per worker); by default the engine's
+            own, one worker per CPU. Share one pool between engines to bound them together.
     """
 
     def __init__(
@@ -208,6 +211,7 @@ class RapidOcr:
         max_side: int = 2000,
         threads: int | None = None,
         latin_only: bool = True,
+        workers: WorkerPool | None = None,
     ) -> None:
         if threads is not None and threads < 1:
             msg = f"RapidOcr threads must be at least 1 (got {threads})"
@@ -218,9 +222,7 @@ class RapidOcr:
         self.latin_only = latin_only
         self._engines: dict[int, Any] = {}  # by ONNX threads per model run
         self._lock = threading.Lock()
-        # At most one page per core is recognised at once by this engine (parse() and the
-        # server share one engine per process, so this bounds the process).
-        self._pages = threading.BoundedSemaphore(_CORES)
+        self.workers = workers if workers is not None else WorkerPool(name="ocr")
         self._in_flight = 0  # pages being recognised now (under _lock)
 
     def engine(self, threads: int = 1) -> Any:
@@ -291,14 +293,15 @@ class RapidOcr:
         Raises:
             MissingDependencyError: rapidocr or onnxruntime is not installed.
             ProviderError: RapidOCR failed on the image.
+            WorkersBusyError: every OCR worker is busy and the pool's queue is full.
         """
-        return await anyio.to_thread.run_sync(
+        return await self.workers.run(
             self._recognize, image, page, detect_orientation, abandon_on_cancel=True
         )
 
     def _recognize(self, image: Image.Image, page: int, detect_orientation: bool) -> Page:
         upright = _prepare(image)
-        with self._pages, self._one_page() as alone:
+        with self._one_page() as alone:
             # Decided once per page: a page that started alone keeps every core until it
             # ends, even if others start meanwhile (the cores are then briefly shared).
             engine = self.engine(self.threads or (_CORES if alone and _idle() else 1))

@@ -40,6 +40,7 @@ import attrs
 from PIL import Image, ImageOps
 
 from renderkit.core.errors import ConfigurationError, MissingDependencyError, ProviderError
+from renderkit.core.workers import WorkerPool
 from renderkit.parsing._protocol import Line, Page, Word
 from renderkit.parsing._rapid import RapidOcr, rapidocr_available
 
@@ -71,6 +72,7 @@ class OcrEngine(Protocol):
         Raises:
             MissingDependencyError: the OCR program is not installed.
             ProviderError: the OCR program failed on this image.
+            WorkersBusyError: the engine's worker pool is full.
         """
         ...
 
@@ -197,6 +199,9 @@ class TesseractOcr:
             the dev set, 3 (automatic) suits multi-column pages.
         timeout: seconds allowed for one page.
         deskew: straighten small skews before OCR.
+        workers: the pool a page holds a worker of while it is read (its Tesseract runs
+            and image preparation, one after the other); by default the engine's own, one
+            worker per CPU.
     """
 
     def __init__(
@@ -207,12 +212,14 @@ class TesseractOcr:
         psm: int = 6,
         timeout: float = 60.0,
         deskew: bool = True,
+        workers: WorkerPool | None = None,
     ) -> None:
         self.executable = executable
         self.languages = languages
         self.psm = psm
         self.timeout = timeout
         self.deskew = deskew
+        self.workers = workers if workers is not None else WorkerPool(name="ocr")
 
     def _command(self, *args: str) -> list[str]:
         path = shutil.which(self.executable)
@@ -261,7 +268,12 @@ class TesseractOcr:
         Raises:
             MissingDependencyError: ``tesseract`` is not installed.
             ProviderError: Tesseract failed on the image.
+            WorkersBusyError: every OCR worker is busy and the pool's queue is full.
         """
+        async with self.workers.slot():
+            return await self._recognize(image, page, detect_orientation)
+
+    async def _recognize(self, image: Image.Image, page: int, detect_orientation: bool) -> Page:
         prepared = await anyio.to_thread.run_sync(self._prepare, image)
         reading = await self._read(prepared, page, 0.0)
         if reading.mean_confidence < _RETRY_BELOW:
@@ -379,12 +391,13 @@ def words_of(lines: Sequence[Line]) -> list[Word]:
     return [w for line in lines for w in line.words]
 
 
-def ocr_engine(name: str | None = None) -> OcrEngine:
+def ocr_engine(name: str | None = None, *, workers: WorkerPool | None = None) -> OcrEngine:
     """The OCR engine called ``name`` (one of :data:`OCR_ENGINES`), or the default one.
 
     The default is RapidOCR when ``rapidocr`` and ``onnxruntime`` are installed (the ``ocr``
     extra), else Tesseract. A named engine is returned even if it is missing: its first
     page then raises :class:`~renderkit.core.errors.MissingDependencyError` with a hint.
+    ``workers`` bounds the pages read at once (the engine's own pool when None).
 
     Raises:
         ConfigurationError: ``name`` is not an engine renderkit knows.
@@ -392,8 +405,8 @@ def ocr_engine(name: str | None = None) -> OcrEngine:
     if name is None:
         name = "rapidocr" if rapidocr_available() else "tesseract"
     if name == "rapidocr":
-        return RapidOcr()
+        return RapidOcr(workers=workers)
     if name == "tesseract":
-        return TesseractOcr()
+        return TesseractOcr(workers=workers)
     msg = f"unknown OCR engine {name!r}; choose one of {', '.join(OCR_ENGINES)}"
     raise ConfigurationError(msg)

@@ -28,6 +28,7 @@ from PIL import Image, UnidentifiedImageError
 from renderkit.core.errors import ConfigurationError, InvalidRequestError, RenderkitError
 from renderkit.core.media import MEDIA_TYPES
 from renderkit.core.pdfium import run_pdfium
+from renderkit.core.workers import WorkerPool
 from renderkit.parsing._protocol import Document, Line, Page, Word
 from renderkit.parsing.ocr import OcrEngine
 
@@ -150,6 +151,7 @@ async def read_document(
     *,
     ocr: OcrEngine | None,
     limits: ParseLimits,
+    workers: WorkerPool | None = None,
 ) -> Document:
     """Check ``content`` and read its text: PDF text layers directly, other pages by OCR.
 
@@ -158,15 +160,18 @@ async def read_document(
         mime_type: the declared type (one of :data:`MIME_TYPES`); checked against the bytes.
         ocr: reads pages without text; None means a document that needs OCR is refused.
         limits: page and pixel bounds.
+        workers: the pool PDF pages are opened and rasterised in (None: no bound besides
+            the PDFium lock); OCR runs in the engine's own pool.
 
     Raises:
         InvalidRequestError: on ``file`` or ``mimeType`` (wrong type, corrupt or encrypted
             PDF, too many pages or pixels).
         MissingDependencyError: OCR is needed and the OCR engine is not installed.
+        WorkersBusyError: a worker pool's queue is full.
     """
     mime_type = check_mime_type(content, mime_type)
     if mime_type == _PDF:
-        pages = await _read_pdf(content, ocr=ocr, limits=limits)
+        pages = await _read_pdf(content, ocr=ocr, limits=limits, workers=workers)
     else:
         image = await anyio.to_thread.run_sync(_open_image, content, limits.max_pixels)
         engine = _need_ocr(ocr)
@@ -227,8 +232,10 @@ def _open_pdf(content: bytes, max_pages: int) -> pypdfium2.PdfDocument:
     return pdf
 
 
-async def _read_pdf(content: bytes, *, ocr: OcrEngine | None, limits: ParseLimits) -> list[Page]:
-    pdf = await run_pdfium(_open_pdf, content, limits.max_pages)
+async def _read_pdf(
+    content: bytes, *, ocr: OcrEngine | None, limits: ParseLimits, workers: WorkerPool | None
+) -> list[Page]:
+    pdf = await run_pdfium(_open_pdf, content, limits.max_pages, workers=workers)
     pages: list[Page | None] = [None] * len(pdf)
     # Scanned pages are read in parallel, one per core (an OCR engine uses one thread per
     # page); rendering waits for a free slot, so at most that many page images are in memory.
@@ -245,7 +252,9 @@ async def _read_pdf(content: bytes, *, ocr: OcrEngine | None, limits: ParseLimit
             for index in range(len(pages)):
                 await slots.acquire()
                 try:
-                    page, image = await run_pdfium(_read_pdf_page, pdf, index, limits)
+                    page, image = await run_pdfium(
+                        _read_pdf_page, pdf, index, limits, workers=workers
+                    )
                     if page is None:
                         assert image is not None
                         tasks.start_soon(recognize, _need_ocr(ocr), image, index)
@@ -260,7 +269,7 @@ async def _read_pdf(content: bytes, *, ocr: OcrEngine | None, limits: ParseLimit
         # get that error, not a group wrapping it, whichever page raised first.
         raise _first(group) from None
     finally:
-        await run_pdfium(pdf.close)
+        await run_pdfium(pdf.close)  # never refused: the document must be closed
     return [page for page in pages if page is not None]
 
 

@@ -17,6 +17,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 from renderkit.core.converter import structure
 from renderkit.core.errors import ProviderError
 from renderkit.core.store import attach_storage
+from renderkit.core.workers import WorkerPool
 from renderkit.speech._encode import (
     EncodedAudio,
     Mp3Part,
@@ -48,6 +49,7 @@ async def synthesize(
     *,
     provider: SpeechProvider | None = None,
     storage: Storage | None = None,
+    workers: WorkerPool | None = None,
 ) -> AudioResult:
     """Speak a script and encode it in the requested format.
 
@@ -57,6 +59,10 @@ async def synthesize(
         provider: the speech engine; a :class:`~renderkit.speech.LocalSpeechProvider`
             (espeak-ng) when omitted. Reuse one provider across calls.
         storage: when given, the file is stored there and the result carries its key and URL.
+        workers: the pool encoding runs in. A call holds one worker while it encodes (from
+            the first PCM of a streaming provider, so while it speaks too) and MP3 parts
+            borrow any other worker that is idle with nobody queued. None: a pool of this
+            call's own, one worker per CPU (at most 8).
 
     Returns:
         The encoded file (mp3 128 kbps 44.1 kHz, wav 16-bit 44.1 kHz, Ogg Opus 96 kbps
@@ -71,25 +77,33 @@ async def synthesize(
         RenderError: the audio could not be encoded.
         MissingDependencyError: PyAV or the provider's engine is not installed.
         StorageError: storing the file failed.
+        WorkersBusyError: every encoding worker is busy and the pool's queue is full.
     """
     req = request if isinstance(request, AudioRequest) else structure(request, AudioRequest)
     engine = provider if provider is not None else LocalSpeechProvider()
-    if isinstance(engine, StreamingSpeechProvider) and req.format == "mp3":
-        encoded = await _encode_mp3_in_parts(engine.stream_pcm, req, provider=engine.name)
-    elif isinstance(engine, StreamingSpeechProvider):
-        encoded = await _encode_while_speaking(engine, req)
+    pool = workers if workers is not None else WorkerPool(name="audio", max_workers=_encoders())
+    if isinstance(engine, StreamingSpeechProvider):
+        # Encoding overlaps speaking, so the worker is held from the start.
+        async with pool.slot():
+            if req.format == "mp3":
+                encoded = await _encode_mp3_in_parts(
+                    engine.stream_pcm, req, provider=engine.name, pool=pool
+                )
+            else:
+                encoded = await _encode_while_speaking(engine, req)
     else:
-        audio = await engine.synthesize(req)
-        if audio.encoding == "pcm" and req.format == "mp3":
+        audio = await engine.synthesize(req)  # a remote engine's wait holds no worker
+        async with pool.slot():
+            if audio.encoding == "pcm" and req.format == "mp3":
 
-            async def whole(request: AudioRequest, sink: PcmSink) -> None:
-                await sink(audio)
+                async def whole(request: AudioRequest, sink: PcmSink) -> None:
+                    await sink(audio)
 
-            encoded = await _encode_mp3_in_parts(whole, req, provider=engine.name)
-        else:
-            encoded = await anyio.to_thread.run_sync(
-                lambda: encode(audio, req.format, provider=engine.name)
-            )
+                encoded = await _encode_mp3_in_parts(whole, req, provider=engine.name, pool=pool)
+            else:
+                encoded = await anyio.to_thread.run_sync(
+                    lambda: encode(audio, req.format, provider=engine.name)
+                )
     info = encoded.info
     result = AudioResult(
         content=encoded.content,
@@ -185,22 +199,34 @@ async def _encode_mp3_in_parts(
     request: AudioRequest,
     *,
     provider: str,
+    pool: WorkerPool,
 ) -> EncodedAudio:
     """MP3: cut the PCM into parts as it arrives and encode them in parallel threads.
 
     LAME is single-threaded and costs far more CPU than the engine (about 0.7 s for a
     minute of speech); parts encoded by separate encoders at once (PyAV releases the GIL
     while encoding) and joined frame by frame make one continuous file (see Mp3Splitter).
+
+    The caller holds one of ``pool``'s workers: one part at a time uses it, and a part that
+    finds another worker idle (nobody queued) borrows it, so a call never waits in the
+    queue twice and never takes more than the pool leaves idle.
     """
-    encoders = _encoders()
+    encoders = min(_encoders(), pool.max_workers)
     low, high = _PART_SECONDS
     seconds = min(high, max(low, request.estimated_seconds / (_PARTS_PER_ENCODER * encoders)))
-    limiter = anyio.CapacityLimiter(encoders)
+    own = anyio.Lock()  # the call's own worker
     splitters: list[Mp3Splitter] = []
     encoded: dict[int, list[Any]] = {}
 
     async def encode_part(part: Mp3Part) -> None:
-        encoded[part.index] = await anyio.to_thread.run_sync(encode_mp3_part, part, limiter=limiter)
+        if pool.try_acquire():
+            try:
+                encoded[part.index] = await anyio.to_thread.run_sync(encode_mp3_part, part)
+            finally:
+                pool.release()
+            return
+        async with own:
+            encoded[part.index] = await anyio.to_thread.run_sync(encode_mp3_part, part)
 
     async def split(receive: MemoryObjectReceiveStream[SpeechAudio], tasks: TaskGroup) -> None:
         async for chunk, pcm in _batches(receive):

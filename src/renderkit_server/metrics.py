@@ -1,0 +1,272 @@
+"""``GET /metrics``: Prometheus text format, with the maintained ``prometheus_client``.
+
+What is measured:
+
+- ``renderkit_http_requests_total{method,route,status}`` and
+  ``renderkit_http_request_duration_seconds{method,route}``: every HTTP request, labelled by
+  its route *template* (``/api/image``, ``/files/{path:path}``; ``unmatched`` for 404s), never
+  by raw path or API key, so the series stay few.
+- ``renderkit_renders_total{kind,backend,outcome}`` and
+  ``renderkit_render_duration_seconds{kind,backend}``: production calls (REST and MCP) by
+  kind (image, pdf, screenshot, audio, parse), backend (``local``/remote endpoint for the
+  browser, the speech provider, the parse extractor) and outcome (``ok`` or the error code).
+- ``renderkit_limit_rejections_total{limit,metric}``: 429s from monthly quotas
+  (``limit="quota"``) and burst/abuse windows (``limit="rate"``), by the metric refused.
+- ``renderkit_browser_{slots,busy,queued,healthy}{endpoint}`` and
+  ``renderkit_workers_{max,busy,queued}{pool}``: capacity gauges, sampled every second.
+
+With several uvicorn workers, set ``PROMETHEUS_MULTIPROC_DIR`` to an empty directory
+before the server starts (prometheus_client reads it at import): every process then writes
+its values there, any worker's ``/metrics`` reports all of them (counters and histograms
+summed; gauges summed over live processes, ``livesum``), and a stopping worker removes its
+gauges. Without it, each process reports its own.
+
+``RENDERKIT_METRICS_TOKEN`` set: the endpoint needs ``Authorization: Bearer <token>``.
+Unset it is open, like most exporters; it shows no keys, paths or secrets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import os
+import time
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from litestar import Request, Response, get
+from litestar.enums import ScopeType
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
+
+from renderkit_server.errors import ApiError, envelope
+
+if TYPE_CHECKING:
+    from renderkit_server.services import Services
+
+__all__ = ["MULTIPROC_ENV", "Metrics", "MetricsMiddleware", "metrics_endpoint"]
+
+logger = logging.getLogger("renderkit_server")
+T = TypeVar("T")
+
+#: prometheus_client's own variable: the directory every worker process writes to.
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+# Renders take 50 ms (an image) to a minute (a long parse); HTTP adds the cheap routes.
+_RENDER_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 40.0, 80.0)
+_HTTP_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, *_RENDER_BUCKETS[1:])
+
+# The text format generate_latest writes (Litestar adds the charset).
+_TEXT_FORMAT = "text/plain; version=0.0.4"
+
+#: Operation names as render kinds.
+_KINDS = {"pdf-gen": "pdf"}
+
+
+class Metrics:
+    """The metrics of one app; see the module docstring for what each one counts.
+
+    Args:
+        multiprocess_dir: prometheus_client's multiprocess directory (``None``: this
+            process only). It must match what prometheus_client read at import.
+    """
+
+    def __init__(self, *, multiprocess_dir: str | None = None) -> None:
+        self.multiprocess_dir = multiprocess_dir
+        # Each app owns its registry: nothing goes to prometheus_client's global one.
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.requests = Counter(
+            "renderkit_http_requests",
+            "HTTP requests by route template and status",
+            ["method", "route", "status"],
+            registry=r,
+        )
+        self.request_seconds = Histogram(
+            "renderkit_http_request_duration_seconds",
+            "HTTP request latency by route template",
+            ["method", "route"],
+            buckets=_HTTP_BUCKETS,
+            registry=r,
+        )
+        self.renders = Counter(
+            "renderkit_renders",
+            "Production calls by kind, backend and outcome (ok or the error code)",
+            ["kind", "backend", "outcome"],
+            registry=r,
+        )
+        self.render_seconds = Histogram(
+            "renderkit_render_duration_seconds",
+            "Production call time (rendering, not storing) by kind and backend",
+            ["kind", "backend"],
+            buckets=_RENDER_BUCKETS,
+            registry=r,
+        )
+        self.rejections = Counter(
+            "renderkit_limit_rejections",
+            "Calls refused with 429 by a quota (limit=quota) or a window (limit=rate)",
+            ["limit", "metric"],
+            registry=r,
+        )
+
+        def gauge(name: str, doc: str, label: str) -> Gauge:
+            return Gauge(name, doc, [label], multiprocess_mode="livesum", registry=r)
+
+        self.browser_slots = gauge("renderkit_browser_slots", "Browser render slots", "endpoint")
+        self.browser_busy = gauge("renderkit_browser_busy", "Renders running", "endpoint")
+        self.browser_queued = gauge("renderkit_browser_queued", "Renders waiting", "endpoint")
+        self.browser_healthy = gauge(
+            "renderkit_browser_healthy", "Browser endpoints up (1) or down (0)", "endpoint"
+        )
+        self.workers_max = gauge("renderkit_workers_max", "Workers per CPU pool", "pool")
+        self.workers_busy = gauge("renderkit_workers_busy", "CPU jobs running", "pool")
+        self.workers_queued = gauge("renderkit_workers_queued", "CPU jobs waiting", "pool")
+
+    @classmethod
+    def from_environ(cls, environ: dict[str, str] | os._Environ[str]) -> Metrics:
+        """Metrics in multiprocess mode when ``PROMETHEUS_MULTIPROC_DIR`` is set."""
+        return cls(multiprocess_dir=environ.get(MULTIPROC_ENV) or None)
+
+    def exposition(self) -> bytes:
+        """Every metric in Prometheus text format (all processes' in multiprocess mode)."""
+        if self.multiprocess_dir is None:
+            return generate_latest(self.registry)
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry, path=self.multiprocess_dir)  # type: ignore[no-untyped-call]
+        return generate_latest(registry)
+
+    def observe_request(self, method: str, route: str, status: int, seconds: float) -> None:
+        """Count one HTTP request."""
+        self.requests.labels(method, route, str(status)).inc()
+        self.request_seconds.labels(method, route).observe(seconds)
+
+    def observe_rejection(self, exc: BaseException) -> None:
+        """Count a 429 from a quota or a window (other errors are ignored)."""
+        from renderkit_server.quotas import QuotaExceededError, RateLimitedError
+
+        if isinstance(exc, QuotaExceededError):
+            self.rejections.labels("quota", exc.metric).inc()
+        elif isinstance(exc, RateLimitedError):
+            self.rejections.labels("rate", exc.metric).inc()
+
+    async def timed_render(self, operation: str, services: Services, run: Awaitable[T]) -> T:
+        """Await ``run`` (one production call's work), counting its kind, backend and outcome."""
+        kind = _KINDS.get(operation, operation)
+        backend = _backend(kind, services)
+        started = time.perf_counter()
+        outcome = "ok"
+        try:
+            return await run
+        except BaseException as exc:
+            described = envelope(exc)
+            outcome = described[1]["code"] if described is not None else "INTERNAL_ERROR"
+            if isinstance(exc, asyncio.CancelledError):
+                outcome = "CANCELLED"
+            raise
+        finally:
+            self.renders.labels(kind, backend, outcome).inc()
+            self.render_seconds.labels(kind, backend).observe(time.perf_counter() - started)
+
+    def sample(self, services: Services) -> None:
+        """Set the capacity gauges from the live browser pool and worker pools."""
+        stats = getattr(services.browser, "stats", None)
+        if stats is not None:
+            for member in stats().members:
+                self.browser_slots.labels(member.endpoint).set(member.slots)
+                self.browser_busy.labels(member.endpoint).set(member.busy)
+                self.browser_queued.labels(member.endpoint).set(member.queued)
+                self.browser_healthy.labels(member.endpoint).set(1 if member.healthy else 0)
+        for pool in services.workers.all():
+            self.workers_max.labels(pool.name).set(pool.max_workers)
+            self.workers_busy.labels(pool.name).set(pool.busy)
+            self.workers_queued.labels(pool.name).set(pool.queued)
+
+    async def sample_forever(self, services: Services, *, every: float = 1.0) -> None:
+        """Sample the gauges every ``every`` seconds (other processes' scrapes read them)."""
+        while True:
+            try:
+                self.sample(services)
+            except Exception:  # a failing probe must not end the sampling
+                logger.warning("sampling the capacity gauges failed", exc_info=True)
+            await asyncio.sleep(every)
+
+    def close(self) -> None:
+        """In multiprocess mode, drop this process's live gauges (it is stopping)."""
+        if self.multiprocess_dir is not None:
+            multiprocess.mark_process_dead(os.getpid(), self.multiprocess_dir)  # type: ignore[no-untyped-call]
+
+
+def _backend(kind: str, services: Services) -> str:
+    if kind == "audio":
+        return str(getattr(services.speech, "name", type(services.speech).__name__))
+    if kind == "parse":
+        return str(getattr(services.extractor, "name", type(services.extractor).__name__))
+    stats = getattr(services.browser, "stats", None)
+    if stats is None:
+        return type(services.browser).__name__  # a test double or a custom Browser
+    members = stats().members
+    return members[0].endpoint if len(members) == 1 else "fleet"
+
+
+class MetricsMiddleware:
+    """Counts every HTTP request by method, route template and status, with its latency.
+
+    Args:
+        app: the next ASGI application.
+        metrics: where to count.
+    """
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Handle one ASGI connection; only HTTP requests are counted."""
+        if scope["type"] != ScopeType.HTTP:
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def send_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_status)
+        finally:
+            # Set by the router; absent when no route matched (a 404): never the raw path.
+            route = scope.get("path_template") or "unmatched"
+            self.metrics.observe_request(
+                scope["method"], route, status, time.perf_counter() - started
+            )
+
+
+@get("/metrics", summary="Prometheus metrics", include_in_schema=False)
+async def metrics_endpoint(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """Every metric in Prometheus text format (see :mod:`renderkit_server.metrics`)."""
+    state = request.app.state
+    token: str | None = state.settings.metrics_token
+    if token:
+        sent = request.headers.get("authorization", "")
+        scheme, _, value = sent.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            value.strip().encode(), token.encode()
+        ):
+            msg = "metrics need Authorization: Bearer <RENDERKIT_METRICS_TOKEN>"
+            raise ApiError(401, "UNAUTHORIZED", msg, headers={"WWW-Authenticate": "Bearer"})
+    metrics: Metrics = state.metrics
+    services = state.get("services")
+    if services is not None:
+        metrics.sample(services)
+    return Response(metrics.exposition(), media_type=_TEXT_FORMAT)
