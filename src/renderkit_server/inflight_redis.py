@@ -94,16 +94,23 @@ class RedisInflightLimiter:
         key = f"{self._prefix}:{key_id}"
         lease = secrets.token_hex(12)
         await self._wait_for_lease(key, lease, cap)
+        failure: Exception | None = None
         try:
             async with anyio.create_task_group() as group:
                 group.start_soon(self._keep_renewed, key, lease)
                 try:
                     yield
+                except Exception as exc:
+                    # Raised again below, outside the task group, which would otherwise
+                    # wrap the render's own error in an ExceptionGroup.
+                    failure = exc
                 finally:
                     group.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
                 await self._release(key, lease)
+        if failure is not None:
+            raise failure
 
     async def _wait_for_lease(self, key: str, lease: str, cap: int) -> None:
         deadline = time.monotonic() + self._queue_timeout

@@ -105,7 +105,7 @@ class RedisRevocationStore:
                 message = await pubsub.get_message(timeout=1.0)
                 if message is None or message.get("type") != "message":
                     continue
-                key_id, _, before = _text(message["data"]).partition(" ")
+                key_id, _, before = _text(message["data"]).rpartition(" ")
                 if before.isdigit():
                     on_revoked(key_id, int(before))
         finally:
