@@ -14,6 +14,7 @@ from renderkit import RenderTimeoutError, TenantBusyError
 from renderkit_server._redis import connect
 from renderkit_server.inflight import LocalInflightLimiter
 from renderkit_server.inflight_redis import RedisInflightLimiter
+from renderkit_server.keys import InvalidKeyError, KeyService, KeySigner
 from renderkit_server.keys.revocation_redis import RedisRevocationStore
 
 from ._redis import REDIS_SERVER, redis_server, require_redis_server
@@ -175,3 +176,20 @@ def _start(port: str) -> subprocess.Popen[bytes]:
     )
     time.sleep(0.3)  # redis-server listens within milliseconds; the feed retries anyway
     return proc
+
+
+async def test_revocations_a_redis_restart_lost_are_written_back_by_the_replicas(
+    client: redis.asyncio.Redis,
+) -> None:
+    signer = KeySigner.from_secret("test-secret-that-is-long-enough")
+    async with KeyService(signer, RedisRevocationStore(client)) as keys:
+        issued = await keys.issue("a@example.com", "starter")
+        await keys.regenerate(issued.key)
+        await client.flushall()  # what a restart without persistence leaves
+
+        await keys.refresh()
+
+        assert await RedisRevocationStore(client).load_all() == {issued.key_id: 1}
+    async with KeyService(signer, RedisRevocationStore(client)) as later_replica:
+        with pytest.raises(InvalidKeyError):
+            later_replica.verify(issued.key)

@@ -94,13 +94,20 @@ class KeyService:
         self._started = True
 
     async def refresh(self) -> None:
-        """Merge revocations made by other processes sharing the store into the cache.
+        """Merge revocations made by other processes sharing the store into the cache, and
+        write back any the store lost.
 
         Raises:
             StorageUnavailableError: the store could not be read.
         """
-        for key_id, before in (await self._revocations.load_all()).items():
+        stored = await self._revocations.load_all()
+        for key_id, before in stored.items():
             self._raise_threshold(key_id, before)
+        for key_id, before in list(self._before.items()):
+            if stored.get(key_id, 0) < before:
+                # The store lost a revocation this process knows (a Redis restarted without
+                # persistence): write it back, or a replica started later would accept the key.
+                await self._revocations.revoke(key_id, before=before)
 
     async def refresh_forever(self, *, every: float) -> NoReturn:
         """Keep the cache up to date with other processes until cancelled.
