@@ -56,8 +56,10 @@ ROUTES: tuple[ControllerRouterHandler, ...] = (
     metrics_endpoint,
 )
 
-#: Seconds between reloads of key revocations made by other replicas.
-_REVOCATION_REFRESH_SECONDS = 2.0
+#: Seconds between full reloads of key revocations made by other processes: the longest an
+#: old key keeps working elsewhere when no notification reaches this process (SQLite, or a
+#: Redis notification lost with a silently dead subscriber connection).
+_REVOCATION_REFRESH_SECONDS = 1.0
 
 # Browser MCP clients must read the session id and the quota headers.
 _EXPOSED_HEADERS = [

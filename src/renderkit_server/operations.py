@@ -28,10 +28,11 @@ from renderkit import (
     structure,
     synthesize,
 )
-from renderkit.browser import TenantAware
+from renderkit.browser import Browser, TenantAware
 from renderkit.core.store import store_file
 from renderkit.core.times import isoformat_z
 from renderkit.parsing import DOCUMENT_TYPES
+from renderkit_server.inflight import LimitedBrowser
 from renderkit_server.quotas import audio_charges
 
 if TYPE_CHECKING:
@@ -183,11 +184,14 @@ async def execute(
 
 
 def _as_tenant(services: Services, key_id: str, plan: str) -> Services:
-    """The services with the shared browser seen as this key: fair queueing, its plan's cap."""
-    if not isinstance(services.browser, TenantAware):
-        return services
+    """The services with the browser seen as this key: its plan's cap over every replica,
+    then fair queueing under the same cap in the local pool or fleet."""
     cap = services.quotas.limits(plan).browser_inflight
-    return attrs.evolve(services, browser=services.browser.for_tenant(key_id, max_inflight=cap))
+    browser: Browser = services.browser
+    if isinstance(browser, TenantAware):
+        browser = browser.for_tenant(key_id, max_inflight=cap)
+    limited = LimitedBrowser(browser, services.inflight, key_id=key_id, cap=cap)
+    return attrs.evolve(services, browser=limited)
 
 
 async def _run_image(request: ImageRequest, services: Services) -> Output:

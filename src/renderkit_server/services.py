@@ -7,6 +7,7 @@ import logging
 import shutil
 import time
 from datetime import timedelta
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
@@ -28,10 +29,11 @@ from renderkit.speech import ElevenLabsProvider, LocalSpeechProvider, SpeechProv
 from renderkit.storage import LocalStorage, Storage
 from renderkit_server.clientaddr import PRIVATE_NETWORKS, TrustedProxies
 from renderkit_server.files import FileSigner, FileUrls
-from renderkit_server.keys import KeyService, KeySigner, SqliteRevocationStore
+from renderkit_server.inflight import InflightLimiter, LocalInflightLimiter
+from renderkit_server.keys import KeyService, KeySigner, RevocationStore, SqliteRevocationStore
 from renderkit_server.mail import Mailer, OutboxMailer, SmtpMailer
 from renderkit_server.mailspool import SpoolingMailer
-from renderkit_server.mcp.sessions import McpSessions
+from renderkit_server.mcp.sessions import EndedSessions, McpSessions
 from renderkit_server.metrics import Metrics
 from renderkit_server.probes import CachedProbe, storage_probe
 from renderkit_server.quotas import (
@@ -42,6 +44,9 @@ from renderkit_server.quotas import (
     plans_from_mapping,
 )
 from renderkit_server.settings import Settings
+
+if TYPE_CHECKING:
+    import redis.asyncio
 
 __all__ = [
     "Services",
@@ -85,6 +90,14 @@ def workers(settings: Settings) -> Workers:
     return Workers(ocr=pool("ocr"), audio=pool("audio"), pdf=pool("pdf"))
 
 
+class _AsyncCloseable(Protocol):
+    """Anything closed with ``await x.aclose()``."""
+
+    async def aclose(self) -> None:
+        """Release it."""
+        ...
+
+
 @attrs.define(kw_only=True)
 class Services:
     """The live backends of one app instance."""
@@ -121,6 +134,10 @@ class Services:
         }
     )
     browser_failed: bool = False
+    #: Holds each key's browser renders to its plan's cap over every replica.
+    inflight: InflightLimiter = attrs.Factory(LocalInflightLimiter)
+    #: The client of the shared state other than usage (None without RENDERKIT_REDIS_URL).
+    shared_client: _AsyncCloseable | None = None
 
     async def aclose(self) -> None:
         """Close everything; errors in one backend do not stop the others closing."""
@@ -133,6 +150,8 @@ class Services:
             self.usage_store,
             self.storage,
             self.mailer,
+            self.inflight,
+            *((self.shared_client,) if self.shared_client is not None else ()),
         )
         for closer in closers:
             try:
@@ -162,6 +181,38 @@ def _usage_store(settings: Settings) -> UsageStore:
 
         return RedisUsageStore(settings.redis_url)
     return SqliteUsageStore(settings.data_dir / "usage.sqlite3")
+
+
+@attrs.frozen(kw_only=True)
+class _SharedState:
+    """Where the state every replica must agree on lives: Redis, or this host."""
+
+    revocations: RevocationStore
+    ended_sessions: EndedSessions | None
+    inflight: InflightLimiter
+    redis: redis.asyncio.Redis | None
+
+
+def _shared_state(settings: Settings) -> _SharedState:
+    if settings.redis_url:
+        from renderkit_server._redis import connect
+        from renderkit_server.inflight_redis import RedisInflightLimiter
+        from renderkit_server.keys.revocation_redis import RedisRevocationStore
+        from renderkit_server.mcp.sessions_redis import RedisEndedSessions
+
+        client = connect(settings.redis_url)
+        return _SharedState(
+            revocations=RedisRevocationStore(client),
+            ended_sessions=RedisEndedSessions(client),
+            inflight=RedisInflightLimiter(client, queue_timeout=settings.browser_queue_timeout),
+            redis=client,
+        )
+    return _SharedState(
+        revocations=SqliteRevocationStore(settings.data_dir / "keys.sqlite3"),
+        ended_sessions=None,
+        inflight=LocalInflightLimiter(),
+        redis=None,
+    )
 
 
 def _mailer(settings: Settings) -> Mailer:
@@ -299,10 +350,15 @@ async def build_services(
     storage = storage or _storage(settings)
     usage_store = usage_store or _usage_store(settings)
     pools = workers(settings)
-    keys = KeyService(
-        KeySigner.from_secret(secret), SqliteRevocationStore(settings.data_dir / "keys.sqlite3")
-    )
-    await keys.start()
+    shared = _shared_state(settings)
+    keys = KeyService(KeySigner.from_secret(secret), shared.revocations)
+    try:
+        # Fails closed: a replica that cannot read the revocations does not start.
+        await keys.start()
+    except BaseException:
+        if shared.redis is not None:
+            await shared.redis.aclose()
+        raise
     services = Services(
         settings=settings,
         browser=browser or make_browser(settings),
@@ -323,7 +379,9 @@ async def build_services(
         ocr=ocr_engine(settings.parse_ocr, workers=pools.ocr),
         workers=pools,
         metrics=metrics or Metrics(),
-        mcp_sessions=McpSessions.from_secret(secret),
+        mcp_sessions=McpSessions.from_secret(secret, ended=shared.ended_sessions),
+        inflight=shared.inflight,
+        shared_client=shared.redis,
         storage_probe=storage_probe(storage),
         urls=FileUrls(
             storage=storage,

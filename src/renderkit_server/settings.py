@@ -184,7 +184,9 @@ class Settings:
             refused with 400 and cost nothing, and printing stops one page past the cap.
         cors_origins: origins allowed by CORS (none by default).
         storage: ``local`` or ``s3``.
-        redis_url: use Redis for usage and quotas (several replicas); SQLite otherwise.
+        redis_url: use Redis for the state replicas share: usage and quotas, key
+            revocations, ended MCP sessions, per-key in-flight leases; SQLite and this
+            process otherwise.
         browser_user: the account (name or uid) a local Chromium runs as when the server
             runs as root, with Chromium's sandbox on; ``root`` keeps root and turns the
             sandbox off (logged as a warning).

@@ -73,27 +73,30 @@ def test_file_urls_signed_before_the_helper_still_verify_and_are_signed_identica
     assert signer.check(FILE_KEY, str(EXPIRES), known_signature) == EXPIRES
 
 
+@pytest.mark.anyio
 @pytest.mark.parametrize("secret", [SINGLE, ROTATED])
-def test_mcp_session_ids_minted_before_the_helper_are_still_live(secret: str) -> None:
+async def test_mcp_session_ids_minted_before_the_helper_are_still_live(secret: str) -> None:
     sessions = McpSessions.from_secret(secret)
 
-    assert sessions.version(KNOWN[secret][2]) == "2025-06-18"
+    assert await sessions.version(KNOWN[secret][2]) == "2025-06-18"
 
 
-def test_a_session_id_minted_now_is_live_until_ended() -> None:
+@pytest.mark.anyio
+async def test_a_session_id_minted_now_is_live_until_ended() -> None:
     sessions = McpSessions.from_secret(SINGLE)
     session_id = sessions.mint("2025-06-18")
 
-    assert sessions.version(session_id) == "2025-06-18"
-    assert sessions.end(session_id) is True
-    assert sessions.version(session_id) is None
+    assert await sessions.version(session_id) == "2025-06-18"
+    assert await sessions.end(session_id) is True
+    assert await sessions.version(session_id) is None
 
 
-def test_a_token_of_one_kind_does_not_verify_as_another() -> None:
+@pytest.mark.anyio
+async def test_a_token_of_one_kind_does_not_verify_as_another() -> None:
     files = FileSigner.from_secret(SINGLE)
     session_mac = KNOWN[SINGLE][2].rsplit(".", 1)[1]
 
-    assert McpSessions.from_secret(ROTATED).version(KNOWN[SINGLE][2]) is None
+    assert await McpSessions.from_secret(ROTATED).version(KNOWN[SINGLE][2]) is None
     with pytest.raises(ApiError) as info:
         files.check(FILE_KEY, str(EXPIRES), session_mac)
     assert info.value.status == 403

@@ -4,7 +4,8 @@ Modules:
 
 - ``tokens``: the key format (claims, binary record, HMAC signer) and ``InvalidKeyError``.
 - ``emails``: the e-mail syntax accepted for owners and its normalised spelling.
-- ``revocation``: where regenerations are recorded (memory, SQLite).
+- ``revocation``: where regenerations are recorded (memory, SQLite); ``revocation_redis``:
+  on Redis, announced to every replica (imported lazily: it needs the redis package).
 - ``service``: ``KeyService``, issuing, verifying and regenerating keys.
 - ``routes``: ``POST /api/keys/generate`` and ``/api/keys/regenerate``; imported by the app,
   not here, since handlers depend on the server's services.
@@ -15,6 +16,7 @@ Reading the key from request headers is :mod:`renderkit_server.auth`'s job.
 from renderkit_server.keys.emails import normalize_email
 from renderkit_server.keys.revocation import (
     MemoryRevocationStore,
+    RevocationFeed,
     RevocationStore,
     SqliteRevocationStore,
 )
@@ -40,6 +42,7 @@ __all__ = [
     "KeyService",
     "KeySigner",
     "MemoryRevocationStore",
+    "RevocationFeed",
     "RevocationStore",
     "SqliteRevocationStore",
     "fingerprint",

@@ -10,8 +10,8 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
-from typing import Protocol, TypeVar, runtime_checkable
+from collections.abc import Awaitable, Callable
+from typing import NoReturn, Protocol, TypeVar, runtime_checkable
 
 import anyio
 import anyio.to_thread
@@ -19,7 +19,12 @@ import anyio.to_thread
 from renderkit import StorageUnavailableError
 from renderkit_server._sqlite import enable_wal
 
-__all__ = ["MemoryRevocationStore", "RevocationStore", "SqliteRevocationStore"]
+__all__ = [
+    "MemoryRevocationStore",
+    "RevocationFeed",
+    "RevocationStore",
+    "SqliteRevocationStore",
+]
 
 _T = TypeVar("_T")
 
@@ -51,6 +56,24 @@ class RevocationStore(Protocol):
 
     async def aclose(self) -> None:
         """Release resources; closing twice is a no-op."""
+        ...
+
+
+@runtime_checkable
+class RevocationFeed(Protocol):
+    """A store that also pushes revocations made by other processes as they happen."""
+
+    async def follow(
+        self,
+        on_revoked: Callable[[str, int], None],
+        on_connected: Callable[[], Awaitable[None]],
+    ) -> NoReturn:
+        """Call ``on_revoked(key_id, before)`` for every revocation, until cancelled.
+
+        ``on_connected`` is awaited each time the feed is (re)connected, after which no
+        revocation is missed: the caller reloads everything there, to pick up what was
+        revoked while the feed was down. Connection failures are retried, never raised.
+        """
         ...
 
 

@@ -8,11 +8,14 @@ loaded into memory by :meth:`KeyService.start` and kept up to date by every revo
 process makes.
 
 Several processes: each :class:`KeyService` caches revocations per process. Processes that
-share a store (one SQLite file used by several workers, or a future Redis store) see each
-other's revocations only after :meth:`KeyService.refresh`, so call it periodically
-(:meth:`KeyService.refresh_forever`); the refresh interval is how long an old key may keep
-working on the *other* processes. A double regeneration is still refused across processes,
-because :meth:`RevocationStore.revoke` is a compare-and-set.
+share a store see each other's revocations through :meth:`KeyService.refresh_forever`: a
+store that is a :class:`~renderkit_server.keys.revocation.RevocationFeed` (Redis) pushes each
+revocation to every replica as it happens, and the periodic full reload is a safety net for
+notifications lost while the feed reconnected; with a store that cannot push (one SQLite file
+shared by the workers of one host) the reload interval is how long an old key may keep working
+on the *other* processes. A double regeneration is still refused across processes, because
+:meth:`RevocationStore.revoke` is a compare-and-set. Verification never waits for the store:
+when it is unreachable, the last table loaded keeps being applied and regeneration fails.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import anyio
 
 from renderkit import InvalidRequestError, RenderkitError
 from renderkit_server.keys.emails import normalize_email
-from renderkit_server.keys.revocation import RevocationStore
+from renderkit_server.keys.revocation import RevocationFeed, RevocationStore
 from renderkit_server.keys.tokens import (
     PLANS,
     ApiKey,
@@ -91,29 +94,48 @@ class KeyService:
         self._started = True
 
     async def refresh(self) -> None:
-        """Merge revocations made by other processes sharing the store into the cache.
+        """Merge revocations made by other processes sharing the store into the cache, and
+        write back any the store lost.
 
         Raises:
             StorageUnavailableError: the store could not be read.
         """
-        for key_id, before in (await self._revocations.load_all()).items():
+        stored = await self._revocations.load_all()
+        for key_id, before in stored.items():
             self._raise_threshold(key_id, before)
+        for key_id, before in list(self._before.items()):
+            if stored.get(key_id, 0) < before:
+                # The store lost a revocation this process knows (a Redis restarted without
+                # persistence): write it back, or a replica started later would accept the key.
+                await self._revocations.revoke(key_id, before=before)
 
     async def refresh_forever(self, *, every: float) -> NoReturn:
-        """Call :meth:`refresh` every ``every`` seconds until cancelled.
+        """Keep the cache up to date with other processes until cancelled.
 
-        Replicas sharing the store pick up another replica's regenerations within ``every``
-        seconds (their own take effect at once). A failed refresh is logged and retried.
+        Reloads every ``every`` seconds; with a :class:`RevocationFeed` store, also applies
+        each revocation as it is announced (and reloads whenever the feed reconnects). A
+        failed reload is logged and retried.
 
         Args:
-            every: seconds between refreshes.
+            every: seconds between full reloads.
         """
-        while True:
-            await anyio.sleep(every)
-            try:
-                await self.refresh()
-            except RenderkitError:
-                logger.warning("could not refresh key revocations", exc_info=True)
+        async with anyio.create_task_group() as group:
+            if isinstance(self._revocations, RevocationFeed):
+                group.start_soon(self._follow, self._revocations)
+            while True:
+                await anyio.sleep(every)
+                await self._try_refresh()
+        msg = "unreachable: the reload loop only ends by cancellation"  # pragma: no cover
+        raise AssertionError(msg)  # pragma: no cover
+
+    async def _follow(self, feed: RevocationFeed) -> None:
+        await feed.follow(self._raise_threshold, self._try_refresh)
+
+    async def _try_refresh(self) -> None:
+        try:
+            await self.refresh()
+        except RenderkitError:
+            logger.warning("could not refresh key revocations", exc_info=True)
 
     async def aclose(self) -> None:
         """Close the revocation store."""

@@ -4,21 +4,71 @@ A session id is ``<revision>.<random>.<mac>``: HMAC-signed like the API keys
 (:mod:`renderkit_server.signing`), so any replica (and the same server after a restart)
 recognises it, and it tells the transport which revision the client negotiated (a
 2024-11-05 client sends no ``MCP-Protocol-Version`` header, so without it the server could
-not know). Only ended sessions are remembered, in a bounded in-memory set: after a DELETE
-the id answers 404, as the transport requires.
+not know). Only ended sessions are remembered, in an :class:`EndedSessions` store: after a
+DELETE the id answers 404, as the transport requires, on every replica sharing the store.
+
+The ids carry no expiry, so an ended id is remembered for a bounded time or number: the
+memory store keeps the latest 10,000, the Redis store (``sessions_redis``) each one for
+:data:`REMEMBER_ENDED_FOR` seconds.
 """
 
 from __future__ import annotations
 
 import secrets
 from collections import OrderedDict
+from typing import Protocol, runtime_checkable
 
 from renderkit_server import signing
 from renderkit_server.mcp.protocol import SUPPORTED_VERSIONS
 
-__all__ = ["McpSessions"]
+__all__ = ["REMEMBER_ENDED_FOR", "EndedSessions", "McpSessions", "MemoryEndedSessions"]
 
 _MAC_BYTES = 18
+
+#: Seconds a shared store remembers an ended session (30 days).
+REMEMBER_ENDED_FOR = 30 * 24 * 3600
+
+
+@runtime_checkable
+class EndedSessions(Protocol):
+    """Remembers which session ids were ended."""
+
+    async def is_ended(self, session_id: str) -> bool:
+        """Whether ``session_id`` was ended.
+
+        Raises:
+            StorageUnavailableError: the store could not be reached.
+        """
+        ...
+
+    async def end(self, session_id: str) -> bool:
+        """Mark ``session_id`` ended; False if it already was (atomic across replicas).
+
+        Raises:
+            StorageUnavailableError: the store could not be reached.
+        """
+        ...
+
+
+class MemoryEndedSessions:
+    """Ended sessions of this process only, the ``remember`` latest (oldest forgotten first)."""
+
+    def __init__(self, *, remember: int = 10_000) -> None:
+        self._ended: OrderedDict[str, None] = OrderedDict()
+        self._remember = remember
+
+    async def is_ended(self, session_id: str) -> bool:
+        """See :meth:`EndedSessions.is_ended`."""
+        return session_id in self._ended
+
+    async def end(self, session_id: str) -> bool:
+        """See :meth:`EndedSessions.end`."""
+        if session_id in self._ended:
+            return False
+        self._ended[session_id] = None
+        while len(self._ended) > self._remember:
+            self._ended.popitem(last=False)
+        return True
 
 
 class McpSessions:
@@ -26,37 +76,58 @@ class McpSessions:
 
     Args:
         secret: the MAC key (derived from the server secret for this one purpose).
-        remember_ended: how many ended sessions to remember (oldest forgotten first).
+        ended: where ended sessions are remembered; this process's memory by default.
     """
 
     #: What the server secret is derived for (see :func:`renderkit_server.signing.current_key`).
     PURPOSE = "renderkit-mcp-sessions"
 
-    def __init__(self, secret: bytes, *, remember_ended: int = 10_000) -> None:
+    def __init__(self, secret: bytes, *, ended: EndedSessions | None = None) -> None:
         self._secret = secret
-        self._ended: OrderedDict[str, None] = OrderedDict()
-        self._remember = remember_ended
+        self._ended = ended if ended is not None else MemoryEndedSessions()
 
     @classmethod
-    def from_secret(cls, secret: str) -> McpSessions:
+    def from_secret(cls, secret: str, *, ended: EndedSessions | None = None) -> McpSessions:
         """Sessions keyed by the server secret's current entry.
 
         Args:
             secret: ``RENDERKIT_SECRET``.
+            ended: where ended sessions are remembered (see :class:`McpSessions`).
 
         Returns:
             The session registry.
         """
-        return cls(signing.current_key(secret, cls.PURPOSE))
+        return cls(signing.current_key(secret, cls.PURPOSE), ended=ended)
 
     def mint(self, version: str) -> str:
         """A new session id for a client that negotiated ``version``."""
         body = f"{version}.{signing.b64encode(secrets.token_bytes(16))}"
         return f"{body}.{signing.mac(self._secret, body, size=_MAC_BYTES)}"
 
-    def version(self, session_id: str) -> str | None:
-        """The revision of a live session id; None if forged, malformed or ended."""
-        if len(session_id) > 200 or not session_id.isascii() or session_id in self._ended:
+    async def version(self, session_id: str) -> str | None:
+        """The revision of a live session id; None if forged, malformed or ended.
+
+        Raises:
+            StorageUnavailableError: the ended-session store could not be reached.
+        """
+        version = self._signed_version(session_id)
+        if version is None or await self._ended.is_ended(session_id):
+            return None
+        return version
+
+    async def end(self, session_id: str) -> bool:
+        """End a live session; False when it was not live (unknown or already ended).
+
+        Raises:
+            StorageUnavailableError: the ended-session store could not be reached.
+        """
+        if self._signed_version(session_id) is None:
+            return False
+        return await self._ended.end(session_id)
+
+    def _signed_version(self, session_id: str) -> str | None:
+        # Signature first: a forged id never costs a store round trip.
+        if len(session_id) > 200 or not session_id.isascii():
             return None
         body, _, mac = session_id.rpartition(".")
         version = body.split(".", 1)[0]
@@ -65,12 +136,3 @@ class McpSessions:
         if not signing.verify(self._secret, body, mac, size=_MAC_BYTES):
             return None
         return version
-
-    def end(self, session_id: str) -> bool:
-        """End a live session; False when it was not live (unknown or already ended)."""
-        if self.version(session_id) is None:
-            return False
-        self._ended[session_id] = None
-        while len(self._ended) > self._remember:
-            self._ended.popitem(last=False)
-        return True

@@ -27,7 +27,7 @@ import msgspec
 from litestar import Request, Response, delete, get, post
 
 import renderkit
-from renderkit import RenderkitError
+from renderkit import RenderkitError, StorageUnavailableError
 from renderkit_server import errors
 from renderkit_server.auth import authenticate
 from renderkit_server.bodies import JsonBodyError, decode_json
@@ -255,12 +255,19 @@ def _first_id(payload: Any) -> Any:
     return None
 
 
-def _session_version(request: Request[Any, Any, Any]) -> str | None:
+_SESSIONS_DOWN = "the session store is unavailable; retry shortly"
+
+
+async def _session_version(request: Request[Any, Any, Any]) -> str | None:
     """The live session's revision; 404 for an unknown or ended session id."""
     session_id = request.headers.get("mcp-session-id")
     if session_id is None:
         return None
-    version: str | None = _services(request).mcp_sessions.version(session_id)
+    try:
+        version: str | None = await _services(request).mcp_sessions.version(session_id)
+    except StorageUnavailableError:
+        # Fail closed: an ended session must not come back while the store is away.
+        raise RpcError(INTERNAL_ERROR, _SESSIONS_DOWN, http_status=503) from None
     if version is None:
         raise RpcError(
             INVALID_REQUEST,
@@ -302,7 +309,7 @@ async def mcp_post(request: Request[Any, Any, Any]) -> Response[Any]:
             version = check_envelope(message, request.headers, ALL_VERSIONS)
             return await _answer(_Call(request, version, modern=True), message, json_ok, sse_ok)
         initialize = isinstance(payload, dict) and payload.get("method") == "initialize"
-        session_version = None if initialize else _session_version(request)
+        session_version = None if initialize else await _session_version(request)
         version = (
             LATEST_VERSION
             if initialize
@@ -387,6 +394,10 @@ async def mcp_delete(request: Request[Any, Any, Any]) -> Response[Any]:
             ).body(),
             400,
         )
-    if not services.mcp_sessions.end(session_id):
+    try:
+        ended = await services.mcp_sessions.end(session_id)
+    except StorageUnavailableError:
+        return _json_response(RpcError(INTERNAL_ERROR, _SESSIONS_DOWN).body(), 503)
+    if not ended:
         return _json_response(RpcError(INVALID_REQUEST, "unknown or ended session").body(), 404)
     return Response(content=b"", status_code=204)
