@@ -12,6 +12,7 @@ from litestar.testing import AsyncTestClient
 
 from renderkit.browser import BrowserFleet, ChromiumPool, TenantBrowser
 from renderkit_server.app import create_app
+from renderkit_server.inflight import LimitedBrowser
 from renderkit_server.mail import MemoryMailer
 from renderkit_server.operations import _as_tenant
 from renderkit_server.services import make_browser
@@ -60,7 +61,9 @@ async def test_renders_on_a_fleet_run_as_the_key_under_its_plans_cap(
     )
     async with AsyncTestClient(app):
         services = app.state.services
-        seen = _as_tenant(services, "key-1", "starter").browser
+        limited = _as_tenant(services, "key-1", "starter").browser
+        assert isinstance(limited, LimitedBrowser)  # the cap over every replica, first
+        seen = limited.browser
         assert isinstance(seen, TenantBrowser)
         assert seen.pool is services.browser
         assert seen.tenant.key == "key-1" and seen.tenant.max_inflight == 1
