@@ -4,8 +4,10 @@ a result or an InvalidRequestError naming ``file`` or ``mimeType``, within a bou
 from __future__ import annotations
 
 import base64
+import concurrent.futures
 import io
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import anyio
 import pytest
@@ -16,6 +18,8 @@ from PIL import Image
 from renderkit import InvalidRequestError, parse
 from renderkit.parsing import Page, ParseLimits
 from renderkit.parsing.reading import check_mime_type, decode_file
+
+T = TypeVar("T")
 
 LIMITS = ParseLimits(max_bytes=200_000, max_pages=5, max_pixels=4_000_000)
 MIME_TYPES = ["application/pdf", "image/png", "image/jpeg", "image/webp"]
@@ -106,7 +110,7 @@ def test_sniffing_any_bytes_confirms_the_type_or_names_the_field(
 def test_the_seed_files_parse() -> None:
     for mime_type, content in SEEDS.items():
         body = {"file": base64.b64encode(content).decode(), "mimeType": mime_type}
-        result = anyio.run(lambda b=body: parse(b, ocr=BlankOcr(), limits=LIMITS))
+        result = _run(lambda b=body: parse(b, ocr=BlankOcr(), limits=LIMITS))
         assert result.pages == 1
 
 
@@ -137,6 +141,13 @@ def test_parsing_any_file_and_mime_type_gives_a_result_or_a_4xx_class_error(
     _parse_bounded({"file": file, "mimeType": mime_type})
 
 
+def _run(fn: Callable[[], Awaitable[T]]) -> T:
+    """Run ``fn`` on an event loop of its own thread: a session-scoped async fixture of
+    another module (the shared Chromium pool) may hold this thread's loop."""
+    with concurrent.futures.ThreadPoolExecutor(1) as thread:
+        return thread.submit(anyio.run, fn).result()
+
+
 def _parse_bounded(body: dict[str, Any]) -> None:
     async def run() -> None:
         with anyio.fail_after(SECONDS_PER_FILE):
@@ -145,7 +156,7 @@ def _parse_bounded(body: dict[str, Any]) -> None:
             except InvalidRequestError as exc:
                 _assert_names_the_file(exc)
 
-    anyio.run(run)
+    _run(run)
 
 
 def test_a_schema_nested_200_levels_is_an_invalid_request_error_naming_schema() -> None:
@@ -158,5 +169,5 @@ def test_a_schema_nested_200_levels_is_an_invalid_request_error_naming_schema() 
         "schema": schema,
     }
     with pytest.raises(InvalidRequestError) as caught:
-        anyio.run(lambda: parse(body, ocr=BlankOcr(), limits=LIMITS))
+        _run(lambda: parse(body, ocr=BlankOcr(), limits=LIMITS))
     assert {e.field for e in caught.value.errors} == {"schema"}
