@@ -1,9 +1,10 @@
 """The deployment under test: redis-server, a moto S3 server, Browserless, a remote Chromium
 and two ``renderkit serve`` replicas sharing them, all on 127.0.0.1, started once a session.
 
-Replica A renders on Browserless and replica B on the plain Chromium (one
-``RENDERKIT_BROWSER_CDP_URL`` each); both are also given ``RENDERKIT_BROWSER_CDP_URLS`` with
-both browsers, which replicas ignore until the browser fleet (#15 f2) reads it.
+Each replica's browser is a fleet of both remote browsers (``RENDERKIT_BROWSER_CDP_URL``
+names the one it lists first: Browserless for A, the plain Chromium for B, and
+``RENDERKIT_BROWSER_CDP_URLS`` adds the other), so either browser can die without stopping
+either replica.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def replica_env(
         "RENDERKIT_S3_ACCESS_KEY_ID": S3["access_key_id"],
         "RENDERKIT_S3_SECRET_ACCESS_KEY": S3["secret"],
         "RENDERKIT_BROWSER_CDP_URL": cdp_url,
-        "RENDERKIT_BROWSER_CDP_URLS": ",".join(cdp_urls),  # #15 f2
+        "RENDERKIT_BROWSER_CDP_URLS": ",".join(cdp_urls),
         "RENDERKIT_BROWSER_SLOTS": "2",
         "RENDERKIT_BROWSER_TENANT_QUEUE": "16",
         # The tests' slow page is served on 127.0.0.1; nothing else private is reachable.

@@ -1,7 +1,7 @@
 """Two replicas sharing Redis, S3 and remote browsers behave as one service (#15).
 
-Real processes on 127.0.0.1 (see conftest.py): what works today is asserted; what the other
-parts of #15 build is written as strict xfails, so each turns into a pass when it lands.
+Real processes on 127.0.0.1 (see conftest.py): a redis-server, a moto S3 server, a Browserless
+and a plain remote Chromium, and two ``renderkit serve`` replicas configured to share them.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from .conftest import ADMIN, PRO_IMAGES
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
 OG_CARD = {"template": "og-card", "data": {"title": "Two replicas, one service"}}
-PENDING = "#15: needs what f1/f2/f3 build"
 
 
 async def issue(client: httpx.AsyncClient, replica: Replica, plan: str) -> str:
@@ -124,10 +123,11 @@ async def test_a_key_issued_by_replica_a_is_accepted_by_replica_b(
 async def test_renders_succeed_on_browserless_and_on_the_plain_remote_chromium(
     client: httpx.AsyncClient, fleet: list[Replica]
 ) -> None:
-    # Replica A renders on Browserless, replica B on the plain Chromium (conftest.py).
+    # Each replica spreads renders over Browserless and the plain Chromium (the least busy,
+    # then the least recently used): two rounds per replica reach both browsers.
     a, b = fleet
     key = await issue(client, a, "business")
-    for replica in (a, b):
+    for replica in (a, b, a, b):
         image = await post(client, replica, "/api/image", key, OG_CARD)
         assert image.status_code == 200, (replica.name, image.text)
         body = image.json()
@@ -172,7 +172,6 @@ async def test_a_quota_of_n_is_spent_exactly_n_times_over_both_replicas_under_co
     assert after.status_code == 429  # spent: no replica has a local allowance left
 
 
-@pytest.mark.xfail(strict=True, reason=f"{PENDING} (f1: revocations shared through Redis)")
 async def test_a_key_regenerated_on_replica_a_is_refused_by_replica_b_at_once(
     client: httpx.AsyncClient, fleet: list[Replica]
 ) -> None:
@@ -186,7 +185,6 @@ async def test_a_key_regenerated_on_replica_a_is_refused_by_replica_b_at_once(
     assert (await post(client, b, "/api/image", new, OG_CARD)).status_code == 200
 
 
-@pytest.mark.xfail(strict=True, reason=f"{PENDING} (f1: in-flight counts shared through Redis)")
 async def test_a_keys_in_flight_cap_holds_over_both_replicas(
     client: httpx.AsyncClient, fleet: list[Replica], slow_server: _SlowServer
 ) -> None:
@@ -200,7 +198,6 @@ async def test_a_keys_in_flight_cap_holds_over_both_replicas(
     assert slow_server.peak == 1
 
 
-@pytest.mark.xfail(strict=True, reason=f"{PENDING} (f3: /metrics)")
 async def test_metrics_of_each_replica_show_the_traffic_it_served(
     client: httpx.AsyncClient, fleet: list[Replica]
 ) -> None:
@@ -221,7 +218,6 @@ async def test_metrics_of_each_replica_show_the_traffic_it_served(
 
 
 # Last in the module: it kills the plain Chromium (and starts it again on the same port).
-@pytest.mark.xfail(strict=True, reason=f"{PENDING} (f2: RENDERKIT_BROWSER_CDP_URLS fleet)")
 async def test_killing_one_browser_fails_only_its_renders_with_a_retriable_503(
     client: httpx.AsyncClient,
     fleet: list[Replica],
