@@ -46,6 +46,7 @@ from playwright.async_api import (
 )
 from websockets.exceptions import WebSocketException
 
+from renderkit.browser import _controls as controls
 from renderkit.browser._adblock import Blocklist, default_blocklist
 from renderkit.browser._cdp import DirectCdp, page_ws_url
 from renderkit.browser._egress import EgressProxy
@@ -182,10 +183,22 @@ class _Slot:
                 "Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5}
             )
         scheme = "dark" if shot.dark_mode else "light"
+        motion = "reduce" if shot.reduced_motion else "no-preference"
         await self.cdp.send(
             "Emulation.setEmulatedMedia",
-            {"features": [{"name": "prefers-color-scheme", "value": scheme}]},
+            {
+                "features": [
+                    {"name": "prefers-color-scheme", "value": scheme},
+                    {"name": "prefers-reduced-motion", "value": motion},
+                ]
+            },
         )
+        if shot.omit_background:
+            # On the capturing session, like the metrics: screenshots follow its emulation.
+            await (self.direct or self.cdp).send(
+                "Emulation.setDefaultBackgroundColorOverride",
+                {"color": {"r": 0, "g": 0, "b": 0, "a": 0}},
+            )
 
     async def set_metrics(
         self, width: int, height: int, scale: float, *, mobile: bool = False
@@ -419,8 +432,13 @@ class ChromiumPool:
         slot.page_host = urlsplit(shot.url).hostname
         slot.adblock = default_blocklist() if shot.block_ads else None
         await slot.emulate(shot)
-        response = await self._navigate(slot, shot.url, budget)
+        await controls.before_load(slot.page, slot.cdp, shot)
+        response = await self._navigate(slot, shot.url, budget, wait_until=shot.wait_until)
+        controls.failed_status(shot, response.status if response is not None else None)
         await _settle(slot, budget)
+        await controls.after_load(slot.page, slot.cdp, shot, budget.remaining_ms)
+        if shot.scroll_page and not shot.full_page:
+            await _scroll_through(slot, budget)
         if shot.delay_ms:
             # The caller asked for this wait (animations, late scripts); it is bounded by
             # the request model and by the render budget around us.
@@ -445,11 +463,17 @@ class ChromiumPool:
             truncated=truncated,
         )
 
-    async def _navigate(self, slot: _Slot, url: str, budget: _Budget) -> Response | None:
+    async def _navigate(
+        self, slot: _Slot, url: str, budget: _Budget, *, wait_until: str = "load"
+    ) -> Response | None:
         started = time.monotonic()
         msg = "url: the page (or a redirect) goes to an address that is not allowed"
         try:
-            response = await slot.page.goto(url, wait_until="load", timeout=budget.remaining_ms())
+            response = await slot.page.goto(
+                url,
+                wait_until=wait_until,  # type: ignore[arg-type]  # checked by the request model
+                timeout=budget.remaining_ms(),
+            )
         except PlaywrightError as exc:
             refused = self._egress.refused_since(started) if self._egress else []
             if slot.blocked or refused:

@@ -85,6 +85,18 @@ class PageShot:
         selector: capture only the first element matching this CSS selector.
         format, quality: the image encoding (ignored when ``pdf`` is set).
         pdf: print the page to PDF instead of capturing an image.
+        wait_until: load, domcontentloaded or networkidle: when navigation is done.
+        wait_for_selector: wait for an element matching this selector to be visible.
+        hide_selectors: hide elements matching these selectors.
+        click_selector: click the first element matching this selector before capturing.
+        block_cookie_banners: hide elements on the packaged cookie-banner selector list.
+        scroll_page: scroll through the page before capturing (lazy content).
+        styles, scripts: CSS to add and JavaScript to run once the page loaded.
+        headers, cookies: sent only to the page's origin.
+        timezone, locale: what the page sees (IANA name, language tag).
+        reduced_motion: emulate ``prefers-reduced-motion: reduce``.
+        omit_background: transparent default background.
+        fail_on_status: statuses and ``"low-high"`` ranges that fail the capture.
     """
 
     url: str
@@ -101,6 +113,21 @@ class PageShot:
     format: str = "png"
     quality: int = 90
     pdf: PdfOptions | None = None
+    wait_until: str = "load"
+    wait_for_selector: str | None = None
+    hide_selectors: tuple[str, ...] = ()
+    click_selector: str | None = None
+    block_cookie_banners: bool = False
+    scroll_page: bool = False
+    styles: str | None = None
+    scripts: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    cookies: tuple[tuple[str, str], ...] = ()
+    timezone: str | None = None
+    locale: str | None = None
+    reduced_motion: bool = False
+    omit_background: bool = False
+    fail_on_status: tuple[int | str, ...] = ()
 
 
 @attrs.frozen(kw_only=True)

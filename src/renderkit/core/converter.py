@@ -99,6 +99,14 @@ def _strict_bool(value: object, _: type) -> bool:
     return value
 
 
+def _int_or_str(value: object, _: type) -> int | str:
+    # e.g. an HTTP status (404) or a range of them ("500-599").
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    msg = "must be an integer or a string"
+    raise TypeError(msg)
+
+
 def _is_list(tp: Any) -> bool:
     return typing.get_origin(tp) is list or tp is list
 
@@ -169,6 +177,7 @@ def _make_converter() -> cattrs.Converter:
     conv.register_structure_hook(int, _strict_int)
     conv.register_structure_hook(float, _strict_float)
     conv.register_structure_hook(bool, _strict_bool)
+    conv.register_structure_hook(int | str, _int_or_str)
     conv.register_structure_hook_factory(attrs.has, _model_hook_factory)
     conv.register_structure_hook_factory(_is_list, lambda tp: _list_hook_factory(tp, conv))
     conv.register_structure_hook_factory(_is_dict, lambda tp: _structure_dict)

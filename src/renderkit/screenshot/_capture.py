@@ -45,8 +45,10 @@ async def screenshot(
             browser prints at most one page more. None for no cap.
 
     Raises:
-        InvalidRequestError: a field is invalid, ``selector`` matches nothing, or the PDF
-            would have more than ``max_pages`` pages (naming ``url``).
+        InvalidRequestError: a field is invalid, ``selector`` or ``click_selector`` matches
+            nothing, ``wait_for_selector`` never appears, ``scripts`` throws, the page
+            answers a status in ``fail_on_status`` (naming ``url``), or the PDF would have
+            more than ``max_pages`` pages (naming ``url``).
         BlockedUrlError: the URL, or a redirect, goes to a disallowed address.
         NavigationError: the page could not be loaded.
         RenderTimeoutError, BrowserBusyError, RenderError: the browser could not finish.
@@ -75,6 +77,21 @@ async def screenshot(
         format="png" if pdf else req.format,
         quality=req.quality,
         pdf=pdf,
+        wait_until=req.wait_until,
+        wait_for_selector=req.wait_for_selector,
+        hide_selectors=tuple(req.hide_selectors),
+        click_selector=req.click_selector,
+        block_cookie_banners=req.block_cookie_banners,
+        scroll_page=req.scroll_page,
+        styles=req.styles,
+        scripts=req.scripts,
+        headers=tuple(req.headers.items()),
+        cookies=tuple(req.cookies.items()),
+        timezone=req.timezone,
+        locale=req.locale,
+        reduced_motion=req.reduced_motion,
+        omit_background=req.omit_background,
+        fail_on_status=tuple(req.fail_on_status),
     )
     captured = await browser.capture_url(shot)
     warnings: list[str] = []

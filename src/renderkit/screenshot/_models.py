@@ -11,6 +11,7 @@ from renderkit.core import validators as v
 from renderkit.core.converter import checked
 from renderkit.core.media import media_types
 from renderkit.core.results import FileResult
+from renderkit.screenshot import _checks as c
 
 __all__ = ["DEVICES", "MAX_DELAY_MS", "Device", "ScreenshotRequest", "ScreenshotResult", "Viewport"]
 
@@ -99,12 +100,44 @@ class ScreenshotRequest:
         block_ads: block requests to ad and tracker hosts (alias blockAds; EasyList hosts).
         delay: milliseconds to wait after the page loaded, 0-10000.
         selector: CSS selector: capture only the first matching element.
+        wait_until: when navigation counts as done: load (default), domcontentloaded or
+            networkidle (alias waitUntil).
+        wait_for_selector: wait until an element matching this CSS selector is visible,
+            within the render time limit (alias waitForSelector).
+        hide_selectors: CSS selectors of elements to hide (visibility: hidden; alias
+            hideSelectors; at most 50).
+        click_selector: click the first element matching this CSS selector before the
+            capture (alias clickSelector).
+        block_cookie_banners: hide common cookie-consent banners (alias blockCookieBanners).
+        scroll_page: scroll through the page before the capture so lazy content loads
+            (alias scrollPage; full-page captures always do).
+        styles: CSS added to the page, at most 50,000 characters.
+        scripts: JavaScript run in the page after it loaded, at most 50,000 characters.
+        headers: extra HTTP headers for requests to the page's origin (not Host, Cookie,
+            Origin, Referer or hop-by-hop headers; at most 20).
+        cookies: cookies (name: value) set for the page's origin (at most 50).
+        timezone: IANA time zone the page sees, e.g. Europe/Paris.
+        locale: language tag the page sees (Accept-Language, Intl, navigator.language).
+        reduced_motion: emulate prefers-reduced-motion: reduce (alias reducedMotion).
+        omit_background: transparent background where the page has none (png and webp;
+            alias omitBackground).
+        fail_on_status: statuses (404) or ranges ("500-599") that fail the request with
+            an error naming url instead of capturing the page (alias failOnStatus).
     """
 
     __rk_aliases__: ClassVar[dict[str, str]] = {
         "fullPage": "full_page",
         "darkMode": "dark_mode",
         "blockAds": "block_ads",
+        "waitUntil": "wait_until",
+        "waitForSelector": "wait_for_selector",
+        "hideSelectors": "hide_selectors",
+        "clickSelector": "click_selector",
+        "blockCookieBanners": "block_cookie_banners",
+        "scrollPage": "scroll_page",
+        "reducedMotion": "reduced_motion",
+        "omitBackground": "omit_background",
+        "failOnStatus": "fail_on_status",
     }
 
     url: str = attrs.field(validator=[v.max_length(4_096), v.http_url()])
@@ -119,6 +152,35 @@ class ScreenshotRequest:
     block_ads: bool = False
     delay: int = attrs.field(default=0, validator=v.in_range(0, MAX_DELAY_MS))
     selector: str | None = attrs.field(default=None, validator=v.optional(v.max_length(1_000)))
+    wait_until: str = attrs.field(default="load", validator=v.choice(c.WAIT_UNTIL))
+    wait_for_selector: str | None = attrs.field(
+        default=None, validator=v.optional(v.max_length(1_000))
+    )
+    hide_selectors: list[str] = attrs.field(
+        factory=list, validator=[v.max_items(c.MAX_SELECTORS, noun="selectors"), c.selectors]
+    )
+    click_selector: str | None = attrs.field(
+        default=None, validator=v.optional(v.max_length(1_000))
+    )
+    block_cookie_banners: bool = False
+    scroll_page: bool = False
+    styles: str | None = attrs.field(
+        default=None, validator=v.optional(v.max_length(c.MAX_INJECTED_CHARS))
+    )
+    scripts: str | None = attrs.field(
+        default=None, validator=v.optional(v.max_length(c.MAX_INJECTED_CHARS))
+    )
+    headers: dict[str, str] = attrs.field(factory=dict, validator=c.headers)
+    cookies: dict[str, str] = attrs.field(factory=dict, validator=c.cookies)
+    timezone: str | None = attrs.field(
+        default=None, validator=v.optional(attrs.validators.and_(v.max_length(64), c.timezone))
+    )
+    locale: str | None = attrs.field(
+        default=None, validator=v.optional(attrs.validators.and_(v.max_length(35), c.locale))
+    )
+    reduced_motion: bool = False
+    omit_background: bool = False
+    fail_on_status: list[int | str] = attrs.field(factory=list, validator=c.status_ranges)
 
     @property
     def profile(self) -> Device:

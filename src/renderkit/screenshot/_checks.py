@@ -1,0 +1,131 @@
+"""Validators for the screenshot page controls (headers, cookies, timezone, locale...)."""
+
+from __future__ import annotations
+
+import re
+import zoneinfo
+from typing import Any
+
+import attrs
+
+from renderkit.core.errors import InvalidRequestError
+
+__all__ = [
+    "MAX_COOKIES",
+    "MAX_HEADERS",
+    "MAX_INJECTED_CHARS",
+    "MAX_SELECTORS",
+    "WAIT_UNTIL",
+    "cookies",
+    "headers",
+    "locale",
+    "selectors",
+    "status_ranges",
+    "timezone",
+]
+
+WAIT_UNTIL = ("load", "domcontentloaded", "networkidle")
+MAX_HEADERS = 20
+MAX_COOKIES = 50
+MAX_SELECTORS = 50
+#: Bounds each of ``styles`` and ``scripts``: enough for a real override, not a payload.
+MAX_INJECTED_CHARS = 50_000
+
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}")
+_COOKIE_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,200}")
+# RFC 6265 cookie-octet: no controls, whitespace, quote, comma, semicolon or backslash.
+_COOKIE_VALUE = re.compile(r"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]{0,4000}")
+_HEADER_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]{0,4000}")
+# Headers the browser owns (framing, routing, identity of the request) or that have their
+# own field (cookies): overriding them would bypass the network policy or confuse it.
+_RESERVED = frozenset(
+    {
+        "host",
+        "cookie",
+        "content-length",
+        "transfer-encoding",
+        "connection",
+        "keep-alive",
+        "upgrade",
+        "te",
+        "trailer",
+        "proxy-authorization",
+        "proxy-connection",
+        "expect",
+        "origin",
+        "referer",
+    }
+)
+# Language tag, BCP 47-ish: en, en-US, zh-Hant-TW, es-419.
+_LOCALE = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?")
+_RANGE = re.compile(r"([1-5][0-9][0-9])(?:-([1-5][0-9][0-9]))?")
+
+
+def _fail(attribute: attrs.Attribute[Any], message: str) -> None:
+    raise InvalidRequestError.single(attribute.alias or attribute.name, message)
+
+
+def headers(_: object, attribute: attrs.Attribute[Any], value: dict[str, Any]) -> None:
+    """Accept HTTP header names and string values, none the browser must own."""
+    if len(value) > MAX_HEADERS:
+        _fail(attribute, f"at most {MAX_HEADERS} headers (got {len(value)})")
+    for name, text in value.items():
+        if not _TOKEN.fullmatch(name):
+            _fail(attribute, f"{name[:40]!r} is not a valid header name")
+        if name.lower() in _RESERVED:
+            _fail(attribute, f"{name!r} cannot be set (use cookies for Cookie)")
+        if not isinstance(text, str) or not _HEADER_VALUE.fullmatch(text):
+            _fail(attribute, f"the value of {name!r} must be a string without line breaks")
+
+
+def cookies(_: object, attribute: attrs.Attribute[Any], value: dict[str, Any]) -> None:
+    """Accept cookie names and values as RFC 6265 allows them."""
+    if len(value) > MAX_COOKIES:
+        _fail(attribute, f"at most {MAX_COOKIES} cookies (got {len(value)})")
+    for name, text in value.items():
+        if not _COOKIE_NAME.fullmatch(name):
+            _fail(attribute, f"{name[:40]!r} is not a valid cookie name")
+        if not isinstance(text, str) or not _COOKIE_VALUE.fullmatch(text):
+            _fail(attribute, f"the value of {name!r} must be a string of cookie characters")
+
+
+def selectors(_: object, attribute: attrs.Attribute[Any], value: list[str]) -> None:
+    """Accept a short list of short CSS selectors (syntax is checked by the page)."""
+    if len(value) > MAX_SELECTORS:
+        _fail(attribute, f"at most {MAX_SELECTORS} selectors (got {len(value)})")
+    for selector in value:
+        if not selector.strip() or len(selector) > 1_000:
+            _fail(attribute, "each selector must be 1-1,000 characters")
+        if "{" in selector or "}" in selector:
+            _fail(attribute, f"{selector[:40]!r} is not a CSS selector")
+
+
+def timezone(_: object, attribute: attrs.Attribute[Any], value: str) -> None:
+    """Accept an IANA time zone name such as Europe/Paris."""
+    try:
+        valid = "/" in value or value == "UTC"
+        zoneinfo.ZoneInfo(value)
+    except (ValueError, zoneinfo.ZoneInfoNotFoundError):
+        valid = False
+    if not valid:
+        _fail(attribute, f"{value[:40]!r} is not an IANA time zone (e.g. Europe/Paris)")
+
+
+def locale(_: object, attribute: attrs.Attribute[Any], value: str) -> None:
+    """Accept a BCP 47 language tag such as en-US."""
+    if not _LOCALE.fullmatch(value):
+        _fail(attribute, f"{value[:40]!r} is not a language tag (e.g. en-US, fr, zh-Hant-TW)")
+
+
+def status_ranges(_: object, attribute: attrs.Attribute[Any], value: list[int | str]) -> None:
+    """Accept HTTP statuses (404) and ranges ("500-599") between 100 and 599."""
+    if len(value) > 50:
+        _fail(attribute, f"at most 50 entries (got {len(value)})")
+    for entry in value:
+        match = _RANGE.fullmatch(str(entry))
+        if isinstance(entry, bool) or match is None:
+            _fail(attribute, f'{str(entry)[:20]!r} is not a status or range (e.g. 404, "500-599")')
+            return
+        low, high = match.group(1), match.group(2) or match.group(1)
+        if int(low) > int(high):
+            _fail(attribute, f"{entry!r} is an empty range")
