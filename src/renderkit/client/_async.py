@@ -22,7 +22,7 @@ from renderkit.client._results import (
     screenshot_result,
 )
 from renderkit.core.converter import unstructure
-from renderkit.core.retry import RetryPolicy, Sleep, send_with_retries
+from renderkit.core.retry import RetryPolicy, Sleep, parse_retry_after, send_with_retries
 from renderkit.image import ImageRequest, ImageResult
 from renderkit.parsing import ParseRequest, ParseResult
 from renderkit.pdf import PdfRequest, PdfResult
@@ -36,6 +36,14 @@ __all__ = ["DEFAULT_RETRY", "AsyncClient"]
 DEFAULT_RETRY = RetryPolicy(max_retries=3, backoff=0.5, max_delay=30.0, jitter=0.25)
 
 T = TypeVar("T")
+
+
+class _NotWorthWaiting(Exception):
+    """The server asked to wait longer than the policy's ``max_delay``: stop retrying."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        super().__init__(response.status_code)
+        self.response = response
 
 
 def _body(request: object) -> Any:
@@ -57,7 +65,8 @@ class AsyncClient:
     result is downloaded when ``content`` is first read (blocking; :meth:`download` fetches
     it without blocking the loop). Errors raise the library's exceptions (a 429 over quota:
     :class:`~renderkit.core.errors.RateLimitError` with ``retry_after``); 429 and 5xx
-    answers are retried first, as ``retry`` says, honouring ``Retry-After``.
+    answers are retried first, as ``retry`` says, honouring ``Retry-After`` (an answer asking
+    for longer than ``retry.max_delay``, such as a monthly quota, is raised at once).
 
     Args:
         base_url: the server, e.g. ``https://render.example.com``.
@@ -148,9 +157,19 @@ class AsyncClient:
 
     async def _call(self, name: str, request: object) -> dict[str, Any]:
         body = _body(request)
-        response = await send_with_retries(
-            lambda: self._http.post(f"/api/{name}", json=body), self._retry, sleep=self._sleep
-        )
+
+        async def send() -> httpx.Response:
+            response = await self._http.post(f"/api/{name}", json=body)
+            wait = parse_retry_after(response.headers.get("retry-after"))
+            if wait is not None and wait > self._retry.max_delay:
+                # A monthly quota resets in days: not worth waiting for, report it now.
+                raise _NotWorthWaiting(response)
+            return response
+
+        try:
+            response = await send_with_retries(send, self._retry, sleep=self._sleep)
+        except _NotWorthWaiting as stop:
+            response = stop.response
         if response.is_error:
             raise error_from_response(response)
         answer: dict[str, Any] = response.json()

@@ -14,8 +14,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
 from renderkit.image import ImageResult
-from renderkit.parsing import ParseResult
-from renderkit.parsing._protocol import FieldProvenance, Usage
+from renderkit.parsing import FieldProvenance, ParseResult, Usage
 from renderkit.pdf import PdfResult
 from renderkit.screenshot import ScreenshotResult
 from renderkit.speech import AudioResult
