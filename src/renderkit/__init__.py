@@ -18,7 +18,8 @@ JSON-like dict) and the backends they need, and return frozen results::
 
 Each capability is a package (:mod:`renderkit.image`, :mod:`renderkit.pdf`,
 :mod:`renderkit.screenshot`, :mod:`renderkit.speech`, :mod:`renderkit.parsing`) whose public
-names are re-exported here.
+names are re-exported here. :class:`Client` and :class:`AsyncClient` run the same five
+functions on a renderkit server instead (:mod:`renderkit.client`).
 
 Nothing happens at import time and no environment variable is read: configuration is passed
 in. Blocking wrappers live in :mod:`renderkit.sync`.
@@ -26,8 +27,10 @@ in. Blocking wrappers live in :mod:`renderkit.sync`.
 
 from __future__ import annotations
 
+from renderkit.client import AsyncClient, Client
 from renderkit.core.converter import structure, unstructure
 from renderkit.core.errors import (
+    ApiError,
     BlockedUrlError,
     BrowserBusyError,
     BrowserUnavailableError,
@@ -39,6 +42,7 @@ from renderkit.core.errors import (
     ObjectNotFoundError,
     ProviderError,
     ProviderUnavailableError,
+    RateLimitError,
     RenderError,
     RenderkitError,
     RenderTimeoutError,
@@ -65,11 +69,14 @@ __all__ = [
     "IMAGE_TEMPLATES",
     "PAGE_SIZES",
     "PDF_TEMPLATES",
+    "ApiError",
+    "AsyncClient",
     "AudioRequest",
     "AudioResult",
     "BlockedUrlError",
     "BrowserBusyError",
     "BrowserUnavailableError",
+    "Client",
     "ConfigurationError",
     "FieldError",
     "ImageData",
@@ -85,6 +92,7 @@ __all__ = [
     "PdfResult",
     "ProviderError",
     "ProviderUnavailableError",
+    "RateLimitError",
     "RenderError",
     "RenderTimeoutError",
     "RenderkitError",

@@ -22,7 +22,7 @@ from renderkit.browser import Browser
 from renderkit.parsing import Extractor
 from renderkit.speech import SpeechProvider
 from renderkit.storage import Storage
-from renderkit_server import errors, files, health, production
+from renderkit_server import docs, errors, files, health, production
 from renderkit_server.dependencies import DEPENDENCIES
 from renderkit_server.keys import routes as keys_routes
 from renderkit_server.mail import Mailer
@@ -50,6 +50,7 @@ ROUTES: tuple[ControllerRouterHandler, ...] = (
     *keys_routes.ROUTES,
     *health.ROUTES,
     *files.ROUTES,
+    *docs.ROUTES,
     mcp_post,
     mcp_get,
     mcp_delete,

@@ -3,11 +3,16 @@
 Each production endpoint's request schema comes from its model, its 200 response from
 :meth:`Operation.response_schema <renderkit_server.operations.Operation.response_schema>`
 and its error responses from the operation's statuses; the keys and health endpoints,
-which are not operations, are described here.
+which are not operations, are described here. Each endpoint is one operation at its
+``/api`` path with a stable ``operationId`` (what generated clients name their methods);
+the ``/v1`` aliases are the same handlers and are stated once in ``info.description``.
+Descriptions are Markdown (the docs UI renders them), so reStructuredText roles and
+double backticks from docstrings are turned into Markdown code spans.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -15,7 +20,138 @@ from renderkit.core.schema import json_schema
 from renderkit_server.operations import OPERATIONS, Operation
 from renderkit_server.quotas import PLAN_NAMES
 
-__all__ = ["openapi_document", "response_schema"]
+__all__ = ["OPERATION_IDS", "openapi_document", "response_schema"]
+
+#: The stable operationId of each endpoint, by its name under ``/api``.
+OPERATION_IDS: dict[str, str] = {
+    "image": "generateImage",
+    "pdf-gen": "generatePdf",
+    "screenshot": "takeScreenshot",
+    "audio": "generateAudio",
+    "parse": "parseDocument",
+    "keys/generate": "generateKey",
+    "keys/regenerate": "regenerateKey",
+    "health": "health",
+}
+
+_TINY_PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQ"
+    "AAAABJRU5ErkJggg=="
+)
+_FILE_URL = "https://api.example.com/files/images/2026/11/abc.png?expires=1764000000&signature=..."
+
+#: An example request body and success body per endpoint (shown by the docs UI).
+EXAMPLES: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
+    "image": (
+        {"template": "og-card", "data": {"title": "Hello", "subtitle": "from renderkit"}},
+        {
+            "success": True,
+            "url": _FILE_URL,
+            "width": 1200,
+            "height": 630,
+            "format": "png",
+            "template": "og-card",
+            "size_bytes": 48213,
+            "credits_used": 1,
+        },
+    ),
+    "pdf-gen": (
+        {"template": "invoice", "data": {"invoice_number": "INV-1", "items": []}},
+        {
+            "success": True,
+            "url": _FILE_URL.replace("images", "pdfs").replace(".png", ".pdf"),
+            "pages": 1,
+            "pages_est": 1,
+            "page_size": "A4",
+            "landscape": False,
+            "template": "invoice",
+            "format": "pdf",
+            "size_bytes": 20311,
+            "credits_used": 1,
+        },
+    ),
+    "screenshot": (
+        {"url": "https://example.com", "device": "desktop", "full_page": False},
+        {
+            "success": True,
+            "url": _FILE_URL.replace("images", "screenshots"),
+            "width": 1280,
+            "height": 800,
+            "format": "png",
+            "device": "desktop",
+            "full_page": False,
+            "captured_at": "2026-11-24T06:00:00Z",
+            "source_url": "https://example.com/",
+            "http_status": 200,
+            "warnings": [],
+            "size_bytes": 60211,
+            "credits_used": 1,
+        },
+    ),
+    "audio": (
+        {"script": "Hello from renderkit.", "voice_id": "alloy", "format": "mp3"},
+        {
+            "success": True,
+            "url": _FILE_URL.replace("images", "audio").replace(".png", ".mp3"),
+            "format": "mp3",
+            "duration_seconds": 1.6,
+            "duration_est": 1.6,
+            "duration_est_sec": 1.6,
+            "characters": 21,
+            "characters_used": 21,
+            "voice_id": "alloy",
+            "model": "standard",
+            "size_bytes": 12800,
+            "credits_used": 1,
+        },
+    ),
+    "parse": (
+        {"file": _TINY_PNG, "mimeType": "image/png"},
+        {
+            "success": True,
+            "data": {"total": 42.0},
+            "document_type": "receipt",
+            "confidence": 0.8,
+            "field_confidence": {"total": 0.8},
+            "warnings": [],
+            "usage": {"input_tokens": 0, "output_tokens": 0},
+            "pages": 1,
+            "extractor": "local",
+            "credits_used": 1,
+        },
+    ),
+    "keys/generate": (
+        {"email": "you@example.com", "plan": "starter"},
+        {
+            "success": True,
+            "key": "sk_live_AbCdEf.GhIjKl",
+            "plan": "starter",
+            "email": "you@example.com",
+            "created": "2026-11-24T06:00:00Z",
+        },
+    ),
+    "keys/regenerate": (
+        {},
+        {
+            "success": True,
+            "key": "sk_live_MnOpQr.StUvWx",
+            "plan": "starter",
+            "email": "you@example.com",
+            "issued_at": "2026-11-24T06:00:00Z",
+        },
+    ),
+    "health": (
+        None,
+        {"status": "ok", "version": "1.0.0", "uptime_seconds": 3600, "services": {"browser": "ok"}},
+    ),
+}
+
+_INFO_DESCRIPTION = (
+    "Images, PDFs, screenshots, speech and document parsing from JSON.\n\n"
+    "Every path under `/api` is also served under `/v1` (e.g. `POST /v1/image`): the same "
+    "operation, documented once. Authenticate with `Authorization: Bearer <key>` or "
+    "`X-SVC-Key: <key>`; errors are `{error, code, status}` envelopes."
+)
 
 _ERROR = {
     "type": "object",
@@ -69,8 +205,30 @@ def _error_responses(*statuses: int) -> dict[str, Any]:
     return {str(s): {"description": descriptions[s], **ref} for s in statuses}
 
 
-def _paths(name: str) -> list[str]:
-    return [f"/api/{name}", f"/v1/{name}"]
+def _with_examples(name: str, operation: dict[str, Any]) -> dict[str, Any]:
+    """Attach the endpoint's example request and success body to its operation."""
+    request, response = EXAMPLES[name]
+    if request is not None:
+        operation["requestBody"]["content"]["application/json"]["example"] = request
+    operation["responses"]["200"]["content"]["application/json"]["example"] = response
+    return operation
+
+
+_ROLE = re.compile(r":[a-z]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`")
+
+
+def _markdown(node: Any) -> Any:
+    """Docstring-derived descriptions with reStructuredText roles and ````x```` as `x`."""
+    if isinstance(node, dict):
+        return {
+            k: (_ROLE.sub(r"`\1`", v).replace("``", "`"))
+            if k == "description" and isinstance(v, str)
+            else _markdown(v)
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_markdown(v) for v in node]
+    return node
 
 
 def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[str, Any]:
@@ -86,34 +244,33 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
         model_name = op.model.__name__
         schemas[model_name] = _rewrite_refs(request_schema)
         schemas[f"{model_name}Response"] = op.response_schema()
-        for path in _paths(op.name):
-            paths[path] = {
-                "post": {
-                    "operationId": f"{op.name.replace('-', '_')}_{path.split('/')[1]}",
-                    "summary": op.title,
-                    "description": op.description,
-                    "security": security,
-                    "requestBody": {
-                        "required": True,
+        paths[f"/api/{op.name}"] = {
+            "post": {
+                "operationId": OPERATION_IDS[op.name],
+                "summary": op.title,
+                "description": op.description,
+                "security": security,
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": {"$ref": f"#/components/schemas/{model_name}"}
+                        }
+                    },
+                },
+                "responses": {
+                    "200": {
+                        "description": "The result",
                         "content": {
                             "application/json": {
-                                "schema": {"$ref": f"#/components/schemas/{model_name}"}
+                                "schema": {"$ref": f"#/components/schemas/{model_name}Response"}
                             }
                         },
                     },
-                    "responses": {
-                        "200": {
-                            "description": "The result",
-                            "content": {
-                                "application/json": {
-                                    "schema": {"$ref": f"#/components/schemas/{model_name}Response"}
-                                }
-                            },
-                        },
-                        **_error_responses(*op.error_statuses),
-                    },
-                }
+                    **_error_responses(*op.error_statuses),
+                },
             }
+        }
     key_request = {
         "type": "object",
         "required": ["email"],
@@ -126,40 +283,38 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
             },
         },
     }
-    for path in _paths("keys/generate"):
-        paths[path] = {
-            "post": {
-                "operationId": f"keys_generate_{path.split('/')[1]}",
-                "summary": "Issue an API key (starter self-service; other plans: admin token)",
-                "requestBody": {
-                    "required": True,
-                    "content": {"application/json": {"schema": key_request}},
-                },
-                "responses": {
-                    "200": _json_ref("KeyResponse", "The new key, shown once"),
-                    **_error_responses(400, 401, 403, 413, 415, 429),
-                },
-            }
+    paths["/api/keys/generate"] = {
+        "post": {
+            "operationId": OPERATION_IDS["keys/generate"],
+            "summary": "Issue an API key (starter self-service; other plans: admin token)",
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": key_request}},
+            },
+            "responses": {
+                "200": _json_ref("KeyResponse", "The new key, shown once"),
+                **_error_responses(400, 401, 403, 413, 415, 429),
+            },
         }
-    for path in _paths("keys/regenerate"):
-        paths[path] = {
-            "post": {
-                "operationId": f"keys_regenerate_{path.split('/')[1]}",
-                "summary": "Rotate a key: the old one stops working at once",
-                "requestBody": {
-                    "required": False,
-                    "content": {
-                        "application/json": {
-                            "schema": {"type": "object", "properties": {"key": {"type": "string"}}}
-                        }
-                    },
+    }
+    paths["/api/keys/regenerate"] = {
+        "post": {
+            "operationId": OPERATION_IDS["keys/regenerate"],
+            "summary": "Rotate a key: the old one stops working at once",
+            "requestBody": {
+                "required": False,
+                "content": {
+                    "application/json": {
+                        "schema": {"type": "object", "properties": {"key": {"type": "string"}}}
+                    }
                 },
-                "responses": {
-                    "200": _json_ref("KeyResponse", "The new key, shown once"),
-                    **_error_responses(401, 413, 415),
-                },
-            }
+            },
+            "responses": {
+                "200": _json_ref("KeyResponse", "The new key, shown once"),
+                **_error_responses(401, 413, 415),
+            },
         }
+    }
     health = {
         "type": "object",
         "required": ["status", "version", "uptime_seconds", "services"],
@@ -173,26 +328,24 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
             },
         },
     }
-    for path in _paths("health"):
-        paths[path] = {
-            "get": {
-                "operationId": f"health_{path.split('/')[1]}",
-                "summary": "Service health",
-                "responses": {
-                    "200": {
-                        "description": "Status",
-                        "content": {"application/json": {"schema": health}},
-                    }
-                },
-            }
+    paths["/api/health"] = {
+        "get": {
+            "operationId": OPERATION_IDS["health"],
+            "summary": "Service health",
+            "responses": {
+                "200": {
+                    "description": "Status",
+                    "content": {"application/json": {"schema": health}},
+                }
+            },
         }
-    return {
+    }
+    for path, item in paths.items():
+        for operation in item.values():
+            _with_examples(path.removeprefix("/api/"), operation)
+    document = {
         "openapi": "3.1.0",
-        "info": {
-            "title": "renderkit",
-            "version": version,
-            "description": "Images, PDFs, screenshots, speech and document parsing from JSON.",
-        },
+        "info": {"title": "renderkit", "version": version, "description": _INFO_DESCRIPTION},
         "paths": paths,
         "components": {
             "schemas": schemas,
@@ -202,6 +355,7 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
             },
         },
     }
+    return dict(_markdown(document))
 
 
 def _json_ref(name: str, description: str) -> dict[str, Any]:

@@ -57,7 +57,10 @@ def operation_handler(operation: Operation) -> HTTPRouteHandler:
     )
 
 
-@get(["/openapi.json", "/api/openapi.json", "/v1/openapi.json"], include_in_schema=False)
+@get(
+    ["/openapi.json", "/api/openapi.json", "/v1/openapi.json", "/docs/openapi.json"],
+    include_in_schema=False,
+)
 async def openapi() -> dict[str, Any]:
     """The OpenAPI 3.1 document, generated from the same models the handlers use."""
     return openapi_document(OPERATIONS.values(), version=renderkit.__version__)

@@ -83,12 +83,11 @@ async def test_the_openapi_document_takes_responses_from_the_operations(
     document = (await app_client.get("/openapi.json")).json()
 
     for name, operation in OPERATIONS.items():
-        for path in (f"/api/{name}", f"/v1/{name}"):
-            responses = document["paths"][path]["post"]["responses"]
-            assert sorted(responses) == sorted(["200", *map(str, PRODUCTION_ERRORS)])
-            assert responses["429"]["content"]["application/json"]["schema"] == {
-                "$ref": "#/components/schemas/Error"
-            }
+        responses = document["paths"][f"/api/{name}"]["post"]["responses"]
+        assert sorted(responses) == sorted(["200", *map(str, PRODUCTION_ERRORS)])
+        assert responses["429"]["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/Error"
+        }
         reference = f"{operation.model.__name__}Response"
         assert document["components"]["schemas"][reference] == operation.response_schema()
 

@@ -21,7 +21,10 @@ Every error the library raises derives from :class:`RenderkitError`::
     │   └── StorageFullError                             no space left (ENOSPC, quota)
     ├── ProviderError                                    an external provider failed (.status)
     │   └── ProviderUnavailableError
-    └── MissingDependencyError(RenderkitError, ImportError)
+    ├── MissingDependencyError(RenderkitError, ImportError)
+    └── ApiError                                         a hosted API refused a call (client
+        └── RateLimitError                               only: .status, .code); over quota or
+                                                         burst rate (.retry_after)
 
 Messages are public: the server returns them to clients and MCP agents, so they never contain
 credentials, signed URLs or filesystem paths. Context travels as attributes instead.
@@ -35,6 +38,7 @@ from collections.abc import Iterable
 import attrs
 
 __all__ = [
+    "ApiError",
     "BlockedUrlError",
     "BrowserBusyError",
     "BrowserUnavailableError",
@@ -46,6 +50,7 @@ __all__ = [
     "ObjectNotFoundError",
     "ProviderError",
     "ProviderUnavailableError",
+    "RateLimitError",
     "RenderError",
     "RenderTimeoutError",
     "RenderkitError",
@@ -207,3 +212,30 @@ class ProviderUnavailableError(ProviderError):
 
 class MissingDependencyError(RenderkitError, ImportError):
     """An optional dependency is not installed; the message says which extra to install."""
+
+
+class ApiError(RenderkitError):
+    """A renderkit server answered with an error no other exception describes.
+
+    Raised by :mod:`renderkit.client` only, e.g. for a missing or revoked key (401, 403).
+
+    Attributes:
+        status: the HTTP status.
+        code: the envelope's machine-readable code (``UNAUTHORIZED``...).
+    """
+
+    def __init__(self, message: str, *, status: int, code: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+class RateLimitError(ApiError):
+    """The key is over its monthly quota or its burst rate (429); retry after ``retry_after``
+    seconds (None when the server did not say)."""
+
+    def __init__(
+        self, message: str, *, status: int, code: str, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message, status=status, code=code)
+        self.retry_after = retry_after

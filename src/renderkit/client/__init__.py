@@ -1,0 +1,36 @@
+"""A client for a renderkit server with the library's signatures, results and errors::
+
+    from renderkit import Client
+
+    with Client("https://render.example.com", key) as client:
+        card = client.render_image({"template": "og-card", "data": {"title": "Hi"}})
+        print(card.url)          # the signed file URL, no download
+        card.save("card.png")    # downloads the file on first use of content
+
+:class:`AsyncClient` is the async twin. Requests are the library's request models or plain
+mappings; results are the library's result types (``RemoteImageResult`` is an
+``ImageResult``); errors are the library's exceptions, plus
+:class:`~renderkit.core.errors.ApiError` / :class:`~renderkit.core.errors.RateLimitError`
+for what only a server refuses (keys, quotas).
+"""
+
+from __future__ import annotations
+
+from renderkit.client._async import DEFAULT_RETRY, AsyncClient
+from renderkit.client._results import (
+    RemoteAudioResult,
+    RemoteImageResult,
+    RemotePdfResult,
+    RemoteScreenshotResult,
+)
+from renderkit.client._sync import Client
+
+__all__ = [
+    "DEFAULT_RETRY",
+    "AsyncClient",
+    "Client",
+    "RemoteAudioResult",
+    "RemoteImageResult",
+    "RemotePdfResult",
+    "RemoteScreenshotResult",
+]

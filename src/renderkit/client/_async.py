@@ -1,0 +1,183 @@
+"""``AsyncClient``: the five operations of a renderkit server, as the library's functions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from types import TracebackType
+from typing import Any, TypeVar
+
+import anyio
+import attrs
+import httpx
+
+from renderkit.client._download import download_blocking
+from renderkit.client._errors import error_from_response
+from renderkit.client._results import (
+    LazyContent,
+    Loader,
+    audio_result,
+    image_result,
+    parse_result,
+    pdf_result,
+    screenshot_result,
+)
+from renderkit.core.converter import unstructure
+from renderkit.core.retry import RetryPolicy, Sleep, parse_retry_after, send_with_retries
+from renderkit.image import ImageRequest, ImageResult
+from renderkit.parsing import ParseRequest, ParseResult
+from renderkit.pdf import PdfRequest, PdfResult
+from renderkit.screenshot import ScreenshotRequest, ScreenshotResult
+from renderkit.speech import AudioRequest, AudioResult
+
+__all__ = ["DEFAULT_RETRY", "AsyncClient"]
+
+#: Retries of 429 and 5xx answers and network failures: up to 3, from 0.5 s doubling, at
+#: least what Retry-After asks, at most 30 s each, with jitter so clients spread out.
+DEFAULT_RETRY = RetryPolicy(max_retries=3, backoff=0.5, max_delay=30.0, jitter=0.25)
+
+T = TypeVar("T")
+
+
+class _NotWorthWaiting(Exception):
+    """The server asked to wait longer than the policy's ``max_delay``: stop retrying."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        super().__init__(response.status_code)
+        self.response = response
+
+
+def _body(request: object) -> Any:
+    """A request model as its JSON body; a mapping is sent as given (the server validates)."""
+    if isinstance(request, Mapping):
+        return dict(request)
+    if attrs.has(type(request)):
+        return unstructure(request)
+    msg = f"request must be a request model or a mapping, not {type(request).__name__}"
+    raise TypeError(msg)
+
+
+class AsyncClient:
+    """A renderkit server's API with the library's signatures and result types.
+
+    ``await client.render_image(request)`` takes what :func:`renderkit.render_image` takes
+    (the model or a mapping) and returns an :class:`~renderkit.ImageResult`, so code moves
+    between local rendering and a server by swapping the function it calls. The file of a
+    result is downloaded when ``content`` is first read (blocking; :meth:`download` fetches
+    it without blocking the loop). Errors raise the library's exceptions (a 429 over quota:
+    :class:`~renderkit.core.errors.RateLimitError` with ``retry_after``); 429 and 5xx
+    answers are retried first, as ``retry`` says, honouring ``Retry-After`` (an answer asking
+    for longer than ``retry.max_delay``, such as a monthly quota, is raised at once).
+
+    Args:
+        base_url: the server, e.g. ``https://render.example.com``.
+        key: the API key (sent as ``Authorization: Bearer``; never in errors or reprs).
+        timeout: seconds per HTTP request; renders can take a while.
+        retry: how 429/5xx answers and network failures are retried.
+        transport: an httpx transport instead of the network (tests).
+        sleep: how retries wait (tests pass a recorder).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        key: str,
+        *,
+        timeout: float = 120.0,
+        retry: RetryPolicy = DEFAULT_RETRY,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Sleep = anyio.sleep,
+    ) -> None:
+        self._http = httpx.AsyncClient(
+            base_url=base_url.rstrip("/"),
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=timeout,
+            transport=transport,
+        )
+        # Files are fetched by a client without the key: their URL is signed, and may point
+        # at a CDN or a bucket that must never see the key.
+        self._files = httpx.AsyncClient(timeout=timeout, transport=transport)
+        self._timeout = timeout
+        self._retry = retry
+        self._sleep = sleep
+
+    def __repr__(self) -> str:
+        return f"AsyncClient({str(self._http.base_url)!r})"
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connections."""
+        await self._http.aclose()
+        await self._files.aclose()
+
+    async def render_image(self, request: ImageRequest | Mapping[str, Any]) -> ImageResult:
+        """Render an image on the server; see :func:`renderkit.render_image`."""
+        return image_result(await self._call("image", request), self._loader())
+
+    async def render_pdf(self, request: PdfRequest | Mapping[str, Any]) -> PdfResult:
+        """Render a PDF on the server; see :func:`renderkit.render_pdf`."""
+        return pdf_result(await self._call("pdf-gen", request), self._loader())
+
+    async def screenshot(self, request: ScreenshotRequest | Mapping[str, Any]) -> ScreenshotResult:
+        """Capture a page on the server; see :func:`renderkit.screenshot`."""
+        return screenshot_result(await self._call("screenshot", request), self._loader())
+
+    async def synthesize(self, request: AudioRequest | Mapping[str, Any]) -> AudioResult:
+        """Synthesise speech on the server; see :func:`renderkit.synthesize`."""
+        return audio_result(await self._call("audio", request), self._loader())
+
+    async def parse(self, request: ParseRequest | Mapping[str, Any]) -> ParseResult:
+        """Parse a document on the server; see :func:`renderkit.parse`."""
+        return parse_result(await self._call("parse", request))
+
+    async def download(self, result: T) -> T:
+        """Fetch a result's file without blocking the event loop; returns the result.
+
+        Results whose file is already here (or that have none) are returned as they are.
+        """
+        if not isinstance(result, LazyContent) or result.downloaded or result.url is None:
+            return result
+        url = result.url
+        response = await send_with_retries(
+            lambda: self._files.get(url), self._retry, sleep=self._sleep
+        )
+        if response.is_error:
+            raise error_from_response(response)
+        result.fill(response.content)
+        return result
+
+    async def _call(self, name: str, request: object) -> dict[str, Any]:
+        body = _body(request)
+
+        async def send() -> httpx.Response:
+            response = await self._http.post(f"/api/{name}", json=body)
+            wait = parse_retry_after(response.headers.get("retry-after"))
+            if wait is not None and wait > self._retry.max_delay:
+                # A monthly quota resets in days: not worth waiting for, report it now.
+                raise _NotWorthWaiting(response)
+            return response
+
+        try:
+            response = await send_with_retries(send, self._retry, sleep=self._sleep)
+        except _NotWorthWaiting as stop:
+            response = stop.response
+        if response.is_error:
+            raise error_from_response(response)
+        answer: dict[str, Any] = response.json()
+        return answer
+
+    def _loader(self) -> Loader:
+        retry, timeout = self._retry, self._timeout
+        loader: Callable[[str], bytes] = lambda url: download_blocking(  # noqa: E731
+            url, retry=retry, timeout=timeout
+        )
+        return loader

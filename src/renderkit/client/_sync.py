@@ -1,0 +1,103 @@
+"""``Client``: the blocking twin of :class:`~renderkit.client.AsyncClient`.
+
+It runs an :class:`AsyncClient` on an event loop in a helper thread (anyio's blocking
+portal, as :mod:`renderkit.sync` does), so it works in scripts and where a loop already
+runs (Jupyter), and shares every behaviour of the async client.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable, Mapping
+from types import TracebackType
+from typing import Any, TypeVar
+
+import anyio.from_thread
+import httpx
+from anyio.from_thread import BlockingPortal
+
+from renderkit.client._async import DEFAULT_RETRY, AsyncClient
+from renderkit.core.retry import RetryPolicy
+from renderkit.image import ImageRequest, ImageResult
+from renderkit.parsing import ParseRequest, ParseResult
+from renderkit.pdf import PdfRequest, PdfResult
+from renderkit.screenshot import ScreenshotRequest, ScreenshotResult
+from renderkit.speech import AudioRequest, AudioResult
+
+__all__ = ["Client"]
+
+R = TypeVar("R")
+
+
+class Client:
+    """A renderkit server's API as blocking methods with the library's types.
+
+    ``client.render_image(request)`` returns an :class:`~renderkit.ImageResult` whose
+    ``content`` is downloaded on first access; see :class:`AsyncClient` for errors and
+    retries. Use it in a ``with`` block, or call :meth:`close`.
+
+    Args:
+        base_url: the server, e.g. ``https://render.example.com``.
+        key: the API key.
+        timeout: seconds per HTTP request.
+        retry: how 429/5xx answers and network failures are retried.
+        transport: an httpx async transport instead of the network (tests).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        key: str,
+        *,
+        timeout: float = 120.0,
+        retry: RetryPolicy = DEFAULT_RETRY,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self._stack = contextlib.ExitStack()
+        self._portal: BlockingPortal = self._stack.enter_context(
+            anyio.from_thread.start_blocking_portal()
+        )
+        self._client = AsyncClient(base_url, key, timeout=timeout, retry=retry, transport=transport)
+        self._stack.callback(self._portal.call, self._client.aclose)
+
+    def __repr__(self) -> str:
+        return repr(self._client).replace("AsyncClient", "Client", 1)
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connections and stop the helper thread."""
+        self._stack.close()
+
+    def _run(self, call: Callable[[], Awaitable[R]]) -> R:
+        result: R = self._portal.call(call)
+        return result
+
+    def render_image(self, request: ImageRequest | Mapping[str, Any]) -> ImageResult:
+        """Render an image on the server; see :func:`renderkit.render_image`."""
+        return self._run(lambda: self._client.render_image(request))
+
+    def render_pdf(self, request: PdfRequest | Mapping[str, Any]) -> PdfResult:
+        """Render a PDF on the server; see :func:`renderkit.render_pdf`."""
+        return self._run(lambda: self._client.render_pdf(request))
+
+    def screenshot(self, request: ScreenshotRequest | Mapping[str, Any]) -> ScreenshotResult:
+        """Capture a page on the server; see :func:`renderkit.screenshot`."""
+        return self._run(lambda: self._client.screenshot(request))
+
+    def synthesize(self, request: AudioRequest | Mapping[str, Any]) -> AudioResult:
+        """Synthesise speech on the server; see :func:`renderkit.synthesize`."""
+        return self._run(lambda: self._client.synthesize(request))
+
+    def parse(self, request: ParseRequest | Mapping[str, Any]) -> ParseResult:
+        """Parse a document on the server; see :func:`renderkit.parse`."""
+        return self._run(lambda: self._client.parse(request))

@@ -1,0 +1,228 @@
+"""renderkit.Client and AsyncClient against a real ``renderkit serve`` app: uvicorn on
+127.0.0.1 in a thread, real Chromium, local speech and the local extractor."""
+
+from __future__ import annotations
+
+import io
+import socket
+import struct
+import threading
+import time
+import wave
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+import renderkit
+from renderkit import (
+    AsyncClient,
+    AudioResult,
+    Client,
+    ImageRequest,
+    ImageResult,
+    InvalidRequestError,
+    ParseResult,
+    PdfResult,
+    RateLimitError,
+    ScreenshotResult,
+)
+from renderkit.core.retry import RetryPolicy
+from renderkit_server.app import create_app
+from renderkit_server.settings import Settings
+
+from ..parsing._documents import text_pdf
+
+ADMIN = "admin-token-for-the-client-tests-0123"
+
+pytestmark = pytest.mark.browser
+
+
+class Served:
+    """The served app's base URL and keys: an unlimited one and one with no parses left."""
+
+    def __init__(self, base: str, vip: str, no_parses: str) -> None:
+        self.base = base
+        self.vip = vip
+        self.no_parses = no_parses
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    app = create_app(
+        Settings(
+            data_dir=Path(tmp_path_factory.mktemp("data")),
+            admin_token=ADMIN,
+            secret="client-tests-secret-long-enough-0123",
+            allow_private_urls=True,
+            plans={"pro": {"parses": 0}},
+            render_timeout=30,
+        )
+    )
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = __import__("uvicorn").Server(
+        __import__("uvicorn").Config(app, host="127.0.0.1", port=port, log_level="warning")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.started, "uvicorn did not start"
+        keys = {}
+        for plan in ("vip", "pro"):
+            response = httpx.post(
+                f"{base}/api/keys/generate",
+                json={"email": f"{plan}@example.com", "plan": plan},
+                headers={"Authorization": f"Bearer {ADMIN}"},
+            )
+            assert response.status_code == 200, response.text
+            keys[plan] = response.json()["key"]
+        yield Served(base, keys["vip"], keys["pro"])
+    finally:
+        server.should_exit = True
+        thread.join(60)
+
+
+@pytest.fixture(scope="module")
+def client(served: Served) -> Iterator[Client]:
+    with Client(served.base, served.vip) as client:
+        yield client
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+def test_render_image_returns_an_image_result_whose_png_downloads_on_first_access(
+    client: Client,
+) -> None:
+    result = client.render_image(ImageRequest(template="og-card", data={"title": "Hello"}))
+
+    assert isinstance(result, ImageResult)
+    assert result.url is not None and result.url.startswith("http://127.0.0.1")
+    assert not result.downloaded  # type: ignore[attr-defined]
+    assert png_size(result.content) == (result.width, result.height)
+    assert result.width / result.height == pytest.approx(1200 / 630, abs=0.01)
+    assert result.downloaded  # type: ignore[attr-defined]
+
+
+def test_render_pdf_returns_a_pdf_result_with_its_pages(client: Client) -> None:
+    result = client.render_pdf({"template": "letter", "data": {"body": "Dear Bob,"}})
+
+    assert isinstance(result, PdfResult)
+    assert result.pages == 1
+    assert result.content.startswith(b"%PDF-")
+
+
+def test_screenshot_returns_a_screenshot_result_of_the_page(client: Client, served: Served) -> None:
+    result = client.screenshot({"url": f"{served.base}/api/health", "device": "desktop"})
+
+    assert isinstance(result, ScreenshotResult)
+    assert result.http_status == 200
+    assert result.source_url == f"{served.base}/api/health"
+    assert png_size(result.content) == (result.width, result.height)
+
+
+def test_synthesize_returns_an_audio_result_whose_file_has_its_duration(client: Client) -> None:
+    result = client.synthesize({"script": "Hello from the client.", "format": "wav"})
+
+    assert isinstance(result, AudioResult)
+    with wave.open(io.BytesIO(result.content)) as audio:
+        seconds = audio.getnframes() / audio.getframerate()
+    assert seconds == pytest.approx(result.duration_seconds, abs=0.05)
+    assert result.duration_seconds > 0.5
+
+
+def test_parse_returns_a_parse_result_with_the_fields_read(client: Client) -> None:
+    import base64
+
+    document = text_pdf([["Invoice INV-7", "Total 24.00"]])
+    result = client.parse(
+        {"file": base64.b64encode(document).decode(), "mimeType": "application/pdf"}
+    )
+
+    assert isinstance(result, ParseResult)
+    assert result.pages == 1
+    assert result.extractor == "local"
+    assert 24.0 in result.data.values() or "24" in repr(result.data)
+
+
+def test_a_400_raises_invalid_request_error_naming_the_field(client: Client) -> None:
+    with pytest.raises(InvalidRequestError) as raised:
+        client.render_image({"template": "og-card", "data": {"title": "x"}, "quality": 500})
+
+    assert [e.field for e in raised.value.errors] == ["quality"]
+
+
+def test_an_exhausted_quota_raises_rate_limit_error_with_retry_after_at_once(
+    served: Served,
+) -> None:
+    started = time.monotonic()
+    with Client(served.base, served.no_parses) as client, pytest.raises(RateLimitError) as raised:
+        client.parse({"file": "JVBERi0=", "mimeType": "application/pdf"})
+
+    assert raised.value.status == 429
+    assert raised.value.code == "QUOTA_EXCEEDED"
+    assert raised.value.retry_after is not None and raised.value.retry_after > 60
+    assert time.monotonic() - started < 10  # a month's wait is not retried
+
+
+class OverloadedFirst(httpx.AsyncBaseTransport):
+    """Answers the first ``failures`` API calls 503 + Retry-After: 1, then the real server."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.calls: list[float] = []
+        self.real = httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path.startswith("/api/"):
+            self.calls.append(time.monotonic())
+            if len(self.calls) <= self.failures:
+                body = {"error": "every browser is busy", "code": "OVERLOADED", "status": 503}
+                return httpx.Response(503, json=body, headers={"Retry-After": "1"})
+        return await self.real.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.real.aclose()
+
+
+@pytest.mark.anyio
+async def test_a_503_is_retried_after_retry_after_and_then_succeeds(served: Served) -> None:
+    transport = OverloadedFirst(failures=1)
+    policy = RetryPolicy(max_retries=2, backoff=0.01, max_delay=5)
+    async with AsyncClient(served.base, served.vip, retry=policy, transport=transport) as client:
+        result = await client.render_image({"template": "og-card", "data": {"title": "Hi"}})
+        await client.download(result)
+
+    assert len(transport.calls) == 2
+    assert transport.calls[1] - transport.calls[0] >= 0.95  # waited what Retry-After asked
+    assert png_size(result.content) == (result.width, result.height)
+
+
+@pytest.mark.anyio
+async def test_a_503_that_outlasts_the_retries_raises_browser_busy_error(served: Served) -> None:
+    transport = OverloadedFirst(failures=10)
+    policy = RetryPolicy(max_retries=1, backoff=0.01, max_delay=2)
+    async with AsyncClient(served.base, served.vip, retry=policy, transport=transport) as client:
+        with pytest.raises(renderkit.BrowserBusyError) as raised:
+            await client.render_image({"template": "og-card", "data": {"title": "Hi"}})
+
+    assert raised.value.retry_after == 1.0
+    assert len(transport.calls) == 2
+
+
+def test_the_file_url_is_fetched_without_the_key(client: Client, served: Served) -> None:
+    result = client.render_image({"template": "og-card", "data": {"title": "Hi"}})
+
+    assert result.url is not None
+    assert served.vip not in result.url
+    assert httpx.get(result.url).status_code == 200  # signed: no key needed

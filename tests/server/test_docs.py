@@ -1,0 +1,114 @@
+"""The browsable API: /docs, the schema at its conventional paths, one operation per endpoint
+with a stable operationId and examples, and / leading to the docs."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import jsonschema
+import pytest
+from litestar.testing import AsyncTestClient
+from openapi_spec_validator import validate
+
+from renderkit.core.converter import structure
+from renderkit.testing import FakeBrowser
+from renderkit_server.app import create_app
+from renderkit_server.mail import MemoryMailer
+from renderkit_server.operations import OPERATIONS
+from renderkit_server.settings import Settings
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+async def client(make_settings: Callable[..., Settings]) -> AsyncIterator[AsyncTestClient]:
+    app = create_app(make_settings(), browser=FakeBrowser(), mailer=MemoryMailer())
+    async with AsyncTestClient(app) as client:
+        yield client
+
+
+async def _document(client: AsyncTestClient) -> dict[str, Any]:
+    response = await client.get("/docs/openapi.json")
+    assert response.status_code == 200
+    document: dict[str, Any] = response.json()
+    return document
+
+
+async def test_the_root_redirects_to_the_docs(client: AsyncTestClient) -> None:
+    response = await client.get("/", follow_redirects=False)
+
+    assert response.status_code == 307
+    assert response.headers["location"] == "/docs"
+
+
+async def test_the_docs_page_is_html_loading_the_served_schema(client: AsyncTestClient) -> None:
+    response = await client.get("/docs")
+
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/html")
+    assert 'data-url="/docs/openapi.json"' in response.text
+    assert "@scalar/api-reference" in response.text
+
+
+async def test_the_schema_is_the_same_valid_document_at_every_conventional_path(
+    client: AsyncTestClient,
+) -> None:
+    document = await _document(client)
+
+    validate(document)
+    for path in ("/openapi.json", "/api/openapi.json", "/v1/openapi.json"):
+        assert (await client.get(path)).json() == document
+
+
+async def test_each_endpoint_is_one_operation_with_a_stable_operation_id(
+    client: AsyncTestClient,
+) -> None:
+    document = await _document(client)
+
+    assert not [path for path in document["paths"] if path.startswith("/v1/")]
+    assert "/v1" in document["info"]["description"]
+    ids = {
+        path: operation["operationId"]
+        for path, item in document["paths"].items()
+        for operation in item.values()
+    }
+    assert ids == {
+        "/api/image": "generateImage",
+        "/api/pdf-gen": "generatePdf",
+        "/api/screenshot": "takeScreenshot",
+        "/api/audio": "generateAudio",
+        "/api/parse": "parseDocument",
+        "/api/keys/generate": "generateKey",
+        "/api/keys/regenerate": "regenerateKey",
+        "/api/health": "health",
+    }
+
+
+async def test_every_operation_has_a_valid_example_request_and_response(
+    client: AsyncTestClient,
+) -> None:
+    document = await _document(client)
+    schemas = document["components"]["schemas"]
+
+    for item in document["paths"].values():
+        for method, operation in item.items():
+            ok = operation["responses"]["200"]["content"]["application/json"]
+            schema = ok["schema"]
+            if "$ref" in schema:
+                schema = schemas[schema["$ref"].rsplit("/", 1)[1]]
+            jsonschema.validate(ok["example"], schema)
+            if method == "post":
+                assert "example" in operation["requestBody"]["content"]["application/json"]
+    for name, op in OPERATIONS.items():
+        body = document["paths"][f"/api/{name}"]["post"]["requestBody"]
+        structure(body["content"]["application/json"]["example"], op.model)  # valid request
+
+
+async def test_descriptions_have_no_restructuredtext_markup(client: AsyncTestClient) -> None:
+    text = json.dumps(await _document(client))
+
+    assert "``" not in text
+    assert not re.search(r":(class|func|meth|attr|mod|data):`", text)
