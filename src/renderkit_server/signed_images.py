@@ -20,6 +20,7 @@ from urllib.parse import parse_qsl
 import attrs
 from litestar import Request, Response, get
 from litestar.di import NamedDependency
+from litestar.params import FromPath
 
 import renderkit
 from renderkit import ImageData, InvalidRequestError, ObjectNotFoundError
@@ -119,7 +120,7 @@ def _payload(params: dict[str, str], template: str, fmt: str) -> dict[str, Any]:
     include_in_schema=False,
 )
 async def signed_image(
-    request: Request[Any, Any, Any], filename: str, services: NamedDependency[Services]
+    request: Request[Any, Any, Any], filename: FromPath[str], services: NamedDependency[Services]
 ) -> Response[bytes]:
     """Render (first view, charged once) or serve from storage the image a signed URL names."""
     match = _FILENAME_RE.fullmatch(filename)
