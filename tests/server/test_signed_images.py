@@ -105,7 +105,9 @@ async def test_a_crawler_fetching_a_pages_og_image_gets_the_png_then_304_and_is_
     assert await usage(app, key) == 1
 
 
-async def test_a_tampered_field_or_signature_is_403_signature_invalid(client: AsyncTestClient) -> None:
+async def test_a_tampered_field_or_signature_is_403_signature_invalid(
+    client: AsyncTestClient,
+) -> None:
     key = await issue_key(client)
     url = sign_image_url(BASE, key, "og-card", {"title": "Original"})
     for tampered in (
