@@ -1,7 +1,7 @@
 """``GET /api/image/<template>.<format>?<fields>&kid=&exp=&sig=``: images by signed URL.
 
 A page puts the URL straight into ``<meta property="og:image">``; crawlers and CDNs fetch it
-without any header. The signature (see :mod:`renderkit.image._signed_url`) is checked
+without any header. The signature (see :mod:`renderkit.image.signed_url`) is checked
 against the URL-signing secret the server recorded for the public key id
 (:class:`~renderkit_server.keys.url_secrets.UrlSecrets`). The response never changes for a
 given URL, so it is cacheable for ever: each distinct image is rendered and charged once,
@@ -24,7 +24,7 @@ from litestar.params import FromPath
 
 import renderkit
 from renderkit import ImageData, InvalidRequestError, ObjectNotFoundError
-from renderkit.image._signed_url import SIGNATURE_PARAM, canonical_query, signature
+from renderkit.image.signed_url import SIGNATURE_PARAM, canonical_query, signature
 from renderkit_server.errors import ApiError
 from renderkit_server.operations import IMAGE, execute
 from renderkit_server.services import Services

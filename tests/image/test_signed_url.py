@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from renderkit import InvalidRequestError, sign_image_url
-from renderkit.image._signed_url import canonical_query, public_key_id, signature, url_secret
+from renderkit.image.signed_url import canonical_query, public_key_id, signature, url_secret
 
 LINEAGE = bytes(range(16))
 

@@ -16,7 +16,7 @@ from PIL import Image
 
 from renderkit import sign_image_url
 from renderkit.browser import BrowserConfig, ChromiumPool
-from renderkit.image._signed_url import public_key_id
+from renderkit.image.signed_url import public_key_id
 from renderkit.testing import FakeBrowser
 from renderkit_server.app import create_app
 from renderkit_server.mail import MemoryMailer

@@ -16,7 +16,7 @@ from renderkit.image._models import (
     ImageTemplate,
 )
 from renderkit.image._render import render_image
-from renderkit.image._signed_url import sign_image_url
+from renderkit.image.signed_url import sign_image_url
 
 __all__ = [
     "IMAGE_FORMATS",

@@ -20,7 +20,7 @@ from renderkit.core.converter import structure
 from renderkit.core.errors import InvalidRequestError
 from renderkit.image._models import IMAGE_FORMATS, IMAGE_TEMPLATES, ImageRequest
 from renderkit.image._render import render_image
-from renderkit.image._signed_url import sign_image_url
+from renderkit.image.signed_url import sign_image_url
 
 __all__ = ["add_image_command", "add_sign_url_command", "run_image_command"]
 

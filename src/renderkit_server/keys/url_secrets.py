@@ -2,7 +2,7 @@
 
 A signed image URL names its key by a public id (lineage and generation) and is signed
 with a secret the key holder derives from the key
-(:func:`renderkit.image._signed_url.url_secret`). The server cannot derive it without the
+(:func:`renderkit.image.signed_url.url_secret`). The server cannot derive it without the
 key, whose payload holds an e-mail address that must not go into URLs; so it records the
 derived secret whenever it sees the key (issued, regenerated, or authenticating a request).
 The key itself is never stored. Every replica must see every entry: SQLite shares them on
@@ -25,7 +25,7 @@ import attrs
 import redis.asyncio
 
 from renderkit import RenderkitError, StorageUnavailableError
-from renderkit.image._signed_url import public_key_id, url_secret
+from renderkit.image.signed_url import public_key_id, url_secret
 from renderkit_server._redis import redis_errors
 from renderkit_server._sqlite import enable_wal
 from renderkit_server.keys.tokens import ApiKey
