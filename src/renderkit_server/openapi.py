@@ -160,6 +160,8 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
                 },
             }
         }
+    for path in _paths("image/{filename}"):
+        paths[path] = {"get": _signed_image_operation(path)}
     health = {
         "type": "object",
         "required": ["status", "version", "uptime_seconds", "services"],
@@ -200,6 +202,63 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
                 "bearer": {"type": "http", "scheme": "bearer"},
                 "svcKey": {"type": "apiKey", "in": "header", "name": "X-SVC-Key"},
             },
+        },
+    }
+
+
+def _signed_image_operation(path: str) -> dict[str, Any]:
+    """``GET /api/image/{filename}``: an image by signed URL (see :mod:`.signed_images`)."""
+    text = {"type": "string", "maxLength": 500}
+    fields = ("title", "subtitle", "body", "tag", "cta", "domain", "background")
+    fields += ("brand_color", "background_color", "text_color", "logo_url")
+    parameters: list[dict[str, Any]] = [
+        {
+            "name": "filename",
+            "in": "path",
+            "required": True,
+            "description": "<template>.<png|jpeg|webp>, e.g. og-card.png",
+            "schema": {"type": "string", "pattern": "^[a-z0-9-]+\\.(png|jpeg|jpg|webp)$"},
+        },
+        {
+            "name": "kid",
+            "in": "query",
+            "required": True,
+            "description": "Public key id: hex lineage id, a dot, the key's generation",
+            "schema": {"type": "string"},
+        },
+        {
+            "name": "sig",
+            "in": "query",
+            "required": True,
+            "description": "base64url HMAC-SHA256 of <filename>?<every other parameter, sorted "
+            "and percent-encoded> under HMAC-SHA256(key, 'renderkit url-signing v1')",
+            "schema": {"type": "string"},
+        },
+        {
+            "name": "exp",
+            "in": "query",
+            "description": "Unix time after which the URL is refused",
+            "schema": {"type": "integer"},
+        },
+        *({"name": n, "in": "query", "schema": {"type": "number"}} for n in ("width", "height")),
+        {"name": "scale", "in": "query", "schema": {"type": "number"}},
+        *({"name": n, "in": "query", "schema": text} for n in fields),
+    ]
+    binary = {"schema": {"type": "string", "format": "binary"}}
+    return {
+        "operationId": f"signed_image_{path.split('/')[1]}",
+        "summary": 'An image by signed URL, for <meta property="og:image">',
+        "description": "Build the URL with renderkit.sign_image_url or `renderkit sign-url`. "
+        "Cacheable for ever (ETag, Cache-Control immutable); the first view of each distinct "
+        "image renders it and charges one image, later views are served from storage free.",
+        "parameters": parameters,
+        "responses": {
+            "200": {
+                "description": "The image",
+                "content": {f"image/{f}": binary for f in ("png", "jpeg", "webp")},
+            },
+            "304": {"description": "Not modified (If-None-Match matched the ETag)"},
+            **_error_responses(400, 403, 429, 500, 502, 503, 504),
         },
     }
 
