@@ -11,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import attrs
+
+from renderkit import ImageData
 from renderkit.core.schema import json_schema
 from renderkit_server.operations import OPERATIONS, Operation
 from renderkit_server.quotas import PLAN_NAMES
@@ -209,8 +212,7 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
 def _signed_image_operation(path: str) -> dict[str, Any]:
     """``GET /api/image/{filename}``: an image by signed URL (see :mod:`.signed_images`)."""
     text = {"type": "string", "maxLength": 500}
-    fields = ("title", "subtitle", "body", "tag", "cta", "domain", "background")
-    fields += ("brand_color", "background_color", "text_color", "logo_url")
+    fields = sorted(attrs.fields_dict(ImageData))  # the query names the template's data fields
     parameters: list[dict[str, Any]] = [
         {
             "name": "filename",
