@@ -163,3 +163,39 @@ def test_a_screenshot_takes_its_format_from_the_output_extension(
     image = open_image(out.read_bytes())
     assert (image.format, image.size) == ("JPEG", (320, 200))
     assert "320x200 jpeg" in capsys.readouterr().out
+
+
+def test_sign_url_prints_the_url_the_library_signs(capsys: pytest.CaptureFixture[str]) -> None:
+    from renderkit import sign_image_url
+
+    from .image.test_signed_url import make_key
+
+    key = make_key()
+    status = cli.main(
+        [
+            "sign-url",
+            "--base",
+            "https://r.example",
+            "--key",
+            key,
+            "--template",
+            "og-card",
+            "title=Hello world",
+            "subtitle=a=b",
+        ]
+    )
+    assert status == 0
+    expected = sign_image_url(
+        "https://r.example", key, "og-card", {"title": "Hello world", "subtitle": "a=b"}
+    )
+    assert capsys.readouterr().out.strip() == expected
+
+
+def test_sign_url_refuses_a_field_without_a_value(capsys: pytest.CaptureFixture[str]) -> None:
+    from .image.test_signed_url import make_key
+
+    status = cli.main(
+        ["sign-url", "--base", "https://r", "--key", make_key(), "--template", "og-card", "title"]
+    )
+    assert status == 2
+    assert "NAME=VALUE" in capsys.readouterr().err

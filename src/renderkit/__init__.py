@@ -54,7 +54,14 @@ from renderkit.core.errors import (
 )
 from renderkit.core.netpolicy import UrlPolicy
 from renderkit.core.workers import WorkerPool
-from renderkit.image import IMAGE_TEMPLATES, ImageData, ImageRequest, ImageResult, render_image
+from renderkit.image import (
+    IMAGE_TEMPLATES,
+    ImageData,
+    ImageRequest,
+    ImageResult,
+    render_image,
+    sign_image_url,
+)
 from renderkit.parsing import ParseRequest, ParseResult, parse
 from renderkit.pdf import PAGE_SIZES, PDF_TEMPLATES, PdfRequest, PdfResult, render_pdf
 from renderkit.screenshot import DEVICES, ScreenshotRequest, ScreenshotResult, screenshot
@@ -110,6 +117,7 @@ __all__ = [
     "render_image",
     "render_pdf",
     "screenshot",
+    "sign_image_url",
     "structure",
     "synthesize",
     "unstructure",

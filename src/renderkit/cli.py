@@ -15,7 +15,7 @@ from renderkit.browser import ChromiumPool
 from renderkit.core.cli import add_browser_arguments, browser_config, run_command
 from renderkit.core.errors import MissingDependencyError
 from renderkit.image import render_image
-from renderkit.image.cli import add_image_command
+from renderkit.image.cli import add_image_command, add_sign_url_command
 from renderkit.parsing.cli import add_parse_command
 from renderkit.pdf.cli import add_pdf_command
 from renderkit.screenshot.cli import add_screenshot_command
@@ -61,6 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="renderkit", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     add_image_command(sub)
+    add_sign_url_command(sub)
     add_pdf_command(sub)
     add_screenshot_command(sub)
     add_audio_command(sub)

@@ -22,7 +22,7 @@ from renderkit.browser import Browser
 from renderkit.parsing import Extractor
 from renderkit.speech import SpeechProvider
 from renderkit.storage import Storage
-from renderkit_server import docs, errors, files, health, production
+from renderkit_server import docs, errors, files, health, production, signed_images
 from renderkit_server.dependencies import DEPENDENCIES
 from renderkit_server.keys import routes as keys_routes
 from renderkit_server.mail import Mailer
@@ -47,6 +47,7 @@ errors.register(UsageStoreUnavailableError, 503, "QUOTA_UNAVAILABLE")
 #: Every route the app serves, by concern.
 ROUTES: tuple[ControllerRouterHandler, ...] = (
     *production.ROUTES,
+    signed_images.signed_image,
     *keys_routes.ROUTES,
     *health.ROUTES,
     *files.ROUTES,

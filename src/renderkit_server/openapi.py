@@ -16,6 +16,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+import attrs
+
+from renderkit import ImageData
 from renderkit.core.schema import json_schema
 from renderkit_server.operations import OPERATIONS, Operation
 from renderkit_server.quotas import PLAN_NAMES
@@ -32,6 +35,7 @@ OPERATION_IDS: dict[str, str] = {
     "keys/generate": "generateKey",
     "keys/regenerate": "regenerateKey",
     "health": "health",
+    "image/{filename}": "getSignedImage",
 }
 
 _TINY_PNG = (
@@ -315,6 +319,7 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
             },
         }
     }
+    paths["/api/image/{filename}"] = {"get": _signed_image_operation()}
     health = {
         "type": "object",
         "required": ["status", "version", "uptime_seconds", "services"],
@@ -342,7 +347,8 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
     }
     for path, item in paths.items():
         for operation in item.values():
-            _with_examples(path.removeprefix("/api/"), operation)
+            if path.removeprefix("/api/") in EXAMPLES:  # JSON operations; images show parameters
+                _with_examples(path.removeprefix("/api/"), operation)
     document = {
         "openapi": "3.1.0",
         "info": {"title": "renderkit", "version": version, "description": _INFO_DESCRIPTION},
@@ -356,6 +362,65 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
         },
     }
     return dict(_markdown(document))
+
+
+def _signed_image_operation() -> dict[str, Any]:
+    """``GET /api/image/{filename}``: an image by signed URL (see :mod:`.signed_images`)."""
+    text = {"type": "string", "maxLength": 500}
+    fields = sorted(attrs.fields_dict(ImageData))  # the query names the template's data fields
+    parameters: list[dict[str, Any]] = [
+        {
+            "name": "filename",
+            "in": "path",
+            "required": True,
+            "description": "<template>.<png|jpeg|webp>, e.g. og-card.png",
+            "schema": {"type": "string", "pattern": "^[a-z0-9-]+\\.(png|jpeg|jpg|webp)$"},
+            "example": "og-card.png",
+        },
+        {
+            "name": "kid",
+            "in": "query",
+            "required": True,
+            "description": "Public key id: hex lineage id, a dot, the key's generation",
+            "schema": {"type": "string"},
+            "example": "9f2c4e1a7b3d5f60812a4c6e8b0d2f41.0",
+        },
+        {
+            "name": "sig",
+            "in": "query",
+            "required": True,
+            "description": "base64url HMAC-SHA256 of <filename>?<every other parameter, sorted "
+            "and percent-encoded> under HMAC-SHA256(key, 'renderkit url-signing v1')",
+            "schema": {"type": "string"},
+            "example": "p0Y9kH2m1bQ8wXzL4cR7tV3nA6sD5fG0jK9uE2iO1yM",
+        },
+        {
+            "name": "exp",
+            "in": "query",
+            "description": "Unix time after which the URL is refused",
+            "schema": {"type": "integer"},
+        },
+        *({"name": n, "in": "query", "schema": {"type": "number"}} for n in ("width", "height")),
+        {"name": "scale", "in": "query", "schema": {"type": "number"}},
+        *({"name": n, "in": "query", "schema": text} for n in fields),
+    ]
+    binary = {"schema": {"type": "string", "format": "binary"}}
+    return {
+        "operationId": OPERATION_IDS["image/{filename}"],
+        "summary": 'An image by signed URL, for <meta property="og:image">',
+        "description": "Build the URL with renderkit.sign_image_url or `renderkit sign-url`. "
+        "Cacheable for ever (ETag, Cache-Control immutable); the first view of each distinct "
+        "image renders it and charges one image, later views are served from storage free.",
+        "parameters": parameters,
+        "responses": {
+            "200": {
+                "description": "The image",
+                "content": {f"image/{f}": binary for f in ("png", "jpeg", "webp")},
+            },
+            "304": {"description": "Not modified (If-None-Match matched the ETag)"},
+            **_error_responses(400, 403, 429, 500, 502, 503, 504),
+        },
+    }
 
 
 def _json_ref(name: str, description: str) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.types import ControllerRouterHandler
 
 import renderkit
-from renderkit_server.auth import authenticate
+from renderkit_server.auth import authenticate, extract_key
 from renderkit_server.bodies import json_object
 from renderkit_server.openapi import openapi_document
 from renderkit_server.operations import OPERATIONS, Operation, execute
@@ -39,6 +39,8 @@ def operation_handler(operation: Operation) -> HTTPRouteHandler:
         request: Request[Any, Any, Any], services: NamedDependency[Services]
     ) -> Response[Any]:
         api_key = authenticate(request, services.keys)
+        # Authenticated above, so the header holds the key: signed image URLs can name it.
+        await services.url_secrets.remember(extract_key(request.headers) or "", api_key)
         payload = await json_object(request)
         result = await execute(
             operation,

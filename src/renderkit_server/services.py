@@ -31,6 +31,12 @@ from renderkit_server.clientaddr import PRIVATE_NETWORKS, TrustedProxies
 from renderkit_server.files import FileSigner, FileUrls
 from renderkit_server.inflight import InflightLimiter, LocalInflightLimiter
 from renderkit_server.keys import KeyService, KeySigner, RevocationStore, SqliteRevocationStore
+from renderkit_server.keys.url_secrets import (
+    MemoryUrlSecretStore,
+    SqliteUrlSecretStore,
+    UrlSecrets,
+    UrlSecretStore,
+)
 from renderkit_server.mail import Mailer, OutboxMailer, SmtpMailer
 from renderkit_server.mailspool import SpoolingMailer
 from renderkit_server.mcp.sessions import EndedSessions, McpSessions
@@ -138,6 +144,8 @@ class Services:
     inflight: InflightLimiter = attrs.Factory(LocalInflightLimiter)
     #: The client of the shared state other than usage (None without RENDERKIT_REDIS_URL).
     shared_client: _AsyncCloseable | None = None
+    #: Public key id -> URL-signing secret, for signed render-by-URL images.
+    url_secrets: UrlSecrets = attrs.Factory(lambda: UrlSecrets(MemoryUrlSecretStore()))
 
     async def aclose(self) -> None:
         """Close everything; errors in one backend do not stop the others closing."""
@@ -151,6 +159,7 @@ class Services:
             self.storage,
             self.mailer,
             self.inflight,
+            self.url_secrets,
             *((self.shared_client,) if self.shared_client is not None else ()),
         )
         for closer in closers:
@@ -191,6 +200,7 @@ class _SharedState:
     ended_sessions: EndedSessions | None
     inflight: InflightLimiter
     redis: redis.asyncio.Redis | None
+    url_secrets: UrlSecretStore
 
 
 def _shared_state(settings: Settings) -> _SharedState:
@@ -198,6 +208,7 @@ def _shared_state(settings: Settings) -> _SharedState:
         from renderkit_server._redis import connect
         from renderkit_server.inflight_redis import RedisInflightLimiter
         from renderkit_server.keys.revocation_redis import RedisRevocationStore
+        from renderkit_server.keys.url_secrets import RedisUrlSecretStore
         from renderkit_server.mcp.sessions_redis import RedisEndedSessions
 
         client = connect(settings.redis_url)
@@ -206,12 +217,14 @@ def _shared_state(settings: Settings) -> _SharedState:
             ended_sessions=RedisEndedSessions(client),
             inflight=RedisInflightLimiter(client, queue_timeout=settings.browser_queue_timeout),
             redis=client,
+            url_secrets=RedisUrlSecretStore(client),
         )
     return _SharedState(
         revocations=SqliteRevocationStore(settings.data_dir / "keys.sqlite3"),
         ended_sessions=None,
         inflight=LocalInflightLimiter(),
         redis=None,
+        url_secrets=SqliteUrlSecretStore(settings.data_dir / "url-secrets.sqlite3"),
     )
 
 
@@ -382,6 +395,7 @@ async def build_services(
         mcp_sessions=McpSessions.from_secret(secret, ended=shared.ended_sessions),
         inflight=shared.inflight,
         shared_client=shared.redis,
+        url_secrets=UrlSecrets(shared.url_secrets),
         storage_probe=storage_probe(storage),
         urls=FileUrls(
             storage=storage,

@@ -16,6 +16,7 @@ from renderkit.image._models import (
     ImageTemplate,
 )
 from renderkit.image._render import render_image
+from renderkit.image.signed_url import sign_image_url
 
 __all__ = [
     "IMAGE_FORMATS",
@@ -25,4 +26,5 @@ __all__ = [
     "ImageResult",
     "ImageTemplate",
     "render_image",
+    "sign_image_url",
 ]

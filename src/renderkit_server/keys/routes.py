@@ -81,6 +81,7 @@ async def generate_key(
         await services.quotas.limit_issuance(address)
         await services.quotas.limit_key_email(email)
     issued = await services.keys.issue(email, plan)
+    await services.url_secrets.remember(issued.key, services.keys.verify(issued.key))
     await _send_key(services, issued, regenerated=False)
     return Response(_key_body(issued))
 
@@ -104,6 +105,7 @@ async def regenerate_key(
     await services.quotas.limit_regeneration(old.key_id, address)
     await services.quotas.limit_key_email(old.email)
     issued = await services.keys.regenerate(token)
+    await services.url_secrets.remember(issued.key, services.keys.verify(issued.key))
     await _send_key(services, issued, regenerated=True)
     return Response(_key_body(issued))
 

@@ -175,9 +175,14 @@ class KeyService:
             msg = "KeyService.start() must be awaited before verify()"
             raise RuntimeError(msg)
         claims = self._signer.verify(key)
-        if claims.generation < self._before.get(claims.key_id, 0):
+        if self.is_revoked(claims.key_id, claims.generation):
             raise InvalidKeyError(reason="revoked")
         return claims
+
+    def is_revoked(self, key_id: str, generation: int) -> bool:
+        """Whether generation ``generation`` of lineage ``key_id`` was regenerated away (in
+        memory, like :meth:`verify`); signed image URLs of such a key are refused."""
+        return generation < self._before.get(key_id, 0)
 
     async def regenerate(self, key: str) -> IssuedKey:
         """Replace a key: the old one stops verifying at once, the new one keeps its lineage.
