@@ -43,6 +43,7 @@ from renderkit_server.quotas import (
     WindowLimit,
     plans_from_mapping,
 )
+from renderkit_server.rendercache import MemoryRenderCache, RenderCache, SqliteRenderCache
 from renderkit_server.settings import Settings
 
 if TYPE_CHECKING:
@@ -138,6 +139,8 @@ class Services:
     inflight: InflightLimiter = attrs.Factory(LocalInflightLimiter)
     #: The client of the shared state other than usage (None without RENDERKIT_REDIS_URL).
     shared_client: _AsyncCloseable | None = None
+    #: The render cache's index (the files stay in ``storage``).
+    cache: RenderCache = attrs.Factory(MemoryRenderCache)
 
     async def aclose(self) -> None:
         """Close everything; errors in one backend do not stop the others closing."""
@@ -151,6 +154,7 @@ class Services:
             self.storage,
             self.mailer,
             self.inflight,
+            self.cache,
             *((self.shared_client,) if self.shared_client is not None else ()),
         )
         for closer in closers:
@@ -213,6 +217,14 @@ def _shared_state(settings: Settings) -> _SharedState:
         inflight=LocalInflightLimiter(),
         redis=None,
     )
+
+
+def _render_cache(settings: Settings, client: redis.asyncio.Redis | None) -> RenderCache:
+    if client is not None:
+        from renderkit_server.rendercache_redis import RedisRenderCache
+
+        return RedisRenderCache(client)
+    return SqliteRenderCache(settings.data_dir / "cache.sqlite3")
 
 
 def _mailer(settings: Settings) -> Mailer:
@@ -383,6 +395,7 @@ async def build_services(
         inflight=shared.inflight,
         shared_client=shared.redis,
         storage_probe=storage_probe(storage),
+        cache=_render_cache(settings, shared.redis),
         urls=FileUrls(
             storage=storage,
             signer=FileSigner.from_secret(secret),

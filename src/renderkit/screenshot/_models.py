@@ -82,6 +82,10 @@ def _format(value: object) -> object:
     return value
 
 
+#: The longest a screenshot may be answered from the render cache: 30 days.
+MAX_CACHE_TTL_SECONDS = 30 * 86_400
+
+
 @checked
 @attrs.frozen(kw_only=True)
 class ScreenshotRequest:
@@ -99,12 +103,17 @@ class ScreenshotRequest:
         block_ads: block requests to ad and tracker hosts (alias blockAds; EasyList hosts).
         delay: milliseconds to wait after the page loaded, 0-10000.
         selector: CSS selector: capture only the first matching element.
+        cache_ttl: server only: seconds (1-2592000) the render cache may answer identical
+            requests with this capture (alias cacheTtl); pages change, so screenshots are
+            cached only when asked. The library ignores it.
+        cache: server only: false renders again even with cache_ttl (default true).
     """
 
     __rk_aliases__: ClassVar[dict[str, str]] = {
         "fullPage": "full_page",
         "darkMode": "dark_mode",
         "blockAds": "block_ads",
+        "cacheTtl": "cache_ttl",
     }
 
     url: str = attrs.field(validator=[v.max_length(4_096), v.http_url()])
@@ -119,6 +128,10 @@ class ScreenshotRequest:
     block_ads: bool = False
     delay: int = attrs.field(default=0, validator=v.in_range(0, MAX_DELAY_MS))
     selector: str | None = attrs.field(default=None, validator=v.optional(v.max_length(1_000)))
+    cache_ttl: int | None = attrs.field(
+        default=None, validator=v.optional(v.in_range(1, MAX_CACHE_TTL_SECONDS))
+    )
+    cache: bool = True
 
     @property
     def profile(self) -> Device:
