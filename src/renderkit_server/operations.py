@@ -166,8 +166,9 @@ async def execute(
         services=services,
     )
     if found.hit is not None:
-        # Free: only the burst limit counts the call.
-        ticket = await quotas.reserve(key_id, plan, {})
+        # Free: the burst limit counts the call; a zero charge only reads the monthly
+        # counter, so the X-RateLimit headers still report the quota a miss would.
+        ticket = await quotas.reserve(key_id, plan, {operation.metric: 0})
         entry = found.hit.entry
         body: dict[str, Any] = {
             "success": True,
