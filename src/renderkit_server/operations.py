@@ -166,9 +166,9 @@ async def execute(
         services=services,
     )
     if found.hit is not None:
-        # Free: the burst limit counts the call; a zero charge only reads the monthly
-        # counter, so the X-RateLimit headers still report the quota a miss would.
-        ticket = await quotas.reserve(key_id, plan, {operation.metric: 0})
+        # Free: no monthly reservation, only the burst limit counts the call (its window is
+        # what the X-RateLimit headers of a hit report).
+        ticket = await quotas.reserve(key_id, plan, {})
         entry = found.hit.entry
         body: dict[str, Any] = {
             "success": True,

