@@ -83,6 +83,8 @@ def main() -> None:
                     "height": 16,
                     "scale": 1,
                     "data": {"title": "x"},
+                    # Every call renders: this measures the metered pipeline, not cache hits.
+                    "cache": False,
                 }
                 for _ in range(20):
                     client.get("/api/health")

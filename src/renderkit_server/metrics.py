@@ -12,6 +12,8 @@ What is measured:
   browser, the speech provider, the parse extractor) and outcome (``ok`` or the error code).
 - ``renderkit_limit_rejections_total{limit,metric}``: 429s from monthly quotas
   (``limit="quota"``) and burst/abuse windows (``limit="rate"``), by the metric refused.
+- ``renderkit_cache_requests_total{kind,result}``: render cache lookups of cached operations
+  (``result`` ``hit``, ``miss``, or ``bypass`` for ``cache: false``).
 - ``renderkit_browser_{slots,busy,queued,healthy}{endpoint}`` and
   ``renderkit_workers_{max,busy,queued}{pool}``: capacity gauges, sampled every second.
 
@@ -114,6 +116,12 @@ class Metrics:
             "renderkit_limit_rejections",
             "Calls refused with 429 by a quota (limit=quota) or a window (limit=rate)",
             ["limit", "metric"],
+            registry=r,
+        )
+        self.cache_requests = Counter(
+            "renderkit_cache_requests",
+            "Render cache lookups by kind and result (hit, miss or bypass)",
+            ["kind", "result"],
             registry=r,
         )
 

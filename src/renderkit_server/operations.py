@@ -32,6 +32,7 @@ from renderkit.browser import Browser, TenantAware
 from renderkit.core.store import store_file
 from renderkit.core.times import isoformat_z
 from renderkit.parsing import DOCUMENT_TYPES
+from renderkit_server import caching
 from renderkit_server.inflight import LimitedBrowser
 from renderkit_server.quotas import audio_charges
 
@@ -80,6 +81,9 @@ class Operation:
             ``size_bytes``.
         optional_fields: facts only some calls report (left out of ``required``).
         error_statuses: the HTTP statuses a call can fail with.
+        cache_ttl: seconds the render cache keeps a request's file, given the request and
+            the operator's ``cache_ttl_seconds``; 0: not cached (see :mod:`.caching`).
+        renderer: the renderer version, part of every cache key.
     """
 
     name: str
@@ -94,6 +98,8 @@ class Operation:
     stores_file: bool = True
     optional_fields: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
     error_statuses: tuple[int, ...] = PRODUCTION_ERRORS
+    cache_ttl: Callable[[Any, int], int] = lambda req, default: 0
+    renderer: Callable[[Services], Awaitable[str]] = caching.browser_renderer
 
     def response_schema(self) -> dict[str, Any]:
         """The JSON Schema of the success body :func:`execute` builds.
@@ -107,6 +113,10 @@ class Operation:
         properties.update(self.fields)
         if self.stores_file:
             properties["size_bytes"] = {"type": "integer"}
+            properties["cached"] = {
+                "type": "boolean",
+                "description": "True when answered from the render cache, free",
+            }
         properties["credits_used"] = {
             "type": "integer",
             "description": f"What the call used of the monthly {self.metric} quota",
@@ -145,8 +155,36 @@ async def execute(
         RenderkitError: rendering or storing failed (the reservation is released).
     """
     request = structure(payload, operation.model)
-    charges = {operation.metric: 1, **operation.charges(request)}
     quotas = services.quotas
+    ttl = operation.cache_ttl(request, services.settings.cache_ttl_seconds)
+    found = await caching.lookup(
+        operation=operation.name,
+        kind=operation.kind,
+        request=request,
+        ttl=ttl,
+        renderer=await operation.renderer(services) if ttl > 0 else "",
+        services=services,
+    )
+    if found.hit is not None:
+        # Free: no monthly reservation, only the burst limit counts the call (its window is
+        # what the X-RateLimit headers of a hit report).
+        ticket = await quotas.reserve(key_id, plan, {})
+        entry = found.hit.entry
+        body: dict[str, Any] = {
+            "success": True,
+            "url": await services.urls.url_for(entry.storage_key, base_url),
+            **entry.facts,
+            "size_bytes": entry.size,
+            "cached": True,
+            "credits_used": 0,
+        }
+        return Execution(
+            body=body,
+            headers={**ticket.headers(), **found.headers},
+            content=found.hit.content,
+            content_type=entry.content_type,
+        )
+    charges = {operation.metric: 1, **operation.charges(request)}
     ticket = await quotas.reserve(key_id, plan, charges)
     try:
         output = await services.metrics.timed_render(
@@ -165,19 +203,28 @@ async def execute(
                 url_ttl=services.urls.ttl,
             )
             url = await services.urls.url_for(stored.key, base_url)
+            await caching.remember(
+                found,
+                storage_key=stored.key,
+                content_type=output.content_type,
+                size=len(output.content),
+                facts=output.facts,
+                services=services,
+            )
     except BaseException:
         await ticket.release()
         raise
-    body: dict[str, Any] = {"success": True}
+    body = {"success": True}
     if output.content is not None:  # a file's URL leads; its size follows the facts
         body["url"] = url
     body.update(output.facts)
     if output.content is not None:
         body["size_bytes"] = len(output.content)
+        body["cached"] = False
     body["credits_used"] = charges[operation.metric]
     return Execution(
         body=body,
-        headers=ticket.headers(),
+        headers={**ticket.headers(), **found.headers},
         content=output.content,
         content_type=output.content_type,
     )
@@ -192,6 +239,10 @@ def _as_tenant(services: Services, key_id: str, plan: str) -> Services:
         browser = browser.for_tenant(key_id, max_inflight=cap)
     limited = LimitedBrowser(browser, services.inflight, key_id=key_id, cap=cap)
     return attrs.evolve(services, browser=limited)
+
+
+def _operator_ttl(request: object, default: int) -> int:
+    return default
 
 
 async def _run_image(request: ImageRequest, services: Services) -> Output:
@@ -222,6 +273,7 @@ IMAGE = Operation(
         "returns the file's URL, pixel size and byte size."
     ),
     run=_run_image,
+    cache_ttl=_operator_ttl,
     fields={
         "width": {"type": "integer", "description": "Pixels of the returned file"},
         "height": {"type": "integer", "description": "Pixels of the returned file"},
@@ -264,6 +316,7 @@ PDF = Operation(
         "none/small/normal/large. Returns the file's URL and exact page count."
     ),
     run=_run_pdf,
+    cache_ttl=_operator_ttl,
     fields={
         "pages": {"type": "integer", "description": "Exact page count"},
         "pages_est": {"type": "integer", "description": "Same as pages (variant B name)"},
@@ -311,6 +364,8 @@ SCREENSHOT = Operation(
         "URL, pixel size, the final URL after redirects and the page's HTTP status."
     ),
     run=_run_screenshot,
+    # Pages change: cached only when the request asks, and never once the operator disabled it.
+    cache_ttl=lambda req, default: (req.cache_ttl or 0) if default > 0 else 0,
     fields={
         "width": {"type": "integer", "description": "Pixels of the returned image"},
         "height": {"type": "integer", "description": "Pixels of the returned image"},
@@ -363,6 +418,8 @@ AUDIO = Operation(
         "style. Returns the file URL and the measured duration in seconds."
     ),
     run=_run_audio,
+    cache_ttl=_operator_ttl,
+    renderer=caching.speech_renderer,
     fields={
         "format": {"type": "string", "enum": ["mp3", "wav", "opus", "aac"]},
         "duration_seconds": {"type": "number", "description": "Measured from the file"},

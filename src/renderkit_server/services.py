@@ -49,6 +49,7 @@ from renderkit_server.quotas import (
     WindowLimit,
     plans_from_mapping,
 )
+from renderkit_server.rendercache import MemoryRenderCache, RenderCache, SqliteRenderCache
 from renderkit_server.settings import Settings
 
 if TYPE_CHECKING:
@@ -146,6 +147,8 @@ class Services:
     shared_client: _AsyncCloseable | None = None
     #: Public key id -> URL-signing secret, for signed render-by-URL images.
     url_secrets: UrlSecrets = attrs.Factory(lambda: UrlSecrets(MemoryUrlSecretStore()))
+    #: The render cache's index (the files stay in ``storage``).
+    cache: RenderCache = attrs.Factory(MemoryRenderCache)
 
     async def aclose(self) -> None:
         """Close everything; errors in one backend do not stop the others closing."""
@@ -160,6 +163,7 @@ class Services:
             self.mailer,
             self.inflight,
             self.url_secrets,
+            self.cache,
             *((self.shared_client,) if self.shared_client is not None else ()),
         )
         for closer in closers:
@@ -226,6 +230,14 @@ def _shared_state(settings: Settings) -> _SharedState:
         redis=None,
         url_secrets=SqliteUrlSecretStore(settings.data_dir / "url-secrets.sqlite3"),
     )
+
+
+def _render_cache(settings: Settings, client: redis.asyncio.Redis | None) -> RenderCache:
+    if client is not None:
+        from renderkit_server.rendercache_redis import RedisRenderCache
+
+        return RedisRenderCache(client)
+    return SqliteRenderCache(settings.data_dir / "cache.sqlite3")
 
 
 def _mailer(settings: Settings) -> Mailer:
@@ -397,6 +409,7 @@ async def build_services(
         shared_client=shared.redis,
         url_secrets=UrlSecrets(shared.url_secrets),
         storage_probe=storage_probe(storage),
+        cache=_render_cache(settings, shared.redis),
         urls=FileUrls(
             storage=storage,
             signer=FileSigner.from_secret(secret),

@@ -75,6 +75,7 @@ _ENV: dict[str, tuple[str, Any]] = {
     "PUBLIC_URL": ("public_url", lambda v, n: v.rstrip("/")),
     "FILES_PUBLIC_URL": ("files_public_url", lambda v, n: v.rstrip("/")),
     "URL_TTL_SECONDS": ("url_ttl_seconds", _int),
+    "CACHE_TTL_SECONDS": ("cache_ttl_seconds", _int),
     "MAX_BODY_BYTES": ("max_body_bytes", _int),
     "CORS_ORIGINS": ("cors_origins", _list),
     "STORAGE": ("storage", lambda v, n: v),
@@ -179,6 +180,8 @@ class Settings:
         files_public_url: base URL under which stored files are publicly served (a CDN);
             when set, file URLs are permanent instead of signed and expiring.
         url_ttl_seconds: lifetime of signed file URLs (24 h).
+        cache_ttl_seconds: how long identical image, PDF and audio requests are answered
+            from the render cache, free (24 h; 0 disables the cache).
         max_body_bytes: largest accepted request body (413 beyond).
         pdf_max_pages: most pages a PDF (or PDF screenshot) may have; longer documents are
             refused with 400 and cost nothing, and printing stops one page past the cap.
@@ -237,6 +240,7 @@ class Settings:
     public_url: str | None = None
     files_public_url: str | None = None
     url_ttl_seconds: int = 24 * 3600
+    cache_ttl_seconds: int = attrs.field(default=24 * 3600, validator=attrs.validators.ge(0))
     max_body_bytes: int = 10 * 1024 * 1024
     cors_origins: tuple[str, ...] = ()
     storage: str = attrs.field(default="local", validator=attrs.validators.in_(("local", "s3")))

@@ -45,6 +45,8 @@ VARIANT_B = {
     },
     "format": "jpeg",
 }
+#: Metering tests render every call: identical requests would otherwise be cache hits.
+UNCACHED = {**VARIANT_B, "cache": False}
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 
 
@@ -215,17 +217,17 @@ async def test_quota_exhaustion_is_429_with_retry_headers_and_failures_are_free(
     async with AsyncTestClient(app) as client:
         key = await issue_key(client)
         headers = {"X-SVC-Key": key}
-        first = await client.post("/api/image", json=VARIANT_B, headers=headers)
+        first = await client.post("/api/image", json=UNCACHED, headers=headers)
         assert first.headers["x-ratelimit-remaining"] == "1"
         fail["on"] = True
         envelope(
-            await client.post("/api/image", json=VARIANT_B, headers=headers), 500, "RENDER_FAILED"
+            await client.post("/api/image", json=UNCACHED, headers=headers), 500, "RENDER_FAILED"
         )
         fail["on"] = False
-        second = await client.post("/api/image", json=VARIANT_B, headers=headers)
+        second = await client.post("/api/image", json=UNCACHED, headers=headers)
         assert second.status_code == 200
         assert second.headers["x-ratelimit-remaining"] == "0"
-        third = await client.post("/api/image", json=VARIANT_B, headers=headers)
+        third = await client.post("/api/image", json=UNCACHED, headers=headers)
         body = envelope(third, 429, "QUOTA_EXCEEDED")
         assert int(third.headers["retry-after"]) >= 1
         assert ISO_UTC.match(third.headers["x-ratelimit-reset"])
@@ -242,7 +244,7 @@ async def test_fifty_concurrent_requests_against_a_quota_of_ten_succeed_ten_time
         key = await issue_key(client)
         responses = await asyncio.gather(
             *(
-                client.post("/api/image", json=VARIANT_B, headers={"X-SVC-Key": key})
+                client.post("/api/image", json=UNCACHED, headers={"X-SVC-Key": key})
                 for _ in range(50)
             )
         )

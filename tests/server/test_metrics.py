@@ -22,7 +22,8 @@ from .conftest import issue_key
 
 pytestmark = pytest.mark.anyio
 
-IMAGE = {"template": "og-card", "data": {"title": "Metrics"}}
+# cache: false: every call renders, so the render counters move by exactly the calls sent.
+IMAGE = {"template": "og-card", "data": {"title": "Metrics"}, "cache": False}
 
 
 def samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:

@@ -132,6 +132,8 @@ class ImageRequest:
         width, height: CSS pixel size overriding the template's (16-4096).
         scale: device pixel ratio, 1-3 (default 2): a 1200x630 card is returned as 2400x1260.
             Lowered automatically when the output would exceed 40 megapixels.
+        cache: server only: false renders again instead of answering from the render cache
+            (default true); the library ignores it.
     """
 
     __rk_schema_extra__: ClassVar[dict[str, Any]] = {
@@ -153,6 +155,7 @@ class ImageRequest:
     width: int | None = attrs.field(default=None, validator=v.optional(v.in_range(16, MAX_SIDE)))
     height: int | None = attrs.field(default=None, validator=v.optional(v.in_range(16, MAX_SIDE)))
     scale: float = attrs.field(default=2.0, validator=v.in_range(1, 3))
+    cache: bool = True
 
     def __attrs_post_init__(self) -> None:
         custom = self.spec.name == "custom"

@@ -366,6 +366,8 @@ class PdfRequest:
         footer_html: custom documents: the same at the bottom of every page.
         title: document title metadata (templates derive one from the data).
         author: document author metadata.
+        cache: server only: false renders again instead of answering from the render cache
+            (default true); the library ignores it.
     """
 
     __rk_schema_extra__: ClassVar[dict[str, Any]] = {}
@@ -380,6 +382,7 @@ class PdfRequest:
     footer_html: str | None = attrs.field(default=None, validator=v.optional(v.max_length(50_000)))
     title: str | None = _text(500)
     author: str | None = _text(300)
+    cache: bool = True
 
     def __attrs_post_init__(self) -> None:
         if self.kind == "custom":

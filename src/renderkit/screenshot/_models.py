@@ -83,6 +83,10 @@ def _format(value: object) -> object:
     return value
 
 
+#: The longest a screenshot may be answered from the render cache: 30 days.
+MAX_CACHE_TTL_SECONDS = 30 * 86_400
+
+
 @checked
 @attrs.frozen(kw_only=True)
 class ScreenshotRequest:
@@ -123,6 +127,10 @@ class ScreenshotRequest:
             alias omitBackground).
         fail_on_status: statuses (404) or ranges ("500-599") that fail the request with
             an error naming url instead of capturing the page (alias failOnStatus).
+        cache_ttl: server only: seconds (1-2592000) the render cache may answer identical
+            requests with this capture (alias cacheTtl); pages change, so screenshots are
+            cached only when asked. The library ignores it.
+        cache: server only: false renders again even with cache_ttl (default true).
     """
 
     __rk_aliases__: ClassVar[dict[str, str]] = {
@@ -138,6 +146,7 @@ class ScreenshotRequest:
         "reducedMotion": "reduced_motion",
         "omitBackground": "omit_background",
         "failOnStatus": "fail_on_status",
+        "cacheTtl": "cache_ttl",
     }
 
     url: str = attrs.field(validator=[v.max_length(4_096), v.http_url()])
@@ -181,6 +190,10 @@ class ScreenshotRequest:
     reduced_motion: bool = False
     omit_background: bool = False
     fail_on_status: list[int | str] = attrs.field(factory=list, validator=c.status_ranges)
+    cache_ttl: int | None = attrs.field(
+        default=None, validator=v.optional(v.in_range(1, MAX_CACHE_TTL_SECONDS))
+    )
+    cache: bool = True
 
     @property
     def profile(self) -> Device:

@@ -160,6 +160,8 @@ class AudioRequest:
             similarity_boost).
         speed: 0.7-1.2 (default 1.0); speaking rate relative to the voice's normal rate.
         style: 0-1 (default 0); exaggerates the voice's style.
+        cache: server only: false renders again instead of answering from the render cache
+            (default true); the library ignores it.
     """
 
     __rk_aliases__: ClassVar[dict[str, str]] = {"similarity_boost": "similarity"}
@@ -183,6 +185,7 @@ class AudioRequest:
     similarity: float = attrs.field(default=0.75, validator=v.in_range(0, 1))
     speed: float = attrs.field(default=1.0, validator=v.in_range(0.7, 1.2))
     style: float = attrs.field(default=0.0, validator=v.in_range(0, 1))
+    cache: bool = True
 
     @property
     def characters(self) -> int:

@@ -547,7 +547,8 @@ async def test_an_empty_batch_is_32600(mcp: AsyncTestClient) -> None:
 
 IMAGE_CALL = {
     "name": "generate_image",
-    "arguments": {"template": "og-card", "data": {"title": "Hi"}},
+    # cache: false: repeated calls render and are metered every time.
+    "arguments": {"template": "og-card", "data": {"title": "Hi"}, "cache": False},
 }
 
 
