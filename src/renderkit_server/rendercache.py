@@ -20,18 +20,16 @@ import importlib.resources
 import json
 import os
 import sqlite3
-import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-import anyio.to_thread
 import attrs
 
 import renderkit
 from renderkit import StorageUnavailableError
 from renderkit.core.converter import converter
-from renderkit_server._sqlite import enable_wal
+from renderkit_server._sqlite import SqliteDatabase
 
 __all__ = [
     "CachedEntry",
@@ -46,6 +44,8 @@ _T = TypeVar("_T")
 
 #: Request fields that steer the cache rather than the output: never part of a key.
 _CACHE_FIELDS = frozenset({"cache", "cache_ttl"})
+
+_UNAVAILABLE = "the render cache is unavailable"
 
 
 @attrs.frozen(kw_only=True)
@@ -200,68 +200,46 @@ class SqliteRenderCache:
     def __init__(
         self, path: str | os.PathLike[str], *, clock: Callable[[], float] = time.time
     ) -> None:
-        self._path = os.fspath(path)
+        self._db = SqliteDatabase(
+            path,
+            schema=(
+                "CREATE TABLE IF NOT EXISTS render_cache ("
+                " key TEXT PRIMARY KEY,"
+                " entry TEXT NOT NULL,"
+                " expires REAL NOT NULL)"
+            ),
+            unavailable=_UNAVAILABLE,
+        )
         self._clock = clock
-        self._conn: sqlite3.Connection | None = None
         self._reader: sqlite3.Connection | None = None
-        # One connection shared by worker threads: sqlite3 objects need serialised access.
-        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"SqliteRenderCache({self._path!r})"
+        return f"SqliteRenderCache({self._db.path!r})"
 
     async def get(self, key: str) -> CachedEntry | None:
         """See :meth:`RenderCache.get`."""
         try:
             if self._reader is None:
-                await self._run(lambda conn: None)  # creates the file, table and WAL mode
+                await self._db.run(lambda conn: None)  # creates the file, table and WAL mode
                 self._reader = sqlite3.connect(
-                    self._path, timeout=1, isolation_level=None, check_same_thread=False
+                    self._db.path, timeout=1, isolation_level=None, check_same_thread=False
                 )
             text = self._get(self._reader, key, self._clock())
         except sqlite3.Error as exc:
-            msg = "the render cache is unavailable"
-            raise StorageUnavailableError(msg) from exc
+            raise StorageUnavailableError(_UNAVAILABLE) from exc
         return None if text is None else CachedEntry.from_json(text)
 
     async def put(self, key: str, entry: CachedEntry, ttl: int) -> None:
         """See :meth:`RenderCache.put`."""
         now = self._clock()
-        await self._run(self._put, key, entry.to_json(), now, now + ttl)
+        await self._db.run(self._put, key, entry.to_json(), now, now + ttl)
 
     async def aclose(self) -> None:
-        """Close the connection; a later call reopens it."""
-        await anyio.to_thread.run_sync(self._close)
-
-    async def _run(self, func: Callable[..., _T], *args: object) -> _T:
-        try:
-            return await anyio.to_thread.run_sync(self._locked, func, *args)
-        except sqlite3.Error as exc:
-            msg = "the render cache is unavailable"
-            raise StorageUnavailableError(msg) from exc
-
-    def _locked(self, func: Callable[..., _T], *args: object) -> _T:
-        with self._lock:
-            return func(self._connect(), *args)
-
-    def _connect(self) -> sqlite3.Connection:
-        if self._conn is None:
-            conn = sqlite3.connect(
-                self._path, timeout=10, isolation_level=None, check_same_thread=False
-            )
-            try:
-                enable_wal(conn, timeout=10)
-                conn.execute(
-                    "CREATE TABLE IF NOT EXISTS render_cache ("
-                    " key TEXT PRIMARY KEY,"
-                    " entry TEXT NOT NULL,"
-                    " expires REAL NOT NULL)"
-                )
-            except BaseException:
-                conn.close()
-                raise
-            self._conn = conn
-        return self._conn
+        """Close the connections; a later call reopens them."""
+        await self._db.aclose()
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
 
     @staticmethod
     def _get(conn: sqlite3.Connection, key: str, now: float) -> str | None:
@@ -277,12 +255,3 @@ class SqliteRenderCache:
             "INSERT OR REPLACE INTO render_cache (key, entry, expires) VALUES (?, ?, ?)",
             (key, entry, expires),
         )
-
-    def _close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
-            if self._reader is not None:
-                self._reader.close()
-                self._reader = None

@@ -8,16 +8,11 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import NoReturn, Protocol, TypeVar, runtime_checkable
 
-import anyio
-import anyio.to_thread
-
-from renderkit import StorageUnavailableError
-from renderkit_server._sqlite import enable_wal
+from renderkit_server._sqlite import SqliteDatabase
 
 __all__ = [
     "MemoryRevocationStore",
@@ -109,56 +104,31 @@ class SqliteRevocationStore:
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self._path = os.fspath(path)
-        self._conn: sqlite3.Connection | None = None
-        # One connection shared by worker threads: sqlite3 objects need serialised access.
-        self._lock = threading.Lock()
+        self._db = SqliteDatabase(
+            path,
+            schema=(
+                "CREATE TABLE IF NOT EXISTS key_revocations ("
+                " key_id TEXT PRIMARY KEY,"
+                " before INTEGER NOT NULL,"
+                " revoked_at INTEGER NOT NULL)"
+            ),
+            unavailable="the key revocation store is unavailable",
+        )
 
     def __repr__(self) -> str:
-        return f"SqliteRevocationStore({self._path!r})"
+        return f"SqliteRevocationStore({self._db.path!r})"
 
     async def revoke(self, key_id: str, *, before: int) -> bool:
         """See :meth:`RevocationStore.revoke`."""
-        return await self._run(self._revoke, key_id, before)
+        return await self._db.run(self._revoke, key_id, before)
 
     async def load_all(self) -> dict[str, int]:
         """See :meth:`RevocationStore.load_all`."""
-        return await self._run(self._load_all)
+        return await self._db.run(self._load_all)
 
     async def aclose(self) -> None:
         """Close the connection; a later call reopens it."""
-        await anyio.to_thread.run_sync(self._close)
-
-    async def _run(self, func: Callable[..., _T], *args: object) -> _T:
-        try:
-            return await anyio.to_thread.run_sync(self._locked, func, *args)
-        except sqlite3.Error as exc:
-            msg = "the key revocation store is unavailable"
-            raise StorageUnavailableError(msg) from exc
-
-    def _locked(self, func: Callable[..., _T], *args: object) -> _T:
-        with self._lock:
-            return func(self._connect(), *args)
-
-    def _connect(self) -> sqlite3.Connection:
-        if self._conn is None:
-            # Autocommit: every statement below is atomic on its own.
-            conn = sqlite3.connect(
-                self._path, timeout=10, isolation_level=None, check_same_thread=False
-            )
-            try:
-                enable_wal(conn, timeout=10)
-                conn.execute(
-                    "CREATE TABLE IF NOT EXISTS key_revocations ("
-                    " key_id TEXT PRIMARY KEY,"
-                    " before INTEGER NOT NULL,"
-                    " revoked_at INTEGER NOT NULL)"
-                )
-            except BaseException:
-                conn.close()
-                raise
-            self._conn = conn
-        return self._conn
+        await self._db.aclose()
 
     @staticmethod
     def _revoke(conn: sqlite3.Connection, key_id: str, before: int) -> bool:
@@ -176,9 +146,3 @@ class SqliteRevocationStore:
     @staticmethod
     def _load_all(conn: sqlite3.Connection) -> dict[str, int]:
         return dict(conn.execute("SELECT key_id, before FROM key_revocations").fetchall())
-
-    def _close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None

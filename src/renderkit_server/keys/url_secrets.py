@@ -15,19 +15,15 @@ import base64
 import logging
 import os
 import sqlite3
-import threading
-from collections.abc import Callable
 from typing import Protocol, TypeVar, runtime_checkable
 
-import anyio
-import anyio.to_thread
 import attrs
 import redis.asyncio
 
-from renderkit import RenderkitError, StorageUnavailableError
+from renderkit import RenderkitError
 from renderkit.image.signed_url import public_key_id, url_secret
 from renderkit_server._redis import redis_errors
-from renderkit_server._sqlite import enable_wal
+from renderkit_server._sqlite import SqliteDatabase
 from renderkit_server.keys.tokens import ApiKey
 
 __all__ = [
@@ -117,54 +113,30 @@ class SqliteUrlSecretStore:
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self._path = os.fspath(path)
-        self._conn: sqlite3.Connection | None = None
-        # One connection shared by worker threads: sqlite3 objects need serialised access.
-        self._lock = threading.Lock()
+        self._db = SqliteDatabase(
+            path,
+            schema=(
+                "CREATE TABLE IF NOT EXISTS url_secrets ("
+                " public_id TEXT PRIMARY KEY, entry TEXT NOT NULL)"
+            ),
+            unavailable="the URL-signing secret store is unavailable",
+        )
 
     def __repr__(self) -> str:
-        return f"SqliteUrlSecretStore({self._path!r})"
+        return f"SqliteUrlSecretStore({self._db.path!r})"
 
     async def put(self, public_id: str, entry: UrlSecret) -> None:
         """See :meth:`UrlSecretStore.put`."""
-        await self._run(self._put, public_id, _encode(entry))
+        await self._db.run(self._put, public_id, _encode(entry))
 
     async def get(self, public_id: str) -> UrlSecret | None:
         """See :meth:`UrlSecretStore.get`."""
-        value = await self._run(self._get, public_id)
+        value = await self._db.run(self._get, public_id)
         return None if value is None else _decode(value)
 
     async def aclose(self) -> None:
         """Close the connection; a later call reopens it."""
-        await anyio.to_thread.run_sync(self._close)
-
-    async def _run(self, func: Callable[..., _T], *args: object) -> _T:
-        try:
-            return await anyio.to_thread.run_sync(self._locked, func, *args)
-        except sqlite3.Error as exc:
-            msg = "the URL-signing secret store is unavailable"
-            raise StorageUnavailableError(msg) from exc
-
-    def _locked(self, func: Callable[..., _T], *args: object) -> _T:
-        with self._lock:
-            return func(self._connect(), *args)
-
-    def _connect(self) -> sqlite3.Connection:
-        if self._conn is None:
-            conn = sqlite3.connect(
-                self._path, timeout=10, isolation_level=None, check_same_thread=False
-            )
-            try:
-                enable_wal(conn, timeout=10)
-                conn.execute(
-                    "CREATE TABLE IF NOT EXISTS url_secrets ("
-                    " public_id TEXT PRIMARY KEY, entry TEXT NOT NULL)"
-                )
-            except BaseException:
-                conn.close()
-                raise
-            self._conn = conn
-        return self._conn
+        await self._db.aclose()
 
     @staticmethod
     def _put(conn: sqlite3.Connection, public_id: str, value: str) -> None:
@@ -180,12 +152,6 @@ class SqliteUrlSecretStore:
             "SELECT entry FROM url_secrets WHERE public_id = ?", (public_id,)
         ).fetchone()
         return None if row is None else str(row[0])
-
-    def _close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
 
 
 class RedisUrlSecretStore:
