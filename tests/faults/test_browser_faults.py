@@ -60,7 +60,8 @@ async def served(
             queue_timeout=30,
         )
     )
-    app = create_app(make_settings(), browser=pool, mailer=MemoryMailer())
+    # No render cache: every request here must reach the browser under test.
+    app = create_app(make_settings(cache_ttl_seconds=0), browser=pool, mailer=MemoryMailer())
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
     )

@@ -10,6 +10,7 @@ import asyncio
 import io
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -24,6 +25,11 @@ from .conftest import ADMIN, PRO_IMAGES
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
 OG_CARD = {"template": "og-card", "data": {"title": "Two replicas, one service"}}
+
+
+def distinct_card(n: int) -> dict[str, object]:
+    """An og-card no other request of the session renders (so never a cache hit)."""
+    return {"template": "og-card", "data": {"title": f"Quota {n} {uuid.uuid4().hex[:8]}"}}
 
 
 async def issue(client: httpx.AsyncClient, replica: Replica, plan: str) -> str:
@@ -162,13 +168,14 @@ async def test_a_quota_of_n_is_spent_exactly_n_times_over_both_replicas_under_co
 ) -> None:
     a, b = fleet
     key = await issue(client, b, "pro")  # pro: PRO_IMAGES images a month here, any in flight
-    calls = [post(client, (a, b)[i % 2], "/api/image", key, OG_CARD) for i in range(16)]
+    # Sixteen different images: identical ones would be free hits of the render cache.
+    calls = [post(client, (a, b)[i % 2], "/api/image", key, distinct_card(i)) for i in range(16)]
     responses = await asyncio.gather(*calls)
     statuses = sorted(r.status_code for r in responses)
     assert statuses == [200] * PRO_IMAGES + [429] * (16 - PRO_IMAGES), statuses
     refused = [r.json() for r in responses if r.status_code == 429]
     assert {body["code"] for body in refused} == {"QUOTA_EXCEEDED"}
-    after = await post(client, a, "/api/image", key, OG_CARD)
+    after = await post(client, a, "/api/image", key, distinct_card(16))
     assert after.status_code == 429  # spent: no replica has a local allowance left
 
 
@@ -240,8 +247,8 @@ async def test_killing_one_browser_fails_only_its_renders_with_a_retriable_503(
                 assert response.json()["code"] == "RENDERER_UNAVAILABLE"
                 assert int(response.headers["retry-after"]) >= 1
         # Every replica keeps rendering on the browser that is left.
-        for replica in (a, b, a, b):
-            after = await post(client, replica, "/api/image", key, OG_CARD)
+        for n, replica in enumerate((a, b, a, b)):
+            after = await post(client, replica, "/api/image", key, distinct_card(100 + n))
             assert after.status_code == 200, (replica.name, after.text)
     finally:
         chromium.kill()
