@@ -52,8 +52,12 @@ from tests.server._redis import redis_server
 
 ADMIN = "bench-admin-token-0123456789"
 SECRET = "bench-secret-shared-by-every-replica-0123456789"
+# "cache": False: the bench measures renders, not the render cache's hits.
 MIX: dict[str, tuple[str, dict[str, Any]]] = {
-    "og-card image": ("/api/image", {"template": "og-card", "data": {"title": "Fleet bench"}}),
+    "og-card image": (
+        "/api/image",
+        {"template": "og-card", "data": {"title": "Fleet bench"}, "cache": False},
+    ),
     "invoice pdf": (
         "/api/pdf-gen",
         {
@@ -64,11 +68,16 @@ MIX: dict[str, tuple[str, dict[str, Any]]] = {
                 "client_name": "Bench Co",
                 "items": [{"description": "Renders", "quantity": 3, "unit_price": 9.5}],
             },
+            "cache": False,
         },
     ),
     "custom html image": (
         "/api/image",
-        {"template": "custom", "html": "<h1 style='font:48px sans-serif'>Custom</h1>"},
+        {
+            "template": "custom",
+            "html": "<h1 style='font:48px sans-serif'>Custom</h1>",
+            "cache": False,
+        },
     ),
 }
 
