@@ -16,12 +16,12 @@ from typing import Any
 import httpx
 import pypdfium2
 import pytest
-import uvicorn
 
 from renderkit.browser import BrowserConfig, ChromiumPool
 from renderkit_server.app import create_app
 from renderkit_server.mail import MemoryMailer
 from renderkit_server.settings import Settings
+from tests._uvicorn import served_app
 
 from ..server.conftest import data_dir, issue_key, make_settings
 
@@ -62,21 +62,9 @@ async def served(
     )
     # No render cache: every request here must reach the browser under test.
     app = create_app(make_settings(cache_ttl_seconds=0), browser=pool, mailer=MemoryMailer())
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    )
-    task = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            assert not task.done(), "the server did not start"
-            await asyncio.sleep(0.05)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
-            client.app = app  # type: ignore[attr-defined]
-            yield client, pool
-    finally:
-        server.should_exit = True
-        await task
+    async with served_app(app) as client:
+        client.app = app  # type: ignore[attr-defined]
+        yield client, pool
 
 
 async def usage(client: httpx.AsyncClient, key: str) -> dict[str, int]:

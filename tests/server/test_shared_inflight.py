@@ -12,13 +12,13 @@ from typing import Any
 import httpx
 import pytest
 import redis.asyncio
-import uvicorn
 from litestar import Litestar
 
 from renderkit.browser import BrowserConfig, ChromiumPool
 from renderkit_server.app import create_app
 from renderkit_server.mail import MemoryMailer
 from renderkit_server.settings import Settings
+from tests._uvicorn import served_app
 
 from ._redis import redis_server, require_redis_server
 from .conftest import ADMIN
@@ -44,20 +44,8 @@ async def _serve(settings: Settings) -> AsyncIterator[tuple[httpx.AsyncClient, L
         BrowserConfig(slots=2, allow_private_network=True, document_timeout=15, queue_timeout=30)
     )
     app = create_app(settings, browser=pool, mailer=MemoryMailer())
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    )
-    task = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            assert not task.done(), "the server did not start"
-            await asyncio.sleep(0.05)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
-            yield client, app
-    finally:
-        server.should_exit = True
-        await task
+    async with served_app(app) as client:
+        yield client, app
 
 
 async def test_a_starter_key_gets_one_render_at_a_time_over_two_replicas(

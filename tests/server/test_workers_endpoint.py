@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
 import anyio
 import anyio.to_thread
-import httpx
 import pytest
-import uvicorn
-from litestar import Litestar
 
 from renderkit.speech import AudioRequest
 from renderkit.speech._protocol import PcmSink
@@ -20,6 +15,7 @@ from renderkit.testing import FakeBrowser, FakeSpeechProvider
 from renderkit_server.app import create_app
 from renderkit_server.mail import MemoryMailer
 from renderkit_server.settings import Settings
+from tests._uvicorn import served_app
 
 from .conftest import issue_key
 
@@ -38,26 +34,6 @@ class HeldSpeech(FakeSpeechProvider):
         await sink(await self.synthesize(request))
 
 
-@contextlib.asynccontextmanager
-async def served(app: Litestar) -> AsyncIterator[httpx.AsyncClient]:
-    """``app`` on uvicorn on 127.0.0.1 (the test client runs requests one at a time)."""
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    )
-    task = asyncio.create_task(server.serve())
-    try:
-        with anyio.fail_after(20):
-            while not server.started:  # uvicorn offers no started event
-                assert not task.done(), "the server did not start"
-                await asyncio.sleep(0.05)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
-            yield client
-    finally:
-        server.should_exit = True
-        await task
-
-
 async def test_a_third_concurrent_audio_call_on_one_worker_and_a_queue_of_one_is_503(
     make_settings: Callable[..., Settings],
 ) -> None:
@@ -65,7 +41,7 @@ async def test_a_third_concurrent_audio_call_on_one_worker_and_a_queue_of_one_is
     settings = make_settings(workers=1, workers_queue=1)
     app = create_app(settings, browser=FakeBrowser(), mailer=MemoryMailer(), speech=speech)
     body = {"script": "Hold on a moment.", "format": "mp3"}
-    async with served(app) as client:
+    async with served_app(app, timeout=30) as client:
         keys = [await issue_key(client, email=f"{n}@example.com") for n in range(3)]  # type: ignore[arg-type]
         pool = app.state.services.workers.audio
         statuses: dict[int, int] = {}
