@@ -1,7 +1,7 @@
 """``renderkit demo``: every image and PDF template, and a speech sample, rendered into a folder.
 
-The templates come from the registries (:data:`~renderkit.image._models.IMAGE_TEMPLATES`,
-:data:`~renderkit.pdf._models.PDF_TEMPLATES`), so a new template is in the demo from the day it
+The templates come from the registries (:data:`renderkit.image.IMAGE_TEMPLATES`,
+:data:`renderkit.pdf.PDF_TEMPLATES`), so a new template is in the demo from the day it
 is added; sample data below only makes it look its best.
 """
 
@@ -13,12 +13,9 @@ from typing import Any
 
 from renderkit.browser import ChromiumPool
 from renderkit.core.cli import CommandError, add_browser_arguments, browser_config
-from renderkit.image._models import IMAGE_TEMPLATES
-from renderkit.image._render import render_image
-from renderkit.pdf._models import PDF_TEMPLATES
-from renderkit.pdf._render import render_pdf
-from renderkit.speech._synthesize import synthesize
-from renderkit.speech.local import LocalSpeechProvider
+from renderkit.image import IMAGE_TEMPLATES, render_image
+from renderkit.pdf import PDF_TEMPLATES, render_pdf
+from renderkit.speech import LocalSpeechProvider, synthesize
 
 __all__ = ["add_demo_command", "demo_templates", "run_demo_command"]
 
