@@ -370,3 +370,14 @@ def test_sign_url_with_a_malformed_key_is_one_line_and_exits_2(capsys) -> None:
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "Traceback" not in err
+
+
+def test_demo_into_a_folder_that_cannot_be_made_is_one_line_and_exits_2(
+    tmp_path: Path, capsys
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    assert cli.main(["demo", "-o", str(blocker / "out"), "--chromium", "/nonexistent"]) == 2
+    assert capsys.readouterr().err == (
+        f"renderkit demo: -o: cannot create {blocker / 'out'}: Not a directory\n"
+    )

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from renderkit.browser import ChromiumPool
-from renderkit.core.cli import CommandError, add_browser_arguments, browser_config
+from renderkit.core.cli import CommandError, add_browser_arguments, browser_config, command
 from renderkit.image import IMAGE_TEMPLATES, render_image
 from renderkit.pdf import PDF_TEMPLATES, render_pdf
 from renderkit.speech import LocalSpeechProvider, synthesize
@@ -159,6 +159,7 @@ def _directory(path: Path) -> Path:
     return path
 
 
+@command("demo")
 async def run_demo_command(args: argparse.Namespace) -> int:
     """Run ``renderkit demo``: print one line per file written; returns the exit status.
 

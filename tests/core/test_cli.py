@@ -11,6 +11,7 @@ import pytest
 from renderkit.core.cli import (
     EXIT_BROKEN_PIPE,
     EXIT_FAILED,
+    EXIT_INTERRUPTED,
     EXIT_USAGE,
     CommandError,
     command,
@@ -191,3 +192,29 @@ def test_a_closed_stdout_ends_quietly_with_141() -> None:
         status = process.wait(timeout=60)
     assert status == EXIT_BROKEN_PIPE
     assert stderr == b""
+
+
+def test_ctrl_c_ends_quietly_with_130() -> None:
+    import signal
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, time, argparse\n"
+        "from renderkit.core.cli import run_parser\n"
+        "def wait(args):\n"
+        "    print('ready', file=sys.stderr, flush=True)\n"
+        "    time.sleep(60)\n"
+        "    return 0\n"
+        "parser = argparse.ArgumentParser()\n"
+        "parser.set_defaults(run=wait)\n"
+        "sys.exit(run_parser(parser, []))\n"
+    )
+    with subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE) as process:
+        assert process.stderr is not None
+        assert process.stderr.readline() == b"ready\n"
+        process.send_signal(signal.SIGINT)
+        stderr = process.stderr.read()
+        status = process.wait(timeout=60)
+    assert status == EXIT_INTERRUPTED
+    assert stderr == b"renderkit: interrupted\n"

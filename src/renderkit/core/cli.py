@@ -8,6 +8,7 @@ assembles them and calls :func:`run_command`. Exit statuses are the same everywh
 - 2 (:data:`EXIT_USAGE`): the input is unusable: bad arguments, an unreadable file, or a
   request the library refused as invalid (:class:`InvalidRequestError`);
 - 1 (:data:`EXIT_FAILED`): the work failed (a :class:`RenderkitError`, an unwritable output);
+- 130 (:data:`EXIT_INTERRUPTED`): interrupted with Ctrl-C (no traceback);
 - 141 (:data:`EXIT_BROKEN_PIPE`): standard output was closed early (``renderkit ... | head``),
   as a shell reports a program ended by SIGPIPE.
 
@@ -35,6 +36,7 @@ __all__ = [
     "EPILOG",
     "EXIT_BROKEN_PIPE",
     "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
     "EXIT_USAGE",
     "STDOUT",
     "CommandError",
@@ -59,6 +61,7 @@ __all__ = [
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
 #: The ``-o`` value that means standard output.
@@ -70,6 +73,7 @@ exit status:
   0    done
   1    the work failed (rendering, synthesis, an unwritable output)
   2    unusable input: bad arguments, an unreadable file, an invalid request
+  130  interrupted (Ctrl-C)
   141  standard output was closed early (e.g. piped into head)"""
 
 Runner = Callable[[argparse.Namespace], Awaitable[int]]
@@ -147,7 +151,7 @@ def run_parser(parser: argparse.ArgumentParser, argv: Sequence[str] | None = Non
 
     A :class:`CommandError` raised while parsing (an ``@file`` or ``-o`` directory that is not
     there) is one line on stderr, not argparse's usage. A closed standard output ends the
-    command quietly with :data:`EXIT_BROKEN_PIPE`.
+    command quietly with :data:`EXIT_BROKEN_PIPE`; Ctrl-C with :data:`EXIT_INTERRUPTED`.
     """
     try:
         try:
@@ -158,6 +162,9 @@ def run_parser(parser: argparse.ArgumentParser, argv: Sequence[str] | None = Non
         status = run_command(args.run, args)
         # Flush here so a closed pipe is noticed inside the try, not at interpreter exit.
         sys.stdout.flush()
+    except KeyboardInterrupt:
+        print("renderkit: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # What the Python docs recommend (library/signal.html, "Note on SIGPIPE"): point
         # stdout at devnull so the interpreter's final flush does not raise again.
