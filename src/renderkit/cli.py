@@ -9,12 +9,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
+from importlib import metadata
 
-from renderkit.browser import ChromiumPool
-from renderkit.core.cli import add_browser_arguments, browser_config, run_command
+from renderkit.core.cli import EPILOG, HelpFormatter, run_parser
 from renderkit.core.errors import MissingDependencyError
-from renderkit.image import render_image
+from renderkit.demo import add_demo_command
 from renderkit.image.cli import add_image_command, add_sign_url_command
 from renderkit.parsing.cli import add_parse_command
 from renderkit.pdf.cli import add_pdf_command
@@ -23,54 +22,27 @@ from renderkit.speech.cli import add_audio_command
 
 __all__ = ["main"]
 
-# Sample data for `renderkit demo`: every template, each background theme.
-_DEMO = {
-    "og-card": {
-        "tag": "Release 1.0",
-        "title": "Render anything from JSON, in milliseconds",
-        "subtitle": "Images, PDFs, screenshots, speech and parsing behind one API.",
-        "domain": "renderkit.dev",
-        "background": "dark",
-    },
-    "social-square": {
-        "tag": "New",
-        "title": "Ship social cards without a designer 🎨",
-        "subtitle": "Four templates, three themes, your brand colour.",
-        "cta": "Try it free",
-        "background": "gradient",
-        "brand_color": "#ec4899",
-    },
-    "twitter-card": {
-        "title": "How we render an OG image in 60 ms",
-        "subtitle": "Warm pages, DOM swaps and a fast PNG encoder.",
-        "domain": "blog.renderkit.dev",
-        "background": "light",
-    },
-    "announcement": {
-        "tag": "Webinar",
-        "title": "Automating documents at scale",
-        "subtitle": "Thursday, 3 December · 17:00 CET",
-        "cta": "Register",
-        "background": "gradient",
-        "brand_color": "#0ea5e9",
-    },
-}
+# Plain text: argparse prints it as is, so no reStructuredText markup.
+_DESCRIPTION = """Render images, PDFs, screenshots and speech, and parse documents, from the
+command line. Each command has its own --help."""
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="renderkit", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog="renderkit",
+        description=_DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=HelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_image_command(sub)
     add_sign_url_command(sub)
     add_pdf_command(sub)
     add_screenshot_command(sub)
     add_audio_command(sub)
     add_parse_command(sub)
-
-    demo = sub.add_parser("demo", help="render every template with sample data into a folder")
-    demo.add_argument("-o", "--output", type=Path, default=Path("renderkit-demo"))
-    add_browser_arguments(demo)
-    demo.set_defaults(run=_demo)
+    add_demo_command(sub)
 
     serve = sub.add_parser(
         "serve", help="run the HTTP API (configured by RENDERKIT_* environment variables)"
@@ -84,17 +56,18 @@ def _parser() -> argparse.ArgumentParser:
     doctor = sub.add_parser("doctor", help="check Chromium, fonts and system tools")
     doctor.add_argument("--chromium", default="/usr/bin/chromium")
     doctor.set_defaults(run=_doctor)
+    for command in sub.choices.values():
+        command.epilog = EPILOG
+        command.formatter_class = HelpFormatter
     return parser
 
 
-async def _demo(args: argparse.Namespace) -> int:
-    args.output.mkdir(parents=True, exist_ok=True)
-    async with ChromiumPool(browser_config(args)) as pool:
-        for name, data in _DEMO.items():
-            result = await render_image({"template": name, "data": data}, browser=pool)
-            path = result.save(args.output / f"{name}.png")
-            print(f"{path}  {result.width}x{result.height} {result.size_bytes:,} B")
-    return 0
+def _version() -> str:
+    try:
+        return metadata.version("renderkit")
+    except metadata.PackageNotFoundError:
+        # Run from a source tree that was never installed.
+        return "(not installed)"
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -119,9 +92,8 @@ def _doctor(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (2 for invalid input, 1 for a failure)."""
-    args = _parser().parse_args(argv)
-    return run_command(args.run, args)
+    """Run the command line; returns the exit status (see :mod:`renderkit.core.cli`)."""
+    return run_parser(_parser(), argv)
 
 
 if __name__ == "__main__":

@@ -158,7 +158,11 @@ def envelope(exc: BaseException) -> tuple[int, dict[str, Any], dict[str, str]] |
     field = getattr(exc, "field", None)
     if field:
         extra["field"] = field
-    return status, {"error": str(exc), "code": code, "status": status, **extra}, headers
+    message = str(exc)
+    if isinstance(exc, BlockedUrlError) and exc.private:
+        # The library's message names its own switch, which an API client cannot set.
+        message = "private addresses are not allowed"
+    return status, {"error": message, "code": code, "status": status, **extra}, headers
 
 
 def exception_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:

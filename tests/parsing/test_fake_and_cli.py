@@ -82,3 +82,14 @@ def test_cli_parse_reports_a_bad_file_with_exit_status_2(
     path.write_bytes(b"not a pdf at all")
     assert main(["parse", str(path)]) == 2
     assert "file" in capsys.readouterr().err
+
+
+def test_cli_parse_with_dash_output_prints_the_same_json_as_without(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "invoice.pdf"
+    path.write_bytes(PDF)
+    assert main(["parse", str(path)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert main(["parse", str(path), "-o", "-"]) == 0
+    assert json.loads(capsys.readouterr().out) == printed

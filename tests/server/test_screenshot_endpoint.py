@@ -132,3 +132,25 @@ async def test_blocked_and_unreachable_pages_map_to_statuses_and_cost_nothing(
             )
             assert response.status_code == status
             assert response.json()["code"] == code
+
+
+async def test_a_private_address_refusal_does_not_name_the_library_switch_to_api_clients(
+    make_settings: Callable[..., Settings],
+) -> None:
+    def fail(render: RecordedRender) -> None:
+        message = "private addresses are not allowed (BrowserConfig.allow_private_network ...)"
+        raise BlockedUrlError(message, url="http://127.0.0.1/", private=True)
+
+    app = create_app(
+        make_settings(plans={"starter": {"screenshots": 1}}),
+        browser=FakeBrowser(fail),
+        mailer=MemoryMailer(),
+    )
+    async with AsyncTestClient(app) as client:
+        key = await issue_key(client)
+        response = await client.post(
+            "/api/screenshot", json={"url": "https://x.io"}, headers={"X-SVC-Key": key}
+        )
+    assert response.status_code == 400
+    assert response.json()["code"] == "BLOCKED_URL"
+    assert response.json()["error"] == "private addresses are not allowed"

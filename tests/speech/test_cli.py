@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from renderkit import InvalidRequestError
+from renderkit.core.cli import CommandError
 from renderkit.speech.cli import add_audio_command, run_audio_command
 
 from . import decode, needs_espeak
@@ -27,7 +28,9 @@ async def test_audio_writes_an_mp3_named_by_the_output(tmp_path: Path, capsys) -
     assert await run_audio_command(parse("Hello there", "-o", str(out))) == 0
     decoded = decode(out.read_bytes())
     assert (decoded.container, decoded.sample_rate) == ("mp3", 44_100)
-    assert "hello.mp3" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "hello.mp3" in captured.err
+    assert captured.out == ""
 
 
 @needs_espeak
@@ -82,7 +85,40 @@ async def test_unreadable_script_file_exits_2(tmp_path: Path) -> None:
 
 
 @needs_espeak
-async def test_an_unwritable_output_exits_1(tmp_path: Path, capsys) -> None:
-    out = tmp_path / "missing-dir" / "x.mp3"
-    assert await run_audio_command(parse("Hi", "-o", str(out))) == 1
-    assert f"renderkit audio: cannot write {out}" in capsys.readouterr().err
+async def test_an_unwritable_output_exits_1(capsys) -> None:
+    # /dev/full exists but refuses every write (ENOSPC): the work was done, the write failed.
+    args = parse("Hi", "-o", "/dev/full", "--format", "wav")
+    assert await run_audio_command(args) == 1
+    assert "renderkit audio: -o: cannot write /dev/full: No space left" in capsys.readouterr().err
+
+
+def test_an_output_in_a_missing_directory_is_refused_while_parsing(tmp_path: Path) -> None:
+    missing = tmp_path / "missing-dir"
+    with pytest.raises(CommandError, match=f"^-o: no such directory: {missing}$") as exc:
+        parse("Hi", "-o", str(missing / "x.mp3"))
+    assert exc.value.status == 2
+
+
+@needs_espeak
+async def test_dash_output_writes_the_audio_to_stdout(capsysbinary) -> None:
+    assert await run_audio_command(parse("Hi", "-o", "-", "--format", "wav")) == 0
+    captured = capsysbinary.readouterr()
+    assert decode(captured.out).container == "wav"
+    assert b"- " in captured.err
+
+
+async def test_an_extension_that_contradicts_format_exits_2(tmp_path: Path, capsys) -> None:
+    args = parse("Hi", "-o", str(tmp_path / "a.wav"), "--format", "mp3")
+    assert await run_audio_command(args) == 2
+    err = capsys.readouterr().err
+    assert "--format mp3 conflicts with -o" in err
+    assert "names wav" in err
+    assert not (tmp_path / "a.wav").exists()
+
+
+def test_usage_shows_output_as_required(capsys) -> None:
+    with pytest.raises(SystemExit):
+        parse("--help")
+    out = capsys.readouterr().out
+    assert "(SCRIPT | -f FILE) -o FILE" in out
+    assert "[-o" not in out

@@ -115,12 +115,19 @@ class RenderError(RenderkitError):
 
 
 class BlockedUrlError(RenderError):
-    """A URL was refused by the network policy (private address, forbidden scheme...)."""
+    """A URL was refused by the network policy (private address, forbidden scheme...).
 
-    def __init__(self, message: str, *, url: str, field: str | None = None) -> None:
+    ``private`` is true when the only objection is that the address is not public, which
+    ``allow_private_network`` would lift: callers can then name their own switch for it.
+    """
+
+    def __init__(
+        self, message: str, *, url: str, field: str | None = None, private: bool = False
+    ) -> None:
         super().__init__(message)
         self.url = url
         self.field = field
+        self.private = private
 
 
 class NavigationError(RenderError):

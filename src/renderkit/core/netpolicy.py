@@ -20,6 +20,11 @@ from renderkit.core.errors import BlockedUrlError
 
 __all__ = ["UrlPolicy", "is_public_address"]
 
+# Names the switch: without it a developer pointing at localhost cannot tell what to change.
+_PRIVATE_REFUSED = (
+    "private addresses are not allowed "
+    "(BrowserConfig.allow_private_network permits them, for development)"
+)
 _METADATA_HOSTS = frozenset({"metadata.google.internal", "metadata", "instance-data"})
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 # Not "private" by the RFC 1918 definition, yet never public: carrier-grade NAT and the
@@ -96,16 +101,16 @@ class UrlPolicy:
         if self.allow_private:
             return
         if host in _METADATA_HOSTS or host == "localhost" or host.endswith(".localhost"):
-            msg = "private addresses are not allowed"
-            raise BlockedUrlError(msg, url=url)
+            msg = _PRIVATE_REFUSED
+            raise BlockedUrlError(msg, url=url, private=True)
         literal = _literal_address(host)
         if literal is not None:
             addresses = [literal]
         else:
             addresses = await self._resolve(host, url)
         if not all(self._permitted(a) for a in addresses):
-            msg = "private addresses are not allowed"
-            raise BlockedUrlError(msg, url=url)
+            msg = _PRIVATE_REFUSED
+            raise BlockedUrlError(msg, url=url, private=True)
 
     async def _resolve(
         self, host: str, url: str

@@ -4,15 +4,17 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from renderkit.browser import ChromiumPool
 from renderkit.core.cli import (
     add_browser_arguments,
+    add_output_argument,
     add_template_arguments,
     browser_config,
     command,
+    output_format,
+    report,
     template_request,
     write_output,
 )
@@ -32,12 +34,16 @@ def add_image_command(subparsers: Any) -> argparse.ArgumentParser:
     )
     names = sorted({n for t in IMAGE_TEMPLATES for n in (t.name, *t.aliases)})
     add_template_arguments(parser, names)
-    parser.add_argument("--format", default="png", choices=list(IMAGE_FORMATS))
+    parser.add_argument(
+        "--format",
+        choices=list(IMAGE_FORMATS),
+        help="default: from the output file's extension (.png .jpg .jpeg .webp), else png",
+    )
     parser.add_argument("--quality", type=int, default=90)
     parser.add_argument("--width", type=int)
     parser.add_argument("--height", type=int)
     parser.add_argument("--scale", type=float, default=2.0)
-    parser.add_argument("-o", "--output", type=Path, required=True)
+    add_output_argument(parser)
     add_browser_arguments(parser)
     parser.set_defaults(run=run_image_command)
     return parser
@@ -52,7 +58,8 @@ async def run_image_command(args: argparse.Namespace) -> int:
         RenderkitError: rendering failed.
     """
     request = template_request(args)
-    request.update(format=args.format, quality=args.quality, scale=args.scale)
+    image_format = output_format(args.output, args.format, IMAGE_FORMATS, default="png")
+    request.update(format=image_format, quality=args.quality, scale=args.scale)
     for name in ("width", "height"):
         if getattr(args, name) is not None:
             request[name] = getattr(args, name)
@@ -61,7 +68,7 @@ async def run_image_command(args: argparse.Namespace) -> int:
     async with ChromiumPool(browser_config(args)) as pool:
         result = await render_image(validated, browser=pool)
     write_output(args.output, result.content)
-    print(f"{args.output}  {result.width}x{result.height} {result.format} {result.size_bytes:,} B")
+    report(f"{args.output}  {result.width}x{result.height} {result.format} {result.size_bytes:,} B")
     return 0
 
 

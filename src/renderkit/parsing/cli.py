@@ -7,7 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from renderkit.core.cli import CommandError, command, read_bytes, read_json, write_output
+from renderkit.core.cli import (
+    CommandError,
+    command,
+    output_path,
+    read_bytes,
+    read_json,
+    write_output,
+)
 from renderkit.core.media import media_type_of_path
 from renderkit.parsing._models import PARSE_MIME_TYPES, ParseRequest
 from renderkit.parsing._parse import parse
@@ -28,7 +35,9 @@ def add_parse_command(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--provenance", action="store_true", help="include page and box per field")
     parser.add_argument("--max-pages", type=int, default=50)
     parser.add_argument("--max-mb", type=float, default=20.0)
-    parser.add_argument("-o", "--output", type=Path, help="write the JSON here instead of stdout")
+    parser.add_argument(
+        "-o", "--output", type=output_path, help="write the JSON here (default: standard output)"
+    )
     parser.set_defaults(run=run_parse_command)
     return parser
 
@@ -52,7 +61,7 @@ async def run_parse_command(args: argparse.Namespace) -> int:
         InvalidRequestError: the file or a field is invalid (the caller reports it, exit 2).
         RenderkitError: reading the document failed.
     """
-    content = read_bytes(args.file, what="the file")
+    content = read_bytes(args.file, what="FILE")
     schema = None if args.schema is None else read_json(args.schema, what="--schema")
     request = ParseRequest.from_bytes(
         content,

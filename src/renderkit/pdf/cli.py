@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from renderkit.browser import ChromiumPool
 from renderkit.core.cli import (
     add_browser_arguments,
+    add_output_argument,
     add_template_arguments,
     browser_config,
     command,
+    output_format,
+    report,
     template_request,
     write_output,
 )
@@ -31,7 +33,7 @@ def add_pdf_command(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--page-size", default="A4", choices=list(PAGE_SIZES))
     parser.add_argument("--landscape", action="store_true")
     parser.add_argument("--margin", default="normal", choices=list(MARGINS))
-    parser.add_argument("-o", "--output", type=Path, required=True)
+    add_output_argument(parser)
     add_browser_arguments(parser)
     parser.set_defaults(run=run_pdf_command)
     return parser
@@ -45,6 +47,8 @@ async def run_pdf_command(args: argparse.Namespace) -> int:
         InvalidRequestError: a field is invalid (checked before a browser starts).
         RenderkitError: rendering failed.
     """
+    # pdf writes only PDF; -o report.png is a mistake worth catching before rendering.
+    output_format(args.output, None, ("pdf",), default="pdf")
     request = template_request(args)
     request.update(page_size=args.page_size, landscape=args.landscape, margin=args.margin)
     validated = structure(request, PdfRequest)
@@ -52,7 +56,7 @@ async def run_pdf_command(args: argparse.Namespace) -> int:
         result = await render_pdf(validated, browser=pool)
     write_output(args.output, result.content)
     orientation = "landscape" if result.landscape else "portrait"
-    print(
+    report(
         f"{args.output}  {result.pages} page(s) {result.page_size} {orientation} "
         f"{result.size_bytes:,} B"
     )

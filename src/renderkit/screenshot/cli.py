@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 from typing import Any
 
 from renderkit.browser import ChromiumPool
-from renderkit.core.cli import add_browser_arguments, browser_config, command, write_output
+from renderkit.core.cli import (
+    add_browser_arguments,
+    add_output_argument,
+    browser_config,
+    command,
+    output_format,
+    report,
+    write_output,
+)
 from renderkit.core.converter import structure
-from renderkit.core.media import format_of_path
 from renderkit.screenshot._capture import screenshot
 from renderkit.screenshot._models import DEVICES, SCREENSHOT_FORMATS, ScreenshotRequest
 
@@ -36,17 +41,10 @@ def add_screenshot_command(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--block-ads", action="store_true")
     parser.add_argument("--delay", type=int, default=0, help="milliseconds after load")
     parser.add_argument("--selector", help="capture only this element")
-    parser.add_argument("-o", "--output", type=Path, required=True)
+    add_output_argument(parser)
     add_browser_arguments(parser)
     parser.set_defaults(run=run_screenshot_command)
     return parser
-
-
-def _format(args: argparse.Namespace) -> str:
-    if args.format:
-        return str(args.format)
-    named = format_of_path(args.output)
-    return named if named in SCREENSHOT_FORMATS else "png"
 
 
 @command("screenshot")
@@ -60,7 +58,7 @@ async def run_screenshot_command(args: argparse.Namespace) -> int:
     request: dict[str, Any] = {
         "url": args.url,
         "device": args.device,
-        "format": _format(args),
+        "format": output_format(args.output, args.format, SCREENSHOT_FORMATS, default="png"),
         "quality": args.quality,
         "full_page": args.full_page,
         "dark_mode": args.dark,
@@ -80,10 +78,10 @@ async def run_screenshot_command(args: argparse.Namespace) -> int:
         result = await screenshot(validated, browser=pool)
     write_output(args.output, result.content)
     status = f" HTTP {result.http_status}" if result.http_status else ""
-    print(
+    report(
         f"{args.output}  {result.width}x{result.height} {result.format} "
         f"{result.size_bytes:,} B{status}  {result.source_url}"
     )
     for warning in result.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        report(f"warning: {warning}")
     return 0

@@ -7,9 +7,16 @@ import os
 from pathlib import Path
 from typing import Any
 
-from renderkit.core.cli import CommandError, command, read_text, write_output
+from renderkit.core.cli import (
+    CommandError,
+    command,
+    output_format,
+    output_path,
+    read_text,
+    report,
+    write_output,
+)
 from renderkit.core.converter import structure
-from renderkit.core.media import format_of_path
 from renderkit.speech import ElevenLabsProvider, LocalSpeechProvider, SpeechProvider
 from renderkit.speech._models import AUDIO_FORMATS, AUDIO_MODELS, DEFAULT_VOICE_ID, AudioRequest
 from renderkit.speech._synthesize import synthesize
@@ -19,20 +26,33 @@ __all__ = ["add_audio_command", "run_audio_command"]
 #: The CLI (not the library) may read the key from the environment.
 API_KEY_VARIABLE = "ELEVENLABS_API_KEY"
 
+# argparse cannot say "-o is required unless --list-voices", so the two forms are spelled out.
+_USAGE = """%(prog)s [options] (SCRIPT | -f FILE) -o FILE
+       %(prog)s --list-voices [--provider {local,elevenlabs}]"""
+
 
 def add_audio_command(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``audio`` sub-command to ``parser.add_subparsers()``'s result."""
     audio: argparse.ArgumentParser = subparsers.add_parser(
         "audio",
+        usage=_USAGE,
         help="speak a script into mp3, wav, opus or aac",
         description=(
             "Speak a script with espeak-ng (offline, default) or ElevenLabs "
             f"(--provider elevenlabs, key in ${API_KEY_VARIABLE})."
         ),
     )
-    audio.add_argument("script", nargs="?", help="the text to speak (or use --file)")
+    audio.add_argument(
+        "script", nargs="?", metavar="SCRIPT", help="the text to speak (or use --file)"
+    )
     audio.add_argument("-f", "--file", type=Path, help="read the script from a UTF-8 file")
-    audio.add_argument("-o", "--output", type=Path, help="file to write")
+    audio.add_argument(
+        "-o",
+        "--output",
+        type=output_path,
+        metavar="FILE",
+        help="file to write, or - for standard output (required unless --list-voices)",
+    )
     audio.add_argument(
         "--format",
         choices=list(AUDIO_FORMATS),
@@ -63,13 +83,6 @@ def _provider(args: argparse.Namespace) -> SpeechProvider:
     return ElevenLabsProvider(key)
 
 
-def _format(args: argparse.Namespace) -> str:
-    if args.format:
-        return str(args.format)
-    named = format_of_path(args.output)
-    return named if named in AUDIO_FORMATS else "mp3"
-
-
 @command("audio")
 async def run_audio_command(args: argparse.Namespace) -> int:
     """Run ``renderkit audio``; returns the exit status (2 for unusable arguments).
@@ -89,15 +102,16 @@ async def run_audio_command(args: argparse.Namespace) -> int:
             msg = "give a script or --file (one of them)"
             raise CommandError(msg)
         if args.output is None:
-            msg = "-o/--output is required"
+            msg = "-o is required: a file, or - for standard output"
             raise CommandError(msg)
-        script = args.script if args.file is None else read_text(args.file, what="the script")
+        script = args.script if args.file is None else read_text(args.file, what="--file")
+        audio_format = output_format(args.output, args.format, AUDIO_FORMATS, default="mp3")
         request = structure(
             {
                 "script": script,
                 "voice_id": args.voice_id,
                 "model": args.model,
-                "format": _format(args),
+                "format": audio_format,
                 "speed": args.speed,
                 "stability": args.stability,
                 "similarity": args.similarity,
@@ -109,7 +123,7 @@ async def run_audio_command(args: argparse.Namespace) -> int:
     finally:
         await provider.aclose()
     write_output(args.output, result.content)
-    print(
+    report(
         f"{args.output}  {result.format} {result.duration_seconds:.2f} s "
         f"{result.characters:,} chars {result.size_bytes:,} B"
     )
