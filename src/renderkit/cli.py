@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from renderkit.batch.cli import add_batch_command
 from renderkit.browser import ChromiumPool
 from renderkit.core.cli import add_browser_arguments, browser_config, run_command
 from renderkit.core.errors import MissingDependencyError
@@ -66,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
     add_screenshot_command(sub)
     add_audio_command(sub)
     add_parse_command(sub)
+    add_batch_command(sub)
 
     demo = sub.add_parser("demo", help="render every template with sample data into a folder")
     demo.add_argument("-o", "--output", type=Path, default=Path("renderkit-demo"))
