@@ -75,7 +75,12 @@ async def as_completed(
     """Run ``jobs`` like :func:`render_many`, yielding each outcome as it finishes.
 
     For progress reporting: outcomes arrive in completion order, each with its ``index``.
-    Leaving the loop early cancels the jobs still running.
+    Closing the iterator cancels the jobs still running; to stop early, wrap it so that
+    happens at once rather than when the generator is garbage-collected::
+
+        async with contextlib.aclosing(as_completed(jobs, browser=pool)) as outcomes:
+            async for outcome in outcomes:
+                ...
 
     Raises:
         ValueError: ``concurrency`` is below 1.
