@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import os
 from pathlib import Path
 
 import pytest
 
+from renderkit.batch._report import Progress
 from renderkit.batch.cli import write_atomically
 from renderkit.cli import main
 from tests.conftest import open_image
+from tests.parsing._documents import text_pdf
 
 
 def write_jobs(path: Path, lines: list[object]) -> Path:
@@ -122,3 +126,28 @@ def test_an_interrupted_write_leaves_neither_the_file_nor_its_part(
     with pytest.raises(KeyboardInterrupt):
         write_atomically(tmp_path / "deep" / "a.png", b"data")
     assert list((tmp_path / "deep").iterdir()) == []
+
+
+def test_a_parse_job_writes_its_result_as_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = text_pdf([["INVOICE", "Invoice number: INV-77", "Total: 120.00 EUR"]])
+    request = {"file": base64.b64encode(document).decode(), "mimeType": "application/pdf"}
+    jobs = write_jobs(tmp_path / "jobs.jsonl", [{"kind": "parse", "request": request}])
+    assert main(["batch", str(jobs), "--out", str(tmp_path / "o")]) == 0
+    parsed = json.loads((tmp_path / "o" / "parse.json").read_text())
+    assert parsed["data"]["number"] == "INV-77"
+    assert parsed["data"]["total"] == 120.0
+
+
+def test_on_a_terminal_progress_is_a_bar(tmp_path: Path) -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Terminal()
+    with Progress(total=3, stream=stream) as progress:
+        progress.advance(2, "done a.png")
+        progress.advance(1, "done b.png")
+    assert "3/3" in stream.getvalue()
+    assert "[3/3]" not in stream.getvalue()  # not the plain lines

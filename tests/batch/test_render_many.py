@@ -76,12 +76,14 @@ async def test_a_mix_of_kinds_renders_through_one_pool_and_a_bad_job_fails_alone
     image, pdf, audio, invalid, shot, unreachable = outcomes
     assert isinstance(image.result, ImageResult)
     assert open_image(image.result.content).size == (800, 418)
+    assert image.result.filename == "twitter-card.png"
     assert isinstance(pdf.result, PdfResult)
     assert "INV-7" in PdfReader(io.BytesIO(pdf.result.content)).pages[0].extract_text()
     assert pdf.result.filename == "invoice-INV-7.pdf"
     assert isinstance(audio.result, AudioResult)
     assert audio.result.duration_seconds > 0.3
     assert isinstance(shot.result, ScreenshotResult)
+    assert shot.result.filename == "screenshot-127.0.0.1.png"
     assert open_image(shot.result.content).convert("RGB").getpixel((300, 180)) == (0, 255, 0)
     assert isinstance(invalid.error, InvalidRequestError)
     assert invalid.job is None and invalid.result is None

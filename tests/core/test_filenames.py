@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -15,7 +14,6 @@ from renderkit.core.filenames import (
     filename_from_disposition,
     suggested_filename,
 )
-from renderkit.storage import LocalStorage, MemoryStorage
 
 
 def test_each_kind_of_request_names_its_file_after_its_main_field() -> None:
@@ -81,15 +79,3 @@ def test_an_ascii_name_needs_no_extended_parameter() -> None:
     assert filename_from_disposition('attachment; filename="a.pdf"') == "a.pdf"
     assert filename_from_disposition(None) is None
 
-
-@pytest.mark.anyio
-@pytest.mark.parametrize("backend", ["memory", "local"])
-async def test_storage_keeps_the_filename_like_the_content_type(
-    backend: str, tmp_path: Path
-) -> None:
-    storage = MemoryStorage() if backend == "memory" else LocalStorage(tmp_path)
-    put = await storage.put("a/b.pdf", b"%PDF", content_type="application/pdf", filename="x-é.pdf")
-    assert put.filename == "x-é.pdf"
-    assert (await storage.head("a/b.pdf")).filename == "x-é.pdf"
-    await storage.put("a/c.pdf", b"%PDF", content_type="application/pdf")
-    assert (await storage.head("a/c.pdf")).filename is None
