@@ -78,4 +78,3 @@ def test_an_ascii_name_needs_no_extended_parameter() -> None:
     )
     assert filename_from_disposition('attachment; filename="a.pdf"') == "a.pdf"
     assert filename_from_disposition(None) is None
-
