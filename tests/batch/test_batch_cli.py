@@ -151,3 +151,13 @@ def test_on_a_terminal_progress_is_a_bar(tmp_path: Path) -> None:
         progress.advance(1, "done b.png")
     assert "3/3" in stream.getvalue()
     assert "[3/3]" not in stream.getvalue()  # not the plain lines
+
+
+def test_a_concurrency_below_one_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    jobs = write_jobs(tmp_path / "jobs.jsonl", [image_job("x")])
+    with pytest.raises(SystemExit) as exit_info:
+        main(["batch", str(jobs), "--out", str(tmp_path), "--concurrency", "0"])
+    assert exit_info.value.code == 2
+    assert "--concurrency: must be a whole number of at least 1, not '0'" in capsys.readouterr().err

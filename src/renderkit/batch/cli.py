@@ -20,7 +20,6 @@ import contextlib
 import json
 import os
 import secrets
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
@@ -49,6 +48,7 @@ __all__ = ["add_batch_command", "run_batch_command"]
 # Temporary files carry this mark; a later run removes the ones a killed run left behind.
 _PART_MARK = ".rk-part-"
 _FORMAT_KINDS = frozenset({"image", "screenshot", "audio"})
+_BROWSER_KINDS = frozenset({"image", "pdf", "screenshot"})
 # Failures a second attempt cannot fix: --retry-failed leaves them alone.
 _PERMANENT = (InvalidRequestError, BlockedUrlError)
 
@@ -65,7 +65,7 @@ def add_batch_command(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, required=True, help="folder the files go into")
     parser.add_argument(
         "--concurrency",
-        type=int,
+        type=_positive_int,
         default=DEFAULT_CONCURRENCY,
         help=f"jobs in flight at once (default {DEFAULT_CONCURRENCY})",
     )
@@ -77,6 +77,18 @@ def add_batch_command(subparsers: Any) -> argparse.ArgumentParser:
     add_browser_arguments(parser)
     parser.set_defaults(run=run_batch_command)
     return parser
+
+
+def _positive_int(value: str) -> int:
+    """An ``argparse`` type: an integer of at least 1."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        msg = f"must be a whole number of at least 1, not {value!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return number
 
 
 @attrs.frozen(kw_only=True)
@@ -101,9 +113,6 @@ async def run_batch_command(args: argparse.Namespace) -> int:
     Raises:
         CommandError: the jobs file cannot be read (exit 2).
     """
-    if args.concurrency < 1:
-        print("renderkit batch: --concurrency must be at least 1", file=sys.stderr)
-        return 2
     started = time.perf_counter()
     text = read_text(args.jobs, what="jobs file")
     out: Path = args.out
@@ -124,13 +133,22 @@ async def run_batch_command(args: argparse.Namespace) -> int:
     _remove_stale_parts(out)
     progress = Progress(total=len(pending) + tally.skipped + len(tally.failures))
     progress.advance(tally.skipped + len(tally.failures))
-    with progress:
-        retry = await _render(args, pending, tally, progress)
-        if args.retry_failed and retry:
-            progress.note(f"retrying {len(retry)} failed job(s)")
-            progress.extend(len(retry))
-            tally.failures = [f for f in tally.failures if f.line not in {j.line for j, _ in retry}]
-            await _render(args, retry, tally, progress)
+    async with contextlib.AsyncExitStack() as stack:
+        browser = None
+        if any(job.kind in _BROWSER_KINDS for job, _ in pending):
+            # One pool for the whole batch, as wide as the batch runs; it launches Chromium
+            # on the first render.
+            config = attrs.evolve(browser_config(args), slots=min(args.concurrency, 8))
+            browser = ChromiumPool(config)
+            stack.push_async_callback(browser.aclose)
+        with progress:
+            retry = await _render(args, browser, pending, tally, progress)
+            if args.retry_failed and retry:
+                progress.note(f"retrying {len(retry)} failed job(s)")
+                progress.extend(len(retry))
+                again = {job.line for job, _ in retry}
+                tally.failures = [f for f in tally.failures if f.line not in again]
+                await _render(args, browser, retry, tally, progress)
     elapsed = time.perf_counter() - started
     print_summary(
         done=tally.done, skipped=tally.skipped, failed=len(tally.failures), seconds=elapsed
@@ -140,34 +158,27 @@ async def run_batch_command(args: argparse.Namespace) -> int:
 
 
 async def _render(
-    args: argparse.Namespace, pending: list[tuple[Job, Path]], tally: _Tally, progress: Progress
+    args: argparse.Namespace,
+    browser: ChromiumPool | None,
+    pending: list[tuple[Job, Path]],
+    tally: _Tally,
+    progress: Progress,
 ) -> list[tuple[Job, Path]]:
     """Run ``pending``, writing each file as it comes; returns the jobs worth retrying."""
     retry: list[tuple[Job, Path]] = []
-    if not pending:
-        return retry
-    async with contextlib.AsyncExitStack() as stack:
-        browser = None
-        if any(job.kind in {"image", "pdf", "screenshot"} for job, _ in pending):
-            # One pool for the whole batch, as wide as the batch runs; it launches Chromium
-            # on the first render.
-            config = attrs.evolve(browser_config(args), slots=min(args.concurrency, 8))
-            pool = ChromiumPool(config)
-            stack.push_async_callback(pool.aclose)
-            browser = pool
-        jobs = [job for job, _ in pending]
-        async for outcome in as_completed(jobs, browser=browser, concurrency=args.concurrency):
-            job, target = pending[outcome.index]
-            message = _finish(outcome, target)
-            if message is None:
-                tally.done += 1
-                progress.advance(1, f"done {target.name}")
-            else:
-                assert job.line is not None  # every job of a file has its line
-                tally.failures.append(Failure(line=job.line, message=message))
-                progress.advance(1, f"failed line {job.line}")
-                if not isinstance(outcome.error, _PERMANENT):
-                    retry.append((job, target))
+    jobs = [job for job, _ in pending]
+    async for outcome in as_completed(jobs, browser=browser, concurrency=args.concurrency):
+        job, target = pending[outcome.index]
+        message = _finish(outcome, target)
+        if message is None:
+            tally.done += 1
+            progress.advance(1, f"done {target.name}")
+        else:
+            assert job.line is not None  # every job of a file has its line
+            tally.failures.append(Failure(line=job.line, message=message))
+            progress.advance(1, f"failed line {job.line}")
+            if not isinstance(outcome.error, _PERMANENT):
+                retry.append((job, target))
     return retry
 
 
