@@ -48,6 +48,20 @@ __all__ = ["add_batch_command", "run_batch_command"]
 # Temporary files carry this mark; a later run removes the ones a killed run left behind.
 _PART_MARK = ".rk-part-"
 _FORMAT_KINDS = frozenset({"image", "screenshot", "audio"})
+# The help text: the module docstring's content as plain text (no reST markup in a terminal).
+_DESCRIPTION = """\
+Render a JSON Lines file of jobs into a folder, concurrently through one browser.
+
+Each line is one job: {"kind": "image", "request": {...}, "output": "cards/a.png"}
+  kind     image, pdf, screenshot, audio or parse
+  request  the request, as the HTTP API takes it
+  output   optional path under --out; default: the request's readable name
+           (og-card-hello-world.png, invoice-INV-0042.pdf), -2, -3... when shared
+
+Jobs whose output file exists are skipped, so running the same command again
+finishes an interrupted batch. Exit status: 0 when every job is done or skipped,
+1 when any failed, 2 when the jobs file cannot be read.
+"""
 _BROWSER_KINDS = frozenset({"image", "pdf", "screenshot"})
 # Failures a second attempt cannot fix: --retry-failed leaves them alone.
 _PERMANENT = (InvalidRequestError, BlockedUrlError)
@@ -58,7 +72,7 @@ def add_batch_command(subparsers: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "batch",
         help="render a JSON Lines file of image, pdf, screenshot, audio and parse jobs",
-        description=__doc__,
+        description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("jobs", type=Path, help="JSON Lines file, one job per line")
