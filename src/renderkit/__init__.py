@@ -18,7 +18,8 @@ JSON-like dict) and the backends they need, and return frozen results::
 
 Each capability is a package (:mod:`renderkit.image`, :mod:`renderkit.pdf`,
 :mod:`renderkit.screenshot`, :mod:`renderkit.speech`, :mod:`renderkit.parsing`) whose public
-names are re-exported here. :class:`Client` and :class:`AsyncClient` run the same five
+names are re-exported here; :func:`render_many` (:mod:`renderkit.batch`) runs many of them
+through one browser. :class:`Client` and :class:`AsyncClient` run the same five
 functions on a renderkit server instead (:mod:`renderkit.client`).
 
 Nothing happens at import time and no environment variable is read: configuration is passed
@@ -27,6 +28,7 @@ in. Blocking wrappers live in :mod:`renderkit.sync`.
 
 from __future__ import annotations
 
+from renderkit.batch import JobOutcome, render_many
 from renderkit.client import AsyncClient, Client
 from renderkit.core.converter import structure, unstructure
 from renderkit.core.errors import (
@@ -90,6 +92,7 @@ __all__ = [
     "ImageRequest",
     "ImageResult",
     "InvalidRequestError",
+    "JobOutcome",
     "MissingDependencyError",
     "NavigationError",
     "ObjectNotFoundError",
@@ -115,6 +118,7 @@ __all__ = [
     "__version__",
     "parse",
     "render_image",
+    "render_many",
     "render_pdf",
     "screenshot",
     "sign_image_url",

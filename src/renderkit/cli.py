@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 
+from renderkit.batch.cli import add_batch_command
 from renderkit.core.cli import EPILOG, HelpFormatter, run_parser
 from renderkit.core.errors import MissingDependencyError
 from renderkit.demo import add_demo_command
@@ -42,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     add_screenshot_command(sub)
     add_audio_command(sub)
     add_parse_command(sub)
+    add_batch_command(sub)
     add_demo_command(sub)
 
     serve = sub.add_parser(

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 import anyio.from_thread
 from anyio.from_thread import BlockingPortal
 
+from renderkit.batch import DEFAULT_CONCURRENCY, Job, JobOutcome, JobRequest
+from renderkit.batch import render_many as _render_many
 from renderkit.browser import BrowserConfig, ChromiumPool
 from renderkit.image import ImageRequest, ImageResult
 from renderkit.image import render_image as _render_image
@@ -37,7 +39,15 @@ from renderkit.speech import AudioRequest, AudioResult, SpeechProvider
 from renderkit.speech import synthesize as _synthesize
 from renderkit.storage import Storage
 
-__all__ = ["Renderkit", "parse", "render_image", "render_pdf", "screenshot", "synthesize"]
+__all__ = [
+    "Renderkit",
+    "parse",
+    "render_image",
+    "render_many",
+    "render_pdf",
+    "screenshot",
+    "synthesize",
+]
 
 R = TypeVar("R")
 
@@ -131,6 +141,24 @@ class Renderkit:
         """Blocking :func:`renderkit.parse` (same request, result and errors)."""
         return self._call(_parse, request, extractor=self._extractor)
 
+    def render_many(
+        self,
+        jobs: Iterable[Job | JobRequest | Mapping[str, Any]],
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+    ) -> list[JobOutcome]:
+        """Blocking :func:`renderkit.render_many`: outcomes in input order, never raising
+        for one job's failure."""
+        return self._call(
+            _render_many,
+            list(jobs),
+            browser=self._pool,
+            storage=self._storage,
+            speech=self._speech,
+            extractor=self._extractor,
+            concurrency=concurrency,
+        )
+
 
 # One-shot twins: a session for one call. For several calls, keep one Renderkit open, so
 # the browser stays warm (each of these launches and closes Chromium when it needs one).
@@ -186,3 +214,16 @@ def parse(
     """Parse one document (no browser is launched; see :class:`Renderkit`)."""
     with Renderkit(extractor=extractor) as rk:
         return rk.parse(request)
+
+
+def render_many(
+    jobs: Iterable[Job | JobRequest | Mapping[str, Any]],
+    *,
+    browser: BrowserConfig | None = None,
+    storage: Storage | None = None,
+    speech: SpeechProvider | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+) -> list[JobOutcome]:
+    """Run many jobs through one browser launched for this call (see :class:`Renderkit`)."""
+    with Renderkit(browser=browser, storage=storage, speech=speech) as rk:
+        return rk.render_many(jobs, concurrency=concurrency)

@@ -24,6 +24,7 @@ from litestar.params import FromPath
 from litestar.types import ControllerRouterHandler
 
 from renderkit import InvalidRequestError, ObjectNotFoundError
+from renderkit.core.filenames import content_disposition
 from renderkit.storage import LocalStorage, Storage
 from renderkit_server import signing
 from renderkit_server.byteranges import RangeNotSatisfiableError, parse_range
@@ -125,10 +126,13 @@ def _cache_control(max_age: int | None) -> str:
     return f"private, max-age={max_age}, immutable"
 
 
-def _filename(key: str) -> str:
-    """``renderkit-<last part of the key>``, reduced to characters safe in a quoted string."""
+def _disposition(key: str, filename: str | None) -> str:
+    """``inline`` with the name stored with the file, else ``renderkit-<last part of the key>``
+    (files stored before names were recorded, or by a caller that gave none)."""
+    if filename:
+        return content_disposition(filename)
     base = key.rsplit("/", 1)[-1]
-    return "renderkit-" + ("".join(c if c.isalnum() or c in "._-" else "_" for c in base))
+    return content_disposition("renderkit-" + base)
 
 
 def _etag_matches(header: str, etag: str) -> bool:
@@ -153,8 +157,9 @@ async def serve_file(
 ) -> Response[Any]:
     """Serve a locally stored file behind a valid signature, as a CDN would.
 
-    ``nosniff``, a real ``renderkit-<name>`` filename, a strong ``ETag`` (``If-None-Match``
-    answers 304), ``Last-Modified``, single byte ranges (206, or 416 beyond the end) and HEAD.
+    ``nosniff``, the readable name stored with the file (``invoice-INV-0042.pdf``), a strong
+    ``ETag`` (``If-None-Match`` answers 304), ``Last-Modified``, single byte ranges (206, or
+    416 beyond the end) and HEAD.
     """
     urls = services.urls
     key = key.lstrip("/")
@@ -179,7 +184,7 @@ async def serve_file(
         "Cache-Control": _cache_control(max_age),
         "Accept-Ranges": "bytes",
         "X-Content-Type-Options": "nosniff",
-        "Content-Disposition": f'inline; filename="{_filename(key)}"',
+        "Content-Disposition": _disposition(key, head.filename),
     }
     if_none_match = request.headers.get("if-none-match")
     if if_none_match is not None and _etag_matches(if_none_match, etag):

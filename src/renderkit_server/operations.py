@@ -50,6 +50,8 @@ class Output:
     content: bytes | None
     content_type: str = ""
     extension: str = ""
+    #: The readable download name (``invoice-INV-0042.pdf``), stored with the file.
+    filename: str | None = None
     facts: Mapping[str, Any]
     #: Metrics reserved from an estimate, settled at the measured amount (audio minutes).
     settle: Mapping[str, int] = attrs.field(factory=dict)
@@ -200,6 +202,7 @@ async def execute(
                 extension=output.extension,
                 content=output.content,
                 content_type=output.content_type,
+                filename=output.filename,
                 url_ttl=services.urls.ttl,
             )
             url = await services.urls.url_for(stored.key, base_url)
@@ -251,6 +254,7 @@ async def _run_image(request: ImageRequest, services: Services) -> Output:
         content=result.content,
         content_type=result.content_type,
         extension=result.format,
+        filename=result.filename,
         facts={
             "width": result.width,
             "height": result.height,
@@ -291,6 +295,7 @@ async def _run_pdf(request: PdfRequest, services: Services) -> Output:
         content=result.content,
         content_type=result.content_type,
         extension="pdf",
+        filename=result.filename,
         facts={
             "pages": result.pages,
             "pages_est": result.pages,
@@ -336,6 +341,7 @@ async def _run_screenshot(request: ScreenshotRequest, services: Services) -> Out
         content=result.content,
         content_type=result.content_type,
         extension=result.format,
+        filename=result.filename,
         facts={
             "width": result.width,
             "height": result.height,
@@ -387,6 +393,7 @@ async def _run_audio(request: AudioRequest, services: Services) -> Output:
         content=result.content,
         content_type=result.content_type,
         extension=result.extension,
+        filename=result.filename,
         facts={
             "format": result.format,
             "duration_seconds": seconds,

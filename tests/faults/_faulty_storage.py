@@ -14,10 +14,12 @@ class FaultyLocalStorage(LocalStorage):
     hang: bool = False
     puts: int = 0
 
-    async def put(self, key: str, data: bytes, *, content_type: str) -> StoredObject:
+    async def put(
+        self, key: str, data: bytes, *, content_type: str, filename: str | None = None
+    ) -> StoredObject:
         self.puts += 1
         if self.hang:
             await asyncio.Event().wait()
         if self.fault is not None:
             raise self.fault
-        return await super().put(key, data, content_type=content_type)
+        return await super().put(key, data, content_type=content_type, filename=filename)

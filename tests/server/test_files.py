@@ -167,3 +167,35 @@ async def test_files_behind_a_permanent_public_url_are_cached_publicly_for_a_yea
         file = await client.get(result.json()["url"].removeprefix("http://testserver.local"))
     assert file.status_code == 200
     assert file.headers["cache-control"] == "public, max-age=31536000, immutable"
+
+
+async def test_a_rendered_pdf_is_served_under_its_readable_name(
+    files_client: tuple[AsyncTestClient, str],
+) -> None:
+    client, _ = files_client
+    key = await issue_key(client, email="names@example.com")
+    response = await client.post(
+        "/api/pdf-gen",
+        json={"template": "invoice", "data": {"invoice_number": "INV-0042"}, "cache": False},
+        headers={"Authorization": f"Bearer {key}"},
+    )
+    assert response.status_code == 200, response.text
+    file = await client.get(response.json()["url"].removeprefix("http://testserver.local"))
+    assert file.headers["content-disposition"] == 'inline; filename="invoice-INV-0042.pdf"'
+
+
+async def test_a_non_ascii_name_is_served_with_an_ascii_fallback_and_utf8(
+    files_client: tuple[AsyncTestClient, str],
+) -> None:
+    client, _ = files_client
+    key = await issue_key(client, email="utf8@example.com")
+    response = await client.post(
+        "/api/image",
+        json={"template": "og-card", "data": {"title": "日本語"}, "cache": False},
+        headers={"Authorization": f"Bearer {key}"},
+    )
+    assert response.status_code == 200, response.text
+    file = await client.get(response.json()["url"].removeprefix("http://testserver.local"))
+    assert file.headers["content-disposition"] == (
+        "inline; filename=\"og-card.png\"; filename*=UTF-8''og-card-%E6%97%A5%E6%9C%AC%E8%AA%9E.png"
+    )

@@ -41,15 +41,19 @@ async def store_file(
     extension: str,
     content: bytes,
     content_type: str,
+    filename: str | None = None,
     url_ttl: timedelta = DEFAULT_URL_TTL,
 ) -> StoredFile:
     """Store ``content`` under a new key and return the key and a download URL (if any).
+
+    ``filename``, the readable download name, is stored with the file (see
+    :mod:`renderkit.core.filenames`).
 
     Raises:
         StorageError: the backend failed; nothing is left half-written.
     """
     key = new_object_key(kind, extension)
-    stored = await storage.put(key, content, content_type=content_type)
+    stored = await storage.put(key, content, content_type=content_type, filename=filename)
     url = await storage.url_for(stored.key, expires_in=url_ttl)
     return StoredFile(key=stored.key, url=url)
 
@@ -61,7 +65,7 @@ async def attach_storage(result: R, storage: Storage | None, *, kind: str) -> R:
     """Store a result's file (when ``storage`` is given) and return it with ``key``/``url``.
 
     ``result`` is a frozen attrs result with ``content``, ``format``, ``content_type``,
-    ``key`` and ``url`` (and ``extension`` when it differs from ``format``).
+    ``filename``, ``key`` and ``url`` (and ``extension`` when it differs from ``format``).
     """
     if storage is None:
         return result
@@ -73,6 +77,7 @@ async def attach_storage(result: R, storage: Storage | None, *, kind: str) -> R:
         extension=getattr(file, "extension", file.format),
         content=file.content,
         content_type=file.content_type,
+        filename=file.filename,
     )
     evolved: R = attrs.evolve(file, key=stored.key, url=stored.url)
     return evolved

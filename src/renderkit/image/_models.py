@@ -10,6 +10,7 @@ import attrs
 from renderkit.core import validators as v
 from renderkit.core.converter import checked
 from renderkit.core.errors import InvalidRequestError
+from renderkit.core.filenames import suggested_filename
 from renderkit.core.media import MAX_PIXELS, media_types
 from renderkit.core.results import FileResult
 
@@ -185,6 +186,13 @@ class ImageRequest:
         spec = self.spec
         return (self.width or spec.width, self.height or spec.height)
 
+    @property
+    def suggested_filename(self) -> str:
+        """A readable name for the file: ``og-card-<title>.png``, ``image.png`` for custom."""
+        if self.spec.name == "custom":
+            return suggested_filename("image", None, self.format)
+        return suggested_filename(self.spec.name, self.data.title, self.format)
+
 
 @attrs.frozen(kw_only=True)
 class ImageResult(FileResult):
@@ -195,6 +203,8 @@ class ImageResult(FileResult):
         format: ``png``, ``jpeg`` or ``webp``.
         width, height: pixel size of the file (CSS size x scale).
         template: the template name as requested.
+        filename: a readable suggested file name (``og-card-hello.png``), see
+            :mod:`renderkit.core.filenames`.
         key, url: where the file was stored, when a storage backend was given.
     """
 
@@ -203,5 +213,8 @@ class ImageResult(FileResult):
     width: int
     height: int
     template: str
+    filename: str = attrs.field(
+        default=attrs.Factory(lambda self: f"{self.template}.{self.format}", takes_self=True)
+    )
     key: str | None = None
     url: str | None = None

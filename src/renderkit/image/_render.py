@@ -77,6 +77,7 @@ async def render_image(
         width=pixel_width,
         height=pixel_height,
         template=req.template,
+        filename=req.suggested_filename,
     )
     return await attach_storage(result, storage, kind="images")
 

@@ -12,6 +12,7 @@ from babel.numbers import get_currency_precision
 from renderkit.core import validators as v
 from renderkit.core.converter import checked
 from renderkit.core.errors import InvalidRequestError
+from renderkit.core.filenames import suggested_filename
 from renderkit.core.results import FileResult
 
 __all__ = [
@@ -409,6 +410,22 @@ class PdfRequest:
         return PDF_TEMPLATES[self.template]
 
     @property
+    def suggested_filename(self) -> str:
+        """A readable name for the file: ``invoice-INV-0042.pdf``, ``certificate-ada.pdf``..."""
+        data = self.data
+        if isinstance(data, InvoiceData):
+            if data.invoice_number:
+                return suggested_filename("invoice", data.invoice_number, "pdf", keep_case=True)
+            return suggested_filename("invoice", data.client_name, "pdf")
+        if isinstance(data, CertificateData):
+            return suggested_filename("certificate", data.recipient_name, "pdf")
+        if isinstance(data, ReportData):
+            return suggested_filename("report", self.title or data.title, "pdf")
+        if isinstance(data, LetterData):
+            return suggested_filename("letter", data.subject or data.recipient_name, "pdf")
+        return suggested_filename("document", self.title, "pdf")
+
+    @property
     def document_html(self) -> str | None:
         """The custom document: top-level ``html`` (variant B) or ``data.html`` (variant A)."""
         if self.html is not None:
@@ -434,6 +451,8 @@ class PdfResult(FileResult):
         page_size: A4, Letter, Legal or A3.
         landscape: whether pages are landscape.
         template: the template name as requested.
+        filename: a readable suggested file name (``invoice-INV-0042.pdf``), see
+            :mod:`renderkit.core.filenames`.
         key, url: where the file was stored, when a storage backend was given.
     """
 
@@ -442,6 +461,9 @@ class PdfResult(FileResult):
     page_size: str
     landscape: bool
     template: str
+    filename: str = attrs.field(
+        default=attrs.Factory(lambda self: f"{self.template}.pdf", takes_self=True)
+    )
     key: str | None = None
     url: str | None = None
     format: str = attrs.field(default="pdf", init=False)

@@ -107,6 +107,7 @@ async def render_pdf(
         page_size=req.page_size,
         landscape=landscape,
         template=req.template,
+        filename=req.suggested_filename,
     )
     return await attach_storage(result, storage, kind="pdfs")
 

@@ -123,5 +123,6 @@ async def screenshot(
         http_status=captured.status,
         captured_at=datetime.datetime.now(datetime.UTC),
         warnings=tuple(warnings),
+        filename=req.suggested_filename,
     )
     return await attach_storage(result, storage, kind="screenshots")

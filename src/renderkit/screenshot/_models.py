@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import datetime
 from typing import ClassVar
+from urllib.parse import urlsplit
 
 import attrs
 
 from renderkit.core import validators as v
 from renderkit.core.converter import checked
+from renderkit.core.filenames import suggested_filename
 from renderkit.core.media import media_types
 from renderkit.core.results import FileResult
 from renderkit.screenshot import _checks as c
@@ -196,6 +198,11 @@ class ScreenshotRequest:
     cache: bool = True
 
     @property
+    def suggested_filename(self) -> str:
+        """A readable name for the file: ``screenshot-<host>.png``."""
+        return suggested_filename("screenshot", urlsplit(self.url).hostname, self.format)
+
+    @property
     def profile(self) -> Device:
         """The device profile with the viewport override applied."""
         device = DEVICES[self.device]
@@ -218,6 +225,8 @@ class ScreenshotResult(FileResult):
         http_status: the status of the page's response (None for non-HTTP).
         captured_at: when the capture was taken (UTC).
         warnings: e.g. the page answered with an error status, requests blocked.
+        filename: a readable suggested file name (``screenshot-example.com.png``), see
+            :mod:`renderkit.core.filenames`.
         key, url: where the file was stored, when a storage backend was given.
     """
 
@@ -231,5 +240,8 @@ class ScreenshotResult(FileResult):
     http_status: int | None
     captured_at: datetime.datetime
     warnings: tuple[str, ...] = ()
+    filename: str = attrs.field(
+        default=attrs.Factory(lambda self: f"screenshot.{self.format}", takes_self=True)
+    )
     key: str | None = None
     url: str | None = None

@@ -12,6 +12,7 @@ import attrs
 from renderkit.core import validators as v
 from renderkit.core.converter import checked
 from renderkit.core.errors import InvalidRequestError
+from renderkit.core.filenames import suggested_filename
 from renderkit.core.media import MEDIA_TYPES
 
 __all__ = [
@@ -198,12 +199,22 @@ class AudioRequest:
         return AUDIO_FORMATS[self.format]
 
     @property
+    def suggested_filename(self) -> str:
+        """A readable name for the file: ``speech-<first words of the script>.mp3``."""
+        first_words = " ".join(self.script.split()[:_FILENAME_WORDS])
+        return suggested_filename("speech", first_words, self.encoding.extension)
+
+    @property
     def estimated_seconds(self) -> float:
         """A rough duration before synthesis (15 characters a second at speed 1).
 
         For reserving quota only; results report the duration measured from the file.
         """
         return self.characters / (ESTIMATED_CHARACTERS_PER_SECOND * self.speed)
+
+
+#: How many of the script's words name its file.
+_FILENAME_WORDS = 6
 
 
 @attrs.frozen(kw_only=True)
@@ -220,6 +231,8 @@ class AudioResult:
         sample_rate: sample rate of the file in Hz.
         channels: channel count of the file (1).
         provider: name of the speech provider that produced it (``local``, ``elevenlabs``).
+        filename: a readable suggested file name (``speech-hello-there.mp3``), see
+            :mod:`renderkit.core.filenames`.
         key, url: where the file was stored, when a storage backend was given.
     """
 
@@ -232,6 +245,11 @@ class AudioResult:
     sample_rate: int
     channels: int = 1
     provider: str
+    filename: str = attrs.field(
+        default=attrs.Factory(
+            lambda self: f"speech.{AUDIO_FORMATS[self.format].extension}", takes_self=True
+        )
+    )
     key: str | None = None
     url: str | None = None
 

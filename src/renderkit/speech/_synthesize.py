@@ -115,6 +115,7 @@ async def synthesize(
         sample_rate=info.sample_rate,
         channels=info.channels,
         provider=engine.name,
+        filename=req.suggested_filename,
     )
     return await attach_storage(result, storage, kind="audio")
 

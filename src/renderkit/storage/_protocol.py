@@ -107,6 +107,7 @@ class StoredObject:
         content_type: the media type given when the object was stored.
         etag: lowercase hex MD5 of the content, unquoted.
         created_at: when this version of the object was stored, timezone-aware UTC.
+        filename: the suggested download name given when the object was stored, if any.
     """
 
     key: str
@@ -114,6 +115,7 @@ class StoredObject:
     content_type: str
     etag: str
     created_at: datetime.datetime
+    filename: str | None = None
 
 
 @runtime_checkable
@@ -131,7 +133,9 @@ class Storage(Protocol):
     satisfy it. ``renderkit.testing.StorageContract`` checks a backend's behaviour.
     """
 
-    async def put(self, key: str, data: bytes, *, content_type: str) -> StoredObject:
+    async def put(
+        self, key: str, data: bytes, *, content_type: str, filename: str | None = None
+    ) -> StoredObject:
         """Store ``data`` under ``key``, replacing any existing object.
 
         The write is atomic: a concurrent reader sees either the previous object or the new
@@ -141,6 +145,9 @@ class Storage(Protocol):
             key: where to store the object.
             data: the content; may be empty.
             content_type: media type returned by :meth:`head` and served with the object.
+            filename: a readable download name (``invoice-INV-0042.pdf``) returned by
+                :meth:`head` and served in ``Content-Disposition``; kept like the content
+                type, beside the object.
 
         Returns:
             The metadata of the stored object.

@@ -100,7 +100,9 @@ class LocalStorage:
             raise _key_error(msg)
         return path
 
-    async def put(self, key: str, data: bytes, *, content_type: str) -> StoredObject:
+    async def put(
+        self, key: str, data: bytes, *, content_type: str, filename: str | None = None
+    ) -> StoredObject:
         """Write ``data`` to the file for ``key`` atomically, replacing any existing object.
 
         Raises:
@@ -110,7 +112,9 @@ class LocalStorage:
                 root is not a directory).
         """
         check_key(key)
-        return await anyio.to_thread.run_sync(self._put_sync, key, bytes(data), content_type)
+        return await anyio.to_thread.run_sync(
+            self._put_sync, key, bytes(data), content_type, filename
+        )
 
     async def get(self, key: str) -> bytes:
         """Read the content of ``key``.
@@ -165,7 +169,9 @@ class LocalStorage:
     async def aclose(self) -> None:
         """Do nothing: no resources are held between calls."""
 
-    def _put_sync(self, key: str, data: bytes, content_type: str) -> StoredObject:
+    def _put_sync(
+        self, key: str, data: bytes, content_type: str, filename: str | None
+    ) -> StoredObject:
         path = self.path_for(key)
         with _map_os_errors():
             self._make_parent(path)
@@ -180,6 +186,7 @@ class LocalStorage:
                     "size": st.st_size,
                     "mtime_ns": st.st_mtime_ns,
                     "ino": st.st_ino,
+                    "filename": filename,
                 }
                 meta_path = _meta_path(path)
                 meta_tmp, _ = _write_temp(meta_path, json.dumps(meta).encode())
@@ -196,6 +203,7 @@ class LocalStorage:
             content_type=content_type,
             etag=etag,
             created_at=_utc_from_ns(st.st_mtime_ns),
+            filename=filename,
         )
 
     def _make_parent(self, path: pathlib.Path) -> None:
@@ -234,12 +242,15 @@ class LocalStorage:
             )
             etag = meta["etag"] if meta is not None and describes_file else _md5_of_file(path)
             content_type = _content_type_from(meta) or _guess_content_type(key)
+            # The name describes the object, not one version of its bytes: kept as recorded.
+            filename = meta.get("filename") if meta is not None else None
         return StoredObject(
             key=key,
             size=st.st_size,
             content_type=content_type,
             etag=etag,
             created_at=_utc_from_ns(st.st_mtime_ns),
+            filename=filename if isinstance(filename, str) else None,
         )
 
     def _delete_sync(self, key: str) -> None:

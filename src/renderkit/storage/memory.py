@@ -24,7 +24,9 @@ class MemoryStorage:
     def __repr__(self) -> str:
         return f"MemoryStorage(<{len(self._objects)} objects>)"
 
-    async def put(self, key: str, data: bytes, *, content_type: str) -> StoredObject:
+    async def put(
+        self, key: str, data: bytes, *, content_type: str, filename: str | None = None
+    ) -> StoredObject:
         """Store a copy of ``data`` under ``key``, replacing any existing object.
 
         Raises:
@@ -38,6 +40,7 @@ class MemoryStorage:
             content_type=content_type,
             etag=_md5_hex(content),
             created_at=datetime.datetime.now(datetime.UTC),
+            filename=filename,
         )
         self._objects[key] = (stored, content)
         return stored

@@ -18,6 +18,7 @@ from renderkit.core.errors import (
     StorageError,
     StorageUnavailableError,
 )
+from renderkit.core.filenames import content_disposition, filename_from_disposition
 from renderkit.storage._protocol import (
     StoredObject,
     _check_expires_in,
@@ -159,10 +160,14 @@ class S3Storage:
             f"public_base_url={self._public_base_url!r})"
         )
 
-    async def put(self, key: str, data: bytes, *, content_type: str) -> StoredObject:
+    async def put(
+        self, key: str, data: bytes, *, content_type: str, filename: str | None = None
+    ) -> StoredObject:
         """Upload ``data`` under ``key`` with one ``PutObject``, replacing any object.
 
-        S3 makes the new version visible only once the upload completed.
+        S3 makes the new version visible only once the upload completed. ``filename`` is
+        stored as the object's ``Content-Disposition``, so S3 (and a CDN in front of it)
+        serves downloads under that name too.
 
         Raises:
             InvalidRequestError: the key is invalid.
@@ -174,6 +179,7 @@ class S3Storage:
         content = bytes(data)
         digest = hashlib.md5(content, usedforsecurity=False)
         client = await self._get_client()
+        extra = {} if filename is None else {"ContentDisposition": content_disposition(filename)}
         with _map_botocore_errors(key):
             await client.put_object(
                 Bucket=self._bucket,
@@ -182,6 +188,7 @@ class S3Storage:
                 ContentType=content_type,
                 ContentMD5=base64.b64encode(digest.digest()).decode(),
                 Metadata={"md5": digest.hexdigest()},
+                **extra,
             )
         return StoredObject(
             key=key,
@@ -190,6 +197,7 @@ class S3Storage:
             etag=digest.hexdigest(),
             # PutObject does not return LastModified; head() reports the server's clock.
             created_at=datetime.datetime.now(datetime.UTC),
+            filename=filename,
         )
 
     async def get(self, key: str) -> bytes:
@@ -230,6 +238,7 @@ class S3Storage:
             content_type=response.get("ContentType") or "application/octet-stream",
             etag=etag,
             created_at=response["LastModified"].astimezone(datetime.UTC),
+            filename=filename_from_disposition(response.get("ContentDisposition")),
         )
 
     async def delete(self, key: str) -> None:

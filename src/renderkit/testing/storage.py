@@ -102,6 +102,15 @@ class StorageContract:
         # Some services keep whole seconds only.
         assert head.created_at >= before.replace(microsecond=0) - datetime.timedelta(seconds=1)
 
+    async def test_the_suggested_filename_is_kept_with_the_object(self, storage: Storage) -> None:
+        name = "invoice-Zoë-日本.pdf"
+        stored = await storage.put("n.pdf", b"%PDF", content_type="application/pdf", filename=name)
+        await storage.put("unnamed.pdf", b"%PDF", content_type="application/pdf")
+
+        assert stored.filename == name
+        assert (await storage.head("n.pdf")).filename == name
+        assert (await storage.head("unnamed.pdf")).filename is None
+
     async def test_put_of_existing_key_replaces_content_and_metadata(
         self, storage: Storage
     ) -> None:

@@ -1,0 +1,96 @@
+"""What ``renderkit batch`` shows: a progress bar on stderr, the summary and the failures.
+
+On a terminal the progress is a rich bar; otherwise (a log, a pipe, CI) it is one plain line
+per finished job, which reads well in a file and has no control codes.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TextIO
+
+from rich import progress as rich_progress
+from rich.console import Console
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from renderkit.batch.cli import Failure
+
+__all__ = ["Progress", "print_failures", "print_summary"]
+
+
+class Progress:
+    """Counts finished jobs out of ``total`` on ``stream`` (stderr unless given)."""
+
+    def __init__(self, *, total: int, stream: TextIO | None = None) -> None:
+        self._stream = stream or sys.stderr
+        self._total = total
+        self._count = 0
+        self._bar: rich_progress.Progress | None = None
+        self._task: rich_progress.TaskID | None = None
+        if self._stream.isatty():
+            self._bar = rich_progress.Progress(
+                rich_progress.TextColumn("[progress.description]{task.description}"),
+                rich_progress.BarColumn(),
+                rich_progress.MofNCompleteColumn(),
+                rich_progress.TimeElapsedColumn(),
+                console=Console(file=self._stream),
+                transient=False,
+            )
+            self._task = self._bar.add_task("rendering", total=total)
+
+    def __enter__(self) -> Progress:
+        if self._bar is not None:
+            self._bar.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+    def advance(self, count: int, what: str | None = None) -> None:
+        """Mark ``count`` more jobs finished; ``what`` names the last one."""
+        if count <= 0:
+            return
+        self._count += count
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, advance=count, description=what or "rendering")
+        elif what is not None:
+            print(f"[{self._count}/{self._total}] {what}", file=self._stream, flush=True)
+
+    def extend(self, count: int) -> None:
+        """Expect ``count`` more jobs (a second attempt of failed ones)."""
+        self._total += count
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, total=self._total)
+
+    def note(self, message: str) -> None:
+        """Print a line between progress updates."""
+        if self._bar is not None:
+            self._bar.console.print(message)
+        else:
+            print(message, file=self._stream, flush=True)
+
+
+def print_summary(
+    *, done: int, skipped: int, failed: int, seconds: float, stream: TextIO | None = None
+) -> None:
+    """The table of done, skipped and failed jobs and the time taken, on stdout."""
+    table = Table(title="renderkit batch")
+    for column in ("done", "skipped", "failed", "total", "time"):
+        table.add_column(column, justify="right")
+    table.add_row(
+        str(done), str(skipped), str(failed), str(done + skipped + failed), f"{seconds:.1f} s"
+    )
+    Console(file=stream or sys.stdout).print(table)
+
+
+def print_failures(failures: Sequence[Failure], *, stream: TextIO | None = None) -> None:
+    """One ``line <n>: <message>`` per failed job, on stderr (nothing when none failed)."""
+    if not failures:
+        return
+    out = stream or sys.stderr
+    print(f"{len(failures)} job(s) failed:", file=out)
+    for failure in failures:
+        print(f"  line {failure.line}: {failure.message}", file=out)

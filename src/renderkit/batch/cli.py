@@ -1,0 +1,318 @@
+"""``renderkit batch jobs.jsonl --out DIR``: render a JSON Lines file of jobs into a folder.
+
+Each line is one job, ``{"kind": "image", "request": {...}, "output": "cards/a.png"}``:
+``kind`` is image, pdf, screenshot, audio or parse; ``request`` is the request as the HTTP API
+takes it; ``output`` (optional) is a path under ``--out``, defaulting to the request's readable
+name (``og-card-hello-world.png``, ``invoice-INV-0042.pdf``; ``-2``, ``-3``... when two jobs
+would share one). Parse jobs write their result as JSON. Blank lines are ignored.
+
+The run is resumable: a job whose output file exists is skipped, and files are written to a
+temporary name and renamed into place, so an interrupted batch leaves only whole files and
+running it again does the rest. Every line is checked first; an invalid line is reported
+with its number and the others still run. Exit status: 0 when every job is done or skipped,
+1 when any failed, 2 when the jobs file cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import secrets
+import time
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import attrs
+
+from renderkit.batch._jobs import Job, job_error, to_job
+from renderkit.batch._report import Progress, print_failures, print_summary
+from renderkit.batch._run import DEFAULT_CONCURRENCY, JobOutcome, as_completed
+from renderkit.browser import ChromiumPool
+from renderkit.core.cli import (
+    EXIT_FAILED,
+    add_browser_arguments,
+    browser_config,
+    command,
+    read_text,
+)
+from renderkit.core.converter import unstructure
+from renderkit.core.errors import BlockedUrlError, InvalidRequestError, RenderkitError
+from renderkit.core.media import format_of_path
+from renderkit.parsing import ParseResult
+
+__all__ = ["add_batch_command", "run_batch_command"]
+
+# Temporary files carry this mark; a later run removes the ones a killed run left behind.
+_PART_MARK = ".rk-part-"
+_FORMAT_KINDS = frozenset({"image", "screenshot", "audio"})
+# The help text: the module docstring's content as plain text (no reST markup in a terminal).
+_DESCRIPTION = """\
+Render a JSON Lines file of jobs into a folder, concurrently through one browser.
+
+Each line is one job: {"kind": "image", "request": {...}, "output": "cards/a.png"}
+  kind     image, pdf, screenshot, audio or parse
+  request  the request, as the HTTP API takes it
+  output   optional path under --out; default: the request's readable name
+           (og-card-hello-world.png, invoice-INV-0042.pdf), -2, -3... when shared
+
+Jobs whose output file exists are skipped, so running the same command again
+finishes an interrupted batch. Exit status: 0 when every job is done or skipped,
+1 when any failed, 2 when the jobs file cannot be read.
+"""
+_BROWSER_KINDS = frozenset({"image", "pdf", "screenshot"})
+# Failures a second attempt cannot fix: --retry-failed leaves them alone.
+_PERMANENT = (InvalidRequestError, BlockedUrlError)
+
+
+def add_batch_command(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``batch`` sub-command to ``parser.add_subparsers()``'s result."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "batch",
+        help="render a JSON Lines file of image, pdf, screenshot, audio and parse jobs",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("jobs", type=Path, help="JSON Lines file, one job per line")
+    parser.add_argument("--out", type=Path, required=True, help="folder the files go into")
+    parser.add_argument(
+        "--concurrency",
+        type=_positive_int,
+        default=DEFAULT_CONCURRENCY,
+        help=f"jobs in flight at once (default {DEFAULT_CONCURRENCY})",
+    )
+    parser.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="run each failed job once more at the end (not invalid or blocked ones)",
+    )
+    add_browser_arguments(parser)
+    parser.set_defaults(run=run_batch_command)
+    return parser
+
+
+def _positive_int(value: str) -> int:
+    """An ``argparse`` type: an integer of at least 1."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        msg = f"must be a whole number of at least 1, not {value!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return number
+
+
+@attrs.frozen(kw_only=True)
+class Failure:
+    """A job that did not produce its file: its line and what went wrong."""
+
+    line: int
+    message: str
+
+
+@attrs.define
+class _Tally:
+    done: int = 0
+    skipped: int = 0
+    failures: list[Failure] = attrs.field(factory=list)
+
+
+@command("batch")
+async def run_batch_command(args: argparse.Namespace) -> int:
+    """Run ``renderkit batch``; returns the exit status.
+
+    Raises:
+        CommandError: the jobs file cannot be read (exit 2).
+    """
+    started = time.perf_counter()
+    text = read_text(args.jobs, what="jobs file")
+    out: Path = args.out
+    tally = _Tally()
+    pending: list[tuple[Job, Path]] = []
+    taken: set[PurePosixPath] = set()
+    for line, value in _lines(text):
+        try:
+            job, relative = _check_job(line, value, taken)
+        except InvalidRequestError as exc:
+            tally.failures.append(Failure(line=line, message=_describe(exc, f"line {line}")))
+            continue
+        target = out / relative
+        if target.exists():
+            tally.skipped += 1
+        else:
+            pending.append((job, target))
+    _remove_stale_parts(out)
+    progress = Progress(total=len(pending) + tally.skipped + len(tally.failures))
+    progress.advance(tally.skipped + len(tally.failures))
+    async with contextlib.AsyncExitStack() as stack:
+        browser = None
+        if any(job.kind in _BROWSER_KINDS for job, _ in pending):
+            # One pool for the whole batch, as wide as the batch runs; it launches Chromium
+            # on the first render.
+            config = attrs.evolve(browser_config(args), slots=min(args.concurrency, 8))
+            browser = ChromiumPool(config)
+            stack.push_async_callback(browser.aclose)
+        with progress:
+            retry = await _render(args, browser, pending, tally, progress)
+            if args.retry_failed and retry:
+                progress.note(f"retrying {len(retry)} failed job(s)")
+                progress.extend(len(retry))
+                again = {job.line for job, _ in retry}
+                tally.failures = [f for f in tally.failures if f.line not in again]
+                await _render(args, browser, retry, tally, progress)
+    elapsed = time.perf_counter() - started
+    print_summary(
+        done=tally.done, skipped=tally.skipped, failed=len(tally.failures), seconds=elapsed
+    )
+    print_failures(sorted(tally.failures, key=lambda f: f.line))
+    return EXIT_FAILED if tally.failures else 0
+
+
+async def _render(
+    args: argparse.Namespace,
+    browser: ChromiumPool | None,
+    pending: list[tuple[Job, Path]],
+    tally: _Tally,
+    progress: Progress,
+) -> list[tuple[Job, Path]]:
+    """Run ``pending``, writing each file as it comes; returns the jobs worth retrying."""
+    retry: list[tuple[Job, Path]] = []
+    jobs = [job for job, _ in pending]
+    async for outcome in as_completed(jobs, browser=browser, concurrency=args.concurrency):
+        job, target = pending[outcome.index]
+        message = _finish(outcome, target)
+        if message is None:
+            tally.done += 1
+            progress.advance(1, f"done {target.name}")
+        else:
+            assert job.line is not None  # every job of a file has its line
+            tally.failures.append(Failure(line=job.line, message=message))
+            progress.advance(1, f"failed line {job.line}")
+            if not isinstance(outcome.error, _PERMANENT):
+                retry.append((job, target))
+    return retry
+
+
+def _finish(outcome: JobOutcome, target: Path) -> str | None:
+    """Write the outcome's file; returns the failure message, or None when written."""
+    if outcome.error is not None:
+        return _describe(outcome.error)
+    result = outcome.result
+    content = (
+        json.dumps(unstructure(result), ensure_ascii=False, indent=2).encode()
+        if isinstance(result, ParseResult)
+        else getattr(result, "content", b"")
+    )
+    try:
+        write_atomically(target, content)
+    except OSError as exc:
+        return f"cannot write {target}: {exc.strerror or exc}"
+    return None
+
+
+def _describe(error: RenderkitError, where: str | None = None) -> str:
+    """The one-line message for a failed job; fields are named within the job
+    (``request.data.title``), since the line number is printed beside them."""
+    if isinstance(error, InvalidRequestError):
+        problems = (
+            e.message if e.field == where else f"{e.field.removeprefix(f'{where}.')}: {e.message}"
+            for e in error.errors
+        )
+        return "invalid job: " + "; ".join(problems)
+    return f"{type(error).__name__}: {error}"
+
+
+def _lines(text: str) -> Iterator[tuple[int, Any]]:
+    """``(line number, parsed JSON or the JSONDecodeError)`` for every non-blank line."""
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            yield number, json.loads(raw)
+        except json.JSONDecodeError as exc:
+            yield number, exc
+
+
+def _check_job(line: int, value: Any, taken: set[PurePosixPath]) -> tuple[Job, PurePosixPath]:
+    """Validate one line's job and choose its output path under ``--out``.
+
+    Raises:
+        InvalidRequestError: naming ``line <n>`` or ``line <n>.<field>``.
+    """
+    where = f"line {line}"
+    if isinstance(value, json.JSONDecodeError):
+        raise InvalidRequestError.single(where, f"not valid JSON: {value.msg}")
+    job = to_job(value, where=where, line=line, adjust=_format_from_output)
+    if job.output is None:
+        relative = _unique(PurePosixPath(job.suggested_filename), taken)
+    else:
+        relative = _relative_output(job.output, where)
+        _check_extension(job, relative, where)
+        if relative in taken:
+            raise job_error(where, "output", "is another job's output too")
+    taken.add(relative)
+    return job, relative
+
+
+def _format_from_output(kind: str, request: dict[str, Any], output: str | None) -> None:
+    # cards/a.jpg means JPEG when the request does not say: the name is the user's intent.
+    if output is not None and kind in _FORMAT_KINDS and "format" not in request:
+        fmt = format_of_path(output)
+        if fmt is not None:
+            request["format"] = fmt
+
+
+def _check_extension(job: Job, relative: PurePosixPath, where: str) -> None:
+    wanted = format_of_path(relative)
+    produced = "json" if job.kind == "parse" else getattr(job.request, "format", None)
+    if wanted is not None and produced is not None and wanted != produced:
+        msg = f"{relative.name} names a {wanted} file but the request makes {produced}"
+        raise job_error(where, "output", msg)
+
+
+def _relative_output(output: str, where: str) -> PurePosixPath:
+    path = PurePosixPath(output)
+    if path.is_absolute() or ".." in path.parts or output.endswith("/") or "\\" in output:
+        msg = "must be a file path inside --out (no leading /, no ..)"
+        raise job_error(where, "output", msg)
+    return path
+
+
+def _unique(path: PurePosixPath, taken: set[PurePosixPath]) -> PurePosixPath:
+    """``path``, or ``<stem>-2<suffix>``, ``-3``... when an earlier job has it (the numbering
+    follows the file's order, so a resumed run picks the same names)."""
+    candidate, number = path, 1
+    while candidate in taken:
+        number += 1
+        candidate = path.with_name(f"{path.stem}-{number}{path.suffix}")
+    return candidate
+
+
+def write_atomically(target: Path, content: bytes) -> None:
+    """Write ``content`` to a temporary file beside ``target`` and rename it into place, so
+    ``target`` exists only whole.
+
+    Raises:
+        OSError: the folder cannot be created or the file written.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(f".{target.name}{_PART_MARK}{secrets.token_hex(4)}")
+    try:
+        with part.open("wb") as file:
+            file.write(content)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(part, target)
+    finally:
+        part.unlink(missing_ok=True)
+
+
+def _remove_stale_parts(out: Path) -> None:
+    if not out.is_dir():
+        return
+    for part in out.rglob(f".*{_PART_MARK}*"):
+        with contextlib.suppress(OSError):
+            part.unlink()
