@@ -128,6 +128,12 @@ def test_every_example_notebook_has_a_check() -> None:
     assert sorted(path.stem for path in NOTEBOOKS) == sorted(CHECKS)
 
 
+def test_examples_readme_links_every_notebook() -> None:
+    readme = (EXAMPLES / "README.md").read_text()
+    linked = re.findall(r"\]\((\w+\.ipynb)\)", readme)
+    assert sorted(linked) == sorted(path.name for path in NOTEBOOKS)
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[path.stem for path in NOTEBOOKS])
 def test_committed_notebooks_carry_no_outputs(path: Path) -> None:
     notebook = nbformat.read(path, as_version=4)
