@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import io
 import re
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -29,12 +30,15 @@ NOTEBOOKS = sorted(EXAMPLES.glob("*.ipynb"))
 NEEDS_BROWSER = {"og_images", "invoice", "screenshots", "parse_receipt"}
 
 
+def _this_interpreter() -> KernelSpecManager:
+    # No kernel directories: "python3" resolves to ipykernel's own spec, built for sys.executable.
+    return KernelSpecManager(kernel_dirs=[])
+
+
 def _run(path: Path, workdir: Path) -> list[dict[str, Any]]:
     """Execute the notebook in ``workdir``; return every output's data bundle, in order."""
     notebook = nbformat.read(path, as_version=4)
-    kernels = AsyncKernelManager(
-        kernel_name="python3", kernel_spec_manager=KernelSpecManager(kernel_dirs=[])
-    )
+    kernels = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=_this_interpreter())
     client = NotebookClient(
         notebook, km=kernels, timeout=120, resources={"metadata": {"path": str(workdir)}}
     )
@@ -126,6 +130,11 @@ CHECKS = {
 
 def test_every_example_notebook_has_a_check() -> None:
     assert sorted(path.stem for path in NOTEBOOKS) == sorted(CHECKS)
+
+
+def test_notebook_kernel_is_the_test_interpreter() -> None:
+    spec = _this_interpreter().get_kernel_spec("python3")
+    assert spec.argv[:3] == [sys.executable, "-m", "ipykernel_launcher"]
 
 
 def test_examples_readme_links_every_notebook() -> None:
