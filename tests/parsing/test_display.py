@@ -91,7 +91,7 @@ def test_line_items_are_a_second_table_with_a_column_per_key() -> None:
     assert page.tags.count("table") == 2
     assert page.captions == ["line items  40%"]
     assert ["description", "quantity", "amount"] in page.rows
-    assert ["Flat white", "2", "7"] in page.rows
+    assert ["Flat white", "2", "7.0"] in page.rows
     assert ["Croissant", "—", "5.5"] in page.rows  # a key one row lacks is a dash
 
 
@@ -129,6 +129,12 @@ def test_document_text_is_escaped_in_values_keys_rows_and_warnings() -> None:
     assert [f"{hostile}_key", "v", ""] in page.rows
     assert ["description", hostile] in page.rows  # the line-item table's header
     assert [hostile, "1"] in page.rows
+
+
+def test_large_amounts_show_every_digit() -> None:
+    result = _receipt(data={"total": 1234567.89}, field_confidence={"total": 0.9})
+
+    assert ["total", "1234567.89", "90%"] in _Page(result._repr_html_()).rows
 
 
 def test_very_long_values_are_cut_with_an_ellipsis_in_the_table_only() -> None:

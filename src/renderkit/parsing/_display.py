@@ -44,8 +44,6 @@ def _text(value: object) -> str:
         text = "; ".join(f"{k}: {v}" for k, v in value.items() if v is not None)
     elif isinstance(value, list | tuple):
         text = ", ".join(str(item) for item in value)
-    elif isinstance(value, float):
-        text = f"{value:g}"
     else:
         text = str(value)
     if len(text) > _MAX_CELL_CHARS:
