@@ -150,6 +150,8 @@ def test_committed_notebooks_carry_no_outputs(path: Path) -> None:
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     assert code
     assert all(cell.outputs == [] and cell.execution_count is None for cell in code)
+    # Nor the run timestamps JupyterLab records per cell.
+    assert all("execution" not in cell.metadata for cell in notebook.cells)
 
 
 @pytest.mark.parametrize(
