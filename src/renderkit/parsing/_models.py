@@ -12,6 +12,7 @@ import attrs
 from renderkit.core import validators as v
 from renderkit.core.converter import checked
 from renderkit.core.errors import InvalidRequestError
+from renderkit.parsing._display import parse_result_html, parse_result_repr
 from renderkit.parsing._protocol import FieldProvenance, Usage
 
 __all__ = ["PARSE_MIME_TYPES", "FieldProvenance", "ParseRequest", "ParseResult", "Usage"]
@@ -230,3 +231,11 @@ class ParseResult:
                 for name, p in self.provenance.items()
             }
         return body
+
+    def __repr__(self) -> str:
+        # Short on purpose: data can hold pages of contract text.
+        return parse_result_repr(self)
+
+    # Jupyter shows a table of the fields with their confidence through this hook.
+    def _repr_html_(self) -> str:
+        return parse_result_html(self)
