@@ -2,7 +2,7 @@
 
 :func:`render_pdf` takes a :class:`PdfRequest` (or a dict in the HTTP API's shape) and a
 :class:`~renderkit.browser.Browser`. Each template's data is a public model
-(:class:`InvoiceData` with :class:`LineItem`, :class:`CertificateData`, :class:`ReportData`
+(:class:`InvoiceData` with :class:`LineItem` and :class:`PaymentDetails`, :class:`CertificateData`, :class:`ReportData`
 with :class:`ReportSection`, :class:`LetterData`, :class:`CustomData`).
 """
 
@@ -16,6 +16,7 @@ from renderkit.pdf._models import (
     InvoiceData,
     LetterData,
     LineItem,
+    PaymentDetails,
     PdfRequest,
     PdfResult,
     ReportData,
@@ -31,6 +32,7 @@ __all__ = [
     "InvoiceData",
     "LetterData",
     "LineItem",
+    "PaymentDetails",
     "PdfRequest",
     "PdfResult",
     "ReportData",
