@@ -423,18 +423,18 @@ def _fields(data: Mapping[str, Any], names: str) -> dict[str, str | None]:
     return {name: _clean(data.get(name)) for name in names.split()}
 
 
-def _payment(raw: object) -> dict[str, str] | None:
-    """The payment block's printed fields (IBAN in groups of four), None when none is given."""
+def _payment(raw: object) -> dict[str, str | None] | None:
+    """The payment block's printed fields (None for those not given; the IBAN in groups of
+    four), or None when no field is given."""
     fields = {
-        name: value
+        name: _clean(_get(raw, name))
         for name in ("account_holder", "bank_name", "iban", "bic", "reference")
-        if (value := _clean(_get(raw, name))) is not None
     }
-    if "iban" in fields:
+    if fields["iban"]:
         fields["iban"] = format_iban(fields["iban"])
-    if "bic" in fields:
+    if fields["bic"]:
         fields["bic"] = compact(fields["bic"])
-    return fields or None
+    return fields if any(fields.values()) else None
 
 
 def _invoice(data: Mapping[str, Any], loc: DocumentLocale) -> RenderedDocument:
