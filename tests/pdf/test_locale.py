@@ -7,10 +7,11 @@ import re
 from decimal import Decimal
 from html.parser import HTMLParser
 from importlib import resources
+from pathlib import Path
 
 import pytest
 
-from renderkit import InvalidRequestError
+from renderkit import InvalidRequestError, cli
 from renderkit.core.converter import structure
 from renderkit.pdf import PdfRequest
 from renderkit.pdf._locale import LABEL_LANGUAGES, catalogue, document_locale
@@ -231,3 +232,14 @@ def test_a_locale_without_labels_gets_english_labels_and_its_own_formats() -> No
     assert loc.labels["invoice"] == "Invoice"
     text = text_of(render_document("invoice", INVOICE, locale="he").body)
     assert "בנובמבר" in text  # Hebrew month name
+
+
+def test_the_pdf_command_refuses_an_unknown_locale_before_a_browser_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "x.pdf"
+    args = ["pdf", "--template", "invoice", "--locale", "xx-QQ", "-o", str(out)]
+    status = cli.main([*args, "--chromium", "/nonexistent"])
+    assert status == 2
+    assert "locale: 'xx-QQ' is not a known locale" in capsys.readouterr().err
+    assert not out.exists()

@@ -16,6 +16,7 @@ from renderkit.core.cli import (
     write_output,
 )
 from renderkit.core.converter import structure
+from renderkit.pdf._locale import DEFAULT_LOCALE
 from renderkit.pdf._models import MARGINS, PAGE_SIZES, PDF_TEMPLATES, PdfRequest
 from renderkit.pdf._render import render_pdf
 
@@ -31,6 +32,11 @@ def add_pdf_command(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--page-size", default="A4", choices=list(PAGE_SIZES))
     parser.add_argument("--landscape", action="store_true")
     parser.add_argument("--margin", default="normal", choices=list(MARGINS))
+    parser.add_argument(
+        "--locale",
+        default=DEFAULT_LOCALE,
+        help="labels, dates and amounts of templates, e.g. de, de-DE, ar (default: en)",
+    )
     parser.add_argument("-o", "--output", type=Path, required=True)
     add_browser_arguments(parser)
     parser.set_defaults(run=run_pdf_command)
@@ -46,7 +52,9 @@ async def run_pdf_command(args: argparse.Namespace) -> int:
         RenderkitError: rendering failed.
     """
     request = template_request(args)
-    request.update(page_size=args.page_size, landscape=args.landscape, margin=args.margin)
+    request.update(
+        page_size=args.page_size, landscape=args.landscape, margin=args.margin, locale=args.locale
+    )
     validated = structure(request, PdfRequest)
     async with ChromiumPool(browser_config(args)) as pool:
         result = await render_pdf(validated, browser=pool)
