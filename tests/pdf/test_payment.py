@@ -159,3 +159,14 @@ def test_fractions_stay_allowed_where_the_currency_has_a_minor_unit() -> None:
         ).body
     )
     assert "￥500" in text and "499.5" not in text
+
+
+def test_short_notes_travel_with_the_totals_and_long_notes_flow_after_them() -> None:
+    items = [{"description": "Work", "unit_price": 10}]
+    short = render_document("invoice", {"line_items": items, "notes": "Thanks.\nPay in 30 days."})
+    # The items table closes last: the totals table and short notes are inside its tail.
+    assert short.body.index("rkd-notes") < short.body.rindex("</table>")
+    long_notes = "\n\n".join("Terms apply to every delivery. " * 8 for _ in range(12))
+    long = render_document("invoice", {"line_items": items, "notes": long_notes})
+    assert long.body.index("rkd-notes") > long.body.rindex("</table>")
+    assert long.body.index("inv-summary") < long.body.rindex("</table>")

@@ -167,6 +167,25 @@ async def test_a_forty_line_invoice_ends_with_rows_totals_and_notes_on_one_page(
     ]
 
 
+async def test_long_notes_flow_over_pages_instead_of_pushing_the_totals_away(
+    pool: ChromiumPool,
+) -> None:
+    items = [{"description": f"Work package {n:02d}", "unit_price": 10 + n} for n in range(1, 41)]
+    notes = "\n\n".join(
+        f"Clause {n}. " + "Terms apply to every delivery and payment. " * 6 for n in range(1, 15)
+    )
+    request = invoice("en", currency="USD", line_items=items, notes=notes)
+    pages = page_texts((await render_pdf(request, browser=pool)).content)
+    with_total = [i for i, page in enumerate(pages) if "Subtotal" in page]
+    assert len(with_total) == 1
+    # The totals share their page with the last row and the rows before it (no page holding
+    # two rows left behind by a block too tall to move), and every clause is printed.
+    totals_page = pages[with_total[0]]
+    assert len(re.findall(r"Work package \d\d", totals_page)) >= 10
+    assert "Work package 40" in totals_page
+    assert all(f"Clause {n}." in " ".join(pages) for n in range(1, 15))
+
+
 async def test_the_discount_is_printed_with_a_minus_sign(pool: ChromiumPool) -> None:
     text = page_texts((await render_pdf(invoice("en"), browser=pool)).content)[0]
     assert "\u2212€34.56" in text

@@ -68,6 +68,11 @@ __all__ = [
 _TEMPLATE_DIR = "templates"
 _TAIL_ROWS = 3
 """Invoice rows kept on the page of the totals: a last page never holds only the totals."""
+_NOTES_WITH_TOTALS = 14
+"""Notes up to this many printed lines stay with the totals; longer ones flow over pages
+(kept together they would leave half-empty pages before them)."""
+_NOTE_LINE_CHARS = 110
+"""About how many characters an invoice notes line holds (8.75pt on A4 portrait)."""
 
 TEMPLATES = ("invoice", "certificate", "report", "letter")
 DEFAULT_BRAND_COLOR = "#3730a3"
@@ -423,6 +428,12 @@ def _fields(data: Mapping[str, Any], names: str) -> dict[str, str | None]:
     return {name: _clean(data.get(name)) for name in names.split()}
 
 
+def _printed_lines(notes: Sequence[Sequence[str]]) -> int:
+    """Roughly how many lines the notes print as (a blank line between paragraphs)."""
+    lines = sum(-(-max(len(line), 1) // _NOTE_LINE_CHARS) for block in notes for line in block)
+    return lines + max(len(notes) - 1, 0)
+
+
 def _payment(raw: object) -> dict[str, str | None] | None:
     """The payment block's printed fields (None for those not given; the IBAN in groups of
     four), or None when no field is given."""
@@ -475,6 +486,7 @@ def _invoice(data: Mapping[str, Any], loc: DocumentLocale) -> RenderedDocument:
         "total": money(totals.total),
     }
     due_date = format_document_date(d["due_date"], tag)
+    notes = paragraphs(data.get("notes"))
     body = _render(
         "invoice",
         loc,
@@ -490,9 +502,10 @@ def _invoice(data: Mapping[str, Any], loc: DocumentLocale) -> RenderedDocument:
         items=items[: len(items) - tail],
         tail_items=items[len(items) - tail :],
         money=sums,
-        tax_label=labels["tax"].format(rate=sums["tax_rate"]),
+        tax_label=labels["tax"].format(rate=sums["tax_rate"]) if sums["tax_rate"] else None,
         payment=_payment(data.get("payment")),
-        notes=paragraphs(data.get("notes")),
+        notes=notes,
+        notes_with_totals=_printed_lines(notes) <= _NOTES_WITH_TOTALS,
         style=_style(data.get("brand_color")),
     )
     number = d["invoice_number"]
