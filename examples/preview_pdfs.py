@@ -238,7 +238,7 @@ def samples(logo: str, signature: str) -> dict[str, tuple[str, dict[str, Any]]]:
                     {
                         "description": "名刺印刷 (business cards), 100 pcs",
                         "quantity": 3,
-                        "unit_price": 1980.5,
+                        "unit_price": 1980,
                     },
                     {"description": "Poster A2, matte", "quantity": 10, "unit_price": 1250},
                 ],

@@ -318,7 +318,8 @@ PDF = Operation(
         "per-currency formatting, certificate (landscape), report with numbered pages, "
         "letter) filled with `data`, or from custom HTML (`template: custom` with `html` or "
         "`data.html`). Options: page_size A4/Letter/Legal/A3, landscape, margin "
-        "none/small/normal/large. Returns the file's URL and exact page count."
+        "none/small/normal/large, locale (labels, dates and numbers: en, de, fr, es, ar, ja...; "
+        "right-to-left locales print mirrored pages). Returns the file's URL and exact page count."
     ),
     run=_run_pdf,
     cache_ttl=_operator_ttl,

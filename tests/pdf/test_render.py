@@ -101,7 +101,8 @@ async def test_jpy_amounts_have_no_decimals(pool: ChromiumPool) -> None:
         "template": "invoice",
         "data": {
             "currency": "JPY",
-            "line_items": [{"description": "Tea", "quantity": 3, "unit_price": 333.5}],
+            # Prices are whole yen (a fraction is refused); a fractional quantity is not.
+            "line_items": [{"description": "Tea", "quantity": 1.5, "unit_price": 667}],
         },
     }
     text = pdf_pages((await render_pdf(body, browser=pool)).content)[0]

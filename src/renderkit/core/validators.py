@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -24,9 +24,11 @@ __all__ = [
     "currency_code",
     "http_url",
     "in_range",
+    "locale_tag",
     "max_items",
     "max_length",
     "optional",
+    "passes",
 ]
 
 # Only forms that can never break out of a CSS declaration: user colours end up inside
@@ -340,3 +342,33 @@ def currency_codes() -> tuple[str, ...]:
 def currency_code() -> Any:
     """Accept an ISO 4217 currency code (upper case: convert first to be lenient)."""
     return _CurrencyCode()
+
+
+@attrs.frozen
+class _LocaleTag:
+    def __call__(self, inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
+        from babel import Locale, UnknownLocaleError
+
+        try:
+            Locale.parse(value.strip().replace("-", "_"))
+        except (UnknownLocaleError, ValueError, TypeError):
+            _fail(attribute, f"{value[:40]!r} is not a known locale (e.g. en, de-DE, ar, ja)")
+
+
+def locale_tag() -> Any:
+    """Accept a locale babel knows, as a BCP 47 (``de-DE``) or POSIX (``de_DE``) tag."""
+    return _LocaleTag()
+
+
+@attrs.frozen
+class _Passes:
+    problem: Callable[[str], str | None]
+
+    def __call__(self, inst: object, attribute: attrs.Attribute[Any], value: str) -> None:
+        if (message := self.problem(value)) is not None:
+            _fail(attribute, message)
+
+
+def passes(problem: Callable[[str], str | None]) -> Any:
+    """Accept values for which ``problem(value)`` is None; its text is the error otherwise."""
+    return _Passes(problem)

@@ -2,8 +2,9 @@
 
 :func:`render_pdf` takes a :class:`PdfRequest` (or a dict in the HTTP API's shape) and a
 :class:`~renderkit.browser.Browser`. Each template's data is a public model
-(:class:`InvoiceData` with :class:`LineItem`, :class:`CertificateData`, :class:`ReportData`
-with :class:`ReportSection`, :class:`LetterData`, :class:`CustomData`).
+(:class:`InvoiceData` with :class:`LineItem` and :class:`PaymentDetails`,
+:class:`CertificateData`, :class:`ReportData` with :class:`ReportSection`, :class:`LetterData`,
+:class:`CustomData`). The request's ``locale`` sets labels, dates, amounts and direction.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from renderkit.pdf._models import (
     InvoiceData,
     LetterData,
     LineItem,
+    PaymentDetails,
     PdfRequest,
     PdfResult,
     ReportData,
@@ -31,6 +33,7 @@ __all__ = [
     "InvoiceData",
     "LetterData",
     "LineItem",
+    "PaymentDetails",
     "PdfRequest",
     "PdfResult",
     "ReportData",

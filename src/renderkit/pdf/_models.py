@@ -11,9 +11,11 @@ from babel.numbers import get_currency_precision
 
 from renderkit.core import validators as v
 from renderkit.core.converter import checked
-from renderkit.core.errors import InvalidRequestError
+from renderkit.core.errors import FieldError, InvalidRequestError
 from renderkit.core.filenames import suggested_filename
 from renderkit.core.results import FileResult
+from renderkit.pdf._locale import DEFAULT_LOCALE
+from renderkit.pdf._payment import bic_problem, iban_problem
 
 __all__ = [
     "PAGE_SIZES",
@@ -23,6 +25,7 @@ __all__ = [
     "InvoiceData",
     "LetterData",
     "LineItem",
+    "PaymentDetails",
     "PdfRequest",
     "PdfResult",
     "ReportData",
@@ -91,6 +94,33 @@ class LineItem:
 
 @checked
 @attrs.frozen(kw_only=True)
+class PaymentDetails:
+    """How to pay an invoice: printed as a "Payment details" block with the fields given.
+
+    Attributes:
+        account_holder: the name on the account.
+        bank_name: the bank.
+        iban: the account's IBAN; spaces are allowed, the check digits are verified, and it
+            is printed in groups of four.
+        bic: the bank's BIC (SWIFT code), 8 or 11 characters.
+        reference: what the payer should quote with the transfer (e.g. the invoice number).
+    """
+
+    account_holder: str | None = _text(300)
+    bank_name: str | None = _text(300)
+    iban: str | None = attrs.field(
+        default=None,
+        validator=v.optional(attrs.validators.and_(v.max_length(64), v.passes(iban_problem))),
+    )
+    bic: str | None = attrs.field(
+        default=None,
+        validator=v.optional(attrs.validators.and_(v.max_length(32), v.passes(bic_problem))),
+    )
+    reference: str | None = _text(300)
+
+
+@checked
+@attrs.frozen(kw_only=True)
 class InvoiceData:
     """Invoice fields (variant A names are accepted as aliases).
 
@@ -110,7 +140,13 @@ class InvoiceData:
         tax_rate: tax in percent of the discounted subtotal.
         discount: an amount taken off the subtotal.
         notes: free text printed under the totals.
+        payment: bank details printed with the totals (only the fields given).
         brand_color: accent colour.
+
+    In a currency without a minor unit (JPY, KRW...), unit prices and the discount must be
+    whole amounts: ``30000.5`` JPY is refused rather than printed as ``¥30,000.5`` (a form
+    no yen document uses) or silently rounded. Line totals of fractional quantities are
+    rounded half-up to the currency's unit, as in every currency.
     """
 
     __rk_aliases__: ClassVar[dict[str, str]] = {
@@ -143,7 +179,26 @@ class InvoiceData:
     tax_rate: float | None = attrs.field(default=None, validator=v.optional(v.in_range(0, 100)))
     discount: float | None = attrs.field(default=None, validator=v.optional(v.in_range(0, 1e12)))
     notes: str | None = _text(5_000)
+    payment: PaymentDetails | None = None
     brand_color: str | None = _color()
+
+    def __attrs_post_init__(self) -> None:
+        if currency_digits(self.currency) > 0:
+            return
+        amounts: list[tuple[str, float | None]] = [
+            (f"line_items[{i}].unit_price", it.unit_price) for i, it in enumerate(self.line_items)
+        ]
+        amounts.append(("discount", self.discount))
+        errors = [
+            FieldError(
+                field=field,
+                message=f"{self.currency} has no minor unit: {amount:g} is not a whole amount",
+            )
+            for field, amount in amounts
+            if amount is not None and not float(amount).is_integer()
+        ]
+        if errors:
+            raise InvalidRequestError(errors)
 
 
 @checked
@@ -367,6 +422,11 @@ class PdfRequest:
         footer_html: custom documents: the same at the bottom of every page.
         title: document title metadata (templates derive one from the data).
         author: document author metadata.
+        locale: templates: the language and region of labels, dates and numbers, as a BCP 47
+            tag (``en`` default, ``de``, ``de-DE``, ``fr``, ``es``, ``ar``, ``ja``...). Labels
+            exist for en, de, fr, es, ar and ja (other languages get English labels with their
+            own dates and numbers); right-to-left locales (ar, he, fa, ur) print mirrored
+            pages.
         cache: server only: false renders again instead of answering from the render cache
             (default true); the library ignores it.
     """
@@ -383,6 +443,7 @@ class PdfRequest:
     footer_html: str | None = attrs.field(default=None, validator=v.optional(v.max_length(50_000)))
     title: str | None = _text(500)
     author: str | None = _text(300)
+    locale: str = attrs.field(default=DEFAULT_LOCALE, validator=v.locale_tag())
     cache: bool = True
 
     def __attrs_post_init__(self) -> None:

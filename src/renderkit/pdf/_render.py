@@ -87,7 +87,7 @@ async def render_pdf(
         )
         title, author, subject = req.title, req.author, None
     else:
-        document = render_document(req.kind, attrs.asdict(req.data))
+        document = render_document(req.kind, attrs.asdict(req.data), locale=req.locale)
         title = req.title or document.title
         content = await browser.print_fragment(
             pdf_shell(),

@@ -7,8 +7,10 @@ Pure module: nothing here touches the network, the environment or a browser. The
 passing ``header_template``/``footer_template`` (with ``displayHeaderFooter``) when they are
 set and forcing landscape when ``force_landscape`` is true.
 
-Data uses the canonical (variant B) field names; any field may be missing or None. All text
-goes through Jinja's autoescape. The brand colour is parsed and only ever written back as
+Data uses the canonical (variant B) field names; any field may be missing or None. Labels,
+dates and numbers follow the document's locale (:mod:`renderkit.pdf._locale`); the root element
+carries ``lang`` and ``dir``, so a right-to-left locale mirrors the whole page. All text goes
+through Jinja's autoescape. The brand colour is parsed and only ever written back as
 computed ``#rrggbb`` values inside CSS custom properties.
 """
 
@@ -24,8 +26,16 @@ from typing import Any
 
 import attrs
 import jinja2
+from babel import Locale
 from babel.dates import format_date
-from babel.numbers import format_currency, format_decimal, get_currency_precision, is_currency
+from babel.numbers import (
+    format_currency,
+    format_decimal,
+    format_percent,
+    get_currency_precision,
+    get_minus_sign_symbol,
+    is_currency,
+)
 from markupsafe import Markup, escape
 
 from renderkit.core.colors import (
@@ -37,11 +47,11 @@ from renderkit.core.colors import (
     readable_on,
     to_hex,
 )
+from renderkit.pdf._locale import DEFAULT_LOCALE, DocumentLocale, document_locale
+from renderkit.pdf._payment import compact, format_iban
 
 __all__ = [
     "DEFAULT_BRAND_COLOR",
-    "DEFAULT_CERTIFICATE_TITLE",
-    "DEFAULT_CLOSING",
     "TEMPLATES",
     "InvoiceLine",
     "InvoiceTotals",
@@ -56,15 +66,19 @@ __all__ = [
 ]
 
 _TEMPLATE_DIR = "templates"
+_TAIL_ROWS = 3
+"""Invoice rows kept on the page of the totals: a last page never holds only the totals."""
+_NOTES_WITH_TOTALS = 14
+"""Notes up to this many printed lines stay with the totals; longer ones flow over pages
+(kept together they would leave half-empty pages before them)."""
+_NOTE_LINE_CHARS = 110
+"""About how many characters an invoice notes line holds (8.75pt on A4 portrait)."""
 
 TEMPLATES = ("invoice", "certificate", "report", "letter")
 DEFAULT_BRAND_COLOR = "#3730a3"
 """A deep indigo: reads as a brand accent and keeps 10:1 contrast on white."""
-DEFAULT_CERTIFICATE_TITLE = "Certificate of Completion"
-DEFAULT_CLOSING = "Yours sincerely"
 DEFAULT_CURRENCY = "USD"
-_LOCALE = "en_US"
-_DATE_LOCALE = "en"
+_MINUS = "\u2212"
 
 
 # --------------------------------------------------------------------------------------------
@@ -149,11 +163,20 @@ def _iso_date(text: str | None) -> dt.date | None:
         return None
 
 
-def format_document_date(value: object) -> str | None:
-    """``2026-11-22`` becomes ``22 November 2026``; anything else is returned as given."""
+def format_document_date(value: object, locale: str = DEFAULT_LOCALE) -> str | None:
+    """An ISO date in the locale's long style; anything else is returned as given.
+
+    ``2026-11-22`` is ``22 November 2026`` in the default ``en`` (the day-first style these
+    documents always had), ``November 22, 2026`` in ``en-US``, ``22. November 2026`` in
+    ``de`` and ``2026年11月22日`` in ``ja``.
+    """
     text = _clean(value)
     date = _iso_date(text)
-    return text if date is None else format_date(date, format="d MMMM y", locale=_DATE_LOCALE)
+    if date is None:
+        return text
+    loc = document_locale(locale)
+    pattern = "d MMMM y" if loc.is_default else "long"
+    return format_date(date, format=pattern, locale=loc.babel)
 
 
 # --------------------------------------------------------------------------------------------
@@ -276,24 +299,35 @@ def invoice_totals(
     )
 
 
-def format_money(amount: Decimal | float | int, currency: str, *, exact: bool = False) -> str:
-    """An amount in the currency's usual style for ``en_US`` (``$1,234.50``, ``¥1,235``).
+def format_money(
+    amount: Decimal | float | int,
+    currency: str,
+    *,
+    exact: bool = False,
+    locale: str = DEFAULT_LOCALE,
+) -> str:
+    """An amount in the currency's style for the locale, with the currency's own digits.
 
+    ``$1,234.50`` and ``¥1,235`` in ``en``, ``1.234,56 €`` in ``de``, ``￥30,000`` in ``ja``.
     With ``exact``, digits beyond the minor unit are kept (a unit price of $0.335 stays
-    ``$0.335`` rather than being shown rounded).
+    ``$0.335`` rather than being shown rounded). Negative amounts carry a true minus sign
+    (U+2212, with the locale's direction mark), not the hyphen babel's patterns use.
     """
     number = _decimal(amount, "amount")
-    if exact:
-        return format_currency(number, currency, locale=_LOCALE, decimal_quantization=False)
-    return format_currency(number, currency, locale=_LOCALE)
+    loc = document_locale(locale).babel
+    text = format_currency(number, currency, locale=loc, decimal_quantization=not exact)
+    # In a formatted amount the only hyphen-minus is the sign. The locale's own minus keeps
+    # its direction mark (Arabic's LRM), so the sign stays before the digits on an RTL page.
+    return text.replace("-", get_minus_sign_symbol(loc).replace("-", _MINUS))
 
 
-def _quantity(value: Decimal) -> str:
-    return format_decimal(value, format="#,##0.######", locale=_LOCALE)
+def _quantity(value: Decimal, locale: Locale) -> str:
+    return format_decimal(value, format="#,##0.######", locale=locale)
 
 
-def _percent(value: Decimal) -> str:
-    return format_decimal(value, format="#,##0.###", locale=_LOCALE) + "%"
+def _percent(value: Decimal, locale: Locale) -> str:
+    # The locale places the sign and its space: 8.25% in en, 8,25 % in de.
+    return format_percent(value / 100, locale=locale, decimal_quantization=False)
 
 
 # --------------------------------------------------------------------------------------------
@@ -341,14 +375,18 @@ _HF_BOX = (
 )
 
 
-def _footer(label: str | None) -> str:
-    """A centred "<label> · Page N of M" footer (the label is escaped and shortened)."""
-    page = 'Page <span class="pageNumber"></span> of <span class="totalPages"></span>'
+def _footer(label: str | None, loc: DocumentLocale) -> str:
+    """A centred "<label> · Page N of M" footer in the document's language and direction
+    (the label is escaped and shortened)."""
+    page = Markup(escape(loc.labels["page"])).format(
+        page=Markup('<span class="pageNumber"></span>'),
+        total=Markup('<span class="totalPages"></span>'),
+    )
     prefix = ""
     if label:
         short = label if len(label) <= 80 else label[:79].rstrip() + "…"
         prefix = f'<span style="color: #9ca3af">{escape(short)}</span>&nbsp;&nbsp;·&nbsp;&nbsp;'
-    return f'<div style="{_HF_BOX}">{prefix}{page}</div>'
+    return f'<div lang="{loc.lang}" dir="{loc.direction}" style="{_HF_BOX}">{prefix}{page}</div>'
 
 
 # --------------------------------------------------------------------------------------------
@@ -380,15 +418,37 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-def _render(template: str, **context: Any) -> str:
-    return _environment().get_template(f"{template}.html.j2").render(**context)
+def _render(template: str, loc: DocumentLocale, **context: Any) -> str:
+    """Render a template with the locale's labels (``t``), ``lang`` and ``dir``."""
+    fragment = _environment().get_template(f"{template}.html.j2")
+    return fragment.render(t=loc.labels, lang=loc.lang, dir=loc.direction, **context)
 
 
 def _fields(data: Mapping[str, Any], names: str) -> dict[str, str | None]:
     return {name: _clean(data.get(name)) for name in names.split()}
 
 
-def _invoice(data: Mapping[str, Any]) -> RenderedDocument:
+def _printed_lines(notes: Sequence[Sequence[str]]) -> int:
+    """Roughly how many lines the notes print as (a blank line between paragraphs)."""
+    lines = sum(-(-max(len(line), 1) // _NOTE_LINE_CHARS) for block in notes for line in block)
+    return lines + max(len(notes) - 1, 0)
+
+
+def _payment(raw: object) -> dict[str, str | None] | None:
+    """The payment block's printed fields (None for those not given; the IBAN in groups of
+    four), or None when no field is given."""
+    fields = {
+        name: _clean(_get(raw, name))
+        for name in ("account_holder", "bank_name", "iban", "bic", "reference")
+    }
+    if fields["iban"]:
+        fields["iban"] = format_iban(fields["iban"])
+    if fields["bic"]:
+        fields["bic"] = compact(fields["bic"])
+    return fields if any(fields.values()) else None
+
+
+def _invoice(data: Mapping[str, Any], loc: DocumentLocale) -> RenderedDocument:
     d = _fields(
         data,
         "company_name company_address company_email company_logo client_name client_address"
@@ -401,46 +461,64 @@ def _invoice(data: Mapping[str, Any]) -> RenderedDocument:
         discount=data.get("discount"),
     )
     code = totals.currency
+    tag, labels = str(loc.babel), loc.labels
+
+    def money(amount: Decimal, *, exact: bool = False) -> str:
+        return format_money(amount, code, exact=exact, locale=tag)
+
     items = [
         {
             "description": line.description,
-            "quantity": _quantity(line.quantity),
-            "unit_price": format_money(line.unit_price, code, exact=True),
-            "total": format_money(line.total, code),
+            "quantity": _quantity(line.quantity, loc.babel),
+            "unit_price": money(line.unit_price, exact=True),
+            "total": money(line.total),
         }
         for line in totals.lines
     ]
-    money = {
-        "subtotal": format_money(totals.subtotal, code),
-        "discount": format_money(-totals.discount, code) if totals.discount else None,
-        "tax": format_money(totals.tax, code) if totals.tax_rate else None,
-        "tax_rate": _percent(totals.tax_rate) if totals.tax_rate else None,
-        "total": format_money(totals.total, code),
+    # The last rows travel with the totals (see invoice.html.j2), so a page break never
+    # leaves the totals or the notes alone on the last page.
+    tail = min(len(items), _TAIL_ROWS)
+    sums = {
+        "subtotal": money(totals.subtotal),
+        "discount": money(-totals.discount) if totals.discount else None,
+        "tax": money(totals.tax) if totals.tax_rate else None,
+        "tax_rate": _percent(totals.tax_rate, loc.babel) if totals.tax_rate else None,
+        "total": money(totals.total),
     }
+    due_date = format_document_date(d["due_date"], tag)
+    notes = paragraphs(data.get("notes"))
     body = _render(
         "invoice",
+        loc,
         d=d,
         company_address=_address(d["company_address"]),
         client_address=_address(d["client_address"]),
-        invoice_date=format_document_date(d["invoice_date"]),
-        due_date=format_document_date(d["due_date"]),
-        due_by=_iso_date(d["due_date"]) is not None,
+        invoice_date=format_document_date(d["invoice_date"], tag),
+        due_date=due_date,
+        due_by=labels["due_by"].format(date=due_date)
+        if _iso_date(d["due_date"]) is not None
+        else None,
         currency=code,
-        items=items,
-        money=money,
-        notes=paragraphs(data.get("notes")),
+        items=items[: len(items) - tail],
+        tail_items=items[len(items) - tail :],
+        money=sums,
+        tax_label=labels["tax"].format(rate=sums["tax_rate"]) if sums["tax_rate"] else None,
+        payment=_payment(data.get("payment")),
+        notes=notes,
+        notes_with_totals=_printed_lines(notes) <= _NOTES_WITH_TOTALS,
         style=_style(data.get("brand_color")),
     )
     number = d["invoice_number"]
-    title = f"Invoice {number}" if number else "Invoice"
-    subject = f"Invoice for {d['client_name']}" if d["client_name"] else None
+    title = labels["invoice_title"].format(number=number) if number else labels["invoice"]
+    client = d["client_name"]
+    subject = labels["invoice_subject"].format(client=client) if client else None
     return RenderedDocument(
         body=body,
         title=title,
         author=d["company_name"],
         subject=subject,
         header_template=None,
-        footer_template=_footer(title),
+        footer_template=_footer(title, loc),
         force_landscape=False,
     )
 
@@ -467,18 +545,19 @@ def _compact(title: str, d: Mapping[str, str | None]) -> bool:
     )
 
 
-def _certificate(data: Mapping[str, Any]) -> RenderedDocument:
+def _certificate(data: Mapping[str, Any], loc: DocumentLocale) -> RenderedDocument:
     d = _fields(
         data,
         "recipient_name title course_name issued_by issued_date signatory_name"
         " signatory_title description logo_url signature_url",
     )
-    title = d["title"] or DEFAULT_CERTIFICATE_TITLE
+    title = d["title"] or loc.labels["certificate_title"]
     body = _render(
         "certificate",
+        loc,
         d=d,
         title=title,
-        issued_date=format_document_date(d["issued_date"]),
+        issued_date=format_document_date(d["issued_date"], str(loc.babel)),
         name_size=_name_size(d["recipient_name"]),
         compact=_compact(title, d),
         style=_style(data.get("brand_color")),
@@ -509,13 +588,14 @@ def _sections(raw: object) -> list[dict[str, Any]]:
     return sections
 
 
-def _report(data: Mapping[str, Any]) -> RenderedDocument:
+def _report(data: Mapping[str, Any], loc: DocumentLocale) -> RenderedDocument:
     d = _fields(data, "title subtitle author date company_name logo_url")
     sections = _sections(data.get("sections"))
     body = _render(
         "report",
+        loc,
         d=d,
-        date=format_document_date(d["date"]),
+        date=format_document_date(d["date"], str(loc.babel)),
         sections=sections,
         numbered=sum(1 for s in sections if s["heading"]) > 1,
         style=_style(data.get("brand_color")),
@@ -526,18 +606,27 @@ def _report(data: Mapping[str, Any]) -> RenderedDocument:
         author=d["author"] or d["company_name"],
         subject=d["subtitle"],
         header_template=None,
-        footer_template=_footer(d["title"]),
+        footer_template=_footer(d["title"], loc),
         force_landscape=False,
     )
 
 
-def _closing(closing: str | None) -> str:
-    """The sign-off with its comma ("Yours sincerely,"), unless it ends in punctuation."""
-    text = closing or DEFAULT_CLOSING
-    return text if text[-1] in ",.!?;:…" else f"{text},"
+def _closing(closing: str | None, loc: DocumentLocale) -> str:
+    """The sign-off with its comma ("Yours sincerely,"), unless it ends in punctuation.
+
+    The default sign-off is the locale's; German and Japanese ones take no comma.
+    """
+    if closing is None:
+        text = loc.labels["closing"]
+        return f"{text}," if loc.babel.language in _CLOSING_COMMA else text
+    return closing if closing[-1] in ",.!?;:…،" else f"{closing},"
 
 
-def _letter(data: Mapping[str, Any]) -> RenderedDocument:
+# Languages whose letters end the sign-off with a comma (German and Japanese do not).
+_CLOSING_COMMA = frozenset({"en", "fr", "es"})
+
+
+def _letter(data: Mapping[str, Any], loc: DocumentLocale) -> RenderedDocument:
     d = _fields(
         data,
         "sender_name sender_address sender_email recipient_name recipient_title"
@@ -545,18 +634,24 @@ def _letter(data: Mapping[str, Any]) -> RenderedDocument:
     )
     body = _render(
         "letter",
+        loc,
         d=d,
         letterhead=d["company_name"] or d["sender_name"],
         sender_address=_address(d["sender_address"]),
         recipient_address=_address(d["recipient_address"]),
-        date=format_document_date(d["date"]),
+        date=format_document_date(d["date"], str(loc.babel)),
         paragraphs=paragraphs(data.get("body")),
-        closing=_closing(d["closing"]),
+        closing=_closing(d["closing"], loc),
         style=_style(data.get("brand_color")),
     )
     return RenderedDocument(
         body=body,
-        title=d["subject"] or (f"Letter to {d['recipient_name']}" if d["recipient_name"] else None),
+        title=d["subject"]
+        or (
+            loc.labels["letter_to"].format(name=d["recipient_name"])
+            if d["recipient_name"]
+            else None
+        ),
         author=d["sender_name"] or d["company_name"],
         subject=d["subject"],
         header_template=None,
@@ -573,20 +668,23 @@ _RENDERERS = {
 }
 
 
-def render_document(template: str, data: Mapping[str, Any]) -> RenderedDocument:
+def render_document(
+    template: str, data: Mapping[str, Any], *, locale: str = DEFAULT_LOCALE
+) -> RenderedDocument:
     """Render a built-in PDF document.
 
     Args:
         template: ``invoice``, ``certificate``, ``report`` or ``letter`` (canonical names).
         data: the template's fields under their canonical (variant B) names; any may be
             missing or None. Line items and sections may be mappings or attrs objects.
+        locale: labels, dates, numbers and page direction (``en``, ``de-DE``, ``ar``...).
 
     Raises:
-        ValueError: for an unknown template, an unknown currency, a non-numeric amount or a
-            brand colour that is not a CSS colour.
+        ValueError: for an unknown template or locale, an unknown currency, a non-numeric
+            amount or a brand colour that is not a CSS colour.
     """
     renderer = _RENDERERS.get(template)
     if renderer is None:
         msg = f"unknown PDF template {template!r}; use one of {', '.join(TEMPLATES)}"
         raise ValueError(msg)
-    return renderer(data)
+    return renderer(data, document_locale(locale))

@@ -18,6 +18,7 @@ from renderkit.core.cli import (
     write_output,
 )
 from renderkit.core.converter import structure
+from renderkit.pdf._locale import DEFAULT_LOCALE
 from renderkit.pdf._models import MARGINS, PAGE_SIZES, PDF_TEMPLATES, PdfRequest
 from renderkit.pdf._render import render_pdf
 
@@ -33,6 +34,11 @@ def add_pdf_command(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--page-size", default="A4", choices=list(PAGE_SIZES))
     parser.add_argument("--landscape", action="store_true")
     parser.add_argument("--margin", default="normal", choices=list(MARGINS))
+    parser.add_argument(
+        "--locale",
+        default=DEFAULT_LOCALE,
+        help="labels, dates and amounts of templates, e.g. de, de-DE, ar (default: en)",
+    )
     add_output_argument(parser)
     add_browser_arguments(parser)
     parser.set_defaults(run=run_pdf_command)
@@ -50,7 +56,9 @@ async def run_pdf_command(args: argparse.Namespace) -> int:
     # pdf writes only PDF; -o report.png is a mistake worth catching before rendering.
     output_format(args.output, None, ("pdf",), default="pdf")
     request = template_request(args)
-    request.update(page_size=args.page_size, landscape=args.landscape, margin=args.margin)
+    request.update(
+        page_size=args.page_size, landscape=args.landscape, margin=args.margin, locale=args.locale
+    )
     validated = structure(request, PdfRequest)
     async with ChromiumPool(browser_config(args)) as pool:
         result = await render_pdf(validated, browser=pool)
