@@ -199,7 +199,7 @@ class Browser(Protocol):
 
         Raises:
             RenderTimeoutError, BrowserBusyError, RenderError: as for
-            :meth:`capture_document`.
+                :meth:`capture_document`.
         """
         ...
 
