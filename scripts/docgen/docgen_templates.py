@@ -67,6 +67,7 @@ IMAGE_SAMPLES: dict[str, dict[str, Any]] = {
         "width": 800,
         "height": 300,
         "html": (
+            "<style>html, body { margin: 0; height: 100% }</style>"
             '<div style="height:100%;display:grid;place-items:center;'
             "background:linear-gradient(135deg,#0f172a,#4338ca);color:white;"
             'font:700 56px Inter,sans-serif">Your HTML, rendered</div>'
@@ -149,23 +150,29 @@ PDF_SAMPLES: dict[str, dict[str, Any]] = {
 }
 
 
+def _first_page_png(pdf: bytes) -> bytes:
+    document = pdfium.PdfDocument(pdf)
+    try:
+        bitmap = document[0].render(scale=96 / 72)  # the first page at 96 dpi
+        buffer = io.BytesIO()
+        bitmap.to_pil().save(buffer, format="PNG", optimize=True)
+        return buffer.getvalue()
+    finally:
+        document.close()
+
+
 async def _render_all() -> dict[str, bytes]:
     previews: dict[str, bytes] = {}
+    # One at a time: concurrent renders gain little on a small CI machine and can wait past
+    # the pool's queue timeout when it is busy.
     async with ChromiumPool() as browser:
         for name, request in IMAGE_SAMPLES.items():
             # Scale 1 keeps the gallery light; the API renders at 2x by default.
-            result = await renderkit.render_image({**request, "scale": 1}, browser=browser)
-            previews[f"image-{name}.png"] = result.content
+            image = await renderkit.render_image({**request, "scale": 1}, browser=browser)
+            previews[f"image-{name}.png"] = image.content
         for name, request in PDF_SAMPLES.items():
             pdf = await renderkit.render_pdf(request, browser=browser)
-            document = pdfium.PdfDocument(pdf.content)
-            try:
-                bitmap = document[0].render(scale=96 / 72)  # the first page at 96 dpi
-                buffer = io.BytesIO()
-                bitmap.to_pil().save(buffer, format="PNG", optimize=True)
-            finally:
-                document.close()
-            previews[f"pdf-{name}.png"] = buffer.getvalue()
+            previews[f"pdf-{name}.png"] = _first_page_png(pdf.content)
     return previews
 
 
