@@ -167,7 +167,18 @@ def plans_page() -> str:
         "*Generated from `renderkit_server.quotas.plans.default_plans()`; an operator may "
         "change any limit with a `[plans.<name>]` table in the configuration file, so a "
         "server you use may differ.*\n\n"
-        "## Monthly quotas\n\n" + monthly + "\n## Burst and concurrency\n\n" + burst + "\n"
+        "For example, in the file named by `RENDERKIT_CONFIG` (TOML has no null, so "
+        '"unlimited" stands for no limit):\n\n'
+        + fenced(
+            "toml",
+            "[plans.starter]\nimages = 100\nburst_per_minute = 5\n\n"
+            '[plans.pro]\npdfs = "unlimited"',
+        )
+        + "\n## Monthly quotas\n\n"
+        + monthly
+        + "\n## Burst and concurrency\n\n"
+        + burst
+        + "\n"
         f"A self-service key is a `starter` key: {_limit(starter.burst_per_minute)} requests "
         f"a minute and {starter.browser_inflight} browser render at a time. Exploring the API "
         "by hand reaches that burst limit quickly; the 429 then says how long to wait.\n\n"
