@@ -17,7 +17,7 @@ import pytest
 
 import renderkit
 from renderkit_server.openapi import OPERATION_IDS
-from renderkit_server.settings import _ENV, Settings
+from renderkit_server.settings import ENV_VARIABLES, Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,8 +46,8 @@ def test_configuration_page_has_every_setting_with_its_variable(docgen: ModuleTy
     page = docgen.configuration_page()
     for field in attrs.fields(Settings):
         assert f"| `{field.name}` |" in page, field.name
-    for suffix in _ENV:
-        assert f"`RENDERKIT_{suffix}`" in page, suffix
+    for variable in ENV_VARIABLES.values():
+        assert f"`{variable}`" in page, variable
     assert "| `RENDERKIT_BROWSER_SLOTS` | `browser_slots` | `int` | `2` |" in page
 
 

@@ -15,7 +15,7 @@ import attrs
 from docgen_markdown import code, fenced, fields_table, rst_to_markdown, table
 
 import renderkit
-from renderkit.core.schema import _descriptions  # the parser json_schema uses for models
+from renderkit.core.schema import field_descriptions
 from renderkit_server import settings as settings_module
 from renderkit_server.openapi import openapi_document
 from renderkit_server.operations import OPERATIONS
@@ -41,11 +41,10 @@ def _default(field: attrs.Attribute[Any]) -> str:
 def configuration_page() -> str:
     """Every field of ``Settings``: its variable, TOML key, type, default and description."""
     settings = settings_module.Settings
-    env_by_attr = {attr: f"RENDERKIT_{name}" for name, (attr, _) in settings_module._ENV.items()}
-    descriptions = _descriptions(settings)
+    descriptions = field_descriptions(settings)
     rows = []
     for field in attrs.fields(settings):
-        variable = env_by_attr.get(field.name)
+        variable = settings_module.ENV_VARIABLES.get(field.name)
         secret = " (secret: never logged)" if field.name in settings_module.SECRET_FIELDS else ""
         rows.append(
             (
