@@ -296,6 +296,7 @@ def benchmarks_page(bench_dir: Path) -> str:
         doc = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))) or ""
         summary, _, rest = doc.partition("\n")
         command = next((line.strip() for line in rest.splitlines() if "python " in line), "")
+        summary = summary.removeprefix("Benchmark: ")
         rows.append((f"`bench/{script.name}`", rst_to_markdown(summary), f"`{command}`"))
     figures = "".join(f"- [{text}]({target})\n" for target, text in _RECORDED_FIGURES)
     return (
