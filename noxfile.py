@@ -1,4 +1,4 @@
-"""Developer tasks: `nox -s tests`, `nox -s lint`, `nox -s bench`, `nox -s soak`.
+"""Developer tasks: `nox -s tests`, `nox -s lint`, `nox -s docs`, `nox -s bench`, `nox -s soak`.
 
 Sessions reuse the project's .venv (created by scripts/bootstrap.sh), because Chromium and
 the other system tools are installed machine-wide, not per virtualenv.
@@ -24,6 +24,17 @@ def tests(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff lint and format check, then mypy --strict over src/ (what CI runs first)."""
     session.run("bash", "scripts/bootstrap.sh", "lint", external=True)
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the documentation site into site/ with warnings as errors (what CI runs).
+
+    `nox -s docs -- serve` serves it on http://127.0.0.1:8000 with live reload instead."""
+    if session.posargs[:1] == ["serve"]:
+        session.run(".venv/bin/mkdocs", "serve", *session.posargs[1:], external=True)
+    else:
+        session.run("bash", "scripts/bootstrap.sh", "docs", *session.posargs, external=True)
 
 
 @nox.session

@@ -21,7 +21,7 @@ from renderkit import ConfigurationError
 from renderkit.parsing import OCR_ENGINES
 from renderkit_server.clientaddr import TrustedProxies
 
-__all__ = ["Settings"]
+__all__ = ["ENV_VARIABLES", "Settings"]
 
 
 def _bool(value: str, name: str) -> bool:
@@ -130,6 +130,12 @@ _ENV: dict[str, tuple[str, Any]] = {
     "WORKERS": ("workers", _int),
     "WORKERS_QUEUE": ("workers_queue", _int),
     "METRICS_TOKEN": ("metrics_token", lambda v, n: v),
+}
+
+#: The environment variable of each setting that has one, by setting name
+#: (``plans`` has none: it is a TOML table).
+ENV_VARIABLES: Mapping[str, str] = {
+    attr: f"RENDERKIT_{suffix}" for suffix, (attr, _) in _ENV.items()
 }
 
 #: Settings whose values are secrets: never logged, never shown by the diagnostic view.

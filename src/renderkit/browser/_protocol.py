@@ -189,8 +189,8 @@ class Browser(Protocol):
         """Render ``fragment`` in a warm page of ``shell`` and print it to PDF.
 
         Raises:
-            InvalidRequestError, BlockedUrlError, RenderTimeoutError, BrowserBusyError,
-            RenderError: as for :meth:`capture_fragment`.
+            RenderkitError: as for :meth:`capture_fragment` (InvalidRequestError,
+                BlockedUrlError, RenderTimeoutError, BrowserBusyError or RenderError).
         """
         ...
 
@@ -199,7 +199,7 @@ class Browser(Protocol):
 
         Raises:
             RenderTimeoutError, BrowserBusyError, RenderError: as for
-            :meth:`capture_document`.
+                :meth:`capture_document`.
         """
         ...
 

@@ -18,7 +18,7 @@ import attrs
 from renderkit.core import validators as v
 from renderkit.core.converter import ALIASES_ATTR
 
-__all__ = ["json_schema"]
+__all__ = ["field_descriptions", "json_schema"]
 
 _PRIMITIVES: dict[type, dict[str, Any]] = {
     str: {"type": "string"},
@@ -28,7 +28,8 @@ _PRIMITIVES: dict[type, dict[str, Any]] = {
 }
 
 
-def _descriptions(cls: type) -> dict[str, str]:
+def field_descriptions(cls: type) -> dict[str, str]:
+    """The "Attributes:" section of a class docstring, by field name (grouped names split)."""
     doc = inspect.getdoc(cls) or ""
     match = re.search(r"^Attributes:\n((?:[ ]{4}.*\n?|\n)+)", doc, re.MULTILINE)
     if not match:
@@ -109,7 +110,7 @@ def _type_schema(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
 
 def _object_schema(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
     hints = typing.get_type_hints(cls)
-    descriptions = _descriptions(cls)
+    descriptions = field_descriptions(cls)
     properties: dict[str, Any] = {}
     required: list[str] = []
     for field in attrs.fields(cls):

@@ -132,7 +132,9 @@ def sign_image_url(
             dotted names; None values are left out.
         format: ``png``, ``jpeg`` or ``webp``.
         expires: when the link stops working (aware datetime or unix seconds); None for never.
-        width, height, scale: the image request's size overrides.
+        width: the image request's width override (CSS px).
+        height: the image request's height override (CSS px).
+        scale: the image request's device scale override.
 
     Returns:
         The URL; every view after the first is served from storage without charging.

@@ -1,0 +1,274 @@
+"""The Templates page: every image and PDF template with its fields, a preview and an example.
+
+Fields come from the request models' JSON Schema (the one the API and MCP tools publish);
+previews are rendered here with the real library and Chromium from the sample requests
+below, so the gallery shows what the current code draws. Nothing is stored in the repository.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from typing import Any
+
+import pypdfium2 as pdfium
+from docgen_markdown import fenced, fields_table, rst_to_markdown, table
+
+import renderkit
+from renderkit.browser import ChromiumPool
+from renderkit.core.schema import json_schema
+
+#: Sample request per image template: the gallery renders these, the page shows them.
+IMAGE_SAMPLES: dict[str, dict[str, Any]] = {
+    "og-card": {
+        "template": "og-card",
+        "data": {
+            "tag": "Release 1.0",
+            "title": "Render anything from JSON, in milliseconds",
+            "subtitle": "Images, PDFs, screenshots, speech and parsing behind one API.",
+            "domain": "renderkit.dev",
+            "background": "dark",
+        },
+    },
+    "social-square": {
+        "template": "social-square",
+        "data": {
+            "tag": "New",
+            "title": "Ship social cards without a designer",
+            "subtitle": "Four templates, three themes, your brand colour.",
+            "cta": "Try it free",
+            "background": "gradient",
+            "brand_color": "#ec4899",
+        },
+    },
+    "twitter-card": {
+        "template": "twitter-card",
+        "data": {
+            "title": "How we render an OG image in 60 ms",
+            "subtitle": "Warm pages, DOM swaps and a fast PNG encoder.",
+            "domain": "blog.renderkit.dev",
+            "background": "light",
+        },
+    },
+    "announcement": {
+        "template": "announcement",
+        "data": {
+            "tag": "Webinar",
+            "title": "Automating documents at scale",
+            "subtitle": "Thursday, 3 December · 17:00 CET",
+            "cta": "Register",
+            "background": "gradient",
+            "brand_color": "#0ea5e9",
+        },
+    },
+    "custom": {
+        "template": "custom",
+        "width": 800,
+        "height": 300,
+        "html": (
+            "<style>html, body { margin: 0; height: 100% }</style>"
+            '<div style="height:100%;display:grid;place-items:center;'
+            "background:linear-gradient(135deg,#0f172a,#4338ca);color:white;"
+            'font:700 56px Inter,sans-serif">Your HTML, rendered</div>'
+        ),
+    },
+}
+
+#: Sample request per PDF template.
+PDF_SAMPLES: dict[str, dict[str, Any]] = {
+    "invoice": {
+        "template": "invoice",
+        "data": {
+            "company_name": "Northwind Studio",
+            "company_address": "12 Harbour Road, Bristol BS1 4DJ",
+            "client_name": "Contoso Ltd",
+            "client_address": "1 Market Street, London EC2A 1AA",
+            "invoice_number": "INV-0042",
+            "invoice_date": "2026-11-02",
+            "due_date": "2026-12-02",
+            "currency": "EUR",
+            "tax_rate": 20,
+            "line_items": [
+                {"description": "Brand workshop", "quantity": 1, "unit_price": 1800},
+                {"description": "Landing page design", "quantity": 3, "unit_price": 950},
+                {"description": "Illustrations", "quantity": 6, "unit_price": 120},
+            ],
+            "notes": "Thank you for your business.",
+        },
+    },
+    "certificate": {
+        "template": "certificate",
+        "data": {
+            "recipient_name": "Ada Lovelace",
+            "course_name": "Analytical Engines, Advanced",
+            "description": "For completing 40 hours of coursework with distinction.",
+            "issued_by": "Babbage Institute",
+            "issued_date": "2026-11-20",
+            "signatory_name": "Charles Babbage",
+            "signatory_title": "Director",
+        },
+    },
+    "report": {
+        "template": "report",
+        "data": {
+            "title": "Quarterly performance",
+            "subtitle": "Q3 2026",
+            "author": "Finance team",
+            "company_name": "Northwind Studio",
+            "sections": [
+                {
+                    "heading": "Summary",
+                    "body": "Revenue grew 18% on the quarter; margins held at 31%.",
+                    "bullets": ["Three new enterprise clients", "Churn down to 2.1%"],
+                },
+                {"heading": "Outlook", "body": "We expect steady growth through Q4."},
+            ],
+        },
+    },
+    "letter": {
+        "template": "letter",
+        "data": {
+            "sender_name": "Northwind Studio",
+            "sender_address": "12 Harbour Road, Bristol BS1 4DJ",
+            "recipient_name": "Jane Doe",
+            "recipient_company": "Contoso Ltd",
+            "recipient_address": "1 Market Street, London EC2A 1AA",
+            "date": "2026-11-24",
+            "subject": "Our proposal",
+            "body": "Dear Jane,\n\nThank you for meeting us last week. Please find our "
+            "proposal enclosed.\n\nWe look forward to working with you.",
+            "closing": "Kind regards",
+        },
+    },
+    "custom": {
+        "template": "custom",
+        "html": "<h1>Hello</h1><p>Any HTML document, printed by Chromium.</p>",
+        "footer_html": '<div style="font-size:9px;margin:auto">'
+        '<span class="pageNumber"></span> / <span class="totalPages"></span></div>',
+    },
+}
+
+
+def _first_page_png(pdf: bytes) -> bytes:
+    document = pdfium.PdfDocument(pdf)
+    try:
+        bitmap = document[0].render(scale=96 / 72)  # the first page at 96 dpi
+        buffer = io.BytesIO()
+        bitmap.to_pil().save(buffer, format="PNG", optimize=True)
+        return buffer.getvalue()
+    finally:
+        document.close()
+
+
+async def _render_all() -> dict[str, bytes]:
+    previews: dict[str, bytes] = {}
+    # One at a time: concurrent renders gain little on a small CI machine and can wait past
+    # the pool's queue timeout when it is busy.
+    async with ChromiumPool() as browser:
+        for name, request in IMAGE_SAMPLES.items():
+            # Scale 1 keeps the gallery light; the API renders at 2x by default.
+            image = await renderkit.render_image({**request, "scale": 1}, browser=browser)
+            previews[f"image-{name}.png"] = image.content
+        for name, request in PDF_SAMPLES.items():
+            pdf = await renderkit.render_pdf(request, browser=browser)
+            previews[f"pdf-{name}.png"] = _first_page_png(pdf.content)
+    return previews
+
+
+def render_gallery() -> dict[str, bytes]:
+    """PNG previews by file name: ``image-og-card.png``, ``pdf-invoice.png``..."""
+    return asyncio.run(_render_all())
+
+
+def _example(request: dict[str, Any], endpoint: str, function: str) -> str:
+    body = json.dumps(request, indent=2, ensure_ascii=False)
+    return (
+        '=== "HTTP"\n\n'
+        + _indent(
+            fenced(
+                "sh",
+                f"curl -s http://127.0.0.1:8000/api/{endpoint} "
+                '-H "Authorization: Bearer $KEY" \\\n'
+                f"     -H 'content-type: application/json' -d @- <<'EOF'\n{body}\nEOF",
+            )
+        )
+        + '\n=== "Python"\n\n'
+        + _indent(
+            fenced(
+                "python",
+                f"result = await renderkit.{function}({body}, browser=browser)\n"
+                f'result.save("{request["template"]}.{"pdf" if endpoint == "pdf-gen" else "png"}")',
+            )
+        )
+    )
+
+
+def _indent(text: str) -> str:
+    return "".join(f"    {line}" if line.strip() else line for line in text.splitlines(True))
+
+
+def templates_page() -> str:
+    """The Templates page's Markdown; the previews it shows are under ``gallery/``."""
+    image_schema = json_schema(renderkit.ImageRequest)
+    pdf_schema = json_schema(renderkit.PdfRequest)
+    image_options = {
+        k: v for k, v in image_schema["properties"].items() if k not in ("template", "data")
+    }
+    pdf_options = {k: v for k, v in pdf_schema["properties"].items() if k not in ("data",)}
+    defs = pdf_schema["$defs"]
+    parts = [
+        "# Templates\n\n",
+        "Every template, its fields and a preview rendered from the example request shown "
+        "under it. *This page is generated at build time: the field tables from the request "
+        "models' JSON Schema (the one the HTTP API and the MCP tools publish), the previews "
+        "by the library with Chromium.* Every field is optional unless marked required; a "
+        "field a template does not know is refused with a 400 naming it.\n\n",
+        "## Image templates\n\n",
+        table(
+            ("template", "also accepted as", "size (CSS px)"),
+            [
+                (f"`{t.name}`", ", ".join(f"`{a}`" for a in t.aliases), f"{t.width}x{t.height}")
+                for t in renderkit.IMAGE_TEMPLATES
+            ],
+        ),
+        "\nAll image templates share one `data` model; each template shows the fields it has "
+        "room for (the previews show which). Request options are in "
+        "[Image request options](#image-request-options).\n\n",
+        "### Image `data` fields\n\n",
+        fields_table(image_schema["$defs"]["ImageData"]),
+    ]
+    for template in renderkit.IMAGE_TEMPLATES:
+        request = IMAGE_SAMPLES[template.name]
+        parts += [
+            f"\n### {template.name}\n\n",
+            f"{template.width}x{template.height}.\n\n",
+            f"![{template.name} preview](gallery/image-{template.name}.png)\n\n",
+            _example(request, "image", "render_image"),
+        ]
+    parts += [
+        "\n### Image request options\n\n",
+        fields_table({"properties": image_options}),
+        "\n## PDF templates\n\n",
+        "Request options are in [PDF request options](#pdf-request-options).\n\n",
+    ]
+    models = {
+        "invoice": ("InvoiceData", "LineItem"),
+        "certificate": ("CertificateData",),
+        "report": ("ReportData", "ReportSection"),
+        "letter": ("LetterData",),
+        "custom": ("CustomData",),
+    }
+    for name in dict.fromkeys(renderkit.PDF_TEMPLATES.values()):
+        aliases = [a for a, canonical in renderkit.PDF_TEMPLATES.items() if canonical == name]
+        parts.append(f"\n### {name}\n\n")
+        parts.append("Names: " + ", ".join(f"`{a}`" for a in aliases) + ".\n\n")
+        for model in models.get(name, ()):
+            schema = defs[model]
+            if schema.get("description"):
+                parts.append(rst_to_markdown(schema["description"]) + "\n\n")
+            parts.append(f"`{model}` fields:\n\n" + fields_table(schema) + "\n")
+        parts.append(f"![{name} preview: first page](gallery/pdf-{name}.png)\n\n")
+        parts.append(_example(PDF_SAMPLES[name], "pdf-gen", "render_pdf"))
+    parts += ["\n### PDF request options\n\n", fields_table({"properties": pdf_options})]
+    return "".join(parts)
