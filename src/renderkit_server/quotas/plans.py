@@ -147,7 +147,7 @@ def plans_from_mapping(
 
     TOML has no null, so a limit may also be the string ``"unlimited"``::
 
-        [quotas.starter]
+        [plans.starter]
         images = 100
         burst_per_minute = 5
         parses = "unlimited"
