@@ -572,3 +572,26 @@ def test_the_decorations_size_their_grid_like_the_stylesheet(template: str, css_
     )
     assert re.search(alternative, css)
     assert DECOR[template].u(w, h) == pytest.approx(1)
+
+
+@pytest.mark.parametrize(
+    ("background", "brand"),
+    [("dark", "#111111"), ("dark", "#1e1b4b"), ("light", "#fafafa"), ("light", "#fde047")],
+)
+def test_brand_shapes_keep_three_to_one_on_a_background_like_the_brand(
+    background: str, brand: str
+) -> None:
+    theme = compute_theme(background=background, brand_color=brand)
+    bg, accent, accent_2 = (parse_color(c) for c in (theme.bg_solid, theme.accent, theme.accent_2))
+    assert bg is not None and accent is not None and accent_2 is not None
+    assert contrast_ratio(accent[:3], bg[:3]) >= 3
+    assert contrast_ratio(accent_2[:3], bg[:3]) >= 3
+    # Text on the (moved) button stays readable, and the glows keep the brand as asked.
+    fg = parse_color(theme.accent_fg)
+    assert fg is not None and contrast_ratio(fg[:3], accent[:3]) >= 4.5
+    assert theme.glow == brand
+
+
+def test_a_brand_with_enough_contrast_is_drawn_exactly_as_given() -> None:
+    assert compute_theme(background="dark", brand_color="#ec4899").accent == "#ec4899"
+    assert compute_theme(background="light", brand_color="#4f46e5").accent == "#4f46e5"

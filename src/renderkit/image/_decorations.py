@@ -209,10 +209,10 @@ def decoration_vars(
     mesh = theme.mesh
     full: Box = (0.0, 0.0, float(width), float(height))
     glows: list[tuple[Ramp, RGB, float, Box]] = []  # bottom to top
-    if mode != "gradient" and (accent := parse_color(theme.accent)) is not None:
+    if mode != "gradient" and (accent := parse_color(theme.glow or theme.accent)) is not None:
         dark = theme.tone == "dark"
         strength = float(theme.glow_alpha.rstrip("%")) / 100 if dark else 0.24
-        accent_2 = opaque_rgb(theme.accent_2) or accent[:3]
+        accent_2 = opaque_rgb(theme.glow_2 or theme.accent_2) or accent[:3]
         for ellipse, rgb, alpha in (
             (decor.glow_2, accent_2, 0.28 if dark else 0.16),
             (decor.glow, accent[:3], strength * accent[3]),

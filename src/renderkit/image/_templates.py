@@ -41,7 +41,8 @@ class ImageTemplateSpec:
     """A built-in template: natural size and the minimum font sizes ``data-fit`` may reach.
 
     ``fit_min`` holds CSS px at the natural size; :func:`render_fragment` scales them with the
-    requested size exactly like the stylesheet scales the type.
+    requested size exactly like the stylesheet scales the type. ``title_max`` (CSS px at the
+    natural size) is how far a short title may grow to fill the room a long one would take.
     """
 
     name: str
@@ -49,10 +50,13 @@ class ImageTemplateSpec:
     height: int
     fields: frozenset[str]
     fit_min: Mapping[str, float]
+    title_max: float
 
 
-def _spec(name: str, width: int, height: int, fields: str, **fit_min: float) -> ImageTemplateSpec:
-    return ImageTemplateSpec(name, width, height, frozenset(fields.split()), fit_min)
+def _spec(
+    name: str, width: int, height: int, fields: str, title_max: float, **fit_min: float
+) -> ImageTemplateSpec:
+    return ImageTemplateSpec(name, width, height, frozenset(fields.split()), fit_min, title_max)
 
 
 TEMPLATES: Mapping[str, ImageTemplateSpec] = {
@@ -63,6 +67,7 @@ TEMPLATES: Mapping[str, ImageTemplateSpec] = {
             1200,
             630,
             "tag title subtitle body logo_url domain",
+            title_max=120,
             title=34,
             subtitle=20,
             body=17,
@@ -72,6 +77,7 @@ TEMPLATES: Mapping[str, ImageTemplateSpec] = {
             1080,
             1080,
             "tag title subtitle body cta logo_url",
+            title_max=168,
             title=42,
             subtitle=24,
             body=20,
@@ -81,6 +87,7 @@ TEMPLATES: Mapping[str, ImageTemplateSpec] = {
             800,
             418,
             "title subtitle body logo_url domain",
+            title_max=72,
             title=24,
             subtitle=15,
             body=13,
@@ -90,6 +97,7 @@ TEMPLATES: Mapping[str, ImageTemplateSpec] = {
             1200,
             400,
             "tag title subtitle cta logo_url",
+            title_max=88,
             title=28,
             subtitle=17,
         ),
@@ -197,6 +205,7 @@ def render_fragment(
     }
     scale = _scale(spec, width, height)
     fit_min = {name: f"{max(9.0, px * scale):.1f}" for name, px in spec.fit_min.items()}
+    fit_max = f"{spec.title_max * scale:.1f}"
     natural = {
         name: bool(value and _NATURAL_SPACING.search(value)) for name, value in fields.items()
     }
@@ -211,6 +220,7 @@ def render_fragment(
         .render(
             d=fields,
             fit_min=fit_min,
+            fit_max=fit_max,
             natural=natural,
             lang=lang,
             direction=text_direction(lead),

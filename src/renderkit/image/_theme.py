@@ -45,6 +45,7 @@ BACKGROUNDS = ("dark", "light", "gradient")
 
 _INK: RGB = (0x0A / 255, 0x0A / 255, 0x0F / 255)  # near-black text on light backgrounds
 _PAPER: RGB = (0xFA / 255, 0xFA / 255, 0xFC / 255)  # near-white text on dark backgrounds
+_NON_TEXT_CONTRAST = 3.0  # WCAG 2 SC 1.4.11, for the shapes drawn in the brand colour
 
 # Characters that can appear in any colour the validator accepts; anything else (";", "{",
 # quotes, backslashes, ":") is refused outright, as is any function but rgb()/hsl().
@@ -118,6 +119,8 @@ class Theme:
     fg: str
     muted: str
     accent: str
+    """The brand colour as drawn on the card (tag, CTA, bars, dots, glows): moved towards the
+    text colour where needed to keep 3:1 against the background (WCAG non-text contrast)."""
     accent_fg: str
     accent_text: str
     """The accent adjusted to be readable as small text on the background."""
@@ -127,6 +130,12 @@ class Theme:
     """How strongly the accent glows on a dark background (bright accents turn muddy)."""
     mesh: GradientMesh | None = None
     """The gradient background as data (``bg`` as CSS), for the decoration tiles."""
+    glow: str | None = None
+    glow_2: str | None = None
+    """The colours of the soft glows (default: ``accent`` and ``accent_2``): the brand and its
+    companion as asked, not contrast-guarded. A glow is atmosphere, not a shape to find; a
+    black brand's glow guarded to grey would be fog on a dark card, and it would sit right
+    behind the CTA it is meant to set off."""
 
     def css_vars(self) -> dict[str, str]:
         """The custom properties the stylesheet reads."""
@@ -184,7 +193,7 @@ def compute_theme(
     brand_rgb = opaque_rgb(brand)
     accent_rgb = brand_rgb or opaque_rgb(DEFAULT_BRAND_COLOR)
     assert accent_rgb is not None
-    accent_2_rgb = companion_hue(accent_rgb)
+    accent_2_rgb = accent_2_raw = companion_hue(accent_rgb)
 
     # 1. The background: its CSS value, the colours it shows (for contrast) and its tone.
     override_rgb = opaque_rgb(bg_override)
@@ -226,12 +235,21 @@ def compute_theme(
         muted = to_hex(_muted(fg_rgb, shown))
     tone: Literal["dark", "light"] = "dark" if dark else "light"
 
-    # 3. Accent colours.
-    accent = brand
-    accent_fg = accent_foreground(brand) if brand_rgb is not None else "#ffffff"
+    # 3. Accent colours. Text in the accent keeps 5.5:1; shapes in it (tag, CTA button, bars,
+    # dots) keep WCAG's 3:1 for non-text, or a black brand vanishes into a dark card. Only the
+    # large areas count: a gradient's glows sit in the corners, away from the tag and the CTA,
+    # and counting them would grey every brand on a light mesh made of its own colour.
     toward = WHITE if tone == "dark" else BLACK
+    areas = shown[:2] if mesh is not None else shown
+    if brand_rgb is None:
+        accent = brand  # unparseable or translucent: the browser's reading of it, as given
+        accent_fg = "#ffffff"
+    else:
+        accent_rgb = readable_on(accent_rgb, areas, toward, _NON_TEXT_CONTRAST)
+        accent = brand if accent_rgb == brand_rgb else to_hex(accent_rgb)
+        accent_fg = accent_foreground(accent)
     accent_text = to_hex(readable_on(accent_rgb, shown, toward, 5.5))
-    accent_2 = to_hex(accent_2_rgb)
+    accent_2 = to_hex(readable_on(accent_2_rgb, areas, toward, _NON_TEXT_CONTRAST))
     return Theme(
         tone=tone,
         bg=bg_value,
@@ -244,4 +262,6 @@ def compute_theme(
         accent_2=accent_2,
         glow_alpha="42%" if relative_luminance(accent_rgb) < 0.3 else "24%",
         mesh=mesh,
+        glow=brand if brand_rgb is not None else None,
+        glow_2=to_hex(accent_2_raw),
     )

@@ -46,6 +46,35 @@
     el.style.overflow = "hidden";
   }
 
+  // Grow text marked data-fit-max (a headline) towards that many px while it and everything
+  // beside it still fits, so a two-word title fills the card instead of leaving it empty.
+  // Runs after shrinking, so it only takes room that nothing else needs.
+  function grow(el) {
+    const max = parseFloat(el.dataset.fitMax || "0");
+    const start = parseFloat(getComputedStyle(el).fontSize);
+    if (!(max > start) || el.style.webkitLineClamp) return;
+    const inline = el.style.fontSize;
+    const others = Array.from(el.parentElement ? el.parentElement.children : []).filter((o) => o !== el);
+    if (others.some(overflows)) return;
+    // While searching, a word wider than the box must show as overflow instead of breaking
+    // mid-word (the box allows that for long words at the normal size).
+    el.style.overflowWrap = "normal";
+    const fits = () => !overflows(el) && !others.some(overflows);
+    let lo = start, hi = max;
+    el.style.fontSize = `${hi}px`;
+    if (fits()) lo = hi;
+    while (hi - lo > 0.5) {
+      const mid = (lo + hi) / 2;
+      el.style.fontSize = `${mid}px`;
+      if (fits()) lo = mid; else hi = mid;
+    }
+    // 1% back from the edge: the box measures in whole pixels, and a word a fraction of a
+    // pixel too wide would break mid-word once overflow-wrap is restored.
+    const size = Math.max(start, lo * 0.99);
+    el.style.fontSize = size === start ? inline : `${size}px`;
+    el.style.overflowWrap = "";
+  }
+
   window.__rk = {
     async render(html, width, height, imageTimeoutMs) {
       const el = root();
@@ -61,6 +90,7 @@
       }
       // Fit the outermost elements first: inner boxes depend on their parents' sizes.
       for (const node of el.querySelectorAll("[data-fit]")) fit(node);
+      for (const node of el.querySelectorAll("[data-fit-max]")) grow(node);
       return { ok: true };
     },
   };
