@@ -13,6 +13,7 @@ from renderkit.core import validators as v
 from renderkit.core.converter import checked
 from renderkit.core.errors import InvalidRequestError
 from renderkit.core.results import FileResult
+from renderkit.pdf._templates import NAME_STYLES
 
 __all__ = [
     "PAGE_SIZES",
@@ -162,6 +163,8 @@ class CertificateData:
         brand_color: accent colour.
         logo_url: logo image URL.
         signature_url: signature image URL.
+        name_style: the recipient name's face: ``serif`` (default, Noto Serif Display),
+            ``script`` (a calligraphic script) or ``sans`` (Inter, like the rest of the page).
     """
 
     __rk_aliases__: ClassVar[dict[str, str]] = {"issuer_name": "issued_by", "date": "issued_date"}
@@ -177,6 +180,7 @@ class CertificateData:
     brand_color: str | None = _color()
     logo_url: str | None = _url()
     signature_url: str | None = _url()
+    name_style: str = attrs.field(default="serif", validator=v.choice(NAME_STYLES))
 
 
 @checked
