@@ -301,6 +301,17 @@ def samples(logo: str, signature: str) -> dict[str, tuple[str, dict[str, Any]]]:
                 "brand_color": "#3730a3",
             },
         ),
+        "certificate-script-issuer-only": (
+            "certificate",
+            {
+                "recipient_name": "Jordan Lee",
+                "course_name": "Workplace Safety Essentials",
+                "description": "For completing the course and its practical assessment.",
+                "issued_by": "Sunny Labs",
+                "name_style": "script",
+                "brand_color": "#fde047",
+            },
+        ),
         "invoice-empty": ("invoice", {}),
         "certificate-empty": ("certificate", {}),
         "report-empty": ("report", {}),

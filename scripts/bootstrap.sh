@@ -16,9 +16,9 @@ shift || true
 APT_PACKAGES=(
   chromium                       # the renderer (Playwright drives Debian's build)
   fonts-noto-color-emoji         # emoji in templates
-  fonts-noto-core fonts-noto-cjk # fallback for non-Latin scripts
+  fonts-noto-core fonts-noto-cjk # non-Latin scripts; PDF footers (Noto Sans) and certificate names (Noto Serif Display)
   fonts-dejavu-core fontconfig
-  fonts-inter                    # PDF header/footer templates cannot load web fonts
+  fonts-inter                    # Inter for custom HTML (templates embed a TrueType Inter)
   tesseract-ocr tesseract-ocr-eng # OCR for parse()
   espeak-ng                      # the local speech engine
   poppler-utils                  # pdftoppm/pdftotext, to check PDFs

@@ -6,7 +6,14 @@ import base64
 import functools
 from importlib.resources import files
 
-__all__ = ["asset_bytes", "asset_text", "font_face_css", "renderer_script", "shell_head"]
+__all__ = [
+    "asset_bytes",
+    "asset_text",
+    "font_face_css",
+    "renderer_script",
+    "script_font_face_css",
+    "shell_head",
+]
 
 _ROOT = files("renderkit.core") / "assets"
 
@@ -38,6 +45,21 @@ def font_face_css() -> str:
             f"font-weight:{weight};src:url(data:font/woff2;base64,{data}) format('woff2')}}"
         )
     return "\n".join(rules)
+
+
+@functools.cache
+def script_font_face_css() -> str:
+    """The ``@font-face`` rule for the packaged script face, family ``Renderkit Script``.
+
+    A TrueType conversion of Dancing Script (renamed, as its licence asks of a modified font;
+    ``scripts/convert_script_font.py`` rebuilds it): the Debian font has CFF outlines, which
+    Chromium prints into PDFs as Type 3 glyphs instead of an embedded subset.
+    """
+    data = base64.b64encode(asset_bytes("fonts/RenderkitScript.woff2")).decode()
+    return (
+        "@font-face{font-family:'Renderkit Script';font-style:normal;font-display:block;"
+        f"font-weight:400;src:url(data:font/woff2;base64,{data}) format('woff2')}}"
+    )
 
 
 @functools.cache

@@ -16,6 +16,7 @@ from renderkit.core.filenames import suggested_filename
 from renderkit.core.results import FileResult
 from renderkit.pdf._locale import DEFAULT_LOCALE
 from renderkit.pdf._payment import bic_problem, iban_problem
+from renderkit.pdf._templates import NAME_STYLES
 
 __all__ = [
     "PAGE_SIZES",
@@ -218,6 +219,8 @@ class CertificateData:
         brand_color: accent colour.
         logo_url: logo image URL.
         signature_url: signature image URL.
+        name_style: the recipient name's face: ``serif`` (default, Noto Serif Display),
+            ``script`` (a calligraphic script) or ``sans`` (Inter, like the rest of the page).
     """
 
     __rk_aliases__: ClassVar[dict[str, str]] = {"issuer_name": "issued_by", "date": "issued_date"}
@@ -233,6 +236,7 @@ class CertificateData:
     brand_color: str | None = _color()
     logo_url: str | None = _url()
     signature_url: str | None = _url()
+    name_style: str = attrs.field(default="serif", validator=v.choice(NAME_STYLES))
 
 
 @checked

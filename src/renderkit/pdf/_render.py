@@ -16,7 +16,7 @@ from renderkit.browser import Browser, PdfOptions, Shell
 from renderkit.core.converter import structure
 from renderkit.core.errors import InvalidRequestError, RenderError
 from renderkit.core.pdfium import page_count
-from renderkit.core.shell import shell_head
+from renderkit.core.shell import script_font_face_css, shell_head
 from renderkit.core.store import attach_storage
 from renderkit.pdf._models import MARGINS, PAGE_SIZES, PdfRequest, PdfResult
 from renderkit.pdf._templates import pdf_css, render_document
@@ -29,8 +29,9 @@ _PRODUCER = "renderkit (Chromium)"
 
 @functools.cache
 def pdf_shell() -> Shell:
-    """The warm-page shell every document template renders into."""
-    return Shell(name="pdf", head=shell_head(pdf_css()))
+    """The warm-page shell every document template renders into (with the certificate's
+    script face)."""
+    return Shell(name="pdf", head=shell_head(script_font_face_css() + pdf_css()))
 
 
 async def render_pdf(

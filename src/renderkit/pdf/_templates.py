@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
@@ -52,6 +53,7 @@ from renderkit.pdf._payment import compact, format_iban
 
 __all__ = [
     "DEFAULT_BRAND_COLOR",
+    "NAME_STYLES",
     "TEMPLATES",
     "InvoiceLine",
     "InvoiceTotals",
@@ -368,7 +370,10 @@ def _style(color: object) -> str:
 # --------------------------------------------------------------------------------------------
 # Header and footer templates (Chromium: no page CSS, no web fonts -> inline styles only)
 
-_HF_FONT = "font-family: Inter, 'Noto Sans', sans-serif; font-size: 9px; line-height: 1.3"
+# Noto Sans, a local TrueType family: the installed Inter has CFF outlines, which Chromium
+# prints as Type 3 glyphs, and the packaged (TrueType) Inter is a web font these templates
+# cannot load.
+_HF_FONT = "font-family: 'Noto Sans', 'DejaVu Sans', sans-serif; font-size: 9px; line-height: 1.3"
 _HF_BOX = (
     f"{_HF_FONT}; color: #6b7280; width: 100%; text-align: center;"
     " -webkit-print-color-adjust: exact; print-color-adjust: exact"
@@ -545,21 +550,80 @@ def _compact(title: str, d: Mapping[str, str | None]) -> bool:
     )
 
 
+NAME_STYLES = ("serif", "script", "sans")
+"""Faces for the certificate's recipient name; the first is the default."""
+
+# Words left out of a monogram ("Academy of Fine Arts" -> "AF"): they are never initials.
+_MONOGRAM_SKIP = frozenset(
+    {"a", "an", "and", "de", "der", "die", "du", "for", "la", "le", "of", "the"}
+)
+
+
+def _monogram(issuer: str | None) -> str | None:
+    """Up to two initials of the issuer for the seal ("Northwind Academy" -> "NA")."""
+    words = [w for w in (issuer or "").split() if w[0].isalpha()]
+    initials = [w[0].upper() for w in words if w.casefold() not in _MONOGRAM_SKIP]
+    return "".join(initials[:2]) or None
+
+
+def _seal_edge(teeth: int = 48, outer: float = 60, inner: float = 56.5) -> str:
+    """The points of a serrated seal edge (an SVG polygon in a 120-unit square)."""
+    points = []
+    for index in range(teeth * 2):
+        radius = outer if index % 2 == 0 else inner
+        angle = math.pi * index / teeth
+        points.append(f"{60 + radius * math.sin(angle):.2f},{60 - radius * math.cos(angle):.2f}")
+    return " ".join(points)
+
+
+_SEAL_EDGE = _seal_edge()
+
+# The last two words of a line-wrapped description are tied when together they are short, so
+# the paragraph never ends on one word alone (a widow) whatever width the browser breaks at.
+_TIE_LIMIT = 24
+
+
+def _tie_last_words(text: str | None) -> str | None:
+    if text is None:
+        return None
+    head, space, last = text.rstrip().rpartition(" ")
+    if not space or " " not in head.strip():
+        return text
+    before = head.rstrip().rpartition(" ")[2]
+    if len(before) + len(last) >= _TIE_LIMIT:
+        return text
+    return f"{head.rstrip()}\u00a0{last}"
+
+
 def _certificate(data: Mapping[str, Any], loc: DocumentLocale) -> RenderedDocument:
     d = _fields(
         data,
         "recipient_name title course_name issued_by issued_date signatory_name"
         " signatory_title description logo_url signature_url",
     )
+    name_style = _clean(data.get("name_style")) or NAME_STYLES[0]
+    if name_style not in NAME_STYLES:
+        msg = f"name_style: {name_style[:20]!r} is not one of {', '.join(NAME_STYLES)}"
+        raise ValueError(msg)
     title = d["title"] or loc.labels["certificate_title"]
+    issued_date = format_document_date(d["issued_date"], str(loc.babel))
+    signed = bool(d["signature_url"] or d["signatory_name"] or d["signatory_title"])
+    dated = bool(issued_date or d["issued_by"])
     body = _render(
         "certificate",
         loc,
         d=d,
         title=title,
-        issued_date=format_document_date(d["issued_date"], str(loc.babel)),
+        description=_tie_last_words(d["description"]),
+        issued_date=issued_date,
         name_size=_name_size(d["recipient_name"]),
+        name_style=name_style,
         compact=_compact(title, d),
+        signed=signed,
+        dated=dated,
+        blocks=int(signed) + int(dated),
+        monogram=_monogram(d["issued_by"]),
+        seal_edge=_SEAL_EDGE,
         style=_style(data.get("brand_color")),
     )
     recipient = d["recipient_name"]
