@@ -17,6 +17,7 @@ APT_PACKAGES=(
   chromium                       # the renderer (Playwright drives Debian's build)
   fonts-noto-color-emoji         # emoji in templates
   fonts-noto-core fonts-noto-cjk # non-Latin scripts; PDF footers (Noto Sans) and certificate names (Noto Serif Display)
+  fonts-ipaexfont-gothic         # Japanese in PDFs as TrueType (Noto CJK is CFF: printed as Type 3)
   fonts-dejavu-core fontconfig
   fonts-inter                    # Inter for custom HTML (templates embed a TrueType Inter)
   tesseract-ocr tesseract-ocr-eng # OCR for parse()

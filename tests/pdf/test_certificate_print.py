@@ -167,23 +167,36 @@ REPORT = {
     "sections": [{"heading": f"Part {i}", "body": "Steady growth. " * 60} for i in range(4)],
 }
 LETTER = {"sender_name": "Ada", "recipient_name": "Charles", "body": "Dear Charles,\n\nThanks."}
+JA_INVOICE = {
+    "company_name": "株式会社ノースウィンド",
+    "client_name": "コントソ",
+    "invoice_number": "INV-8",
+    "currency": "JPY",
+    "line_items": [
+        {"description": f"デザイン作業 {i}", "quantity": 1, "unit_price": 1500} for i in range(40)
+    ],
+}
+AR_LETTER = {"sender_name": "شركة الشمال", "recipient_name": "سارة", "body": "مرحبا سارة،\n\nشكرا."}
 
 
 @pytest.mark.parametrize(
-    ("template", "data"),
+    ("template", "data", "locale"),
     [
-        ("invoice", LONG_INVOICE),
-        ("report", REPORT),
-        ("letter", LETTER),
-        ("certificate", {**CERTIFICATE, "name_style": "serif"}),
-        ("certificate", {**CERTIFICATE, "name_style": "script"}),
-        ("certificate", {**CERTIFICATE, "name_style": "sans"}),
+        ("invoice", LONG_INVOICE, "en"),
+        ("report", REPORT, "en"),
+        ("letter", LETTER, "en"),
+        ("certificate", {**CERTIFICATE, "name_style": "serif"}, "en"),
+        ("certificate", {**CERTIFICATE, "name_style": "script"}, "en"),
+        ("certificate", {**CERTIFICATE, "name_style": "sans"}, "en"),
+        # Japanese text and labels, body and footers: the CJK face must be TrueType too.
+        ("invoice", JA_INVOICE, "ja"),
+        ("letter", AR_LETTER, "ar"),
     ],
 )
 async def test_every_font_is_an_embedded_truetype_subset_never_type3(
-    pool: ChromiumPool, template: str, data: dict[str, object]
+    pool: ChromiumPool, template: str, data: dict[str, object], locale: str
 ) -> None:
-    result = await render_pdf({"template": template, "data": data}, browser=pool)
+    result = await render_pdf({"template": template, "data": data, "locale": locale}, browser=pool)
     fonts = font_types(result.content)
     assert fonts
     for subtype, base in fonts:

@@ -372,8 +372,11 @@ def _style(color: object) -> str:
 
 # Noto Sans, a local TrueType family: the installed Inter has CFF outlines, which Chromium
 # prints as Type 3 glyphs, and the packaged (TrueType) Inter is a web font these templates
-# cannot load.
-_HF_FONT = "font-family: 'Noto Sans', 'DejaVu Sans', sans-serif; font-size: 9px; line-height: 1.3"
+# cannot load. IPAexGothic (TrueType too) gives Japanese labels and titles their glyphs.
+_HF_FONT = (
+    "font-family: 'Noto Sans', 'DejaVu Sans', 'IPAexGothic', sans-serif;"
+    " font-size: 9px; line-height: 1.3"
+)
 _HF_BOX = (
     f"{_HF_FONT}; color: #6b7280; width: 100%; text-align: center;"
     " -webkit-print-color-adjust: exact; print-color-adjust: exact"
