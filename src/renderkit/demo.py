@@ -2,7 +2,7 @@
 
 The templates come from the registries (:data:`renderkit.image.IMAGE_TEMPLATES`,
 :data:`renderkit.pdf.PDF_TEMPLATES`), so a new template is in the demo from the day it
-is added; sample data below only makes it look its best.
+is added; the sample requests below (also the documentation gallery's) only make it look its best.
 """
 
 from __future__ import annotations
@@ -17,42 +17,48 @@ from renderkit.image import IMAGE_TEMPLATES, render_image
 from renderkit.pdf import PDF_TEMPLATES, render_pdf
 from renderkit.speech import LocalSpeechProvider, synthesize
 
-__all__ = ["add_demo_command", "demo_templates", "run_demo_command"]
+__all__ = [
+    "IMAGE_SAMPLES",
+    "PDF_SAMPLES",
+    "add_demo_command",
+    "demo_templates",
+    "run_demo_command",
+]
 
-_CUSTOM_HTML = """<!doctype html><html><body style="margin:0;height:100vh;display:grid;
-place-items:center;background:linear-gradient(135deg,#0f172a,#4f46e5);color:#fff;
-font:700 64px system-ui,sans-serif">Your own HTML, rendered as is</body></html>"""
-
-# Request fields beyond the template name, per template; one missing here renders with {}.
-_IMAGE_SAMPLES: dict[str, dict[str, Any]] = {
+#: A sample request per image template: the demo and the documentation gallery render these.
+IMAGE_SAMPLES: dict[str, dict[str, Any]] = {
     "og-card": {
+        "template": "og-card",
         "data": {
             "tag": "Release 1.0",
             "title": "Render anything from JSON, in milliseconds",
             "subtitle": "Images, PDFs, screenshots, speech and parsing behind one API.",
             "domain": "renderkit.dev",
             "background": "dark",
-        }
+        },
     },
     "social-square": {
+        "template": "social-square",
         "data": {
             "tag": "New",
-            "title": "Ship social cards without a designer 🎨",
+            "title": "Ship social cards without a designer",
             "subtitle": "Four templates, three themes, your brand colour.",
             "cta": "Try it free",
             "background": "gradient",
             "brand_color": "#ec4899",
-        }
+        },
     },
     "twitter-card": {
+        "template": "twitter-card",
         "data": {
             "title": "How we render an OG image in 60 ms",
             "subtitle": "Warm pages, DOM swaps and a fast PNG encoder.",
             "domain": "blog.renderkit.dev",
             "background": "light",
-        }
+        },
     },
     "announcement": {
+        "template": "announcement",
         "data": {
             "tag": "Webinar",
             "title": "Automating documents at scale",
@@ -60,70 +66,102 @@ _IMAGE_SAMPLES: dict[str, dict[str, Any]] = {
             "cta": "Register",
             "background": "gradient",
             "brand_color": "#0ea5e9",
-        }
+        },
     },
-    "custom": {"html": _CUSTOM_HTML},
+    "custom": {
+        "template": "custom",
+        "width": 800,
+        "height": 300,
+        "html": (
+            "<style>html, body { margin: 0; height: 100% }</style>"
+            '<div style="height:100%;display:grid;place-items:center;'
+            "background:linear-gradient(135deg,#0f172a,#4338ca);color:white;"
+            'font:700 56px Inter,sans-serif">Your HTML, rendered</div>'
+        ),
+    },
 }
 
-_PDF_SAMPLES: dict[str, dict[str, Any]] = {
+#: A sample request per PDF template.
+PDF_SAMPLES: dict[str, dict[str, Any]] = {
     "invoice": {
+        "template": "invoice",
         "data": {
-            "company_name": "Renderkit Ltd",
-            "company_address": "1 Market Street\nLondon EC1A 1AA",
-            "client_name": "Acme Corp",
-            "client_address": "500 Howard St\nSan Francisco, CA",
+            "company_name": "Northwind Studio",
+            "company_address": "12 Harbour Road, Bristol BS1 4DJ",
+            "client_name": "Contoso Ltd",
+            "client_address": "1 Market Street, London EC2A 1AA",
             "invoice_number": "INV-0042",
-            "invoice_date": "2026-11-24",
-            "due_date": "2026-12-24",
+            "invoice_date": "2026-11-02",
+            "due_date": "2026-12-02",
             "currency": "EUR",
-            "line_items": [
-                {"description": "Pro plan, November", "quantity": 1, "unit_price": 99},
-                {"description": "Extra renders (10k)", "quantity": 3, "unit_price": 12.5},
-            ],
             "tax_rate": 20,
+            "line_items": [
+                {"description": "Brand workshop", "quantity": 1, "unit_price": 1800},
+                {"description": "Landing page design", "quantity": 3, "unit_price": 950},
+                {"description": "Illustrations", "quantity": 6, "unit_price": 120},
+            ],
             "notes": "Thank you for your business.",
-        }
+            "payment": {
+                "account_holder": "Northwind Studio Ltd",
+                "bank_name": "Example Bank",
+                "iban": "GB82WEST12345698765432",
+                "bic": "WESTGB2L",
+                "reference": "INV-0042",
+            },
+        },
     },
     "certificate": {
+        "template": "certificate",
         "data": {
             "recipient_name": "Ada Lovelace",
-            "course_name": "Document automation with renderkit",
-            "issued_by": "Renderkit Academy",
-            "issued_date": "2026-11-24",
-            "signatory_name": "Grace Hopper",
-            "signatory_title": "Head of training",
-            "description": "For completing twelve hands-on lessons.",
-        }
+            "course_name": "Analytical Engines, Advanced",
+            "description": "For completing 40 hours of coursework with distinction.",
+            "issued_by": "Babbage Institute",
+            "issued_date": "2026-11-20",
+            "signatory_name": "Charles Babbage",
+            "signatory_title": "Director",
+        },
     },
     "report": {
+        "template": "report",
         "data": {
-            "title": "Quarterly rendering report",
+            "title": "Quarterly performance",
             "subtitle": "Q3 2026",
-            "author": "Renderkit team",
-            "date": "2026-10-01",
+            "author": "Finance team",
+            "company_name": "Northwind Studio",
             "sections": [
                 {
                     "heading": "Summary",
-                    "body": "Renders grew steadily; latency stayed flat.",
-                    "bullets": ["1.2M images", "85k PDFs", "p95 under 300 ms"],
+                    "body": "Revenue grew 18% on the quarter; margins held at 31%.",
+                    "bullets": ["Three new enterprise clients", "Churn down to 2.1%"],
                 },
-                {"heading": "Next", "body": "Batch jobs and a documentation site."},
+                {"heading": "Outlook", "body": "We expect steady growth through Q4."},
             ],
-        }
+        },
     },
     "letter": {
+        "template": "letter",
         "data": {
-            "company_name": "Renderkit Ltd",
-            "sender_name": "Sam Render",
-            "recipient_name": "Jordan Doe",
-            "recipient_company": "Acme Corp",
+            "sender_name": "Northwind Studio",
+            "sender_address": "12 Harbour Road, Bristol BS1 4DJ",
+            "recipient_name": "Jane Doe",
+            "recipient_company": "Contoso Ltd",
+            "recipient_address": "1 Market Street, London EC2A 1AA",
             "date": "2026-11-24",
-            "subject": "Your renderkit account",
-            "body": "Thank you for choosing renderkit.\n\nYour account is ready to use.",
-        }
+            "subject": "Our proposal",
+            "body": "Dear Jane,\n\nThank you for meeting us last week. Please find our "
+            "proposal enclosed.\n\nWe look forward to working with you.",
+            "closing": "Kind regards",
+        },
     },
-    "custom": {"html": "<h1>Custom HTML</h1><p>Any document, printed to PDF.</p>"},
+    "custom": {
+        "template": "custom",
+        "html": "<h1>Hello</h1><p>Any HTML document, printed by Chromium.</p>",
+        "footer_html": '<div style="font-size:9px;margin:auto">'
+        '<span class="pageNumber"></span> / <span class="totalPages"></span></div>',
+    },
 }
+
 
 _SPEECH_SAMPLE = "Hello from renderkit. This sample was spoken offline by espeak N G."
 
@@ -171,13 +209,11 @@ async def run_demo_command(args: argparse.Namespace) -> int:
     images, pdfs = demo_templates()
     async with ChromiumPool(browser_config(args)) as pool:
         for name in images:
-            image = await render_image(
-                {"template": name, **_IMAGE_SAMPLES.get(name, {})}, browser=pool
-            )
+            image = await render_image(IMAGE_SAMPLES.get(name, {"template": name}), browser=pool)
             path = image.save(folder / f"{name}.png")
             print(f"{path}  {image.width}x{image.height} {image.size_bytes:,} B")
         for name in pdfs:
-            pdf = await render_pdf({"template": name, **_PDF_SAMPLES.get(name, {})}, browser=pool)
+            pdf = await render_pdf(PDF_SAMPLES.get(name, {"template": name}), browser=pool)
             path = pdf.save(folder / f"{name}.pdf")
             print(f"{path}  {pdf.pages} page(s) {pdf.size_bytes:,} B")
     provider = LocalSpeechProvider(args.espeak)

@@ -16,6 +16,7 @@ from PIL import Image
 from renderkit.browser import ChromiumPool
 from renderkit.browser._pool import _shell_document
 from renderkit.core.colors import contrast_ratio
+from renderkit.demo import IMAGE_SAMPLES
 from renderkit.image._render import image_shell
 from renderkit.image._templates import TEMPLATES, render_fragment
 from tests.conftest import png_bytes
@@ -24,35 +25,8 @@ pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
 # The demo cards (as `renderkit demo` draws them), which the edge cases below vary.
 _DEMO: dict[str, dict[str, str]] = {
-    "og-card": {
-        "tag": "Release 1.0",
-        "title": "Render anything from JSON, in milliseconds",
-        "subtitle": "Images, PDFs, screenshots, speech and parsing behind one API.",
-        "domain": "renderkit.dev",
-        "background": "dark",
-    },
-    "social-square": {
-        "tag": "New",
-        "title": "Ship social cards without a designer",
-        "subtitle": "Four templates, three themes, your brand colour.",
-        "cta": "Try it free",
-        "background": "gradient",
-        "brand_color": "#ec4899",
-    },
-    "twitter-card": {
-        "title": "How we render an OG image in 60 ms",
-        "subtitle": "Warm pages, DOM swaps and a fast PNG encoder.",
-        "domain": "blog.renderkit.dev",
-        "background": "light",
-    },
-    "announcement": {
-        "tag": "Webinar",
-        "title": "Automating documents at scale",
-        "subtitle": "Thursday, 3 December · 17:00 CET",
-        "cta": "Register",
-        "background": "gradient",
-        "brand_color": "#0ea5e9",
-    },
+    name: IMAGE_SAMPLES[name]["data"]
+    for name in ("og-card", "social-square", "twitter-card", "announcement")
 }
 LONG_CTA = "Register now for the free live workshop and save your seat today"
 
