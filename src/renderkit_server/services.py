@@ -308,7 +308,12 @@ def _kokoro(settings: Settings) -> KokoroSpeechProvider | None:
             "renderkit speech install-kokoro"
         )
         raise ConfigurationError(msg)
-    return KokoroSpeechProvider(assets, espeak=settings.espeak, threads=settings.kokoro_threads)
+    return KokoroSpeechProvider(
+        assets,
+        espeak=settings.espeak,
+        threads=settings.kokoro_threads or 1,
+        parallel=settings.kokoro_parallel,
+    )
 
 
 def _speech(settings: Settings) -> SpeechProvider:

@@ -121,6 +121,7 @@ _ENV: dict[str, tuple[str, Any]] = {
     "KOKORO_DIR": ("kokoro_dir", lambda v, n: Path(v)),
     "KOKORO_MODEL": ("kokoro_model", lambda v, n: Path(v)),
     "KOKORO_THREADS": ("kokoro_threads", _int),
+    "KOKORO_PARALLEL": ("kokoro_parallel", _int),
     "PARSE_EXTRACTOR": ("parse_extractor", lambda v, n: v),
     "LLM_API_KEY": ("llm_api_key", lambda v, n: v),
     "LLM_MODEL": ("llm_model", lambda v, n: v),
@@ -208,7 +209,9 @@ class Settings:
         kokoro_dir: the Kokoro cache install-kokoro wrote (default
             ``~/.cache/renderkit/kokoro``).
         kokoro_model: an operator's own Kokoro v1.0 ONNX file instead of the cache's.
-        kokoro_threads: onnxruntime threads per Kokoro call; unset: the CPUs.
+        kokoro_threads: onnxruntime threads per Kokoro call (default 1).
+        kokoro_parallel: Kokoro calls (sentences) running at once over every request;
+            unset: the CPUs, at most 4. Memory grows little with it: the model is shared.
         parse_extractor: ``local`` (offline rules, default), ``openai`` (any OpenAI-compatible
             chat-completions endpoint: OpenAI, vLLM, llama.cpp, Ollama...) or ``anthropic``.
         llm_api_key: the model provider's key (a self-hosted OpenAI-compatible server that
@@ -307,6 +310,9 @@ class Settings:
     kokoro_dir: Path | None = None
     kokoro_model: Path | None = None
     kokoro_threads: int | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.ge(1))
+    )
+    kokoro_parallel: int | None = attrs.field(
         default=None, validator=attrs.validators.optional(attrs.validators.ge(1))
     )
     parse_extractor: str = attrs.field(

@@ -13,7 +13,7 @@ from the ``espeak-ng`` program. How the request's settings map onto the engine:
 
 The script is cut into sentences (and a sentence over 510 tokens between clauses), spoken by
 at most ``parallel`` model calls at once over one shared session, and handed on in order as
-soon as each is ready: the first sentence is being encoded while the next is spoken.
+soon as each is ready: the first sentence is being encoded while the next ones are spoken.
 """
 
 from __future__ import annotations
@@ -143,9 +143,11 @@ class KokoroSpeechProvider:
     Args:
         assets: where the model and voices are (default: ``~/.cache/renderkit/kokoro``).
         espeak: the espeak-ng executable that writes the phonemes.
-        threads: onnxruntime intra-op threads per model call (default: the CPUs).
-        parallel: model calls running at once, over every request (default 1: on a small
-            machine one call with every thread reaches the first audio soonest).
+        threads: onnxruntime intra-op threads per model call (default 1).
+        parallel: model calls running at once, over every request (default: the CPUs, at
+            most 4). Several one-thread calls use the CPUs better than one call over several
+            threads (the model's small layers spend much of a multi-threaded call waiting),
+            and degrade far less on a machine shared with other work.
     """
 
     name = "kokoro"
@@ -155,19 +157,20 @@ class KokoroSpeechProvider:
         assets: KokoroAssets | None = None,
         *,
         espeak: str = "espeak-ng",
-        threads: int | None = None,
-        parallel: int = 1,
+        threads: int = 1,
+        parallel: int | None = None,
     ) -> None:
         self.assets = assets if assets is not None else KokoroAssets()
         self.espeak = espeak
-        self.threads = threads or _cpus()
-        self._limit = anyio.CapacityLimiter(max(1, parallel))
+        self.threads = max(1, threads)
+        self.parallel = max(1, parallel if parallel is not None else min(_cpus(), 4))
+        self._limit = anyio.CapacityLimiter(self.parallel)
         self._session: Any = None
         self._styles: dict[str, Any] = {}
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"KokoroSpeechProvider(threads={self.threads})"
+        return f"KokoroSpeechProvider(threads={self.threads}, parallel={self.parallel})"
 
     def voice_for(self, voice_id: str) -> str:
         """The Kokoro voice speaking ``voice_id``.

