@@ -406,6 +406,7 @@ async def build_services(
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     secret = settings.resolved_secret()
     proxies = trusted_proxies(settings)  # before anything starts: fail fast on a bad CIDR
+    speech = speech or _speech(settings)  # likewise on a chosen engine that is not installed
     storage = storage or _storage(settings)
     usage_store = usage_store or _usage_store(settings)
     pools = workers(settings)
@@ -432,7 +433,7 @@ async def build_services(
             retry_max_seconds=settings.mail_retry_max_seconds,
         ),
         trusted_proxies=proxies,
-        speech=speech or _speech(settings),
+        speech=speech,
         extractor=extractor or _extractor(settings),
         parse_limits=parse_limits(settings),
         ocr=ocr_engine(settings.parse_ocr, workers=pools.ocr),

@@ -34,8 +34,6 @@ class SpeechRouter:
         kokoro: Kokoro, for Kokoro voice ids; None when it is not installed here.
     """
 
-    name = "router"
-
     def __init__(
         self,
         default: SpeechProvider,
@@ -46,6 +44,11 @@ class SpeechRouter:
         self.default = default
         self.espeak = espeak
         self.kokoro = kokoro
+
+    @property
+    def name(self) -> str:
+        """The default engine's name (results report the engine that spoke)."""
+        return self.default.name
 
     def __repr__(self) -> str:
         return f"SpeechRouter(default={self.default!r}, kokoro={self.kokoro is not None})"
