@@ -42,13 +42,10 @@ class SpeechRouter:
         kokoro: KokoroSpeechProvider | None = None,
     ) -> None:
         self.default = default
+        #: The default engine's name (results report the engine that actually spoke).
+        self.name = default.name
         self.espeak = espeak
         self.kokoro = kokoro
-
-    @property
-    def name(self) -> str:
-        """The default engine's name (results report the engine that spoke)."""
-        return self.default.name
 
     def __repr__(self) -> str:
         return f"SpeechRouter(default={self.default!r}, kokoro={self.kokoro is not None})"
