@@ -105,3 +105,19 @@ def test_install_command_exits_1_naming_a_file_that_is_not_the_tarball(
     args = parser.parse_args([*argv, str(tmp_path / "voices.tgz")])
     assert run_command(args.run, args) == 1
     assert "voices.tgz is not the kokoro-js@1.2.1 tarball" in capsys.readouterr().err
+
+
+def test_doctor_reports_kokoro_missing_with_the_install_commands(tmp_path: Path) -> None:
+    from renderkit._doctor import _kokoro
+
+    check = _kokoro(tmp_path)
+    assert (check.name, check.ok, check.required) == ("kokoro", False, False)
+    assert "renderkit speech install-kokoro" in check.hint
+
+
+@needs_kokoro
+def test_doctor_reports_an_installed_kokoro_ready() -> None:
+    from renderkit._doctor import _kokoro
+
+    check = _kokoro(None)
+    assert check.ok, check.detail
