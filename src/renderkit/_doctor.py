@@ -141,7 +141,7 @@ def _sandbox(*, sandboxed: bool, user: str) -> Check:
 
 
 def _kokoro(directory: Path | None) -> Check:
-    # Only looked up and checksummed, not loaded: a session takes seconds and 1.3 GB.
+    # Only looked up and checksummed, not loaded: a session takes seconds and about 1 GB.
     hint = "pip install 'renderkit[neural-speech]' && renderkit speech install-kokoro"
     missing = [m for m in ("onnxruntime", "numpy") if importlib.util.find_spec(m) is None]
     if missing:

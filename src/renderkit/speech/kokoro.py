@@ -137,7 +137,7 @@ def _cpus() -> int:
 class KokoroSpeechProvider:
     """Offline neural speech with Kokoro-82M.
 
-    The onnxruntime session (about 1.3 GB of memory) is created on first use, shared by
+    The onnxruntime session (most of a 0.9 GB process) is created on first use, shared by
     every call, and released by :meth:`aclose`.
 
     Args:
