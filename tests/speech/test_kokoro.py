@@ -236,6 +236,17 @@ async def test_faster_speed_gives_shorter_audio(kokoro: KokoroSpeechProvider) ->
 
 
 @needs_kokoro
+async def test_stability_similarity_and_style_are_accepted_and_change_nothing(
+    kokoro: KokoroSpeechProvider,
+) -> None:
+    plain = await kokoro.synthesize(request(script="Hi."))
+    tuned = await kokoro.synthesize(
+        request(script="Hi.", stability=0.0, similarity=0.0, style=1.0, model="eleven_turbo_v2")
+    )
+    assert tuned.data == plain.data
+
+
+@needs_kokoro
 @needs_espeak
 async def test_kokoro_is_understood_far_better_than_espeak(kokoro: KokoroSpeechProvider) -> None:
     neural = await synthesize(
