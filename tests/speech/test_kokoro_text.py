@@ -87,6 +87,20 @@ def test_espeak_phonemizes_one_line_per_clause() -> None:
 
 
 @needs_espeak
+def test_clauses_espeak_splits_differently_are_phonemized_one_by_one() -> None:
+    # espeak-ng ends a clause after "Mr." where renderkit does not: the lines no longer pair
+    # up with the clauses, so each clause is phonemized on its own instead.
+    clauses = split_clauses("Call Mr. Smith now, please.")
+    said = phonemize(clauses, executable="espeak-ng", language="en-us")
+    assert len(said) == len(clauses) == 2
+    assert "mˈɪstɚ smˈɪθ" in said[0]
+
+
+def test_a_missing_space_after_an_exclamation_still_ends_the_sentence() -> None:
+    assert [c.text for c in split_clauses("Wow!Great, yes.")] == ["Wow", "Great", "yes"]
+
+
+@needs_espeak
 def test_british_voices_get_british_phonemes() -> None:
     us = plan_chunks("A tomato.", executable="espeak-ng", language="en-us")
     gb = plan_chunks("A tomato.", executable="espeak-ng", language="en-gb")

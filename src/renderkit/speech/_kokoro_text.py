@@ -92,6 +92,8 @@ class Chunk:
 
 def split_clauses(text: str) -> list[Clause]:
     """The clauses of ``text``, in order; pieces with nothing to speak are dropped."""
+    # "Wow!Great": espeak-ng would say "exclamation"; a missing space is a typo, not a word.
+    text = re.sub(r"([!?;])(?=[^\W\d_])", r"\1 ", text)
     clauses: list[Clause] = []
     position = 0
     for match in _BREAK.finditer(text):
