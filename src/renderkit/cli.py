@@ -10,6 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from importlib import metadata
+from pathlib import Path
 
 from renderkit.batch.cli import add_batch_command
 from renderkit.core.cli import EPILOG, HelpFormatter, run_parser
@@ -19,7 +20,7 @@ from renderkit.image.cli import add_image_command, add_sign_url_command
 from renderkit.parsing.cli import add_parse_command
 from renderkit.pdf.cli import add_pdf_command
 from renderkit.screenshot.cli import add_screenshot_command
-from renderkit.speech.cli import add_audio_command
+from renderkit.speech.cli import add_audio_command, add_speech_command
 
 __all__ = ["main"]
 
@@ -42,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     add_pdf_command(sub)
     add_screenshot_command(sub)
     add_audio_command(sub)
+    add_speech_command(sub)
     add_parse_command(sub)
     add_batch_command(sub)
     add_demo_command(sub)
@@ -57,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
 
     doctor = sub.add_parser("doctor", help="check Chromium, fonts and system tools")
     doctor.add_argument("--chromium", default="/usr/bin/chromium")
+    doctor.add_argument("--kokoro-dir", type=Path, help="default: ~/.cache/renderkit/kokoro")
     doctor.set_defaults(run=_doctor)
     for command in sub.choices.values():
         command.epilog = EPILOG
@@ -84,7 +87,7 @@ def _serve(args: argparse.Namespace) -> int:
 def _doctor(args: argparse.Namespace) -> int:
     from renderkit._doctor import run_checks
 
-    checks = run_checks(chromium=args.chromium)
+    checks = run_checks(chromium=args.chromium, kokoro_dir=args.kokoro_dir)
     for check in checks:
         mark = "ok " if check.ok else ("MISSING" if check.required else "missing")
         print(f"{mark:8} {check.name:15} {check.detail}")

@@ -72,8 +72,12 @@ async def browser_renderer(services: Services) -> str:
 
 
 async def speech_renderer(services: Services) -> str:
-    """The renderer version of audio: the speech provider (the voice is in the request)."""
-    return type(services.speech).__name__
+    """The renderer version of audio: the speech engines, the default first (the voice is
+    in the request, and with the default engine it says which engine speaks)."""
+    engines = getattr(services.speech, "engines", None)
+    if engines is None:
+        return type(services.speech).__name__
+    return "+".join(type(engine).__name__ for engine in engines)
 
 
 async def lookup(

@@ -131,7 +131,12 @@ async def diagnostic_report(services: Services) -> dict[str, Any]:
         if path is None:
             msg = "espeak-ng is not installed"
             raise RuntimeError(msg)
-        return {"provider": "local", "engine": "espeak-ng"}
+        engines = getattr(services.speech, "engines", [services.speech])
+        return {
+            "provider": "local",
+            "engine": "espeak-ng",
+            "engines": [str(getattr(engine, "name", "?")) for engine in engines],
+        }
 
     async def ocr() -> dict[str, Any]:
         engine = ocr_tool(services)

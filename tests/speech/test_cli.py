@@ -11,7 +11,7 @@ from renderkit import InvalidRequestError
 from renderkit.core.cli import CommandError
 from renderkit.speech.cli import add_audio_command, run_audio_command
 
-from . import decode, needs_espeak
+from . import decode, needs_espeak, needs_kokoro
 
 pytestmark = pytest.mark.anyio
 
@@ -122,3 +122,22 @@ def test_usage_shows_output_as_required(capsys) -> None:
     out = capsys.readouterr().out
     assert "(SCRIPT | -f FILE) -o FILE" in out
     assert "[-o" not in out
+
+
+@needs_espeak
+@needs_kokoro
+async def test_list_voices_offers_the_kokoro_voices_with_language_and_gender(capsys) -> None:
+    assert await run_audio_command(parse("--list-voices")) == 0
+    out = capsys.readouterr().out
+    assert "en-us+f3" in out  # espeak-ng's, the default engine, still there
+    assert "bm_george" in out and "British English" in out
+
+
+async def test_a_kokoro_voice_where_kokoro_is_not_installed_is_a_usage_error(
+    tmp_path: Path,
+) -> None:
+    args = parse("Hi", "-o", str(tmp_path / "a.wav"), "--voice", "af_heart")
+    args.kokoro_dir = tmp_path / "empty"
+    with pytest.raises(InvalidRequestError) as exc:
+        await run_audio_command(args)
+    assert [e.field for e in exc.value.errors] == ["voice_id"]

@@ -3,9 +3,10 @@
 :func:`synthesize` takes an :class:`AudioRequest` (or a dict in the HTTP API's shape) and
 returns an :class:`AudioResult` in one of :data:`AUDIO_FORMATS`. Every provider satisfies the
 :class:`SpeechProvider` protocol; the provider is chosen per deployment:
-:class:`LocalSpeechProvider` (espeak-ng, offline, the default) or :class:`ElevenLabsProvider`
-(the ElevenLabs API over httpx). Encoding into the output formats needs PyAV
-(``renderkit[audio]``), imported on first use.
+:class:`LocalSpeechProvider` (espeak-ng, offline, the default), :class:`KokoroSpeechProvider`
+(a neural voice, offline, ``renderkit[neural-speech]``) or :class:`ElevenLabsProvider` (the
+ElevenLabs API over httpx); :class:`SpeechRouter` picks one of several per ``voice_id``.
+Encoding into the output formats needs PyAV (``renderkit[audio]``), imported on first use.
 """
 
 from __future__ import annotations
@@ -21,20 +22,28 @@ from renderkit.speech._models import (
 from renderkit.speech._protocol import SpeechAudio, SpeechProvider, Voice
 from renderkit.speech._synthesize import synthesize
 from renderkit.speech.elevenlabs import ElevenLabsProvider
+from renderkit.speech.kokoro import KOKORO_VOICES, KokoroSpeechProvider
+from renderkit.speech.kokoro_assets import KokoroAssets, install_kokoro
 from renderkit.speech.local import PREMADE_VOICES, LocalSpeechProvider
+from renderkit.speech.router import SpeechRouter
 
 __all__ = [
     "AUDIO_FORMATS",
     "AUDIO_MODELS",
     "DEFAULT_VOICE_ID",
+    "KOKORO_VOICES",
     "MAX_SCRIPT_CHARACTERS",
     "PREMADE_VOICES",
     "AudioRequest",
     "AudioResult",
     "ElevenLabsProvider",
+    "KokoroAssets",
+    "KokoroSpeechProvider",
     "LocalSpeechProvider",
     "SpeechAudio",
     "SpeechProvider",
+    "SpeechRouter",
     "Voice",
+    "install_kokoro",
     "synthesize",
 ]

@@ -150,7 +150,8 @@ class AudioRequest:
         script: the text to speak: at most 5,000 characters, not only whitespace.
         voice_id: the speech provider's voice id (default ``21m00Tcm4TlvDq8ikWAM``, which
             every provider accepts). The local engine also takes espeak-ng voices such as
-            ``en-us``, ``en-gb``, ``de``, ``fr`` or ``en-us+f3``; see
+            ``en-us``, ``en-gb``, ``de``, ``fr`` or ``en-us+f3``, and, where the neural
+            engine is installed, Kokoro voices such as ``af_heart`` or ``bm_george``; see
             ``renderkit audio --list-voices``.
         model: ``eleven_multilingual_v2`` (default), ``eleven_turbo_v2`` or
             ``eleven_monolingual_v1``. Echoed; the local engine has one model.

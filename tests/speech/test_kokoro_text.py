@@ -1,0 +1,131 @@
+"""Text to Kokoro tokens: clause splitting, espeak-ng phonemes, chunks within the model's limit."""
+
+from __future__ import annotations
+
+import pytest
+
+from renderkit.speech._kokoro_text import (
+    KOKORO_VOCAB,
+    MAX_TOKENS,
+    Clause,
+    pack_chunks,
+    phonemize,
+    plan_chunks,
+    split_clauses,
+    to_tokens,
+)
+
+from . import needs_espeak
+from ._wer import normalise, number_words, word_error_rate
+
+
+def test_clauses_end_at_punctuation_followed_by_a_space_not_inside_numbers() -> None:
+    clauses = split_clauses("Hello there, Mr. Smith. It costs 3.5 dollars — or 1,000 cents! Why?")
+    assert [(c.text, c.mark, c.ends_sentence) for c in clauses] == [
+        ("Hello there", ",", False),
+        ("Mr. Smith", ".", True),
+        ("It costs 3.5 dollars", "—", False),
+        ("or 1,000 cents", "!", True),
+        ("Why", "?", True),
+    ]
+
+
+def test_a_line_break_ends_a_sentence_and_an_unpunctuated_tail_is_kept() -> None:
+    clauses = split_clauses("A heading\nThen the text... and more")
+    assert [(c.text, c.mark, c.ends_sentence) for c in clauses] == [
+        ("A heading", ".", True),
+        ("Then the text", "…", True),
+        ("and more", ".", True),
+    ]
+
+
+def test_pieces_with_nothing_to_speak_are_dropped() -> None:
+    assert [c.text for c in split_clauses("Hi! ... -- ?!  Bye.")] == ["Hi", "Bye"]
+
+
+def test_tokens_map_espeak_symbols_onto_kokoro_vocabulary() -> None:
+    # espeak-ng writes a trilled r and "x" where Kokoro was trained on ɹ and k.
+    assert to_tokens("rx") == [KOKORO_VOCAB["ɹ"], KOKORO_VOCAB["k"]]
+    assert to_tokens("a#b") == [KOKORO_VOCAB["a"], KOKORO_VOCAB["b"]]
+
+
+def test_every_sentence_is_one_chunk_ending_in_its_punctuation() -> None:
+    clauses = [
+        Clause(text="hi", mark=",", ends_sentence=False),
+        Clause(text="you", mark=".", ends_sentence=True),
+        Clause(text="go", mark="?", ends_sentence=True),
+    ]
+    chunks = pack_chunks(clauses, ["hˈaɪ", "jˈuː", "ɡˈoʊ"], language="en-us")
+    assert [c.ends_sentence for c in chunks] == [True, True]
+    assert chunks[0].tokens == tuple(to_tokens("hˈaɪ, jˈuː."))
+    assert chunks[1].tokens[-1] == KOKORO_VOCAB["?"]
+
+
+def test_long_sentences_are_cut_between_clauses_then_words_within_the_limit() -> None:
+    clause = Clause(text="x", mark=",", ends_sentence=False)
+    word = "tˈɛst"  # 5 tokens
+    long_clause = " ".join([word] * 30)  # 179 tokens
+    clauses = [clause] * 3 + [Clause(text="x", mark=".", ends_sentence=True)]
+    chunks = pack_chunks(clauses, [long_clause] * 4, language="en-us", limit=200)
+    assert len(chunks) == 4
+    assert all(len(c.tokens) <= 200 for c in chunks)
+    assert [c.ends_sentence for c in chunks] == [False, False, False, True]
+    huge = pack_chunks([clause], [" ".join([word] * 200)], language="en-us", limit=MAX_TOKENS)
+    assert len(huge) == 3
+    assert all(len(c.tokens) <= MAX_TOKENS for c in huge)
+    assert sum(c.tokens.count(KOKORO_VOCAB["t"]) for c in huge) == 400  # no word lost
+
+
+@needs_espeak
+def test_espeak_phonemizes_one_line_per_clause() -> None:
+    clauses = split_clauses("Hello there, world. Is it twenty?")
+    assert phonemize(clauses, executable="espeak-ng", language="en-us") == [
+        "həlˈoʊ ðˈɛɹ",
+        "wˈɜːld",
+        "ɪz ɪt twˈɛnti",
+    ]
+
+
+@needs_espeak
+def test_clauses_espeak_splits_differently_are_phonemized_one_by_one() -> None:
+    # espeak-ng ends a clause after "Mr." where renderkit does not: the lines no longer pair
+    # up with the clauses, so each clause is phonemized on its own instead.
+    clauses = split_clauses("Call Mr. Smith now, please.")
+    said = phonemize(clauses, executable="espeak-ng", language="en-us")
+    assert len(said) == len(clauses) == 2
+    assert "mˈɪstɚ smˈɪθ" in said[0]
+
+
+def test_a_missing_space_after_an_exclamation_still_ends_the_sentence() -> None:
+    assert [c.text for c in split_clauses("Wow!Great, yes.")] == ["Wow", "Great", "yes"]
+
+
+@needs_espeak
+def test_british_voices_get_british_phonemes() -> None:
+    us = plan_chunks("A tomato.", executable="espeak-ng", language="en-us")
+    gb = plan_chunks("A tomato.", executable="espeak-ng", language="en-gb")
+    assert us != gb
+
+
+@needs_espeak
+def test_a_5000_character_script_fits_the_model_in_sentence_chunks() -> None:
+    script = ("The quick brown fox jumps over the lazy dog, and then it runs far away. " * 70)[
+        :5000
+    ]
+    chunks = plan_chunks(script, executable="espeak-ng", language="en-us")
+    assert len(chunks) == 70
+    assert all(0 < len(c.tokens) <= MAX_TOKENS for c in chunks)
+
+
+@pytest.mark.parametrize(
+    ("n", "words"),
+    [(7, "seven"), (42, "forty two"), (300, "three hundred"), (2024, "two thousand twenty four")],
+)
+def test_numbers_are_spelt_out_for_scoring(n: int, words: str) -> None:
+    assert number_words(n) == words
+
+
+def test_word_error_rate_ignores_case_punctuation_and_number_spelling() -> None:
+    assert normalise("It's 1,000 dogs -- and cats!") == ["it's", "one", "thousand", "dogs", "cats"]
+    assert word_error_rate("The cat sat, on 2 mats.", "the cat sat on two mats") == 0.0
+    assert word_error_rate("one two three four", "one too three") == 0.5
