@@ -35,7 +35,7 @@ from renderkit.pdf import PdfRequest, PdfResult
 from renderkit.pdf import render_pdf as _render_pdf
 from renderkit.screenshot import ScreenshotRequest, ScreenshotResult
 from renderkit.screenshot import screenshot as _screenshot
-from renderkit.speech import AudioRequest, AudioResult, SpeechProvider
+from renderkit.speech import AudioRequest, AudioResult, SpeechProvider, default_speech_provider
 from renderkit.speech import synthesize as _synthesize
 from renderkit.storage import Storage
 
@@ -50,6 +50,10 @@ __all__ = [
 ]
 
 R = TypeVar("R")
+
+
+async def _default_speech() -> SpeechProvider:
+    return default_speech_provider()  # built on the session's loop, like the pool
 
 
 class Renderkit:
@@ -74,7 +78,9 @@ class Renderkit:
         Args:
             browser: the browser pool's settings (default :class:`BrowserConfig`).
             storage: when given, every file is stored there and results carry key and URL.
-            speech: the speech provider (default: espeak-ng, see :func:`renderkit.synthesize`).
+            speech: the speech provider (default: one
+                :func:`~renderkit.speech.default_speech_provider` for the session: espeak-ng,
+                and Kokoro when installed).
             extractor: the document extractor (default: the local rules).
         """
         self._config = browser or BrowserConfig()
@@ -84,12 +90,16 @@ class Renderkit:
         self._portal_cm: contextlib.AbstractContextManager[BlockingPortal] | None = None
         self._portal: BlockingPortal | None = None
         self._pool: ChromiumPool | None = None
+        self._owned_speech: SpeechProvider | None = None
 
     def __enter__(self) -> Renderkit:
         self._portal_cm = anyio.from_thread.start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
         # Built on the session's loop; it launches Chromium only when first asked to render.
         self._pool = self._portal.call(ChromiumPool, self._config)
+        if self._speech is None:
+            # One set of engines for the session, so a Kokoro model is loaded once.
+            self._speech = self._owned_speech = self._portal.call(_default_speech)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -106,6 +116,8 @@ class Renderkit:
         finally:
             portal_cm.__exit__(None, None, None)
             self._pool = None
+            if self._owned_speech is not None:  # closed above; a new session builds its own
+                self._speech = self._owned_speech = None
 
     async def _aclose_backends(self) -> None:
         # An exit stack closes every backend even when one of them fails to close.

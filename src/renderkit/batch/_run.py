@@ -16,7 +16,13 @@ from renderkit.image import ImageRequest, ImageResult, render_image
 from renderkit.parsing import Extractor, ParseRequest, ParseResult, parse
 from renderkit.pdf import PdfRequest, PdfResult, render_pdf
 from renderkit.screenshot import ScreenshotRequest, ScreenshotResult, screenshot
-from renderkit.speech import AudioRequest, AudioResult, SpeechProvider, synthesize
+from renderkit.speech import (
+    AudioRequest,
+    AudioResult,
+    SpeechProvider,
+    default_speech_provider,
+    synthesize,
+)
 from renderkit.storage import Storage
 
 __all__ = ["DEFAULT_CONCURRENCY", "JobOutcome", "JobResult", "as_completed", "render_many"]
@@ -88,7 +94,14 @@ async def as_completed(
     if concurrency < 1:
         msg = "concurrency must be at least 1"
         raise ValueError(msg)
-    backends = _Backends(browser=browser, storage=storage, speech=speech, extractor=extractor)
+    # Audio jobs share one set of engines (a Kokoro model is loaded once per batch).
+    owned = default_speech_provider() if speech is None else None
+    backends = _Backends(
+        browser=browser,
+        storage=storage,
+        speech=speech if speech is not None else owned,
+        extractor=extractor,
+    )
     limit = asyncio.Semaphore(concurrency)
     queue = iter(enumerate(jobs))
     running: set[asyncio.Task[JobOutcome]] = set()
@@ -116,6 +129,8 @@ async def as_completed(
             task.cancel()
         if running:
             await asyncio.gather(*running, return_exceptions=True)
+        if owned is not None:
+            await owned.aclose()
 
 
 async def render_many(
@@ -141,7 +156,8 @@ async def render_many(
             ``{"kind": "image", "request": {...}}`` (``output`` optional).
         browser: renders images, PDFs and screenshots; needed only when there are some.
         storage: when given, every file is stored there and results carry key and URL.
-        speech: the speech provider for audio jobs (default: espeak-ng).
+        speech: the speech provider for audio jobs (default: one
+            :func:`~renderkit.speech.default_speech_provider` for the whole batch).
         extractor: the document extractor for parse jobs (default: the local rules).
         concurrency: jobs in flight at once (at least 1).
 

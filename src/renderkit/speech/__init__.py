@@ -25,7 +25,7 @@ from renderkit.speech.elevenlabs import ElevenLabsProvider
 from renderkit.speech.kokoro import KOKORO_VOICES, KokoroSpeechProvider
 from renderkit.speech.kokoro_assets import KokoroAssets, install_kokoro
 from renderkit.speech.local import PREMADE_VOICES, LocalSpeechProvider
-from renderkit.speech.router import SpeechRouter
+from renderkit.speech.router import SpeechRouter, default_speech_provider
 
 __all__ = [
     "AUDIO_FORMATS",
@@ -44,6 +44,7 @@ __all__ = [
     "SpeechProvider",
     "SpeechRouter",
     "Voice",
+    "default_speech_provider",
     "install_kokoro",
     "synthesize",
 ]

@@ -30,8 +30,7 @@ from renderkit.speech._encode import (
 )
 from renderkit.speech._models import AUDIO_FORMATS, AudioRequest, AudioResult
 from renderkit.speech._protocol import PcmSink, SpeechAudio, SpeechProvider, StreamingSpeechProvider
-from renderkit.speech.local import LocalSpeechProvider
-from renderkit.speech.router import SpeechRouter
+from renderkit.speech.router import SpeechRouter, default_speech_provider
 from renderkit.storage import Storage
 
 __all__ = ["synthesize"]
@@ -57,9 +56,10 @@ async def synthesize(
     Args:
         request: an :class:`AudioRequest`, or a JSON-like mapping in the shape of the HTTP
             API body (``similarity_boost`` is accepted for ``similarity``).
-        provider: the speech engine; a :class:`~renderkit.speech.LocalSpeechProvider`
-            (espeak-ng) when omitted. Reuse one provider across calls. A
-            :class:`~renderkit.speech.SpeechRouter` picks the engine by ``voice_id``.
+        provider: the speech engine. A :class:`~renderkit.speech.SpeechRouter` picks the
+            engine by ``voice_id``; when omitted, :func:`~renderkit.speech.
+            default_speech_provider` does (espeak-ng, and Kokoro when installed), for this
+            call only. Reuse one provider across calls.
         storage: when given, the file is stored there and the result carries its key and URL.
         workers: the pool encoding runs in. A call holds one worker while it encodes (from
             the first PCM of a streaming provider, so while it speaks too) and MP3 parts
@@ -82,7 +82,14 @@ async def synthesize(
         WorkersBusyError: every encoding worker is busy and the pool's queue is full.
     """
     req = request if isinstance(request, AudioRequest) else structure(request, AudioRequest)
-    engine = provider if provider is not None else LocalSpeechProvider()
+    if provider is None:
+        # One call's own engines, closed after it (a Kokoro model is freed again).
+        owned = default_speech_provider()
+        try:
+            return await synthesize(req, provider=owned, storage=storage, workers=workers)
+        finally:
+            await owned.aclose()
+    engine: SpeechProvider = provider
     if isinstance(engine, SpeechRouter):
         engine = engine.engine_for(req)  # speak (and stream) with the voice's own engine
     pool = workers if workers is not None else WorkerPool(name="audio", max_workers=_encoders())

@@ -15,9 +15,26 @@ from renderkit.core.errors import InvalidRequestError
 from renderkit.speech._models import AudioRequest
 from renderkit.speech._protocol import SpeechAudio, SpeechProvider, Voice
 from renderkit.speech.kokoro import KOKORO_VOICES, PREMADE_KOKORO_VOICES, KokoroSpeechProvider
+from renderkit.speech.kokoro_assets import KokoroAssets
 from renderkit.speech.local import LocalSpeechProvider
 
-__all__ = ["SpeechRouter"]
+__all__ = ["SpeechRouter", "default_speech_provider"]
+
+
+def default_speech_provider(
+    *, espeak: str = "espeak-ng", kokoro: KokoroAssets | None = None
+) -> SpeechRouter:
+    """The engines a call without a provider speaks with: espeak-ng, and Kokoro beside it.
+
+    Kokoro joins when its files are installed (``kokoro``, by default the cache
+    ``renderkit speech install-kokoro`` writes), so a Kokoro ``voice_id`` works without
+    naming a provider. Kokoro loads its model on first use only; close the router with
+    ``aclose()`` to free it.
+    """
+    local = LocalSpeechProvider(espeak)
+    assets = kokoro if kokoro is not None else KokoroAssets()
+    neural = KokoroSpeechProvider(assets, espeak=espeak) if assets.ready() else None
+    return SpeechRouter(local, espeak=local, kokoro=neural)
 
 
 class SpeechRouter:
