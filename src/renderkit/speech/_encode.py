@@ -16,7 +16,8 @@ from typing import Any
 
 import attrs
 
-from renderkit.core.errors import MissingDependencyError, ProviderError, RenderError
+from renderkit.core.errors import ProviderError, RenderError
+from renderkit.core.optional import require_module
 from renderkit.speech._models import AUDIO_FORMATS, AudioEncoding
 from renderkit.speech._protocol import SpeechAudio
 
@@ -116,12 +117,7 @@ class EncodedAudio:
 
 
 def _av() -> ModuleType:
-    try:
-        import av
-    except ImportError as exc:
-        msg = "encoding speech needs PyAV: pip install 'renderkit[audio]'"
-        raise MissingDependencyError(msg) from exc
-    return av
+    return require_module("av", purpose="encoding speech", extra="audio")
 
 
 def _layout(channels: int) -> str:

@@ -31,6 +31,7 @@ from renderkit.core.errors import (
     MissingDependencyError,
     ProviderError,
 )
+from renderkit.core.optional import require_module
 from renderkit.speech._kokoro_text import Chunk, plan_chunks
 from renderkit.speech._models import AudioRequest
 from renderkit.speech._protocol import PcmSink, SpeechAudio, Voice
@@ -92,12 +93,7 @@ _CLAUSE_PAUSE_SECONDS = 0.12
 
 
 def _numpy() -> Any:
-    try:
-        import numpy
-    except ImportError as exc:
-        msg = "the Kokoro engine needs numpy: pip install 'renderkit[neural-speech]'"
-        raise MissingDependencyError(msg) from exc
-    return numpy
+    return require_module("numpy", purpose="the Kokoro engine", extra="neural-speech")
 
 
 def join_chunk(audio: Any) -> bytes:
@@ -205,11 +201,9 @@ class KokoroSpeechProvider:
         """The shared session (created, after verifying the files, on first use)."""
         with self._lock:
             if self._session is None:
-                try:
-                    import onnxruntime
-                except ImportError as exc:
-                    msg = "Kokoro needs onnxruntime: pip install 'renderkit[neural-speech]'"
-                    raise MissingDependencyError(msg) from exc
+                onnxruntime: Any = require_module(
+                    "onnxruntime", purpose="the Kokoro engine", extra="neural-speech"
+                )
                 self.assets.verify()
                 options = onnxruntime.SessionOptions()
                 options.intra_op_num_threads = self.threads
