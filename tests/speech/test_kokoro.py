@@ -98,10 +98,11 @@ class Recording:
 
 
 @pytest.fixture(scope="module")
-def three_sentences(kokoro: KokoroSpeechProvider) -> Spoken:
+async def three_sentences(kokoro: KokoroSpeechProvider, anyio_backend: str) -> Spoken:
+    # Async, on the session's shared event loop: anyio.run would fail once that loop runs.
     recording = Recording(kokoro)
     mp3 = request(script=THREE_SENTENCES, format="mp3")
-    result = anyio.run(lambda: synthesize(mp3, provider=recording))
+    result = await synthesize(mp3, provider=recording)
     return Spoken(result=result, chunks=recording.chunks, arrived=recording.arrived)
 
 
