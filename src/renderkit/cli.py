@@ -62,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     doctor.add_argument("--kokoro-dir", type=Path, help="default: ~/.cache/renderkit/kokoro")
     doctor.set_defaults(run=_doctor)
     for command in sub.choices.values():
-        command.epilog = EPILOG
+        command.epilog = command.epilog or EPILOG  # a command with its own statuses keeps them
         command.formatter_class = HelpFormatter
     return parser
 

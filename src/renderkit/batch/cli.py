@@ -59,9 +59,14 @@ Each line is one job: {"kind": "image", "request": {...}, "output": "cards/a.png
            (og-card-hello-world.png, invoice-INV-0042.pdf), -2, -3... when shared
 
 Jobs whose output file exists are skipped, so running the same command again
-finishes an interrupted batch. Exit status: 0 when every job is done or skipped,
-1 when any failed, 2 when the jobs file cannot be read.
+finishes an interrupted batch.
 """
+_EPILOG = """\
+exit status:
+  0    every job done or skipped
+  1    a job failed (an invalid line included)
+  2    unusable arguments, or the jobs file cannot be read
+  130  interrupted (Ctrl-C)"""
 _BROWSER_KINDS = frozenset({"image", "pdf", "screenshot"})
 # Failures a second attempt cannot fix: --retry-failed leaves them alone.
 _PERMANENT = (InvalidRequestError, BlockedUrlError)
@@ -73,7 +78,7 @@ def add_batch_command(subparsers: Any) -> argparse.ArgumentParser:
         "batch",
         help="render a JSON Lines file of image, pdf, screenshot, audio and parse jobs",
         description=_DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_EPILOG,
     )
     parser.add_argument("jobs", type=Path, help="JSON Lines file, one job per line")
     parser.add_argument("--out", type=Path, required=True, help="folder the files go into")
