@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from renderkit.batch._report import Progress
-from renderkit.batch.cli import write_atomically
 from renderkit.cli import main
+from renderkit.core.files import write_atomically
 from tests.conftest import open_image
 from tests.parsing._documents import text_pdf
 

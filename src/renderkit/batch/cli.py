@@ -18,8 +18,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
-import secrets
 import time
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
@@ -40,13 +38,12 @@ from renderkit.core.cli import (
 )
 from renderkit.core.converter import unstructure
 from renderkit.core.errors import BlockedUrlError, InvalidRequestError, RenderkitError
+from renderkit.core.files import remove_stale_parts, write_atomically
 from renderkit.core.media import format_of_path
 from renderkit.parsing import ParseResult
 
 __all__ = ["add_batch_command", "run_batch_command"]
 
-# Temporary files carry this mark; a later run removes the ones a killed run left behind.
-_PART_MARK = ".rk-part-"
 _FORMAT_KINDS = frozenset({"image", "screenshot", "audio"})
 # The help text: the module docstring's content as plain text (no reST markup in a terminal).
 _DESCRIPTION = """\
@@ -149,7 +146,7 @@ async def run_batch_command(args: argparse.Namespace) -> int:
             tally.skipped += 1
         else:
             pending.append((job, target))
-    _remove_stale_parts(out)
+    remove_stale_parts(out)  # what a killed run left behind
     progress = Progress(total=len(pending) + tally.skipped + len(tally.failures))
     progress.advance(tally.skipped + len(tally.failures))
     async with contextlib.AsyncExitStack() as stack:
@@ -294,30 +291,3 @@ def _unique(path: PurePosixPath, taken: set[PurePosixPath]) -> PurePosixPath:
         number += 1
         candidate = path.with_name(f"{path.stem}-{number}{path.suffix}")
     return candidate
-
-
-def write_atomically(target: Path, content: bytes) -> None:
-    """Write ``content`` to a temporary file beside ``target`` and rename it into place, so
-    ``target`` exists only whole.
-
-    Raises:
-        OSError: the folder cannot be created or the file written.
-    """
-    target.parent.mkdir(parents=True, exist_ok=True)
-    part = target.with_name(f".{target.name}{_PART_MARK}{secrets.token_hex(4)}")
-    try:
-        with part.open("wb") as file:
-            file.write(content)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(part, target)
-    finally:
-        part.unlink(missing_ok=True)
-
-
-def _remove_stale_parts(out: Path) -> None:
-    if not out.is_dir():
-        return
-    for part in out.rglob(f".*{_PART_MARK}*"):
-        with contextlib.suppress(OSError):
-            part.unlink()

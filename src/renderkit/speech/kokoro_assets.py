@@ -27,6 +27,7 @@ from pathlib import Path
 import attrs
 
 from renderkit.core.errors import ConfigurationError, MissingDependencyError
+from renderkit.core.files import write_atomically
 
 __all__ = [
     "KOKORO_MODEL_FILE",
@@ -259,10 +260,7 @@ def _extract_voices(tarball: Path, voices: Path) -> None:
                 raise ConfigurationError(msg)
             data = member.read()
             _check(f"voices/{name}.bin", expected, hashlib.sha256(data).hexdigest())
-            target = voices / f"{name}.bin"
-            temporary = target.with_suffix(".part")
-            temporary.write_bytes(data)
-            os.replace(temporary, target)
+            write_atomically(voices / f"{name}.bin", data)
 
 
 def install_kokoro(
