@@ -12,7 +12,14 @@ import tomllib
 from importlib import resources
 from typing import Any
 
-__all__ = ["find_ibans", "find_vat_ids", "legal_forms", "valid_iban", "valid_vat_id"]
+__all__ = [
+    "find_ibans",
+    "find_vat_ids",
+    "iban_checksum_ok",
+    "legal_forms",
+    "valid_iban",
+    "valid_vat_id",
+]
 
 
 @functools.cache
@@ -36,6 +43,12 @@ def valid_iban(value: str) -> bool:
         return False
     if length is None and not 15 <= len(iban) <= 34:
         return False
+    return iban_checksum_ok(iban)
+
+
+def iban_checksum_ok(iban: str) -> bool:
+    """ISO 13616's check of a compact, upper-case IBAN: with its first four characters moved
+    to the end and letters counted as 10-35, its remainder mod 97 is 1."""
     digits = "".join(str(int(c, 36)) for c in iban[4:] + iban[:4])
     return int(digits) % 97 == 1
 

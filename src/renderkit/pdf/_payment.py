@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from renderkit.parsing.identifiers import iban_checksum_ok
+
 __all__ = ["bic_problem", "compact", "format_iban", "iban_problem"]
 
 _IBAN = re.compile(r"[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}")
@@ -30,8 +32,7 @@ def iban_problem(value: str) -> str | None:
             "is not an IBAN: expected a country code, two check digits and 11-30 letters"
             " or digits (e.g. DE89 3704 0044 0532 0130 00)"
         )
-    digits = "".join(str(int(char, 36)) for char in iban[4:] + iban[:4])
-    if int(digits) % 97 != 1:
+    if not iban_checksum_ok(iban):
         return "is not a valid IBAN: its check digits do not match (a mistyped character?)"
     return None
 
