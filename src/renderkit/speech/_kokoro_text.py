@@ -12,6 +12,8 @@ import subprocess
 
 import attrs
 
+from renderkit.speech._models import SPEAKABLE_PATTERN
+
 __all__ = [
     "KOKORO_VOCAB",
     "MAX_TOKENS",
@@ -53,7 +55,7 @@ _BREAK = re.compile(
     r"|\s*(?P<dash>[—–]|\s-\s)\s*"
     r"|\s*(?P<line>\n)\s*"
 )
-_SPEAKABLE = re.compile(r"[^\W_]")
+_SPEAKABLE = re.compile(SPEAKABLE_PATTERN)  # what a voice can say, as the request checks it
 # A full stop after these is part of the word, not the end of a sentence.
 _ABBREVIATIONS = frozenset(
     {"mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "vs", "etc", "eg", "ie", "no"}
