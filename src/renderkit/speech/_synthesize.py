@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
-import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from typing import Any
 
@@ -17,7 +16,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 from renderkit.core.converter import structure
 from renderkit.core.errors import ProviderError
 from renderkit.core.store import attach_storage
-from renderkit.core.workers import WorkerPool
+from renderkit.core.workers import WorkerPool, usable_cpus
 from renderkit.speech._encode import (
     EncodedAudio,
     Mp3Part,
@@ -199,11 +198,7 @@ async def _batches(
 
 def _encoders() -> int:
     """LAME encoders to run at once: the CPUs this process may use, at most _MAX_ENCODERS."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # no sched_getaffinity (macOS, Windows)
-        cpus = os.cpu_count() or 1
-    return max(1, min(cpus, _MAX_ENCODERS))
+    return min(usable_cpus(), _MAX_ENCODERS)
 
 
 async def _encode_mp3_in_parts(

@@ -18,7 +18,6 @@ soon as each is ready: the first sentence is being encoded while the next ones a
 
 from __future__ import annotations
 
-import os
 import subprocess
 import threading
 from typing import Any
@@ -32,6 +31,7 @@ from renderkit.core.errors import (
     ProviderError,
 )
 from renderkit.core.optional import require_module
+from renderkit.core.workers import usable_cpus
 from renderkit.speech._kokoro_text import Chunk, plan_chunks
 from renderkit.speech._models import AudioRequest
 from renderkit.speech._protocol import PcmSink, SpeechAudio, Voice
@@ -123,13 +123,6 @@ def _pause(chunk: Chunk, speed: float) -> bytes:
     return bytes(2 * round(seconds / speed * KOKORO_SAMPLE_RATE))
 
 
-def _cpus() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # no sched_getaffinity (macOS, Windows)
-        return max(1, os.cpu_count() or 1)
-
-
 class KokoroSpeechProvider:
     """Offline neural speech with Kokoro-82M.
 
@@ -159,7 +152,7 @@ class KokoroSpeechProvider:
         self.assets = assets if assets is not None else KokoroAssets()
         self.espeak = espeak
         self.threads = max(1, threads)
-        self.parallel = max(1, parallel if parallel is not None else min(_cpus(), 4))
+        self.parallel = max(1, parallel if parallel is not None else min(usable_cpus(), 4))
         self._limit = anyio.CapacityLimiter(self.parallel)
         self._session: Any = None
         self._styles: dict[str, Any] = {}
