@@ -52,10 +52,6 @@ __all__ = [
 R = TypeVar("R")
 
 
-async def _default_speech() -> SpeechProvider:
-    return default_speech_provider()  # built on the session's loop, like the pool
-
-
 class Renderkit:
     """renderkit's five operations as blocking methods, sharing one set of backends.
 
@@ -99,7 +95,7 @@ class Renderkit:
         self._pool = self._portal.call(ChromiumPool, self._config)
         if self._speech is None:
             # One set of engines for the session, so a Kokoro model is loaded once.
-            self._speech = self._owned_speech = self._portal.call(_default_speech)
+            self._speech = self._owned_speech = self._portal.call(default_speech_provider)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
