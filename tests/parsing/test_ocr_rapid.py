@@ -175,7 +175,7 @@ def test_a_page_read_alone_on_idle_cores_uses_them_all_otherwise_one_thread_unle
     from renderkit.parsing import _rapid
 
     used: list[int] = []
-    monkeypatch.setattr(_rapid, "_CORES", 4)
+    monkeypatch.setattr(_rapid, "usable_cpus", lambda: 4)
     runnable: list[int | None] = [1]  # the reader alone
     monkeypatch.setattr(_rapid, "_runnable", lambda: runnable[0])
     monkeypatch.setattr(RapidOcr, "_create", lambda self, threads: threads)
