@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from renderkit.parsing._ocrfix import ADDRESS_WORDS, NAME_WORDS, agree_words, fix_words
 from renderkit.parsing._protocol import Line, Word
+from renderkit.parsing.extract.ocrfix import ADDRESS_WORDS, NAME_WORDS, agree_words, fix_words
+from renderkit.parsing.extract.receipt import receipt_fields
 from renderkit.parsing.lexicons.regions import region_words
-from renderkit.parsing.receipt import receipt_fields
 
 
 def _lines(rows: Sequence[str]) -> list[Line]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from renderkit.parsing._ocrfix import ADDRESS_WORDS, fix_words
 from renderkit.parsing._protocol import Line, Word
-from renderkit.parsing._values import find_dates
-from renderkit.parsing.ocr import _better_binarisation, _Reading
-from renderkit.parsing.receipt import receipt_fields
+from renderkit.parsing.extract.ocrfix import ADDRESS_WORDS, fix_words
+from renderkit.parsing.extract.receipt import receipt_fields
+from renderkit.parsing.extract.values import find_dates
+from renderkit.parsing.readers.ocr import _better_binarisation, _Reading
 
 
 def _lines(rows: Sequence[str | tuple[str, float]]) -> list[Line]:

@@ -1,8 +1,8 @@
 """The OCR protocol, the choice of engine, and OCR with the Tesseract command-line program.
 
 :func:`ocr_engine` picks the engine: :class:`~renderkit.parsing.RapidOcr` (PP-OCR models, in
-``renderkit.parsing._rapid``) when rapidocr and onnxruntime are installed, since it reads receipts
-and scans markedly better (see docs/parsing.md), and :class:`TesseractOcr` otherwise.
+``renderkit.parsing.readers.rapidocr``) when rapidocr and onnxruntime are installed, since it
+reads receipts and scans markedly better (see docs/parsing.md), and :class:`TesseractOcr` otherwise.
 
 Tesseract: words with boxes and confidences.
 
@@ -42,7 +42,7 @@ from PIL import Image, ImageOps
 from renderkit.core.errors import ConfigurationError, MissingDependencyError, ProviderError
 from renderkit.core.workers import WorkerPool
 from renderkit.parsing._protocol import Line, Page, Word
-from renderkit.parsing._rapid import RapidOcr, rapidocr_available
+from renderkit.parsing.readers.rapidocr import RapidOcr, rapidocr_available
 
 __all__ = [
     "OCR_ENGINES",

@@ -15,9 +15,9 @@ import tomllib
 from importlib import resources
 from typing import Any
 
-from renderkit.parsing._fields import Found
-from renderkit.parsing._values import find_dates
-from renderkit.parsing.identifiers import legal_forms
+from renderkit.parsing.extract.found import Found
+from renderkit.parsing.extract.identifiers import legal_forms
+from renderkit.parsing.extract.values import find_dates
 
 __all__ = ["contract_fields", "defined_parties"]
 

@@ -47,7 +47,7 @@ from PIL import Image, ImageOps
 from renderkit.core.errors import ConfigurationError, MissingDependencyError, ProviderError
 from renderkit.core.workers import WorkerPool, usable_cpus
 from renderkit.parsing._protocol import Line, Page, Word
-from renderkit.parsing._rapid_trim import onnx_available, trimmed_model
+from renderkit.parsing.readers._rapid_trim import onnx_available, trimmed_model
 
 __all__ = ["RapidOcr", "Segment", "group_lines", "rapidocr_available"]
 

@@ -29,7 +29,7 @@ from renderkit.core.media import MEDIA_TYPES
 from renderkit.core.pdfium import run_pdfium
 from renderkit.core.workers import WorkerPool, usable_cpus
 from renderkit.parsing._protocol import Document, Line, Page, Word
-from renderkit.parsing.ocr import OcrEngine
+from renderkit.parsing.readers.ocr import OcrEngine
 
 __all__ = [
     "MIME_TYPES",

@@ -1,7 +1,7 @@
 """Receipt fields: merchant, address, date, total, subtotal, tax, number and items.
 
 Till receipts are read by OCR, often from thermal print, so every rule here tolerates the
-engine's slips (see :mod:`renderkit.parsing._ocrfix`, the repair applied to names and
+engine's slips (see :mod:`renderkit.parsing.extract.ocrfix`, the repair applied to names and
 addresses). The rules are general: label words and legal forms come from the regional word
 lists (:mod:`renderkit.parsing.lexicons.regions`), the rest is layout order and the arithmetic
 between amounts; none is fitted to a particular document.
@@ -16,13 +16,13 @@ from decimal import Decimal
 
 import attrs
 
-from renderkit.parsing._fields import Found, clean
-from renderkit.parsing._ocrfix import ADDRESS_WORDS, NAME_WORDS, agree_words, fix_words
 from renderkit.parsing._protocol import Line, Page, Word
-from renderkit.parsing._values import find_amounts, find_dates, find_emails, find_phones
-from renderkit.parsing.invoice import day_first_vote
-from renderkit.parsing.keyvalues import KeyValue, key_values
-from renderkit.parsing.layout import PageLayout, Row, Segment, build_layout, stacked_blocks
+from renderkit.parsing.extract.found import Found, clean
+from renderkit.parsing.extract.invoice import day_first_vote
+from renderkit.parsing.extract.keyvalues import KeyValue, key_values
+from renderkit.parsing.extract.ocrfix import ADDRESS_WORDS, NAME_WORDS, agree_words, fix_words
+from renderkit.parsing.extract.values import find_amounts, find_dates, find_emails, find_phones
+from renderkit.parsing.layout.model import PageLayout, Row, Segment, build_layout, stacked_blocks
 from renderkit.parsing.lexicons import load_lexicon, tokens
 from renderkit.parsing.lexicons.regions import region_words
 

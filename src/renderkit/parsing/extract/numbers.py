@@ -15,7 +15,7 @@ from decimal import Decimal, InvalidOperation
 
 import attrs
 
-from renderkit.parsing._values import CURRENCY_SYMBOLS
+from renderkit.parsing.extract.values import CURRENCY_SYMBOLS
 
 __all__ = [
     "COMMA_DECIMAL",
