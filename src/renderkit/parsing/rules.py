@@ -15,13 +15,9 @@ from typing import Any
 import anyio.to_thread
 import attrs
 
-from renderkit.parsing._protocol import Document, Extraction, Line
+from renderkit.parsing._protocol import Document, Extraction
 from renderkit.parsing.extract.classify import classify
-from renderkit.parsing.extract.contract import contract_fields
-from renderkit.parsing.extract.found import Found
-from renderkit.parsing.extract.invoice import InvoiceFields, invoice_fields
-from renderkit.parsing.extract.receipt import receipt_fields
-from renderkit.parsing.extract.values import find_currency, find_dates, find_emails, find_phones
+from renderkit.parsing.extract.documents import extract_fields
 from renderkit.parsing.fill.fields import fill_schema, type_fields
 
 __all__ = ["LocalExtractor"]
@@ -62,73 +58,17 @@ class LocalExtractor:
         self, document: Document, schema: Mapping[str, Any] | None, hints: str | None
     ) -> Extraction:
         """The same as :meth:`extract`, blocking."""
-        lines = list(document.lines)
         text = document.text
         kind, _ = classify(text + ("\n" + hints if hints else ""))
         day_first = self.day_first if self.day_first is not None else _day_first(text, hints)
-        invoice = (
-            invoice_fields(document)
-            if kind in ("invoice", "purchase_order")
-            else InvoiceFields(fields={})
-        )
-        found = self._analyse(kind, lines, text, day_first, invoice)
+        extracted = extract_fields(kind, document, day_first=day_first)
+        lines = list(document.lines)
         if schema is not None and isinstance(schema.get("properties"), Mapping):
-            extraction = fill_schema(kind, found, lines, schema, hints)
+            extraction = fill_schema(kind, extracted.fields, lines, schema, hints)
         else:
-            extraction = type_fields(kind, found, lines)
-        if invoice.warnings:
+            extraction = type_fields(kind, extracted.fields, lines)
+        if extracted.warnings:
             extraction = attrs.evolve(
-                extraction, warnings=(*extraction.warnings, *invoice.warnings)
+                extraction, warnings=(*extraction.warnings, *extracted.warnings)
             )
         return extraction
-
-    def _analyse(
-        self,
-        kind: str,
-        lines: list[Line],
-        text: str,
-        day_first: bool,
-        invoice: InvoiceFields,
-    ) -> dict[str, Found]:
-        found: dict[str, Found] = {}
-        contract = contract_fields(text)
-        receipt = receipt_fields(lines, day_first=day_first)
-        if kind in ("invoice", "purchase_order"):
-            # Till receipts printed "TAX INVOICE" take the receipt path (classify), so here the
-            # layout reading wins; the receipt rules only fill what it did not find, and where
-            # both read the same value, the more confident reading (and its lines) stays.
-            found.update(receipt)
-            found.pop("line_items", None)
-            for name, item in invoice.fields.items():
-                rival = found.get(name)
-                if (
-                    rival is None
-                    or rival.value != item.value
-                    or item.confidence >= rival.confidence
-                ):
-                    found[name] = item
-        elif kind == "contract":
-            found.update(receipt)
-            found.update(contract)
-            if "effective_date" in contract:
-                found["date"] = contract["effective_date"]
-            else:
-                found.pop("date", None)
-        else:
-            found.update(contract)
-            found.update(receipt)
-        currency = find_currency(text)
-        if currency and "currency" not in invoice.fields:
-            found["currency"] = Found(value=currency, confidence=0.8)
-        dates = find_dates(text, day_first=day_first)
-        if dates:
-            found["dates"] = Found(
-                value=list(dict.fromkeys(d.isoformat() for d, _, _ in dates))[:20], confidence=0.9
-            )
-        emails = find_emails(text)
-        if emails:
-            found["emails"] = Found(value=emails[:10], confidence=0.9)
-        phones = find_phones(text)
-        if phones:
-            found["phones"] = Found(value=phones[:10], confidence=0.8)
-        return found
