@@ -8,8 +8,11 @@ type's usual fields without a schema (:mod:`~renderkit.parsing.fill.fields`).
 
 from __future__ import annotations
 
+import functools
 import re
+import tomllib
 from collections.abc import Mapping
+from importlib import resources
 from typing import Any
 
 import anyio.to_thread
@@ -23,12 +26,16 @@ from renderkit.parsing.fill.fields import fill_schema, type_fields
 __all__ = ["LocalExtractor"]
 
 
-def _day_first(text: str, hints: str | None) -> bool:
-    if hints and re.search(r"month[\s-]first|mm/dd|\bUS\b|american", hints, re.I):
-        return False
-    if hints and re.search(r"day[\s-]first|dd/mm", hints, re.I):
-        return True
-    return True
+@functools.cache
+def _month_first_hint() -> re.Pattern[str]:
+    """What hints say to ask for month-first dates (``lexicons/hints.toml``)."""
+    path = resources.files("renderkit.parsing.lexicons") / "hints.toml"
+    return re.compile(tomllib.loads(path.read_text(encoding="utf-8"))["month_first"], re.I)
+
+
+def _day_first(hints: str | None) -> bool:
+    # Day first unless the hints ask for month first ("US dates", "mm/dd").
+    return not (hints and _month_first_hint().search(hints))
 
 
 class LocalExtractor:
@@ -60,7 +67,7 @@ class LocalExtractor:
         """The same as :meth:`extract`, blocking."""
         text = document.text
         kind, _ = classify(text + ("\n" + hints if hints else ""))
-        day_first = self.day_first if self.day_first is not None else _day_first(text, hints)
+        day_first = self.day_first if self.day_first is not None else _day_first(hints)
         extracted = extract_fields(kind, document, day_first=day_first)
         lines = list(document.lines)
         if schema is not None and isinstance(schema.get("properties"), Mapping):
