@@ -8,7 +8,7 @@ from renderkit.parsing._protocol import Line, Word
 from renderkit.parsing.extract.ocrfix import address_words, fix_words
 from renderkit.parsing.extract.receipt import receipt_fields
 from renderkit.parsing.extract.values import find_dates
-from renderkit.parsing.readers.ocr import _better_binarisation, _Reading
+from renderkit.parsing.readers.tesseract import _better_binarisation, _Reading
 
 
 def _lines(rows: Sequence[str | tuple[str, float]]) -> list[Line]:

@@ -28,7 +28,9 @@ from renderkit.parsing.extract.classify import classify
 from renderkit.parsing.llm import AnthropicExtractor, OpenAIExtractor
 from renderkit.parsing.pipeline import parse
 from renderkit.parsing.readers.document import ParseLimits, read_document
-from renderkit.parsing.readers.ocr import OCR_ENGINES, OcrEngine, RapidOcr, TesseractOcr, ocr_engine
+from renderkit.parsing.readers.ocr import OCR_ENGINES, OcrEngine, ocr_engine
+from renderkit.parsing.readers.rapidocr import RapidOcr
+from renderkit.parsing.readers.tesseract import TesseractOcr
 from renderkit.parsing.rules import LocalExtractor
 
 __all__ = [

@@ -2,6 +2,7 @@
 
 - :mod:`.document`: decoding and sniffing the file, a PDF's text layer through PDFium, and
   sending pages without one (and images) to an OCR engine.
-- :mod:`.ocr`: the :class:`~renderkit.parsing.OcrEngine` protocol, Tesseract, and the choice
-  of engine by name; :mod:`.rapidocr`: the PP-OCR engine run offline through ONNX Runtime.
+- :mod:`.ocr`: the :class:`~renderkit.parsing.OcrEngine` protocol and the choice of engine by
+  name; the engines: :mod:`.rapidocr` (PP-OCR models run offline through ONNX Runtime) and
+  :mod:`.tesseract` (the Tesseract program).
 """
