@@ -72,11 +72,11 @@ def _number_words() -> dict[str, int]:
 def _definition() -> re.Pattern[str]:
     forms = sorted(legal_forms(), key=len, reverse=True)
     form = "|".join(re.escape(f).replace(r"\.", r"\.?") for f in forms)
-    word = r"(?:[A-Z][\w&'’-]*|&|of|and)"
+    word = _phrase_text("name_word")
     return re.compile(
         rf"(?P<name>(?:{word}\s+){{1,{_NAME_WORDS}}}?(?:[A-Z][\w&'’-]*,?\s+)?(?:{form}))(?![\w])"
         # An optional description ("a Delaware corporation"), then the defined term.
-        r"\s*,?\s*(?:an?\s+[A-Za-z ]{0,40}?\s*,?\s*)?\(\s*(?:the\s+|hereinafter\s+)?[\"“]",
+        + _phrase_text("defined_term"),
     )
 
 
@@ -85,7 +85,7 @@ def defined_parties(text: str) -> list[str]:
     names: list[str] = []
     for match in _definition().finditer(text[:_HEAD]):
         name = re.sub(r"\s+", " ", match.group("name")).strip(" ,")
-        name = re.sub(r"^(?:The|the|of|and|&)\s+", "", name)
+        name = _phrase("name_filler").sub("", name)
         if len(name.split()) >= 2 and name not in names:
             names.append(name)
     # "Holders and Acme Corporation": a name that ends in another one ran into a phrase.
@@ -97,7 +97,13 @@ def defined_parties(text: str) -> list[str]:
 def _generic_party() -> re.Pattern[str]:
     words: list[str] = _lexicon()["parties"]["generic"]
     alternatives = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in words)
-    return re.compile(rf"^(the\s+)?({alternatives})\b", re.I)
+    return re.compile(_phrase_text("generic_party").replace("{generic}", alternatives), re.I)
+
+
+@functools.cache
+def _abbreviations() -> tuple[str, ...]:
+    # Matched at the end of a name, after a space.
+    return tuple(" " + a for a in _lexicon()["parties"]["abbreviations"])
 
 
 @functools.cache
@@ -107,9 +113,9 @@ def _connectors() -> frozenset[str]:
 
 def _party_name(text: str) -> str:
     name = re.sub(r"\s+", " ", text).strip(" ,;:.\"“”'")
-    name = re.sub(r"^(?:the|The)\s+", "", name)
+    name = _phrase("article").sub("", name)
     name = name.replace("&", " and ").replace("  ", " ")
-    if name.endswith((" Inc", " Corp", " Ltd", " Co")):
+    if name.endswith(_abbreviations()):
         name += "."
     return re.sub(r"\s+", " ", name).strip()
 
@@ -260,7 +266,7 @@ def _jurisdiction(text: str) -> Found | None:
     for match in _governing().finditer(text):
         window = text[max(0, match.start() - 250) : match.end() + 50].lower()
         score = 2 if _phrase("governing_cue").search(window) else 0
-        score += 1 if "state of" in match.group(0).lower() else 0
+        score += 1 if _phrase("state_of").search(match.group(0).lower()) else 0
         if _phrase("incorporation_cue").search(window[-330:-60]):
             score -= 2  # "a corporation incorporated under the laws of Canada"
         if best is None or score > best[0]:

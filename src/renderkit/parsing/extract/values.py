@@ -24,6 +24,7 @@ __all__ = [
     "find_phones",
     "normalise_amount",
     "parse_date",
+    "time_suffix",
 ]
 
 _ORD = r"(?:st|nd|rd|th)?"
@@ -34,6 +35,7 @@ class _Words:
     months: dict[str, int]
     dates: tuple[re.Pattern[str], ...]
     phone_label: re.Pattern[str]
+    time_suffix: re.Pattern[str]
 
 
 @functools.cache
@@ -67,7 +69,13 @@ def _words() -> _Words:
         ),
     )
     phone_label = re.compile(rf"\b({'|'.join(data['phone_labels'])})\b", re.I)
-    return _Words(months=months, dates=dates, phone_label=phone_label)
+    time_suffix = re.compile(rf"\s?({'|'.join(data['time_suffix'])})", re.I)
+    return _Words(months=months, dates=dates, phone_label=phone_label, time_suffix=time_suffix)
+
+
+def time_suffix() -> re.Pattern[str]:
+    """What follows a time printed like a decimal number (``10.15 Uhr``), from its start."""
+    return _words().time_suffix
 
 
 def _year(text: str) -> int:
