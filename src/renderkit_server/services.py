@@ -24,7 +24,7 @@ from renderkit.parsing import (
     RapidOcr,
     ocr_engine,
 )
-from renderkit.parsing.ocr import rapidocr_available
+from renderkit.parsing.readers.rapidocr import rapidocr_available
 from renderkit.speech import (
     ElevenLabsProvider,
     KokoroAssets,

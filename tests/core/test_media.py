@@ -14,7 +14,7 @@ from renderkit.core.media import (
     media_types,
 )
 from renderkit.image import IMAGE_FORMATS, ImageRequest
-from renderkit.parsing.reading import MIME_TYPES, sniff_mime_type
+from renderkit.parsing.readers.document import MIME_TYPES, sniff_mime_type
 from renderkit.screenshot._models import SCREENSHOT_FORMATS
 from renderkit.speech import AUDIO_FORMATS
 

@@ -84,7 +84,7 @@ def _accepted(model: type, body: dict[str, Any]) -> bool:
     try:
         request = structure(body, model)
         if model is ParseRequest and request.schema is not None:
-            from renderkit.parsing._parse import check_schema
+            from renderkit.parsing.fill.validation import check_schema
 
             check_schema(request.schema)
     except InvalidRequestError:

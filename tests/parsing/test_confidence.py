@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from renderkit.parsing import Document, Extraction, ParseRequest, parse
-from renderkit.parsing.confidence import (
+from renderkit.parsing.fill.confidence import (
     FAILED_CHECK_CAP,
     INVALID_CAP,
     OCR_CLEAN,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from renderkit.parsing.contract import contract_fields
+from renderkit.parsing.extract.contract import contract_fields
 
 _LETTER = (
     "June 3, 2019\n"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from renderkit.parsing.contract import contract_fields, defined_parties
+from renderkit.parsing.extract.contract import contract_fields, defined_parties
 
 
 def test_a_company_defined_as_a_term_is_a_party() -> None:

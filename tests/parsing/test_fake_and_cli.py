@@ -10,8 +10,8 @@ from renderkit import ProviderUnavailableError
 from renderkit.cli import main
 from renderkit.parsing import Extractor, Usage
 from renderkit.parsing._models import ParseRequest
-from renderkit.parsing._parse import parse
 from renderkit.parsing.cli import add_parse_command, run_parse_command
+from renderkit.parsing.pipeline import parse
 from renderkit.testing._fake_extractor import FakeExtractor, RecordedExtraction
 
 from ._documents import text_pdf

@@ -1,6 +1,6 @@
 from renderkit.parsing._protocol import Document, Line, Page, Word
-from renderkit.parsing.invoice import invoice_fields
-from renderkit.parsing.layout import build_layout
+from renderkit.parsing.extract.invoice import invoice_fields
+from renderkit.parsing.layout.model import build_layout
 
 
 def _page(cells: list[tuple[float, float, str]]) -> Page:

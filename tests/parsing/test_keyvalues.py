@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from renderkit.parsing.keyvalues import KeyValue, key_values
-from renderkit.parsing.layout import build_layout
+from renderkit.parsing.extract.keyvalues import KeyValue, key_values
+from renderkit.parsing.layout.model import build_layout
 
 from ._pages import page
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from renderkit.parsing._protocol import Line, Page, Word
-from renderkit.parsing.layout import build_layout
+from renderkit.parsing.layout.model import build_layout
 
 from ._pages import page
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from renderkit.parsing._protocol import Line, Word
-from renderkit.parsing.layout import stacked_blocks
+from renderkit.parsing.layout.model import stacked_blocks
 
 
 def _line(text: str, x: float, y: float, *, height: float = 0.012) -> Line:

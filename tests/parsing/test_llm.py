@@ -9,7 +9,7 @@ import pytest
 from renderkit import ConfigurationError, ProviderError, ProviderUnavailableError
 from renderkit.parsing import AnthropicExtractor, OpenAIExtractor, Usage
 from renderkit.parsing._models import ParseRequest
-from renderkit.parsing._parse import parse
+from renderkit.parsing.pipeline import parse
 
 from ._documents import text_pdf
 

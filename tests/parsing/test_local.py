@@ -5,8 +5,8 @@ import pytest
 from renderkit import InvalidRequestError
 from renderkit.parsing import FieldProvenance, Usage, classify
 from renderkit.parsing._models import ParseRequest, ParseResult
-from renderkit.parsing._parse import parse
-from renderkit.parsing._values import find_amounts, normalise_amount, parse_date
+from renderkit.parsing.extract.values import find_amounts, normalise_amount, parse_date
+from renderkit.parsing.pipeline import parse
 
 from ._documents import text_pdf
 

@@ -1,7 +1,12 @@
 from decimal import Decimal
 
-from renderkit.parsing.identifiers import find_ibans, find_vat_ids, valid_iban
-from renderkit.parsing.numbers import COMMA_DECIMAL, DOT_DECIMAL, detect_format, parse_amount
+from renderkit.parsing.extract.identifiers import find_ibans, find_vat_ids, valid_iban
+from renderkit.parsing.extract.numbers import (
+    COMMA_DECIMAL,
+    DOT_DECIMAL,
+    detect_format,
+    parse_amount,
+)
 
 
 def test_amounts_are_read_with_currency_before_or_after_and_every_negative_form() -> None:

@@ -5,8 +5,8 @@ from PIL import Image
 
 from renderkit.parsing import TesseractOcr
 from renderkit.parsing._models import ParseRequest
-from renderkit.parsing._parse import parse
-from renderkit.parsing.ocr import deskew_angle, parse_tsv, prepare_image
+from renderkit.parsing.pipeline import parse
+from renderkit.parsing.readers.tesseract import deskew_angle, parse_tsv, prepare_image
 
 from ._documents import encode, image_pdf, receipt_image, require_tesseract
 

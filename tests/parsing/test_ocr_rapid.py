@@ -10,7 +10,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from renderkit.core.errors import ConfigurationError, MissingDependencyError
 from renderkit.parsing import RapidOcr, TesseractOcr, ocr_engine
-from renderkit.parsing._rapid import Segment, group_lines, rapidocr_available, turn_of
+from renderkit.parsing.readers.rapidocr import Segment, group_lines, rapidocr_available, turn_of
 from renderkit_server.settings import Settings
 
 from ._documents import FONT, receipt_image
@@ -172,10 +172,10 @@ def test_the_server_setting_chooses_the_ocr_engine() -> None:
 def test_a_page_read_alone_on_idle_cores_uses_them_all_otherwise_one_thread_unless_told(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from renderkit.parsing import _rapid
+    from renderkit.parsing.readers import rapidocr as _rapid
 
     used: list[int] = []
-    monkeypatch.setattr(_rapid, "_CORES", 4)
+    monkeypatch.setattr(_rapid, "usable_cpus", lambda: 4)
     runnable: list[int | None] = [1]  # the reader alone
     monkeypatch.setattr(_rapid, "_runnable", lambda: runnable[0])
     monkeypatch.setattr(RapidOcr, "_create", lambda self, threads: threads)

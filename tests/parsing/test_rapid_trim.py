@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from renderkit.parsing import RapidOcr
-from renderkit.parsing._rapid import rapidocr_available
-from renderkit.parsing._rapid_trim import kept, onnx_available, trimmed_model
+from renderkit.parsing.readers._rapid_trim import kept, onnx_available, trimmed_model
+from renderkit.parsing.readers.rapidocr import rapidocr_available
 
 from ._documents import receipt_image
 

@@ -10,8 +10,8 @@ from pypdf import PdfReader, PdfWriter
 from renderkit import InvalidRequestError
 from renderkit.parsing import ParseLimits, read_document
 from renderkit.parsing._models import ParseRequest
-from renderkit.parsing._parse import parse
-from renderkit.parsing.reading import decode_file, sniff_mime_type
+from renderkit.parsing.pipeline import parse
+from renderkit.parsing.readers.document import decode_file, sniff_mime_type
 
 from ._documents import encode, many_pages_pdf, text_pdf
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from renderkit.parsing.local import classify
-from renderkit.parsing.receipt import till_receipt
+from renderkit.parsing.extract.classify import classify
+from renderkit.parsing.extract.receipt import till_receipt
 
 _TILL = """TAX INVOICE
 LAMPU TERANG TRADING

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from renderkit.parsing._protocol import Line, Word
-from renderkit.parsing.invoice import day_first_vote
-from renderkit.parsing.receipt import receipt_fields
+from renderkit.parsing.extract.invoice import day_first_vote
+from renderkit.parsing.extract.receipt import receipt_fields
 
 
 def _row(cells: Sequence[tuple[str, float]], y: float) -> Line:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from renderkit.parsing._protocol import Line, Word
-from renderkit.parsing.receipt import receipt_fields
+from renderkit.parsing.extract.receipt import receipt_fields
 
 
 def _fields(rows: Sequence[str]) -> dict[str, object]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from renderkit.parsing._ocrfix import ADDRESS_WORDS, NAME_WORDS, agree_words, fix_words
 from renderkit.parsing._protocol import Line, Word
+from renderkit.parsing.extract.ocrfix import address_words, agree_words, fix_words, name_words
+from renderkit.parsing.extract.receipt import receipt_fields
 from renderkit.parsing.lexicons.regions import region_words
-from renderkit.parsing.receipt import receipt_fields
 
 
 def _lines(rows: Sequence[str]) -> list[Line]:
@@ -34,8 +34,8 @@ def test_regional_words_come_from_the_region_files() -> None:
     words = region_words()
     assert ("SDN", "BHD") in words.legal_pairs
     assert "JALAN" in words.street_words
-    assert "JALAN" in ADDRESS_WORDS
-    assert "RESTORAN" in NAME_WORDS
+    assert "JALAN" in address_words()
+    assert "RESTORAN" in name_words()
     assert "GST" in words.tax_names
 
 
@@ -63,7 +63,7 @@ def test_a_post_code_run_into_its_town_is_split_in_the_address() -> None:
 
 
 def test_accents_the_engine_added_to_a_known_word_are_dropped() -> None:
-    assert fix_words("JALAN KÚALA", ADDRESS_WORDS) == "JALAN KUALA"
+    assert fix_words("JALAN KÚALA", address_words()) == "JALAN KUALA"
     page = [_word("CERAH"), _word("BUKU")]
     assert agree_words("CÉRAH", page) == "CERAH"
 
@@ -73,11 +73,11 @@ def test_accents_of_words_the_page_prints_nowhere_without_them_stay() -> None:
 
 
 def test_a_letter_pair_read_for_one_letter_is_repaired_in_a_known_word() -> None:
-    assert fix_words("PETALINCi JAYA", ADDRESS_WORDS) == "PETALING JAYA"
+    assert fix_words("PETALINCi JAYA", address_words()) == "PETALING JAYA"
 
 
 def test_a_one_read_for_an_l_at_the_end_of_a_known_word_is_repaired() -> None:
-    assert fix_words("Leve1 2", ADDRESS_WORDS) == "Level 2"
+    assert fix_words("Leve1 2", address_words()) == "Level 2"
 
 
 def test_a_legal_form_with_lookalike_letters_is_read_as_the_legal_form() -> None:

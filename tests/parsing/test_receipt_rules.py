@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from renderkit.parsing._ocrfix import ADDRESS_WORDS, fix_words
 from renderkit.parsing._protocol import Line, Word
-from renderkit.parsing._values import find_dates
-from renderkit.parsing.ocr import _better_binarisation, _Reading
-from renderkit.parsing.receipt import receipt_fields
+from renderkit.parsing.extract.ocrfix import address_words, fix_words
+from renderkit.parsing.extract.receipt import receipt_fields
+from renderkit.parsing.extract.values import find_dates
+from renderkit.parsing.readers.tesseract import _better_binarisation, _Reading
 
 
 def _lines(rows: Sequence[str | tuple[str, float]]) -> list[Line]:
@@ -105,13 +105,13 @@ def test_a_faint_name_found_by_position_alone_is_not_returned() -> None:
 
 
 def test_address_words_one_confusable_letter_off_are_corrected() -> None:
-    assert fix_words("TANAN SRI KENARI, KUALA LUNPUR", ADDRESS_WORDS) == (
+    assert fix_words("TANAN SRI KENARI, KUALA LUNPUR", address_words()) == (
         "TAMAN SRI KENARI, KUALA LUMPUR"
     )
-    assert fix_words("Jalan Sultan, Sarahak", ADDRESS_WORDS) == "Jalan Sultan, Sarawak"
+    assert fix_words("Jalan Sultan, Sarahak", address_words()) == "Jalan Sultan, Sarawak"
     # Unknown names are left as read, and so are lower-case words.
-    assert fix_words("KENARI ZETA", ADDRESS_WORDS) == "KENARI ZETA"
-    assert fix_words("tanan", ADDRESS_WORDS) == "tanan"
+    assert fix_words("KENARI ZETA", address_words()) == "KENARI ZETA"
+    assert fix_words("tanan", address_words()) == "tanan"
 
 
 def test_a_code_that_looks_like_a_date_with_mixed_separators_is_not_a_date() -> None:

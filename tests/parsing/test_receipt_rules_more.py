@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 from PIL import Image, ImageDraw, ImageFont
 
-from renderkit.parsing._ocrfix import agree_words
 from renderkit.parsing._protocol import Line, Word
-from renderkit.parsing.ocr import TesseractOcr, _better_orientation, _Reading
-from renderkit.parsing.receipt import receipt_fields
+from renderkit.parsing.extract.ocrfix import agree_words
+from renderkit.parsing.extract.receipt import receipt_fields
+from renderkit.parsing.readers.tesseract import TesseractOcr, _better_orientation, _Reading
 
 
 def _line(row: str | Sequence[tuple[str, float]], y: float) -> Line:

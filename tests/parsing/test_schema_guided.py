@@ -1,6 +1,6 @@
 import pytest
 
-from renderkit.parsing.concepts import concept_for
+from renderkit.parsing.fill.concepts import concept_for
 
 
 @pytest.mark.parametrize(

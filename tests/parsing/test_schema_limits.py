@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from renderkit import InvalidRequestError, ParseRequest
-from renderkit.parsing._parse import check_schema
+from renderkit.parsing.fill.validation import check_schema
 
 
 def nested(levels: int) -> dict[str, Any]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from renderkit.parsing.layout import build_layout
-from renderkit.parsing.numbers import COMMA_DECIMAL, DOT_DECIMAL, NumberFormat
-from renderkit.parsing.tables import LineItem, find_tables, table_rows
+from renderkit.parsing.extract.numbers import COMMA_DECIMAL, DOT_DECIMAL, NumberFormat
+from renderkit.parsing.extract.tables import LineItem, find_tables, table_rows
+from renderkit.parsing.layout.model import build_layout
 
 from ._pages import page
 

@@ -17,7 +17,7 @@ from PIL import Image
 
 from renderkit import InvalidRequestError, parse
 from renderkit.parsing import Page, ParseLimits
-from renderkit.parsing.reading import check_mime_type, decode_file
+from renderkit.parsing.readers.document import check_mime_type, decode_file
 
 T = TypeVar("T")
 

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 from renderkit.parsing._models import PARSE_MIME_TYPES, ParseRequest, ParseResult
-from renderkit.parsing._parse import parse
 from renderkit.parsing._protocol import (
     DOCUMENT_TYPES,
     Document,
@@ -25,10 +24,14 @@ from renderkit.parsing._protocol import (
     Usage,
     Word,
 )
+from renderkit.parsing.extract.classify import classify
 from renderkit.parsing.llm import AnthropicExtractor, OpenAIExtractor
-from renderkit.parsing.local import LocalExtractor, classify
-from renderkit.parsing.ocr import OCR_ENGINES, OcrEngine, RapidOcr, TesseractOcr, ocr_engine
-from renderkit.parsing.reading import ParseLimits, read_document
+from renderkit.parsing.pipeline import parse
+from renderkit.parsing.readers.document import ParseLimits, read_document
+from renderkit.parsing.readers.ocr import OCR_ENGINES, OcrEngine, ocr_engine
+from renderkit.parsing.readers.rapidocr import RapidOcr
+from renderkit.parsing.readers.tesseract import TesseractOcr
+from renderkit.parsing.rules import LocalExtractor
 
 __all__ = [
     "DOCUMENT_TYPES",

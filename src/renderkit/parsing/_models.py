@@ -183,7 +183,7 @@ class ParseRequest:
 class ParseResult:
     """Structured data extracted from a document.
 
-    Confidence follows one rule (:mod:`renderkit.parsing.confidence`): each found field has
+    Confidence follows one rule (:mod:`renderkit.parsing.fill.confidence`): each found field has
     its own, from the extractor (how often its rule is right, times the OCR confidence of the
     words read), capped low when the field fails the schema or an arithmetic or checksum
     check; the overall ``confidence`` is the weakest requested field's (the schema's

@@ -17,8 +17,8 @@ from renderkit.core.cli import (
 )
 from renderkit.core.media import media_type_of_path
 from renderkit.parsing._models import PARSE_MIME_TYPES, ParseRequest
-from renderkit.parsing._parse import parse
-from renderkit.parsing.reading import ParseLimits, sniff_mime_type
+from renderkit.parsing.pipeline import parse
+from renderkit.parsing.readers.document import ParseLimits, sniff_mime_type
 
 __all__ = ["add_parse_command", "run_parse_command"]
 

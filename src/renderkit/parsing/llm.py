@@ -27,7 +27,7 @@ from renderkit.core.errors import ConfigurationError, ProviderError, ProviderUna
 from renderkit.core.media import MEDIA_TYPES
 from renderkit.core.retry import RetryPolicy, Sleep, is_retryable_status, send_with_retries
 from renderkit.parsing._protocol import DOCUMENT_TYPES, Document, Extraction, Usage
-from renderkit.parsing.reading import render_page_images
+from renderkit.parsing.readers.document import render_page_images
 
 __all__ = ["AnthropicExtractor", "OpenAIExtractor"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from renderkit.parsing.identifiers import iban_checksum_ok
+from renderkit.parsing.extract.identifiers import iban_checksum_ok
 
 __all__ = ["bic_problem", "compact", "format_iban", "iban_problem"]
 

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from renderkit.parsing._protocol import Extraction
-from renderkit.parsing.coerce import coerce_to_schema
-from renderkit.parsing.concepts import concept_for, property_words
 from renderkit.parsing.einvoice._model import EInvoice
+from renderkit.parsing.fill.coerce import coerce_to_schema
+from renderkit.parsing.fill.concepts import concept_for, property_words
 
 __all__ = ["EXTRACTOR_NAME", "INVOICE_FIELDS", "einvoice_extraction"]
 

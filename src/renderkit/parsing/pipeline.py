@@ -1,4 +1,15 @@
-"""parse: a PDF or image in, structured JSON out."""
+"""parse: a PDF or image in, structured JSON out; the stages in the order they run.
+
+1. read (:mod:`~renderkit.parsing.readers`): the file decoded, a PDF's text layer read and
+   other pages and images read by OCR, into a :class:`~renderkit.parsing.Document`;
+2. an embedded e-invoice (:mod:`~renderkit.parsing.einvoice`), when the PDF carries one, is
+   exact and replaces extraction;
+3. otherwise the extractor runs: the local one lays the page out
+   (:mod:`~renderkit.parsing.layout`), classifies it, extracts that type's fields
+   (:mod:`~renderkit.parsing.extract`) and fills them (:mod:`~renderkit.parsing.fill`);
+4. the data is validated against the schema and every field scored
+   (:mod:`~renderkit.parsing.fill.validation`, :mod:`~renderkit.parsing.fill.confidence`).
+"""
 
 from __future__ import annotations
 
@@ -6,29 +17,24 @@ from collections.abc import Mapping
 from typing import Any
 
 import anyio.to_thread
-import jsonschema
-import jsonschema.exceptions
-import jsonschema.validators
 
 from renderkit.core.converter import structure
-from renderkit.core.errors import InvalidRequestError
 from renderkit.core.workers import WorkerPool
-from renderkit.parsing._models import ParseRequest, ParseResult, check_schema_depth
+from renderkit.parsing._models import ParseRequest, ParseResult
 from renderkit.parsing._protocol import Extractor
-from renderkit.parsing.confidence import field_confidences, overall_confidence
 from renderkit.parsing.einvoice import EXTRACTOR_NAME, einvoice_extraction, read_embedded_invoice
-from renderkit.parsing.local import LocalExtractor
-from renderkit.parsing.ocr import OcrEngine, ocr_engine
-from renderkit.parsing.reading import ParseLimits, decode_file, read_document
+from renderkit.parsing.fill.confidence import field_confidences, overall_confidence
+from renderkit.parsing.fill.validation import check_schema, validate
+from renderkit.parsing.readers.document import ParseLimits, decode_file, read_document
+from renderkit.parsing.readers.ocr import OcrEngine, ocr_engine
+from renderkit.parsing.rules import LocalExtractor
 
-__all__ = ["check_schema", "parse"]
+__all__ = ["parse"]
 
 _DEFAULT_LIMITS = ParseLimits()
 
 
 _DEFAULT_OCR: list[OcrEngine] = []
-
-_REF_CYCLE = "refers to itself without end (a $ref cycle that never reaches a type)"
 
 
 def _default_ocr() -> OcrEngine:
@@ -36,40 +42,6 @@ def _default_ocr() -> OcrEngine:
     if not _DEFAULT_OCR:
         _DEFAULT_OCR.append(ocr_engine())
     return _DEFAULT_OCR[0]
-
-
-def check_schema(schema: Mapping[str, Any]) -> type[jsonschema.protocols.Validator]:
-    """Check that ``schema`` is a JSON Schema renderkit can fill, and return its validator class.
-
-    Raises:
-        InvalidRequestError: on field ``schema``: not valid JSON Schema (per its ``$schema``
-            dialect, 2020-12 by default), nested more than 40 levels, a ``$ref`` cycle, or
-            not an object schema with ``properties``.
-    """
-    check_schema_depth(schema)
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    try:
-        cls.check_schema(dict(schema))
-    except jsonschema.exceptions.SchemaError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path)
-        msg = f"is not a valid JSON Schema: {exc.message[:200]}" + (
-            f" (at {where})" if where else ""
-        )
-        raise InvalidRequestError.single("schema", msg) from None
-    try:
-        # Validating anything walks a top-level $ref cycle ({"$ref": "#"}) without end: find
-        # that now, before any work is done, rather than after extraction.
-        cls(dict(schema)).is_valid({})
-    except RecursionError:
-        raise InvalidRequestError.single("schema", _REF_CYCLE) from None
-    properties = schema.get("properties")
-    if not isinstance(properties, Mapping) or not properties:
-        msg = 'must describe an object with "properties" (the fields to extract)'
-        raise InvalidRequestError.single("schema", msg)
-    if len(properties) > 500:
-        msg = "may list at most 500 properties"
-        raise InvalidRequestError.single("schema", msg)
-    return cls
 
 
 async def parse(
@@ -142,7 +114,7 @@ async def parse(
     invalid: set[str] = set()
     if req.schema is not None and validator_cls is not None:
         data = {name: data.get(name) for name in req.schema["properties"]}
-        invalid = _validate(data, req.schema, validator_cls, warnings)
+        invalid = validate(data, req.schema, validator_cls, warnings)
     fields = field_confidences(
         data, extraction.field_confidence, invalid=invalid, default=document.ocr_confidence
     )
@@ -159,30 +131,3 @@ async def parse(
         provenance=dict(extraction.provenance) if req.include_provenance else None,
         extractor=engine_name,
     )
-
-
-def _validate(
-    data: dict[str, Any],
-    schema: Mapping[str, Any],
-    validator_cls: type[jsonschema.protocols.Validator],
-    warnings: list[str],
-) -> set[str]:
-    # A field the extractor could not find is null: that is reported as "not found", not as
-    # a type mismatch, so nulls are left out of validation (required ones still warn).
-    present = {k: v for k, v in data.items() if v is not None}
-    validator = validator_cls(schema, format_checker=validator_cls.FORMAT_CHECKER)
-    invalid: set[str] = set()
-    try:
-        errors = sorted(validator.iter_errors(present), key=lambda e: list(e.absolute_path))
-    except RecursionError:  # a $ref cycle under a property the data holds
-        raise InvalidRequestError.single("schema", _REF_CYCLE) from None
-    for error in errors:
-        path = [str(p) for p in error.absolute_path]
-        field = path[0] if path else None
-        if error.validator == "required":
-            continue  # missing fields already carry a "not found" warning
-        if field is not None:
-            invalid.add(field)
-        where = ".".join(path) or "data"
-        warnings.append(f"{where}: does not match the schema ({error.message[:160]})")
-    return invalid

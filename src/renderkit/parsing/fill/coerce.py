@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from renderkit.parsing._values import normalise_amount, parse_date
+from renderkit.parsing.extract.values import normalise_amount, parse_date
 
 __all__ = ["coerce_to_schema"]
 

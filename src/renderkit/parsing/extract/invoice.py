@@ -15,17 +15,17 @@ from decimal import Decimal
 
 import attrs
 
-from renderkit.parsing._fields import Found
 from renderkit.parsing._protocol import Document, Line
-from renderkit.parsing._values import CURRENCY_SYMBOLS, find_dates
-from renderkit.parsing.confidence import failed_check
-from renderkit.parsing.identifiers import find_ibans, find_vat_ids, valid_iban
-from renderkit.parsing.keyvalues import KeyValue, Value, key_values, where_weight
-from renderkit.parsing.layout import PageLayout, Segment, layout_document
+from renderkit.parsing.extract.found import Found
+from renderkit.parsing.extract.identifiers import find_ibans, find_vat_ids, valid_iban
+from renderkit.parsing.extract.keyvalues import KeyValue, Value, key_values, where_weight
+from renderkit.parsing.extract.numbers import NumberFormat, detect_format, find_money
+from renderkit.parsing.extract.parties import Party, issuer, parties
+from renderkit.parsing.extract.tables import LineItem, find_tables, table_rows
+from renderkit.parsing.extract.values import CURRENCY_SYMBOLS, find_dates
+from renderkit.parsing.fill.confidence import failed_check
+from renderkit.parsing.layout.model import PageLayout, Segment, layout_document
 from renderkit.parsing.lexicons import fold, load_lexicon, load_terms, tokens
-from renderkit.parsing.numbers import NumberFormat, detect_format, find_money
-from renderkit.parsing.parties import Party, issuer, parties
-from renderkit.parsing.tables import LineItem, find_tables, table_rows
 
 __all__ = ["InvoiceFields", "day_first_vote", "invoice_fields"]
 

@@ -1,7 +1,7 @@
 """Receipt fields: merchant, address, date, total, subtotal, tax, number and items.
 
 Till receipts are read by OCR, often from thermal print, so every rule here tolerates the
-engine's slips (see :mod:`renderkit.parsing._ocrfix`, the repair applied to names and
+engine's slips (see :mod:`renderkit.parsing.extract.ocrfix`, the repair applied to names and
 addresses). The rules are general: label words and legal forms come from the regional word
 lists (:mod:`renderkit.parsing.lexicons.regions`), the rest is layout order and the arithmetic
 between amounts; none is fitted to a particular document.
@@ -16,118 +16,24 @@ from decimal import Decimal
 
 import attrs
 
-from renderkit.parsing._fields import Found, clean
-from renderkit.parsing._ocrfix import ADDRESS_WORDS, NAME_WORDS, agree_words, fix_words
 from renderkit.parsing._protocol import Line, Page, Word
-from renderkit.parsing._values import find_amounts, find_dates, find_emails, find_phones
-from renderkit.parsing.invoice import day_first_vote
-from renderkit.parsing.keyvalues import KeyValue, key_values
-from renderkit.parsing.layout import PageLayout, Row, Segment, build_layout, stacked_blocks
+from renderkit.parsing.extract.found import Found, clean
+from renderkit.parsing.extract.invoice import day_first_vote
+from renderkit.parsing.extract.keyvalues import KeyValue, key_values
+from renderkit.parsing.extract.ocrfix import (
+    address_words,
+    agree_words,
+    fix_words,
+    name_words,
+    vocabulary,
+)
+from renderkit.parsing.extract.receipt_patterns import form_pattern
+from renderkit.parsing.extract.receipt_patterns import receipt_patterns as _rx
+from renderkit.parsing.extract.values import find_amounts, find_dates, find_emails, find_phones
+from renderkit.parsing.layout.model import PageLayout, Row, Segment, build_layout, stacked_blocks
 from renderkit.parsing.lexicons import load_lexicon, tokens
-from renderkit.parsing.lexicons.regions import region_words
 
 __all__ = ["line_amounts", "meaningful", "receipt_fields", "till_receipt", "trim_line"]
-
-_WORDS = region_words()
-# Letters and digits OCR prints for one another in legal-form abbreviations ("S0N 8HD").
-_LOOKALIKE = {"S": "S5", "D": "DO0L", "B": "B8E", "O": "O0D", "I": "I1L", "L": "L1I"}
-
-
-def _form(text: str, *, fuzzy: bool) -> str:
-    """A pattern for a legal form or label: dots and commas optional, spaces any spacing."""
-    out = ""
-    for char in text:
-        if char == " ":
-            out += r"\W{0,2}\s*"
-        elif char in ".,":
-            out += re.escape(char) + "?"
-        elif fuzzy and char.upper() in _LOOKALIKE:
-            out += f"[{_LOOKALIKE[char.upper()]}]"
-        else:
-            out += re.escape(char)
-    return out
-
-
-def _forms(forms: tuple[str, ...], *, fuzzy: bool = False) -> str:
-    ordered = sorted(set(forms), key=lambda f: (-len(f), f))
-    return "|".join(_form(f, fuzzy=fuzzy) for f in ordered) or "(?!)"
-
-
-def _extra(words: tuple[str, ...]) -> str:
-    # Regional words appended to an alternation of general ones.
-    return "".join("|" + _form(w, fuzzy=False) for w in words)
-
-
-_PAIRS = tuple(" ".join(pair) for pair in _WORDS.legal_pairs)
-_PAIR_FIRSTS = tuple(pair[0] for pair in _WORDS.legal_pairs)
-_SLASHED = tuple(f for f in _WORDS.legal_forms if "/" in f)
-_LEGAL_SUFFIX = re.compile(
-    rf"\b({_forms(_PAIRS, fuzzy=True)}|(?:{_forms(_PAIR_FIRSTS, fuzzy=True)})\.?(?=\s*$)|"
-    rf"{_forms(_SLASHED, fuzzy=True)}|"
-    rf"{_forms(tuple(f for f in _WORDS.legal_forms if f not in _PAIR_FIRSTS + _SLASHED))})"
-    r"(?=\W|$)",
-    re.I,
-)
-_BUSINESS_WORD = re.compile(rf"\b({_forms(_WORDS.trade_words)})\b", re.I)
-_TAX_NAMES = _forms(_WORDS.tax_names)
-_ROC = _forms(_WORDS.registration_labels)
-# Lines that end the header block of a receipt or invoice (address and name come before).
-_HEADER_STOP = re.compile(
-    rf"\b(TEL|TELEPHONE|PHONE|FAX|H/?P|E-?MAIL|{_TAX_NAMES}|TAX\s*INVOICE|INVOICE|RECEIPT|"
-    r"CASHIER|TABLE|DATE|TIME|BILL|ORDER|SHOPPING\s*HOURS|OPEN|WEBSITE|WWW|HTTP|"
-    r"ABN|TERMINAL|POS|SLIP|DOC(?:UMENT)?\s*NO)\b",
-    re.I,
-)
-_REGISTRATION = re.compile(
-    r"\(?\s*(?:(?:CO|COMPANY)\.?\s*(?:REG|NO)\.?\s*(?:NO\.?)?\s*:?\s*|"
-    rf"(?:{_ROC})\s*:?\s*)?\d{{3,}}[-\s]?[A-Z]?\s*\)?$",
-    re.I,
-)
-# Tax and company registration numbers printed between the name and the address.
-_ID_LINE = re.compile(
-    rf"\b({_TAX_NAMES}|TAX|CO|COMPANY|BUSINESS|{_ROC}|REG|REGISTRATION)\b[^:]{{0,20}}?"
-    rf"\b(ID|NO|NUMBER|REG|REGISTRATION)\b|\b({_TAX_NAMES})\b\W{{0,3}}\w{{0,4}}\W{{0,3}}\d{{6,}}",
-    re.I,
-)
-_ADDRESS_LABEL = re.compile(
-    r"(?<!\w)(?<!DELIVERY )(?<!BILLING )(?<!SHIPPING )(?<!CUSTOMER )(?<!E-MAIL )(?<!EMAIL )"
-    rf"(ADD|ADDR|ADDRESS{_extra(_WORDS.address_labels)})\s*[:.]\s*(?=\S)",
-    re.I,
-)
-_ADDRESS_WORD = re.compile(rf"\b({_forms(_WORDS.street_words)})(?=\W|$)", re.I)
-# A post code: 5 digits before a town name ("47100 Puchong") or after a state at the end of a line
-# ("Austin, TX 78701"), not a lot or house number ("Lot 12345,"); or a UK post code.
-_POSTCODE = re.compile(
-    r"(?<![\d#])(?<!LOT )(?<!NO )(?<!NO\. )(?<!NO\.)\d{5}(?:-\d{4})?(?!\d)"
-    r"(?=\s*,?\s*[A-Za-z]{2}|\W*$)|(?-i:\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b)",
-    re.I,
-)
-# A line that only greets the customer ("WELCOME TO", "THANK YOU!"): not the shop's name.
-_GREETING = re.compile(rf"^\W*({_forms(_WORDS.greetings)})\W*$", re.I)
-# Region and country names that may follow the post-code line of an address.
-_REGION = re.compile(rf"^({_forms(_WORDS.regions)})\b", re.I)
-
-_TOTAL_EXCLUDE = re.compile(
-    r"SUB[\s-]?TOTAL|TOTAL\s*(QTY|QUANTITY|ITEMS?|SAVINGS?|DISCOUNT|STAMPS?|"
-    rf"{_TAX_NAMES}|TAX|POINTS?|WEIGHT|UNITS?|PCS)|(?:{_TAX_NAMES}|TAX)\s*TOTAL|EXCL|EXCLUDING|"
-    rf"BEFORE\s*({_TAX_NAMES}|TAX)|ITEM\s*COUNT|TOTAL\s*\w*\s*SUPPLIES",
-    re.I,
-)
-_TOTAL_WORD = re.compile(rf"T[O0]TA[L1I!|]|AMOUNT|AFTER\s*ROUND{_extra(_WORDS.total_labels)}", re.I)
-_CASH = re.compile(
-    r"^\W*(CASH|PAYMENT|PAID|TENDERED|ACCEPTED|RECEIVED|VISA|MASTER|CARD|CREDIT"
-    rf"{_extra(_WORDS.cash_labels)})\b",
-    re.I,
-)
-_CHANGE = re.compile(rf"\b(CHANGE|BALANCE{_extra(_WORDS.change_labels)})\b", re.I)
-_SUBTOTAL = re.compile(r"SUB[\s-]?TOTAL", re.I)
-_TAX = re.compile(rf"\b({_TAX_NAMES}|TAX)\b", re.I)
-_TAX_LINE = re.compile(rf"^\W*({_TAX_NAMES}|TAX)\b", re.I)
-_NUMBER_LABEL = re.compile(
-    r"\b(INVOICE|INV|RECEIPT|BILL|DOC(?:UMENT)?|ORDER|SLIP|TRANS(?:ACTION)?|REF(?:ERENCE)?)"
-    r"\s*(?:NO\.?|NUMBER|NUM|#)?\s*[:#.;]?\s*(?P<value>[A-Z0-9][A-Z0-9/_-]{2,})",
-    re.I,
-)
 
 
 def _alnum_ratio(text: str) -> float:
@@ -147,9 +53,6 @@ def meaningful(line: Line) -> bool:
     return conf >= 0.55
 
 
-_VOCABULARY = NAME_WORDS | ADDRESS_WORDS
-
-
 def _word_confidence(word: Word) -> float:
     """Tesseract's confidence, raised for a trade or street word read at most one letter off.
 
@@ -157,7 +60,7 @@ def _word_confidence(word: Word) -> float:
     reading that lands on the closed vocabulary of names and addresses is text, not noise.
     """
     letters = re.sub(r"[^A-Za-z]", "", word.text)
-    if len(letters) >= 5 and letters.isupper() and fix_words(letters, _VOCABULARY) in _VOCABULARY:
+    if len(letters) >= 5 and letters.isupper() and fix_words(letters, vocabulary()) in vocabulary():
         return max(word.confidence, 0.8)
     return word.confidence
 
@@ -189,62 +92,47 @@ def line_amounts(line: Line) -> list[str]:
 
 
 def _is_id_line(text: str) -> bool:
-    return bool(_ID_LINE.search(text)) and not re.search(
-        r"\b(INVOICE|RECEIPT|BILL|TEL|FAX|PHONE|DATE)\b", text, re.I
-    )
+    return bool(_rx().id_line.search(text)) and not _rx().not_id_line.search(text)
 
 
 def _is_registration(text: str) -> bool:
     return bool(
-        _REGISTRATION.fullmatch(text)
+        _rx().registration.fullmatch(text)
         or _is_id_line(text)
-        or re.search(
-            rf"\b(CO\.?\s*(REG|NO)|REG\.?\s*NO|COMPANY\s*NO|{_ROC}|BUSINESS\s*REG)\b",
-            text,
-            re.I,
-        )
+        or _rx().registration_label.search(text)
     )
 
 
 def _strip_company(text: str) -> str:
     text = clean(text)
     # Common OCR misreadings of the legal suffix.
-    for pair in _WORDS.legal_pairs:
-        text = re.sub(rf"\b{_form(' '.join(pair), fuzzy=True)}\b", " ".join(pair), text, flags=re.I)
+    for pair in _rx().words.legal_pairs:
+        text = re.sub(
+            rf"\b{form_pattern(' '.join(pair), fuzzy=True)}\b", " ".join(pair), text, flags=re.I
+        )
     # "Owned by: NAME SDN BHD": a short label before the name is not part of it.
     labelled = re.match(r"^[A-Za-z][A-Za-z .]{1,20}:\s*(?=\S)", text)
     if labelled and len(text[labelled.end() :].split()) >= 2:
         text = text[labelled.end() :]
-    for form in _SLASHED:
-        text = re.sub(rf"(?<=\s){_form(form, fuzzy=True)}\b", form, text, flags=re.I)
+    for form in _rx().slashed_forms:
+        text = re.sub(rf"(?<=\s){form_pattern(form, fuzzy=True)}\b", form, text, flags=re.I)
     # Registration numbers and trailing codes: "(1110644-W)", "123456-X".
-    text = re.sub(
-        r"\s*\(?\s*(?:CO\.?\s*(?:REG|NO)\.?\s*:?\s*)?\d{4,}[-\s]?[A-Z]?\s*\)?\s*$",
-        "",
-        text,
-        flags=re.I,
-    )
+    text = _rx().trailing_registration.sub("", text)
     # A two-word legal form is never cut short: OCR often loses its second word at a line end.
-    for pair in _WORDS.legal_pairs:
-        text = re.sub(rf"\b{_form(pair[0], fuzzy=True)}\.?$", " ".join(pair), text, flags=re.I)
-    matches = list(_LEGAL_SUFFIX.finditer(text))
+    for pair in _rx().words.legal_pairs:
+        text = re.sub(
+            rf"\b{form_pattern(pair[0], fuzzy=True)}\.?$", " ".join(pair), text, flags=re.I
+        )
+    matches = list(_rx().legal_suffix.finditer(text))
     match = matches[-1] if matches else None
     if match is not None and match.group(1).upper() != "(M)":
         text = text[: match.end()]
     return clean(text) if not text.endswith(".") else text.strip(" |:;,_~—–-'\"“”‘’`*=+")
 
 
-# First words that continue a name printed over several lines: legal forms and "& CO".
-_CONTINUATION = frozenset(
-    {"CO.", "CO", "&", "AND", "ENTERPRISE", "TRADING"}
-    | {w.upper() for f in _WORDS.legal_forms for w in f.split()[:1]}
-    | {f"{w.upper()}." for f in _WORDS.legal_forms for w in f.split()[:1]}
-)
-
-
 def _is_continuation(text: str) -> bool:
     first = text.split(" ", 1)[0].upper()
-    return first in _CONTINUATION or text[:1] == "(" or text[:1].islower()
+    return first in _rx().continuation or text[:1] == "(" or text[:1].islower()
 
 
 def trim_line(line: Line) -> Line:
@@ -270,7 +158,7 @@ def trim_line(line: Line) -> Line:
     while len(words) > 1 and debris(words[0], words[1:]):
         words.pop(0)
     while len(words) > 1 and debris(words[-1], words[:-1]):
-        if _LEGAL_SUFFIX.fullmatch(f"{words[-2].text} {words[-1].text}"):
+        if _rx().legal_suffix.fullmatch(f"{words[-2].text} {words[-1].text}"):
             break  # a faint "BHD" after "SDN" is part of the name
         words.pop()
     return Line(words=tuple(words), page=line.page) if len(words) != len(line.words) else line
@@ -316,14 +204,12 @@ def _header(top: Sequence[Line]) -> list[Line]:
     out: list[Line] = []
     top = [trim_line(x) for x in top]
     for index, line in enumerate(top):
-        if _GREETING.match(clean(line.text)):
+        if _rx().greeting.match(clean(line.text)):
             continue
-        if _HEADER_STOP.search(line.text) and not out:
+        if _rx().header_stop.search(line.text) and not out:
             continue  # e.g. "TAX INVOICE" above the name
-        if _HEADER_STOP.search(line.text):
-            if _POSTCODE.search(line.text) and not re.search(
-                rf"\b(TEL|FAX|{_TAX_NAMES})\b", line.text, re.I
-            ):
+        if _rx().header_stop.search(line.text):
+            if _rx().postcode.search(line.text) and not _rx().contact.search(line.text):
                 out.append(line)  # an address line that happens to contain a stop word
                 continue
             if _is_id_line(line.text):
@@ -332,7 +218,7 @@ def _header(top: Sequence[Line]) -> list[Line]:
             break
         if meaningful(line) or (out and _address_like(line)):
             out.append(line)
-        elif out and index + 1 < len(top) and _POSTCODE.search(top[index + 1].text):
+        elif out and index + 1 < len(top) and _rx().postcode.search(top[index + 1].text):
             # A faintly read but clean line just above the post code: part of the address.
             text = clean(line.text)
             if re.fullmatch(r"[\w.,'&/() -]+", text) and sum(c.isalpha() for c in text) >= 4:
@@ -374,10 +260,10 @@ def _closing_line(used: Sequence[Line], lines: Sequence[Line]) -> Line | None:
 
 def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | None, int]:
     candidates = header[:8]
-    for strength, pattern in ((0.85, _LEGAL_SUFFIX),):
+    for strength, pattern in ((0.85, _rx().legal_suffix),):
         for index, line in enumerate(candidates):
             text = clean(line.text)
-            if not pattern.search(text) or _ADDRESS_WORD.match(text):
+            if not pattern.search(text) or _rx().address_word.match(text):
                 continue
             used = [line]
             # A name broken over lines: "NAME HARDWARE" / "ENTERPRISE (BRANCH" / "AREA) SDN BHD".
@@ -401,7 +287,7 @@ def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | No
         text = clean(line.text)
         if _is_registration(text) or find_dates(text):
             continue
-        if len(re.sub(r"[^A-Za-z]", "", text)) >= 4 and not _ADDRESS_WORD.match(text):
+        if len(re.sub(r"[^A-Za-z]", "", text)) >= 4 and not _rx().address_word.match(text):
             used = [line]
             while index + 1 < len(candidates) and len(used) < 3:
                 following = candidates[index + 1]
@@ -418,10 +304,10 @@ def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | No
                     index += 1
                 used.append(closing)
                 text = " ".join(clean(u.text) for u in used)
-            if _LEGAL_SUFFIX.search(text):
+            if _rx().legal_suffix.search(text):
                 strength = 0.85
             else:
-                trade = _BUSINESS_WORD.search(fix_words(text, NAME_WORDS))
+                trade = _rx().business_word.search(fix_words(text, name_words()))
                 strength = 0.7 if trade else 0.55
             return Found(value=_strip_company(text), confidence=strength, lines=tuple(used)), index
     return None, -1
@@ -430,16 +316,16 @@ def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | No
 def _continues_address(previous: Line, text: str) -> bool:
     """Whether ``text`` still belongs to an address whose post-code line was ``previous``."""
     return bool(
-        _REGION.match(text)
+        _rx().region.match(text)
         or re.match(r"^\d{3,}-", text)
         or re.search(r",\W*$", previous.text)  # "12345 TOWN," goes on to the state
-        or (_POSTCODE.search(text) and len(text.split()) <= 4)  # a second post-code line
+        or (_rx().postcode.search(text) and len(text.split()) <= 4)  # a second post-code line
     )
 
 
 def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Line]:
     picked: list[Line] = []
-    seen_postcode = bool(first and _POSTCODE.search(first))
+    seen_postcode = bool(first and _rx().postcode.search(first))
     for line in lines:
         text = clean(line.text)
         if _is_registration(text):
@@ -451,16 +337,16 @@ def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Li
                 continue
             if line.text.lstrip()[:1] == "(" or re.fullmatch(r"[A-Za-z ]{2,20}[:.]?\s*\d+", text):
                 continue  # "(Branch name)", "Outlet: 123"
-            if not (re.search(r"\d", text) or _ADDRESS_WORD.search(text)):
+            if not (re.search(r"\d", text) or _rx().address_word.search(text)):
                 continue
         elif seen_postcode:
             previous = picked[-1] if picked else None
             if previous is None or not _continues_address(previous, text):
                 break
-        if _HEADER_STOP.search(text) and not _POSTCODE.search(text):
+        if _rx().header_stop.search(text) and not _rx().postcode.search(text):
             break
         picked.append(line)
-        seen_postcode = seen_postcode or bool(_POSTCODE.search(text))
+        seen_postcode = seen_postcode or bool(_rx().postcode.search(text))
         if len(picked) >= 5:
             break
     return picked
@@ -470,7 +356,7 @@ def _address(header: list[Line], after: int) -> Found | None:
     picked = _collect_address(header[after + 1 :])
     if not picked:
         return None
-    seen_postcode = any(_POSTCODE.search(line.text) for line in picked)
+    seen_postcode = any(_rx().postcode.search(line.text) for line in picked)
     value = " ".join(clean(line.text) for line in picked)
     return Found(value=value, confidence=0.75 if seen_postcode else 0.55, lines=tuple(picked))
 
@@ -478,11 +364,11 @@ def _address(header: list[Line], after: int) -> Found | None:
 def _labelled_address(lines: Sequence[Line]) -> Found | None:
     """An address printed after an ``Address:`` label near the top of the page."""
     for index, line in enumerate(lines[:30]):
-        match = _ADDRESS_LABEL.search(line.text)
+        match = _rx().address_label.search(line.text)
         if match is None:
             continue
         first = clean(line.text[match.end() :])
-        if not (re.search(r"\d", first) or _ADDRESS_WORD.search(first)):
+        if not (re.search(r"\d", first) or _rx().address_word.search(first)):
             continue
         rest = _collect_address([trim_line(x) for x in lines[index + 1 : index + 5]], first)
         value = " ".join([first, *(clean(x.text) for x in rest)])
@@ -575,9 +461,9 @@ def _payment(lines: Sequence[Line]) -> tuple[Decimal | None, Decimal | None]:
         amounts = line_amounts(line)
         if not amounts:
             continue
-        if change is None and _CHANGE.search(line.text):
+        if change is None and _rx().change.search(line.text):
             change = Decimal(amounts[-1])
-        elif cash is None and _CASH.search(line.text):
+        elif cash is None and _rx().cash.search(line.text):
             cash = Decimal(amounts[-1])
     return cash, change
 
@@ -650,14 +536,19 @@ def _labelled_total(
             continue
         text, amounts, numbers = _total_amounts(pair, row)
         said = f"{pair.hit.segment.text[: pair.hit.end]} {text}"
-        if _CASH.search(said) or _CHANGE.search(said) or _TOTAL_EXCLUDE.search(said) or not amounts:
+        if (
+            _rx().cash.search(said)
+            or _rx().change.search(said)
+            or _rx().not_total.search(said)
+            or not amounts
+        ):
             continue
         amount = amounts[-1]
         rank = float(paid is not None and amount == paid) - float(numbers > 1)
         rank -= float(cash is not None and cash > 0 and change is not None and amount > cash)
         # The payment printed right below the total: the amount that was paid.
         below = [v for v in pair.values if v.where == "below"]
-        rank += 0.5 * bool(below and _CASH.search(below[0].text))
+        rank += 0.5 * bool(below and _rx().cash.search(below[0].text))
         candidates.append((rank, order, amount, pair))
     # A row of several numbers, or more than the cash given, is no total.
     if not candidates or max(c[0] for c in candidates) < 0:
@@ -684,7 +575,7 @@ def _total(lines: Sequence[Line], layouts: Sequence[PageLayout]) -> Found | None
         return Found(value=f"{paid:.2f}", confidence=0.6)
     # No readable total line: till receipts mostly print the same amount as the subtotal (tax
     # included, nothing rounded), so it beats no value at all.
-    subtotal = _labelled_line_amount(lines, _SUBTOTAL)
+    subtotal = _labelled_line_amount(lines, _rx().subtotal)
     if subtotal is not None and Decimal(str(subtotal.value)) > 0:
         return attrs.evolve(subtotal, confidence=0.45)
     return None
@@ -692,7 +583,7 @@ def _total(lines: Sequence[Line], layouts: Sequence[PageLayout]) -> Found | None
 
 def _labelled_line_amount(lines: Sequence[Line], pattern: re.Pattern[str]) -> Found | None:
     for index, line in enumerate(lines):
-        if pattern.search(line.text) and not _CASH.search(line.text):
+        if pattern.search(line.text) and not _rx().cash.search(line.text):
             amount = _labelled_amount(lines, index)
             if amount is not None:
                 return Found(value=amount, confidence=0.75, lines=(line,))
@@ -701,7 +592,7 @@ def _labelled_line_amount(lines: Sequence[Line], pattern: re.Pattern[str]) -> Fo
 
 def _number(lines: Sequence[Line]) -> Found | None:
     for line in lines:
-        match = _NUMBER_LABEL.search(line.text)
+        match = _rx().number_label.search(line.text)
         if match and re.search(r"\d", match.group("value")):
             return Found(value=match.group("value"), confidence=0.75, lines=(line,))
     return None
@@ -711,9 +602,9 @@ def _line_items(lines: Sequence[Line]) -> list[dict[str, object]]:
     items: list[dict[str, object]] = []
     for line in lines:
         text = _fix_ocr_digits(line.text)
-        if _TOTAL_WORD.search(text) or _CASH.search(text) or _CHANGE.search(text):
+        if _rx().total_word.search(text) or _rx().cash.search(text) or _rx().change.search(text):
             continue
-        if _TAX.search(text) or _HEADER_STOP.search(text):
+        if _rx().tax.search(text) or _rx().header_stop.search(text):
             continue
         amounts = find_amounts(text)
         if not amounts:
@@ -750,9 +641,7 @@ def _fix_address_codes(text: str) -> str:
     text = re.sub(r"(?<![\d-])(\d{5})(?=[A-Za-z]{3})", r"\1 ", text)
     text = re.sub(r"(?<=[A-Za-z])['’`](?=\d)", " ", text)
     text = re.sub(r"(?<=\b\d\d)[O](?=\W|$)", "0", text)
-    return re.sub(
-        r"\b[B8](RD|rd)(?=\W{0,2}\s*(FL|FLOOR|FLR|LEVEL|LVL)\b)", r"3\1", text, flags=re.I
-    )
+    return _rx().floor_ordinal.sub(r"3\1", text)
 
 
 def receipt_fields(lines: Sequence[Line], *, day_first: bool) -> dict[str, Found]:
@@ -768,9 +657,7 @@ def receipt_fields(lines: Sequence[Line], *, day_first: bool) -> dict[str, Found
         if company.confidence > 0.55 or _mean_confidence(company.lines) >= 0.75:
             found["company"] = attrs.evolve(
                 company,
-                value=fix_words(
-                    agree_words(str(company.value), page_words), NAME_WORDS | ADDRESS_WORDS
-                ),
+                value=fix_words(agree_words(str(company.value), page_words), vocabulary()),
             )
         address = _address(header, at)
         if address is None or address.confidence < 0.75:
@@ -786,7 +673,7 @@ def receipt_fields(lines: Sequence[Line], *, day_first: bool) -> dict[str, Found
                 address,
                 value=fix_words(
                     agree_words(_fix_address_codes(str(address.value)), page_words),
-                    ADDRESS_WORDS,
+                    address_words(),
                 ),
             )
     text = "\n".join(line.text for line in lines)
@@ -794,8 +681,8 @@ def receipt_fields(lines: Sequence[Line], *, day_first: bool) -> dict[str, Found
     rules: tuple[tuple[str, Callable[[], Found | None]], ...] = (
         ("date", lambda: _date(lines, layouts, day_first and day_first_vote(text))),
         ("total", lambda: _total(lines, layouts)),
-        ("subtotal", lambda: _labelled_line_amount(lines, _SUBTOTAL)),
-        ("tax", lambda: _labelled_line_amount(lines, _TAX_LINE)),
+        ("subtotal", lambda: _labelled_line_amount(lines, _rx().subtotal)),
+        ("tax", lambda: _labelled_line_amount(lines, _rx().tax_line)),
         ("number", lambda: _number(lines)),
     )
     for name, rule in rules:
@@ -817,8 +704,6 @@ def receipt_fields(lines: Sequence[Line], *, day_first: bool) -> dict[str, Found
 # Label concepts that only an invoice prints: a due date, payment terms, bank details.
 _INVOICE_ONLY = frozenset({"due_date", "payment_terms", "iban", "bic"})
 _TIME = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?!\d)")
-_TILL_HEADS = re.compile(r"^\W*(CASHIER|TILL|COUNTER|TERMINAL|POS|OPERATOR)\b", re.I)
-_ROUNDING = re.compile(r"\bROUND(ING|ED)?\b.*\d[.,]\d{2}", re.I)
 
 
 def _invoice_label(text: str) -> bool:
@@ -849,10 +734,10 @@ def till_receipt(text: str) -> bool:
         return False
     amounts = {i for i, x in enumerate(lines) if find_amounts(_fix_ocr_digits(x))}
     cues = {
-        "paid": any(i in amounts and _CASH.search(x) for i, x in enumerate(lines)),
-        "change": any(i in amounts and _CHANGE.search(x) for i, x in enumerate(lines)),
-        "rounding": any(_ROUNDING.search(x) for x in lines),
-        "till": any(_TILL_HEADS.search(x) for x in lines),
+        "paid": any(i in amounts and _rx().cash.search(x) for i, x in enumerate(lines)),
+        "change": any(i in amounts and _rx().change.search(x) for i, x in enumerate(lines)),
+        "rounding": any(_rx().rounding.search(x) for x in lines),
+        "till": any(_rx().till_heads.search(x) for x in lines),
         "time": any(_TIME.search(x) and find_dates(_fix_ocr_digits(x)) for x in lines),
     }
     return sum(cues.values()) >= 2

@@ -10,6 +10,7 @@ is touched: unknown names stay as read, and a word that could be two vocabulary 
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -17,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from renderkit.parsing._protocol import Word
 from renderkit.parsing.lexicons.regions import region_words
 
-__all__ = ["ADDRESS_WORDS", "NAME_WORDS", "agree_words", "fix_words"]
+__all__ = ["address_words", "agree_words", "fix_words", "name_words", "vocabulary"]
 
 # Letters Tesseract mistakes for one another on broken print (each group is interchangeable).
 _CONFUSABLE = ("MNHW", "ILTJ1", "ODUQ0", "EFL", "S5", "B8", "G6C", "Z2", "KR", "VY")
@@ -30,11 +31,23 @@ def _single_words(phrases: tuple[str, ...]) -> frozenset[str]:
     return frozenset(w for p in phrases for w in p.upper().split() if w.isalpha() and len(w) >= 3)
 
 
-_REGION = region_words()
-#: Street, place and region words of addresses (from the region files).
-ADDRESS_WORDS = _single_words(_REGION.street_words + _REGION.place_words + _REGION.regions)
-#: Trade words of shop and company names (from the region files).
-NAME_WORDS = _single_words(_REGION.trade_words)
+@functools.cache
+def address_words() -> frozenset[str]:
+    """Street, place and region words of addresses (from the region files, read on first use)."""
+    region = region_words()
+    return _single_words(region.street_words + region.place_words + region.regions)
+
+
+@functools.cache
+def name_words() -> frozenset[str]:
+    """Trade words of shop and company names (from the region files, read on first use)."""
+    return _single_words(region_words().trade_words)
+
+
+@functools.cache
+def vocabulary() -> frozenset[str]:
+    """The closed vocabulary of names and addresses: :func:`name_words` | :func:`address_words`."""
+    return name_words() | address_words()
 
 
 def _candidates(word: str, vocabulary: Iterable[str]) -> list[str]:

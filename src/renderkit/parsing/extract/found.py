@@ -2,8 +2,9 @@
 
 Each rule returns a :class:`Found`: the value, a rule confidence (how often the rule is right
 when it fires, before OCR quality is taken into account) and the lines it read, for
-provenance. Receipt rules live in :mod:`renderkit.parsing.receipt`, invoice rules in
-:mod:`renderkit.parsing.invoice`, contract rules in :mod:`renderkit.parsing.contract`.
+provenance. Receipt rules live in :mod:`~renderkit.parsing.extract.receipt`, invoice rules
+in :mod:`~renderkit.parsing.extract.invoice`, contract rules in
+:mod:`~renderkit.parsing.extract.contract`.
 """
 
 from __future__ import annotations

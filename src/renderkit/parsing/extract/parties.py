@@ -20,10 +20,10 @@ from collections.abc import Sequence
 
 import attrs
 
-from renderkit.parsing._fields import Found, clean
-from renderkit.parsing.identifiers import legal_forms
-from renderkit.parsing.keyvalues import KeyValue, find_labels
-from renderkit.parsing.layout import PageLayout, Segment
+from renderkit.parsing.extract.found import Found, clean
+from renderkit.parsing.extract.identifiers import legal_forms
+from renderkit.parsing.extract.keyvalues import KeyValue, find_labels
+from renderkit.parsing.layout.model import PageLayout, Segment
 from renderkit.parsing.lexicons import load_lexicon, load_terms, tokens
 
 __all__ = ["Party", "issuer", "parties"]

@@ -15,7 +15,7 @@ from decimal import Decimal, InvalidOperation
 
 import attrs
 
-from renderkit.parsing._values import CURRENCY_SYMBOLS
+from renderkit.parsing.extract.values import CURRENCY_SYMBOLS, time_suffix
 
 __all__ = [
     "COMMA_DECIMAL",
@@ -121,7 +121,7 @@ def detect_format(texts: Iterable[str]) -> NumberFormat:
 def _is_date_like(text: str, match: re.Match[str]) -> bool:
     # 05.03.2013 is caught by the number pattern's look-arounds; 12.2019 or 10.15 Uhr is not.
     after = text[match.end() : match.end() + 4]
-    return bool(re.match(r"\s?(uhr|h\b|am\b|pm\b)", after, re.I))
+    return bool(time_suffix().match(after))
 
 
 def parse_amount(text: str, number_format: NumberFormat = DOT_DECIMAL) -> Decimal | None:

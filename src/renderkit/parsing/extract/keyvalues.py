@@ -8,8 +8,9 @@ label printed on a page, the candidate values are, in order of preference:
 3. the first segment below it that overlaps it horizontally, within a few rows (a header
    row of labels with the values underneath).
 
-The consumer (:mod:`renderkit.parsing.invoice`) takes the first candidate that is a valid value
-for the concept (a date, an amount, an IBAN...), so geometry proposes and validation decides.
+The consumer (:mod:`renderkit.parsing.extract.invoice`) takes the first candidate that is a
+valid value for the concept (a date, an amount, an IBAN...), so geometry proposes and validation
+decides.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Sequence
 import attrs
 
 from renderkit.parsing._protocol import BBox
-from renderkit.parsing.layout import PageLayout, Row, Segment
+from renderkit.parsing.layout.model import PageLayout, Row, Segment
 from renderkit.parsing.lexicons import COLUMN_CONCEPTS, Lexicon, load_lexicon, load_terms, tokens
 
 __all__ = ["KeyValue", "LabelHit", "Value", "find_labels", "key_values"]
@@ -188,7 +189,8 @@ def _word_start(segment: Segment, word: object) -> int:
 def key_values(layouts: Sequence[PageLayout], lexicon: Lexicon | None = None) -> list[KeyValue]:
     """Every document-field label of ``layouts`` with its candidate values, in page order.
 
-    Column headers (``quantity``, ``unit price``...) are left to :mod:`~renderkit.parsing.tables`.
+    Column headers (``quantity``, ``unit price``...) are left to
+    :mod:`~renderkit.parsing.extract.tables`.
     """
     lexicon = lexicon or load_lexicon()
     out: list[KeyValue] = []

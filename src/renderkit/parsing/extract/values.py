@@ -1,13 +1,19 @@
 """Finding and normalising values in text: dates, amounts, currencies, e-mails, phones.
 
-Pure functions, no I/O; the local extractor and the schema filler build on them.
+Pure functions; the local extractor and the schema filler build on them. The month names and
+phone labels come from ``lexicons/values.toml``, read on the first date or phone looked for.
 """
 
 from __future__ import annotations
 
 import datetime
+import functools
 import re
+import tomllib
 from decimal import Decimal, InvalidOperation
+from importlib import resources
+
+import attrs
 
 __all__ = [
     "CURRENCY_SYMBOLS",
@@ -18,54 +24,58 @@ __all__ = [
     "find_phones",
     "normalise_amount",
     "parse_date",
+    "time_suffix",
 ]
 
-MONTHS = {
-    name: number
-    for number, names in enumerate(
-        [
-            ("jan", "january"),
-            ("feb", "february", "febr"),
-            ("mar", "march"),
-            ("apr", "april"),
-            ("may",),
-            ("jun", "june"),
-            ("jul", "july"),
-            ("aug", "august"),
-            ("sep", "sept", "september"),
-            ("oct", "october"),
-            ("nov", "november"),
-            ("dec", "december"),
-        ],
-        start=1,
-    )
-    for name in names
-}
-_MONTH = (
-    r"(?P<mon>jan(?:uary)?|feb(?:r?uary)?|febr|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
-    r"aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-)
 _ORD = r"(?:st|nd|rd|th)?"
 
-_DATE_PATTERNS = [
-    # 2017-10-29, 2017/10/29
-    re.compile(r"(?<!\d)(?P<y>(?:19|20)\d\d)[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?!\d)"),
-    # 29/10/2017, 29-10-17, 29.10.2017 (day or month first: decided later)
-    re.compile(
-        r"(?<![\w/.-])(?P<a>\d{1,2})\s?(?P<sep>[-/.])\s?(?P<b>\d{1,2})\s?(?P=sep)\s?"
-        r"(?P<y>\d{4}|\d{2})(?![\d/])"
-    ),
-    # 29 Oct 2017, 29-OCT-17, 29th of October, 2017
-    re.compile(
-        rf"(?<![\d])(?P<d>\d{{1,2}}){_ORD}[\s\-/.]*(?:day\s+of\s+|of\s+)?{_MONTH}[\s\-/.,]*(?P<y>(?:19|20)?\d\d)(?!\d)",
-        re.I,
-    ),
-    # October 29, 2017 / Oct. 29th 2017
-    re.compile(
-        rf"(?<![a-z]){_MONTH}\s*(?P<d>\d{{1,2}}){_ORD}\s*,?\s*(?P<y>(?:19|20)\d\d)(?!\d)",
-        re.I,
-    ),
-]
+
+@attrs.frozen(kw_only=True)
+class _Words:
+    months: dict[str, int]
+    dates: tuple[re.Pattern[str], ...]
+    phone_label: re.Pattern[str]
+    time_suffix: re.Pattern[str]
+
+
+@functools.cache
+def _words() -> _Words:
+    """Month names, the date patterns built on them and the phone labels (``values.toml``)."""
+    path = resources.files("renderkit.parsing.lexicons") / "values.toml"
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    months = {
+        name: number for number, names in enumerate(data["months"], start=1) for name in names
+    }
+    month = rf"(?P<mon>{'|'.join(data['month_pattern'])})\.?"
+    day_of = "|".join(data["day_of"])
+    dates = (
+        # 2017-10-29, 2017/10/29
+        re.compile(r"(?<!\d)(?P<y>(?:19|20)\d\d)[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?!\d)"),
+        # 29/10/2017, 29-10-17, 29.10.2017 (day or month first: decided later)
+        re.compile(
+            r"(?<![\w/.-])(?P<a>\d{1,2})\s?(?P<sep>[-/.])\s?(?P<b>\d{1,2})\s?(?P=sep)\s?"
+            r"(?P<y>\d{4}|\d{2})(?![\d/])"
+        ),
+        # 29 Oct 2017, 29-OCT-17, 29th of October, 2017
+        re.compile(
+            rf"(?<![\d])(?P<d>\d{{1,2}}){_ORD}[\s\-/.]*(?:{day_of})?{month}"
+            r"[\s\-/.,]*(?P<y>(?:19|20)?\d\d)(?!\d)",
+            re.I,
+        ),
+        # October 29, 2017 / Oct. 29th 2017
+        re.compile(
+            rf"(?<![a-z]){month}\s*(?P<d>\d{{1,2}}){_ORD}\s*,?\s*(?P<y>(?:19|20)\d\d)(?!\d)",
+            re.I,
+        ),
+    )
+    phone_label = re.compile(rf"\b({'|'.join(data['phone_labels'])})\b", re.I)
+    time_suffix = re.compile(rf"\s?({'|'.join(data['time_suffix'])})", re.I)
+    return _Words(months=months, dates=dates, phone_label=phone_label, time_suffix=time_suffix)
+
+
+def time_suffix() -> re.Pattern[str]:
+    """What follows a time printed like a decimal number (``10.15 Uhr``), from its start."""
+    return _words().time_suffix
 
 
 def _year(text: str) -> int:
@@ -87,7 +97,7 @@ def find_dates(text: str, *, day_first: bool = True) -> list[tuple[datetime.date
     Numeric dates with both parts at most 12 are read day first unless ``day_first`` is False.
     """
     found: dict[int, tuple[datetime.date, int, int]] = {}
-    for index, pattern in enumerate(_DATE_PATTERNS):
+    for index, pattern in enumerate(_words().dates):
         for match in pattern.finditer(text):
             if any(s <= match.start() < e for _, s, e in found.values()):
                 continue
@@ -102,7 +112,7 @@ def find_dates(text: str, *, day_first: bool = True) -> list[tuple[datetime.date
                 else:
                     value = _make(y, a, b) or _make(y, b, a)
             else:
-                month = MONTHS.get(groups["mon"].lower().rstrip("."))
+                month = _words().months.get(groups["mon"].lower().rstrip("."))
                 value = _make(_year(groups["y"]), month, int(groups["d"])) if month else None
             if value is not None:
                 found[match.start()] = (value, match.start(), match.end())
@@ -214,7 +224,7 @@ def find_phones(text: str) -> list[str]:
     """Phone numbers printed after a TEL/PHONE/FAX/H/P label, in order, without duplicates."""
     out: list[str] = []
     for line in text.splitlines():
-        if not re.search(r"\b(tel|phone|telephone|fax|h/?p|mobile|mob|call)\b", line, re.I):
+        if not _words().phone_label.search(line):
             continue
         for match in _PHONE.finditer(line):
             digits = re.sub(r"\D", "", match.group(1))

@@ -12,14 +12,15 @@ of 2,160, e.g. a full-width colon after "TEL") come out as their Latin look-alik
 
 Threads follow the number of pages being read and the machine's load: a page read alone (a
 photo, a one-page scan) on an otherwise idle machine runs its models on every core
-(``intra_op_num_threads = os.cpu_count()``; a receipt photo took 1.6 s instead of 2.7 s on 2
+(``intra_op_num_threads`` = the usable CPUs; a receipt photo took 1.6 s instead of 2.7 s on 2
 cores); a page read while others are in flight, or while other processes keep the cores busy
 (more tasks runnable right now than leave a core free), runs on one ONNX thread. ONNX Runtime's
 threads wait for each other at every operator, so on busy cores two threads were slower than
 one (5.8 s against 3.7 s at a load average of 4.8 on 2 cores); and several pages in parallel,
 one per core, finish sooner than pages spread over every core in turn. The two settings are two
-sessions of the same models, each loaded on first use. At most ``os.cpu_count()`` pages are
-read at once per process.
+sessions of the same models, each loaded on first use. At most one page per usable CPU
+(:func:`renderkit.core.workers.usable_cpus`, which honours the affinity mask) is read at once
+per process.
 
 The page's orientation comes from the detected lines: when most text lines are taller than
 wide the page is turned a quarter, and the line classifier's "180" votes tell which way; when
@@ -44,15 +45,14 @@ import attrs
 from PIL import Image, ImageOps
 
 from renderkit.core.errors import ConfigurationError, MissingDependencyError, ProviderError
-from renderkit.core.workers import WorkerPool
+from renderkit.core.workers import WorkerPool, usable_cpus
 from renderkit.parsing._protocol import Line, Page, Word
-from renderkit.parsing._rapid_trim import onnx_available, trimmed_model
+from renderkit.parsing.readers._rapid_trim import onnx_available, trimmed_model
 
 __all__ = ["RapidOcr", "Segment", "group_lines", "rapidocr_available"]
 
 _INSTALL_HINT = "RapidOCR is not installed: pip install 'renderkit[ocr]' (rapidocr, onnxruntime)"
 
-_CORES = max(1, os.cpu_count() or 1)
 
 # A line box this much taller than wide holds vertical text (RapidOCR turns such crops by 90°
 # before recognising them, with the same threshold).
@@ -304,7 +304,7 @@ class RapidOcr:
         with self._one_page() as alone:
             # Decided once per page: a page that started alone keeps every core until it
             # ends, even if others start meanwhile (the cores are then briefly shared).
-            engine = self.engine(self.threads or (_CORES if alone and _idle() else 1))
+            engine = self.engine(self.threads or (usable_cpus() if alone and _idle() else 1))
             try:
                 segments, turn = _read(engine, upright, detect_orientation=detect_orientation)
                 if turn:
@@ -345,14 +345,15 @@ def _idle() -> bool:
     after one receipt it reads about 1.0 on an idle 2-core machine, which used to send the
     next receipt to one thread (2.3 s instead of 1.7 s).
     """
+    cores = usable_cpus()
     runnable = _runnable()
     if runnable is None:
         try:
-            return os.getloadavg()[0] <= _CORES - 1
+            return os.getloadavg()[0] <= cores - 1
         except OSError:  # not available on this platform
             return True
     # Everything runnable besides the reading thread must leave one core free.
-    return runnable - 1 <= _CORES - 2
+    return runnable - 1 <= cores - 2
 
 
 def _runnable() -> int | None:

@@ -15,10 +15,10 @@ from typing import Any
 
 import attrs
 
-from renderkit.parsing.keyvalues import find_labels
-from renderkit.parsing.layout import PageLayout, Row, Segment
+from renderkit.parsing.extract.keyvalues import find_labels
+from renderkit.parsing.extract.numbers import NumberFormat, find_money
+from renderkit.parsing.layout.model import PageLayout, Row, Segment
 from renderkit.parsing.lexicons import COLUMN_CONCEPTS, Lexicon, load_lexicon, tokens
-from renderkit.parsing.numbers import NumberFormat, find_money
 
 __all__ = ["LineItem", "Table", "find_tables", "table_rows"]
 

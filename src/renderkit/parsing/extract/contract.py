@@ -15,9 +15,9 @@ import tomllib
 from importlib import resources
 from typing import Any
 
-from renderkit.parsing._fields import Found
-from renderkit.parsing._values import find_dates
-from renderkit.parsing.identifiers import legal_forms
+from renderkit.parsing.extract.found import Found
+from renderkit.parsing.extract.identifiers import legal_forms
+from renderkit.parsing.extract.values import find_dates
 
 __all__ = ["contract_fields", "defined_parties"]
 
@@ -31,6 +31,17 @@ _NAME_WORDS = 6
 def _lexicon() -> dict[str, Any]:
     path = resources.files("renderkit.parsing.lexicons") / "contract.toml"
     return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _phrase(name: str, flags: int = 0) -> re.Pattern[str]:
+    """One of the lexicon's ``[phrases]`` (its pieces joined), compiled with ``flags``."""
+    return re.compile(_phrase_text(name), flags)
+
+
+def _phrase_text(name: str) -> str:
+    pieces: list[str] = _lexicon()["phrases"][name]
+    return "".join(pieces)
 
 
 @functools.cache
@@ -61,11 +72,11 @@ def _number_words() -> dict[str, int]:
 def _definition() -> re.Pattern[str]:
     forms = sorted(legal_forms(), key=len, reverse=True)
     form = "|".join(re.escape(f).replace(r"\.", r"\.?") for f in forms)
-    word = r"(?:[A-Z][\w&'’-]*|&|of|and)"
+    word = _phrase_text("name_word")
     return re.compile(
         rf"(?P<name>(?:{word}\s+){{1,{_NAME_WORDS}}}?(?:[A-Z][\w&'’-]*,?\s+)?(?:{form}))(?![\w])"
         # An optional description ("a Delaware corporation"), then the defined term.
-        r"\s*,?\s*(?:an?\s+[A-Za-z ]{0,40}?\s*,?\s*)?\(\s*(?:the\s+|hereinafter\s+)?[\"“]",
+        + _phrase_text("defined_term"),
     )
 
 
@@ -74,7 +85,7 @@ def defined_parties(text: str) -> list[str]:
     names: list[str] = []
     for match in _definition().finditer(text[:_HEAD]):
         name = re.sub(r"\s+", " ", match.group("name")).strip(" ,")
-        name = re.sub(r"^(?:The|the|of|and|&)\s+", "", name)
+        name = _phrase("name_filler").sub("", name)
         if len(name.split()) >= 2 and name not in names:
             names.append(name)
     # "Holders and Acme Corporation": a name that ends in another one ran into a phrase.
@@ -82,25 +93,17 @@ def defined_parties(text: str) -> list[str]:
     return names[:3]
 
 
-_PARTY_END = re.compile(
-    r"\s*\(|,?\s+a\s+(?:[A-Z][a-z]+\s+)*(?:corporation|company|limited|partnership|"
-    r"bank|banking|national|state|delaware|nevada)|,\s+an?\s+|,\s+(?:located|with|having|whose|"
-    r"on\s+behalf|each|its|hereinafter|as\s+)|\s+and/or\b|\s+d/?b/?a\b|\s+f/?k/?a\b|;|:|"
-    # A full stop ends the name unless it closes an initial or an abbreviation.
-    r"(?<!\b[A-Z])(?<!\bInc)(?<!\bCo)(?<!\bCorp)(?<!\bLtd)(?<!\bMr)(?<!\bMs)(?<!\bDr)"
-    r"(?<!\bJr)(?<!\bSr)(?<!\bNo)(?<!\bSt)\.\s+(?=[A-Z])|,\s*$|,\s+(?:and|&)\s+|"
-    r"(?:(?<=Inc\.)|(?<=LLC)|(?<=Ltd\.)|(?<=L\.P\.)|(?<=\bLP)|(?<=Corp\.)|(?<=Corporation)|"
-    r"(?<=Company))\s+(?:and|&)\s+(?=[A-Z])|"
-    # "Acme Holdings, Inc., Acme Bank and ...": a comma after a legal form lists another party.
-    r"(?P<list>(?:(?<=Inc\.)|(?<=LLC)|(?<=Ltd\.)|(?<=\bLP)|(?<=Corp\.)|(?<=Corporation)),\s+(?=[A-Z]))",
-)
-
-
 @functools.cache
 def _generic_party() -> re.Pattern[str]:
     words: list[str] = _lexicon()["parties"]["generic"]
     alternatives = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in words)
-    return re.compile(rf"^(the\s+)?({alternatives})\b", re.I)
+    return re.compile(_phrase_text("generic_party").replace("{generic}", alternatives), re.I)
+
+
+@functools.cache
+def _abbreviations() -> tuple[str, ...]:
+    # Matched at the end of a name, after a space.
+    return tuple(" " + a for a in _lexicon()["parties"]["abbreviations"])
 
 
 @functools.cache
@@ -110,9 +113,9 @@ def _connectors() -> frozenset[str]:
 
 def _party_name(text: str) -> str:
     name = re.sub(r"\s+", " ", text).strip(" ,;:.\"“”'")
-    name = re.sub(r"^(?:the|The)\s+", "", name)
+    name = _phrase("article").sub("", name)
     name = name.replace("&", " and ").replace("  ", " ")
-    if name.endswith((" Inc", " Corp", " Ltd", " Co")):
+    if name.endswith(_abbreviations()):
         name += "."
     return re.sub(r"\s+", " ", name).strip()
 
@@ -129,11 +132,11 @@ def _looks_like_name(name: str) -> bool:
 
 def _preamble_parties(text: str) -> Found | None:
     head = text[:3000]
-    match = re.search(r"\b(?:by\s+and\s+)?(?:between|among)\s*:?\s+", head, re.I)
+    match = _phrase("preamble", re.I).search(head)
     if match is None:
         return None
     clause = head[match.end() : match.end() + 900]
-    stop = re.search(r"\b(WHEREAS|RECITALS|Background|W\s?I\s?T\s?N\s?E\s?S\s?S)|\n\s*\n", clause)
+    stop = _phrase("preamble_end").search(clause)
     if stop:
         clause = clause[: stop.start()]
     clause = clause.replace("\n", " ")
@@ -141,7 +144,7 @@ def _preamble_parties(text: str) -> Found | None:
     pos = 0
     while pos < len(clause) and len(names) < 4:
         rest = clause[pos:]
-        end = _PARTY_END.search(rest)
+        end = _phrase("party_end").search(rest)
         raw = rest[: end.start()] if end else rest[:120]
         name = _party_name(raw)
         if _looks_like_name(name):
@@ -161,7 +164,7 @@ def _preamble_parties(text: str) -> Found | None:
             elif ch == ")":
                 depth = max(0, depth - 1)
             elif depth == 0:
-                m = re.match(r",?\s*(?:and|&)\s+(?:the\s+)?(?=[A-Z])", rest[i:])
+                m = _phrase("next_party").match(rest[i:])
                 if m and i >= start - 8:
                     nxt = i + m.end()
                     break
@@ -177,8 +180,6 @@ def _preamble_parties(text: str) -> Found | None:
     return Found(value=names, confidence=0.75)
 
 
-# A signature line: "By:" starts it, the signing company's name is printed just above.
-_BY_LINE = re.compile(r"^\s*By\s*:", re.I)
 # At most this many capitalised lines above "By:" form the signer's name.
 _BLOCK_LINES = 3
 
@@ -201,7 +202,7 @@ def _signature_parties(text: str) -> list[str]:
     lines = text.splitlines()
     names: list[str] = []
     for index, line in enumerate(lines):
-        if not _BY_LINE.match(line):
+        if not _phrase("signature", re.I).match(line):
             continue
         block: list[str] = []
         for above in reversed(lines[max(0, index - _BLOCK_LINES) : index]):
@@ -257,20 +258,16 @@ def _parties(text: str) -> Found | None:
 @functools.cache
 def _governing() -> re.Pattern[str]:
     place = "|".join(re.escape(p) for p in _places())
-    return re.compile(
-        r"laws?\s+of\s+(?:the\s+)?(?:(?:State|Commonwealth|Province|Republic|Kingdom)\s+of\s+)?"
-        rf"(?P<place>{place})\b",
-        re.I,
-    )
+    return re.compile(_phrase_text("governing_law").replace("{place}", place), re.I)
 
 
 def _jurisdiction(text: str) -> Found | None:
     best: tuple[int, str] | None = None
     for match in _governing().finditer(text):
         window = text[max(0, match.start() - 250) : match.end() + 50].lower()
-        score = 2 if re.search(r"govern|constru|interpret", window) else 0
-        score += 1 if "state of" in match.group(0).lower() else 0
-        if re.search(r"organi[sz]ed|incorporated|existing|formed", window[-330:-60]):
+        score = 2 if _phrase("governing_cue").search(window) else 0
+        score += 1 if _phrase("state_of").search(match.group(0).lower()) else 0
+        if _phrase("incorporation_cue").search(window[-330:-60]):
             score -= 2  # "a corporation incorporated under the laws of Canada"
         if best is None or score > best[0]:
             best = (score, match.group("place"))
@@ -288,8 +285,6 @@ def _jurisdiction(text: str) -> Found | None:
 
 # "December 9\nth\n, 2014": a superscript ordinal extracted on a line of its own.
 _SPLIT_ORDINAL = re.compile(r"(?<!\d)(\d{1,2})\s*\n\s*(st|nd|rd|th)\s*\n?\s*(?=,|\s)")
-# The date a signature block carries ("Date: July 24, 2014", "this 11th day of October, 2007").
-_SIGNED_DATE = re.compile(r"(?:^\s*Dated?\s*:?\s*|\bday\s+of\s+)$", re.I | re.M)
 # How much of the end is read for signature blocks.
 _TAIL = 4000
 # A letter's date stands alone on one of its first lines.
@@ -311,11 +306,9 @@ def _signed_date(text: str) -> Found | None:
     for value, start, _ in find_dates(tail, day_first=False):
         line_start = tail.rfind("\n", 0, start) + 1
         before = tail[line_start:start]
-        if re.search(r"^\s*Dated?\s*:?\s*$", before, re.I) or re.search(
-            r"\b(?:this|on)\s*$", before, re.I
-        ):
+        if _phrase("dated", re.I).search(before) or _phrase("on_this", re.I).search(before):
             return Found(value=value.isoformat(), confidence=0.6)
-        if re.match(r"\d{1,2}\w{0,2}\s+day\s+of", tail[start:], re.I):
+        if _phrase("day_of", re.I).match(tail[start:]):
             return Found(value=value.isoformat(), confidence=0.6)
     return None
 
@@ -332,11 +325,7 @@ def _preamble_date(text: str) -> Found | None:
     head = text[:2500]
     for value, start, _ in find_dates(head, day_first=False):
         before = head[max(0, start - 120) : start].lower()
-        if re.search(
-            r"(as\s+of|dated|effective|made\s+(?:on|this)|entered\s+into\s+(?:on|this)|"
-            r"this\s+\d{0,2}\w*\s*day\s+of|executed\s+on|day\s+of)[^.;]{0,60}$",
-            before,
-        ):
+        if _phrase("effective_cue").search(before):
             return Found(value=value.isoformat(), confidence=0.8)
     return None
 
@@ -349,25 +338,11 @@ def _duration() -> re.Pattern[str]:
     words = "|".join(
         re.escape(w).replace(r"\ ", r"\s+") for w in sorted(_number_words(), key=len, reverse=True)
     )
-    return re.compile(
-        rf"(?P<n>\d{{1,3}}|{words})(?:\s*\(\d{{1,3}}\))?[\s-]*(?P<unit>years?|months?|weeks?|days?)\b",
-        re.I,
-    )
-
-
-# The agreement itself as the subject: "a portion of this Agreement" or "obligations under this
-# Agreement" lasting N years is a survival clause, not the agreement's term.
-_TERM_CUE = re.compile(
-    r"(?<!of\s)(?<!under\s)(?<!in\s)(?<!to\s)"
-    r"(this\s+(?:letter\s+)?agreement|the\s+term\s+of\s+this|the\s+term\s+hereof)[^.;]{0,80}?"
-    r"(shall|will)\s+(terminate|expire|remain\s+in\s+(?:full\s+)?(?:force|effect)|continue|"
-    r"be\s+in\s+effect|be\s+effective|survive|end)|\bterm\s+of\s+this\s+agreement\s+(?:shall|will)\s+be",
-    re.I,
-)
+    return re.compile(_phrase_text("duration").replace("{number}", words), re.I)
 
 
 def _term(text: str) -> Found | None:
-    for cue in _TERM_CUE.finditer(text):
+    for cue in _phrase("term_cue", re.I).finditer(text):
         window = text[cue.start() : cue.end() + 200]
         window = re.split(r"(?<=[a-z)])\.\s+[A-Z]", window)[0]
         duration = _duration().search(window)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import base64
 import binascii
 import io
-import os
 from typing import Any
 
 import anyio
@@ -28,9 +27,9 @@ from PIL import Image, UnidentifiedImageError
 from renderkit.core.errors import ConfigurationError, InvalidRequestError, RenderkitError
 from renderkit.core.media import MEDIA_TYPES
 from renderkit.core.pdfium import run_pdfium
-from renderkit.core.workers import WorkerPool
+from renderkit.core.workers import WorkerPool, usable_cpus
 from renderkit.parsing._protocol import Document, Line, Page, Word
-from renderkit.parsing.ocr import OcrEngine
+from renderkit.parsing.readers.ocr import OcrEngine
 
 __all__ = [
     "MIME_TYPES",
@@ -239,7 +238,7 @@ async def _read_pdf(
     pages: list[Page | None] = [None] * len(pdf)
     # Scanned pages are read in parallel, one per core (an OCR engine uses one thread per
     # page); rendering waits for a free slot, so at most that many page images are in memory.
-    slots = anyio.Semaphore(max(1, os.cpu_count() or 1))
+    slots = anyio.Semaphore(usable_cpus())
 
     async def recognize(engine: OcrEngine, image: Image.Image, index: int) -> None:
         try:

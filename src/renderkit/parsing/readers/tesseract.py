@@ -1,10 +1,4 @@
-"""The OCR protocol, the choice of engine, and OCR with the Tesseract command-line program.
-
-:func:`ocr_engine` picks the engine: :class:`~renderkit.parsing.RapidOcr` (PP-OCR models, in
-``renderkit.parsing._rapid``) when rapidocr and onnxruntime are installed, since it reads receipts
-and scans markedly better (see docs/parsing.md), and :class:`TesseractOcr` otherwise.
-
-Tesseract: words with boxes and confidences.
+"""OCR with the Tesseract command-line program: words with boxes and confidences.
 
 Tesseract is run directly (``tesseract stdin stdout ... tsv``) rather than through
 pytesseract, so that each call can be given ``OMP_THREAD_LIMIT=1``: Tesseract's OpenMP
@@ -32,49 +26,19 @@ import math
 import os
 import shutil
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
 
 import anyio
 import anyio.to_thread
 import attrs
 from PIL import Image, ImageOps
 
-from renderkit.core.errors import ConfigurationError, MissingDependencyError, ProviderError
+from renderkit.core.errors import MissingDependencyError, ProviderError
 from renderkit.core.workers import WorkerPool
 from renderkit.parsing._protocol import Line, Page, Word
-from renderkit.parsing._rapid import RapidOcr, rapidocr_available
 
-__all__ = [
-    "OCR_ENGINES",
-    "OcrEngine",
-    "RapidOcr",
-    "TesseractOcr",
-    "deskew_angle",
-    "ocr_engine",
-    "parse_tsv",
-    "prepare_image",
-    "rapidocr_available",
-]
-
-#: The engines :func:`ocr_engine` knows by name.
-OCR_ENGINES: tuple[str, ...] = ("rapidocr", "tesseract")
+__all__ = ["TesseractOcr", "deskew_angle", "parse_tsv", "prepare_image"]
 
 _INSTALL_HINT = "OCR needs the tesseract program: apt-get install tesseract-ocr tesseract-ocr-eng"
-
-
-@runtime_checkable
-class OcrEngine(Protocol):
-    """Reads the words of one page image."""
-
-    async def recognize(self, image: Image.Image, *, page: int, detect_orientation: bool) -> Page:
-        """Return the page's lines of words (boxes normalised to the image size).
-
-        Raises:
-            MissingDependencyError: the OCR program is not installed.
-            ProviderError: the OCR program failed on this image.
-            WorkersBusyError: the engine's worker pool is full.
-        """
-        ...
 
 
 # A word whose confidence Tesseract reports below this is usually a smudge or a rule line.
@@ -190,7 +154,8 @@ class _Reading:
 
 
 class TesseractOcr:
-    """:class:`OcrEngine` running the ``tesseract`` program (Debian ``tesseract-ocr``).
+    """The :class:`~renderkit.parsing.OcrEngine` running the ``tesseract`` program (Debian
+    ``tesseract-ocr``).
 
     Args:
         executable: the program, looked up on PATH when not absolute.
@@ -389,24 +354,3 @@ def _encode(image: Image.Image) -> bytes:
 def words_of(lines: Sequence[Line]) -> list[Word]:
     """Every word of ``lines`` in order."""
     return [w for line in lines for w in line.words]
-
-
-def ocr_engine(name: str | None = None, *, workers: WorkerPool | None = None) -> OcrEngine:
-    """The OCR engine called ``name`` (one of :data:`OCR_ENGINES`), or the default one.
-
-    The default is RapidOCR when ``rapidocr`` and ``onnxruntime`` are installed (the ``ocr``
-    extra), else Tesseract. A named engine is returned even if it is missing: its first
-    page then raises :class:`~renderkit.core.errors.MissingDependencyError` with a hint.
-    ``workers`` bounds the pages read at once (the engine's own pool when None).
-
-    Raises:
-        ConfigurationError: ``name`` is not an engine renderkit knows.
-    """
-    if name is None:
-        name = "rapidocr" if rapidocr_available() else "tesseract"
-    if name == "rapidocr":
-        return RapidOcr(workers=workers)
-    if name == "tesseract":
-        return TesseractOcr(workers=workers)
-    msg = f"unknown OCR engine {name!r}; choose one of {', '.join(OCR_ENGINES)}"
-    raise ConfigurationError(msg)

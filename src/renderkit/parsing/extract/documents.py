@@ -1,0 +1,112 @@
+"""One extractor per document type, chosen once from the classified type.
+
+Only the chosen type's rules run. A type's extractor may ask for another's rules where they
+help it: an invoice takes the receipt rules for what its layout reading did not find, a contract
+the receipt rules for the seller-like fields a schema may ask for. Types with no rules of their
+own (letters, statements, forms...) get every general rule. The values every document has
+(currency, dates, e-mails, phones) are added last, whatever the type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import attrs
+
+from renderkit.parsing._protocol import Document
+from renderkit.parsing.extract.contract import contract_fields
+from renderkit.parsing.extract.found import Found
+from renderkit.parsing.extract.invoice import invoice_fields
+from renderkit.parsing.extract.receipt import receipt_fields
+from renderkit.parsing.extract.values import find_currency, find_dates, find_emails, find_phones
+
+__all__ = ["EXTRACTORS", "Extracted", "extract_fields"]
+
+
+@attrs.frozen(kw_only=True)
+class Extracted:
+    """What a document type's extractor found.
+
+    Attributes:
+        fields: per field name, the value, its rule confidence and the lines it was read from.
+        warnings: failed checks (arithmetic, checksums).
+    """
+
+    fields: dict[str, Found]
+    warnings: tuple[str, ...] = ()
+
+
+#: A document type's extractor: the document and whether ambiguous dates are day first.
+TypeExtractor = Callable[[Document, bool], Extracted]
+
+
+def extract_receipt(document: Document, day_first: bool) -> Extracted:
+    """A till receipt: merchant, address, date, total, amounts and items from the receipt rules."""
+    return Extracted(fields=receipt_fields(list(document.lines), day_first=day_first))
+
+
+def extract_invoice(document: Document, day_first: bool) -> Extracted:
+    """An invoice or purchase order: the layout reading, the receipt rules filling its gaps."""
+    invoice = invoice_fields(document)
+    # Till receipts printed "TAX INVOICE" take the receipt path (classify), so here the layout
+    # reading wins; the receipt rules only fill what it did not find, and where both read the
+    # same value, the more confident reading (and its lines) stays.
+    found = receipt_fields(list(document.lines), day_first=day_first)
+    found.pop("line_items", None)
+    for name, item in invoice.fields.items():
+        rival = found.get(name)
+        if rival is None or rival.value != item.value or item.confidence >= rival.confidence:
+            found[name] = item
+    return Extracted(fields=found, warnings=invoice.warnings)
+
+
+def extract_contract(document: Document, day_first: bool) -> Extracted:
+    """A contract: parties, effective date, jurisdiction, term; its date is the effective date."""
+    found = receipt_fields(list(document.lines), day_first=day_first)
+    contract = contract_fields(document.text)
+    found.update(contract)
+    if "effective_date" in contract:
+        found["date"] = contract["effective_date"]
+    else:
+        # A contract's dates are clauses' dates: none of them is "the" date unless effective.
+        found.pop("date", None)
+    return Extracted(fields=found)
+
+
+def extract_general(document: Document, day_first: bool) -> Extracted:
+    """A type without rules of its own: every general rule, the receipt rules winning ties."""
+    found = contract_fields(document.text)
+    found.update(receipt_fields(list(document.lines), day_first=day_first))
+    return Extracted(fields=found)
+
+
+#: The extractor of each document type with rules of its own; others get :func:`extract_general`.
+EXTRACTORS: Mapping[str, TypeExtractor] = {
+    "receipt": extract_receipt,
+    "invoice": extract_invoice,
+    "purchase_order": extract_invoice,
+    "contract": extract_contract,
+}
+
+
+def extract_fields(kind: str, document: Document, *, day_first: bool) -> Extracted:
+    """The fields of a document of type ``kind``: its extractor's, then the document-wide values."""
+    extracted = EXTRACTORS.get(kind, extract_general)(document, day_first)
+    found = dict(extracted.fields)
+    text = document.text
+    currency = find_currency(text)
+    # Only an invoice's layout reading finds a currency; it beats the first symbol in the text.
+    if currency and "currency" not in found:
+        found["currency"] = Found(value=currency, confidence=0.8)
+    dates = find_dates(text, day_first=day_first)
+    if dates:
+        found["dates"] = Found(
+            value=list(dict.fromkeys(d.isoformat() for d, _, _ in dates))[:20], confidence=0.9
+        )
+    emails = find_emails(text)
+    if emails:
+        found["emails"] = Found(value=emails[:10], confidence=0.9)
+    phones = find_phones(text)
+    if phones:
+        found["phones"] = Found(value=phones[:10], confidence=0.8)
+    return attrs.evolve(extracted, fields=found)

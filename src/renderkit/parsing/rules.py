@@ -1,0 +1,81 @@
+"""The local extractor: offline rules over the document's words, no model, no downloads.
+
+It reads a document the way the tree is laid out: the type is decided once
+(:mod:`~renderkit.parsing.extract.classify`), the rules of that type extract what they can
+(:mod:`~renderkit.parsing.extract`), and the found values fill the schema's properties, or the
+type's usual fields without a schema (:mod:`~renderkit.parsing.fill.fields`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any
+
+import anyio.to_thread
+import attrs
+
+from renderkit.parsing._protocol import Document, Extraction
+from renderkit.parsing.extract.classify import classify
+from renderkit.parsing.extract.documents import extract_fields
+from renderkit.parsing.fill.fields import fill_schema, type_fields
+
+__all__ = ["LocalExtractor"]
+
+
+@functools.cache
+def _month_first_hint() -> re.Pattern[str]:
+    """What hints say to ask for month-first dates (``lexicons/hints.toml``)."""
+    path = resources.files("renderkit.parsing.lexicons") / "hints.toml"
+    return re.compile(tomllib.loads(path.read_text(encoding="utf-8"))["month_first"], re.I)
+
+
+def _day_first(hints: str | None) -> bool:
+    # Day first unless the hints ask for month first ("US dates", "mm/dd").
+    return not (hints and _month_first_hint().search(hints))
+
+
+class LocalExtractor:
+    """The offline :class:`~renderkit.parsing.Extractor`: keyword type detection and
+    layout/label rules for receipts, invoices and contracts, plus label matching for any schema.
+
+    Args:
+        day_first: read ambiguous numeric dates (03/04/2024) day first. None (default) means
+            day first unless the hints ask for month first (``"US dates"``, ``"mm/dd"``).
+    """
+
+    name = "local"
+
+    def __init__(self, *, day_first: bool | None = None) -> None:
+        self.day_first = day_first
+
+    async def extract(
+        self, document: Document, *, schema: Mapping[str, Any] | None, hints: str | None
+    ) -> Extraction:
+        """Extract fields; CPU work runs in a worker thread. Never raises for content."""
+        return await anyio.to_thread.run_sync(self.extract_sync, document, schema, hints)
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+    def extract_sync(
+        self, document: Document, schema: Mapping[str, Any] | None, hints: str | None
+    ) -> Extraction:
+        """The same as :meth:`extract`, blocking."""
+        text = document.text
+        kind, _ = classify(text + ("\n" + hints if hints else ""))
+        day_first = self.day_first if self.day_first is not None else _day_first(hints)
+        extracted = extract_fields(kind, document, day_first=day_first)
+        lines = list(document.lines)
+        if schema is not None and isinstance(schema.get("properties"), Mapping):
+            extraction = fill_schema(kind, extracted.fields, lines, schema, hints)
+        else:
+            extraction = type_fields(kind, extracted.fields, lines)
+        if extracted.warnings:
+            extraction = attrs.evolve(
+                extraction, warnings=(*extraction.warnings, *extracted.warnings)
+            )
+        return extraction
