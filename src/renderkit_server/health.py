@@ -123,8 +123,8 @@ async def diagnostic_report(services: Services) -> dict[str, Any]:
         return details
 
     async def usage() -> dict[str, Any]:
-        await services.usage_store.ping()
-        return {"backend": type(services.usage_store).__name__}
+        await services.state.usage.ping()
+        return {"backend": type(services.state.usage).__name__}
 
     async def speech() -> dict[str, Any]:
         path = shutil.which("espeak-ng")

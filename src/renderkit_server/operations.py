@@ -32,9 +32,9 @@ from renderkit.browser import Browser, TenantAware
 from renderkit.core.store import store_file
 from renderkit.core.times import isoformat_z
 from renderkit.parsing import DOCUMENT_TYPES
-from renderkit_server import caching
-from renderkit_server.inflight import LimitedBrowser
 from renderkit_server.quotas import audio_charges
+from renderkit_server.state.inflight import LimitedBrowser
+from renderkit_server.state.render_cache import lookup as render_cache
 
 if TYPE_CHECKING:
     # Only for annotations: services.py imports the mcp package, whose tools import this module.
@@ -84,7 +84,8 @@ class Operation:
         optional_fields: facts only some calls report (left out of ``required``).
         error_statuses: the HTTP statuses a call can fail with.
         cache_ttl: seconds the render cache keeps a request's file, given the request and
-            the operator's ``cache_ttl_seconds``; 0: not cached (see :mod:`.caching`).
+            the operator's ``cache_ttl_seconds``; 0: not cached (see
+            :mod:`renderkit_server.state.render_cache.lookup`).
         renderer: the renderer version, part of every cache key.
     """
 
@@ -101,7 +102,7 @@ class Operation:
     optional_fields: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
     error_statuses: tuple[int, ...] = PRODUCTION_ERRORS
     cache_ttl: Callable[[Any, int], int] = lambda req, default: 0
-    renderer: Callable[[Services], Awaitable[str]] = caching.browser_renderer
+    renderer: Callable[[Services], Awaitable[str]] = render_cache.browser_renderer
 
     def response_schema(self) -> dict[str, Any]:
         """The JSON Schema of the success body :func:`execute` builds.
@@ -159,7 +160,7 @@ async def execute(
     request = structure(payload, operation.model)
     quotas = services.quotas
     ttl = operation.cache_ttl(request, services.settings.cache_ttl_seconds)
-    found = await caching.lookup(
+    found = await render_cache.lookup(
         operation=operation.name,
         kind=operation.kind,
         request=request,
@@ -206,7 +207,7 @@ async def execute(
                 url_ttl=services.urls.ttl,
             )
             url = await services.urls.url_for(stored.key, base_url)
-            await caching.remember(
+            await render_cache.remember(
                 found,
                 storage_key=stored.key,
                 content_type=output.content_type,
@@ -240,7 +241,7 @@ def _as_tenant(services: Services, key_id: str, plan: str) -> Services:
     browser: Browser = services.browser
     if isinstance(browser, TenantAware):
         browser = browser.for_tenant(key_id, max_inflight=cap)
-    limited = LimitedBrowser(browser, services.inflight, key_id=key_id, cap=cap)
+    limited = LimitedBrowser(browser, services.state.inflight, key_id=key_id, cap=cap)
     return attrs.evolve(services, browser=limited)
 
 
@@ -427,7 +428,7 @@ AUDIO = Operation(
     ),
     run=_run_audio,
     cache_ttl=_operator_ttl,
-    renderer=caching.speech_renderer,
+    renderer=render_cache.speech_renderer,
     fields={
         "format": {"type": "string", "enum": ["mp3", "wav", "opus", "aac"]},
         "duration_seconds": {"type": "number", "description": "Measured from the file"},

@@ -7,7 +7,7 @@ import logging
 import shutil
 import time
 from datetime import timedelta
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import attrs
 
@@ -36,31 +36,21 @@ from renderkit.speech import (
 from renderkit.storage import LocalStorage, Storage
 from renderkit_server.clientaddr import PRIVATE_NETWORKS, TrustedProxies
 from renderkit_server.files import FileSigner, FileUrls
-from renderkit_server.inflight import InflightLimiter, LocalInflightLimiter
-from renderkit_server.keys import KeyService, KeySigner, RevocationStore, SqliteRevocationStore
-from renderkit_server.keys.url_secrets import (
-    MemoryUrlSecretStore,
-    SqliteUrlSecretStore,
-    UrlSecrets,
-    UrlSecretStore,
-)
+from renderkit_server.keys import KeyService, KeySigner
+from renderkit_server.keys.url_secrets import UrlSecrets
 from renderkit_server.mail import Mailer, OutboxMailer, SmtpMailer
 from renderkit_server.mailspool import SpoolingMailer
-from renderkit_server.mcp.sessions import EndedSessions, McpSessions
+from renderkit_server.mcp.sessions import McpSessions
 from renderkit_server.metrics import Metrics
 from renderkit_server.probes import CachedProbe, storage_probe
 from renderkit_server.quotas import (
     QuotaService,
-    SqliteUsageStore,
-    UsageStore,
     WindowLimit,
     plans_from_mapping,
 )
-from renderkit_server.rendercache import MemoryRenderCache, RenderCache, SqliteRenderCache
 from renderkit_server.settings import Settings
-
-if TYPE_CHECKING:
-    import redis.asyncio
+from renderkit_server.state.build import SharedState, build_shared_state
+from renderkit_server.state.usage import UsageStore
 
 __all__ = [
     "Services",
@@ -119,7 +109,8 @@ class Services:
     settings: Settings
     browser: Browser
     storage: Storage
-    usage_store: UsageStore
+    #: Everything the replicas share (usage, revocations, the render cache...).
+    state: SharedState
     quotas: QuotaService
     keys: KeyService
     #: Key e-mails; what cannot be delivered yet is spooled and retried by its ``run()``.
@@ -148,14 +139,8 @@ class Services:
         }
     )
     browser_failed: bool = False
-    #: Holds each key's browser renders to its plan's cap over every replica.
-    inflight: InflightLimiter = attrs.Factory(LocalInflightLimiter)
-    #: The client of the shared state other than usage (None without RENDERKIT_REDIS_URL).
-    shared_client: _AsyncCloseable | None = None
     #: Public key id -> URL-signing secret, for signed render-by-URL images.
-    url_secrets: UrlSecrets = attrs.Factory(lambda: UrlSecrets(MemoryUrlSecretStore()))
-    #: The render cache's index (the files stay in ``storage``).
-    cache: RenderCache = attrs.Factory(MemoryRenderCache)
+    url_secrets: UrlSecrets
 
     async def aclose(self) -> None:
         """Close everything; errors in one backend do not stop the others closing."""
@@ -164,14 +149,10 @@ class Services:
             self.browser,
             self.speech,
             self.extractor,
-            self.keys,
-            self.usage_store,
             self.storage,
             self.mailer,
-            self.inflight,
-            self.url_secrets,
-            self.cache,
-            *((self.shared_client,) if self.shared_client is not None else ()),
+            # The stores (the key service's revocations among them) and their client, last.
+            self.state,
         )
         for closer in closers:
             try:
@@ -193,58 +174,6 @@ def _storage(settings: Settings) -> Storage:
             public_base_url=settings.s3_public_url,
         )
     return LocalStorage(settings.data_dir / "files")
-
-
-def _usage_store(settings: Settings) -> UsageStore:
-    if settings.redis_url:
-        from renderkit_server.quotas.stores.redis import RedisUsageStore
-
-        return RedisUsageStore(settings.redis_url)
-    return SqliteUsageStore(settings.data_dir / "usage.sqlite3")
-
-
-@attrs.frozen(kw_only=True)
-class _SharedState:
-    """Where the state every replica must agree on lives: Redis, or this host."""
-
-    revocations: RevocationStore
-    ended_sessions: EndedSessions | None
-    inflight: InflightLimiter
-    redis: redis.asyncio.Redis | None
-    url_secrets: UrlSecretStore
-
-
-def _shared_state(settings: Settings) -> _SharedState:
-    if settings.redis_url:
-        from renderkit_server._redis import connect
-        from renderkit_server.inflight_redis import RedisInflightLimiter
-        from renderkit_server.keys.revocation_redis import RedisRevocationStore
-        from renderkit_server.keys.url_secrets import RedisUrlSecretStore
-        from renderkit_server.mcp.sessions_redis import RedisEndedSessions
-
-        client = connect(settings.redis_url)
-        return _SharedState(
-            revocations=RedisRevocationStore(client),
-            ended_sessions=RedisEndedSessions(client),
-            inflight=RedisInflightLimiter(client, queue_timeout=settings.browser_queue_timeout),
-            redis=client,
-            url_secrets=RedisUrlSecretStore(client),
-        )
-    return _SharedState(
-        revocations=SqliteRevocationStore(settings.data_dir / "keys.sqlite3"),
-        ended_sessions=None,
-        inflight=LocalInflightLimiter(),
-        redis=None,
-        url_secrets=SqliteUrlSecretStore(settings.data_dir / "url-secrets.sqlite3"),
-    )
-
-
-def _render_cache(settings: Settings, client: redis.asyncio.Redis | None) -> RenderCache:
-    if client is not None:
-        from renderkit_server.rendercache_redis import RedisRenderCache
-
-        return RedisRenderCache(client)
-    return SqliteRenderCache(settings.data_dir / "cache.sqlite3")
 
 
 def _mailer(settings: Settings) -> Mailer:
@@ -408,23 +337,21 @@ async def build_services(
     proxies = trusted_proxies(settings)  # before anything starts: fail fast on a bad CIDR
     speech = speech or _speech(settings)  # likewise on a chosen engine that is not installed
     storage = storage or _storage(settings)
-    usage_store = usage_store or _usage_store(settings)
     pools = workers(settings)
-    shared = _shared_state(settings)
-    keys = KeyService(KeySigner.from_secret(secret), shared.revocations)
+    state = build_shared_state(settings, usage=usage_store)
+    keys = KeyService(KeySigner.from_secret(secret), state.revocations)
     try:
         # Fails closed: a replica that cannot read the revocations does not start.
         await keys.start()
     except BaseException:
-        if shared.redis is not None:
-            await shared.redis.aclose()
+        await state.aclose()
         raise
     services = Services(
         settings=settings,
         browser=browser or make_browser(settings),
         storage=storage,
-        usage_store=usage_store,
-        quotas=quota_service(settings, usage_store, secret=secret),
+        state=state,
+        quotas=quota_service(settings, state.usage, secret=secret),
         keys=keys,
         mailer=SpoolingMailer(
             mailer or _mailer(settings),
@@ -439,12 +366,9 @@ async def build_services(
         ocr=ocr_engine(settings.parse_ocr, workers=pools.ocr),
         workers=pools,
         metrics=metrics or Metrics(),
-        mcp_sessions=McpSessions.from_secret(secret, ended=shared.ended_sessions),
-        inflight=shared.inflight,
-        shared_client=shared.redis,
-        url_secrets=UrlSecrets(shared.url_secrets),
+        mcp_sessions=McpSessions.from_secret(secret, ended=state.ended_sessions),
+        url_secrets=UrlSecrets(state.url_secrets),
         storage_probe=storage_probe(storage),
-        cache=_render_cache(settings, shared.redis),
         urls=FileUrls(
             storage=storage,
             signer=FileSigner.from_secret(secret),

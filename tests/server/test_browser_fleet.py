@@ -12,11 +12,11 @@ from litestar.testing import AsyncTestClient
 
 from renderkit.browser import BrowserFleet, ChromiumPool, TenantBrowser
 from renderkit_server.app import create_app
-from renderkit_server.inflight import LimitedBrowser
 from renderkit_server.mail import MemoryMailer
 from renderkit_server.operations import _as_tenant
 from renderkit_server.services import make_browser
 from renderkit_server.settings import Settings
+from renderkit_server.state.inflight import LimitedBrowser
 
 from ..browser._remote import remote_browsers
 from .conftest import ADMIN, issue_key

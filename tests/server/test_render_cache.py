@@ -1,4 +1,5 @@
-"""The render cache end to end: identical requests are answered from the stored file, free."""
+"""The render cache: its key, and end to end, identical requests answered from the stored file,
+free (the index stores' contract is tests/server/state/test_render_cache.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ import httpx
 import pytest
 from litestar.testing import AsyncTestClient
 
+from renderkit import ImageRequest, ScreenshotRequest, structure
 from renderkit.testing import FakeBrowser, FakeSpeechProvider
 from renderkit_server.app import create_app
 from renderkit_server.mail import MemoryMailer
 from renderkit_server.settings import Settings
+from renderkit_server.state.render_cache import cache_key
 
 from ._redis import redis_server, require_redis_server
 from .conftest import issue_key
@@ -21,6 +24,31 @@ from .conftest import issue_key
 pytestmark = pytest.mark.anyio
 
 IMAGE = {"template": "og-card", "data": {"title": "Cached"}, "width": 64, "height": 32}
+
+
+def _image(**fields: object) -> ImageRequest:
+    return structure({"template": "og-card", **fields}, ImageRequest)
+
+
+def test_defaults_key_order_and_cache_options_do_not_change_the_key() -> None:
+    plain = cache_key("image", _image(data={"title": "T"}), renderer="chromium 140")
+    assert plain == cache_key(
+        "image", _image(data={"title": "T"}, quality=90, cache=False), renderer="chromium 140"
+    )
+    shot = structure({"url": "https://example.com/", "fullPage": True}, ScreenshotRequest)
+    same = structure(
+        {"full_page": True, "url": "https://example.com/", "cache_ttl": 5}, ScreenshotRequest
+    )
+    assert cache_key("screenshot", shot, renderer="r") == cache_key(
+        "screenshot", same, renderer="r"
+    )
+
+
+def test_data_operation_and_renderer_each_change_the_key() -> None:
+    base = cache_key("image", _image(data={"title": "T"}), renderer="chromium 140")
+    assert base != cache_key("image", _image(data={"title": "U"}), renderer="chromium 140")
+    assert base != cache_key("image", _image(data={"title": "T"}), renderer="chromium 141")
+    assert base != cache_key("other", _image(data={"title": "T"}), renderer="chromium 140")
 
 
 async def _file(client: AsyncTestClient, url: str) -> bytes:
