@@ -34,6 +34,7 @@ __all__ = [
     "check_limit",
     "check_open",
     "check_window",
+    "closed_error",
     "store_failure",
 ]
 
@@ -188,8 +189,13 @@ def check_open(closed: bool, backend: str) -> None:
         StorageUnavailableError: the store is closed.
     """
     if closed:
-        msg = f"the {backend} usage store is closed"
-        raise StorageUnavailableError(msg)
+        raise closed_error(backend)
+
+
+def closed_error(backend: str) -> StorageUnavailableError:
+    """Return the error a closed store raises (see :func:`check_open`)."""
+    msg = f"the {backend} usage store is closed"
+    return StorageUnavailableError(msg)
 
 
 def store_failure(backend: str, reason: str) -> StorageUnavailableError:

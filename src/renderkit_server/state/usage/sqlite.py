@@ -5,21 +5,18 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-import anyio
-import anyio.to_thread
-
-from renderkit_server.state._sqlite import enable_wal
+from renderkit import StorageUnavailableError
+from renderkit_server.state._sqlite import SqliteDatabase, immediate
 from renderkit_server.state.usage.base import (
     Reservation,
     check_amount,
     check_limit,
-    check_open,
     check_window,
+    closed_error,
     store_failure,
 )
 
@@ -98,15 +95,17 @@ class SqliteUsageStore:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 5.0) -> None:
-        self._path = os.fspath(path)
-        self._busy_timeout_ms = int(busy_timeout * 1000)
-        self._conn: sqlite3.Connection | None = None
-        self._lock = anyio.Lock()
-        self._closed = False
+        self._db = SqliteDatabase(
+            path,
+            schema=_SCHEMA,
+            unavailable=_failure,
+            timeout=busy_timeout,
+            pragmas=("PRAGMA synchronous = NORMAL",),
+        )
         self._swept_before = 0
 
     def __repr__(self) -> str:
-        return f"SqliteUsageStore({Path(self._path).name!r})"
+        return f"SqliteUsageStore({Path(self._db.path).name!r})"
 
     async def reserve(
         self, key_id: str, metric: str, period: str, amount: int, limit: int | None
@@ -128,7 +127,7 @@ class SqliteUsageStore:
         }
 
         def run(conn: sqlite3.Connection) -> Reservation:
-            with _immediate(conn):
+            with immediate(conn):
                 rows = conn.execute(_RESERVE, params).fetchall()
                 if rows:
                     return Reservation(allowed=True, used=rows[0][0], limit=limit)
@@ -181,7 +180,7 @@ class SqliteUsageStore:
         }
 
         def run(conn: sqlite3.Connection) -> Reservation:
-            with _immediate(conn):
+            with immediate(conn):
                 if window_start > self._swept_before:
                     conn.execute(_SWEEP, params)
                     self._swept_before = window_start
@@ -203,53 +202,12 @@ class SqliteUsageStore:
 
     async def aclose(self) -> None:
         """Close the connection; later calls raise ``StorageUnavailableError``."""
-        async with self._lock:
-            self._closed = True
-            if self._conn is not None:
-                conn, self._conn = self._conn, None
-                await anyio.to_thread.run_sync(conn.close)
+        await self._db.aclose(refuse=closed_error("sqlite"))
 
     async def _run(self, func: Callable[[sqlite3.Connection], _T]) -> _T:
-        async with self._lock:
-            check_open(self._closed, "sqlite")
-            return await anyio.to_thread.run_sync(self._call, func)
-
-    def _call(self, func: Callable[[sqlite3.Connection], _T]) -> _T:
-        try:
-            if self._conn is None:
-                self._conn = self._connect()
-            return func(self._conn)
-        except sqlite3.Error as exc:
-            # The driver's messages hold no path, but the error name is all a client needs.
-            name = getattr(exc, "sqlite_errorname", None) or type(exc).__name__
-            raise store_failure("sqlite", name) from exc
-
-    def _connect(self) -> sqlite3.Connection:
-        # isolation_level=None: the driver opens no implicit transactions; _immediate() does.
-        # check_same_thread=False: anyio may pick a different worker thread per call, and
-        # the async lock guarantees only one of them uses the connection at a time.
-        conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
-        try:
-            conn.execute(f"PRAGMA busy_timeout = {self._busy_timeout_ms}")
-            enable_wal(conn, self._busy_timeout_ms / 1000)
-            conn.execute("PRAGMA synchronous = NORMAL")
-            with _immediate(conn):
-                for statement in _SCHEMA:
-                    conn.execute(statement)
-        except BaseException:
-            conn.close()
-            raise
-        return conn
+        return await self._db.run(func)
 
 
-@contextmanager
-def _immediate(conn: sqlite3.Connection) -> Iterator[None]:
-    """Run the block in a write transaction taken up front, so writers queue, not deadlock."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
+def _failure(exc: sqlite3.Error) -> StorageUnavailableError:
+    # The driver's messages hold no path, but the error name is all a client needs.
+    return store_failure("sqlite", getattr(exc, "sqlite_errorname", None) or type(exc).__name__)
