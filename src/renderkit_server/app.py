@@ -2,7 +2,8 @@
 
 This module only composes: each concern owns its routes (``keys.routes``, ``files``,
 ``health``, ``production``, the MCP transport) and the app mounts them, builds the services
-in its lifespan and injects them into handlers (``services: NamedDependency[Services]``).
+in its lifespan and injects into each handler the backends it names
+(:mod:`renderkit_server.dependencies`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from renderkit_server.quotas import (
     UsageStore,
     UsageStoreUnavailableError,
 )
-from renderkit_server.services import Services, build_services
+from renderkit_server.services import build_services
 from renderkit_server.settings import Settings
 
 __all__ = ["ROUTES", "create_app"]
@@ -119,7 +120,9 @@ def create_app(
         background = (
             loop.create_task(services.keys.refresh_forever(every=_REVOCATION_REFRESH_SECONDS)),
             loop.create_task(services.mailer.run()),  # retries key e-mails SMTP refused
-            loop.create_task(metrics.sample_forever(services)),
+            loop.create_task(
+                metrics.sample_forever(services.engines.browser, services.engines.workers)
+            ),
         )
         try:
             yield
@@ -140,8 +143,6 @@ def create_app(
     return Litestar(
         route_handlers=list(ROUTES),
         dependencies=DEPENDENCIES,
-        # Modules that services.py imports name Services for type checking only.
-        signature_types=[Services],
         lifespan=[lifespan],
         exception_handlers={Exception: errors.exception_handler},
         middleware=[RequestIdMiddleware, DefineMiddleware(MetricsMiddleware, metrics=metrics)],

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from email.utils import format_datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 from urllib.parse import urlencode
 
 import anyio.to_thread
@@ -29,10 +29,6 @@ from renderkit.storage import LocalStorage, Storage
 from renderkit_server import signing
 from renderkit_server.byteranges import RangeNotSatisfiableError, parse_range
 from renderkit_server.errors import ApiError
-
-if TYPE_CHECKING:
-    # services.py imports this module; the app resolves the name for Litestar.
-    from renderkit_server.services import Services
 
 __all__ = ["ROUTES", "FileSigner", "FileUrls", "serve_file"]
 
@@ -153,7 +149,7 @@ def _read_span(path: Path, first: int, length: int) -> bytes:
     include_in_schema=False,
 )
 async def serve_file(
-    request: Request[Any, Any, Any], key: FromPath[str], services: NamedDependency[Services]
+    request: Request[Any, Any, Any], key: FromPath[str], urls: NamedDependency[FileUrls]
 ) -> Response[Any]:
     """Serve a locally stored file behind a valid signature, as a CDN would.
 
@@ -161,7 +157,6 @@ async def serve_file(
     ``ETag`` (``If-None-Match`` answers 304), ``Last-Modified``, single byte ranges (206, or
     416 beyond the end) and HEAD.
     """
-    urls = services.urls
     key = key.lstrip("/")
     max_age: int | None = None
     if not urls.files_public_url:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import shutil
-import time
 from datetime import timedelta
 from typing import Protocol
 
@@ -13,18 +11,14 @@ import attrs
 
 from renderkit import ConfigurationError, RenderkitError
 from renderkit.browser import Browser, BrowserConfig, BrowserFleet, ChromiumPool
-from renderkit.core.workers import WorkerPool
 from renderkit.parsing import (
     AnthropicExtractor,
     Extractor,
     LocalExtractor,
-    OcrEngine,
     OpenAIExtractor,
     ParseLimits,
-    RapidOcr,
     ocr_engine,
 )
-from renderkit.parsing.ocr import rapidocr_available
 from renderkit.speech import (
     ElevenLabsProvider,
     KokoroAssets,
@@ -35,13 +29,16 @@ from renderkit.speech import (
 )
 from renderkit.storage import LocalStorage, Storage
 from renderkit_server.clientaddr import PRIVATE_NETWORKS, TrustedProxies
+from renderkit_server.engines import Engines, workers
 from renderkit_server.files import FileSigner, FileUrls
+from renderkit_server.health import HostFacts
 from renderkit_server.keys import KeyService, KeySigner
 from renderkit_server.keys.url_secrets import UrlSecrets
 from renderkit_server.mail import Mailer, OutboxMailer, SmtpMailer
 from renderkit_server.mailspool import SpoolingMailer
 from renderkit_server.mcp.sessions import McpSessions
 from renderkit_server.metrics import Metrics
+from renderkit_server.operations import Production
 from renderkit_server.probes import CachedProbe, storage_probe
 from renderkit_server.quotas import (
     QuotaService,
@@ -54,44 +51,15 @@ from renderkit_server.state.usage import UsageStore
 
 __all__ = [
     "Services",
-    "Workers",
     "browser_config",
     "build_services",
     "make_browser",
-    "ocr_tool",
     "parse_limits",
     "quota_service",
     "trusted_proxies",
-    "workers",
 ]
 
 logger = logging.getLogger("renderkit_server")
-
-
-@attrs.frozen(kw_only=True)
-class Workers:
-    """The server's CPU worker pools, one per kind of work, each sized from the settings.
-
-    Separate pools keep one kind (a burst of scanned PDFs) from queueing the others out;
-    PDFium work is serialised by its lock anyway, so ``pdf`` adds little CPU.
-    """
-
-    ocr: WorkerPool
-    audio: WorkerPool
-    pdf: WorkerPool
-
-    def all(self) -> tuple[WorkerPool, ...]:
-        """Every pool (for metrics and health)."""
-        return (self.ocr, self.audio, self.pdf)
-
-
-def workers(settings: Settings) -> Workers:
-    """The worker pools the settings describe (``workers`` per pool, ``workers_queue``)."""
-
-    def pool(name: str) -> WorkerPool:
-        return WorkerPool(name=name, max_workers=settings.workers, max_queue=settings.workers_queue)
-
-    return Workers(ocr=pool("ocr"), audio=pool("audio"), pdf=pool("pdf"))
 
 
 class _AsyncCloseable(Protocol):
@@ -102,12 +70,18 @@ class _AsyncCloseable(Protocol):
         ...
 
 
-@attrs.define(kw_only=True)
+@attrs.frozen(kw_only=True)
 class Services:
-    """The live backends of one app instance."""
+    """The live backends of one app instance: what the lifespan builds and closes.
+
+    Only :func:`build_services`, the app's lifespan and the dependency providers
+    (:mod:`renderkit_server.dependencies`) see the whole; handlers and the functions they
+    call take the parts they use.
+    """
 
     settings: Settings
-    browser: Browser
+    #: What operations render, speak and parse with.
+    engines: Engines
     storage: Storage
     #: Everything the replicas share (usage, revocations, the render cache...).
     state: SharedState
@@ -118,37 +92,37 @@ class Services:
     #: The proxies whose X-Forwarded-For is believed (see renderkit_server.clientaddr).
     trusted_proxies: TrustedProxies
     urls: FileUrls
-    speech: SpeechProvider
-    extractor: Extractor
-    parse_limits: ParseLimits
-    #: The OCR engine of every parse (one instance, so its models load once).
-    ocr: OcrEngine
-    #: The bounded pools CPU-heavy work runs in (the OCR engine holds ``workers.ocr``).
-    workers: Workers
     #: What /metrics reports (render counters are kept by operations.execute).
-    metrics: Metrics = attrs.field(factory=Metrics)
+    metrics: Metrics
     mcp_sessions: McpSessions
     #: The public health check's storage probe (cached, bounded: see :mod:`.probes`).
     storage_probe: CachedProbe
-    started_at: float = attrs.Factory(time.monotonic)
-    #: System tools found at start-up; health checks read this instead of the filesystem.
-    tools: dict[str, bool] = attrs.Factory(
-        lambda: {
-            **{tool: shutil.which(tool) is not None for tool in ("espeak-ng", "tesseract")},
-            "rapidocr": rapidocr_available(),
-        }
-    )
-    browser_failed: bool = False
     #: Public key id -> URL-signing secret, for signed render-by-URL images.
     url_secrets: UrlSecrets
+    #: What health reports about this process.
+    host: HostFacts
+
+    @property
+    def production(self) -> Production:
+        """What the metered pipeline uses (:func:`renderkit_server.operations.execute`)."""
+        return Production(
+            engines=self.engines,
+            quotas=self.quotas,
+            storage=self.storage,
+            urls=self.urls,
+            render_cache=self.state.render_cache,
+            inflight=self.state.inflight,
+            metrics=self.metrics,
+            cache_ttl_seconds=self.settings.cache_ttl_seconds,
+        )
 
     async def aclose(self) -> None:
         """Close everything; errors in one backend do not stop the others closing."""
-        closers = (
+        closers: tuple[_AsyncCloseable, ...] = (
             self.storage_probe,
-            self.browser,
-            self.speech,
-            self.extractor,
+            self.engines.browser,
+            self.engines.speech,
+            self.engines.extractor,
             self.storage,
             self.mailer,
             # The stores (the key service's revocations among them) and their client, last.
@@ -283,11 +257,6 @@ def _extractor(settings: Settings) -> Extractor:
     )
 
 
-def ocr_tool(services: Services) -> str:
-    """The name, in :attr:`Services.tools`, of what the OCR engine needs installed."""
-    return "rapidocr" if isinstance(services.ocr, RapidOcr) else "tesseract"
-
-
 def parse_limits(settings: Settings) -> ParseLimits:
     """The document bounds the settings describe."""
     return ParseLimits(max_bytes=settings.parse_max_bytes, max_pages=settings.parse_max_pages)
@@ -346,9 +315,30 @@ async def build_services(
     except BaseException:
         await state.aclose()
         raise
-    services = Services(
+    browser = browser or make_browser(settings)
+    engines = Engines(
+        browser=browser,
+        speech=speech,
+        extractor=extractor or _extractor(settings),
+        ocr=ocr_engine(settings.parse_ocr, workers=pools.ocr),
+        parse_limits=parse_limits(settings),
+        workers=pools,
+        pdf_max_pages=settings.pdf_max_pages,
+        parse_timeout=settings.parse_timeout,
+    )
+    browser_failed = False
+    start = getattr(browser, "start", None)
+    if start is not None:
+        try:
+            await start()
+        except RenderkitError as exc:
+            # Keep serving keys and health; renders retry the launch and report the error.
+            browser_failed = True
+            # The message only: the chained connection error can quote an endpoint's token.
+            logger.error("the browser could not be started: %s", exc)
+    return Services(
         settings=settings,
-        browser=browser or make_browser(settings),
+        engines=engines,
         storage=storage,
         state=state,
         quotas=quota_service(settings, state.usage, secret=secret),
@@ -360,11 +350,6 @@ async def build_services(
             retry_max_seconds=settings.mail_retry_max_seconds,
         ),
         trusted_proxies=proxies,
-        speech=speech,
-        extractor=extractor or _extractor(settings),
-        parse_limits=parse_limits(settings),
-        ocr=ocr_engine(settings.parse_ocr, workers=pools.ocr),
-        workers=pools,
         metrics=metrics or Metrics(),
         mcp_sessions=McpSessions.from_secret(secret, ended=state.ended_sessions),
         url_secrets=UrlSecrets(state.url_secrets),
@@ -376,14 +361,5 @@ async def build_services(
             public_url=settings.public_url,
             files_public_url=settings.files_public_url,
         ),
+        host=HostFacts(browser_failed=browser_failed),
     )
-    start = getattr(services.browser, "start", None)
-    if start is not None:
-        try:
-            await start()
-        except RenderkitError as exc:
-            # Keep serving keys and health; renders retry the launch and report the error.
-            services.browser_failed = True
-            # The message only: the chained connection error can quote an endpoint's token.
-            logger.error("the browser could not be started: %s", exc)
-    return services

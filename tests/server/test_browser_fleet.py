@@ -61,11 +61,11 @@ async def test_renders_on_a_fleet_run_as_the_key_under_its_plans_cap(
     )
     async with AsyncTestClient(app):
         services = app.state.services
-        limited = _as_tenant(services, "key-1", "starter").browser
+        limited = _as_tenant(services.production, "key-1", "starter").browser
         assert isinstance(limited, LimitedBrowser)  # the cap over every replica, first
         seen = limited.browser
         assert isinstance(seen, TenantBrowser)
-        assert seen.pool is services.browser
+        assert seen.pool is services.engines.browser
         assert seen.tenant.key == "key-1" and seen.tenant.max_inflight == 1
 
 

@@ -9,7 +9,7 @@ Modules:
 - ``url_secrets``: ``UrlSecrets``, recording each key's URL-signing secret;
 - ``service``: ``KeyService``, issuing, verifying and regenerating keys.
 - ``routes``: ``POST /api/keys/generate`` and ``/api/keys/regenerate``; imported by the app,
-  not here, since handlers depend on the server's services.
+  not here: its handlers use the quotas and the mailer, which this package does not need.
 
 Reading the key from request headers is :mod:`renderkit_server.auth`'s job.
 """

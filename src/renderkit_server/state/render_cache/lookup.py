@@ -12,15 +12,17 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
+from prometheus_client import Counter
 
 from renderkit import ObjectNotFoundError, RenderkitError, StorageUnavailableError
-from renderkit_server.state.render_cache import CachedEntry, cache_key
-
-if TYPE_CHECKING:
-    from renderkit_server.services import Services
+from renderkit.browser import Browser
+from renderkit.speech import SpeechProvider
+from renderkit.storage import Storage
+from renderkit_server.state.render_cache.base import CachedEntry, RenderCache
+from renderkit_server.state.render_cache.keys import cache_key
 
 __all__ = ["CacheLookup", "Hit", "browser_renderer", "lookup", "remember", "speech_renderer"]
 
@@ -60,28 +62,36 @@ class CacheLookup:
         return {} if self.result == "none" else {HEADER: self.result.upper()}
 
 
-async def browser_renderer(services: Services) -> str:
+async def browser_renderer(browser: Browser) -> str:
     """The renderer version of browser operations: Chromium's major version.
 
     A browser that cannot tell (a test double) is named by its class.
     """
-    version = getattr(services.browser, "version", None)
+    version = getattr(browser, "version", None)
     if version is None:
-        return type(services.browser).__name__
+        return type(browser).__name__
     return "chromium " + str(await version()).split(".", 1)[0]
 
 
-async def speech_renderer(services: Services) -> str:
+async def speech_renderer(speech: SpeechProvider) -> str:
     """The renderer version of audio: the speech engines, the default first (the voice is
     in the request, and with the default engine it says which engine speaks)."""
-    engines = getattr(services.speech, "engines", None)
+    engines = getattr(speech, "engines", None)
     if engines is None:
-        return type(services.speech).__name__
+        return type(speech).__name__
     return "+".join(type(engine).__name__ for engine in engines)
 
 
 async def lookup(
-    *, operation: str, kind: str, request: Any, ttl: int, renderer: str, services: Services
+    *,
+    operation: str,
+    kind: str,
+    request: Any,
+    ttl: int,
+    renderer: str,
+    index: RenderCache,
+    storage: Storage,
+    counter: Counter,
 ) -> CacheLookup:
     """Look ``request`` up, unless ``ttl`` is 0 (not cached) or it asks ``cache: false``.
 
@@ -91,28 +101,29 @@ async def lookup(
         request: the structured request.
         ttl: seconds an entry lives; 0 when this request is not cached.
         renderer: the renderer version, part of the key.
-        services: the server's services.
+        index: the render cache's index.
+        storage: where the cached files are.
+        counter: the lookups by kind and result (``renderkit_cache_requests_total``).
     """
     if ttl <= 0:
         return CacheLookup(result="none")
-    counter = services.metrics.cache_requests
     if not getattr(request, "cache", True):
         counter.labels(kind, "bypass").inc()
         return CacheLookup(result="bypass")
     key = cache_key(operation, request, renderer=renderer)
-    hit = await _read(key, services)
+    hit = await _read(key, index, storage)
     counter.labels(kind, "miss" if hit is None else "hit").inc()
     return CacheLookup(key=key, ttl=ttl, result="miss" if hit is None else "hit", hit=hit)
 
 
-async def _read(key: str, services: Services) -> Hit | None:
+async def _read(key: str, index: RenderCache, storage: Storage) -> Hit | None:
     try:
-        entry = await services.state.render_cache.get(key)
+        entry = await index.get(key)
         if entry is None:
             return None
         # Read, not only checked: the MCP tools embed small files, and a file removed from
         # storage (expiry rules, an operator) turns the hit into a miss.
-        content = await services.storage.get(entry.storage_key)
+        content = await storage.get(entry.storage_key)
     except ObjectNotFoundError:
         return None
     except StorageUnavailableError as exc:
@@ -128,7 +139,7 @@ async def remember(
     content_type: str,
     size: int,
     facts: Mapping[str, Any],
-    services: Services,
+    index: RenderCache,
 ) -> None:
     """Index a file just rendered and stored for the lookup that missed."""
     if found.key is None:
@@ -141,6 +152,6 @@ async def remember(
         created=time.time(),
     )
     try:
-        await services.state.render_cache.put(found.key, entry, found.ttl)
+        await index.put(found.key, entry, found.ttl)
     except RenderkitError as exc:
         logger.warning("render cache write failed: %s", exc)
