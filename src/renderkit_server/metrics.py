@@ -52,7 +52,7 @@ from prometheus_client import (
 
 from renderkit.browser import Browser
 from renderkit_server.engines import Engines, Workers
-from renderkit_server.errors import ApiError, envelope
+from renderkit_server.errors import HttpProblem, envelope
 
 __all__ = ["MULTIPROC_ENV", "Metrics", "MetricsMiddleware", "metrics_endpoint"]
 
@@ -279,7 +279,7 @@ async def metrics_endpoint(
             value.strip().encode(), token.encode()
         ):
             msg = "metrics need Authorization: Bearer <RENDERKIT_METRICS_TOKEN>"
-            raise ApiError(401, "UNAUTHORIZED", msg, headers={"WWW-Authenticate": "Bearer"})
+            raise HttpProblem(401, "UNAUTHORIZED", msg, headers={"WWW-Authenticate": "Bearer"})
     metrics: Metrics = state.metrics
     metrics.sample(engines.browser, engines.workers)
     return Response(metrics.exposition(), media_type=_TEXT_FORMAT)

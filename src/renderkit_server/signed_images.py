@@ -25,7 +25,7 @@ from litestar.params import FromPath
 import renderkit
 from renderkit import ImageData, InvalidRequestError, ObjectNotFoundError
 from renderkit.image.signed_url import SIGNATURE_PARAM, canonical_query, signature
-from renderkit_server.errors import ApiError
+from renderkit_server.errors import HttpProblem
 from renderkit_server.keys import KeyService
 from renderkit_server.keys.url_secrets import UrlSecrets
 from renderkit_server.operations import IMAGE, Production, execute
@@ -43,8 +43,8 @@ _DATA_FIELDS = frozenset({*attrs.fields_dict(ImageData), *ImageData.__rk_aliases
 _STORAGE_PREFIX = "signed-images"
 
 
-def _forbidden(code: str, message: str) -> ApiError:
-    return ApiError(403, code, message)
+def _forbidden(code: str, message: str) -> HttpProblem:
+    return HttpProblem(403, code, message)
 
 
 def _query(request: Request[Any, Any, Any]) -> dict[str, str]:

@@ -22,7 +22,7 @@ from renderkit.core.times import isoformat_z
 from renderkit_server.auth import extract_key, is_admin
 from renderkit_server.bodies import json_object
 from renderkit_server.clientaddr import TrustedProxies, request_client_address
-from renderkit_server.errors import ApiError
+from renderkit_server.errors import HttpProblem
 from renderkit_server.keys.emails import normalize_email
 from renderkit_server.keys.service import KeyService, normalize_plan
 from renderkit_server.keys.tokens import InvalidKeyError, IssuedKey
@@ -80,7 +80,7 @@ async def generate_key(
         raise InvalidRequestError.single("email", "is required", missing=True)
     admin = is_admin(request.headers, settings.admin_token)
     if plan != "starter" and isinstance(plan, str) and not admin:
-        raise ApiError(
+        raise HttpProblem(
             403,
             "FORBIDDEN",
             f"plan {plan[:20]!r} keys are issued by the operator; "

@@ -217,7 +217,7 @@ class _Call:
                 plan=api_key.plan,
                 base_url=str(self.request.base_url).rstrip("/"),
             )
-        except (RenderkitError, errors.ApiError) as exc:
+        except (RenderkitError, errors.HttpProblem) as exc:
             described = errors.envelope(exc)
             if described is None:
                 raise
