@@ -38,6 +38,7 @@ from renderkit_server.quotas import (
 )
 from renderkit_server.services import build_services
 from renderkit_server.settings import Settings
+from renderkit_server.state.render_cache import RenderCache
 
 __all__ = ["ROUTES", "create_app"]
 
@@ -81,6 +82,7 @@ def create_app(
     browser: Browser | None = None,
     storage: Storage | None = None,
     usage_store: UsageStore | None = None,
+    render_cache: RenderCache | None = None,
     mailer: Mailer | None = None,
     speech: SpeechProvider | None = None,
     extractor: Extractor | None = None,
@@ -92,6 +94,7 @@ def create_app(
         browser: the browser to render with instead of the configured pool.
         storage: where produced files go instead of the configured storage.
         usage_store: the quota counters instead of the configured store.
+        render_cache: the render cache's index instead of the configured one.
         mailer: how keys are e-mailed instead of the configured mailer.
         speech: the speech provider instead of the configured one.
         extractor: the document extractor instead of the configured one.
@@ -110,6 +113,7 @@ def create_app(
             browser=browser,
             storage=storage,
             usage_store=usage_store,
+            render_cache=render_cache,
             mailer=mailer,
             speech=speech,
             extractor=extractor,

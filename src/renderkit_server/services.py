@@ -47,6 +47,7 @@ from renderkit_server.quotas import (
 )
 from renderkit_server.settings import Settings
 from renderkit_server.state.build import SharedState, build_shared_state
+from renderkit_server.state.render_cache import RenderCache
 from renderkit_server.state.usage import UsageStore
 
 __all__ = [
@@ -295,6 +296,7 @@ async def build_services(
     browser: Browser | None = None,
     storage: Storage | None = None,
     usage_store: UsageStore | None = None,
+    render_cache: RenderCache | None = None,
     mailer: Mailer | None = None,
     speech: SpeechProvider | None = None,
     extractor: Extractor | None = None,
@@ -307,7 +309,7 @@ async def build_services(
     speech = speech or _speech(settings)  # likewise on a chosen engine that is not installed
     storage = storage or _storage(settings)
     pools = workers(settings)
-    state = build_shared_state(settings, usage=usage_store)
+    state = build_shared_state(settings, usage=usage_store, render_cache=render_cache)
     keys = KeyService(KeySigner.from_secret(secret), state.revocations)
     try:
         # Fails closed: a replica that cannot read the revocations does not start.

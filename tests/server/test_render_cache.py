@@ -3,8 +3,8 @@ free (the index stores' contract is tests/server/state/test_render_cache.py)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -16,7 +16,7 @@ from renderkit.testing import FakeBrowser, FakeSpeechProvider
 from renderkit_server.app import create_app
 from renderkit_server.mail import MemoryMailer
 from renderkit_server.settings import Settings
-from renderkit_server.state.render_cache import cache_key
+from renderkit_server.state.render_cache import SqliteRenderCache, cache_key
 
 from ._redis import redis_server, require_redis_server
 from .conftest import issue_key
@@ -119,14 +119,23 @@ async def test_cache_false_renders_and_charges(make_settings: Callable[..., Sett
         assert len(browser.renders) == 2
 
 
-async def test_an_expired_entry_is_a_miss(make_settings: Callable[..., Settings]) -> None:
+async def test_an_expired_entry_is_a_miss(
+    make_settings: Callable[..., Settings], tmp_path: Path
+) -> None:
     browser = FakeBrowser()
-    app = create_app(make_settings(cache_ttl_seconds=1), browser=browser, mailer=MemoryMailer())
+    now = [1000.0]
+    index = SqliteRenderCache(tmp_path / "cache.sqlite3", clock=lambda: now[0])
+    app = create_app(
+        make_settings(cache_ttl_seconds=1),
+        browser=browser,
+        mailer=MemoryMailer(),
+        render_cache=index,
+    )
     async with AsyncTestClient(app) as client:
         key = await issue_key(client)
         await _post(client, key, IMAGE)
         assert (await _post(client, key, IMAGE)).headers["x-cache"] == "HIT"
-        await asyncio.sleep(1.3)
+        now[0] += 1.0
         late = await _post(client, key, IMAGE)
         assert late.headers["x-cache"] == "MISS"
         assert late.json()["credits_used"] == 1

@@ -73,32 +73,40 @@ class SharedState:
                 logger.warning("error closing %s", type(closer).__name__, exc_info=True)
 
 
-def build_shared_state(settings: Settings, *, usage: UsageStore | None = None) -> SharedState:
+def build_shared_state(
+    settings: Settings,
+    *,
+    usage: UsageStore | None = None,
+    render_cache: RenderCache | None = None,
+) -> SharedState:
     """The backends the settings describe; nothing connects until first used.
 
     Args:
         settings: ``redis_url`` chooses Redis; ``data_dir`` (which must exist) holds the
             SQLite files otherwise.
         usage: the usage store to use instead of the configured one.
+        render_cache: the render cache's index to use instead of the configured one.
 
     Raises:
         ConfigurationError: ``redis_url`` is malformed.
         MissingDependencyError: ``redis_url`` is set but the ``redis`` package is missing.
     """
     if settings.redis_url:
-        return _on_redis(settings.redis_url, settings, usage)
+        return _on_redis(settings.redis_url, settings, usage, render_cache)
     data = settings.data_dir
     return SharedState(
         usage=usage or SqliteUsageStore(data / "usage.sqlite3"),
         revocations=SqliteRevocationStore(data / "keys.sqlite3"),
         url_secrets=SqliteUrlSecretStore(data / "url-secrets.sqlite3"),
-        render_cache=SqliteRenderCache(data / "cache.sqlite3"),
+        render_cache=render_cache or SqliteRenderCache(data / "cache.sqlite3"),
         inflight=LocalInflightLimiter(),
         ended_sessions=MemoryEndedSessions(),
     )
 
 
-def _on_redis(url: str, settings: Settings, usage: UsageStore | None) -> SharedState:
+def _on_redis(
+    url: str, settings: Settings, usage: UsageStore | None, render_cache: RenderCache | None
+) -> SharedState:
     # Imported here: they need the optional redis package, which only Redis users install.
     from renderkit_server.state._redis import connect
     from renderkit_server.state.inflight.redis import RedisInflightLimiter
@@ -113,7 +121,7 @@ def _on_redis(url: str, settings: Settings, usage: UsageStore | None) -> SharedS
         usage=usage or RedisUsageStore(client),
         revocations=RedisRevocationStore(client),
         url_secrets=RedisUrlSecretStore(client),
-        render_cache=RedisRenderCache(client),
+        render_cache=render_cache or RedisRenderCache(client),
         inflight=RedisInflightLimiter(client, queue_timeout=settings.browser_queue_timeout),
         ended_sessions=RedisEndedSessions(client),
         client=client,
