@@ -27,7 +27,8 @@ class UrlSecrets:
     """Records each key's URL-signing secret once per process and looks ids up.
 
     Args:
-        store: where entries are shared between replicas; owned and closed here.
+        store: where entries are shared between replicas; its owner (the app's shared
+            state) closes it.
     """
 
     def __init__(self, store: UrlSecretStore) -> None:
@@ -55,7 +56,3 @@ class UrlSecrets:
             StorageUnavailableError: the store could not be reached.
         """
         return await self._store.get(public_id)
-
-    async def aclose(self) -> None:
-        """Close the store."""
-        await self._store.aclose()

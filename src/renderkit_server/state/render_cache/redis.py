@@ -43,4 +43,4 @@ class RedisRenderCache:
             await self._client.set(f"{self._prefix}:{key}", entry.to_json(), ex=ttl)
 
     async def aclose(self) -> None:
-        """The client belongs to the services, which close it."""
+        """The client belongs to the shared state, which closes it last."""
