@@ -86,3 +86,89 @@ def test_every_capability_package_exports_its_function_and_models() -> None:
         package = __import__(f"renderkit.{capability}", fromlist=["__all__"])
         assert function in package.__all__
         assert getattr(package, function) is getattr(renderkit, function)
+
+
+def _module_level_imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The modules ``name`` imports when it is imported: top-level statements only, so
+    imports inside functions and ``if TYPE_CHECKING:`` blocks are left out.
+
+    ``from package import name`` counts as importing the submodule when there is one, and
+    importing a module also runs its parent packages' ``__init__`` (unless ``name`` is
+    inside that package already: a package's own modules are imported while it loads).
+    """
+    is_package = path.name == "__init__.py"
+    found: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            base = node.module
+            if node.level:
+                package = name if is_package else name.rsplit(".", 1)[0]
+                package = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1])
+                base = f"{package}.{node.module}"
+            targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        for target in targets:
+            parts = target.split(".")
+            for end in range(1, len(parts) + 1):
+                candidate = ".".join(parts[:end])
+                inside = name == candidate or name.startswith(candidate + ".")
+                if candidate in modules and candidate != name and not inside:
+                    found.add(candidate)
+    return found
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One import circle per strongly connected group of modules (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def _server_graph() -> dict[str, set[str]]:
+    modules = {
+        name: path
+        for name, path in _modules().items()
+        if name == "renderkit_server" or name.startswith("renderkit_server.")
+    }
+    return {name: _module_level_imports(name, path, modules) for name, path in modules.items()}
+
+
+def test_the_cycle_finder_reports_a_circle_and_only_a_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def test_no_import_circle_among_the_server_modules() -> None:
+    graph = _server_graph()
+    assert "renderkit_server.services" in graph["renderkit_server.app"]  # the graph is real
+    assert _cycles(graph) == []

@@ -2,7 +2,8 @@
 
 This module only composes: each concern owns its routes (``keys.routes``, ``files``,
 ``health``, ``production``, the MCP transport) and the app mounts them, builds the services
-in its lifespan and injects them into handlers (``services: NamedDependency[Services]``).
+in its lifespan and injects into each handler the backends it names
+(:mod:`renderkit_server.dependencies`).
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ from renderkit_server.quotas import (
     UsageStore,
     UsageStoreUnavailableError,
 )
-from renderkit_server.services import Services, build_services
+from renderkit_server.services import build_services
 from renderkit_server.settings import Settings
+from renderkit_server.state.render_cache import RenderCache
 
 __all__ = ["ROUTES", "create_app"]
 
@@ -80,6 +82,7 @@ def create_app(
     browser: Browser | None = None,
     storage: Storage | None = None,
     usage_store: UsageStore | None = None,
+    render_cache: RenderCache | None = None,
     mailer: Mailer | None = None,
     speech: SpeechProvider | None = None,
     extractor: Extractor | None = None,
@@ -91,6 +94,7 @@ def create_app(
         browser: the browser to render with instead of the configured pool.
         storage: where produced files go instead of the configured storage.
         usage_store: the quota counters instead of the configured store.
+        render_cache: the render cache's index instead of the configured one.
         mailer: how keys are e-mailed instead of the configured mailer.
         speech: the speech provider instead of the configured one.
         extractor: the document extractor instead of the configured one.
@@ -109,6 +113,7 @@ def create_app(
             browser=browser,
             storage=storage,
             usage_store=usage_store,
+            render_cache=render_cache,
             mailer=mailer,
             speech=speech,
             extractor=extractor,
@@ -119,7 +124,9 @@ def create_app(
         background = (
             loop.create_task(services.keys.refresh_forever(every=_REVOCATION_REFRESH_SECONDS)),
             loop.create_task(services.mailer.run()),  # retries key e-mails SMTP refused
-            loop.create_task(metrics.sample_forever(services)),
+            loop.create_task(
+                metrics.sample_forever(services.engines.browser, services.engines.workers)
+            ),
         )
         try:
             yield
@@ -140,8 +147,6 @@ def create_app(
     return Litestar(
         route_handlers=list(ROUTES),
         dependencies=DEPENDENCIES,
-        # Modules that services.py imports name Services for type checking only.
-        signature_types=[Services],
         lifespan=[lifespan],
         exception_handlers={Exception: errors.exception_handler},
         middleware=[RequestIdMiddleware, DefineMiddleware(MetricsMiddleware, metrics=metrics)],

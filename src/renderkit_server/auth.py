@@ -15,7 +15,7 @@ from typing import Any
 from litestar.connection import ASGIConnection
 
 from renderkit_server import errors
-from renderkit_server.errors import ApiError
+from renderkit_server.errors import HttpProblem
 from renderkit_server.keys import ApiKey, InvalidKeyError, KeyService
 
 __all__ = ["authenticate", "extract_key", "is_admin", "require_admin"]
@@ -113,7 +113,7 @@ def require_admin(headers: Mapping[str, str], admin_token: str | None) -> None:
         admin_token: the configured token.
 
     Raises:
-        ApiError: 401 ``UNAUTHORIZED``.
+        HttpProblem: 401 ``UNAUTHORIZED``.
     """
     if not is_admin(headers, admin_token):
-        raise ApiError(401, "UNAUTHORIZED", "this call needs the operator's admin token")
+        raise HttpProblem(401, "UNAUTHORIZED", "this call needs the operator's admin token")

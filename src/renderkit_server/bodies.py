@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 from litestar import Request
 
-from renderkit_server.errors import ApiError
+from renderkit_server.errors import HttpProblem
 
 __all__ = ["MAX_JSON_DEPTH", "JsonBodyError", "decode_json", "json_depth", "json_object"]
 
@@ -100,22 +100,22 @@ async def json_object(request: Request[Any, Any, Any], *, required: bool = True)
         The decoded object.
 
     Raises:
-        ApiError: 415 ``UNSUPPORTED_MEDIA_TYPE``, 400 ``MISSING_FIELD`` (empty body),
+        HttpProblem: 415 ``UNSUPPORTED_MEDIA_TYPE``, 400 ``MISSING_FIELD`` (empty body),
             ``INVALID_JSON`` (malformed, not UTF-8 or nested too deep) or ``INVALID_FIELD``
             (not an object).
     """
     content_type = request.headers.get("content-type", "")
     if content_type and "json" not in content_type.lower():
-        raise ApiError(415, "UNSUPPORTED_MEDIA_TYPE", "send the body as application/json")
+        raise HttpProblem(415, "UNSUPPORTED_MEDIA_TYPE", "send the body as application/json")
     raw = await request.body()
     if not raw.strip():
         if not required:
             return {}
-        raise ApiError(400, "MISSING_FIELD", "the request body is empty; send a JSON object")
+        raise HttpProblem(400, "MISSING_FIELD", "the request body is empty; send a JSON object")
     try:
         payload = decode_json(raw)
     except JsonBodyError as exc:
-        raise ApiError(400, "INVALID_JSON", str(exc)) from None
+        raise HttpProblem(400, "INVALID_JSON", str(exc)) from None
     if not isinstance(payload, dict):
-        raise ApiError(400, "INVALID_FIELD", "the request body must be a JSON object")
+        raise HttpProblem(400, "INVALID_FIELD", "the request body must be a JSON object")
     return payload

@@ -34,13 +34,18 @@ from renderkit import (
 )
 from renderkit.core.times import isoformat_z
 
-__all__ = ["ApiError", "error_response", "exception_handler"]
+__all__ = ["HttpProblem", "error_response", "exception_handler"]
 
 logger = logging.getLogger("renderkit_server")
 
 
-class ApiError(Exception):
-    """An error raised by the server layer itself, with its status and code."""
+class HttpProblem(Exception):
+    """An error raised by the server layer itself, with its status and code.
+
+    Not :class:`renderkit.ApiError`, the library's error for a hosted API refusing a call:
+    this one is the server's own refusal (a bad signature, a forbidden plan...), answered
+    with the error envelope at ``status``.
+    """
 
     def __init__(
         self, status: int, code: str, message: str, *, headers: dict[str, str] | None = None
@@ -141,7 +146,7 @@ def envelope(exc: BaseException) -> tuple[int, dict[str, Any], dict[str, str]] |
     Shared by the REST exception handler and the MCP tools, which report the same envelope
     inside a tool result.
     """
-    if isinstance(exc, ApiError):
+    if isinstance(exc, HttpProblem):
         body = {"error": exc.message, "code": exc.code, "status": exc.status}
         return exc.status, body, dict(exc.headers)
     if isinstance(exc, InvalidRequestError):
@@ -167,7 +172,7 @@ def envelope(exc: BaseException) -> tuple[int, dict[str, Any], dict[str, str]] |
 
 def exception_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     """Turn any exception into the envelope; unknown errors become a bare 500."""
-    if isinstance(exc, HTTPException):  # ApiError is no HTTPException: handled below
+    if isinstance(exc, HTTPException):  # HttpProblem is no HTTPException: handled below
         status = exc.status_code
         code = _HTTP_CODES.get(status, "HTTP_ERROR" if status < 500 else "INTERNAL_ERROR")
         message = exc.detail if status < 500 else "internal error"

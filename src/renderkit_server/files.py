@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from email.utils import format_datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 from urllib.parse import urlencode
 
 import anyio.to_thread
@@ -28,11 +28,7 @@ from renderkit.core.filenames import content_disposition
 from renderkit.storage import LocalStorage, Storage
 from renderkit_server import signing
 from renderkit_server.byteranges import RangeNotSatisfiableError, parse_range
-from renderkit_server.errors import ApiError
-
-if TYPE_CHECKING:
-    # services.py imports this module; the app resolves the name for Litestar.
-    from renderkit_server.services import Services
+from renderkit_server.errors import HttpProblem
 
 __all__ = ["ROUTES", "FileSigner", "FileUrls", "serve_file"]
 
@@ -82,14 +78,14 @@ class FileSigner:
         return urlencode({"expires": expires, "signature": self.signature(key, expires)})
 
     def check(self, key: str, expires: str | None, signature: str | None) -> int:
-        """Return the expiry, or raise a 403 ApiError for a bad or expired signature."""
+        """Return the expiry, or raise a 403 HttpProblem for a bad or expired signature."""
         if not expires or not signature or not expires.isdigit():
-            raise ApiError(403, "FORBIDDEN", "this file URL is not signed")
+            raise HttpProblem(403, "FORBIDDEN", "this file URL is not signed")
         expiry = int(expires)
         if not signing.verify(self.secret, _message(key, expiry), signature, size=_MAC_BYTES):
-            raise ApiError(403, "FORBIDDEN", "this file URL's signature is invalid")
+            raise HttpProblem(403, "FORBIDDEN", "this file URL's signature is invalid")
         if expiry < self.clock():
-            raise ApiError(403, "URL_EXPIRED", "this file URL has expired")
+            raise HttpProblem(403, "URL_EXPIRED", "this file URL has expired")
         return expiry
 
 
@@ -153,7 +149,7 @@ def _read_span(path: Path, first: int, length: int) -> bytes:
     include_in_schema=False,
 )
 async def serve_file(
-    request: Request[Any, Any, Any], key: FromPath[str], services: NamedDependency[Services]
+    request: Request[Any, Any, Any], key: FromPath[str], urls: NamedDependency[FileUrls]
 ) -> Response[Any]:
     """Serve a locally stored file behind a valid signature, as a CDN would.
 
@@ -161,7 +157,6 @@ async def serve_file(
     ``ETag`` (``If-None-Match`` answers 304), ``Last-Modified``, single byte ranges (206, or
     416 beyond the end) and HEAD.
     """
-    urls = services.urls
     key = key.lstrip("/")
     max_age: int | None = None
     if not urls.files_public_url:
@@ -171,12 +166,12 @@ async def serve_file(
         max_age = max(0, int(expires - urls.signer.clock()))
     storage = urls.storage
     if not isinstance(storage, LocalStorage):
-        raise ApiError(404, "NOT_FOUND", "files are not served by this server")
+        raise HttpProblem(404, "NOT_FOUND", "files are not served by this server")
     try:
         head = await storage.head(key)
         path = storage.path_for(key)
     except (ObjectNotFoundError, InvalidRequestError):
-        raise ApiError(404, "NOT_FOUND", "no such file") from None
+        raise HttpProblem(404, "NOT_FOUND", "no such file") from None
     etag = f'"{head.etag}"'
     headers = {
         "ETag": etag,
@@ -194,7 +189,7 @@ async def serve_file(
         try:
             span = parse_range(request.headers.get("range"), head.size)
         except RangeNotSatisfiableError as exc:
-            raise ApiError(
+            raise HttpProblem(
                 416,
                 "RANGE_NOT_SATISFIABLE",
                 f"{exc}: the file has {head.size} bytes",
@@ -211,7 +206,7 @@ async def serve_file(
         try:
             body = await anyio.to_thread.run_sync(_read_span, path, first, length)
         except FileNotFoundError:  # deleted between head() and now
-            raise ApiError(404, "NOT_FOUND", "no such file") from None
+            raise HttpProblem(404, "NOT_FOUND", "no such file") from None
     headers["Content-Length"] = str(length)
     return Response(content=body, status_code=status, media_type=head.content_type, headers=headers)
 

@@ -35,9 +35,10 @@ import logging
 import os
 import time
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from litestar import Request, Response, get
+from litestar.di import NamedDependency
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import (
@@ -49,10 +50,9 @@ from prometheus_client import (
     multiprocess,
 )
 
-from renderkit_server.errors import ApiError, envelope
-
-if TYPE_CHECKING:
-    from renderkit_server.services import Services
+from renderkit.browser import Browser
+from renderkit_server.engines import Engines, Workers
+from renderkit_server.errors import HttpProblem, envelope
 
 __all__ = ["MULTIPROC_ENV", "Metrics", "MetricsMiddleware", "metrics_endpoint"]
 
@@ -165,10 +165,13 @@ class Metrics:
         elif isinstance(exc, RateLimitedError):
             self.rejections.labels("rate", exc.metric).inc()
 
-    async def timed_render(self, operation: str, services: Services, run: Awaitable[T]) -> T:
-        """Await ``run`` (one production call's work), counting its kind, backend and outcome."""
+    async def timed_render(self, operation: str, engines: Engines, run: Awaitable[T]) -> T:
+        """Await ``run`` (one production call's work), counting its kind, backend and outcome.
+
+        ``engines`` name the backend label (the browser endpoint, speech or extractor).
+        """
         kind = _KINDS.get(operation, operation)
-        backend = _backend(kind, services)
+        backend = _backend(kind, engines)
         started = time.perf_counter()
         outcome = "ok"
         try:
@@ -183,25 +186,27 @@ class Metrics:
             self.renders.labels(kind, backend, outcome).inc()
             self.render_seconds.labels(kind, backend).observe(time.perf_counter() - started)
 
-    def sample(self, services: Services) -> None:
+    def sample(self, browser: Browser, workers: Workers) -> None:
         """Set the capacity gauges from the live browser pool and worker pools."""
-        stats = getattr(services.browser, "stats", None)
+        stats = getattr(browser, "stats", None)
         if stats is not None:
             for member in stats().members:
                 self.browser_slots.labels(member.endpoint).set(member.slots)
                 self.browser_busy.labels(member.endpoint).set(member.busy)
                 self.browser_queued.labels(member.endpoint).set(member.queued)
                 self.browser_healthy.labels(member.endpoint).set(1 if member.healthy else 0)
-        for pool in services.workers.all():
+        for pool in workers.all():
             self.workers_max.labels(pool.name).set(pool.max_workers)
             self.workers_busy.labels(pool.name).set(pool.busy)
             self.workers_queued.labels(pool.name).set(pool.queued)
 
-    async def sample_forever(self, services: Services, *, every: float = 1.0) -> None:
+    async def sample_forever(
+        self, browser: Browser, workers: Workers, *, every: float = 1.0
+    ) -> None:
         """Sample the gauges every ``every`` seconds (other processes' scrapes read them)."""
         while True:
             try:
-                self.sample(services)
+                self.sample(browser, workers)
             except Exception:  # a failing probe must not end the sampling
                 logger.warning("sampling the capacity gauges failed", exc_info=True)
             await asyncio.sleep(every)
@@ -212,14 +217,14 @@ class Metrics:
             multiprocess.mark_process_dead(os.getpid(), self.multiprocess_dir)  # type: ignore[no-untyped-call]
 
 
-def _backend(kind: str, services: Services) -> str:
+def _backend(kind: str, engines: Engines) -> str:
     if kind == "audio":
-        return str(getattr(services.speech, "name", type(services.speech).__name__))
+        return str(getattr(engines.speech, "name", type(engines.speech).__name__))
     if kind == "parse":
-        return str(getattr(services.extractor, "name", type(services.extractor).__name__))
-    stats = getattr(services.browser, "stats", None)
+        return str(getattr(engines.extractor, "name", type(engines.extractor).__name__))
+    stats = getattr(engines.browser, "stats", None)
     if stats is None:
-        return type(services.browser).__name__  # a test double or a custom Browser
+        return type(engines.browser).__name__  # a test double or a custom Browser
     members = stats().members
     return members[0].endpoint if len(members) == 1 else "fleet"
 
@@ -261,7 +266,9 @@ class MetricsMiddleware:
 
 
 @get("/metrics", summary="Prometheus metrics", include_in_schema=False)
-async def metrics_endpoint(request: Request[Any, Any, Any]) -> Response[bytes]:
+async def metrics_endpoint(
+    request: Request[Any, Any, Any], engines: NamedDependency[Engines]
+) -> Response[bytes]:
     """Every metric in Prometheus text format (see :mod:`renderkit_server.metrics`)."""
     state = request.app.state
     token: str | None = state.settings.metrics_token
@@ -272,9 +279,7 @@ async def metrics_endpoint(request: Request[Any, Any, Any]) -> Response[bytes]:
             value.strip().encode(), token.encode()
         ):
             msg = "metrics need Authorization: Bearer <RENDERKIT_METRICS_TOKEN>"
-            raise ApiError(401, "UNAUTHORIZED", msg, headers={"WWW-Authenticate": "Bearer"})
+            raise HttpProblem(401, "UNAUTHORIZED", msg, headers={"WWW-Authenticate": "Bearer"})
     metrics: Metrics = state.metrics
-    services = state.get("services")
-    if services is not None:
-        metrics.sample(services)
+    metrics.sample(engines.browser, engines.workers)
     return Response(metrics.exposition(), media_type=_TEXT_FORMAT)

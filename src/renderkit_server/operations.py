@@ -9,7 +9,7 @@ refunds meet, so REST and MCP calls are metered identically.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 import attrs
@@ -32,15 +32,16 @@ from renderkit.browser import Browser, TenantAware
 from renderkit.core.store import store_file
 from renderkit.core.times import isoformat_z
 from renderkit.parsing import DOCUMENT_TYPES
-from renderkit_server import caching
-from renderkit_server.inflight import LimitedBrowser
-from renderkit_server.quotas import audio_charges
+from renderkit.storage import Storage
+from renderkit_server.engines import Engines
+from renderkit_server.files import FileUrls
+from renderkit_server.metrics import Metrics
+from renderkit_server.quotas import QuotaService, audio_charges
+from renderkit_server.state.inflight import InflightLimiter, LimitedBrowser
+from renderkit_server.state.render_cache import RenderCache
+from renderkit_server.state.render_cache import lookup as render_cache
 
-if TYPE_CHECKING:
-    # Only for annotations: services.py imports the mcp package, whose tools import this module.
-    from renderkit_server.services import Services
-
-__all__ = ["OPERATIONS", "PRODUCTION_ERRORS", "Execution", "Operation", "execute"]
+__all__ = ["OPERATIONS", "PRODUCTION_ERRORS", "Execution", "Operation", "Production", "execute"]
 
 
 @attrs.frozen(kw_only=True)
@@ -76,7 +77,7 @@ class Operation:
         model: the request model.
         title: a short summary.
         description: what it does, for people and agents.
-        run: renders the request with the server's services.
+        run: renders the request with the engines.
         fields: the JSON Schema of each fact :attr:`run` reports.
         charges: metrics charged besides one ``metric`` (audio's estimated minutes).
         stores_file: whether a call produces a stored file, reported by ``url`` and
@@ -84,7 +85,8 @@ class Operation:
         optional_fields: facts only some calls report (left out of ``required``).
         error_statuses: the HTTP statuses a call can fail with.
         cache_ttl: seconds the render cache keeps a request's file, given the request and
-            the operator's ``cache_ttl_seconds``; 0: not cached (see :mod:`.caching`).
+            the operator's ``cache_ttl_seconds``; 0: not cached (see
+            :mod:`renderkit_server.state.render_cache.lookup`).
         renderer: the renderer version, part of every cache key.
     """
 
@@ -94,14 +96,16 @@ class Operation:
     model: type[Any]
     title: str
     description: str
-    run: Callable[[Any, Services], Awaitable[Output]]
+    run: Callable[[Any, Engines], Awaitable[Output]]
     fields: Mapping[str, Mapping[str, Any]]
     charges: Callable[[Any], Mapping[str, int]] = lambda req: {}
     stores_file: bool = True
     optional_fields: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
     error_statuses: tuple[int, ...] = PRODUCTION_ERRORS
     cache_ttl: Callable[[Any, int], int] = lambda req, default: 0
-    renderer: Callable[[Services], Awaitable[str]] = caching.browser_renderer
+    renderer: Callable[[Engines], Awaitable[str]] = lambda engines: render_cache.browser_renderer(
+        engines.browser
+    )
 
     def response_schema(self) -> dict[str, Any]:
         """The JSON Schema of the success body :func:`execute` builds.
@@ -140,11 +144,36 @@ class Execution:
     content_type: str = ""
 
 
+@attrs.frozen(kw_only=True)
+class Production:
+    """What the metered pipeline of :func:`execute` uses, and nothing else.
+
+    Attributes:
+        engines: what operations run on.
+        quotas: reserves a call's charges, released when it fails.
+        storage: where produced files go.
+        urls: the URLs answered for stored files.
+        render_cache: the render cache's index.
+        inflight: holds each key's browser renders to its plan's cap over every replica.
+        metrics: counts renders and cache lookups.
+        cache_ttl_seconds: the operator's render cache lifetime.
+    """
+
+    engines: Engines
+    quotas: QuotaService
+    storage: Storage
+    urls: FileUrls
+    render_cache: RenderCache
+    inflight: InflightLimiter
+    metrics: Metrics
+    cache_ttl_seconds: int
+
+
 async def execute(
     operation: Operation,
     payload: object,
     *,
-    services: Services,
+    production: Production,
     key_id: str,
     plan: str,
     base_url: str | None,
@@ -157,15 +186,17 @@ async def execute(
         RenderkitError: rendering or storing failed (the reservation is released).
     """
     request = structure(payload, operation.model)
-    quotas = services.quotas
-    ttl = operation.cache_ttl(request, services.settings.cache_ttl_seconds)
-    found = await caching.lookup(
+    quotas, urls = production.quotas, production.urls
+    ttl = operation.cache_ttl(request, production.cache_ttl_seconds)
+    found = await render_cache.lookup(
         operation=operation.name,
         kind=operation.kind,
         request=request,
         ttl=ttl,
-        renderer=await operation.renderer(services) if ttl > 0 else "",
-        services=services,
+        renderer=await operation.renderer(production.engines) if ttl > 0 else "",
+        index=production.render_cache,
+        storage=production.storage,
+        counter=production.metrics.cache_requests,
     )
     if found.hit is not None:
         # Free: no monthly reservation, only the burst limit counts the call (its window is
@@ -174,7 +205,7 @@ async def execute(
         entry = found.hit.entry
         body: dict[str, Any] = {
             "success": True,
-            "url": await services.urls.url_for(entry.storage_key, base_url),
+            "url": await urls.url_for(entry.storage_key, base_url),
             **entry.facts,
             "size_bytes": entry.size,
             "cached": True,
@@ -189,30 +220,31 @@ async def execute(
     charges = {operation.metric: 1, **operation.charges(request)}
     ticket = await quotas.reserve(key_id, plan, charges)
     try:
-        output = await services.metrics.timed_render(
-            operation.name, services, operation.run(request, _as_tenant(services, key_id, plan))
+        engines = production.engines
+        output = await production.metrics.timed_render(
+            operation.name, engines, operation.run(request, _as_tenant(production, key_id, plan))
         )
         for metric, amount in output.settle.items():
             await quotas.adjust(ticket, metric, amount)
         url = None
         if output.content is not None:
             stored = await store_file(
-                services.storage,
+                production.storage,
                 kind=operation.kind,
                 extension=output.extension,
                 content=output.content,
                 content_type=output.content_type,
                 filename=output.filename,
-                url_ttl=services.urls.ttl,
+                url_ttl=urls.ttl,
             )
-            url = await services.urls.url_for(stored.key, base_url)
-            await caching.remember(
+            url = await urls.url_for(stored.key, base_url)
+            await render_cache.remember(
                 found,
                 storage_key=stored.key,
                 content_type=output.content_type,
                 size=len(output.content),
                 facts=output.facts,
-                services=services,
+                index=production.render_cache,
             )
     except BaseException:
         await ticket.release()
@@ -233,23 +265,23 @@ async def execute(
     )
 
 
-def _as_tenant(services: Services, key_id: str, plan: str) -> Services:
-    """The services with the browser seen as this key: its plan's cap over every replica,
+def _as_tenant(production: Production, key_id: str, plan: str) -> Engines:
+    """The engines with the browser seen as this key: its plan's cap over every replica,
     then fair queueing under the same cap in the local pool or fleet."""
-    cap = services.quotas.limits(plan).browser_inflight
-    browser: Browser = services.browser
+    cap = production.quotas.limits(plan).browser_inflight
+    browser: Browser = production.engines.browser
     if isinstance(browser, TenantAware):
         browser = browser.for_tenant(key_id, max_inflight=cap)
-    limited = LimitedBrowser(browser, services.inflight, key_id=key_id, cap=cap)
-    return attrs.evolve(services, browser=limited)
+    limited = LimitedBrowser(browser, production.inflight, key_id=key_id, cap=cap)
+    return attrs.evolve(production.engines, browser=limited)
 
 
 def _operator_ttl(request: object, default: int) -> int:
     return default
 
 
-async def _run_image(request: ImageRequest, services: Services) -> Output:
-    result = await render_image(request, browser=services.browser)
+async def _run_image(request: ImageRequest, engines: Engines) -> Output:
+    result = await render_image(request, browser=engines.browser)
     return Output(
         content=result.content,
         content_type=result.content_type,
@@ -287,10 +319,8 @@ IMAGE = Operation(
 )
 
 
-async def _run_pdf(request: PdfRequest, services: Services) -> Output:
-    result = await render_pdf(
-        request, browser=services.browser, max_pages=services.settings.pdf_max_pages
-    )
+async def _run_pdf(request: PdfRequest, engines: Engines) -> Output:
+    result = await render_pdf(request, browser=engines.browser, max_pages=engines.pdf_max_pages)
     return Output(
         content=result.content,
         content_type=result.content_type,
@@ -334,10 +364,8 @@ PDF = Operation(
 )
 
 
-async def _run_screenshot(request: ScreenshotRequest, services: Services) -> Output:
-    result = await screenshot(
-        request, browser=services.browser, max_pages=services.settings.pdf_max_pages
-    )
+async def _run_screenshot(request: ScreenshotRequest, engines: Engines) -> Output:
+    result = await screenshot(request, browser=engines.browser, max_pages=engines.pdf_max_pages)
     return Output(
         content=result.content,
         content_type=result.content_type,
@@ -387,8 +415,8 @@ SCREENSHOT = Operation(
 )
 
 
-async def _run_audio(request: AudioRequest, services: Services) -> Output:
-    result = await synthesize(request, provider=services.speech, workers=services.workers.audio)
+async def _run_audio(request: AudioRequest, engines: Engines) -> Output:
+    result = await synthesize(request, provider=engines.speech, workers=engines.workers.audio)
     seconds = result.duration_seconds
     return Output(
         content=result.content,
@@ -427,7 +455,7 @@ AUDIO = Operation(
     ),
     run=_run_audio,
     cache_ttl=_operator_ttl,
-    renderer=caching.speech_renderer,
+    renderer=lambda engines: render_cache.speech_renderer(engines.speech),
     fields={
         "format": {"type": "string", "enum": ["mp3", "wav", "opus", "aac"]},
         "duration_seconds": {"type": "number", "description": "Measured from the file"},
@@ -442,18 +470,18 @@ AUDIO = Operation(
 )
 
 
-async def _run_parse(request: ParseRequest, services: Services) -> Output:
-    timeout = services.settings.parse_timeout
+async def _run_parse(request: ParseRequest, engines: Engines) -> Output:
+    timeout = engines.parse_timeout
     try:
         # Tesseract runs as processes, which cancellation kills; a RapidOCR page in progress
         # finishes in its thread, but no further page starts.
         with anyio.fail_after(timeout):
             result = await parse(
                 request,
-                extractor=services.extractor,
-                ocr=services.ocr,
-                limits=services.parse_limits,
-                workers=services.workers.pdf,
+                extractor=engines.extractor,
+                ocr=engines.ocr,
+                limits=engines.parse_limits,
+                workers=engines.workers.pdf,
             )
     except TimeoutError:
         msg = f"parsing took longer than {timeout:g} s; send fewer pages or a smaller image"

@@ -17,9 +17,10 @@ from litestar.types import ControllerRouterHandler
 import renderkit
 from renderkit_server.auth import authenticate, extract_key
 from renderkit_server.bodies import json_object
+from renderkit_server.keys import KeyService
+from renderkit_server.keys.url_secrets import UrlSecrets
 from renderkit_server.openapi import openapi_document
-from renderkit_server.operations import OPERATIONS, Operation, execute
-from renderkit_server.services import Services
+from renderkit_server.operations import OPERATIONS, Operation, Production, execute
 
 __all__ = ["ROUTES", "openapi", "operation_handler"]
 
@@ -36,16 +37,19 @@ def operation_handler(operation: Operation) -> HTTPRouteHandler:
     paths = [f"/api/{operation.name}", f"/v1/{operation.name}"]
 
     async def handler(
-        request: Request[Any, Any, Any], services: NamedDependency[Services]
+        request: Request[Any, Any, Any],
+        keys: NamedDependency[KeyService],
+        url_secrets: NamedDependency[UrlSecrets],
+        production: NamedDependency[Production],
     ) -> Response[Any]:
-        api_key = authenticate(request, services.keys)
+        api_key = authenticate(request, keys)
         # Authenticated above, so the header holds the key: signed image URLs can name it.
-        await services.url_secrets.remember(extract_key(request.headers) or "", api_key)
+        await url_secrets.remember(extract_key(request.headers) or "", api_key)
         payload = await json_object(request)
         result = await execute(
             operation,
             payload,
-            services=services,
+            production=production,
             key_id=api_key.key_id,
             plan=api_key.plan,
             base_url=str(request.base_url).rstrip("/"),

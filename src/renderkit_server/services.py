@@ -4,27 +4,21 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import shutil
-import time
 from datetime import timedelta
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import attrs
 
 from renderkit import ConfigurationError, RenderkitError
 from renderkit.browser import Browser, BrowserConfig, BrowserFleet, ChromiumPool
-from renderkit.core.workers import WorkerPool
 from renderkit.parsing import (
     AnthropicExtractor,
     Extractor,
     LocalExtractor,
-    OcrEngine,
     OpenAIExtractor,
     ParseLimits,
-    RapidOcr,
     ocr_engine,
 )
-from renderkit.parsing.readers.rapidocr import rapidocr_available
 from renderkit.speech import (
     ElevenLabsProvider,
     KokoroAssets,
@@ -35,73 +29,38 @@ from renderkit.speech import (
 )
 from renderkit.storage import LocalStorage, Storage
 from renderkit_server.clientaddr import PRIVATE_NETWORKS, TrustedProxies
+from renderkit_server.engines import Engines, workers
 from renderkit_server.files import FileSigner, FileUrls
-from renderkit_server.inflight import InflightLimiter, LocalInflightLimiter
-from renderkit_server.keys import KeyService, KeySigner, RevocationStore, SqliteRevocationStore
-from renderkit_server.keys.url_secrets import (
-    MemoryUrlSecretStore,
-    SqliteUrlSecretStore,
-    UrlSecrets,
-    UrlSecretStore,
-)
+from renderkit_server.health import HostFacts
+from renderkit_server.keys import KeyService, KeySigner
+from renderkit_server.keys.url_secrets import UrlSecrets
 from renderkit_server.mail import Mailer, OutboxMailer, SmtpMailer
 from renderkit_server.mailspool import SpoolingMailer
-from renderkit_server.mcp.sessions import EndedSessions, McpSessions
+from renderkit_server.mcp.sessions import McpSessions
 from renderkit_server.metrics import Metrics
+from renderkit_server.operations import Production
 from renderkit_server.probes import CachedProbe, storage_probe
 from renderkit_server.quotas import (
     QuotaService,
-    SqliteUsageStore,
-    UsageStore,
     WindowLimit,
     plans_from_mapping,
 )
-from renderkit_server.rendercache import MemoryRenderCache, RenderCache, SqliteRenderCache
 from renderkit_server.settings import Settings
-
-if TYPE_CHECKING:
-    import redis.asyncio
+from renderkit_server.state.build import SharedState, build_shared_state
+from renderkit_server.state.render_cache import RenderCache
+from renderkit_server.state.usage import UsageStore
 
 __all__ = [
     "Services",
-    "Workers",
     "browser_config",
     "build_services",
     "make_browser",
-    "ocr_tool",
     "parse_limits",
     "quota_service",
     "trusted_proxies",
-    "workers",
 ]
 
 logger = logging.getLogger("renderkit_server")
-
-
-@attrs.frozen(kw_only=True)
-class Workers:
-    """The server's CPU worker pools, one per kind of work, each sized from the settings.
-
-    Separate pools keep one kind (a burst of scanned PDFs) from queueing the others out;
-    PDFium work is serialised by its lock anyway, so ``pdf`` adds little CPU.
-    """
-
-    ocr: WorkerPool
-    audio: WorkerPool
-    pdf: WorkerPool
-
-    def all(self) -> tuple[WorkerPool, ...]:
-        """Every pool (for metrics and health)."""
-        return (self.ocr, self.audio, self.pdf)
-
-
-def workers(settings: Settings) -> Workers:
-    """The worker pools the settings describe (``workers`` per pool, ``workers_queue``)."""
-
-    def pool(name: str) -> WorkerPool:
-        return WorkerPool(name=name, max_workers=settings.workers, max_queue=settings.workers_queue)
-
-    return Workers(ocr=pool("ocr"), audio=pool("audio"), pdf=pool("pdf"))
 
 
 class _AsyncCloseable(Protocol):
@@ -112,14 +71,21 @@ class _AsyncCloseable(Protocol):
         ...
 
 
-@attrs.define(kw_only=True)
+@attrs.frozen(kw_only=True)
 class Services:
-    """The live backends of one app instance."""
+    """The live backends of one app instance: what the lifespan builds and closes.
+
+    Only :func:`build_services`, the app's lifespan and the dependency providers
+    (:mod:`renderkit_server.dependencies`) see the whole; handlers and the functions they
+    call take the parts they use.
+    """
 
     settings: Settings
-    browser: Browser
+    #: What operations render, speak and parse with.
+    engines: Engines
     storage: Storage
-    usage_store: UsageStore
+    #: Everything the replicas share (usage, revocations, the render cache...).
+    state: SharedState
     quotas: QuotaService
     keys: KeyService
     #: Key e-mails; what cannot be delivered yet is spooled and retried by its ``run()``.
@@ -127,51 +93,41 @@ class Services:
     #: The proxies whose X-Forwarded-For is believed (see renderkit_server.clientaddr).
     trusted_proxies: TrustedProxies
     urls: FileUrls
-    speech: SpeechProvider
-    extractor: Extractor
-    parse_limits: ParseLimits
-    #: The OCR engine of every parse (one instance, so its models load once).
-    ocr: OcrEngine
-    #: The bounded pools CPU-heavy work runs in (the OCR engine holds ``workers.ocr``).
-    workers: Workers
     #: What /metrics reports (render counters are kept by operations.execute).
-    metrics: Metrics = attrs.field(factory=Metrics)
+    metrics: Metrics
     mcp_sessions: McpSessions
     #: The public health check's storage probe (cached, bounded: see :mod:`.probes`).
     storage_probe: CachedProbe
-    started_at: float = attrs.Factory(time.monotonic)
-    #: System tools found at start-up; health checks read this instead of the filesystem.
-    tools: dict[str, bool] = attrs.Factory(
-        lambda: {
-            **{tool: shutil.which(tool) is not None for tool in ("espeak-ng", "tesseract")},
-            "rapidocr": rapidocr_available(),
-        }
-    )
-    browser_failed: bool = False
-    #: Holds each key's browser renders to its plan's cap over every replica.
-    inflight: InflightLimiter = attrs.Factory(LocalInflightLimiter)
-    #: The client of the shared state other than usage (None without RENDERKIT_REDIS_URL).
-    shared_client: _AsyncCloseable | None = None
     #: Public key id -> URL-signing secret, for signed render-by-URL images.
-    url_secrets: UrlSecrets = attrs.Factory(lambda: UrlSecrets(MemoryUrlSecretStore()))
-    #: The render cache's index (the files stay in ``storage``).
-    cache: RenderCache = attrs.Factory(MemoryRenderCache)
+    url_secrets: UrlSecrets
+    #: What health reports about this process.
+    host: HostFacts
+
+    @property
+    def production(self) -> Production:
+        """What the metered pipeline uses (:func:`renderkit_server.operations.execute`)."""
+        return Production(
+            engines=self.engines,
+            quotas=self.quotas,
+            storage=self.storage,
+            urls=self.urls,
+            render_cache=self.state.render_cache,
+            inflight=self.state.inflight,
+            metrics=self.metrics,
+            cache_ttl_seconds=self.settings.cache_ttl_seconds,
+        )
 
     async def aclose(self) -> None:
         """Close everything; errors in one backend do not stop the others closing."""
-        closers = (
+        closers: tuple[_AsyncCloseable, ...] = (
             self.storage_probe,
-            self.browser,
-            self.speech,
-            self.extractor,
-            self.keys,
-            self.usage_store,
+            self.engines.browser,
+            self.engines.speech,
+            self.engines.extractor,
             self.storage,
             self.mailer,
-            self.inflight,
-            self.url_secrets,
-            self.cache,
-            *((self.shared_client,) if self.shared_client is not None else ()),
+            # The stores (the key service's revocations among them) and their client, last.
+            self.state,
         )
         for closer in closers:
             try:
@@ -193,58 +149,6 @@ def _storage(settings: Settings) -> Storage:
             public_base_url=settings.s3_public_url,
         )
     return LocalStorage(settings.data_dir / "files")
-
-
-def _usage_store(settings: Settings) -> UsageStore:
-    if settings.redis_url:
-        from renderkit_server.quotas.stores.redis import RedisUsageStore
-
-        return RedisUsageStore(settings.redis_url)
-    return SqliteUsageStore(settings.data_dir / "usage.sqlite3")
-
-
-@attrs.frozen(kw_only=True)
-class _SharedState:
-    """Where the state every replica must agree on lives: Redis, or this host."""
-
-    revocations: RevocationStore
-    ended_sessions: EndedSessions | None
-    inflight: InflightLimiter
-    redis: redis.asyncio.Redis | None
-    url_secrets: UrlSecretStore
-
-
-def _shared_state(settings: Settings) -> _SharedState:
-    if settings.redis_url:
-        from renderkit_server._redis import connect
-        from renderkit_server.inflight_redis import RedisInflightLimiter
-        from renderkit_server.keys.revocation_redis import RedisRevocationStore
-        from renderkit_server.keys.url_secrets import RedisUrlSecretStore
-        from renderkit_server.mcp.sessions_redis import RedisEndedSessions
-
-        client = connect(settings.redis_url)
-        return _SharedState(
-            revocations=RedisRevocationStore(client),
-            ended_sessions=RedisEndedSessions(client),
-            inflight=RedisInflightLimiter(client, queue_timeout=settings.browser_queue_timeout),
-            redis=client,
-            url_secrets=RedisUrlSecretStore(client),
-        )
-    return _SharedState(
-        revocations=SqliteRevocationStore(settings.data_dir / "keys.sqlite3"),
-        ended_sessions=None,
-        inflight=LocalInflightLimiter(),
-        redis=None,
-        url_secrets=SqliteUrlSecretStore(settings.data_dir / "url-secrets.sqlite3"),
-    )
-
-
-def _render_cache(settings: Settings, client: redis.asyncio.Redis | None) -> RenderCache:
-    if client is not None:
-        from renderkit_server.rendercache_redis import RedisRenderCache
-
-        return RedisRenderCache(client)
-    return SqliteRenderCache(settings.data_dir / "cache.sqlite3")
 
 
 def _mailer(settings: Settings) -> Mailer:
@@ -354,11 +258,6 @@ def _extractor(settings: Settings) -> Extractor:
     )
 
 
-def ocr_tool(services: Services) -> str:
-    """The name, in :attr:`Services.tools`, of what the OCR engine needs installed."""
-    return "rapidocr" if isinstance(services.ocr, RapidOcr) else "tesseract"
-
-
 def parse_limits(settings: Settings) -> ParseLimits:
     """The document bounds the settings describe."""
     return ParseLimits(max_bytes=settings.parse_max_bytes, max_pages=settings.parse_max_pages)
@@ -397,6 +296,7 @@ async def build_services(
     browser: Browser | None = None,
     storage: Storage | None = None,
     usage_store: UsageStore | None = None,
+    render_cache: RenderCache | None = None,
     mailer: Mailer | None = None,
     speech: SpeechProvider | None = None,
     extractor: Extractor | None = None,
@@ -408,23 +308,42 @@ async def build_services(
     proxies = trusted_proxies(settings)  # before anything starts: fail fast on a bad CIDR
     speech = speech or _speech(settings)  # likewise on a chosen engine that is not installed
     storage = storage or _storage(settings)
-    usage_store = usage_store or _usage_store(settings)
     pools = workers(settings)
-    shared = _shared_state(settings)
-    keys = KeyService(KeySigner.from_secret(secret), shared.revocations)
+    state = build_shared_state(settings, usage=usage_store, render_cache=render_cache)
+    keys = KeyService(KeySigner.from_secret(secret), state.revocations)
     try:
         # Fails closed: a replica that cannot read the revocations does not start.
         await keys.start()
     except BaseException:
-        if shared.redis is not None:
-            await shared.redis.aclose()
+        await state.aclose()
         raise
-    services = Services(
+    browser = browser or make_browser(settings)
+    engines = Engines(
+        browser=browser,
+        speech=speech,
+        extractor=extractor or _extractor(settings),
+        ocr=ocr_engine(settings.parse_ocr, workers=pools.ocr),
+        parse_limits=parse_limits(settings),
+        workers=pools,
+        pdf_max_pages=settings.pdf_max_pages,
+        parse_timeout=settings.parse_timeout,
+    )
+    browser_failed = False
+    start = getattr(browser, "start", None)
+    if start is not None:
+        try:
+            await start()
+        except RenderkitError as exc:
+            # Keep serving keys and health; renders retry the launch and report the error.
+            browser_failed = True
+            # The message only: the chained connection error can quote an endpoint's token.
+            logger.error("the browser could not be started: %s", exc)
+    return Services(
         settings=settings,
-        browser=browser or make_browser(settings),
+        engines=engines,
         storage=storage,
-        usage_store=usage_store,
-        quotas=quota_service(settings, usage_store, secret=secret),
+        state=state,
+        quotas=quota_service(settings, state.usage, secret=secret),
         keys=keys,
         mailer=SpoolingMailer(
             mailer or _mailer(settings),
@@ -433,18 +352,10 @@ async def build_services(
             retry_max_seconds=settings.mail_retry_max_seconds,
         ),
         trusted_proxies=proxies,
-        speech=speech,
-        extractor=extractor or _extractor(settings),
-        parse_limits=parse_limits(settings),
-        ocr=ocr_engine(settings.parse_ocr, workers=pools.ocr),
-        workers=pools,
         metrics=metrics or Metrics(),
-        mcp_sessions=McpSessions.from_secret(secret, ended=shared.ended_sessions),
-        inflight=shared.inflight,
-        shared_client=shared.redis,
-        url_secrets=UrlSecrets(shared.url_secrets),
+        mcp_sessions=McpSessions.from_secret(secret, ended=state.ended_sessions),
+        url_secrets=UrlSecrets(state.url_secrets),
         storage_probe=storage_probe(storage),
-        cache=_render_cache(settings, shared.redis),
         urls=FileUrls(
             storage=storage,
             signer=FileSigner.from_secret(secret),
@@ -452,14 +363,5 @@ async def build_services(
             public_url=settings.public_url,
             files_public_url=settings.files_public_url,
         ),
+        host=HostFacts(browser_failed=browser_failed),
     )
-    start = getattr(services.browser, "start", None)
-    if start is not None:
-        try:
-            await start()
-        except RenderkitError as exc:
-            # Keep serving keys and health; renders retry the launch and report the error.
-            services.browser_failed = True
-            # The message only: the chained connection error can quote an endpoint's token.
-            logger.error("the browser could not be started: %s", exc)
-    return services

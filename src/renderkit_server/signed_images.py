@@ -25,9 +25,10 @@ from litestar.params import FromPath
 import renderkit
 from renderkit import ImageData, InvalidRequestError, ObjectNotFoundError
 from renderkit.image.signed_url import SIGNATURE_PARAM, canonical_query, signature
-from renderkit_server.errors import ApiError
-from renderkit_server.operations import IMAGE, execute
-from renderkit_server.services import Services
+from renderkit_server.errors import HttpProblem
+from renderkit_server.keys import KeyService
+from renderkit_server.keys.url_secrets import UrlSecrets
+from renderkit_server.operations import IMAGE, Production, execute
 
 __all__ = ["CACHE_CONTROL", "signed_image"]
 
@@ -42,8 +43,8 @@ _DATA_FIELDS = frozenset({*attrs.fields_dict(ImageData), *ImageData.__rk_aliases
 _STORAGE_PREFIX = "signed-images"
 
 
-def _forbidden(code: str, message: str) -> ApiError:
-    return ApiError(403, code, message)
+def _forbidden(code: str, message: str) -> HttpProblem:
+    return HttpProblem(403, code, message)
 
 
 def _query(request: Request[Any, Any, Any]) -> dict[str, str]:
@@ -69,7 +70,9 @@ def _matches(if_none_match: str | None, etag: str) -> bool:
     return "*" in tags or f'"{etag}"' in tags
 
 
-async def _verify(services: Services, params: dict[str, str], template: str, fmt: str) -> str:
+async def _verify(
+    keys: KeyService, url_secrets: UrlSecrets, params: dict[str, str], template: str, fmt: str
+) -> str:
     """Check kid, signature and expiry; return the key lineage to charge and its plan."""
     sig, kid = params.get(SIGNATURE_PARAM), params.get("kid")
     if not sig or not kid:
@@ -78,9 +81,9 @@ async def _verify(services: Services, params: dict[str, str], template: str, fmt
     match = _KID_RE.fullmatch(kid)
     if match is None:
         raise _forbidden("SIGNATURE_INVALID", "kid is not a key id")
-    if services.keys.is_revoked(match[1], int(match[2])):
+    if keys.is_revoked(match[1], int(match[2])):
         raise _forbidden("KEY_REVOKED", "the key that signed this URL was regenerated")
-    entry = await services.url_secrets.lookup(kid)
+    entry = await url_secrets.lookup(kid)
     if entry is None:
         raise _forbidden("SIGNATURE_INVALID", "kid names no key known to this server")
     canonical = canonical_query(params)
@@ -120,7 +123,11 @@ def _payload(params: dict[str, str], template: str, fmt: str) -> dict[str, Any]:
     include_in_schema=False,
 )
 async def signed_image(
-    request: Request[Any, Any, Any], filename: FromPath[str], services: NamedDependency[Services]
+    request: Request[Any, Any, Any],
+    filename: FromPath[str],
+    keys: NamedDependency[KeyService],
+    url_secrets: NamedDependency[UrlSecrets],
+    production: NamedDependency[Production],
 ) -> Response[bytes]:
     """Render (first view, charged once) or serve from storage the image a signed URL names."""
     match = _FILENAME_RE.fullmatch(filename)
@@ -129,7 +136,7 @@ async def signed_image(
         raise InvalidRequestError.single("format", msg)
     template, fmt = match[1], {"jpg": "jpeg"}.get(match[2], match[2])
     params = _query(request)
-    plan = await _verify(services, params, template, fmt)
+    plan = await _verify(keys, url_secrets, params, template, fmt)
     payload = _payload(params, template, fmt)
     canonical = canonical_query(params)
     etag = _etag(f"{template}.{fmt}", canonical)
@@ -139,17 +146,17 @@ async def signed_image(
     media_type = f"image/{fmt}"
     key = f"{_STORAGE_PREFIX}/{etag}.{fmt}"
     try:
-        content = await services.storage.get(key)
+        content = await production.storage.get(key)
     except ObjectNotFoundError:
         kid = params["kid"]
         result = await execute(
             IMAGE,
             payload,
-            services=services,
+            production=production,
             key_id=kid.partition(".")[0],
             plan=plan,
             base_url=str(request.base_url).rstrip("/"),
         )
         content = result.content or b""
-        await services.storage.put(key, content, content_type=media_type)
+        await production.storage.put(key, content, content_type=media_type)
     return Response(content, media_type=media_type, headers=headers)

@@ -10,7 +10,7 @@ from litestar import Request
 from litestar.types import HTTPScope
 
 from renderkit_server.auth import authenticate, extract_key, is_admin, require_admin
-from renderkit_server.errors import ApiError
+from renderkit_server.errors import HttpProblem
 from renderkit_server.keys import (
     InvalidKeyError,
     KeyService,
@@ -140,6 +140,6 @@ def test_only_the_exact_admin_token_as_a_bearer_token_is_admin(
     assert is_admin(request.headers, "admin-token") is admin
     assert is_admin(request.headers, None) is False
     if not admin:
-        with pytest.raises(ApiError) as info:
+        with pytest.raises(HttpProblem) as info:
             require_admin(request.headers, "admin-token")
         assert info.value.status == 401

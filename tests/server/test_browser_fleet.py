@@ -12,11 +12,11 @@ from litestar.testing import AsyncTestClient
 
 from renderkit.browser import BrowserFleet, ChromiumPool, TenantBrowser
 from renderkit_server.app import create_app
-from renderkit_server.inflight import LimitedBrowser
 from renderkit_server.mail import MemoryMailer
 from renderkit_server.operations import _as_tenant
 from renderkit_server.services import make_browser
 from renderkit_server.settings import Settings
+from renderkit_server.state.inflight import LimitedBrowser
 
 from ..browser._remote import remote_browsers
 from .conftest import ADMIN, issue_key
@@ -61,11 +61,11 @@ async def test_renders_on_a_fleet_run_as_the_key_under_its_plans_cap(
     )
     async with AsyncTestClient(app):
         services = app.state.services
-        limited = _as_tenant(services, "key-1", "starter").browser
+        limited = _as_tenant(services.production, "key-1", "starter").browser
         assert isinstance(limited, LimitedBrowser)  # the cap over every replica, first
         seen = limited.browser
         assert isinstance(seen, TenantBrowser)
-        assert seen.pool is services.browser
+        assert seen.pool is services.engines.browser
         assert seen.tenant.key == "key-1" and seen.tenant.max_inflight == 1
 
 

@@ -7,6 +7,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
+import attrs
 import pytest
 from litestar.testing import AsyncTestClient
 
@@ -79,8 +80,11 @@ async def test_a_disconnected_browser_degrades_the_rendering_capabilities(
 ) -> None:
     client, _, _ = health_app
     services = client.app.state.services
-    services.browser.connected = False
-    services.browser_failed = True
+    services.engines.browser.connected = False
+    # As if the launch at start-up had failed (a fact fixed when the app starts).
+    client.app.state.services = attrs.evolve(
+        services, host=attrs.evolve(services.host, browser_failed=True)
+    )
     body = (await client.get("/api/health")).json()
     assert body["status"] == "degraded"
     assert body["components"]["browser"] == "down"

@@ -1,19 +1,22 @@
-"""The render cache end to end: identical requests are answered from the stored file, free."""
+"""The render cache: its key, and end to end, identical requests answered from the stored file,
+free (the index stores' contract is tests/server/state/test_render_cache.py)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from litestar.testing import AsyncTestClient
 
+from renderkit import ImageRequest, ScreenshotRequest, structure
 from renderkit.testing import FakeBrowser, FakeSpeechProvider
 from renderkit_server.app import create_app
 from renderkit_server.mail import MemoryMailer
 from renderkit_server.settings import Settings
+from renderkit_server.state.render_cache import SqliteRenderCache, cache_key
 
 from ._redis import redis_server, require_redis_server
 from .conftest import issue_key
@@ -21,6 +24,31 @@ from .conftest import issue_key
 pytestmark = pytest.mark.anyio
 
 IMAGE = {"template": "og-card", "data": {"title": "Cached"}, "width": 64, "height": 32}
+
+
+def _image(**fields: object) -> ImageRequest:
+    return structure({"template": "og-card", **fields}, ImageRequest)
+
+
+def test_defaults_key_order_and_cache_options_do_not_change_the_key() -> None:
+    plain = cache_key("image", _image(data={"title": "T"}), renderer="chromium 140")
+    assert plain == cache_key(
+        "image", _image(data={"title": "T"}, quality=90, cache=False), renderer="chromium 140"
+    )
+    shot = structure({"url": "https://example.com/", "fullPage": True}, ScreenshotRequest)
+    same = structure(
+        {"full_page": True, "url": "https://example.com/", "cache_ttl": 5}, ScreenshotRequest
+    )
+    assert cache_key("screenshot", shot, renderer="r") == cache_key(
+        "screenshot", same, renderer="r"
+    )
+
+
+def test_data_operation_and_renderer_each_change_the_key() -> None:
+    base = cache_key("image", _image(data={"title": "T"}), renderer="chromium 140")
+    assert base != cache_key("image", _image(data={"title": "U"}), renderer="chromium 140")
+    assert base != cache_key("image", _image(data={"title": "T"}), renderer="chromium 141")
+    assert base != cache_key("other", _image(data={"title": "T"}), renderer="chromium 140")
 
 
 async def _file(client: AsyncTestClient, url: str) -> bytes:
@@ -91,14 +119,23 @@ async def test_cache_false_renders_and_charges(make_settings: Callable[..., Sett
         assert len(browser.renders) == 2
 
 
-async def test_an_expired_entry_is_a_miss(make_settings: Callable[..., Settings]) -> None:
+async def test_an_expired_entry_is_a_miss(
+    make_settings: Callable[..., Settings], tmp_path: Path
+) -> None:
     browser = FakeBrowser()
-    app = create_app(make_settings(cache_ttl_seconds=1), browser=browser, mailer=MemoryMailer())
+    now = [1000.0]
+    index = SqliteRenderCache(tmp_path / "cache.sqlite3", clock=lambda: now[0])
+    app = create_app(
+        make_settings(cache_ttl_seconds=1),
+        browser=browser,
+        mailer=MemoryMailer(),
+        render_cache=index,
+    )
     async with AsyncTestClient(app) as client:
         key = await issue_key(client)
         await _post(client, key, IMAGE)
         assert (await _post(client, key, IMAGE)).headers["x-cache"] == "HIT"
-        await asyncio.sleep(1.3)
+        now[0] += 1.0
         late = await _post(client, key, IMAGE)
         assert late.headers["x-cache"] == "MISS"
         assert late.json()["credits_used"] == 1

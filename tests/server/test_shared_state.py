@@ -217,8 +217,8 @@ def _hold_lease_in_a_process(redis_url: str, key_id: str, *, lease_seconds: floa
     """A process that takes one of ``key_id``'s leases (cap 1) and keeps renewing it."""
     script = f"""
 import anyio, sys
-from renderkit_server._redis import connect
-from renderkit_server.inflight_redis import RedisInflightLimiter
+from renderkit_server.state._redis import connect
+from renderkit_server.state.inflight.redis import RedisInflightLimiter
 
 async def main():
     limiter = RedisInflightLimiter(

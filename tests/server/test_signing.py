@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from renderkit_server import signing
-from renderkit_server.errors import ApiError
+from renderkit_server.errors import HttpProblem
 from renderkit_server.files import FileSigner
 from renderkit_server.keys import ApiKey, KeySigner
 from renderkit_server.mcp.sessions import McpSessions
@@ -97,7 +97,7 @@ async def test_a_token_of_one_kind_does_not_verify_as_another() -> None:
     session_mac = KNOWN[SINGLE][2].rsplit(".", 1)[1]
 
     assert await McpSessions.from_secret(ROTATED).version(KNOWN[SINGLE][2]) is None
-    with pytest.raises(ApiError) as info:
+    with pytest.raises(HttpProblem) as info:
         files.check(FILE_KEY, str(EXPIRES), session_mac)
     assert info.value.status == 403
 

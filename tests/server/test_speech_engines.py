@@ -58,7 +58,7 @@ async def test_the_engine_setting_picks_who_speaks_premade_ids(
     settings = make_settings(speech_engine=engine)
     services = await build_services(settings, browser=FakeBrowser(), mailer=MemoryMailer())
     try:
-        speech = services.speech
+        speech = services.engines.speech
         assert isinstance(speech, SpeechRouter)
         premade = AudioRequest(script="Hi", voice_id="21m00Tcm4TlvDq8ikWAM")
         assert isinstance(speech.engine_for(premade), default)

@@ -43,7 +43,7 @@ async def test_a_third_concurrent_audio_call_on_one_worker_and_a_queue_of_one_is
     body = {"script": "Hold on a moment.", "format": "mp3"}
     async with served_app(app, timeout=30) as client:
         keys = [await issue_key(client, email=f"{n}@example.com") for n in range(3)]  # type: ignore[arg-type]
-        pool = app.state.services.workers.audio
+        pool = app.state.services.engines.workers.audio
         statuses: dict[int, int] = {}
 
         async def call(n: int) -> None:

@@ -4,22 +4,17 @@ Modules:
 
 - ``tokens``: the key format (claims, binary record, HMAC signer) and ``InvalidKeyError``.
 - ``emails``: the e-mail syntax accepted for owners and its normalised spelling.
-- ``revocation``: where regenerations are recorded (memory, SQLite); ``revocation_redis``:
-  on Redis, announced to every replica (imported lazily: it needs the redis package).
+- where regenerations are recorded is :mod:`renderkit_server.state.revocations` (its
+  protocol and memory/SQLite stores are re-exported here for the key service's callers);
+- ``url_secrets``: ``UrlSecrets``, recording each key's URL-signing secret;
 - ``service``: ``KeyService``, issuing, verifying and regenerating keys.
 - ``routes``: ``POST /api/keys/generate`` and ``/api/keys/regenerate``; imported by the app,
-  not here, since handlers depend on the server's services.
+  not here: its handlers use the quotas and the mailer, which this package does not need.
 
 Reading the key from request headers is :mod:`renderkit_server.auth`'s job.
 """
 
 from renderkit_server.keys.emails import normalize_email
-from renderkit_server.keys.revocation import (
-    MemoryRevocationStore,
-    RevocationFeed,
-    RevocationStore,
-    SqliteRevocationStore,
-)
 from renderkit_server.keys.service import KeyService
 from renderkit_server.keys.tokens import (
     KEY_PREFIX,
@@ -30,6 +25,12 @@ from renderkit_server.keys.tokens import (
     IssuedKey,
     KeySigner,
     fingerprint,
+)
+from renderkit_server.state.revocations import (
+    MemoryRevocationStore,
+    RevocationFeed,
+    RevocationStore,
+    SqliteRevocationStore,
 )
 
 __all__ = [

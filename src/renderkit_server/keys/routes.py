@@ -21,23 +21,28 @@ from renderkit import InvalidRequestError
 from renderkit.core.times import isoformat_z
 from renderkit_server.auth import extract_key, is_admin
 from renderkit_server.bodies import json_object
-from renderkit_server.clientaddr import request_client_address
-from renderkit_server.errors import ApiError
+from renderkit_server.clientaddr import TrustedProxies, request_client_address
+from renderkit_server.errors import HttpProblem
 from renderkit_server.keys.emails import normalize_email
-from renderkit_server.keys.service import normalize_plan
+from renderkit_server.keys.service import KeyService, normalize_plan
 from renderkit_server.keys.tokens import InvalidKeyError, IssuedKey
+from renderkit_server.keys.url_secrets import UrlSecrets
 from renderkit_server.mail import MailDeliveryError, key_email
-from renderkit_server.services import Services
+from renderkit_server.mailspool import SpoolingMailer
+from renderkit_server.quotas import QuotaService
+from renderkit_server.settings import Settings
 
 __all__ = ["ROUTES", "generate_key", "regenerate_key"]
 
 logger = logging.getLogger("renderkit_server")
 
 
-async def _send_key(services: Services, issued: IssuedKey, *, regenerated: bool) -> None:
-    message = key_email(issued, sender=services.settings.smtp_sender, regenerated=regenerated)
+async def _send_key(
+    mailer: SpoolingMailer, issued: IssuedKey, *, sender: str, regenerated: bool
+) -> None:
+    message = key_email(issued, sender=sender, regenerated=regenerated)
     try:
-        await services.mailer.send(message)
+        await mailer.send(message)
     except MailDeliveryError as exc:
         # The key is in the response already; an outage was spooled for retry by the
         # mailer, so this is a refusal for good. The message is fixed text, never the key.
@@ -58,7 +63,13 @@ def _key_body(issued: IssuedKey) -> dict[str, Any]:
 
 @post(["/api/keys/generate", "/v1/keys/generate"], status_code=200, summary="Issue an API key")
 async def generate_key(
-    request: Request[Any, Any, Any], services: NamedDependency[Services]
+    request: Request[Any, Any, Any],
+    settings: NamedDependency[Settings],
+    keys: NamedDependency[KeyService],
+    quotas: NamedDependency[QuotaService],
+    trusted_proxies: NamedDependency[TrustedProxies],
+    url_secrets: NamedDependency[UrlSecrets],
+    mailer: NamedDependency[SpoolingMailer],
 ) -> Response[Any]:
     """Issue a key for an e-mail address. Self-service keys are starter keys; other plans
     need the operator's admin token. Self-service issuance is rate-limited per client."""
@@ -67,9 +78,9 @@ async def generate_key(
     plan = payload.get("plan", "starter")
     if email is None:
         raise InvalidRequestError.single("email", "is required", missing=True)
-    admin = is_admin(request.headers, services.settings.admin_token)
+    admin = is_admin(request.headers, settings.admin_token)
     if plan != "starter" and isinstance(plan, str) and not admin:
-        raise ApiError(
+        raise HttpProblem(
             403,
             "FORBIDDEN",
             f"plan {plan[:20]!r} keys are issued by the operator; "
@@ -77,18 +88,24 @@ async def generate_key(
         )
     email, plan = normalize_email(email), normalize_plan(plan)  # 400s use no issuance slot
     if not admin:
-        address = request_client_address(request, services.trusted_proxies)
-        await services.quotas.limit_issuance(address)
-        await services.quotas.limit_key_email(email)
-    issued = await services.keys.issue(email, plan)
-    await services.url_secrets.remember(issued.key, services.keys.verify(issued.key))
-    await _send_key(services, issued, regenerated=False)
+        address = request_client_address(request, trusted_proxies)
+        await quotas.limit_issuance(address)
+        await quotas.limit_key_email(email)
+    issued = await keys.issue(email, plan)
+    await url_secrets.remember(issued.key, keys.verify(issued.key))
+    await _send_key(mailer, issued, sender=settings.smtp_sender, regenerated=False)
     return Response(_key_body(issued))
 
 
 @post(["/api/keys/regenerate", "/v1/keys/regenerate"], status_code=200, summary="Rotate an API key")
 async def regenerate_key(
-    request: Request[Any, Any, Any], services: NamedDependency[Services]
+    request: Request[Any, Any, Any],
+    settings: NamedDependency[Settings],
+    keys: NamedDependency[KeyService],
+    quotas: NamedDependency[QuotaService],
+    trusted_proxies: NamedDependency[TrustedProxies],
+    url_secrets: NamedDependency[UrlSecrets],
+    mailer: NamedDependency[SpoolingMailer],
 ) -> Response[Any]:
     """Issue a new key for the same plan and e-mail; the old key stops working at once.
 
@@ -100,13 +117,13 @@ async def regenerate_key(
     if not token:
         msg = "send the key to rotate in the body or headers"
         raise InvalidKeyError(reason="missing", message=msg)
-    old = services.keys.verify(token)  # 401 before any counting
-    address = request_client_address(request, services.trusted_proxies)
-    await services.quotas.limit_regeneration(old.key_id, address)
-    await services.quotas.limit_key_email(old.email)
-    issued = await services.keys.regenerate(token)
-    await services.url_secrets.remember(issued.key, services.keys.verify(issued.key))
-    await _send_key(services, issued, regenerated=True)
+    old = keys.verify(token)  # 401 before any counting
+    address = request_client_address(request, trusted_proxies)
+    await quotas.limit_regeneration(old.key_id, address)
+    await quotas.limit_key_email(old.email)
+    issued = await keys.regenerate(token)
+    await url_secrets.remember(issued.key, keys.verify(issued.key))
+    await _send_key(mailer, issued, sender=settings.smtp_sender, regenerated=True)
     return Response(_key_body(issued))
 
 

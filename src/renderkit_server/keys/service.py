@@ -3,13 +3,13 @@
 Keys are self-validating (see :mod:`renderkit_server.keys.tokens`): :meth:`KeyService.verify`
 checks the signature and an in-memory revocation table and never touches a database.
 Regeneration is the only way a key stops working; it records "generations below N of lineage
-L are invalid" in a :class:`~renderkit_server.keys.revocation.RevocationStore`, which is
+L are invalid" in a :class:`~renderkit_server.state.revocations.RevocationStore`, which is
 loaded into memory by :meth:`KeyService.start` and kept up to date by every revocation this
 process makes.
 
 Several processes: each :class:`KeyService` caches revocations per process. Processes that
 share a store see each other's revocations through :meth:`KeyService.refresh_forever`: a
-store that is a :class:`~renderkit_server.keys.revocation.RevocationFeed` (Redis) pushes each
+store that is a :class:`~renderkit_server.state.revocations.RevocationFeed` (Redis) pushes each
 revocation to every replica as it happens, and the periodic full reload is a safety net for
 notifications lost while the feed reconnected; with a store that cannot push (one SQLite file
 shared by the workers of one host) the reload interval is how long an old key may keep working
@@ -30,7 +30,6 @@ import anyio
 
 from renderkit import InvalidRequestError, RenderkitError
 from renderkit_server.keys.emails import normalize_email
-from renderkit_server.keys.revocation import RevocationFeed, RevocationStore
 from renderkit_server.keys.tokens import (
     PLANS,
     ApiKey,
@@ -39,6 +38,7 @@ from renderkit_server.keys.tokens import (
     KeySigner,
     fingerprint,
 )
+from renderkit_server.state.revocations import RevocationFeed, RevocationStore
 
 __all__ = ["KeyService", "normalize_plan"]
 

@@ -5,70 +5,22 @@ A session id is ``<revision>.<random>.<mac>``: HMAC-signed like the API keys
 recognises it, and it tells the transport which revision the client negotiated (a
 2024-11-05 client sends no ``MCP-Protocol-Version`` header, so without it the server could
 not know). Only ended sessions are remembered, in an :class:`EndedSessions` store: after a
-DELETE the id answers 404, as the transport requires, on every replica sharing the store.
-
-The ids carry no expiry, so an ended id is remembered for a bounded time or number: the
-memory store keeps the latest 10,000, the Redis store (``sessions_redis``) each one for
-:data:`REMEMBER_ENDED_FOR` seconds.
+DELETE the id answers 404, as the transport requires, on every replica sharing the store
+(:mod:`renderkit_server.state.mcp_sessions`).
 """
 
 from __future__ import annotations
 
 import secrets
-from collections import OrderedDict
-from typing import Protocol, runtime_checkable
 
 from renderkit_server import signing
 from renderkit_server.mcp.protocol import SUPPORTED_VERSIONS
+from renderkit_server.state.mcp_sessions.base import EndedSessions
+from renderkit_server.state.mcp_sessions.memory import MemoryEndedSessions
 
-__all__ = ["REMEMBER_ENDED_FOR", "EndedSessions", "McpSessions", "MemoryEndedSessions"]
+__all__ = ["McpSessions"]
 
 _MAC_BYTES = 18
-
-#: Seconds a shared store remembers an ended session (30 days).
-REMEMBER_ENDED_FOR = 30 * 24 * 3600
-
-
-@runtime_checkable
-class EndedSessions(Protocol):
-    """Remembers which session ids were ended."""
-
-    async def is_ended(self, session_id: str) -> bool:
-        """Whether ``session_id`` was ended.
-
-        Raises:
-            StorageUnavailableError: the store could not be reached.
-        """
-        ...
-
-    async def end(self, session_id: str) -> bool:
-        """Mark ``session_id`` ended; False if it already was (atomic across replicas).
-
-        Raises:
-            StorageUnavailableError: the store could not be reached.
-        """
-        ...
-
-
-class MemoryEndedSessions:
-    """Ended sessions of this process only, the ``remember`` latest (oldest forgotten first)."""
-
-    def __init__(self, *, remember: int = 10_000) -> None:
-        self._ended: OrderedDict[str, None] = OrderedDict()
-        self._remember = remember
-
-    async def is_ended(self, session_id: str) -> bool:
-        """See :meth:`EndedSessions.is_ended`."""
-        return session_id in self._ended
-
-    async def end(self, session_id: str) -> bool:
-        """See :meth:`EndedSessions.end`."""
-        if session_id in self._ended:
-            return False
-        self._ended[session_id] = None
-        while len(self._ended) > self._remember:
-            self._ended.popitem(last=False)
-        return True
 
 
 class McpSessions:

@@ -21,18 +21,19 @@ revisions (:mod:`.protocol`) or the stateless one (:mod:`.modern`).
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import attrs
 import msgspec
 from litestar import Request, Response, delete, get, post
+from litestar.di import NamedDependency
 
 import renderkit
 from renderkit import RenderkitError, StorageUnavailableError
 from renderkit_server import errors
 from renderkit_server.auth import authenticate
 from renderkit_server.bodies import JsonBodyError, decode_json
-from renderkit_server.dependencies import services_of
-from renderkit_server.keys import ApiKey
+from renderkit_server.keys import ApiKey, KeyService
 from renderkit_server.mcp.hosts import check_origin
 from renderkit_server.mcp.modern import MODERN_VERSIONS, check_envelope, is_modern
 from renderkit_server.mcp.protocol import (
@@ -52,12 +53,11 @@ from renderkit_server.mcp.protocol import (
     result_body,
     version_at_least,
 )
+from renderkit_server.mcp.sessions import McpSessions
 from renderkit_server.mcp.streaming import JSON, accepts, stream, wants_stream
 from renderkit_server.mcp.tools import TOOLS, error_result, success_result, tool_definitions
-from renderkit_server.operations import execute
-
-if TYPE_CHECKING:
-    from renderkit_server.services import Services
+from renderkit_server.operations import Production, execute
+from renderkit_server.settings import Settings
 
 __all__ = ["mcp_delete", "mcp_get", "mcp_post"]
 
@@ -97,21 +97,31 @@ def _rpc_error_response(exc: RpcError, headers: dict[str, str] | None = None) ->
     return _json_response(exc.body(), exc.http_status, headers)
 
 
-def _services(request: Request[Any, Any, Any]) -> Services:
-    return services_of(request.app.state)
+@attrs.frozen(kw_only=True)
+class _Backends:
+    """What the messages of one POST use: the session ids, the keys, the metered pipeline."""
+
+    sessions: McpSessions
+    keys: KeyService
+    production: Production
 
 
 # --- method handlers --------------------------------------------------------------------------
 
 
 class _Call:
-    """One POST: the request, its services and the revision it speaks."""
+    """One POST: the request, the backends it uses and the revision it speaks."""
 
     def __init__(
-        self, request: Request[Any, Any, Any], version: str, *, modern: bool = False
+        self,
+        request: Request[Any, Any, Any],
+        version: str,
+        backends: _Backends,
+        *,
+        modern: bool = False,
     ) -> None:
         self.request = request
-        self.services = _services(request)
+        self.backends = backends
         self.version = version
         #: The stateless revision: no handshake methods, results tagged with resultType.
         self.modern = modern
@@ -172,7 +182,7 @@ class _Call:
     def initialize(self, params: Any) -> dict[str, Any]:
         version = negotiate(params.get("protocolVersion"))
         self.version = version
-        self.headers["Mcp-Session-Id"] = self.services.mcp_sessions.mint(version)
+        self.headers["Mcp-Session-Id"] = self.backends.sessions.mint(version)
         info: dict[str, Any] = {"name": "renderkit", "version": renderkit.__version__}
         if version_at_least(version, "2025-06-18"):
             info["title"] = "renderkit"
@@ -202,12 +212,12 @@ class _Call:
             execution = await execute(
                 tool.operation,
                 arguments,
-                services=self.services,
+                production=self.backends.production,
                 key_id=api_key.key_id,
                 plan=api_key.plan,
                 base_url=str(self.request.base_url).rstrip("/"),
             )
-        except (RenderkitError, errors.ApiError) as exc:
+        except (RenderkitError, errors.HttpProblem) as exc:
             described = errors.envelope(exc)
             if described is None:
                 raise
@@ -223,7 +233,7 @@ class _Call:
         # A missing or invalid key becomes a tool result, not HTTP 401: a 401 makes MCP
         # clients start an OAuth flow this server does not offer, where an error result tells
         # the agent what to do.
-        return authenticate(self.request, self.services.keys)
+        return authenticate(self.request, self.backends.keys)
 
 
 # --- the endpoint -----------------------------------------------------------------------------
@@ -258,13 +268,13 @@ def _first_id(payload: Any) -> Any:
 _SESSIONS_DOWN = "the session store is unavailable; retry shortly"
 
 
-async def _session_version(request: Request[Any, Any, Any]) -> str | None:
+async def _session_version(request: Request[Any, Any, Any], sessions: McpSessions) -> str | None:
     """The live session's revision; 404 for an unknown or ended session id."""
     session_id = request.headers.get("mcp-session-id")
     if session_id is None:
         return None
     try:
-        version: str | None = await _services(request).mcp_sessions.version(session_id)
+        version: str | None = await sessions.version(session_id)
     except StorageUnavailableError:
         # Fail closed: an ended session must not come back while the store is away.
         raise RpcError(INTERNAL_ERROR, _SESSIONS_DOWN, http_status=503) from None
@@ -278,12 +288,18 @@ async def _session_version(request: Request[Any, Any, Any]) -> str | None:
 
 
 @post(PATHS, status_code=200, include_in_schema=False)
-async def mcp_post(request: Request[Any, Any, Any]) -> Response[Any]:
+async def mcp_post(
+    request: Request[Any, Any, Any],
+    settings: NamedDependency[Settings],
+    keys: NamedDependency[KeyService],
+    mcp_sessions: NamedDependency[McpSessions],
+    production: NamedDependency[Production],
+) -> Response[Any]:
     """One JSON-RPC message (or a 2025-03-26 batch) from an MCP client."""
     raw = await request.body()  # read first: early answers must not strand the body
-    services = _services(request)
+    backends = _Backends(sessions=mcp_sessions, keys=keys, production=production)
     try:
-        check_origin(request.headers, services.settings)
+        check_origin(request.headers, settings)
         content_type = request.headers.get("content-type", "").lower()
         if "json" not in content_type:
             return _json_response(
@@ -307,22 +323,23 @@ async def mcp_post(request: Request[Any, Any, Any]) -> Response[Any]:
             if message.kind != "request":
                 return Response(content=b"", status_code=202)
             version = check_envelope(message, request.headers, ALL_VERSIONS)
-            return await _answer(_Call(request, version, modern=True), message, json_ok, sse_ok)
+            call = _Call(request, version, backends, modern=True)
+            return await _answer(call, message, json_ok, sse_ok)
         initialize = isinstance(payload, dict) and payload.get("method") == "initialize"
-        session_version = None if initialize else await _session_version(request)
+        session_version = None if initialize else await _session_version(request, mcp_sessions)
         version = (
             LATEST_VERSION
             if initialize
             else _request_version(request, session_version, _first_id(payload))
         )
         if isinstance(payload, list):
-            return await _batch(request, payload, version)
+            return await _batch(request, payload, version, backends)
         message = parse_message(payload)
     except RpcError as exc:
         return _rpc_error_response(exc)
     if message.kind != "request":
         return Response(content=b"", status_code=202)
-    return await _answer(_Call(request, version), message, json_ok, sse_ok)
+    return await _answer(_Call(request, version, backends), message, json_ok, sse_ok)
 
 
 async def _answer(call: _Call, message: Message, json_ok: bool, sse_ok: bool) -> Response[Any]:
@@ -333,7 +350,7 @@ async def _answer(call: _Call, message: Message, json_ok: bool, sse_ok: bool) ->
 
 
 async def _batch(
-    request: Request[Any, Any, Any], payload: list[Any], version: str
+    request: Request[Any, Any, Any], payload: list[Any], version: str, backends: _Backends
 ) -> Response[Any]:
     if version not in BATCH_VERSIONS:
         raise RpcError(
@@ -345,7 +362,7 @@ async def _batch(
         raise RpcError(INVALID_REQUEST, "an empty batch is not a request", http_status=400)
     if len(payload) > 50:
         raise RpcError(INVALID_REQUEST, "a batch may hold at most 50 messages", http_status=400)
-    call = _Call(request, version)
+    call = _Call(request, version, backends)
     responses: list[dict[str, Any]] = []
     for item in payload:
         try:
@@ -365,10 +382,12 @@ async def _batch(
 
 
 @get(PATHS, include_in_schema=False)
-async def mcp_get(request: Request[Any, Any, Any]) -> Response[Any]:
+async def mcp_get(
+    request: Request[Any, Any, Any], settings: NamedDependency[Settings]
+) -> Response[Any]:
     """No server-initiated stream: 405, which every client takes as "none offered"."""
     try:
-        check_origin(request.headers, _services(request).settings)
+        check_origin(request.headers, settings)
     except RpcError as exc:
         return _rpc_error_response(exc)
     return Response(
@@ -379,11 +398,14 @@ async def mcp_get(request: Request[Any, Any, Any]) -> Response[Any]:
 
 
 @delete(PATHS, status_code=200, include_in_schema=False)
-async def mcp_delete(request: Request[Any, Any, Any]) -> Response[Any]:
+async def mcp_delete(
+    request: Request[Any, Any, Any],
+    settings: NamedDependency[Settings],
+    mcp_sessions: NamedDependency[McpSessions],
+) -> Response[Any]:
     """End a session: 204, or 404 for an unknown or already ended one."""
-    services = _services(request)
     try:
-        check_origin(request.headers, services.settings)
+        check_origin(request.headers, settings)
     except RpcError as exc:
         return _rpc_error_response(exc)
     session_id = request.headers.get("mcp-session-id")
@@ -395,7 +417,7 @@ async def mcp_delete(request: Request[Any, Any, Any]) -> Response[Any]:
             400,
         )
     try:
-        ended = await services.mcp_sessions.end(session_id)
+        ended = await mcp_sessions.end(session_id)
     except StorageUnavailableError:
         return _json_response(RpcError(INTERNAL_ERROR, _SESSIONS_DOWN).body(), 503)
     if not ended:

@@ -6,8 +6,9 @@
   :class:`UsageStoreUnavailableError` (quotas fail closed), answered with 503;
 * :mod:`.service`: :class:`QuotaService`, which reserves a call's charges and hands back a
   :class:`QuotaTicket` to keep or release;
-* :mod:`.stores`: the :class:`UsageStore` protocol and its memory, SQLite and Redis backends
-  (``RedisUsageStore`` is imported from :mod:`.stores.redis`, as it needs ``redis``).
+* the counters live in :mod:`renderkit_server.state.usage` (the :class:`UsageStore`
+  protocol and its memory and SQLite backends are re-exported here; ``RedisUsageStore`` is
+  imported from :mod:`renderkit_server.state.usage.redis`, as it needs ``redis``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from renderkit_server.quotas.plans import (
     plans_from_mapping,
 )
 from renderkit_server.quotas.service import QuotaService, QuotaTicket, WindowLimit, audio_charges
-from renderkit_server.quotas.stores import (
+from renderkit_server.state.usage import (
     MemoryUsageStore,
     Reservation,
     SqliteUsageStore,

@@ -51,7 +51,7 @@ from renderkit_server.quotas.plans import (
     month_period,
     next_month_start,
 )
-from renderkit_server.quotas.stores.protocol import Reservation, UsageStore
+from renderkit_server.state.usage.base import Reservation, UsageStore
 
 __all__ = ["QuotaService", "QuotaTicket", "WindowLimit", "audio_charges"]
 

@@ -1,3 +1,6 @@
+"""The key service over revocation stores shared by processes (the stores' own contract is
+tests/server/state/test_revocations.py)."""
+
 from __future__ import annotations
 
 import sqlite3
@@ -5,21 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from renderkit import StorageUnavailableError
 from renderkit_server.keys import (
     InvalidKeyError,
     KeyService,
     MemoryRevocationStore,
-    RevocationStore,
     SqliteRevocationStore,
 )
 
 from .conftest import make_signer
-
-
-def test_stores_satisfy_the_revocation_store_protocol(tmp_path: Path) -> None:
-    assert isinstance(MemoryRevocationStore(), RevocationStore)
-    assert isinstance(SqliteRevocationStore(tmp_path / "r.db"), RevocationStore)
 
 
 @pytest.mark.anyio
@@ -82,24 +78,3 @@ async def test_a_key_cannot_be_regenerated_twice_across_processes(tmp_path: Path
             await worker_b.regenerate(old.key)
         with pytest.raises(InvalidKeyError):
             worker_b.verify(old.key)
-
-
-@pytest.mark.anyio
-async def test_revocation_thresholds_only_grow(tmp_path: Path) -> None:
-    for store in (MemoryRevocationStore(), SqliteRevocationStore(tmp_path / "r.db")):
-        assert await store.revoke("k", before=2) is True
-        assert await store.revoke("k", before=2) is False
-        assert await store.revoke("k", before=1) is False
-        assert await store.revoke("k", before=3) is True
-        assert await store.load_all() == {"k": 3}
-        await store.aclose()
-        await store.aclose()
-
-
-@pytest.mark.anyio
-async def test_unreachable_sqlite_store_raises_storage_unavailable(tmp_path: Path) -> None:
-    store = SqliteRevocationStore(tmp_path / "missing-dir" / "r.db")
-
-    with pytest.raises(StorageUnavailableError) as info:
-        await store.load_all()
-    assert str(tmp_path) not in str(info.value)

@@ -1,63 +1,17 @@
-"""The directory of URL-signing secrets: every backend round-trips entries, and a process
-writes each key once."""
+"""Recording URL-signing secrets: a process writes each key once, under its public id (the
+stores' own contract is tests/server/state/test_url_secrets.py)."""
 
 from __future__ import annotations
-
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
 from renderkit.image.signed_url import public_key_id, url_secret
-from renderkit_server._redis import connect
 from renderkit_server.keys import KeySigner
 from renderkit_server.keys.tokens import ApiKey
-from renderkit_server.keys.url_secrets import (
-    MemoryUrlSecretStore,
-    RedisUrlSecretStore,
-    SqliteUrlSecretStore,
-    UrlSecret,
-    UrlSecrets,
-    UrlSecretStore,
-)
-
-from .._redis import redis_server, require_redis_server
+from renderkit_server.keys.url_secrets import UrlSecrets
+from renderkit_server.state.url_secrets import MemoryUrlSecretStore, UrlSecret
 
 pytestmark = pytest.mark.anyio
-
-ENTRY = UrlSecret(secret=bytes(range(32)), plan="pro")
-
-
-@pytest.fixture(params=["memory", "sqlite", "redis"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[UrlSecretStore]:
-    if request.param == "memory":
-        yield MemoryUrlSecretStore()
-    elif request.param == "sqlite":
-        sqlite = SqliteUrlSecretStore(tmp_path / "url.sqlite3")
-        yield sqlite
-        await sqlite.aclose()
-    else:
-        require_redis_server()
-        with redis_server() as url:
-            client = connect(url)
-            yield RedisUrlSecretStore(client)
-            await client.aclose()
-
-
-async def test_an_entry_round_trips_and_an_unknown_id_is_none(store: UrlSecretStore) -> None:
-    assert await store.get("ab.0") is None
-    await store.put("ab.0", ENTRY)
-    assert await store.get("ab.0") == ENTRY
-    await store.put("ab.0", UrlSecret(secret=b"x" * 32, plan="starter"))
-    assert (await store.get("ab.0")) == UrlSecret(secret=b"x" * 32, plan="starter")
-
-
-async def test_the_sqlite_directory_is_shared_by_two_instances_on_one_file(tmp_path: Path) -> None:
-    first, second = (SqliteUrlSecretStore(tmp_path / "url.sqlite3") for _ in range(2))
-    await first.put("cd.1", ENTRY)
-    assert await second.get("cd.1") == ENTRY
-    await first.aclose()
-    await second.aclose()
 
 
 class _CountingStore(MemoryUrlSecretStore):

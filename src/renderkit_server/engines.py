@@ -1,0 +1,70 @@
+"""What the production operations render, speak and parse with, and the pools they run in."""
+
+from __future__ import annotations
+
+import attrs
+
+from renderkit.browser import Browser
+from renderkit.core.workers import WorkerPool
+from renderkit.parsing import Extractor, OcrEngine, ParseLimits, RapidOcr
+from renderkit.speech import SpeechProvider
+from renderkit_server.settings import Settings
+
+__all__ = ["Engines", "Workers", "workers"]
+
+
+@attrs.frozen(kw_only=True)
+class Workers:
+    """The server's CPU worker pools, one per kind of work, each sized from the settings.
+
+    Separate pools keep one kind (a burst of scanned PDFs) from queueing the others out;
+    PDFium work is serialised by its lock anyway, so ``pdf`` adds little CPU.
+    """
+
+    ocr: WorkerPool
+    audio: WorkerPool
+    pdf: WorkerPool
+
+    def all(self) -> tuple[WorkerPool, ...]:
+        """Every pool (for metrics and health)."""
+        return (self.ocr, self.audio, self.pdf)
+
+
+def workers(settings: Settings) -> Workers:
+    """The worker pools the settings describe (``workers`` per pool, ``workers_queue``)."""
+
+    def pool(name: str) -> WorkerPool:
+        return WorkerPool(name=name, max_workers=settings.workers, max_queue=settings.workers_queue)
+
+    return Workers(ocr=pool("ocr"), audio=pool("audio"), pdf=pool("pdf"))
+
+
+@attrs.frozen(kw_only=True)
+class Engines:
+    """The live engines one operation runs on, and the bounds the settings put on them.
+
+    Attributes:
+        browser: renders images, PDFs and screenshots (seen as one key per call: see
+            :func:`renderkit_server.operations.execute`).
+        speech: the speech provider.
+        extractor: reads fields out of parsed documents.
+        ocr: the OCR engine of every parse (one instance, so its models load once).
+        parse_limits: the document bounds of a parse.
+        workers: the bounded pools CPU-heavy work runs in (``ocr`` holds ``workers.ocr``).
+        pdf_max_pages: the page cap of a rendered PDF or screenshot.
+        parse_timeout: seconds a parse may take.
+    """
+
+    browser: Browser
+    speech: SpeechProvider
+    extractor: Extractor
+    ocr: OcrEngine
+    parse_limits: ParseLimits
+    workers: Workers
+    pdf_max_pages: int
+    parse_timeout: float
+
+    @property
+    def ocr_tool(self) -> str:
+        """The system tool the OCR engine needs installed (a key of the health ``tools``)."""
+        return "rapidocr" if isinstance(self.ocr, RapidOcr) else "tesseract"

@@ -1,0 +1,55 @@
+"""The Redis client all shared state is kept on, and how its errors are reported.
+
+:func:`~renderkit_server.state.build.build_shared_state` makes the one client (one
+connection pool) every Redis backend shares, and closes it last. Importing this module
+without the ``redis`` package raises :class:`~renderkit.MissingDependencyError` with the
+install hint; only the ``redis.py`` backends and the builder import it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+from renderkit import ConfigurationError, MissingDependencyError, StorageUnavailableError
+
+try:
+    import redis.asyncio
+    import redis.exceptions
+except ImportError as exc:  # pragma: no cover - only without the redis package
+    msg = "shared state on Redis needs the redis package: pip install 'redis>=5'"
+    raise MissingDependencyError(msg) from exc
+
+__all__ = ["connect", "redis_errors"]
+
+
+def connect(url: str, *, timeout: float = 5.0) -> redis.asyncio.Redis:
+    """A client for ``url``; no connection is made until the first command.
+
+    Args:
+        url: a ``redis://``, ``rediss://`` or ``unix://`` URL.
+        timeout: socket connect and read timeout in seconds.
+
+    Raises:
+        ConfigurationError: the URL is malformed (not repeated: it may hold a password).
+    """
+    try:
+        return redis.asyncio.Redis.from_url(
+            url, socket_timeout=timeout, socket_connect_timeout=timeout
+        )
+    except ValueError as exc:
+        msg = "RENDERKIT_REDIS_URL is malformed"
+        raise ConfigurationError(msg) from exc
+
+
+@contextlib.contextmanager
+def redis_errors(what: str) -> Iterator[None]:
+    """Turn a Redis failure into :class:`StorageUnavailableError` naming ``what`` failed.
+
+    Only the exception's class is reported: redis-py messages can name the host and port.
+    """
+    try:
+        yield
+    except redis.exceptions.RedisError as exc:
+        msg = f"the {what} is unavailable ({type(exc).__name__})"
+        raise StorageUnavailableError(msg) from exc

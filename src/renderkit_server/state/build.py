@@ -1,0 +1,128 @@
+"""Choosing every shared-state backend from the settings, in one place.
+
+With ``redis_url`` every kind lives on Redis behind one client (one connection pool);
+otherwise on SQLite files in the data directory, or in memory where one process is all
+there is (in-flight leases, ended MCP sessions). The Redis modules are imported here only
+when a Redis URL is configured.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Protocol
+
+import attrs
+
+from renderkit_server.settings import Settings
+from renderkit_server.state.inflight import InflightLimiter, LocalInflightLimiter
+from renderkit_server.state.mcp_sessions import EndedSessions, MemoryEndedSessions
+from renderkit_server.state.render_cache import RenderCache, SqliteRenderCache
+from renderkit_server.state.revocations import RevocationStore, SqliteRevocationStore
+from renderkit_server.state.url_secrets import SqliteUrlSecretStore, UrlSecretStore
+from renderkit_server.state.usage import SqliteUsageStore, UsageStore
+
+__all__ = ["SharedState", "build_shared_state"]
+
+logger = logging.getLogger("renderkit_server")
+
+
+class _AsyncCloseable(Protocol):
+    """Anything closed with ``await x.aclose()``."""
+
+    async def aclose(self) -> None:
+        """Release it."""
+        ...
+
+
+@attrs.frozen(kw_only=True)
+class SharedState:
+    """Every kind of shared state of one app, and the client they may share.
+
+    Attributes:
+        usage: quota and abuse-limit counters.
+        revocations: key regenerations.
+        url_secrets: URL-signing secrets by public key id.
+        render_cache: the render cache's index.
+        inflight: per-key render leases over every replica.
+        ended_sessions: ended MCP session ids.
+        client: the Redis client every Redis backend uses (None without Redis).
+    """
+
+    usage: UsageStore
+    revocations: RevocationStore
+    url_secrets: UrlSecretStore
+    render_cache: RenderCache
+    inflight: InflightLimiter
+    ended_sessions: EndedSessions
+    client: _AsyncCloseable | None = None
+
+    async def aclose(self) -> None:
+        """Close every store, then the client they share; one failing does not stop the rest."""
+        closers: tuple[_AsyncCloseable, ...] = (
+            self.usage,
+            self.revocations,
+            self.url_secrets,
+            self.render_cache,
+            self.inflight,
+            *((self.client,) if self.client is not None else ()),
+        )
+        for closer in closers:
+            try:
+                await closer.aclose()
+            except Exception:  # shutdown must go on whatever one backend does
+                logger.warning("error closing %s", type(closer).__name__, exc_info=True)
+
+
+def build_shared_state(
+    settings: Settings,
+    *,
+    usage: UsageStore | None = None,
+    render_cache: RenderCache | None = None,
+) -> SharedState:
+    """The backends the settings describe; nothing connects until first used.
+
+    Args:
+        settings: ``redis_url`` chooses Redis; ``data_dir`` (which must exist) holds the
+            SQLite files otherwise.
+        usage: the usage store to use instead of the configured one.
+        render_cache: the render cache's index to use instead of the configured one.
+
+    Raises:
+        ConfigurationError: ``redis_url`` is malformed.
+        MissingDependencyError: ``redis_url`` is set but the ``redis`` package is missing.
+    """
+    if settings.redis_url:
+        return _on_redis(settings.redis_url, settings, usage, render_cache)
+    data = settings.data_dir
+    return SharedState(
+        usage=usage or SqliteUsageStore(data / "usage.sqlite3"),
+        revocations=SqliteRevocationStore(data / "keys.sqlite3"),
+        url_secrets=SqliteUrlSecretStore(data / "url-secrets.sqlite3"),
+        render_cache=render_cache or SqliteRenderCache(data / "cache.sqlite3"),
+        inflight=LocalInflightLimiter(),
+        ended_sessions=MemoryEndedSessions(),
+    )
+
+
+def _on_redis(
+    url: str, settings: Settings, usage: UsageStore | None, render_cache: RenderCache | None
+) -> SharedState:
+    # Imported here: they need the optional redis package, which only Redis users install.
+    from renderkit_server.state._redis import connect
+    from renderkit_server.state.inflight.redis import RedisInflightLimiter
+    from renderkit_server.state.mcp_sessions.redis import RedisEndedSessions
+    from renderkit_server.state.render_cache.redis import RedisRenderCache
+    from renderkit_server.state.revocations.redis import RedisRevocationStore
+    from renderkit_server.state.url_secrets.redis import RedisUrlSecretStore
+    from renderkit_server.state.usage.redis import RedisUsageStore
+
+    client = connect(url)
+    return SharedState(
+        usage=usage or RedisUsageStore(client),
+        revocations=RedisRevocationStore(client),
+        url_secrets=RedisUrlSecretStore(client),
+        render_cache=render_cache or RedisRenderCache(client),
+        inflight=RedisInflightLimiter(client, queue_timeout=settings.browser_queue_timeout),
+        ended_sessions=RedisEndedSessions(client),
+        client=client,
+    )

@@ -1,0 +1,24 @@
+"""The render cache: identical requests are answered with the file already stored.
+
+* :mod:`.keys`: :func:`cache_key`, what decides a render's output, hashed;
+* :mod:`.base`: the index protocol :class:`RenderCache` and its :class:`CachedEntry`;
+* :mod:`.memory`, :mod:`.sqlite`; ``RedisRenderCache`` is imported from :mod:`.redis`
+  (it needs ``redis``);
+* :mod:`.lookup`: how an operation looks a request up and remembers what it rendered.
+"""
+
+from __future__ import annotations
+
+from renderkit_server.state.render_cache.base import CachedEntry, RenderCache
+from renderkit_server.state.render_cache.keys import cache_key, template_version
+from renderkit_server.state.render_cache.memory import MemoryRenderCache
+from renderkit_server.state.render_cache.sqlite import SqliteRenderCache
+
+__all__ = [
+    "CachedEntry",
+    "MemoryRenderCache",
+    "RenderCache",
+    "SqliteRenderCache",
+    "cache_key",
+    "template_version",
+]

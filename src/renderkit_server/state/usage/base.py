@@ -1,0 +1,210 @@
+"""The :class:`UsageStore` protocol, its :class:`Reservation` result and the checks every
+backend applies the same way.
+
+A usage store keeps two kinds of integer counters, both updated by atomic
+check-and-increment operations so that concurrent requests (tasks, processes or replicas
+sharing one backend) can never spend more than a limit:
+
+* monthly counters, one per ``(key_id, metric, period)``; ``period`` is an opaque string
+  chosen by the caller (:func:`renderkit_server.quotas.month_period` gives ``"2026-11"``);
+* burst counters, one per ``(key_id, window_seconds, window_start)`` fixed time window.
+
+Counters are plain integers in whatever unit the caller meters; the store never converts.
+(The quota service meters audio duration in milliseconds so fractional minutes stay exact.)
+
+Backends validate their arguments with :func:`check_amount`, :func:`check_limit` and
+:func:`check_window`, refuse calls after ``aclose`` with :func:`check_open`, and report a
+failing backend with :func:`store_failure`, so all of them reject and fail alike. Those
+errors are :class:`renderkit.StorageUnavailableError`, whose message never contains
+connection strings, passwords or file paths.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import attrs
+
+from renderkit import StorageUnavailableError
+
+__all__ = [
+    "Reservation",
+    "UsageStore",
+    "check_amount",
+    "check_limit",
+    "check_open",
+    "check_window",
+    "closed_error",
+    "store_failure",
+]
+
+
+@attrs.frozen(kw_only=True)
+class Reservation:
+    """The outcome of one check-and-increment.
+
+    Attributes:
+        allowed: True when the amount was added; False when it would have exceeded
+            ``limit`` and nothing was added.
+        used: the counter after the operation (unchanged when not allowed).
+        limit: the limit checked against; ``None`` means unlimited.
+    """
+
+    allowed: bool
+    used: int
+    limit: int | None
+
+    @property
+    def remaining(self) -> int | None:
+        """What is left under the limit (never negative); ``None`` when unlimited."""
+        if self.limit is None:
+            return None
+        return max(self.limit - self.used, 0)
+
+
+@runtime_checkable
+class UsageStore(Protocol):
+    """Atomic usage counters shared by every replica of the server.
+
+    Implementations must be safe to call from concurrent tasks of one event loop, and a
+    shared backend (SQLite file, Redis) must stay exact across processes. Amounts and limits
+    are non-negative integers; a negative value raises :class:`ValueError`. Failures of the
+    backend raise :class:`renderkit.StorageUnavailableError`, as does any call after
+    :meth:`aclose`.
+    """
+
+    async def reserve(
+        self, key_id: str, metric: str, period: str, amount: int, limit: int | None
+    ) -> Reservation:
+        """Add ``amount`` to a monthly counter unless that would exceed ``limit``.
+
+        The check and the increment are one atomic step: 50 concurrent reservations of 1
+        against a limit of 10 allow exactly 10.
+
+        Args:
+            key_id: the API key lineage id the usage belongs to.
+            metric: what is counted, e.g. ``images``.
+            period: the accounting period, e.g. ``2026-11``.
+            amount: how much to add; 0 only reads the counter.
+            limit: the most the counter may reach; ``None`` means unlimited.
+
+        Returns:
+            ``allowed=True`` and the new total, or ``allowed=False`` and the current total
+            when ``used + amount > limit`` (nothing is added then).
+        """
+        ...
+
+    async def release(self, key_id: str, metric: str, period: str, amount: int) -> None:
+        """Subtract ``amount`` from a monthly counter, stopping at zero.
+
+        Used to refund a reservation whose call then failed. Releasing from a counter that
+        does not exist is a no-op.
+        """
+        ...
+
+    async def usage(self, key_id: str, period: str) -> dict[str, int]:
+        """Return ``{metric: used}`` for one key and period; zero counters are left out."""
+        ...
+
+    async def hit(
+        self, key_id: str, window_start: int, window_seconds: int, limit: int | None
+    ) -> Reservation:
+        """Count one request in a fixed time window unless the window is full.
+
+        Atomic like :meth:`reserve`. Counters of windows that have ended are deleted by the
+        backend (expiry or opportunistic clean-up), so they must not be read back later.
+
+        Args:
+            key_id: the API key lineage id.
+            window_start: start of the window, in seconds since the Unix epoch.
+            window_seconds: length of the window, e.g. 60.
+            limit: the most requests the window may hold; ``None`` means unlimited.
+
+        Returns:
+            The reservation for this window's counter.
+        """
+        ...
+
+    async def ping(self) -> None:
+        """Check the backend answers.
+
+        Raises:
+            StorageUnavailableError: the backend cannot be reached or was closed.
+        """
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections; calling it again is a no-op."""
+        ...
+
+
+# The checks take ``object``: they exist for callers whose values the type checker cannot
+# vouch for (settings files, tests of the contract), so they must not assume the hints hold.
+
+
+def check_amount(amount: object) -> None:
+    """Refuse an amount that is not a non-negative integer (``bool`` included).
+
+    Raises:
+        ValueError: naming the amount.
+    """
+    if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
+        msg = f"amount must be a non-negative integer, got {amount!r}"
+        raise ValueError(msg)
+
+
+def check_limit(limit: object) -> None:
+    """Refuse a limit that is neither ``None`` nor a non-negative integer.
+
+    Raises:
+        ValueError: naming the limit.
+    """
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+        msg = f"limit must be a non-negative integer or None, got {limit!r}"
+        raise ValueError(msg)
+
+
+def check_window(window_start: object, window_seconds: object) -> None:
+    """Refuse a window that does not start on an integer second or has no positive length.
+
+    Raises:
+        ValueError: naming the bad value.
+    """
+    if not isinstance(window_seconds, int) or window_seconds <= 0:
+        msg = f"window_seconds must be a positive integer, got {window_seconds!r}"
+        raise ValueError(msg)
+    if not isinstance(window_start, int):
+        msg = f"window_start must be an integer, got {window_start!r}"
+        raise ValueError(msg)
+
+
+def check_open(closed: bool, backend: str) -> None:
+    """Refuse a call to a store that was closed.
+
+    Args:
+        closed: whether ``aclose`` was called.
+        backend: the backend's short name for the message, e.g. ``sqlite``.
+
+    Raises:
+        StorageUnavailableError: the store is closed.
+    """
+    if closed:
+        raise closed_error(backend)
+
+
+def closed_error(backend: str) -> StorageUnavailableError:
+    """Return the error a closed store raises (see :func:`check_open`)."""
+    msg = f"the {backend} usage store is closed"
+    return StorageUnavailableError(msg)
+
+
+def store_failure(backend: str, reason: str) -> StorageUnavailableError:
+    """Return the error to raise, chained ``from`` the driver's, when a backend fails.
+
+    Args:
+        backend: the backend's short name, e.g. ``redis``.
+        reason: an error name such as ``SQLITE_BUSY`` or ``ConnectionError``; never the
+            driver's message, which can hold a host, a path or a password.
+    """
+    msg = f"the {backend} usage store failed ({reason})"
+    return StorageUnavailableError(msg)

@@ -1,0 +1,213 @@
+"""A :class:`~renderkit_server.state.usage.base.UsageStore` in an SQLite file, shared by
+the processes of one host."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from renderkit import StorageUnavailableError
+from renderkit_server.state._sqlite import SqliteDatabase, immediate
+from renderkit_server.state.usage.base import (
+    Reservation,
+    check_amount,
+    check_limit,
+    check_window,
+    closed_error,
+    store_failure,
+)
+
+__all__ = ["SqliteUsageStore"]
+
+_T = TypeVar("_T")
+
+_SCHEMA = (
+    """
+    CREATE TABLE IF NOT EXISTS usage (
+        key_id TEXT NOT NULL,
+        metric TEXT NOT NULL,
+        period TEXT NOT NULL,
+        used INTEGER NOT NULL,
+        PRIMARY KEY (key_id, metric, period)
+    ) WITHOUT ROWID
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS burst (
+        key_id TEXT NOT NULL,
+        window_seconds INTEGER NOT NULL,
+        window_start INTEGER NOT NULL,
+        window_end INTEGER NOT NULL,
+        hits INTEGER NOT NULL,
+        PRIMARY KEY (key_id, window_seconds, window_start)
+    ) WITHOUT ROWID
+    """,
+    "CREATE INDEX IF NOT EXISTS burst_window_end ON burst (window_end)",
+)
+
+# One statement checks and increments, so the limit holds even without the surrounding
+# IMMEDIATE transaction; the transaction only makes the follow-up read of a refused counter
+# consistent. The SELECT needs its WHERE clause anyway: SQLite requires one to parse an
+# upsert on INSERT ... SELECT.
+_RESERVE = """
+    INSERT INTO usage (key_id, metric, period, used)
+    SELECT :key_id, :metric, :period, :amount WHERE :limit IS NULL OR :amount <= :limit
+    ON CONFLICT (key_id, metric, period) DO UPDATE SET used = used + excluded.used
+    WHERE :limit IS NULL OR used + excluded.used <= :limit
+    RETURNING used
+"""
+_READ = "SELECT used FROM usage WHERE key_id = :key_id AND metric = :metric AND period = :period"
+_RELEASE = """
+    UPDATE usage SET used = max(used - :amount, 0)
+    WHERE key_id = :key_id AND metric = :metric AND period = :period
+"""
+_USAGE = "SELECT metric, used FROM usage WHERE key_id = ? AND period = ? AND used > 0"
+_HIT = """
+    INSERT INTO burst (key_id, window_seconds, window_start, window_end, hits)
+    SELECT :key_id, :window_seconds, :window_start, :window_end, 1
+    WHERE :limit IS NULL OR 1 <= :limit
+    ON CONFLICT (key_id, window_seconds, window_start) DO UPDATE SET hits = hits + 1
+    WHERE :limit IS NULL OR hits + 1 <= :limit
+    RETURNING hits
+"""
+_READ_HIT = """
+    SELECT hits FROM burst
+    WHERE key_id = :key_id AND window_seconds = :window_seconds AND window_start = :window_start
+"""
+# Keep one extra window so a replica whose clock lags slightly still finds its counter.
+_SWEEP = "DELETE FROM burst WHERE window_end <= :window_start - :window_seconds"
+
+
+class SqliteUsageStore:
+    """Counters in an SQLite database file, shared by every process on one host.
+
+    The database runs in WAL mode with a busy timeout, and each check-and-increment is one
+    upsert inside an ``IMMEDIATE`` transaction, so two processes (or two instances) on the
+    same file stay exact. The stdlib driver blocks, so every call runs in a worker thread;
+    the connection is opened lazily there and used by one thread at a time.
+
+    Args:
+        path: the database file; created with its tables on first use. The directory must
+            exist. ``":memory:"`` gives a private in-memory database.
+        busy_timeout: seconds to wait for another writer before failing.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 5.0) -> None:
+        self._db = SqliteDatabase(
+            path,
+            schema=_SCHEMA,
+            unavailable=_failure,
+            timeout=busy_timeout,
+            pragmas=("PRAGMA synchronous = NORMAL",),
+        )
+        self._swept_before = 0
+
+    def __repr__(self) -> str:
+        return f"SqliteUsageStore({Path(self._db.path).name!r})"
+
+    async def reserve(
+        self, key_id: str, metric: str, period: str, amount: int, limit: int | None
+    ) -> Reservation:
+        """Add ``amount`` to a monthly counter unless that would exceed ``limit``.
+
+        Raises:
+            StorageUnavailableError: the database cannot be opened, is locked for longer
+                than the busy timeout, or the store is closed.
+        """
+        check_amount(amount)
+        check_limit(limit)
+        params = {
+            "key_id": key_id,
+            "metric": metric,
+            "period": period,
+            "amount": amount,
+            "limit": limit,
+        }
+
+        def run(conn: sqlite3.Connection) -> Reservation:
+            with immediate(conn):
+                rows = conn.execute(_RESERVE, params).fetchall()
+                if rows:
+                    return Reservation(allowed=True, used=rows[0][0], limit=limit)
+                row = conn.execute(_READ, params).fetchone()
+            return Reservation(allowed=False, used=row[0] if row else 0, limit=limit)
+
+        return await self._run(run)
+
+    async def release(self, key_id: str, metric: str, period: str, amount: int) -> None:
+        """Subtract ``amount`` from a monthly counter, stopping at zero.
+
+        Raises:
+            StorageUnavailableError: the database failed or the store is closed.
+        """
+        check_amount(amount)
+        params = {"key_id": key_id, "metric": metric, "period": period, "amount": amount}
+        await self._run(lambda conn: conn.execute(_RELEASE, params))
+
+    async def usage(self, key_id: str, period: str) -> dict[str, int]:
+        """Return ``{metric: used}`` for one key and period; zero counters are left out.
+
+        Raises:
+            StorageUnavailableError: the database failed or the store is closed.
+        """
+
+        def run(conn: sqlite3.Connection) -> dict[str, int]:
+            return dict(conn.execute(_USAGE, (key_id, period)).fetchall())
+
+        return await self._run(run)
+
+    async def hit(
+        self, key_id: str, window_start: int, window_seconds: int, limit: int | None
+    ) -> Reservation:
+        """Count one request in a fixed window unless the window is full.
+
+        Rows of ended windows are deleted at most once per new window seen by this
+        instance.
+
+        Raises:
+            StorageUnavailableError: the database failed or the store is closed.
+        """
+        check_window(window_start, window_seconds)
+        check_limit(limit)
+        params = {
+            "key_id": key_id,
+            "window_seconds": window_seconds,
+            "window_start": window_start,
+            "window_end": window_start + window_seconds,
+            "limit": limit,
+        }
+
+        def run(conn: sqlite3.Connection) -> Reservation:
+            with immediate(conn):
+                if window_start > self._swept_before:
+                    conn.execute(_SWEEP, params)
+                    self._swept_before = window_start
+                rows = conn.execute(_HIT, params).fetchall()
+                if rows:
+                    return Reservation(allowed=True, used=rows[0][0], limit=limit)
+                row = conn.execute(_READ_HIT, params).fetchone()
+            return Reservation(allowed=False, used=row[0] if row else 0, limit=limit)
+
+        return await self._run(run)
+
+    async def ping(self) -> None:
+        """Open the database if needed and run a trivial query.
+
+        Raises:
+            StorageUnavailableError: the database cannot be opened or the store is closed.
+        """
+        await self._run(lambda conn: conn.execute("SELECT 1").fetchall())
+
+    async def aclose(self) -> None:
+        """Close the connection; later calls raise ``StorageUnavailableError``."""
+        await self._db.aclose(refuse=closed_error("sqlite"))
+
+    async def _run(self, func: Callable[[sqlite3.Connection], _T]) -> _T:
+        return await self._db.run(func)
+
+
+def _failure(exc: sqlite3.Error) -> StorageUnavailableError:
+    # The driver's messages hold no path, but the error name is all a client needs.
+    return store_failure("sqlite", getattr(exc, "sqlite_errorname", None) or type(exc).__name__)
