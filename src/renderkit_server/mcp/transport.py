@@ -30,7 +30,7 @@ import renderkit
 from renderkit import RenderkitError, StorageUnavailableError
 from renderkit_server import errors
 from renderkit_server.auth import authenticate
-from renderkit_server.bodies import JsonBodyError, decode_json
+from renderkit_server.bodies import JsonBodyError, decode_json_off_loop
 from renderkit_server.dependencies import services_of
 from renderkit_server.keys import ApiKey
 from renderkit_server.mcp.hosts import check_origin
@@ -298,7 +298,7 @@ async def mcp_post(request: Request[Any, Any, Any]) -> Response[Any]:
                 406,
             )
         try:
-            payload = decode_json(raw)
+            payload = await decode_json_off_loop(raw)
         except JsonBodyError as exc:
             msg = f"parse error: the body {exc.reason}"
             raise RpcError(PARSE_ERROR, msg, http_status=400) from None
