@@ -12,6 +12,7 @@ import jsonschema.validators
 
 from renderkit.core.converter import structure
 from renderkit.core.errors import InvalidRequestError
+from renderkit.core.schemarefs import ref_cycle
 from renderkit.core.workers import WorkerPool
 from renderkit.parsing._models import ParseRequest, ParseResult, check_schema_depth
 from renderkit.parsing._protocol import Extractor
@@ -56,6 +57,9 @@ def check_schema(schema: Mapping[str, Any]) -> type[jsonschema.protocols.Validat
             f" (at {where})" if where else ""
         )
         raise InvalidRequestError.single("schema", msg) from None
+    cycle = ref_cycle(schema)  # before any work: a cycle deeper in is found only by the data
+    if cycle is not None:
+        raise InvalidRequestError.single("schema", f"{_REF_CYCLE} at {cycle[:80]}")
     try:
         # Validating anything walks a top-level $ref cycle ({"$ref": "#"}) without end: find
         # that now, before any work is done, rather than after extraction.

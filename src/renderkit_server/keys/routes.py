@@ -35,8 +35,8 @@ logger = logging.getLogger("renderkit_server")
 
 
 async def _send_key(services: Services, issued: IssuedKey, *, regenerated: bool) -> None:
-    message = key_email(issued, sender=services.settings.smtp_sender, regenerated=regenerated)
     try:
+        message = key_email(issued, sender=services.settings.smtp_sender, regenerated=regenerated)
         await services.mailer.send(message)
     except MailDeliveryError as exc:
         # The key is in the response already; an outage was spooled for retry by the
