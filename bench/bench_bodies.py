@@ -1,6 +1,6 @@
 """Benchmark: how long a hostile JSON body holds the server (finding 1 of the security review).
 
-    PYTHONPATH=src python bench/bench_bodies.py [--sizes 16,31,63,1024,10240] [--limit 120]
+    python bench/bench_bodies.py [--sizes 16,31,63,1024,10240] [--limit 120]
 
 Serves create_app in a subprocess (bench/_fake_server.py) and posts escaped quotes in an
 unterminated string (``{"email": "\\"\\"\\"...``), the review's body, to the keyless
