@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import anyio
 import httpx
 import uvicorn
 from litestar import Litestar
 
-__all__ = ["served_app"]
+__all__ = ["served_app", "served_in_thread"]
 
 
 @contextlib.asynccontextmanager
@@ -43,3 +46,32 @@ async def served_app(app: Litestar, *, timeout: float = 60) -> AsyncIterator[htt
     finally:
         server.should_exit = True
         await task
+
+
+@contextlib.contextmanager
+def served_in_thread(app: Litestar, **options: Any) -> Iterator[str]:
+    """``app`` on uvicorn in a thread of its own, for synchronous tests; yields its base URL.
+
+    The server's event loop runs apart from the test's, so the test can measure how the
+    server answers while it holds sockets open or sends slowly (as clients elsewhere would).
+
+    Args:
+        app: the app; its lifespan runs (start-up and shutdown).
+        options: more ``uvicorn.Config`` options (timeouts, the protocol class).
+    """
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", **options)
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not server.started:  # uvicorn offers no started event
+            assert thread.is_alive(), "the server did not start"
+            assert time.monotonic() < deadline, "the server did not start in 20 s"
+            time.sleep(0.05)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(30)

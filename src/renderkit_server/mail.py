@@ -28,6 +28,7 @@ import anyio.to_thread
 
 from renderkit import ConfigurationError, MissingDependencyError, RenderkitError
 from renderkit_server.keys import IssuedKey
+from renderkit_server.keys.emails import ENCODED_WORD
 
 __all__ = [
     "MailDeliveryError",
@@ -313,7 +314,14 @@ def key_email(
 
     Returns:
         A message addressed to ``issued.email``, ready for :meth:`Mailer.send`.
+
+    Raises:
+        MailDeliveryError: the address holds an RFC 2047 encoded word (a key issued before
+            the address check refused them), which the ``To`` header would decode.
     """
+    if ENCODED_WORD in issued.email:
+        msg = "the address holds an encoded word; it is not written into a header"
+        raise MailDeliveryError(msg, reason="refused")
     adjective = "new " if regenerated else ""
     subject = f"Your {adjective}{service_name} API key"
     created = issued.created.strftime("%Y-%m-%d %H:%M UTC")

@@ -13,6 +13,7 @@ from litestar import Litestar
 from renderkit_server.app import create_app
 from renderkit_server.observability import JsonFormatter
 from renderkit_server.settings import Settings
+from renderkit_server.slowclients import DeadlineProtocol
 
 __all__ = ["SERVER_OPTIONS", "app_factory", "serve"]
 
@@ -27,6 +28,9 @@ SERVER_OPTIONS: dict[str, Any] = {
     # trust 127.0.0.1 and hand the app whatever the client wrote in the header.
     "proxy_headers": False,
     "forwarded_allow_ips": "",
+    # Closes connections whose request headers or body arrive too slowly (header_timeout,
+    # body_timeout); uvicorn alone bounds only the idle time between requests.
+    "http": DeadlineProtocol,
 }
 
 

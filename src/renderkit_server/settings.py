@@ -77,6 +77,8 @@ _ENV: dict[str, tuple[str, Any]] = {
     "URL_TTL_SECONDS": ("url_ttl_seconds", _int),
     "CACHE_TTL_SECONDS": ("cache_ttl_seconds", _int),
     "MAX_BODY_BYTES": ("max_body_bytes", _int),
+    "HEADER_TIMEOUT": ("header_timeout", _float),
+    "BODY_TIMEOUT": ("body_timeout", _float),
     "CORS_ORIGINS": ("cors_origins", _list),
     "STORAGE": ("storage", lambda v, n: v),
     "S3_BUCKET": ("s3_bucket", lambda v, n: v),
@@ -194,6 +196,13 @@ class Settings:
         cache_ttl_seconds: how long identical image, PDF and audio requests are answered
             from the render cache, free (24 h; 0 disables the cache).
         max_body_bytes: largest accepted request body (413 beyond).
+        header_timeout: seconds a client has to send a request's headers, from connecting
+            or from the previous response; the connection is closed beyond (a client sending
+            them a byte at a time would otherwise hold it for ever). Applies under
+            ``renderkit serve``.
+        body_timeout: seconds a client has to send a request's body once its headers are in;
+            the connection is closed beyond. The default allows a 10 MB body at about
+            1.4 Mbit/s. Applies under ``renderkit serve``.
         pdf_max_pages: most pages a PDF (or PDF screenshot) may have; longer documents are
             refused with 400 and cost nothing, and printing stops one page past the cap.
         cors_origins: origins allowed by CORS (none by default).
@@ -263,6 +272,8 @@ class Settings:
     url_ttl_seconds: int = 24 * 3600
     cache_ttl_seconds: int = attrs.field(default=24 * 3600, validator=attrs.validators.ge(0))
     max_body_bytes: int = 10 * 1024 * 1024
+    header_timeout: float = attrs.field(default=10.0, validator=attrs.validators.gt(0))
+    body_timeout: float = attrs.field(default=60.0, validator=attrs.validators.gt(0))
     cors_origins: tuple[str, ...] = ()
     storage: str = attrs.field(default="local", validator=attrs.validators.in_(("local", "s3")))
     s3_bucket: str | None = None

@@ -8,8 +8,10 @@ would share one). Parse jobs write their result as JSON. Blank lines are ignored
 
 The run is resumable: a job whose output file exists is skipped, and files are written to a
 temporary name and renamed into place, so an interrupted batch leaves only whole files and
-running it again does the rest. Every line is checked first; an invalid line is reported
-with its number and the others still run. Exit status: 0 when every job is done or skipped,
+running it again does the rest. Every line is checked first; an invalid line (not UTF-8, not
+JSON, nested too deep, an unusable output name) is reported with its number and the others
+still run. Files stay inside ``--out``: an output that passes through a symbolic link there is
+refused, and writes never follow one. Exit status: 0 when every job is done or skipped,
 1 when any failed, 2 when the jobs file cannot be read.
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import json
 import time
 from collections.abc import Iterator
@@ -34,11 +37,11 @@ from renderkit.core.cli import (
     add_browser_arguments,
     browser_config,
     command,
-    read_text,
+    read_bytes,
 )
 from renderkit.core.converter import unstructure
 from renderkit.core.errors import BlockedUrlError, InvalidRequestError, RenderkitError
-from renderkit.core.files import remove_stale_parts, write_atomically
+from renderkit.core.files import first_link, remove_stale_parts, write_inside
 from renderkit.core.media import format_of_path
 from renderkit.parsing import ParseResult
 
@@ -67,6 +70,10 @@ exit status:
 _BROWSER_KINDS = frozenset({"image", "pdf", "screenshot"})
 # Failures a second attempt cannot fix: --retry-failed leaves them alone.
 _PERMANENT = (InvalidRequestError, BlockedUrlError)
+#: The longest file or folder name (in UTF-8 bytes) common file systems take: NAME_MAX.
+_NAME_MAX = 255
+#: Deepest nesting of arrays and objects in a line, as the server accepts in a body.
+_MAX_DEPTH = 64
 
 
 def add_batch_command(subparsers: Any) -> argparse.ArgumentParser:
@@ -130,22 +137,22 @@ async def run_batch_command(args: argparse.Namespace) -> int:
         CommandError: the jobs file cannot be read (exit 2).
     """
     started = time.perf_counter()
-    text = read_text(args.jobs, what="jobs file")
+    content = read_bytes(args.jobs, what="jobs file")
     out: Path = args.out
     tally = _Tally()
-    pending: list[tuple[Job, Path]] = []
+    pending: list[tuple[Job, PurePosixPath]] = []
     taken: set[PurePosixPath] = set()
-    for line, value in _lines(text):
+    for line, value in _lines(content):
         try:
             job, relative = _check_job(line, value, taken)
+            exists = _existing_output(out, relative, f"line {line}")
         except InvalidRequestError as exc:
             tally.failures.append(Failure(line=line, message=_describe(exc, f"line {line}")))
             continue
-        target = out / relative
-        if target.exists():
+        if exists:
             tally.skipped += 1
         else:
-            pending.append((job, target))
+            pending.append((job, relative))
     remove_stale_parts(out)  # what a killed run left behind
     progress = Progress(total=len(pending) + tally.skipped + len(tally.failures))
     progress.advance(tally.skipped + len(tally.failures))
@@ -176,29 +183,29 @@ async def run_batch_command(args: argparse.Namespace) -> int:
 async def _render(
     args: argparse.Namespace,
     browser: ChromiumPool | None,
-    pending: list[tuple[Job, Path]],
+    pending: list[tuple[Job, PurePosixPath]],
     tally: _Tally,
     progress: Progress,
-) -> list[tuple[Job, Path]]:
+) -> list[tuple[Job, PurePosixPath]]:
     """Run ``pending``, writing each file as it comes; returns the jobs worth retrying."""
-    retry: list[tuple[Job, Path]] = []
+    retry: list[tuple[Job, PurePosixPath]] = []
     jobs = [job for job, _ in pending]
     async for outcome in as_completed(jobs, browser=browser, concurrency=args.concurrency):
-        job, target = pending[outcome.index]
-        message = _finish(outcome, target)
+        job, relative = pending[outcome.index]
+        message = _finish(outcome, args.out, relative)
         if message is None:
             tally.done += 1
-            progress.advance(1, f"done {target.name}")
+            progress.advance(1, f"done {relative.name}")
         else:
             assert job.line is not None  # every job of a file has its line
             tally.failures.append(Failure(line=job.line, message=message))
             progress.advance(1, f"failed line {job.line}")
             if not isinstance(outcome.error, _PERMANENT):
-                retry.append((job, target))
+                retry.append((job, relative))
     return retry
 
 
-def _finish(outcome: JobOutcome, target: Path) -> str | None:
+def _finish(outcome: JobOutcome, out: Path, relative: PurePosixPath) -> str | None:
     """Write the outcome's file; returns the failure message, or None when written."""
     if outcome.error is not None:
         return _describe(outcome.error)
@@ -209,9 +216,11 @@ def _finish(outcome: JobOutcome, target: Path) -> str | None:
         else getattr(result, "content", b"")
     )
     try:
-        write_atomically(target, content)
+        write_inside(out, relative, content)
     except OSError as exc:
-        return f"cannot write {target}: {exc.strerror or exc}"
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            return f"cannot write {relative}: it passes through a symbolic link or a file"
+        return f"cannot write {relative}: {exc.strerror or exc}"
     return None
 
 
@@ -227,15 +236,52 @@ def _describe(error: RenderkitError, where: str | None = None) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-def _lines(text: str) -> Iterator[tuple[int, Any]]:
-    """``(line number, parsed JSON or the JSONDecodeError)`` for every non-blank line."""
-    for number, raw in enumerate(text.splitlines(), start=1):
+def _lines(content: bytes) -> Iterator[tuple[int, Any]]:
+    """``(line number, parsed JSON or an InvalidRequestError)`` for every non-blank line.
+
+    Lines end at a line feed only (JSON Lines): a JSON string may hold U+2028 and other
+    characters ``str.splitlines`` would cut at.
+    """
+    for number, raw in enumerate(content.split(b"\n"), start=1):
         if not raw.strip():
             continue
-        try:
-            yield number, json.loads(raw)
-        except json.JSONDecodeError as exc:
-            yield number, exc
+        yield number, _parse_line(raw, f"line {number}")
+
+
+def _parse_line(raw: bytes, where: str) -> Any:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        msg = f"not UTF-8 text (byte {exc.start + 1})"
+        return InvalidRequestError.single(where, msg)
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return InvalidRequestError.single(where, f"not valid JSON: {exc.msg}")
+    except RecursionError:  # the decoder recurses per level: thousands of levels end here
+        value = None
+        depth = _MAX_DEPTH + 1
+    else:
+        depth = _depth(value)
+    if depth > _MAX_DEPTH:
+        msg = f"nests arrays and objects deeper than {_MAX_DEPTH} levels"
+        return InvalidRequestError.single(where, msg)
+    return value
+
+
+def _depth(value: Any) -> int:
+    """The nesting of arrays and objects in a decoded value, walked without recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if not isinstance(item, dict | list):
+            continue
+        deepest = max(deepest, depth)
+        if depth <= _MAX_DEPTH:  # past the cap the exact figure does not matter
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def _check_job(line: int, value: Any, taken: set[PurePosixPath]) -> tuple[Job, PurePosixPath]:
@@ -245,8 +291,8 @@ def _check_job(line: int, value: Any, taken: set[PurePosixPath]) -> tuple[Job, P
         InvalidRequestError: naming ``line <n>`` or ``line <n>.<field>``.
     """
     where = f"line {line}"
-    if isinstance(value, json.JSONDecodeError):
-        raise InvalidRequestError.single(where, f"not valid JSON: {value.msg}")
+    if isinstance(value, InvalidRequestError):
+        raise value
     job = to_job(value, where=where, line=line, adjust=_format_from_output)
     if job.output is None:
         relative = _unique(PurePosixPath(job.suggested_filename), taken)
@@ -255,8 +301,40 @@ def _check_job(line: int, value: Any, taken: set[PurePosixPath]) -> tuple[Job, P
         _check_extension(job, relative, where)
         if relative in taken:
             raise job_error(where, "output", "is another job's output too")
+    _check_names(relative, where)
     taken.add(relative)
     return job, relative
+
+
+def _check_names(relative: PurePosixPath, where: str) -> None:
+    """Refuse names no file system takes, so the line fails rather than the run."""
+    for name in relative.parts:
+        if "\x00" in name:
+            raise job_error(where, "output", "must not contain a NUL character")
+        try:
+            size = len(name.encode("utf-8"))
+        except UnicodeEncodeError:  # a lone surrogate, which JSON's \u escapes can spell
+            raise job_error(where, "output", "must be valid Unicode text") from None
+        if size > _NAME_MAX:
+            msg = f"has a name of {size} bytes; file systems take at most {_NAME_MAX}"
+            raise job_error(where, "output", msg)
+
+
+def _existing_output(out: Path, relative: PurePosixPath, where: str) -> bool:
+    """Whether the job's file is there already (it is skipped), checked without following
+    links: a link below ``--out`` could lead the file out of it.
+
+    Raises:
+        InvalidRequestError: a part of the path is a symbolic link or cannot be checked.
+    """
+    link = first_link(out, relative)
+    if link is not None:
+        msg = f"passes through {link}, a symbolic link: outputs stay inside --out"
+        raise job_error(where, "output", msg)
+    try:
+        return (out / relative).exists()
+    except OSError as exc:  # a path too long in all, a file where a folder should be
+        raise job_error(where, "output", f"cannot be checked: {exc.strerror}") from None
 
 
 def _format_from_output(kind: str, request: dict[str, Any], output: str | None) -> None:

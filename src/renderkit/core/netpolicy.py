@@ -2,7 +2,8 @@
 
 The default policy allows only public http(s) addresses: anything that resolves to a private,
 loopback, link-local (cloud metadata lives there), multicast, reserved or unspecified address
-is refused, in IPv4 and IPv6 (including IPv4-mapped and 6to4/NAT64 forms that embed one).
+is refused, in IPv4 and IPv6 (including every IPv6 spelling that embeds an IPv4 address:
+mapped, translated, compatible, 6to4, Teredo and NAT64).
 Operators can allow private targets for development and tests.
 """
 
@@ -26,7 +27,17 @@ _PRIVATE_REFUSED = (
     "(BrowserConfig.allow_private_network permits them, for development)"
 )
 _METADATA_HOSTS = frozenset({"metadata.google.internal", "metadata", "instance-data"})
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+# IPv6 ranges whose last 32 bits are an IPv4 address a host or translator may reach:
+# NAT64's well-known prefix (RFC 6052), IPv4-translated (::ffff:0:0:0/96, RFC 2765) and the
+# deprecated IPv4-compatible form (::/96; Python calls ::7f00:1 global).
+_EMBEDS_V4_LOW = (
+    ipaddress.ip_network("64:ff9b::/96"),
+    ipaddress.ip_network("::ffff:0:0:0/96"),
+    ipaddress.ip_network("::/96"),
+)
+# NAT64's local-use prefix (RFC 8215): the IPv4 address sits where the operator chose, and
+# the range is never public.
+_LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")
 # Not "private" by the RFC 1918 definition, yet never public: carrier-grade NAT and the
 # benchmarking range.
 _NON_PUBLIC_V4 = (ipaddress.ip_network("100.64.0.0/10"), ipaddress.ip_network("198.18.0.0/15"))
@@ -35,8 +46,10 @@ _NON_PUBLIC_V4 = (ipaddress.ip_network("100.64.0.0/10"), ipaddress.ip_network("1
 def is_public_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     """True when ``address`` is routable on the public internet."""
     if isinstance(address, ipaddress.IPv6Address):
+        if address in _LOCAL_NAT64:
+            return False
         embedded = address.ipv4_mapped or address.sixtofour
-        if embedded is None and address in _NAT64:
+        if embedded is None and any(address in net for net in _EMBEDS_V4_LOW):
             embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
         if embedded is None and address.teredo:
             embedded = address.teredo[1]
@@ -81,8 +94,13 @@ class UrlPolicy:
     def _permitted(self, address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
         return is_public_address(address) or any(address in net for net in self._allowed)
 
-    async def check(self, url: str) -> None:
+    async def check(self, url: str, *, field: str | None = "url") -> None:
         """Return if ``url`` may be fetched.
+
+        Args:
+            url: the URL.
+            field: the request field the URL came from, named by the error (the page's
+                ``url`` unless told).
 
         Raises:
             BlockedUrlError: a non-http(s) scheme, or a host that is (or resolves to) a
@@ -93,27 +111,27 @@ class UrlPolicy:
             return
         if parts.scheme not in ("http", "https"):
             msg = f"the {parts.scheme or 'empty'} scheme is not allowed"
-            raise BlockedUrlError(msg, url=url)
+            raise BlockedUrlError(msg, url=url, field=field)
         host = (parts.hostname or "").rstrip(".").lower()
         if not host:
             msg = "the URL has no host"
-            raise BlockedUrlError(msg, url=url)
+            raise BlockedUrlError(msg, url=url, field=field)
         if self.allow_private:
             return
         if host in _METADATA_HOSTS or host == "localhost" or host.endswith(".localhost"):
             msg = _PRIVATE_REFUSED
-            raise BlockedUrlError(msg, url=url, private=True)
+            raise BlockedUrlError(msg, url=url, field=field, private=True)
         literal = _literal_address(host)
         if literal is not None:
             addresses = [literal]
         else:
-            addresses = await self._resolve(host, url)
+            addresses = await self._resolve(host, url, field)
         if not all(self._permitted(a) for a in addresses):
             msg = _PRIVATE_REFUSED
-            raise BlockedUrlError(msg, url=url, private=True)
+            raise BlockedUrlError(msg, url=url, field=field, private=True)
 
     async def _resolve(
-        self, host: str, url: str
+        self, host: str, url: str, field: str | None
     ) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
         loop = asyncio.get_running_loop()
         try:
@@ -121,7 +139,7 @@ class UrlPolicy:
                 infos = await loop.getaddrinfo(host, None, type=socket.SOCK_STREAM)
         except (OSError, TimeoutError) as exc:
             msg = "the host could not be resolved"
-            raise BlockedUrlError(msg, url=url) from exc
+            raise BlockedUrlError(msg, url=url, field=field) from exc
         # The address is a str for the INET families getaddrinfo answers with here; the
         # "%zone" suffix of a scoped IPv6 address is not part of the address.
         return [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]

@@ -2,7 +2,9 @@
 
 Keys carry their owner's address and the server e-mails keys to it, so the accepted grammar
 is deliberately narrow: an RFC 5322 dot-atom local part (no quoted strings, spaces or CR/LF,
-which could inject mail headers) and an IDNA domain of at least two labels.
+which could inject mail headers, and no RFC 2047 encoded word, which a mail library decodes
+into the header: ``=?utf-8?q?a=40evil.example=2C_?=@x.com`` became ``To: a@evil.example,
+@x.com``) and an IDNA domain of at least two labels.
 """
 
 from __future__ import annotations
@@ -11,7 +13,10 @@ import re
 
 from renderkit import InvalidRequestError
 
-__all__ = ["normalize_email"]
+__all__ = ["ENCODED_WORD", "normalize_email"]
+
+#: What opens an RFC 2047 encoded word; atext allows both characters, headers decode it.
+ENCODED_WORD = "=?"
 
 _EMAIL = "email"
 _MAX_EMAIL = 254
@@ -47,6 +52,9 @@ def normalize_email(email: object) -> str:
     local, at, domain = email.rpartition("@")
     if not at or len(local) > _MAX_LOCAL or not _LOCAL_RE.fullmatch(local):
         msg = "must be a valid e-mail address"
+        raise InvalidRequestError.single(_EMAIL, msg)
+    if ENCODED_WORD in local:
+        msg = f"must not contain {ENCODED_WORD!r} (an encoded word, which mail headers decode)"
         raise InvalidRequestError.single(_EMAIL, msg)
     domain = _normalize_domain(domain)
     email = f"{local}@{domain}"

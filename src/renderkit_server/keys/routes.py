@@ -40,8 +40,8 @@ logger = logging.getLogger("renderkit_server")
 async def _send_key(
     mailer: SpoolingMailer, issued: IssuedKey, *, sender: str, regenerated: bool
 ) -> None:
-    message = key_email(issued, sender=sender, regenerated=regenerated)
     try:
+        message = key_email(issued, sender=sender, regenerated=regenerated)
         await mailer.send(message)
     except MailDeliveryError as exc:
         # The key is in the response already; an outage was spooled for retry by the

@@ -32,7 +32,7 @@ import renderkit
 from renderkit import RenderkitError, StorageUnavailableError
 from renderkit_server import errors
 from renderkit_server.auth import authenticate
-from renderkit_server.bodies import JsonBodyError, decode_json
+from renderkit_server.bodies import JsonBodyError, decode_json_off_loop
 from renderkit_server.keys import ApiKey, KeyService
 from renderkit_server.mcp.hosts import check_origin
 from renderkit_server.mcp.modern import MODERN_VERSIONS, check_envelope, is_modern
@@ -314,7 +314,7 @@ async def mcp_post(
                 406,
             )
         try:
-            payload = decode_json(raw)
+            payload = await decode_json_off_loop(raw)
         except JsonBodyError as exc:
             msg = f"parse error: the body {exc.reason}"
             raise RpcError(PARSE_ERROR, msg, http_status=400) from None

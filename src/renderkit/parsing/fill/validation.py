@@ -10,6 +10,7 @@ import jsonschema.exceptions
 import jsonschema.validators
 
 from renderkit.core.errors import InvalidRequestError
+from renderkit.core.schemarefs import ref_cycle
 from renderkit.parsing._models import check_schema_depth
 
 __all__ = ["check_schema", "validate"]
@@ -35,6 +36,9 @@ def check_schema(schema: Mapping[str, Any]) -> type[jsonschema.protocols.Validat
             f" (at {where})" if where else ""
         )
         raise InvalidRequestError.single("schema", msg) from None
+    cycle = ref_cycle(schema)  # before any work: a cycle deeper in is found only by the data
+    if cycle is not None:
+        raise InvalidRequestError.single("schema", f"{_REF_CYCLE} at {cycle[:80]}")
     try:
         # Validating anything walks a top-level $ref cycle ({"$ref": "#"}) without end: find
         # that now, before any work is done, rather than after extraction.
