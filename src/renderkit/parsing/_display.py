@@ -9,10 +9,28 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from renderkit.parsing._models import ParseResult
+
+class DisplayedResult(Protocol):
+    """What the display reads of a :class:`renderkit.parsing.ParseResult` (a protocol, so this
+    module does not import the model that imports it)."""
+
+    @property
+    def document_type(self) -> str: ...
+    @property
+    def confidence(self) -> float: ...
+    @property
+    def pages(self) -> int: ...
+    @property
+    def extractor(self) -> str: ...
+    @property
+    def data(self) -> Mapping[str, Any]: ...
+    @property
+    def field_confidence(self) -> Mapping[str, float]: ...
+    @property
+    def warnings(self) -> Sequence[str]: ...
+
 
 __all__ = ["confidence_colour", "parse_result_html", "parse_result_repr"]
 
@@ -94,7 +112,7 @@ def _records_table(name: str, rows: Sequence[Mapping[Any, Any]], confidence: flo
     )
 
 
-def parse_result_html(result: ParseResult) -> str:
+def parse_result_html(result: DisplayedResult) -> str:
     """The result as HTML: a header line, the fields with their confidence, record tables
     (line items) and the warnings."""
     header = (
@@ -133,7 +151,7 @@ def parse_result_html(result: ParseResult) -> str:
     return f"<div class='renderkit-parse'>{header}{fields}{''.join(tables)}{warnings}</div>"
 
 
-def parse_result_repr(result: ParseResult) -> str:
+def parse_result_repr(result: DisplayedResult) -> str:
     """One short line: the type, confidence and counts, never the (possibly long) values."""
     found = sum(value is not None for value in result.data.values())
     records = sum(len(value) for value in result.data.values() if _is_table(value))
