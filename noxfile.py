@@ -6,18 +6,51 @@ the other system tools are installed machine-wide, not per virtualenv.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import nox
 
 nox.options.default_venv_backend = "none"
 nox.options.sessions = ["lint", "tests"]
 
 PY = ".venv/bin/python"
+UV = ".venv/bin/uv"
 
 
 @nox.session
 def tests(session: nox.Session) -> None:
     """Run the test suite (pass pytest arguments after --)."""
     session.run(PY, "-m", "pytest", *session.posargs, external=True)
+
+
+@nox.session
+def constraints(session: nox.Session) -> None:
+    """Re-pin constraints.txt: every package of every extra, for Python 3.11 on Linux.
+
+    Keeps the current pins and adds what pyproject.toml newly asks for;
+    `nox -s constraints -- --upgrade` moves everything to the newest allowed release,
+    `-- --upgrade-package NAME` one package. Bootstrap, CI and the Dockerfile install from
+    the file.
+    """
+    session.run(
+        UV,
+        "pip",
+        "compile",
+        "pyproject.toml",
+        "--extra",
+        "dev",
+        "--python-version",
+        "3.11",
+        "--python-platform",
+        "x86_64-unknown-linux-gnu",
+        "--custom-compile-command",
+        "nox -s constraints",
+        "-q",
+        "-o",
+        "constraints.txt",
+        *session.posargs,
+        external=True,
+    )
 
 
 @nox.session
@@ -41,7 +74,7 @@ def docs(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Every benchmark under bench/, each against its peer in the same run."""
     session.run(PY, "-m", "pip", "install", "-q", "weasyprint", external=True)
-    for script in sorted(__import__("pathlib").Path("bench").glob("bench_*.py")):
+    for script in sorted(Path("bench").glob("bench_*.py")):
         session.run(PY, str(script), *session.posargs, external=True)
 
 
