@@ -1,10 +1,16 @@
 """Developer tasks: `nox -s tests`, `nox -s lint`, `nox -s docs`, `nox -s bench`, `nox -s soak`.
 
 Sessions reuse the project's .venv (created by scripts/bootstrap.sh), because Chromium and
-the other system tools are installed machine-wide, not per virtualenv.
+the other system tools are installed machine-wide, not per virtualenv. `nox -s extras` is the
+exception: it proves each extra in a virtualenv of its own.
 """
 
 from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
 
 import nox
 
@@ -12,12 +18,93 @@ nox.options.default_venv_backend = "none"
 nox.options.sessions = ["lint", "tests"]
 
 PY = ".venv/bin/python"
+UV = ".venv/bin/uv"
+
+#: What `nox -s extras` installs on its own, by the name scripts/smoke_extras.py checks.
+EXTRAS = {
+    "bare": "",
+    "server": "server",
+    "server-redis": "server,redis",
+    "ocr": "ocr",
+    "s3": "s3",
+    "audio": "audio",
+    "neural-speech": "neural-speech",
+}
 
 
 @nox.session
 def tests(session: nox.Session) -> None:
     """Run the test suite (pass pytest arguments after --)."""
     session.run(PY, "-m", "pytest", *session.posargs, external=True)
+
+
+@nox.session
+def extras(session: nox.Session) -> None:
+    """Each extra installed alone in a fresh virtualenv from constraints.txt, then used.
+
+    CI installs `.[dev]`, which hides a module importing what only another extra brings.
+    Here the wheel (as shipped: package data included) goes into one new venv per entry
+    of EXTRAS with that extra alone, and scripts/smoke_extras.py imports its modules, runs
+    `renderkit --help` and makes one real call with it. uv's cache makes a re-run
+    offline. `nox -s extras -- ocr s3` checks only those.
+    """
+    unknown = sorted(set(session.posargs) - set(EXTRAS))
+    if unknown:
+        session.error(f"unknown extras {unknown}; choose from {sorted(EXTRAS)}")
+    # The venv under test must import the wheel, never this checkout's src/.
+    env = {"PYTHONPATH": "", "UV_PYTHON_DOWNLOADS": "never"}
+    python = os.path.realpath(PY)
+    failed = []
+    with tempfile.TemporaryDirectory(prefix="renderkit-extras-") as tmp:
+        session.run(UV, "build", "-q", "--wheel", "--out-dir", tmp, external=True, env=env)
+        (wheel,) = Path(tmp).glob("renderkit-*.whl")
+        for name in session.posargs or EXTRAS:
+            started = time.monotonic()
+            venv = Path(tmp) / name
+            spec = f"{wheel}[{EXTRAS[name]}]" if EXTRAS[name] else str(wheel)
+            install = [UV, "pip", "install", "-q", "--python", str(venv / "bin" / "python")]
+            check = [str(venv / "bin" / "python"), "scripts/smoke_extras.py", name]
+            try:
+                session.run(UV, "venv", "-q", "--python", python, str(venv), external=True, env=env)
+                session.run(*install, "-c", "constraints.txt", spec, external=True, env=env)
+                session.run(
+                    *check, "--moto-server", ".venv/bin/moto_server", external=True, env=env
+                )
+            except nox.command.CommandFailed:
+                failed.append(name)  # go on: one run shows every extra that is broken
+            session.log(f"{name}: installed and checked in {time.monotonic() - started:.1f} s")
+    if failed:
+        session.error(f"extras that do not work on their own: {', '.join(failed)}")
+
+
+@nox.session
+def constraints(session: nox.Session) -> None:
+    """Re-pin constraints.txt: every package of every extra, for Python 3.11 on Linux.
+
+    Keeps the current pins and adds what pyproject.toml newly asks for;
+    `nox -s constraints -- --upgrade` moves everything to the newest allowed release,
+    `-- --upgrade-package NAME` one package. Bootstrap, CI and the Dockerfile install from
+    the file.
+    """
+    session.run(
+        UV,
+        "pip",
+        "compile",
+        "pyproject.toml",
+        "--extra",
+        "dev",
+        "--python-version",
+        "3.11",
+        "--python-platform",
+        "x86_64-unknown-linux-gnu",
+        "--custom-compile-command",
+        "nox -s constraints",
+        "-q",
+        "-o",
+        "constraints.txt",
+        *session.posargs,
+        external=True,
+    )
 
 
 @nox.session
@@ -41,7 +128,7 @@ def docs(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Every benchmark under bench/, each against its peer in the same run."""
     session.run(PY, "-m", "pip", "install", "-q", "weasyprint", external=True)
-    for script in sorted(__import__("pathlib").Path("bench").glob("bench_*.py")):
+    for script in sorted(Path("bench").glob("bench_*.py")):
         session.run(PY, str(script), *session.posargs, external=True)
 
 

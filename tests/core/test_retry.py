@@ -16,19 +16,11 @@ from renderkit.core.retry import (
     send_with_retries,
 )
 
+from .._sleeps import Sleeps
+
 pytestmark = pytest.mark.anyio
 
 NOW = dt.datetime(2026, 11, 24, 12, 0, 0, tzinfo=dt.UTC)
-
-
-class Sleeps:
-    """An injected sleep that records the waits instead of waiting."""
-
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.delays.append(seconds)
 
 
 def sender(

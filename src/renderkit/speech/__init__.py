@@ -22,9 +22,9 @@ from renderkit.speech._models import (
 from renderkit.speech._protocol import SpeechAudio, SpeechProvider, Voice
 from renderkit.speech._synthesize import synthesize
 from renderkit.speech.elevenlabs import ElevenLabsProvider
+from renderkit.speech.espeak import PREMADE_VOICES, LocalSpeechProvider
 from renderkit.speech.kokoro import KOKORO_VOICES, KokoroSpeechProvider
 from renderkit.speech.kokoro_assets import KokoroAssets, install_kokoro
-from renderkit.speech.local import PREMADE_VOICES, LocalSpeechProvider
 from renderkit.speech.router import SpeechRouter, default_speech_provider
 
 __all__ = [

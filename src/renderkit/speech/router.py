@@ -14,9 +14,9 @@ from __future__ import annotations
 from renderkit.core.errors import InvalidRequestError
 from renderkit.speech._models import AudioRequest
 from renderkit.speech._protocol import SpeechAudio, SpeechProvider, Voice
+from renderkit.speech.espeak import LocalSpeechProvider
 from renderkit.speech.kokoro import KOKORO_VOICES, PREMADE_KOKORO_VOICES, KokoroSpeechProvider
 from renderkit.speech.kokoro_assets import KokoroAssets
-from renderkit.speech.local import LocalSpeechProvider
 
 __all__ = ["SpeechRouter", "default_speech_provider"]
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import re
 import shutil
 import subprocess
@@ -39,6 +38,7 @@ from renderkit.core.errors import (
     ProviderError,
     ProviderUnavailableError,
 )
+from renderkit.core.workers import usable_cpus
 from renderkit.speech._models import AudioRequest
 from renderkit.speech._protocol import PcmSink, SpeechAudio, Voice
 
@@ -283,7 +283,7 @@ class LocalSpeechProvider:
         executable: the espeak-ng binary (a name on ``PATH`` or a path).
         timeout: seconds one synthesis may take before the process is killed.
         max_concurrency: espeak-ng processes running at once; more calls wait their turn.
-            Defaults to the number of CPUs.
+            Defaults to the CPUs this process may run on (its affinity mask).
     """
 
     name = "local"
@@ -297,7 +297,7 @@ class LocalSpeechProvider:
     ) -> None:
         self.executable = executable
         self.timeout = timeout
-        self._limit = anyio.CapacityLimiter(max_concurrency or _cpu_count())
+        self._limit = anyio.CapacityLimiter(max_concurrency or usable_cpus())
         self._voices: EspeakVoices | None = None
 
     def __repr__(self) -> str:
@@ -469,7 +469,3 @@ async def _run_process(
             raise
         returncode = await process.wait()
     return returncode, output["stdout"], output["stderr"]
-
-
-def _cpu_count() -> int:
-    return max(1, os.cpu_count() or 1)

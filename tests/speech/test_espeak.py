@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import struct
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from renderkit import (
 from renderkit.speech import PREMADE_VOICES, LocalSpeechProvider, SpeechProvider
 from renderkit.speech._models import AUDIO_FORMATS, DEFAULT_VOICE_ID, AudioRequest
 from renderkit.speech._synthesize import synthesize
-from renderkit.speech.local import espeak_command, parse_voice_list, parse_wav
+from renderkit.speech.espeak import espeak_command, parse_voice_list, parse_wav
 
 from . import SENTENCE, decode, decoded_samples, needs_espeak, within
 
@@ -170,6 +171,21 @@ def _stand_in(tmp_path: Path, body: str) -> str:
     )
     script.chmod(0o755)
     return str(script)
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+    reason="needs CPU affinity and two usable CPUs",
+)
+def test_the_default_concurrency_follows_the_cpus_the_process_may_use() -> None:
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(allowed)})
+    try:
+        provider = LocalSpeechProvider()
+    finally:
+        os.sched_setaffinity(0, allowed)
+    assert provider._limit.total_tokens == 1
+    assert LocalSpeechProvider()._limit.total_tokens == len(allowed)
 
 
 def test_provider_satisfies_the_protocol() -> None:
