@@ -184,3 +184,15 @@ def test_constructor_errors_name_the_same_fields_as_structure() -> None:
         "quality",
         "scale",
     ]
+
+
+def test_a_signalling_nan_under_both_spellings_is_a_field_error_not_a_crash() -> None:
+    # Comparing the two spellings' values used to raise decimal.InvalidOperation.
+    from decimal import Decimal
+
+    with pytest.raises(InvalidRequestError) as caught:
+        structure(
+            {"url": URL, "reduced_motion": True, "reducedMotion": Decimal("sNaN")},
+            ScreenshotRequest,
+        )
+    assert [error.field for error in caught.value.errors] == ["reducedMotion"]

@@ -254,6 +254,15 @@ def _check_value(
     return typed
 
 
+def _same(first: object, second: object) -> bool:
+    """Whether two sent values are equal; a comparison that raises (a signalling
+    ``Decimal('sNaN')``) counts as different, so the value is still checked by name."""
+    try:
+        return bool(first == second)
+    except (ArithmeticError, TypeError, ValueError):
+        return False
+
+
 def check_fields(cls: type, given: Mapping[Any, Any]) -> dict[str, Any]:
     """Check ``given`` against the fields of the attrs class ``cls``.
 
@@ -287,7 +296,7 @@ def check_fields(cls: type, given: Mapping[Any, Any]) -> dict[str, Any]:
             errors.append(_unknown(key, shape))
         elif canonical not in sent:
             sent[canonical] = value
-        elif sent[canonical] != value:
+        elif not _same(sent[canonical], value):
             # Overridden, but still not silently dropped garbage: checked under its own name.
             shadowed.append((key, canonical, value))
     kwargs: dict[str, Any] = {}
