@@ -85,8 +85,9 @@ class Operation:
             ``size_bytes``.
         optional_fields: facts only some calls report (left out of ``required``).
         error_statuses: the HTTP statuses a call can fail with.
-        cache_ttl: seconds the render cache keeps a request's file, given the request and
-            the operator's ``cache_ttl_seconds``; 0: not cached (see
+        cache_ttl: seconds the render cache keeps a request's file, and the oldest entry
+            the request accepts, given the request and the operator's
+            ``cache_ttl_seconds``; 0: not cached (see
             :mod:`renderkit_server.state.render_cache.lookup`).
         renderer: the renderer version, part of every cache key.
         cache_shareable: whether a request's render may be shared by every key when the
