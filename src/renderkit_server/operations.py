@@ -40,6 +40,7 @@ from renderkit_server.quotas import QuotaService, audio_charges
 from renderkit_server.state.inflight import InflightLimiter, LimitedBrowser
 from renderkit_server.state.render_cache import RenderCache
 from renderkit_server.state.render_cache import lookup as render_cache
+from renderkit_server.state.render_cache import scope as cache_scope
 
 __all__ = ["OPERATIONS", "PRODUCTION_ERRORS", "Execution", "Operation", "Production", "execute"]
 
@@ -84,10 +85,14 @@ class Operation:
             ``size_bytes``.
         optional_fields: facts only some calls report (left out of ``required``).
         error_statuses: the HTTP statuses a call can fail with.
-        cache_ttl: seconds the render cache keeps a request's file, given the request and
-            the operator's ``cache_ttl_seconds``; 0: not cached (see
+        cache_ttl: seconds the render cache keeps a request's file, and the oldest entry
+            the request accepts, given the request and the operator's
+            ``cache_ttl_seconds``; 0: not cached (see
             :mod:`renderkit_server.state.render_cache.lookup`).
         renderer: the renderer version, part of every cache key.
+        cache_shareable: whether a request's render may be shared by every key when the
+            operator allows it (``cache_share_templates``): named templates only, never
+            HTML a caller wrote.
     """
 
     name: str
@@ -106,6 +111,7 @@ class Operation:
     renderer: Callable[[Engines], Awaitable[str]] = lambda engines: render_cache.browser_renderer(
         engines.browser
     )
+    cache_shareable: Callable[[Any], bool] = lambda req: False
 
     def response_schema(self) -> dict[str, Any]:
         """The JSON Schema of the success body :func:`execute` builds.
@@ -157,6 +163,8 @@ class Production:
         inflight: holds each key's browser renders to its plan's cap over every replica.
         metrics: counts renders and cache lookups.
         cache_ttl_seconds: the operator's render cache lifetime.
+        cache_share_templates: whether every key shares the cached renders of requests
+            :attr:`Operation.cache_shareable` allows; otherwise each key lineage has its own.
     """
 
     engines: Engines
@@ -167,6 +175,7 @@ class Production:
     inflight: InflightLimiter
     metrics: Metrics
     cache_ttl_seconds: int
+    cache_share_templates: bool = False
 
 
 async def execute(
@@ -194,6 +203,10 @@ async def execute(
         request=request,
         ttl=ttl,
         renderer=await operation.renderer(production.engines) if ttl > 0 else "",
+        scope=cache_scope(
+            key_id,
+            shared=production.cache_share_templates and operation.cache_shareable(request),
+        ),
         index=production.render_cache,
         storage=production.storage,
         counter=production.metrics.cache_requests,
@@ -310,6 +323,7 @@ IMAGE = Operation(
     ),
     run=_run_image,
     cache_ttl=_operator_ttl,
+    cache_shareable=lambda req: req.spec.name != "custom",
     fields={
         "width": {"type": "integer", "description": "Pixels of the returned file"},
         "height": {"type": "integer", "description": "Pixels of the returned file"},
@@ -353,6 +367,7 @@ PDF = Operation(
     ),
     run=_run_pdf,
     cache_ttl=_operator_ttl,
+    cache_shareable=lambda req: req.kind != "custom",
     fields={
         "pages": {"type": "integer", "description": "Exact page count"},
         "pages_est": {"type": "integer", "description": "Same as pages (variant B name)"},

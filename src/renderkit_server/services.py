@@ -115,6 +115,7 @@ class Services:
             inflight=self.state.inflight,
             metrics=self.metrics,
             cache_ttl_seconds=self.settings.cache_ttl_seconds,
+            cache_share_templates=self.settings.cache_share_templates,
         )
 
     async def aclose(self) -> None:

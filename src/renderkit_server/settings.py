@@ -76,6 +76,7 @@ _ENV: dict[str, tuple[str, Any]] = {
     "FILES_PUBLIC_URL": ("files_public_url", lambda v, n: v.rstrip("/")),
     "URL_TTL_SECONDS": ("url_ttl_seconds", _int),
     "CACHE_TTL_SECONDS": ("cache_ttl_seconds", _int),
+    "CACHE_SHARE_TEMPLATES": ("cache_share_templates", _bool),
     "MAX_BODY_BYTES": ("max_body_bytes", _int),
     "HEADER_TIMEOUT": ("header_timeout", _float),
     "BODY_TIMEOUT": ("body_timeout", _float),
@@ -194,7 +195,13 @@ class Settings:
             when set, file URLs are permanent instead of signed and expiring.
         url_ttl_seconds: lifetime of signed file URLs (24 h).
         cache_ttl_seconds: how long identical image, PDF and audio requests are answered
-            from the render cache, free (24 h; 0 disables the cache).
+            from the render cache, free (24 h; 0 disables the cache). Each key lineage
+            (a key and its regenerations) has its own entries.
+        cache_share_templates: let every key be answered from one another's renders of a
+            named image or PDF template (not custom HTML, screenshots, audio or parses):
+            identical template requests then render once for all keys, but a key can tell
+            (``X-Cache: HIT``) that another key rendered the same template with the same
+            data. Off by default.
         max_body_bytes: largest accepted request body (413 beyond).
         header_timeout: seconds a client has to send a request's headers, from connecting
             or from the previous response; the connection is closed beyond (a client sending
@@ -271,6 +278,7 @@ class Settings:
     files_public_url: str | None = None
     url_ttl_seconds: int = 24 * 3600
     cache_ttl_seconds: int = attrs.field(default=24 * 3600, validator=attrs.validators.ge(0))
+    cache_share_templates: bool = False
     max_body_bytes: int = 10 * 1024 * 1024
     header_timeout: float = attrs.field(default=10.0, validator=attrs.validators.gt(0))
     body_timeout: float = attrs.field(default=60.0, validator=attrs.validators.gt(0))

@@ -12,11 +12,20 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from renderkit import ImageRequest, ScreenshotRequest, structure
+from renderkit.storage import MemoryStorage
 from renderkit.testing import FakeBrowser, FakeSpeechProvider
 from renderkit_server.app import create_app
 from renderkit_server.mail import MemoryMailer
+from renderkit_server.metrics import Metrics
 from renderkit_server.settings import Settings
-from renderkit_server.state.render_cache import SqliteRenderCache, cache_key
+from renderkit_server.state.render_cache import (
+    SHARED_SCOPE,
+    MemoryRenderCache,
+    SqliteRenderCache,
+    cache_key,
+    lookup,
+    scope,
+)
 
 from ._redis import redis_server, require_redis_server
 from .conftest import issue_key
@@ -31,24 +40,105 @@ def _image(**fields: object) -> ImageRequest:
 
 
 def test_defaults_key_order_and_cache_options_do_not_change_the_key() -> None:
-    plain = cache_key("image", _image(data={"title": "T"}), renderer="chromium 140")
+    plain = cache_key("image", _image(data={"title": "T"}), renderer="chromium 140", scope="k")
     assert plain == cache_key(
-        "image", _image(data={"title": "T"}, quality=90, cache=False), renderer="chromium 140"
+        "image",
+        _image(data={"title": "T"}, quality=90, cache=False),
+        renderer="chromium 140",
+        scope="k",
     )
     shot = structure({"url": "https://example.com/", "fullPage": True}, ScreenshotRequest)
     same = structure(
         {"full_page": True, "url": "https://example.com/", "cache_ttl": 5}, ScreenshotRequest
     )
-    assert cache_key("screenshot", shot, renderer="r") == cache_key(
-        "screenshot", same, renderer="r"
+    assert cache_key("screenshot", shot, renderer="r", scope="k") == cache_key(
+        "screenshot", same, renderer="r", scope="k"
     )
 
 
-def test_data_operation_and_renderer_each_change_the_key() -> None:
-    base = cache_key("image", _image(data={"title": "T"}), renderer="chromium 140")
-    assert base != cache_key("image", _image(data={"title": "U"}), renderer="chromium 140")
-    assert base != cache_key("image", _image(data={"title": "T"}), renderer="chromium 141")
-    assert base != cache_key("other", _image(data={"title": "T"}), renderer="chromium 140")
+def test_data_operation_renderer_and_scope_each_change_the_key() -> None:
+    request = _image(data={"title": "T"})
+    base = cache_key("image", request, renderer="chromium 140", scope="key:a")
+    assert base != cache_key(
+        "image", _image(data={"title": "U"}), renderer="chromium 140", scope="key:a"
+    )
+    assert base != cache_key("image", request, renderer="chromium 141", scope="key:a")
+    assert base != cache_key("other", request, renderer="chromium 140", scope="key:a")
+    assert base != cache_key("image", request, renderer="chromium 140", scope="key:b")
+    assert base != cache_key("image", request, renderer="chromium 140", scope=SHARED_SCOPE)
+
+
+def test_a_key_lineage_is_its_own_scope_unless_shared() -> None:
+    assert scope("a" * 32, shared=False) != scope("b" * 32, shared=False)
+    assert scope("a" * 32, shared=True) == scope("b" * 32, shared=True) == SHARED_SCOPE
+
+
+class Clock:
+    """Unix seconds that only move when a test moves them."""
+
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def _lookup(
+    index: MemoryRenderCache, storage: MemoryStorage, clock: Clock, *, ttl: int, cache: bool = True
+) -> lookup.CacheLookup:
+    return await lookup.lookup(
+        operation="image",
+        kind="images",
+        request=_image(data={"title": "T"}, cache=cache),
+        ttl=ttl,
+        renderer="r",
+        scope="key:a",
+        index=index,
+        storage=storage,
+        counter=Metrics().cache_requests,
+        clock=clock,
+    )
+
+
+async def _remember(
+    found: lookup.CacheLookup, index: MemoryRenderCache, storage: MemoryStorage, clock: Clock
+) -> str:
+    name = f"images/{clock.now:.0f}.png"
+    await storage.put(name, b"png", content_type="image/png")
+    await lookup.remember(
+        found,
+        storage_key=name,
+        content_type="image/png",
+        size=3,
+        facts={},
+        index=index,
+        clock=clock,
+    )
+    return name
+
+
+async def test_an_entry_older_than_the_requests_ttl_is_a_miss_though_still_stored() -> None:
+    clock, storage = Clock(), MemoryStorage()
+    index = MemoryRenderCache(clock=clock)
+    await _remember(await _lookup(index, storage, clock, ttl=30 * 86_400), index, storage, clock)
+    clock.now += 10
+    long = await _lookup(index, storage, clock, ttl=30 * 86_400)
+    assert long.result == "hit"
+    short = await _lookup(index, storage, clock, ttl=10)
+    assert (short.result, short.hit) == ("miss", None)
+    assert (await _lookup(index, storage, clock, ttl=11)).result == "hit"
+
+
+async def test_cache_false_is_remembered_and_replaces_the_entry() -> None:
+    clock, index, storage = Clock(), MemoryRenderCache(), MemoryStorage()
+    first = await _remember(await _lookup(index, storage, clock, ttl=60), index, storage, clock)
+    clock.now += 1
+    bypass = await _lookup(index, storage, clock, ttl=60, cache=False)
+    assert (bypass.result, bypass.hit) == ("bypass", None)
+    second = await _remember(bypass, index, storage, clock)
+    found = await _lookup(index, storage, clock, ttl=60)
+    assert found.hit is not None
+    assert found.hit.entry.storage_key == second != first
 
 
 async def _file(client: AsyncTestClient, url: str) -> bytes:

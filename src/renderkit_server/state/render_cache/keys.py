@@ -1,9 +1,11 @@
-"""The render cache's key: a hash of what decides the output.
+"""The render cache's key: a hash of whose it is and what decides the output.
 
-A cache key hashes the operation, the normalised request (the structured request
-unstructured by the one converter, keys sorted, so aliases, defaults and key order do not
-matter), the template version (a hash of the shipped template files) and the renderer
-version (renderkit's version plus Chromium's major version, or the speech provider).
+A cache key hashes the scope (the key lineage that may read the entry, or the one scope
+shared by every key: see :func:`scope`), the operation, the normalised request (the
+structured request unstructured by the one converter, keys sorted, so aliases, defaults and
+key order do not matter), the template version (a hash of the shipped template files) and
+the renderer version (renderkit's version plus Chromium's major version, or the speech
+provider).
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ import json
 import renderkit
 from renderkit.core.converter import converter
 
-__all__ = ["cache_key", "template_version"]
+__all__ = ["SHARED_SCOPE", "cache_key", "scope", "template_version"]
+
+#: The scope of the renders every key may share (template renders, when the operator allows).
+SHARED_SCOPE = "shared"
 
 #: Request fields that steer the cache rather than the output: never part of a key.
 _CACHE_FIELDS = frozenset({"cache", "cache_ttl"})
@@ -45,13 +50,23 @@ def template_version() -> str:
     return digest.hexdigest()[:16]
 
 
-def cache_key(operation: str, request: object, *, renderer: str) -> str:
-    """The sha256 naming the output of ``request`` rendered by ``operation``.
+def scope(key_id: str, *, shared: bool) -> str:
+    """Who may read an entry: the key lineage ``key_id`` (its regenerations keep it), or
+    every key when ``shared``."""
+    return SHARED_SCOPE if shared else f"key:{key_id}"
+
+
+def cache_key(operation: str, request: object, *, renderer: str, scope: str) -> str:
+    """The sha256 naming the output of ``request`` rendered by ``operation`` for ``scope``.
+
+    The scope is hashed with the rest, so no request sent by one key can name another
+    key's entry.
 
     Args:
         operation: the operation's name (``image``, ``pdf-gen``...).
         request: the structured request model.
         renderer: the renderer version (see :func:`renderkit_server.operations`).
+        scope: who may read the entry (see :func:`scope`).
     """
     normalised = {
         name: value
@@ -59,6 +74,7 @@ def cache_key(operation: str, request: object, *, renderer: str) -> str:
         if name not in _CACHE_FIELDS
     }
     material = {
+        "scope": scope,
         "operation": operation,
         "request": normalised,
         "templates": template_version(),

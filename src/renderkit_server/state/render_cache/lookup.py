@@ -5,13 +5,19 @@ still in storage answers at once, without rendering and without charging the mon
 (the burst limit still counts the request). Otherwise the call renders as usual and
 :func:`remember` indexes the stored file. A failing index never fails a call: the lookup
 is then a miss and the entry is not written.
+
+Entries are scoped (see :func:`~renderkit_server.state.render_cache.keys.scope`): a key
+lineage reads only what it rendered itself, unless the operator shares template renders.
+A request's TTL is also the oldest entry it accepts, so an entry stored for 30 days does not
+answer a request asking for one second. ``cache: false`` renders again and its file replaces
+the entry, so the next cached request gets the new file.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -89,37 +95,46 @@ async def lookup(
     request: Any,
     ttl: int,
     renderer: str,
+    scope: str,
     index: RenderCache,
     storage: Storage,
     counter: Counter,
+    clock: Callable[[], float] = time.time,
 ) -> CacheLookup:
-    """Look ``request`` up, unless ``ttl`` is 0 (not cached) or it asks ``cache: false``.
+    """Look ``request`` up, unless ``ttl`` is 0 (not cached) or it asks ``cache: false``
+    (then the render is remembered without looking, replacing the entry).
 
     Args:
         operation: the operation's name, part of the key.
         kind: the metrics label (the operation's storage kind).
         request: the structured request.
-        ttl: seconds an entry lives; 0 when this request is not cached.
+        ttl: seconds a new entry lives, and the oldest entry this request accepts (its
+            maximum age); 0 when this request is not cached.
         renderer: the renderer version, part of the key.
+        scope: who may read the entry, part of the key (see
+            :func:`~renderkit_server.state.render_cache.keys.scope`).
         index: the render cache's index.
         storage: where the cached files are.
         counter: the lookups by kind and result (``renderkit_cache_requests_total``).
+        clock: Unix seconds, the clock :attr:`CachedEntry.created` is read against.
     """
     if ttl <= 0:
         return CacheLookup(result="none")
+    key = cache_key(operation, request, renderer=renderer, scope=scope)
     if not getattr(request, "cache", True):
         counter.labels(kind, "bypass").inc()
-        return CacheLookup(result="bypass")
-    key = cache_key(operation, request, renderer=renderer)
-    hit = await _read(key, index, storage)
+        return CacheLookup(key=key, ttl=ttl, result="bypass")
+    hit = await _read(key, index, storage, oldest=clock() - ttl)
     counter.labels(kind, "miss" if hit is None else "hit").inc()
     return CacheLookup(key=key, ttl=ttl, result="miss" if hit is None else "hit", hit=hit)
 
 
-async def _read(key: str, index: RenderCache, storage: Storage) -> Hit | None:
+async def _read(key: str, index: RenderCache, storage: Storage, *, oldest: float) -> Hit | None:
     try:
         entry = await index.get(key)
-        if entry is None:
+        # An entry stored with a longer TTL than this request's is still live in the index,
+        # but older than this requester accepts.
+        if entry is None or entry.created <= oldest:
             return None
         # Read, not only checked: the MCP tools embed small files, and a file removed from
         # storage (expiry rules, an operator) turns the hit into a miss.
@@ -140,8 +155,9 @@ async def remember(
     size: int,
     facts: Mapping[str, Any],
     index: RenderCache,
+    clock: Callable[[], float] = time.time,
 ) -> None:
-    """Index a file just rendered and stored for the lookup that missed."""
+    """Index a file just rendered and stored for the lookup that missed or bypassed."""
     if found.key is None:
         return
     entry = CachedEntry(
@@ -149,7 +165,7 @@ async def remember(
         content_type=content_type,
         size=size,
         facts=dict(facts),
-        created=time.time(),
+        created=clock(),
     )
     try:
         await index.put(found.key, entry, found.ttl)
