@@ -29,10 +29,9 @@ from renderkit.batch._jobs import Job, job_error, to_job
 from renderkit.batch._report import Progress, print_failures, print_summary
 from renderkit.batch._run import DEFAULT_CONCURRENCY, JobOutcome, as_completed
 from renderkit.browser import ChromiumPool
+from renderkit.browser.cli import add_browser_arguments, browser_config
 from renderkit.core.cli import (
     EXIT_FAILED,
-    add_browser_arguments,
-    browser_config,
     command,
     read_text,
 )
