@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from renderkit.browser._pool import BrowserConfig
+from renderkit.browser._config import BrowserConfig
 
 __all__ = ["add_browser_arguments", "browser_config"]
 
