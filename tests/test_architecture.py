@@ -88,9 +88,27 @@ def test_every_capability_package_exports_its_function_and_models() -> None:
         assert getattr(package, function) is getattr(renderkit, function)
 
 
+def _outside_functions(body: list[ast.stmt]) -> list[ast.stmt]:
+    """Every statement of ``body`` and of the ``if``/``try``/``with`` blocks in it, but not of
+    function or class bodies."""
+    found: list[ast.stmt] = []
+    for node in body:
+        found.append(node)
+        if isinstance(node, ast.If | ast.With):
+            found.extend(_outside_functions(node.body))
+            found.extend(_outside_functions(getattr(node, "orelse", [])))
+        elif isinstance(node, ast.Try):
+            for block in (node.body, node.orelse, node.finalbody):
+                found.extend(_outside_functions(block))
+            for handler in node.handlers:
+                found.extend(_outside_functions(handler.body))
+    return found
+
+
 def _module_level_imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """The modules ``name`` imports when it is imported: top-level statements only, so
-    imports inside functions and ``if TYPE_CHECKING:`` blocks are left out.
+    """The modules ``name`` imports outside function bodies: top-level statements and the
+    blocks under them, ``if TYPE_CHECKING:`` included (a circle hidden there is still a
+    circle between the modules; only a function's lazy import of an optional extra is left out).
 
     ``from package import name`` counts as importing the submodule when there is one, and
     importing a module also runs its parent packages' ``__init__`` (unless ``name`` is
@@ -98,7 +116,7 @@ def _module_level_imports(name: str, path: Path, modules: dict[str, Path]) -> se
     """
     is_package = path.name == "__init__.py"
     found: set[str] = set()
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+    for node in _outside_functions(ast.parse(path.read_text(encoding="utf-8")).body):
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
@@ -154,12 +172,8 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return groups
 
 
-def _server_graph() -> dict[str, set[str]]:
-    modules = {
-        name: path
-        for name, path in _modules().items()
-        if name == "renderkit_server" or name.startswith("renderkit_server.")
-    }
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
     return {name: _module_level_imports(name, path, modules) for name, path in modules.items()}
 
 
@@ -168,7 +182,59 @@ def test_the_cycle_finder_reports_a_circle_and_only_a_circle() -> None:
     assert _cycles(graph) == [["a", "b", "c"]]
 
 
-def test_no_import_circle_among_the_server_modules() -> None:
-    graph = _server_graph()
+def test_no_import_circle_anywhere_in_the_tree_type_checking_blocks_included() -> None:
+    graph = _graph()
     assert "renderkit_server.services" in graph["renderkit_server.app"]  # the graph is real
+    assert "renderkit.parsing._display" in graph["renderkit.parsing._models"]
     assert _cycles(graph) == []
+
+
+def test_an_import_under_type_checking_counts_as_an_edge() -> None:
+    source = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from b import B\n"
+    statements = _outside_functions(ast.parse(source).body)
+    assert any(isinstance(node, ast.ImportFrom) and node.module == "b" for node in statements)
+    inside_a_function = "def f():\n    import b\n"
+    statements = _outside_functions(ast.parse(inside_a_function).body)
+    assert not any(isinstance(node, ast.Import) for node in statements)
+
+
+def test_core_imports_nothing_built_on_top_of_it() -> None:
+    offences = []
+    for name, path in _modules().items():
+        if name != "renderkit.core" and not name.startswith("renderkit.core."):
+            continue
+        for imported in _imports(path):
+            parts = imported.split(".")
+            if parts[0] in ("renderkit", "renderkit_server") and parts[:2] != ["renderkit", "core"]:
+                offences.append(f"{name} imports {imported}")
+    assert offences == []
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    """What ``path`` imports when it is imported (function bodies left out)."""
+    names: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return names
+
+
+#: ``renderkit serve`` starts the server when the ``server`` extra is installed: the one
+#: place the library names it, imported inside the command so ``renderkit`` never needs it.
+_SERVER_LAUNCHERS = {"renderkit.cli"}
+
+
+def test_the_library_never_imports_the_server() -> None:
+    offences = []
+    for name, path in _modules().items():
+        if name.split(".")[0] != "renderkit":
+            continue
+        imported = _top_level_imports(path) if name in _SERVER_LAUNCHERS else _imports(path)
+        offences.extend(
+            f"{name} imports {module}"
+            for module in imported
+            if module.split(".")[0] == "renderkit_server"
+        )
+    assert offences == []

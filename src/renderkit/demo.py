@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from renderkit.browser import ChromiumPool
-from renderkit.core.cli import CommandError, add_browser_arguments, browser_config, command
+from renderkit.browser.cli import add_browser_arguments, browser_config
+from renderkit.core.cli import CommandError, command
 from renderkit.image import IMAGE_TEMPLATES, render_image
 from renderkit.pdf import PDF_TEMPLATES, render_pdf
 from renderkit.speech import LocalSpeechProvider, synthesize

@@ -29,10 +29,10 @@ from renderkit import (
     synthesize,
 )
 from renderkit.browser import Browser, TenantAware
-from renderkit.core.store import store_file
 from renderkit.core.times import isoformat_z
 from renderkit.parsing import DOCUMENT_TYPES
 from renderkit.storage import Storage
+from renderkit.storage.files import store_file
 from renderkit_server.engines import Engines
 from renderkit_server.files import FileUrls
 from renderkit_server.metrics import Metrics

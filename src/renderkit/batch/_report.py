@@ -8,16 +8,22 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
+import attrs
 from rich import progress as rich_progress
 from rich.console import Console
 from rich.table import Table
 
-if TYPE_CHECKING:
-    from renderkit.batch.cli import Failure
+__all__ = ["Failure", "Progress", "print_failures", "print_summary"]
 
-__all__ = ["Progress", "print_failures", "print_summary"]
+
+@attrs.frozen(kw_only=True)
+class Failure:
+    """A job that did not produce its file: its line and what went wrong."""
+
+    line: int
+    message: str
 
 
 class Progress:

@@ -29,13 +29,12 @@ from typing import Any
 import attrs
 
 from renderkit.batch._jobs import Job, job_error, to_job
-from renderkit.batch._report import Progress, print_failures, print_summary
+from renderkit.batch._report import Failure, Progress, print_failures, print_summary
 from renderkit.batch._run import DEFAULT_CONCURRENCY, JobOutcome, as_completed
 from renderkit.browser import ChromiumPool
+from renderkit.browser.cli import add_browser_arguments, browser_config
 from renderkit.core.cli import (
     EXIT_FAILED,
-    add_browser_arguments,
-    browser_config,
     command,
     read_bytes,
 )
@@ -112,14 +111,6 @@ def _positive_int(value: str) -> int:
         msg = f"must be a whole number of at least 1, not {value!r}"
         raise argparse.ArgumentTypeError(msg)
     return number
-
-
-@attrs.frozen(kw_only=True)
-class Failure:
-    """A job that did not produce its file: its line and what went wrong."""
-
-    line: int
-    message: str
 
 
 @attrs.define

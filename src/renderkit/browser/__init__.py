@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from renderkit.browser._config import BrowserConfig
 from renderkit.browser._fair import Tenant
 from renderkit.browser._fleet import BrowserFleet
-from renderkit.browser._pool import BrowserConfig, ChromiumPool, TenantBrowser
+from renderkit.browser._pool import ChromiumPool
 from renderkit.browser._protocol import (
     Browser,
     Capture,
@@ -15,6 +16,7 @@ from renderkit.browser._protocol import (
     TenantAware,
 )
 from renderkit.browser._stats import BrowserStats, MemberStats, redact_endpoint
+from renderkit.browser._tenant import TenantBrowser
 
 __all__ = [
     "Browser",

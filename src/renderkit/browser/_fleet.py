@@ -26,10 +26,12 @@ from urllib.parse import urlsplit
 import attrs
 from playwright.async_api import Error as PlaywrightError
 
+from renderkit.browser._config import BrowserConfig
 from renderkit.browser._fair import ANONYMOUS, FairScheduler, Tenant
-from renderkit.browser._pool import BrowserConfig, ChromiumPool, TenantBrowser
+from renderkit.browser._pool import ChromiumPool
 from renderkit.browser._protocol import Capture, PageCapture, PageShot, PdfOptions, Shell
 from renderkit.browser._stats import BrowserStats, MemberStats, redact_endpoint
+from renderkit.browser._tenant import TenantBrowser
 from renderkit.core.errors import BrowserUnavailableError, ConfigurationError
 
 __all__ = ["BrowserFleet"]

@@ -28,7 +28,6 @@ from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable
 from pathlib import Path
 from typing import Any
 
-from renderkit.browser import BrowserConfig
 from renderkit.core.errors import BlockedUrlError, InvalidRequestError, RenderkitError
 from renderkit.core.media import format_of_path
 
@@ -41,10 +40,8 @@ __all__ = [
     "STDOUT",
     "CommandError",
     "HelpFormatter",
-    "add_browser_arguments",
     "add_output_argument",
     "add_template_arguments",
-    "browser_config",
     "command",
     "json_argument",
     "output_format",
@@ -334,27 +331,6 @@ def json_argument(value: str) -> Any:
     except json.JSONDecodeError as exc:
         msg = f"not valid JSON: {exc}"
         raise argparse.ArgumentTypeError(msg) from exc
-
-
-def add_browser_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--chromium``, ``--cdp-url`` and ``--allow-private-network``, for commands that render."""
-    parser.add_argument("--chromium", default="/usr/bin/chromium", help="Chromium executable")
-    parser.add_argument("--cdp-url", help="use a running browser over CDP instead")
-    parser.add_argument(
-        "--allow-private-network",
-        action="store_true",
-        help="let pages load from private/loopback addresses (development only)",
-    )
-
-
-def browser_config(args: argparse.Namespace) -> BrowserConfig:
-    """The one-slot browser a command renders with, from :func:`add_browser_arguments`."""
-    return BrowserConfig(
-        executable_path=args.chromium,
-        cdp_url=args.cdp_url,
-        allow_private_network=args.allow_private_network,
-        slots=1,
-    )
 
 
 def add_template_arguments(parser: argparse.ArgumentParser, templates: Iterable[str]) -> None:

@@ -13,10 +13,10 @@ from PIL import Image
 from renderkit.browser import Browser, Capture, Shell
 from renderkit.core.converter import structure
 from renderkit.core.shell import shell_head
-from renderkit.core.store import attach_storage
 from renderkit.image._models import ImageRequest, ImageResult
 from renderkit.image._templates import image_css, render_fragment
 from renderkit.storage import Storage
+from renderkit.storage.files import attach_storage
 
 __all__ = ["image_shell", "render_image"]
 

@@ -7,11 +7,10 @@ import argparse
 from typing import Any
 
 from renderkit.browser import ChromiumPool
+from renderkit.browser.cli import add_browser_arguments, browser_config
 from renderkit.core.cli import (
-    add_browser_arguments,
     add_output_argument,
     add_template_arguments,
-    browser_config,
     command,
     output_format,
     report,

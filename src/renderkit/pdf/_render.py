@@ -17,10 +17,10 @@ from renderkit.core.converter import structure
 from renderkit.core.errors import InvalidRequestError, RenderError
 from renderkit.core.pdfium import page_count
 from renderkit.core.shell import script_font_face_css, shell_head
-from renderkit.core.store import attach_storage
 from renderkit.pdf._models import MARGINS, PAGE_SIZES, PdfRequest, PdfResult
 from renderkit.pdf._templates import pdf_css, render_document
 from renderkit.storage import Storage
+from renderkit.storage.files import attach_storage
 
 __all__ = ["pdf_shell", "render_pdf"]
 

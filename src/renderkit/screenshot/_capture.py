@@ -13,10 +13,10 @@ from renderkit.browser import Browser, PageShot, PdfOptions
 from renderkit.core.converter import structure
 from renderkit.core.errors import InvalidRequestError
 from renderkit.core.pdfium import page_count
-from renderkit.core.store import attach_storage
 from renderkit.pdf import PAGE_SIZES
 from renderkit.screenshot._models import ScreenshotRequest, ScreenshotResult
 from renderkit.storage import Storage
+from renderkit.storage.files import attach_storage
 
 __all__ = ["screenshot"]
 

@@ -15,7 +15,6 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 
 from renderkit.core.converter import structure
 from renderkit.core.errors import ProviderError
-from renderkit.core.store import attach_storage
 from renderkit.core.workers import WorkerPool, usable_cpus
 from renderkit.speech._encode import (
     EncodedAudio,
@@ -31,6 +30,7 @@ from renderkit.speech._models import AUDIO_FORMATS, AudioRequest, AudioResult
 from renderkit.speech._protocol import PcmSink, SpeechAudio, SpeechProvider, StreamingSpeechProvider
 from renderkit.speech.router import SpeechRouter, default_speech_provider
 from renderkit.storage import Storage
+from renderkit.storage.files import attach_storage
 
 __all__ = ["synthesize"]
 

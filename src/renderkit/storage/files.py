@@ -1,4 +1,8 @@
-"""Storing produced files under fresh, unguessable keys."""
+"""Storing produced files under fresh, unguessable keys, with their download URLs.
+
+The capabilities (``attach_storage``) and the server (``store_file``) hand their results to a
+:class:`~renderkit.storage.Storage` through these functions.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from typing import Any, TypeVar
 
 import attrs
 
-from renderkit.storage import Storage
+from renderkit.storage._protocol import Storage
 
 __all__ = ["DEFAULT_URL_TTL", "StoredFile", "attach_storage", "new_object_key", "store_file"]
 

@@ -1,0 +1,281 @@
+"""What happens on one page during a render: load, settle, scroll, shoot.
+
+Every step works on a :class:`~renderkit.browser._page.Slot` it is given and within the
+time it is given (``remaining_ms``); which slot, and what happens when time runs out, is
+decided by the pool (``_slots``, ``_watch``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import time
+from collections.abc import Callable, Iterator
+from urllib.parse import urlsplit
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Response
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+
+from renderkit.browser import _controls as controls
+from renderkit.browser._adblock import default_blocklist
+from renderkit.browser._egress import EgressProxy
+from renderkit.browser._guard import NAVIGATES_AWAY
+from renderkit.browser._page import Slot
+from renderkit.browser._protocol import Capture, PageCapture, PageShot, Shell
+from renderkit.core.errors import (
+    BlockedUrlError,
+    InvalidRequestError,
+    NavigationError,
+    RenderError,
+)
+from renderkit.core.media import MAX_PIXELS
+
+__all__ = [
+    "inject",
+    "load_document",
+    "load_shell",
+    "settle",
+    "shell_document",
+    "shoot",
+    "stays_on_page",
+]
+
+Remaining = Callable[[], float]
+"""Milliseconds left of the render's budget (at least 1)."""
+
+_QUIET_TIMEOUT_MS = 2_000
+_QUIET_WINDOW = 0.1
+
+
+def shell_document(shell: Shell) -> str:
+    """The complete document of a warm page: ``shell``'s head and an empty ``#rk-root``."""
+    return (
+        f'<!doctype html><html><head><meta charset="utf-8">{shell.head}</head>'
+        '<body><div id="rk-root"></div></body></html>'
+    )
+
+
+async def load_shell(slot: Slot, shell: Shell) -> None:
+    """Make ``slot`` a warm page of ``shell`` (loaded once per slot and shell)."""
+    if slot.shell != shell.name:
+        await slot.page.set_content(shell_document(shell))
+        await slot.page.evaluate(
+            "Promise.all([...document.fonts].map(f => f.load())).then(() => true)"
+        )
+        slot.shell = shell.name
+    slot.guard.blocked.clear()
+
+
+async def inject(
+    slot: Slot, fragment: str, width: int | None, height: int | None, *, image_timeout: float
+) -> None:
+    """Render ``fragment`` into the warm page through its ``window.__rk.render``.
+
+    Raises:
+        BlockedUrlError: an image of the fragment goes to a disallowed address.
+        InvalidRequestError: an image of the fragment did not load.
+        RenderError: the page's renderer script failed.
+    """
+    args = [fragment, width, height, image_timeout * 1000]
+    if slot.direct is not None:
+        # One round trip straight to the page, skipping Playwright's relay.
+        reply = await slot.direct.send(
+            "Runtime.evaluate",
+            {
+                "expression": f"window.__rk.render(...{json.dumps(args)})",
+                "awaitPromise": True,
+                "returnByValue": True,
+            },
+        )
+        if "exceptionDetails" in reply:
+            msg = "the page's renderer script failed"
+            raise RenderError(msg)
+        outcome = reply["result"]["value"]
+    else:
+        outcome = await slot.page.evaluate(
+            "([html, w, h, t]) => window.__rk.render(html, w, h, t)", args
+        )
+    if not outcome["ok"]:
+        field = outcome.get("field") or "html"
+        if slot.guard.blocked:
+            msg = f"{field}: the address is not allowed"
+            raise BlockedUrlError(msg, url=slot.guard.blocked[-1], field=field)
+        raise InvalidRequestError.single(field, outcome.get("reason", "failed to load"))
+
+
+async def load_document(slot: Slot, html: str, remaining_ms: Remaining) -> None:
+    """Load the caller's complete document, which must stay on its page.
+
+    Raises:
+        InvalidRequestError: the document navigated its page away.
+    """
+    slot.guard.document = True
+    await slot.page.set_content(html, wait_until="load", timeout=remaining_ms())
+    await slot.page.evaluate("document.fonts.ready.then(() => true)")
+    if slot.guard.navigated_to is not None:
+        raise InvalidRequestError.single("html", NAVIGATES_AWAY)
+
+
+@contextlib.contextmanager
+def stays_on_page(slot: Slot) -> Iterator[None]:
+    """Report a capture that failed because the document began navigating away (a meta
+    refresh firing just after load makes Chromium refuse to print) as the caller's mistake."""
+    try:
+        yield
+    except (PlaywrightError, RuntimeError) as exc:
+        if slot.guard.navigated_to is None:
+            raise
+        raise InvalidRequestError.single("html", NAVIGATES_AWAY) from exc
+
+
+async def shoot(
+    slot: Slot, shot: PageShot, remaining_ms: Remaining, *, egress: EgressProxy | None
+) -> PageCapture:
+    """Load ``shot.url``, apply the caller's controls and capture it (see ``capture_url``)."""
+    slot.guard.page_host = urlsplit(shot.url).hostname
+    slot.guard.adblock = default_blocklist() if shot.block_ads else None
+    await slot.emulate(shot)
+    await controls.before_load(slot.page, slot.cdp, shot)
+    response = await _navigate(slot, shot.url, remaining_ms, egress, wait_until=shot.wait_until)
+    controls.failed_status(shot, response.status if response is not None else None)
+    await settle(slot, remaining_ms)
+    await controls.after_load(slot.page, slot.cdp, shot, remaining_ms)
+    if shot.scroll_page and not shot.full_page:
+        await _scroll_through(slot, remaining_ms)
+    if shot.delay_ms:
+        # The caller asked for this wait (animations, late scripts); it is bounded by
+        # the request model and by the render budget around us.
+        await asyncio.sleep(shot.delay_ms / 1000)
+    truncated = False
+    if shot.pdf is not None:
+        await slot.page.emulate_media(media="print")
+        content = await slot.print_pdf(shot.pdf)
+    elif shot.selector is not None:
+        content = await _capture_element(slot, shot)
+    elif shot.full_page:
+        await _scroll_through(slot, remaining_ms)
+        content, truncated = await _capture_full_page(slot, shot)
+    else:
+        content = await slot.capture(_capture_of(shot, shot.width, shot.height))
+    refused = egress.refused_since(slot.navigated_at) if egress else []
+    return PageCapture(
+        content=content,
+        final_url=slot.page.url,
+        status=response.status if response is not None else None,
+        blocked=(*slot.guard.blocked, *refused),
+        truncated=truncated,
+    )
+
+
+async def settle(slot: Slot, remaining_ms: Remaining) -> None:
+    """Wait until no request has been in flight for a short quiet window, within bounds.
+
+    Playwright's "networkidle" waits a fixed 500 ms even on a finished page; tracking the
+    requests ourselves ends the wait after 100 ms of quiet, or after 2 s whatever happens.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + min(_QUIET_TIMEOUT_MS, remaining_ms()) / 1000
+    while (left := deadline - loop.time()) > 0:
+        slot.activity.clear()
+        window = _QUIET_WINDOW if slot.inflight == 0 else left
+        try:
+            await asyncio.wait_for(slot.activity.wait(), min(window, left))
+        except TimeoutError:
+            if slot.inflight == 0:
+                return
+
+
+async def _navigate(
+    slot: Slot,
+    url: str,
+    remaining_ms: Remaining,
+    egress: EgressProxy | None,
+    *,
+    wait_until: str = "load",
+) -> Response | None:
+    started = time.monotonic()
+    msg = "url: the page (or a redirect) goes to an address that is not allowed"
+    try:
+        response = await slot.page.goto(
+            url,
+            wait_until=wait_until,  # type: ignore[arg-type]  # checked by the request model
+            timeout=remaining_ms(),
+        )
+    except PlaywrightError as exc:
+        refused = egress.refused_since(started) if egress else []
+        blocked = slot.guard.blocked
+        if blocked or refused:
+            raise BlockedUrlError(msg, url=(blocked or refused)[0], field="url") from exc
+        if isinstance(exc, PlaywrightTimeoutError):
+            raise
+        reason = (exc.message or "").split("\n")[0].split(" at ")[0]
+        msg = f"url: the page could not be loaded ({reason[:120]})"
+        raise NavigationError(msg, url=url) from exc
+    if response is not None and response.headers.get("x-renderkit-blocked"):
+        raise BlockedUrlError(msg, url=response.url, field="url")
+    slot.navigated_at = started
+    return response
+
+
+async def _scroll_through(slot: Slot, remaining_ms: Remaining) -> None:
+    """Scroll to the bottom in viewport steps so lazy-loaded content loads, then back up."""
+    with contextlib.suppress(PlaywrightError):
+        await slot.page.evaluate(
+            """async (maxSteps) => {
+              const step = Math.max(200, window.innerHeight * 0.9);
+              for (let i = 0; i < maxSteps; i++) {
+                const before = window.scrollY;
+                window.scrollBy(0, step);
+                await new Promise(r => requestAnimationFrame(() => setTimeout(r, 60)));
+                if (window.scrollY === before) break;
+              }
+              window.scrollTo(0, 0);
+              await new Promise(r => requestAnimationFrame(r));
+            }""",
+            40,
+        )
+        await settle(slot, remaining_ms)
+
+
+async def _capture_element(slot: Slot, shot: PageShot) -> bytes:
+    box = await slot.page.evaluate(
+        """(selector) => {
+          let el;
+          try { el = document.querySelector(selector); } catch (e) { return {error: 'syntax'}; }
+          if (!el) return {error: 'none'};
+          el.scrollIntoView({block: 'center'});
+          const r = el.getBoundingClientRect();
+          return {x: r.left + window.scrollX, y: r.top + window.scrollY,
+                  width: r.width, height: r.height};
+        }""",
+        shot.selector,
+    )
+    if box.get("error") == "syntax":
+        raise InvalidRequestError.single("selector", "is not a valid CSS selector")
+    if box.get("error") == "none":
+        raise InvalidRequestError.single("selector", "matched no element on the page")
+    if box["width"] < 1 or box["height"] < 1:
+        raise InvalidRequestError.single("selector", "matched an element with no size")
+    capture = _capture_of(shot, math.ceil(box["width"]), math.ceil(box["height"]))
+    return await slot.capture(capture, x=box["x"], y=box["y"], beyond_viewport=True)
+
+
+async def _capture_full_page(slot: Slot, shot: PageShot) -> tuple[bytes, bool]:
+    metrics = await slot.cdp.send("Page.getLayoutMetrics")
+    size = metrics.get("cssContentSize") or metrics["contentSize"]
+    width = max(shot.width, math.ceil(size["width"]))
+    height = max(shot.height, math.ceil(size["height"]))
+    # Bound the bitmap: Chromium's surface limit and memory per capture.
+    limit = int(min(16_384 / shot.scale, MAX_PIXELS / (width * shot.scale**2)))
+    truncated = height > limit
+    capture = _capture_of(shot, width, min(height, limit))
+    return await slot.capture(capture, beyond_viewport=True), truncated
+
+
+def _capture_of(shot: PageShot, width: int, height: int) -> Capture:
+    return Capture(
+        width=width, height=height, scale=shot.scale, format=shot.format, quality=shot.quality
+    )

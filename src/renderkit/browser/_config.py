@@ -1,0 +1,52 @@
+"""The settings of a :class:`~renderkit.browser.ChromiumPool`, in one frozen model."""
+
+from __future__ import annotations
+
+import attrs
+
+__all__ = ["BrowserConfig"]
+
+
+@attrs.frozen(kw_only=True)
+class BrowserConfig:
+    """Settings of a :class:`ChromiumPool`.
+
+    Attributes:
+        executable_path: the Chromium binary for local mode.
+        cdp_url: connect to this existing browser (``ws://`` or ``http://host:port``) instead
+            of launching one: remote mode, for a browser fleet.
+        slots: renders running at once (one browser context each). About one per core.
+        max_queue: renders allowed to wait for a slot; beyond that, BrowserBusyError.
+        tenant_queue: renders one tenant (see :meth:`ChromiumPool.for_tenant`) may have
+            waiting; beyond that, TenantBusyError.
+        queue_timeout: seconds a render may wait for a slot; beyond, BrowserBusyError.
+        render_timeout: seconds a template render may take once it has its slot.
+        document_timeout: seconds a custom document (the caller's HTML) may take.
+        screenshot_timeout: seconds a screenshot of a URL may take, plus its requested delay.
+        launch_timeout: seconds allowed for launching or connecting to the browser.
+        image_timeout: seconds a template waits for its images (e.g. a logo) to load.
+        allow_private_network: let pages reach private and loopback addresses.
+        allow_networks: CIDR ranges pages may reach even though they are private.
+        spare_contexts: fresh contexts kept ready for screenshots and custom documents.
+        extra_args: more Chromium flags (local mode).
+        user: the account a locally launched Chromium runs as when the process is root
+            (name or uid), with Chromium's sandbox on. ``None`` keeps root, which forces
+            ``--no-sandbox`` (logged as a warning). Ignored when not running as root.
+    """
+
+    executable_path: str = "/usr/bin/chromium"
+    cdp_url: str | None = None
+    slots: int = attrs.field(default=2, validator=attrs.validators.in_(range(1, 65)))
+    max_queue: int = attrs.field(default=64, validator=attrs.validators.ge(0))
+    tenant_queue: int = attrs.field(default=4, validator=attrs.validators.ge(0))
+    queue_timeout: float = attrs.field(default=10.0, validator=attrs.validators.gt(0))
+    render_timeout: float = attrs.field(default=20.0, validator=attrs.validators.gt(0))
+    document_timeout: float = attrs.field(default=10.0, validator=attrs.validators.gt(0))
+    screenshot_timeout: float = attrs.field(default=12.0, validator=attrs.validators.gt(0))
+    launch_timeout: float = attrs.field(default=30.0, validator=attrs.validators.gt(0))
+    image_timeout: float = attrs.field(default=5.0, validator=attrs.validators.gt(0))
+    allow_private_network: bool = False
+    allow_networks: tuple[str, ...] = ()
+    spare_contexts: int = attrs.field(default=2, validator=attrs.validators.in_(range(0, 9)))
+    extra_args: tuple[str, ...] = ()
+    user: str | int | None = "nobody"

@@ -1,0 +1,93 @@
+"""The request guard on every page: what a page may fetch, and that a document stays put.
+
+Each page the pool opens routes all its requests and WebSockets through a :class:`PageGuard`.
+The network policy (private addresses) applies to everything; ad blocking applies when a
+screenshot asked for it; and a caller's document may not navigate its own page away. The
+egress proxy (``_egress``) enforces the same policy below Chromium, for redirects and DNS;
+this guard is what a remote browser, which cannot reach that proxy, still gets.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import attrs
+from playwright.async_api import BrowserContext, Page, Route, WebSocketRoute
+
+from renderkit.browser._adblock import Blocklist
+from renderkit.core.errors import BlockedUrlError
+from renderkit.core.netpolicy import UrlPolicy
+
+__all__ = ["NAVIGATES_AWAY", "PageGuard"]
+
+logger = logging.getLogger("renderkit.browser")
+
+NAVIGATES_AWAY = (
+    "the document navigates away from itself (a meta refresh or a script setting "
+    "location); send content that stays on its page"
+)
+"""Why a document that navigated its own page was refused (the ``html`` field's error)."""
+
+
+@attrs.define(kw_only=True, eq=False)
+class PageGuard:
+    """Guards one page's requests, and records what it refused."""
+
+    policy: UrlPolicy
+    page: Page
+    #: Requests refused by the network policy, in order.
+    blocked: list[str] = attrs.Factory(list)
+    #: Set per screenshot: block ad/tracker hosts as seen from this page host.
+    adblock: Blocklist | None = None
+    page_host: str | None = None
+    ads_blocked: int = 0
+    #: Set while the page shows a caller's document, which must stay on its page.
+    document: bool = False
+    #: Where the document tried to navigate its page to (the navigation was refused).
+    navigated_to: str | None = None
+
+    async def install(self, context: BrowserContext) -> None:
+        """Route every request and WebSocket of ``context`` through this guard."""
+        # Plain functions, not bound methods: Playwright caches a wrapper on a bound
+        # method's instance, which a slotted attrs class has no room for.
+        await context.route("**/*", lambda route: self.route(route))
+        await context.route_web_socket("**/*", lambda ws: self.websocket(ws))
+
+    async def route(self, route: Route) -> None:
+        """Let one request through, or abort it."""
+        request = route.request
+        url = request.url
+        if (
+            self.document
+            and request.is_navigation_request()
+            and request.frame == self.page.main_frame
+        ):
+            # A document that navigates its own page (meta refresh, a script setting
+            # location) would be rendered as some other page; refuse it, visibly. Noted
+            # before any await, so the flag is set by the time the load event is seen.
+            self.navigated_to = url
+            await route.abort("blockedbyclient")
+            return
+        if self.adblock is not None and self.adblock.blocks(url, page_host=self.page_host):
+            self.ads_blocked += 1
+            await route.abort("blockedbyclient")
+            return
+        try:
+            await self.policy.check(url)
+        except BlockedUrlError:
+            self.blocked.append(url)
+            logger.info("blocked request to a disallowed address")
+            await route.abort("blockedbyclient")
+            return
+        await route.continue_()
+
+    async def websocket(self, ws: WebSocketRoute) -> None:
+        """Connect one WebSocket to its server, or close it."""
+        # WebSockets bypass ordinary request interception; the same policy applies.
+        try:
+            await self.policy.check(ws.url.replace("ws", "http", 1))
+        except BlockedUrlError:
+            self.blocked.append(ws.url)
+            await ws.close()
+            return
+        ws.connect_to_server()

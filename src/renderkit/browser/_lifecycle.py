@@ -1,0 +1,263 @@
+"""The browser a pool renders on: launched (or connected to), replaced, and closed.
+
+Each browser a pool launches or connects to is a new *generation*; pages remember theirs, so
+pages of a browser that died or was torn down are never used again. In local mode the pool
+owns the process (``_process``) and sends its traffic through the egress proxy
+(``_egress``); in remote mode (``cdp_url``) it only holds a connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+
+from playwright.async_api import Browser as PlaywrightBrowser
+from playwright.async_api import CDPSession, Playwright, async_playwright
+from playwright.async_api import Error as PlaywrightError
+
+from renderkit.browser._config import BrowserConfig
+from renderkit.browser._egress import EgressProxy
+from renderkit.browser._page import CLOSE_TIMEOUT, Slot, close_target, open_slot
+from renderkit.browser._process import ChromiumProcess, launch_chromium
+from renderkit.browser._tasks import TaskSet
+from renderkit.core.errors import BrowserUnavailableError
+from renderkit.core.netpolicy import UrlPolicy
+
+__all__ = ["BrowserLifecycle"]
+
+logger = logging.getLogger("renderkit.browser")
+
+#: How long a browser may take to answer a liveness probe before it counts as hung.
+_PROBE_TIMEOUT = 2.0
+#: Seconds an idle page of a browser being torn down gets to close.
+_DROP_TIMEOUT = 1.0
+
+
+class BrowserLifecycle:
+    """One browser at a time: launch or connect on demand, replace when lost, close.
+
+    Args:
+        config: the pool's settings.
+        policy: the network policy (the egress proxy and every page's guard enforce it).
+        tasks: where background restarts run.
+        on_lost: called with a generation as soon as its browser is known to be gone.
+        on_teardown: closes the pages of the browser being torn down.
+    """
+
+    def __init__(
+        self,
+        config: BrowserConfig,
+        policy: UrlPolicy,
+        tasks: TaskSet,
+        *,
+        on_lost: Callable[[int], None],
+        on_teardown: Callable[[], Awaitable[None]],
+    ) -> None:
+        self._config = config
+        self._policy = policy
+        self._tasks = tasks
+        self._on_lost = on_lost
+        self._on_teardown = on_teardown
+        self._lock = asyncio.Lock()
+        self._playwright: Playwright | None = None
+        self.browser: PlaywrightBrowser | None = None
+        self.process: ChromiumProcess | None = None
+        #: The local egress proxy (None in remote mode or with private networks allowed).
+        self.egress: EgressProxy | None = None
+        #: A browser-level DevTools session, to ask a browser whether it still answers.
+        self._probe: CDPSession | None = None
+        self._endpoint: str | None = None
+        self._generation = 0
+        self._closed = False
+        #: How many times a browser was launched or connected (relaunches included).
+        self.launches = 0
+        self.sandboxed: bool | None = None
+        self.browser_user: str | None = None
+
+    @property
+    def generation(self) -> int:
+        """The current browser's generation."""
+        return self._generation
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`aclose` began."""
+        return self._closed
+
+    @property
+    def connected(self) -> bool:
+        """True while a live browser connection is held."""
+        return self.browser is not None and self.browser.is_connected()
+
+    async def ensure(self) -> PlaywrightBrowser:
+        """The connected browser, launching or connecting to one first if needed.
+
+        Raises:
+            BrowserUnavailableError: the pool is closed, or no browser could be had.
+        """
+        browser = self.browser
+        if browser is not None and browser.is_connected():
+            return browser
+        async with self._lock:
+            if self._closed:
+                msg = "the browser pool is closed"
+                raise BrowserUnavailableError(msg)
+            if self.browser is not None and self.browser.is_connected():
+                return self.browser
+            await self._teardown()
+            self.browser = browser = await self._connect()
+            self._generation += 1
+            self.launches += 1
+            generation = self._generation
+            # A dead browser fails its renders at once rather than at their timeouts.
+            browser.on("disconnected", lambda _: self._on_lost(generation))
+            try:
+                self._probe = await browser.new_browser_cdp_session()
+            except PlaywrightError:  # a remote endpoint without the Browser domain
+                self._probe = None
+            return browser
+
+    async def reset(self, generation: int) -> None:
+        """Tear down the browser of ``generation``; the next :meth:`ensure` replaces it."""
+        async with self._lock:
+            if generation == self._generation:
+                await self._teardown()
+
+    async def responsive(self, generation: int) -> bool:
+        """False when the browser of ``generation`` does not answer a trivial DevTools call.
+
+        A browser that was already replaced, or cannot be probed, counts as answering.
+        """
+        probe = self._probe
+        if probe is None or generation != self._generation:
+            return True
+        try:
+            await asyncio.wait_for(probe.send("Browser.getVersion"), _PROBE_TIMEOUT)
+        except (TimeoutError, PlaywrightError):
+            return False
+        return True
+
+    def abandon(self, generation: int) -> None:
+        """Give up on a hung browser: kill it (local) or drop it (remote), failing its renders."""
+        logger.warning("the browser stopped answering; restarting it")
+        if self.process is not None and generation == self._generation:
+            self.process.kill_now()
+        self._on_lost(generation)
+        self._tasks.spawn(self.reset(generation))
+
+    async def open_slot(self) -> Slot:
+        """A new guarded page on the browser (launching it if needed).
+
+        Raises:
+            BrowserUnavailableError: no browser could be had.
+            PlaywrightError: the relaunched browser failed too.
+        """
+        browser = await self.ensure()
+        generation = self._generation
+        try:
+            context = await browser.new_context(no_viewport=True)
+        except PlaywrightError:
+            # The connection looked alive but the browser is gone: relaunch once.
+            await self.reset(generation)
+            browser = await self.ensure()
+            generation = self._generation
+            context = await browser.new_context(no_viewport=True)
+        return await open_slot(
+            context, generation=generation, endpoint=self._endpoint, policy=self._policy
+        )
+
+    async def close_slot(self, slot: Slot, *, hung: bool) -> None:
+        """Close a used page; restart the browser if its context will not close."""
+        # The direct connection first, as the pool always did: closing it returns once a
+        # hung browser was killed, and the browser-side close below is then skipped. The
+        # other way round, a hung browser's retry ran out of time (tests/faults).
+        if slot.direct is not None:
+            await slot.direct.aclose()
+        browser = self.browser
+        if hung and slot.generation == self._generation and browser is not None:
+            await close_target(slot, browser)
+        try:
+            await slot.close(timeout=CLOSE_TIMEOUT)
+        except (TimeoutError, PlaywrightError):
+            if slot.generation == self._generation and self.browser is not None:
+                logger.warning("a browser context would not close; restarting the browser")
+                await self.reset(slot.generation)
+
+    async def drop_slot(self, slot: Slot) -> None:
+        """Close a page of a browser being torn down, giving up after a moment."""
+        with contextlib.suppress(Exception):
+            await slot.close(timeout=_DROP_TIMEOUT)
+
+    async def aclose(self) -> None:
+        """Close the browser (and a local one's process) and stop Playwright."""
+        self._closed = True
+        await self._tasks.drain()
+        async with self._lock:
+            await self._teardown()
+            if self._playwright is not None:
+                with contextlib.suppress(Exception):
+                    await self._playwright.stop()
+                self._playwright = None
+            if self.egress is not None:
+                await self.egress.aclose()
+                self.egress = None
+
+    async def _connect(self) -> PlaywrightBrowser:
+        if self._playwright is None:
+            self._playwright = await async_playwright().start()
+        config = self._config
+        endpoint = config.cdp_url
+        if endpoint is None:
+            extra = list(config.extra_args)
+            if not config.allow_private_network:
+                # Every byte the browser fetches leaves through the policy-enforcing proxy
+                # (redirects and DNS included); "<-loopback>" stops Chromium bypassing it
+                # for localhost.
+                if self.egress is None:
+                    self.egress = EgressProxy(self._policy)
+                    await self.egress.start()
+                extra += [f"--proxy-server={self.egress.url}", "--proxy-bypass-list=<-loopback>"]
+            try:
+                self.process = await launch_chromium(
+                    config.executable_path,
+                    extra_args=extra,
+                    timeout=config.launch_timeout,
+                    user=config.user,
+                    # Where the sandbox already failed, relaunches skip the doomed attempt.
+                    sandbox=self.sandboxed is not False,
+                )
+            except BaseException:
+                if self.egress is not None:
+                    await self.egress.aclose()
+                    self.egress = None
+                raise
+            endpoint = self.process.ws_url
+            self.sandboxed = self.process.sandboxed
+            self.browser_user = self.process.user
+        self._endpoint = endpoint
+        try:
+            return await self._playwright.chromium.connect_over_cdp(
+                endpoint, timeout=config.launch_timeout * 1000
+            )
+        except PlaywrightError as exc:
+            if self.process is not None:
+                await self.process.kill()
+                self.process = None
+            msg = "could not connect to the browser"
+            raise BrowserUnavailableError(msg) from exc
+
+    async def _teardown(self) -> None:
+        # The browser is detached (and its generation ended) before any await, so no render
+        # starting meanwhile gets a page of it.
+        browser, self.browser = self.browser, None
+        process, self.process = self.process, None
+        self._generation += 1
+        await self._on_teardown()
+        if browser is not None:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(CLOSE_TIMEOUT):
+                    await browser.close()
+        if process is not None:
+            await process.kill()

@@ -1,0 +1,225 @@
+"""One slot: a browser context with one page, its DevTools sessions, and what it can do.
+
+A slot is made from a new browser context by :func:`open_slot` and knows nothing of pools or
+queues; what it does for one render (emulate a device, size its viewport, capture, print)
+is here, and the order of those steps is in ``_capture``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import logging
+from typing import Any
+
+import attrs
+from playwright.async_api import Browser as PlaywrightBrowser
+from playwright.async_api import BrowserContext, CDPSession, Page
+from playwright.async_api import Error as PlaywrightError
+from websockets.exceptions import WebSocketException
+
+from renderkit.browser._cdp import DirectCdp, page_ws_url
+from renderkit.browser._guard import PageGuard
+from renderkit.browser._lockdown import LOCKDOWN_SCRIPT
+from renderkit.browser._protocol import Capture, PageShot, PdfOptions
+from renderkit.core.netpolicy import UrlPolicy
+
+__all__ = ["CLOSE_TIMEOUT", "Slot", "close_target", "open_slot"]
+
+logger = logging.getLogger("renderkit.browser")
+
+#: Seconds a context (or a direct DevTools connection) gets to close or open.
+CLOSE_TIMEOUT = 5.0
+#: Seconds a hung page gets to be closed through DevTools before the context is closed.
+_KILL_TIMEOUT = 1.0
+
+
+@attrs.define(kw_only=True, eq=False)
+class Slot:
+    """A browser context and its one page, as one render uses it."""
+
+    context: BrowserContext
+    page: Page
+    cdp: CDPSession
+    guard: PageGuard
+    #: A direct DevTools connection for bulky results (screenshots, PDFs); None falls back
+    #: to Playwright's session.
+    direct: DirectCdp | None = None
+    #: The browser generation the slot was opened on; a slot of an older one is discarded.
+    generation: int
+    shell: str | None = None
+    metrics: tuple[int, int, float] | None = None
+    #: When the page was last navigated (``time.monotonic``), to ask the egress proxy
+    #: what it refused since.
+    navigated_at: float = 0.0
+    inflight: int = 0
+    activity: asyncio.Event = attrs.Factory(asyncio.Event)
+
+    def is_open(self) -> bool:
+        """False once the page was closed (a crashed renderer, say)."""
+        return not self.page.is_closed()
+
+    def track_network(self) -> None:
+        """Count the page's requests in flight, waking :attr:`activity` on each change."""
+
+        def started(_: object) -> None:
+            self.inflight += 1
+            self.activity.set()
+
+        def ended(_: object) -> None:
+            self.inflight = max(0, self.inflight - 1)
+            self.activity.set()
+
+        self.page.on("request", started)
+        self.page.on("requestfinished", ended)
+        self.page.on("requestfailed", ended)
+
+    async def emulate(self, shot: PageShot) -> None:
+        """Set the device, colour scheme and motion a screenshot asked for."""
+        await self.set_metrics(shot.width, shot.height, shot.scale, mobile=shot.mobile)
+        if shot.user_agent:
+            await self.cdp.send("Emulation.setUserAgentOverride", {"userAgent": shot.user_agent})
+        if shot.mobile:
+            await self.cdp.send(
+                "Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5}
+            )
+        scheme = "dark" if shot.dark_mode else "light"
+        motion = "reduce" if shot.reduced_motion else "no-preference"
+        await self.cdp.send(
+            "Emulation.setEmulatedMedia",
+            {
+                "features": [
+                    {"name": "prefers-color-scheme", "value": scheme},
+                    {"name": "prefers-reduced-motion", "value": motion},
+                ]
+            },
+        )
+        if shot.omit_background:
+            # On the capturing session, like the metrics: screenshots follow its emulation.
+            await (self.direct or self.cdp).send(
+                "Emulation.setDefaultBackgroundColorOverride",
+                {"color": {"r": 0, "g": 0, "b": 0, "a": 0}},
+            )
+
+    async def set_metrics(
+        self, width: int, height: int, scale: float, *, mobile: bool = False
+    ) -> None:
+        """Size the viewport; sent only when the size changed."""
+        if self.metrics == (width, height, scale) and not mobile:
+            return
+        # Device metrics are per DevTools session and screenshots follow the capturing
+        # session's, so they are set on the session that captures.
+        await (self.direct or self.cdp).send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": mobile},
+        )
+        self.metrics = (width, height, scale)
+
+    async def print_pdf(self, options: PdfOptions) -> bytes:
+        """Print the page to PDF."""
+        if options.title is not None:
+            await self.page.evaluate("(t) => { document.title = t; }", options.title)
+        # Chromium draws header/footer templates inside the margins: make room for them.
+        margin = options.margin
+        bottom = max(margin, 0.5) if options.footer_template else margin
+        top = max(margin, 0.5) if options.header_template else margin
+        params: dict[str, Any] = {
+            "landscape": options.landscape,
+            "printBackground": True,
+            "paperWidth": options.paper_width,
+            "paperHeight": options.paper_height,
+            "marginTop": top,
+            "marginBottom": bottom,
+            "marginLeft": margin,
+            "marginRight": margin,
+            "preferCSSPageSize": False,
+            "displayHeaderFooter": bool(options.header_template or options.footer_template),
+            "headerTemplate": options.header_template or "<span></span>",
+            "footerTemplate": options.footer_template or "<span></span>",
+        }
+        if options.max_pages is not None:
+            params["pageRanges"] = f"1-{options.max_pages + 1}"
+        result = await (self.direct or self.cdp).send("Page.printToPDF", params)
+        return base64.b64decode(result["data"])
+
+    async def capture(
+        self, capture: Capture, *, x: float = 0, y: float = 0, beyond_viewport: bool = False
+    ) -> bytes:
+        """Capture the box at (``x``, ``y``) of ``capture``'s size as an image."""
+        params: dict[str, Any] = {
+            "format": capture.format,
+            "clip": {"x": x, "y": y, "width": capture.width, "height": capture.height, "scale": 1},
+            "captureBeyondViewport": beyond_viewport,
+            # Chromium's default zlib level dominates PNG time at 2x; the faster setting costs a
+            # few percent of file size.
+            "optimizeForSpeed": True,
+        }
+        if capture.format != "png":
+            params["quality"] = capture.quality
+        result = await (self.direct or self.cdp).send("Page.captureScreenshot", params)
+        return base64.b64decode(result["data"])
+
+    async def close(self, *, timeout: float) -> None:
+        """Close the direct connection and the context.
+
+        Raises:
+            TimeoutError: the context did not close within ``timeout`` seconds.
+            PlaywrightError: the browser refused or is gone.
+        """
+        if self.direct is not None:
+            await self.direct.aclose()
+        async with asyncio.timeout(timeout):
+            await self.context.close()
+
+
+async def open_slot(
+    context: BrowserContext, *, generation: int, endpoint: str | None, policy: UrlPolicy
+) -> Slot:
+    """The page of a new ``context``, locked down and guarded.
+
+    ``endpoint``, the browser's DevTools URL, opens a direct connection to the page for
+    bulky results; None leaves them to Playwright's session.
+
+    Raises:
+        PlaywrightError: the browser failed to create the page.
+    """
+    # Before the first page exists, so no document ever sees WebRTC (remote mode too).
+    await context.add_init_script(LOCKDOWN_SCRIPT)
+    page = await context.new_page()
+    cdp = await context.new_cdp_session(page)
+    guard = PageGuard(policy=policy, page=page)
+    slot = Slot(context=context, page=page, cdp=cdp, guard=guard, generation=generation)
+    if endpoint is not None:
+        slot.direct = await _open_direct(cdp, endpoint)
+    slot.track_network()
+    await guard.install(context)
+    return slot
+
+
+async def _open_direct(cdp: CDPSession, endpoint: str) -> DirectCdp | None:
+    try:
+        info = await cdp.send("Target.getTargetInfo")
+        url = page_ws_url(endpoint, info["targetInfo"]["targetId"])
+        async with asyncio.timeout(CLOSE_TIMEOUT):
+            return await DirectCdp.open(url)
+    except (OSError, TimeoutError, PlaywrightError, WebSocketException, KeyError):
+        logger.info("no direct DevTools connection; results go through Playwright")
+        return None
+
+
+async def close_target(slot: Slot, browser: PlaywrightBrowser) -> None:
+    """Close a page from the browser side: prompt even while its script loops forever.
+
+    A context close waits on the page's renderer; past ``CLOSE_TIMEOUT`` that would
+    restart the whole browser and fail every tenant's renders.
+    """
+    with contextlib.suppress(TimeoutError, PlaywrightError, KeyError):
+        async with asyncio.timeout(_KILL_TIMEOUT):
+            info = await slot.cdp.send("Target.getTargetInfo")
+            target_id = info["targetInfo"]["targetId"]
+            session = await browser.new_browser_cdp_session()
+            try:
+                await session.send("Target.closeTarget", {"targetId": target_id})
+            finally:
+                await session.detach()

@@ -1,0 +1,135 @@
+"""The page steps and the browser lifecycle on their own, against a real Chromium."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import AsyncIterator
+
+import anyio
+import pytest
+
+from renderkit import InvalidRequestError
+from renderkit.browser import BrowserConfig, Capture, PageShot, Shell
+from renderkit.browser._capture import inject, load_shell, shoot
+from renderkit.browser._lifecycle import BrowserLifecycle
+from renderkit.browser._page import Slot
+from renderkit.browser._tasks import TaskSet
+from renderkit.core.netpolicy import UrlPolicy
+
+from .._server import LocalServer
+from ..conftest import open_image
+
+pytestmark = [pytest.mark.anyio, pytest.mark.browser]
+
+PLAIN = Shell(
+    name="plain",
+    head="<style>body{margin:0}</style><script>window.__rk={render:(h,w,hh)=>"
+    "{const r=document.getElementById('rk-root');r.style.width=w+'px';"
+    "r.style.height=hh+'px';r.innerHTML=h;return {ok:true}}}</script>",
+)
+BLUE = "<div style='width:100%;height:100%;background:#0000ff'></div>"
+
+
+def _lifecycle(
+    on_lost: list[int] | None = None, on_teardown: list[int] | None = None
+) -> BrowserLifecycle:
+    config = BrowserConfig(slots=1, allow_private_network=True)
+    lost = on_lost if on_lost is not None else []
+    teardowns = on_teardown if on_teardown is not None else []
+
+    async def teardown() -> None:
+        teardowns.append(1)
+
+    return BrowserLifecycle(
+        config,
+        UrlPolicy(allow_private=True),
+        TaskSet(),
+        on_lost=lost.append,
+        on_teardown=teardown,
+    )
+
+
+@pytest.fixture
+async def slot() -> AsyncIterator[Slot]:
+    lifecycle = _lifecycle()
+    try:
+        page = await lifecycle.open_slot()
+        yield page
+        await lifecycle.close_slot(page, hung=False)
+    finally:
+        await lifecycle.aclose()
+
+
+async def test_a_fragment_renders_into_the_warm_shell_which_loads_only_once(slot: Slot) -> None:
+    await load_shell(slot, PLAIN)
+    await slot.page.evaluate("document.body.dataset.loadedOnce = 'yes'")
+    await load_shell(slot, PLAIN)
+    assert await slot.page.evaluate("document.body.dataset.loadedOnce") == "yes"
+    await slot.set_metrics(120, 80, 2)
+    await inject(slot, BLUE, 120, 80, image_timeout=2)
+    image = open_image(await slot.capture(Capture(width=120, height=80, scale=2)))
+    assert image.size == (240, 160)
+    assert image.convert("RGB").getpixel((120, 80)) == (0, 0, 255)
+    await load_shell(slot, Shell(name="other", head="<style>body{margin:0}</style>"))
+    assert await slot.page.evaluate("document.body.dataset.loadedOnce ?? null") is None
+
+
+async def test_a_shot_loads_the_page_and_reports_where_it_ended(
+    slot: Slot, http_server: LocalServer
+) -> None:
+    http_server.routes["/"] = (200, "text/html", b"<body style='margin:0;background:#0f0'>")
+    shot = PageShot(url=http_server.url("/"), width=200, height=100)
+    result = await shoot(slot, shot, lambda: 10_000.0, egress=None)
+    assert (result.status, result.final_url, result.blocked) == (200, shot.url, ())
+    image = open_image(result.content)
+    assert image.size == (200, 100)
+    assert image.convert("RGB").getpixel((100, 50)) == (0, 255, 0)
+
+
+async def test_a_shot_of_a_status_the_caller_refuses_fails(
+    slot: Slot, http_server: LocalServer
+) -> None:
+    http_server.routes["/gone"] = (410, "text/html", b"gone")
+    shot = PageShot(url=http_server.url("/gone"), width=50, height=50, fail_on_status=("400-499",))
+    with pytest.raises(InvalidRequestError) as caught:
+        await shoot(slot, shot, lambda: 10_000.0, egress=None)
+    assert caught.value.errors[0].field == "url"
+
+
+async def test_a_reset_browser_is_replaced_by_a_new_generation_on_next_use() -> None:
+    teardowns: list[int] = []
+    lifecycle = _lifecycle(on_teardown=teardowns)
+    try:
+        await lifecycle.ensure()
+        first = lifecycle.generation
+        old = await lifecycle.open_slot()
+        await lifecycle.reset(first)
+        assert not lifecycle.connected
+        assert teardowns  # the pages of the old browser were asked to close
+        await lifecycle.reset(first)  # a second reset of the same browser does nothing
+        slot = await lifecycle.open_slot()
+        assert lifecycle.launches == 2
+        assert slot.generation == lifecycle.generation > old.generation
+    finally:
+        await lifecycle.aclose()
+    assert not lifecycle.connected
+
+
+async def test_a_killed_browser_is_reported_lost_with_its_generation() -> None:
+    lost: list[int] = []
+    lifecycle = _lifecycle(on_lost=lost)
+    try:
+        await lifecycle.ensure()
+        generation = lifecycle.generation
+        assert lifecycle.process is not None
+        os.killpg(lifecycle.process.process.pid, signal.SIGKILL)
+        with anyio.fail_after(10):
+            # Polled: the disconnect arrives on Playwright's connection, with nothing to await.
+            while not lost:  # noqa: ASYNC110
+                await asyncio.sleep(0.05)
+        assert lost == [generation]
+        assert await lifecycle.responsive(generation - 1)  # an old browser is not probed
+    finally:
+        await lifecycle.aclose()
