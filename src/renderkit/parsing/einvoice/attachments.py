@@ -52,7 +52,7 @@ async def xml_attachments(content: bytes, *, max_bytes: int) -> list[Attachment]
     return sorted(found, key=lambda a: a.name.lower() not in KNOWN_NAMES)
 
 
-def _data(attachment: pypdfium2.PdfAttachment, room: int) -> bytes | None:
+def _data(attachment: pypdfium2.PdfAttachment, room: int, max_bytes: int) -> bytes | None:
     """The attachment's bytes when they fit in ``room``; None when it has none.
 
     Raises:
@@ -62,8 +62,10 @@ def _data(attachment: pypdfium2.PdfAttachment, room: int) -> bytes | None:
     if not pdfium_c.FPDFAttachment_GetFile(attachment, None, 0, size) or not size.value:
         return None
     if size.value > room:
-        msg = f"has attachments that decode to more than the {room:,} bytes left of the limit"
-        msg += " (max_embedded_bytes)"
+        msg = (
+            f"has attachments that decode to more than the {max_bytes / 1_000_000:g} MB "
+            "limit together (max_embedded_bytes)"
+        )
         raise InvalidRequestError.single("file", msg)
     buffer = ctypes.create_string_buffer(size.value)
     written = ctypes.c_ulong()
@@ -87,7 +89,7 @@ def _read(content: bytes, max_bytes: int) -> list[Attachment]:
                 name = str(attachment.get_name())
                 if not name.lower().endswith(".xml"):
                     continue
-                data = _data(attachment, room)
+                data = _data(attachment, room, max_bytes)
             except pypdfium2.PdfiumError:
                 continue
             if data is not None:
