@@ -70,7 +70,7 @@ def check_streams(content: bytes, ceilings: StreamCeilings) -> None:
     Raises:
         InvalidRequestError: on field ``file``, naming the ceiling that was passed.
     """
-    if _ENCRYPT.search(content[-65536:]) or _ENCRYPT.search(content[:65536]):
+    if _ENCRYPT.search(content):  # anywhere: an update's trailer may sit mid-file
         # Ciphertext cannot be measured; owner-password-only PDFs are the only ones PDFium
         # would open, and their streams would be inflated unmeasured.
         msg = "is an encrypted PDF; send it decrypted"
