@@ -16,7 +16,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from renderkit import ConfigurationError, ProviderUnavailableError
-from renderkit.parsing import AnthropicExtractor, LocalExtractor, OpenAIExtractor
+from renderkit.parsing import AnthropicExtractor, LocalExtractor, OpenAIExtractor, ParseLimits
 from renderkit.testing import FakeBrowser, FakeExtractor
 from renderkit_server.app import create_app
 from renderkit_server.mail import MemoryMailer
@@ -421,3 +421,14 @@ async def test_an_attachment_inflating_to_512_mb_is_400_naming_the_limit_and_cos
     assert after == before - 1  # only the probe call after it was charged
     assert latencies
     assert max(latencies) < 0.1
+
+
+def test_the_parse_cost_ceilings_come_from_the_environment_with_the_library_defaults() -> None:
+    default = ParseLimits()
+    settings = Settings.from_env(
+        {"RENDERKIT_PARSE_MAX_EMBEDDED_BYTES": "1000", "RENDERKIT_PARSE_MAX_OCR_PIXELS": "5"}
+    )
+    assert settings.parse_max_embedded_bytes == 1000
+    assert settings.parse_max_ocr_pixels == 5
+    assert settings.parse_max_pixels == default.max_pixels
+    assert settings.parse_max_inflated_bytes == default.max_inflated_bytes
