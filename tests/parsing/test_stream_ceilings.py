@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import zlib
 
 import pytest
@@ -12,7 +13,9 @@ from renderkit.parsing.readers.streams import StreamCeilings, check_streams
 from ._documents import _assemble, text_pdf
 from ._hostile import attachment_bomb_pdf, content_bomb_pdf, deflated_zeros, huge_image_pdf
 
-CEILINGS = StreamCeilings(embedded=1_000_000, inflated=4_000_000, pixels=1_000_000)
+CEILINGS = StreamCeilings(
+    embedded=1_000_000, inflated=4_000_000, pixels=1_000_000, images=8_000_000
+)
 
 
 def _refused(content: bytes) -> str:
@@ -71,3 +74,21 @@ def test_an_image_is_bounded_by_its_declared_size_and_max_pixels() -> None:
 def test_an_encrypted_pdf_is_refused() -> None:
     pdf = text_pdf([["x"]]).replace(b"/Root 1 0 R", b"/Root 1 0 R /Encrypt 9 0 R")
     assert "encrypted" in _refused(pdf)
+
+
+def test_a_length_by_reference_is_not_read_as_a_number() -> None:
+    pdf = content_bomb_pdf(5_000_000).replace(b"/Length ", b"/Length 12 0 R /X ")
+    assert "max_inflated_bytes" in _refused(pdf)
+
+
+def test_many_stream_keywords_before_one_long_body_are_scanned_in_linear_time() -> None:
+    # Every keyword's data runs to the one endstream; each is read only up to its own
+    # end-of-data marker (as PDFium reads it), never the shared body once per keyword.
+    body = b"<< /Filter /ASCIIHexDecode >>\nstream\n" * 2000 + b"ab" * 1_000_000
+    hexed = _assemble([b"<< /Type /Catalog >>", body + b">\nendstream"])
+    body = b"<< /Filter /RunLengthDecode >>\nstream\n" * 2000 + b"\x7fa" * 1_000_000
+    runs = _assemble([b"<< /Type /Catalog >>", body + b"\nendstream"])
+    start = time.monotonic()
+    check_streams(hexed, CEILINGS)
+    assert "max_inflated_bytes" in _refused(runs)
+    assert time.monotonic() - start < 3

@@ -292,6 +292,7 @@ def check_pdf_streams(content: bytes, limits: ParseLimits) -> None:
         embedded=limits.max_embedded_bytes,
         inflated=limits.max_inflated_bytes,
         pixels=limits.max_pixels,
+        images=4 * limits.max_ocr_pixels,
     )
     check_streams(content, ceilings)
 

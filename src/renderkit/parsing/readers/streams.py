@@ -6,16 +6,18 @@ scanned here, and every stream is decoded as far as its ceiling and no further:
 
 - an embedded file (``/Type /EmbeddedFile``, an attachment): ``max_embedded_bytes``;
 - an image (``/Subtype /Image``): at most ``max_pixels`` declared pixels, and at most what its
-  declared size holds (4 bytes a sample, one predictor byte a row) once decoded;
+  declared size holds (4 bytes a sample, one predictor byte a row) once decoded; all images
+  together ``images`` (4 bytes a pixel of ``max_ocr_pixels``);
 - any other stream (page content, fonts, forms): ``max_inflated_bytes``, which also bounds
-  all of those streams together.
+  all of those streams and the embedded files together, so the scan's own work is bounded.
 
-The scan does not trust the cross-reference table or ``/Length``: every ``stream`` keyword in
-the file is decoded from its first byte until its compressed data ends, so a stream hidden
-inside another one's declared length, or an object the xref does not list, is still
-measured, and a shared stream is measured once. Streams cannot live in object streams (ISO
-32000-1, 7.5.7), so every one of them is in the raw bytes. A stream whose filter cannot be
-read (an indirect ``/Filter``) is tried as Flate, the only filter that decodes to much.
+The scan does not trust the cross-reference table: every ``stream`` keyword in the file is
+decoded from its first byte (Flate until its compressed data ends, whatever ``/Length``
+says; other filters to ``/Length`` when ``endstream`` follows it, else to the next
+``endstream``), so a stream hidden inside another one's declared length, or an object the
+xref does not list, is still measured, and a shared stream is measured once. Streams cannot
+live in object streams (ISO 32000-1, 7.5.7), so every one of them is in the raw bytes. A
+stream whose filter cannot be read (an indirect ``/Filter``) is tried as Flate.
 Encrypted PDFs cannot be measured this way (their streams are ciphertext); PDFium opens
 those only with an empty user password, and they are refused (see :func:`check_streams`).
 """
@@ -36,8 +38,9 @@ _FILTER = re.compile(rb"/Filter\s*(\[[^\]]*\]|/[^\s/\[\]<>()]+)")
 _NAME = re.compile(rb"/([^\s/\[\]<>()]+)")
 _EMBEDDED = re.compile(rb"/Type\s*/EmbeddedFile\b")
 _IMAGE = re.compile(rb"/Subtype\s*/Image\b")
-_WIDTH = re.compile(rb"/Width\s+(\d{1,9})(?!\s+\d+\s+R)")
-_HEIGHT = re.compile(rb"/Height\s+(\d{1,9})(?!\s+\d+\s+R)")
+_WIDTH = re.compile(rb"/Width\s+(\d{1,9})(?![\d.])(?!\s+\d+\s+R)")
+_HEIGHT = re.compile(rb"/Height\s+(\d{1,9})(?![\d.])(?!\s+\d+\s+R)")
+_LENGTH = re.compile(rb"/Length\s+(\d{1,10})(?![\d.])(?!\s+\d+\s+R)")
 _ENCRYPT = re.compile(rb"/Encrypt\s*(?:<<|\d+\s+\d+\s+R)")
 # How far back from "stream" a stream's dictionary is looked for (real ones are < 1 KB).
 _DICT_WINDOW = 8192
@@ -53,12 +56,13 @@ _LZW = {b"LZWDecode", b"LZW"}
 class StreamCeilings:
     """The three ceilings :func:`check_streams` applies (from :class:`ParseLimits`)."""
 
-    __slots__ = ("embedded", "inflated", "pixels")
+    __slots__ = ("embedded", "images", "inflated", "pixels")
 
-    def __init__(self, *, embedded: int, inflated: int, pixels: int) -> None:
+    def __init__(self, *, embedded: int, inflated: int, pixels: int, images: int) -> None:
         self.embedded = embedded
         self.inflated = inflated
         self.pixels = pixels
+        self.images = images
 
 
 def check_streams(content: bytes, ceilings: StreamCeilings) -> None:
@@ -76,28 +80,38 @@ def check_streams(content: bytes, ceilings: StreamCeilings) -> None:
         msg = "is an encrypted PDF; send it decrypted"
         raise InvalidRequestError.single("file", msg)
     view = memoryview(content)
-    other_total = 0
+    other_total = image_total = 0
     for match in _STREAM.finditer(content):
         window = content[max(0, match.start() - _DICT_WINDOW) : match.start()]
         window = window[window.rfind(b"obj") + 1 :]  # this object's dictionary only
         filters = _filters(window)
-        data = view[match.end() :]
+        end = _end(content, match, window, filters[0] if filters else b"")
+        data, extent = view[match.end() :], view[match.end() : end]
+        budget = ceilings.inflated - other_total
         if _EMBEDDED.search(window):
-            size = _decoded_size(data, filters, ceilings.embedded)
+            size = _decoded_size(data, extent, filters, min(ceilings.embedded, budget))
             if size > ceilings.embedded:
                 msg = (
                     f"embeds a file that decodes to more than the {_mb(ceilings.embedded)} "
                     "limit (max_embedded_bytes)"
                 )
                 raise InvalidRequestError.single("file", msg)
-            continue
-        if _IMAGE.search(window) and (bound := _image_bound(window, ceilings.pixels)) is not None:
-            if _decoded_size(data, filters, bound) > bound:
+        elif _IMAGE.search(window) and (bound := _image_bound(window, ceilings.pixels)):
+            size = _decoded_size(data, extent, filters, bound)
+            if size > bound:
                 msg = "has an image whose data decodes to more than its declared size"
                 raise InvalidRequestError.single("file", msg)
+            image_total += size
+            if image_total > ceilings.images:
+                msg = (
+                    f"has images that decode to more than {_mb(ceilings.images)} together "
+                    "(4 bytes a pixel of max_ocr_pixels)"
+                )
+                raise InvalidRequestError.single("file", msg)
             continue
-        budget = ceilings.inflated - other_total
-        other_total += _decoded_size(data, filters, budget)
+        else:
+            size = _decoded_size(data, extent, filters, budget)
+        other_total += size  # attachments too: the whole scan's work stays bounded
         if other_total > ceilings.inflated:
             msg = (
                 f"has streams that decode to more than the {_mb(ceilings.inflated)} limit "
@@ -108,6 +122,22 @@ def check_streams(content: bytes, ceilings: StreamCeilings) -> None:
 
 def _mb(n: int) -> str:
     return f"{n / 1_000_000:g} MB"
+
+
+def _end(content: bytes, match: re.Match[bytes], window: bytes, first_filter: bytes) -> int:
+    """Where a stream's data ends as PDFium reads it: at ``/Length`` when ``endstream``
+    follows there, else at the next ``endstream`` (the end of the file without one); hex and
+    ASCII85 data end at their end-of-data marker."""
+    marker = b">" if first_filter in _HEX else b"~>" if first_filter in _A85 else b""
+    if marker and (found := content.find(marker, match.end())) >= 0:
+        return found
+    length = _LENGTH.search(window)
+    if length is not None:
+        end = match.end() + int(length.group(1))
+        if content[end : end + 32].lstrip().startswith(b"endstream"):
+            return end
+    end = content.find(b"endstream", match.end())
+    return len(content) if end < 0 else end
 
 
 def _filters(window: bytes) -> list[bytes]:
@@ -133,18 +163,20 @@ def _image_bound(window: bytes, max_pixels: int) -> int | None:
     return w * h * 4 + h + 4096
 
 
-def _decoded_size(data: memoryview, filters: list[bytes], limit: int) -> int:
-    """What ``data`` decodes to through ``filters``, counted up to just past ``limit``.
+def _decoded_size(data: memoryview, extent: memoryview, filters: list[bytes], limit: int) -> int:
+    """What a stream decodes to through ``filters``, counted up to just past ``limit``.
 
-    Filters that never expand (hex, ASCII85) are applied only ahead of one that does; image
-    codecs (DCT, JPX, CCITT, JBIG2) end the count, their output being bounded by the declared
-    image size. Undecodable data counts what was decoded before the error.
+    Flate reads ``data`` (the rest of the file) until its compressed stream ends, so a wrong
+    ``/Length`` cannot hide bytes; the other filters read ``extent`` (the stream as PDFium
+    delimits it). Image codecs (DCT, JPX, CCITT, JBIG2) end the count, their output being
+    bounded by the declared image size. Undecodable data counts what decoded before the error.
     """
-    current: bytes | memoryview = data
-    size = len(data)
-    expanded = False
+    current: bytes | memoryview = extent
+    size = 0
     for index, name in enumerate(filters):
         keep = index < len(filters) - 1
+        if index == 0 and name in _FLATE:
+            current = data
         if name in _FLATE:
             size, out = _inflate(current, limit, keep=keep)
         elif name in _RUNLENGTH:
@@ -157,11 +189,10 @@ def _decoded_size(data: memoryview, filters: list[bytes], limit: int) -> int:
             size = len(out)
         else:
             break
-        expanded = expanded or (name not in _HEX and name not in _A85)
         if size > limit or out is None:
             break
         current = out
-    return size if expanded else 0
+    return size
 
 
 def _inflate(data: bytes | memoryview, limit: int, *, keep: bool) -> tuple[int, bytes | None]:
@@ -222,12 +253,10 @@ def _lzw(data: bytes | memoryview, limit: int) -> tuple[int, bytes | None]:
 
 def _ascii(data: bytes | memoryview, *, hex_digits: bool) -> bytes:
     """Hex or ASCII85 text decoded (never longer than its input); garbage decodes to nothing."""
-    text = bytes(data)
-    end = text.find(b">" if hex_digits else b"~>")
-    text = text if end < 0 else text[:end]
+    text = bytes(data)  # already cut at the end-of-data marker (see _end)
     try:
         if hex_digits:
-            digits = bytes(c for c in text if c not in b"\x00\t\n\x0c\r ")
+            digits = text.translate(None, b"\x00\t\n\x0c\r ")
             return binascii.unhexlify(digits + b"0" * (len(digits) % 2))
         return base64.a85decode(text.lstrip(b"<~") + b"~>", adobe=True)
     except (binascii.Error, ValueError):
