@@ -14,7 +14,7 @@ __all__ = ["read_embedded_invoice"]
 
 
 async def read_embedded_invoice(
-    content: bytes, *, max_bytes: int = 8_000_000
+    content: bytes, *, max_bytes: int
 ) -> tuple[EInvoice | None, tuple[str, ...]]:
     """The invoice a PDF carries as XML (CII or UBL), and warnings about XML it could not use.
 
