@@ -261,7 +261,14 @@ def _extractor(settings: Settings) -> Extractor:
 
 def parse_limits(settings: Settings) -> ParseLimits:
     """The document bounds the settings describe."""
-    return ParseLimits(max_bytes=settings.parse_max_bytes, max_pages=settings.parse_max_pages)
+    return ParseLimits(
+        max_bytes=settings.parse_max_bytes,
+        max_pages=settings.parse_max_pages,
+        max_pixels=settings.parse_max_pixels,
+        max_ocr_pixels=settings.parse_max_ocr_pixels,
+        max_embedded_bytes=settings.parse_max_embedded_bytes,
+        max_inflated_bytes=settings.parse_max_inflated_bytes,
+    )
 
 
 def browser_config(settings: Settings) -> BrowserConfig:

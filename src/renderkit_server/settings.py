@@ -18,7 +18,7 @@ from typing import Any
 import attrs
 
 from renderkit import ConfigurationError
-from renderkit.parsing import OCR_ENGINES
+from renderkit.parsing import OCR_ENGINES, ParseLimits
 from renderkit_server.clientaddr import TrustedProxies
 
 __all__ = ["ENV_VARIABLES", "Settings"]
@@ -64,6 +64,9 @@ def _networks(_inst: object, _attribute: object, value: tuple[str, ...]) -> None
     for network in value:
         ipaddress.ip_network(network, strict=False)  # ValueError names the bad range
 
+
+# The parse ceilings' defaults are the library's own, written once in ParseLimits.
+_PARSE_LIMITS = ParseLimits()
 
 # env suffix -> (attribute, parser); RENDERKIT_<SUFFIX>
 _ENV: dict[str, tuple[str, Any]] = {
@@ -132,6 +135,10 @@ _ENV: dict[str, tuple[str, Any]] = {
     "LLM_SEND_IMAGES": ("llm_send_images", _bool),
     "PARSE_MAX_BYTES": ("parse_max_bytes", _int),
     "PARSE_MAX_PAGES": ("parse_max_pages", _int),
+    "PARSE_MAX_PIXELS": ("parse_max_pixels", _int),
+    "PARSE_MAX_OCR_PIXELS": ("parse_max_ocr_pixels", _int),
+    "PARSE_MAX_EMBEDDED_BYTES": ("parse_max_embedded_bytes", _int),
+    "PARSE_MAX_INFLATED_BYTES": ("parse_max_inflated_bytes", _int),
     "PARSE_TIMEOUT": ("parse_timeout", _float),
     "PARSE_OCR": ("parse_ocr", lambda v, n: v),
     "MCP_ALLOWED_HOSTS": ("mcp_allowed_hosts", _list),
@@ -243,6 +250,12 @@ class Settings:
         llm_send_images: also send page images (vision models).
         parse_max_bytes: largest document to parse; its base64 must also fit max_body_bytes.
         parse_max_pages: most PDF pages per parse.
+        parse_max_pixels, parse_max_ocr_pixels, parse_max_embedded_bytes,
+            parse_max_inflated_bytes: the parse cost ceilings, as
+            :class:`~renderkit.parsing.ParseLimits` ``max_pixels`` (an image or page),
+            ``max_ocr_pixels`` (all of a PDF's OCR pages), ``max_embedded_bytes``
+            (attachments decoded) and ``max_inflated_bytes`` (other PDF streams decoded);
+            the defaults are ParseLimits' (docs/security.md).
         parse_timeout: seconds one parse may take (OCR and extraction together).
         parse_ocr: the OCR engine, ``rapidocr`` or ``tesseract``; unset: RapidOCR when the
             ``ocr`` extra's rapidocr and onnxruntime are installed, else Tesseract.
@@ -350,6 +363,18 @@ class Settings:
     # 7 MB of file is ~9.4 MB of base64: it fits the default 10 MB body limit.
     parse_max_bytes: int = attrs.field(default=7_000_000, validator=attrs.validators.ge(1))
     parse_max_pages: int = attrs.field(default=50, validator=attrs.validators.ge(1))
+    parse_max_pixels: int = attrs.field(
+        default=_PARSE_LIMITS.max_pixels, validator=attrs.validators.ge(1)
+    )
+    parse_max_ocr_pixels: int = attrs.field(
+        default=_PARSE_LIMITS.max_ocr_pixels, validator=attrs.validators.ge(1)
+    )
+    parse_max_embedded_bytes: int = attrs.field(
+        default=_PARSE_LIMITS.max_embedded_bytes, validator=attrs.validators.ge(1)
+    )
+    parse_max_inflated_bytes: int = attrs.field(
+        default=_PARSE_LIMITS.max_inflated_bytes, validator=attrs.validators.ge(1)
+    )
     parse_timeout: float = attrs.field(default=120.0, validator=attrs.validators.gt(0))
     parse_ocr: str | None = attrs.field(
         default=None, validator=attrs.validators.optional(attrs.validators.in_(OCR_ENGINES))

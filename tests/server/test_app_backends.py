@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from litestar.testing import AsyncTestClient
@@ -75,3 +76,26 @@ async def test_quota_is_shared_by_two_replicas_through_redis(
                 response = await client.post("/api/image", json=body, headers={"X-SVC-Key": key})
                 codes.append(response.status_code)
     assert codes == [200, 200, 200, 429]
+
+
+def test_every_parse_ceiling_setting_reaches_the_parse_limits(tmp_path: Path) -> None:
+    from renderkit.parsing import ParseLimits
+    from renderkit_server.services import parse_limits
+
+    settings = Settings(
+        data_dir=tmp_path,
+        parse_max_bytes=1_000,
+        parse_max_pages=2,
+        parse_max_pixels=3_000,
+        parse_max_ocr_pixels=4_000,
+        parse_max_embedded_bytes=5_000,
+        parse_max_inflated_bytes=6_000,
+    )
+    assert parse_limits(settings) == ParseLimits(
+        max_bytes=1_000,
+        max_pages=2,
+        max_pixels=3_000,
+        max_ocr_pixels=4_000,
+        max_embedded_bytes=5_000,
+        max_inflated_bytes=6_000,
+    )

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import base64
 import json
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import httpx
 import jsonschema
 import pytest
 from litestar.testing import AsyncTestClient
 
 from renderkit import ConfigurationError, ProviderUnavailableError
-from renderkit.parsing import AnthropicExtractor, LocalExtractor, OpenAIExtractor
+from renderkit.parsing import AnthropicExtractor, LocalExtractor, OpenAIExtractor, ParseLimits
 from renderkit.testing import FakeBrowser, FakeExtractor
 from renderkit_server.app import create_app
 from renderkit_server.mail import MemoryMailer
@@ -23,6 +25,7 @@ from renderkit_server.services import _extractor
 from renderkit_server.settings import Settings
 
 from ..parsing._documents import encode, receipt_image, require_tesseract, text_pdf
+from ..parsing._hostile import attachment_bomb_pdf
 from .conftest import issue_key
 
 pytestmark = pytest.mark.anyio
@@ -385,3 +388,47 @@ async def test_an_over_deep_schema_is_400_naming_schema_and_costs_nothing(
     assert response.json()["fields"][0]["field"] == "schema"
     assert "at most 40 levels" in response.json()["error"]
     assert await _remaining(parse_client, key) == before - 1  # only the probe itself
+
+
+async def test_an_attachment_inflating_to_512_mb_is_400_naming_the_limit_and_costs_nothing(
+    make_settings: Callable[..., Settings],
+) -> None:
+    """Finding 1 over HTTP: refused before any work, nothing charged, health stays fast."""
+    body = {"file": _b64(attachment_bomb_pdf()), "mimeType": "application/pdf"}
+    async with AsyncTestClient(_app(make_settings())) as client:
+        key = await issue_key(client)
+        before = await _remaining(client, key)
+        latencies: list[float] = []
+        done = anyio.Event()
+
+        async def probe_health() -> None:
+            while not latencies or not done.is_set():  # at least once, then until done
+                start = time.monotonic()
+                assert (await client.get("/api/health")).status_code == 200
+                latencies.append(time.monotonic() - start)
+                await anyio.lowlevel.checkpoint()
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(probe_health)
+            with anyio.fail_after(10):
+                response = await client.post("/api/parse", json=body, headers={"X-SVC-Key": key})
+            done.set()
+        after = await _remaining(client, key)
+    assert response.status_code == 400, response.text
+    error = response.json()
+    assert error["fields"][0]["field"] == "file"
+    assert "max_embedded_bytes" in error["error"]
+    assert after == before - 1  # only the probe call after it was charged
+    assert latencies
+    assert max(latencies) < 0.1
+
+
+def test_the_parse_cost_ceilings_come_from_the_environment_with_the_library_defaults() -> None:
+    default = ParseLimits()
+    settings = Settings.from_env(
+        {"RENDERKIT_PARSE_MAX_EMBEDDED_BYTES": "1000", "RENDERKIT_PARSE_MAX_OCR_PIXELS": "5"}
+    )
+    assert settings.parse_max_embedded_bytes == 1000
+    assert settings.parse_max_ocr_pixels == 5
+    assert settings.parse_max_pixels == default.max_pixels
+    assert settings.parse_max_inflated_bytes == default.max_inflated_bytes

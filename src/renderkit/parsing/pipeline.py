@@ -22,16 +22,28 @@ from renderkit.core.converter import structure
 from renderkit.core.workers import WorkerPool
 from renderkit.parsing._models import ParseRequest, ParseResult
 from renderkit.parsing._protocol import Extractor
-from renderkit.parsing.einvoice import EXTRACTOR_NAME, einvoice_extraction, read_embedded_invoice
+from renderkit.parsing.einvoice import (
+    EXTRACTOR_NAME,
+    EInvoice,
+    einvoice_extraction,
+    read_embedded_invoice,
+)
 from renderkit.parsing.fill.confidence import field_confidences, overall_confidence
 from renderkit.parsing.fill.validation import check_schema, validate
-from renderkit.parsing.readers.document import ParseLimits, decode_file, read_document
+from renderkit.parsing.readers.document import (
+    ParseLimits,
+    check_pdf_streams,
+    decode_file,
+    read_document,
+    sniff_mime_type,
+)
 from renderkit.parsing.readers.ocr import OcrEngine, ocr_engine
 from renderkit.parsing.rules import LocalExtractor
 
 __all__ = ["parse"]
 
 _DEFAULT_LIMITS = ParseLimits()
+_PDF = "application/pdf"
 
 
 _DEFAULT_OCR: list[OcrEngine] = []
@@ -79,7 +91,8 @@ async def parse(
 
     Raises:
         InvalidRequestError: naming ``file`` (not base64, empty, too large, corrupt,
-            encrypted, too many pages or pixels), ``mimeType`` (does not match the bytes) or
+            encrypted, too many pages or pixels, streams or attachments decoding past
+            ``limits``), ``mimeType`` (does not match the bytes) or
             ``schema`` (not valid JSON Schema).
         MissingDependencyError: OCR is needed and no OCR engine is installed.
         ProviderError: a remote model failed (e.g. a rejected key).
@@ -91,6 +104,15 @@ async def parse(
     content = await anyio.to_thread.run_sync(
         lambda: decode_file(req.file, max_bytes=limits.max_bytes)
     )
+    invoice: EInvoice | None = None
+    xml_warnings: tuple[str, ...] = ()
+    if embedded_xml and req.mimeType == _PDF and sniff_mime_type(content) == _PDF:
+        # Attachments are read (and their total bounded) before any page is, so a PDF
+        # refused for them has cost no OCR. read_document checks the streams again: cheap.
+        await anyio.to_thread.run_sync(check_pdf_streams, content, limits)
+        invoice, xml_warnings = await read_embedded_invoice(
+            content, max_bytes=limits.max_embedded_bytes
+        )
     document = await read_document(
         content,
         req.mimeType,
@@ -100,11 +122,6 @@ async def parse(
     )
     engine = extractor if extractor is not None else LocalExtractor()
     engine_name: str = getattr(engine, "name", type(engine).__name__)
-    invoice, xml_warnings = (
-        await read_embedded_invoice(document.content)
-        if embedded_xml and document.mime_type == "application/pdf"
-        else (None, ())
-    )
     if invoice is not None:
         extraction, engine_name = einvoice_extraction(invoice, req.schema), EXTRACTOR_NAME
     else:

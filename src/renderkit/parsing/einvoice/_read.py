@@ -13,15 +13,22 @@ from renderkit.parsing.einvoice.ubl import is_ubl, read_ubl
 __all__ = ["read_embedded_invoice"]
 
 
-async def read_embedded_invoice(content: bytes) -> tuple[EInvoice | None, tuple[str, ...]]:
+async def read_embedded_invoice(
+    content: bytes, *, max_bytes: int
+) -> tuple[EInvoice | None, tuple[str, ...]]:
     """The invoice a PDF carries as XML (CII or UBL), and warnings about XML it could not use.
 
     Attachments are tried in order (standard names first); the first that is an invoice wins.
     An XML attachment that is malformed, declares a DTD or entities, is too large, or is no
-    invoice gives a warning, and None when no other one is an invoice.
+    invoice gives a warning, and None when no other one is an invoice. ``max_bytes`` bounds
+    the attachments read, together (``ParseLimits.max_embedded_bytes``).
+
+    Raises:
+        InvalidRequestError: on field ``file``: the attachments decode to more than
+            ``max_bytes``.
     """
     warnings: list[str] = []
-    for attachment in await xml_attachments(content):
+    for attachment in await xml_attachments(content, max_bytes=max_bytes):
         invoice, problem = await anyio.to_thread.run_sync(_read, attachment)
         if invoice is not None:
             return invoice, ()

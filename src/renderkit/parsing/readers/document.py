@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import io
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import anyio.to_thread
@@ -30,10 +30,12 @@ from renderkit.core.pdfium import run_pdfium
 from renderkit.core.workers import WorkerPool, usable_cpus
 from renderkit.parsing._protocol import Document, Line, Page, Word
 from renderkit.parsing.readers.ocr import OcrEngine
+from renderkit.parsing.readers.streams import StreamCeilings, check_streams
 
 __all__ = [
     "MIME_TYPES",
     "ParseLimits",
+    "check_pdf_streams",
     "decode_file",
     "read_document",
     "render_page_images",
@@ -51,6 +53,13 @@ _PDF = MEDIA_TYPES["pdf"]
 
 # A page with fewer printable characters than this in its text layer is treated as a scan.
 _MIN_TEXT_CHARS = 16
+# A page image whose darkest and lightest grey differ by at most this much holds no legible
+# text, so it is not sent to OCR (blank pages cost a render, not an OCR pass).
+_BLANK_RANGE = 8
+# Declared pixels per byte of an uploaded image above which it is refused as truncated or
+# forged. Photos and scans hold 1-50 pixels a byte (the dev set's densest: 49); only blank
+# images compress past a few thousand.
+_MAX_PIXELS_PER_BYTE = 10_000
 
 
 def _positive(inst: object, attribute: attrs.Attribute[Any], value: float) -> None:
@@ -67,15 +76,29 @@ class ParseLimits:
     Attributes:
         max_bytes: largest decoded file (default 20 MB).
         max_pages: most PDF pages (default 50); a longer PDF is refused before any page is read.
-        max_pixels: most pixels of an image, and of a PDF page rendered for OCR (default 50 M;
-            an A4 page at 300 dpi is 8.7 M).
+        max_pixels: most pixels of an image (read from its header, refused above), of an image
+            inside a PDF (declared size, refused above) and of a PDF page rendered for OCR
+            (rendered at a lower resolution above) (default 50 M; an A4 page at 300 dpi is
+            8.7 M).
         ocr_dpi: resolution PDF pages without a text layer are rendered at for OCR.
+        max_ocr_pixels: most pixels rendered for OCR over all of a PDF's pages together
+            (default 250 M, 29 A4 pages at 300 dpi): when the pages at ``ocr_dpi`` would
+            exceed it, every page is rendered at a resolution lowered in proportion.
+        max_embedded_bytes: most bytes an embedded file (attachment) of a PDF decodes to,
+            each and all those read together, a file referenced twice counting twice
+            (default 8 MB; e-invoice XML is well under 1 MB). Refused above.
+        max_inflated_bytes: most bytes all of a PDF's other streams (page contents, fonts,
+            forms; not images, bounded by their declared size) decode to together, each
+            stored stream counted once (default 100 MB). Refused above.
     """
 
     max_bytes: int = attrs.field(default=20_000_000, validator=_positive)
     max_pages: int = attrs.field(default=50, validator=_positive)
     max_pixels: int = attrs.field(default=50_000_000, validator=_positive)
     ocr_dpi: int = attrs.field(default=300, validator=_positive)
+    max_ocr_pixels: int = attrs.field(default=250_000_000, validator=_positive)
+    max_embedded_bytes: int = attrs.field(default=8_000_000, validator=_positive)
+    max_inflated_bytes: int = attrs.field(default=100_000_000, validator=_positive)
 
 
 def _size(n: int) -> str:
@@ -174,7 +197,10 @@ async def read_document(
     else:
         image = await anyio.to_thread.run_sync(_open_image, content, limits.max_pixels)
         engine = _need_ocr(ocr)
-        pages = [await engine.recognize(image, page=1, detect_orientation=True)]
+        if _is_blank(image):
+            pages = [_blank_page(1, image)]
+        else:
+            pages = [await engine.recognize(image, page=1, detect_orientation=True)]
     return Document(mime_type=mime_type, content=content, pages=tuple(pages))
 
 
@@ -202,6 +228,14 @@ def _open_image(content: bytes, max_pixels: int) -> Image.Image:
     if width < 8 or height < 8:
         msg = f"is too small to read ({width}x{height} pixels)"
         raise InvalidRequestError.single("file", msg)
+    if width * height > len(content) * _MAX_PIXELS_PER_BYTE:
+        # A header can claim any size; the decoder then paints what the data lacks, and OCR
+        # reads a huge mostly flat image at full cost (a 380-byte JPEG claiming 7000x7000).
+        msg = (
+            f"declares {width}x{height} pixels but holds only {len(content):,} bytes: "
+            f"a truncated or forged image (at most {_MAX_PIXELS_PER_BYTE:,} pixels a byte)"
+        )
+        raise InvalidRequestError.single("file", msg)
     try:
         image.load()
     except (OSError, ValueError, SyntaxError):
@@ -210,7 +244,10 @@ def _open_image(content: bytes, max_pixels: int) -> Image.Image:
     return image
 
 
-def _open_pdf(content: bytes, max_pages: int) -> pypdfium2.PdfDocument:
+def _open_pdf(content: bytes, limits: ParseLimits) -> tuple[pypdfium2.PdfDocument, float]:
+    """The opened PDF, and the factor every OCR page's pixel count is multiplied by so that
+    all pages together stay within ``max_ocr_pixels`` (1.0 when they fit)."""
+    max_pages = limits.max_pages
     try:
         pdf = pypdfium2.PdfDocument(content)
     except pypdfium2.PdfiumError as exc:
@@ -228,13 +265,44 @@ def _open_pdf(content: bytes, max_pages: int) -> pypdfium2.PdfDocument:
         pdf.close()
         msg = f"has {count:,} pages; at most {max_pages:,} are read"
         raise InvalidRequestError.single("file", msg)
-    return pdf
+    # Page sizes come from the page tree without loading pages. Every page is counted as if
+    # it needed OCR: which ones do is known only once their text layer is read.
+    total = 0.0
+    for index in range(count):
+        try:
+            width, height = pdf.get_page_size(index)
+        except pypdfium2.PdfiumError:
+            continue  # refused when the page is loaded
+        total += _ocr_pixels(width, height, limits)
+    return pdf, min(1.0, limits.max_ocr_pixels / total) if total > 0 else 1.0
+
+
+def _ocr_pixels(width: float, height: float, limits: ParseLimits) -> float:
+    scale = limits.ocr_dpi / 72
+    return min(abs(width * height) * scale * scale, float(limits.max_pixels))
+
+
+def check_pdf_streams(content: bytes, limits: ParseLimits) -> None:
+    """Refuse a PDF whose streams decode past ``limits`` (before PDFium inflates any).
+
+    Raises:
+        InvalidRequestError: on field ``file``, naming the limit.
+    """
+    ceilings = StreamCeilings(
+        embedded=limits.max_embedded_bytes,
+        inflated=limits.max_inflated_bytes,
+        pixels=limits.max_pixels,
+        images=4 * limits.max_ocr_pixels,
+    )
+    check_streams(content, ceilings)
 
 
 async def _read_pdf(
     content: bytes, *, ocr: OcrEngine | None, limits: ParseLimits, workers: WorkerPool | None
 ) -> list[Page]:
-    pdf = await run_pdfium(_open_pdf, content, limits.max_pages, workers=workers)
+    # Outside the PDFium lock: a bomb is refused without holding up other PDF work.
+    await anyio.to_thread.run_sync(check_pdf_streams, content, limits)
+    pdf, shrink = await run_pdfium(_open_pdf, content, limits, workers=workers)
     pages: list[Page | None] = [None] * len(pdf)
     # Scanned pages are read in parallel, one per core (an OCR engine uses one thread per
     # page); rendering waits for a free slot, so at most that many page images are in memory.
@@ -252,12 +320,15 @@ async def _read_pdf(
                 await slots.acquire()
                 try:
                     page, image = await run_pdfium(
-                        _read_pdf_page, pdf, index, limits, workers=workers
+                        _read_pdf_page, pdf, index, limits, shrink, workers=workers
                     )
                     if page is None:
                         assert image is not None
-                        tasks.start_soon(recognize, _need_ocr(ocr), image, index)
-                        continue
+                        if _is_blank(image):
+                            page = _blank_page(index + 1, image)
+                        else:
+                            tasks.start_soon(recognize, _need_ocr(ocr), image, index)
+                            continue
                 except BaseException:
                     slots.release()
                     raise
@@ -285,8 +356,18 @@ def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
     return next((e for e in leaves if isinstance(e, RenderkitError)), leaves[0])
 
 
+def _is_blank(image: Image.Image) -> bool:
+    """Whether ``image`` is one flat tone, with no contrast for any text to be read in."""
+    low, high = cast("tuple[int, int]", image.convert("L").getextrema())
+    return high - low <= _BLANK_RANGE
+
+
+def _blank_page(number: int, image: Image.Image) -> Page:
+    return Page(number=number, lines=(), source="ocr", width=image.width, height=image.height)
+
+
 def _read_pdf_page(
-    pdf: pypdfium2.PdfDocument, index: int, limits: ParseLimits
+    pdf: pypdfium2.PdfDocument, index: int, limits: ParseLimits, shrink: float = 1.0
 ) -> tuple[Page | None, Image.Image | None]:
     try:
         page = pdf[index]
@@ -304,17 +385,18 @@ def _read_pdf_page(
             return Page(
                 number=index + 1, lines=lines, source="text", width=width, height=height
             ), None
-        return None, _render(page, limits)
+        return None, _render(page, limits, shrink)
     finally:
         page.close()
 
 
-def _render(page: pypdfium2.PdfPage, limits: ParseLimits) -> Image.Image:
+def _render(page: pypdfium2.PdfPage, limits: ParseLimits, shrink: float = 1.0) -> Image.Image:
     width, height = page.get_size()
     scale = limits.ocr_dpi / 72
-    pixels = width * scale * height * scale
+    pixels = abs(width * scale * height * scale)
     if pixels > limits.max_pixels:
         scale *= (limits.max_pixels / pixels) ** 0.5
+    scale *= shrink**0.5  # the document's share of max_ocr_pixels
     if width * scale < 1 or height * scale < 1:
         msg = "has a page too small to render"
         raise InvalidRequestError.single("file", msg)
