@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import logging
 from datetime import timedelta
-from typing import Protocol
 
 import attrs
 
@@ -29,6 +28,7 @@ from renderkit.speech import (
 )
 from renderkit.storage import LocalStorage, Storage
 from renderkit_server.clientaddr import PRIVATE_NETWORKS, TrustedProxies
+from renderkit_server.closing import close_each
 from renderkit_server.engines import Engines, workers
 from renderkit_server.files import FileSigner, FileUrls
 from renderkit_server.health import HostFacts
@@ -61,14 +61,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger("renderkit_server")
-
-
-class _AsyncCloseable(Protocol):
-    """Anything closed with ``await x.aclose()``."""
-
-    async def aclose(self) -> None:
-        """Release it."""
-        ...
 
 
 @attrs.frozen(kw_only=True)
@@ -120,7 +112,7 @@ class Services:
 
     async def aclose(self) -> None:
         """Close everything; errors in one backend do not stop the others closing."""
-        closers: tuple[_AsyncCloseable, ...] = (
+        await close_each(
             self.storage_probe,
             self.engines.browser,
             self.engines.speech,
@@ -130,11 +122,6 @@ class Services:
             # The stores (the key service's revocations among them) and their client, last.
             self.state,
         )
-        for closer in closers:
-            try:
-                await closer.aclose()
-            except Exception:  # shutdown must go on whatever one backend does
-                logger.warning("error closing %s", type(closer).__name__, exc_info=True)
 
 
 def _storage(settings: Settings) -> Storage:

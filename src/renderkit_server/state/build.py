@@ -8,11 +8,9 @@ when a Redis URL is configured.
 
 from __future__ import annotations
 
-import logging
-from typing import Protocol
-
 import attrs
 
+from renderkit_server.closing import AsyncCloseable, close_each
 from renderkit_server.settings import Settings
 from renderkit_server.state.inflight import InflightLimiter, LocalInflightLimiter
 from renderkit_server.state.mcp_sessions import EndedSessions, MemoryEndedSessions
@@ -22,16 +20,6 @@ from renderkit_server.state.url_secrets import SqliteUrlSecretStore, UrlSecretSt
 from renderkit_server.state.usage import SqliteUsageStore, UsageStore
 
 __all__ = ["SharedState", "build_shared_state"]
-
-logger = logging.getLogger("renderkit_server")
-
-
-class _AsyncCloseable(Protocol):
-    """Anything closed with ``await x.aclose()``."""
-
-    async def aclose(self) -> None:
-        """Release it."""
-        ...
 
 
 @attrs.frozen(kw_only=True)
@@ -54,23 +42,18 @@ class SharedState:
     render_cache: RenderCache
     inflight: InflightLimiter
     ended_sessions: EndedSessions
-    client: _AsyncCloseable | None = None
+    client: AsyncCloseable | None = None
 
     async def aclose(self) -> None:
         """Close every store, then the client they share; one failing does not stop the rest."""
-        closers: tuple[_AsyncCloseable, ...] = (
+        await close_each(
             self.usage,
             self.revocations,
             self.url_secrets,
             self.render_cache,
             self.inflight,
-            *((self.client,) if self.client is not None else ()),
+            self.client,
         )
-        for closer in closers:
-            try:
-                await closer.aclose()
-            except Exception:  # shutdown must go on whatever one backend does
-                logger.warning("error closing %s", type(closer).__name__, exc_info=True)
 
 
 def build_shared_state(
