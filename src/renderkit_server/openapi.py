@@ -161,7 +161,7 @@ EXAMPLES: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
             "reset_at": "2026-12-01T00:00:00Z",
             "metrics": {
                 "images": {"used": 412, "in_flight": 1, "limit": 5000, "remaining": 4587},
-                "pdfs": {"used": 3, "in_flight": 0, "limit": 1000, "remaining": 997},
+                "pdfs": {"used": 3, "in_flight": 0, "limit": 500, "remaining": 497},
                 "audio_minutes": {"used": 12.25, "in_flight": 0, "limit": 60, "remaining": 47},
                 "screenshots": {"used": 0, "in_flight": 0, "limit": 1000, "remaining": 1000},
             },
