@@ -13,8 +13,10 @@ sharing one backend) can never spend more than a limit:
   live lease, so concurrent calls cannot overspend; :meth:`UsageStore.commit` turns a lease
   into a charge once the call succeeded, :meth:`UsageStore.drop` forgets it when the call
   failed, and a lease neither committed nor dropped before ``expires_at`` (the process
-  died) stops counting by itself. Expired leases are swept lazily by every call that reads
-  them, so a restarted server starts from the committed counters alone.
+  died) stops counting by itself: every read compares expiries with the backend's clock,
+  and expired leases are deleted lazily (by the next lease taken on SQLite, by every lease
+  script on Redis), so a restarted server needs no clean-up and starts from the committed
+  counters plus whatever leases are still live.
 
 Counters are plain integers in whatever unit the caller meters; the store never converts.
 (The quota service meters audio duration in milliseconds so fractional minutes stay exact.)

@@ -305,10 +305,10 @@ class SqliteUsageStore:
         """
         params = {"key_id": key_id, "period": period, "now": self._clock()}
 
+        # Read-only (expired rows are filtered, and deleted by the next lease): a key holder
+        # may poll its usage often, and must not take the write lock every time to do so.
         def run(conn: sqlite3.Connection) -> dict[str, int]:
-            with immediate(conn):
-                conn.execute(_SWEEP_LEASES, params)
-                return dict(conn.execute(_IN_FLIGHT, params).fetchall())
+            return dict(conn.execute(_IN_FLIGHT, params).fetchall())
 
         return await self._run(run)
 
