@@ -12,13 +12,15 @@ from litestar.testing import AsyncTestClient
 
 from renderkit import RenderError
 from renderkit.image.signed_url import public_key_id
-from renderkit.testing import FakeBrowser
+from renderkit.testing import FakeBrowser, FakeExtractor, FakeSpeechProvider
 from renderkit.testing._fake_browser import RecordedRender
 from renderkit_server.app import create_app
 from renderkit_server.mail import MemoryMailer
+from renderkit_server.operations import OPERATIONS
 from renderkit_server.settings import Settings
 
 from .conftest import ADMIN, issue_key
+from .test_operations import PAYLOADS
 
 pytestmark = pytest.mark.anyio
 
@@ -114,7 +116,38 @@ async def test_a_failed_call_does_not_appear_in_usage(
 
     assert failed.status_code >= 500
     body = (await client.get("/api/usage", headers={"X-SVC-Key": key})).json()
-    assert body["metrics"]["images"]["used"] == 2
+    assert body["metrics"]["images"] == {
+        "used": 2,
+        "in_flight": 0,
+        "limit": 5000,
+        "remaining": 4998,
+    }
+
+
+@pytest.mark.parametrize("name", list(OPERATIONS))
+async def test_every_operation_commits_its_charge_and_leaves_nothing_in_flight(
+    make_settings: Callable[..., Settings], name: str
+) -> None:
+    app = create_app(
+        make_settings(),
+        browser=FakeBrowser(),
+        mailer=MemoryMailer(),
+        speech=FakeSpeechProvider(),
+        extractor=FakeExtractor({"total": 24.0}, document_type="receipt"),
+    )
+    async with AsyncTestClient(app) as client:
+        key = await issue_key(client)
+        done = await client.post(f"/api/{name}", json=PAYLOADS[name], headers={"X-SVC-Key": key})
+        assert done.status_code == 200, done.text
+
+        metrics = (await client.get("/api/usage", headers={"X-SVC-Key": key})).json()["metrics"]
+
+    metric = OPERATIONS[name].metric
+    assert metrics[metric]["used"] == done.json()["credits_used"] > 0
+    assert all(m["in_flight"] == 0 for m in metrics.values())
+    if name == "audio":  # leased at the estimate, committed at the measured length
+        measured = round(done.json()["duration_seconds"] / 60, 3)
+        assert metrics["audio_minutes"]["used"] == pytest.approx(measured, abs=0.001)
 
 
 async def test_the_admin_export_needs_the_admin_token(client: AsyncTestClient) -> None:
