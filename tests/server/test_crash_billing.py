@@ -1,9 +1,9 @@
 """Billing survives a crash: a real server SIGKILLed mid-way through 20 renders charges
 exactly the calls that returned 200, once its leases have passed.
 
-The server runs as ``renderkit serve`` in a session of its own, on 127.0.0.1, with a real
-Chromium and a two-second billing lease; after the kill it is restarted on the same data
-directory (SQLite files, or the same redis-server).
+The server runs as ``renderkit serve`` on 127.0.0.1, with a real Chromium and a two-second
+billing lease; after the kill (and the end of the Chromium it leaves behind) it is restarted
+on the same data directory (SQLite files, or the same redis-server).
 """
 
 from __future__ import annotations
@@ -60,14 +60,11 @@ class Server:
         if self.redis_url:
             env["RENDERKIT_REDIS_URL"] = self.redis_url
         with self.log.open("ab") as log:
-            # A session of its own, so the Chromium it starts can be found and ended after
-            # the server itself was killed (a killed server cannot close its browser).
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "renderkit.cli", "serve", "--port", str(port)],
                 env=env,
                 stdout=subprocess.DEVNULL,
                 stderr=log,
-                start_new_session=True,
             )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -80,19 +77,49 @@ class Server:
         pytest.fail("server did not start in time")
 
     def kill(self) -> None:
-        """SIGKILL the server process alone: a crash, with no shutdown code running."""
+        """SIGKILL the server process alone: a crash, with no shutdown code running.
+
+        Then end the Chromium it started, found by parentage before the kill: Chromium runs
+        in a session of its own, and nothing else would end it once its parent is gone.
+        """
         assert self.proc is not None
+        orphans = _descendants(self.proc.pid)
         self.proc.kill()
         self.proc.wait(timeout=10)
+        for pid in orphans:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
-    def end_session(self) -> None:
-        """End what is left of the server's session (its orphaned Chromium)."""
-        if self.proc is None:
+    def stop(self) -> None:
+        """Stop the server gracefully (it closes its browser), or kill it if it hangs."""
+        if self.proc is None or self.proc.poll() is not None:
             return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=10)
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=40)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+
+def _descendants(root: int) -> list[int]:
+    """Every live process below ``root``, read from /proc (children before grandchildren)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # ended while we looked
+        # Field 4 is the parent; the command (field 2) may hold spaces, so split after it.
+        parent = int(stat.rpartition(")")[2].split()[1])
+        children.setdefault(parent, []).append(int(entry.name))
+    found, queue = [], [root]
+    while queue:
+        for child in children.get(queue.pop(0), []):
+            found.append(child)
+            queue.append(child)
+    return found
 
 
 @pytest.fixture(params=["sqlite", "redis"])
@@ -107,7 +134,7 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
         try:
             yield srv
         finally:
-            srv.end_session()
+            srv.stop()
 
 
 def _page(index: int) -> str:
@@ -169,7 +196,6 @@ def test_a_server_killed_mid_render_charges_exactly_the_calls_that_returned_200(
     assert 3 <= completed < CALLS, statuses  # killed mid-way: some calls never finished
     assert all(s == 200 or isinstance(s, str) for s in statuses), statuses
 
-    server.end_session()
     server.start()
     assert _usage(server.base, key)["used"] == completed
     time.sleep(LEASE_SECONDS + 0.5)
