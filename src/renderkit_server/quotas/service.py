@@ -254,7 +254,7 @@ class QuotaTicket:
             for metric, lease in list(self._leases.items()):
                 try:
                     renewed = await self._store.renew(lease, self._lease_seconds)
-                except StorageUnavailableError:
+                except Exception:  # a beat that fails must never fail the call it keeps
                     logger.warning("could not renew a billing lease", exc_info=True)
                     continue
                 if renewed is not None and metric in self._leases:
