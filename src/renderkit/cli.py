@@ -57,6 +57,16 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(run=_serve)
 
+    usage = sub.add_parser("usage", help="the server's usage ledger, for the operator")
+    usage_sub = usage.add_subparsers(dest="usage_command", required=True, metavar="COMMAND")
+    export = usage_sub.add_parser(
+        "export",
+        help="every key's committed usage in one month (configured by RENDERKIT_* variables)",
+    )
+    export.add_argument("--month", required=True, help="the month, YYYY-MM")
+    export.add_argument("--format", choices=("csv", "json"), default="json")
+    export.set_defaults(run=_usage_export)
+
     doctor = sub.add_parser("doctor", help="check Chromium, fonts and system tools")
     doctor.add_argument("--chromium", default="/usr/bin/chromium")
     doctor.add_argument("--kokoro-dir", type=Path, help="default: ~/.cache/renderkit/kokoro")
@@ -82,6 +92,16 @@ def _serve(args: argparse.Namespace) -> int:
         msg = "the server needs the server extra: pip install 'renderkit[server]'"
         raise MissingDependencyError(msg) from exc
     return serve(host=args.host, port=args.port, workers=args.workers, log_level=args.log_level)
+
+
+def _usage_export(args: argparse.Namespace) -> int:
+    try:
+        from renderkit_server.usage.cli import export_usage
+    except ImportError as exc:
+        msg = "the usage ledger needs the server extra: pip install 'renderkit[server]'"
+        raise MissingDependencyError(msg) from exc
+    print(export_usage(month=args.month, fmt=args.format), end="")
+    return 0
 
 
 def _doctor(args: argparse.Namespace) -> int:

@@ -39,6 +39,7 @@ from renderkit_server.quotas import (
 from renderkit_server.services import build_services
 from renderkit_server.settings import Settings
 from renderkit_server.state.render_cache import RenderCache
+from renderkit_server.usage import routes as usage_routes
 
 __all__ = ["ROUTES", "create_app"]
 
@@ -51,6 +52,7 @@ ROUTES: tuple[ControllerRouterHandler, ...] = (
     *production.ROUTES,
     signed_images.signed_image,
     *keys_routes.ROUTES,
+    *usage_routes.ROUTES,
     *health.ROUTES,
     *files.ROUTES,
     *docs.ROUTES,

@@ -36,6 +36,7 @@ OPERATION_IDS: dict[str, str] = {
     "keys/regenerate": "regenerateKey",
     "health": "health",
     "image/{filename}": "getSignedImage",
+    "usage": "getUsage",
 }
 
 _TINY_PNG = (
@@ -151,6 +152,20 @@ EXAMPLES: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
     "health": (
         None,
         {"status": "ok", "version": "1.0.0", "uptime_seconds": 3600, "services": {"browser": "ok"}},
+    ),
+    "usage": (
+        None,
+        {
+            "period": "2026-11",
+            "plan": "starter",
+            "reset_at": "2026-12-01T00:00:00Z",
+            "metrics": {
+                "images": {"used": 412, "in_flight": 1, "limit": 5000, "remaining": 4587},
+                "pdfs": {"used": 3, "in_flight": 0, "limit": 500, "remaining": 497},
+                "audio_minutes": {"used": 12.25, "in_flight": 0, "limit": 60, "remaining": 47},
+                "screenshots": {"used": 0, "in_flight": 0, "limit": 1000, "remaining": 1000},
+            },
+        },
     ),
 }
 
@@ -324,6 +339,22 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
         }
     }
     paths["/api/image/{filename}"] = {"get": _signed_image_operation()}
+    schemas["UsageResponse"] = _USAGE_RESPONSE
+    paths["/api/usage"] = {
+        "get": {
+            "operationId": OPERATION_IDS["usage"],
+            "summary": "This month's usage of the calling key, and what is left",
+            "description": "Read from the ledger calls are charged to: a call counts once it "
+            "completed (200). Calls still running are listed as `in_flight` and already count "
+            "against `remaining`. `audio_minutes` are minutes with three decimals; `limit` and "
+            "`remaining` are null for a metric the plan does not limit.",
+            "security": security,
+            "responses": {
+                "200": _json_ref("UsageResponse", "Usage per metric"),
+                **_error_responses(401, 503),
+            },
+        }
+    }
     health = {
         "type": "object",
         "required": ["status", "version", "uptime_seconds", "services"],
@@ -366,6 +397,31 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
         },
     }
     return dict(_markdown(document))
+
+
+_AMOUNT = {"type": "number", "minimum": 0}
+_USAGE_RESPONSE: dict[str, Any] = {
+    "type": "object",
+    "required": ["period", "plan", "reset_at", "metrics"],
+    "properties": {
+        "period": {"type": "string", "description": "The month, YYYY-MM (UTC)"},
+        "plan": {"type": "string", "enum": list(PLAN_NAMES)},
+        "reset_at": {"type": "string", "format": "date-time"},
+        "metrics": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "required": ["used", "in_flight", "limit", "remaining"],
+                "properties": {
+                    "used": {**_AMOUNT, "description": "Charged this month"},
+                    "in_flight": {**_AMOUNT, "description": "Held by calls still running"},
+                    "limit": {"type": ["integer", "null"]},
+                    "remaining": {"type": ["integer", "null"]},
+                },
+            },
+        },
+    },
+}
 
 
 def _signed_image_operation() -> dict[str, Any]:

@@ -189,6 +189,10 @@ async def execute(
 ) -> Execution:
     """Validate, reserve quota, run, store, respond; refund on any failure.
 
+    The call's charges are leases until the response body is built: only then are they
+    committed, so a call that fails, or whose process dies, is never charged (see
+    :mod:`renderkit_server.quotas.service`).
+
     Raises:
         InvalidRequestError: the payload is invalid (nothing is charged).
         QuotaExceededError, RateLimitedError: the key's limits are reached.
@@ -234,9 +238,11 @@ async def execute(
     ticket = await quotas.reserve(key_id, plan, charges)
     try:
         engines = production.engines
-        output = await production.metrics.timed_render(
-            operation.name, engines, operation.run(request, _as_tenant(production, key_id, plan))
-        )
+        tenant = _as_tenant(production, key_id, plan)
+        async with ticket.kept_alive():  # renders can outlast one lease
+            output = await production.metrics.timed_render(
+                operation.name, engines, operation.run(request, tenant)
+            )
         for metric, amount in output.settle.items():
             await quotas.adjust(ticket, metric, amount)
         url = None
@@ -270,6 +276,13 @@ async def execute(
         body["size_bytes"] = len(output.content)
         body["cached"] = False
     body["credits_used"] = charges[operation.metric]
+    try:
+        # Last: the result is stored and the answer built, so the charge is for a call
+        # that is delivered; a failure or a crash before this line charges nothing.
+        await ticket.commit()
+    except BaseException:
+        await ticket.release()
+        raise
     return Execution(
         body=body,
         headers={**ticket.headers(), **found.headers},

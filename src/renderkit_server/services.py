@@ -183,6 +183,7 @@ def quota_service(settings: Settings, usage_store: UsageStore, *, secret: str) -
             WindowLimit(limit=settings.key_mail_per_hour, window=hour),
         ),
         pepper=hashlib.sha256(b"renderkit limits\0" + secret.encode()).digest(),
+        lease_seconds=settings.billing_lease_seconds,
     )
 
 

@@ -145,6 +145,7 @@ _ENV: dict[str, tuple[str, Any]] = {
     "WORKERS": ("workers", _int),
     "WORKERS_QUEUE": ("workers_queue", _int),
     "METRICS_TOKEN": ("metrics_token", lambda v, n: v),
+    "BILLING_LEASE_SECONDS": ("billing_lease_seconds", _float),
 }
 
 #: The environment variable of each setting that has one, by setting name
@@ -280,6 +281,10 @@ class Settings:
             OVERLOADED and Retry-After; unset: 4 x workers.
         metrics_token: when set, ``GET /metrics`` needs ``Authorization: Bearer <token>``;
             unset, it is open (restrict it at the proxy, or set this).
+        billing_lease_seconds: how long the charges of a running call are held before they
+            must be renewed (a running call renews them every third of this). A call is
+            charged only when it completes; if the server dies mid-call, its held charges
+            stop counting against the quota after at most this long.
     """
 
     data_dir: Path = Path("data")
@@ -387,6 +392,7 @@ class Settings:
         default=None, validator=attrs.validators.optional(attrs.validators.ge(0))
     )
     metrics_token: str | None = attrs.field(default=None, repr=False)
+    billing_lease_seconds: float = attrs.field(default=120.0, validator=attrs.validators.gt(0))
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

@@ -6,6 +6,12 @@ against the URL-signing secret the server recorded for the public key id
 (:class:`~renderkit_server.keys.url_secrets.UrlSecrets`). The response never changes for a
 given URL, so it is cacheable for ever: each distinct image is rendered and charged once,
 stored under a name derived from its ETag, and served from storage on every later view.
+
+"Once" holds for simultaneous first views too (a page shared on a busy network brings many
+crawlers at the same moment): the first view takes a lock named after the image
+(:class:`~renderkit_server.state.render_locks.RenderLocks`, across replicas when they share
+Redis or an SQLite file) and renders; the others wait for the lock to be freed and serve the
+stored image. If the renderer fails, the next waiter takes the lock and tries itself.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import hashlib
 import hmac
 import re
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -29,6 +36,7 @@ from renderkit_server.errors import HttpProblem
 from renderkit_server.keys import KeyService
 from renderkit_server.keys.url_secrets import UrlSecrets
 from renderkit_server.operations import IMAGE, Production, execute
+from renderkit_server.state.render_locks import RenderLocks
 
 __all__ = ["CACHE_CONTROL", "signed_image"]
 
@@ -128,6 +136,7 @@ async def signed_image(
     keys: NamedDependency[KeyService],
     url_secrets: NamedDependency[UrlSecrets],
     production: NamedDependency[Production],
+    render_locks: NamedDependency[RenderLocks],
 ) -> Response[bytes]:
     """Render (first view, charged once) or serve from storage the image a signed URL names."""
     match = _FILENAME_RE.fullmatch(filename)
@@ -145,18 +154,64 @@ async def signed_image(
         return Response(b"", status_code=304, headers=headers)
     media_type = f"image/{fmt}"
     key = f"{_STORAGE_PREFIX}/{etag}.{fmt}"
-    try:
-        content = await production.storage.get(key)
-    except ObjectNotFoundError:
-        kid = params["kid"]
-        result = await execute(
-            IMAGE,
-            payload,
-            production=production,
-            key_id=kid.partition(".")[0],
-            plan=plan,
-            base_url=str(request.base_url).rstrip("/"),
-        )
-        content = result.content or b""
-        await production.storage.put(key, content, content_type=media_type)
+    content = await _stored(production, key)
+    if content is None:
+
+        async def render() -> bytes:
+            result = await execute(
+                IMAGE,
+                payload,
+                production=production,
+                key_id=params["kid"].partition(".")[0],
+                plan=plan,
+                base_url=str(request.base_url).rstrip("/"),
+            )
+            rendered = result.content or b""
+            await production.storage.put(key, rendered, content_type=media_type)
+            return rendered
+
+        content = await _render_once(production, render_locks, key, render)
     return Response(content, media_type=media_type, headers=headers)
+
+
+async def _stored(production: Production, key: str) -> bytes | None:
+    try:
+        return await production.storage.get(key)
+    except ObjectNotFoundError:
+        return None
+
+
+async def _render_once(
+    production: Production,
+    locks: RenderLocks,
+    key: str,
+    render: Callable[[], Awaitable[bytes]],
+) -> bytes:
+    """Render under the image's lock, or wait for whoever holds it and serve what it stored.
+
+    A render may take as long as a billing lease, so the lock is held (and waited for) that
+    long at most.
+
+    Raises:
+        HttpProblem: 503 ``RENDER_PENDING`` when another view held the lock for the whole
+            wait without storing the image.
+    """
+    budget = production.quotas.lease_seconds
+    deadline = time.monotonic() + budget
+    while True:
+        token = await locks.acquire(key, budget)
+        if token is not None:
+            try:
+                # The holder before us may have stored it between our look and our lock.
+                content = await _stored(production, key)
+                return content if content is not None else await render()
+            finally:
+                await locks.release(key, token)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            msg = "this image is being rendered for another request; try again shortly"
+            raise HttpProblem(503, "RENDER_PENDING", msg, headers={"Retry-After": "5"})
+        await locks.wait(key, left)
+        content = await _stored(production, key)
+        if content is not None:
+            return content

@@ -85,6 +85,7 @@ async def test_each_endpoint_is_one_operation_with_a_stable_operation_id(
         "/api/keys/regenerate": "regenerateKey",
         "/api/health": "health",
         "/api/image/{filename}": "getSignedImage",
+        "/api/usage": "getUsage",
     }
 
 

@@ -4,8 +4,8 @@
   and their store units, periods (UTC calendar months) and burst windows;
 * :mod:`.errors`: :class:`LimitExceededError` and its two kinds, answered with 429, and
   :class:`UsageStoreUnavailableError` (quotas fail closed), answered with 503;
-* :mod:`.service`: :class:`QuotaService`, which reserves a call's charges and hands back a
-  :class:`QuotaTicket` to keep or release;
+* :mod:`.service`: :class:`QuotaService`, which leases a call's charges and hands back a
+  :class:`QuotaTicket` to commit (the call succeeded) or release (it failed);
 * the counters live in :mod:`renderkit_server.state.usage` (the :class:`UsageStore`
   protocol and its memory and SQLite backends are re-exported here; ``RedisUsageStore`` is
   imported from :mod:`renderkit_server.state.usage.redis`, as it needs ``redis``).

@@ -2,9 +2,14 @@
 
 Every production call goes through :meth:`QuotaService.reserve` (or its context-manager
 form :meth:`QuotaService.metered`) before rendering: first the per-minute burst limit of the
-key, then one monthly counter per metric the call charges. A reservation that is not
-released is the charge, so a call that fails must :meth:`QuotaTicket.release` its ticket:
-a failed call costs nothing.
+key, then one billing lease per metric the call charges (see
+:class:`~renderkit_server.state.usage.base.Lease`). The leases count against the quota at
+once, so concurrent calls cannot overspend, but they are not usage yet: a call that
+succeeds commits its ticket (:meth:`QuotaTicket.commit`), one that fails releases it
+(:meth:`QuotaTicket.release`), and the leases of a call whose process died expire after
+the service's ``lease_seconds`` on their own. A call is therefore charged exactly when it
+was committed, crash or no crash. :meth:`QuotaTicket.kept_alive` renews the leases while
+long work runs.
 
 Metering units. Store counters are integers. Every metric is counted in its plan unit
 (one image, one PDF, one character...) except ``audio_minutes``, which is counted in
@@ -22,6 +27,7 @@ already exists and the caller gets it); the next call is then refused.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime
 import hashlib
@@ -51,7 +57,7 @@ from renderkit_server.quotas.plans import (
     month_period,
     next_month_start,
 )
-from renderkit_server.state.usage.base import Reservation, UsageStore
+from renderkit_server.state.usage.base import Lease, Reservation, UsageStore
 
 __all__ = ["QuotaService", "QuotaTicket", "WindowLimit", "audio_charges"]
 
@@ -116,7 +122,7 @@ def _retry_after(reset_at: datetime.datetime, now: datetime.datetime) -> int:
 
 @attrs.define(kw_only=True, eq=False)
 class QuotaTicket:
-    """The reservations of one call: keep them on success, release them on failure.
+    """The leases of one call: commit them on success, release them on failure.
 
     Created by :meth:`QuotaService.reserve`; not meant to be built by hand.
 
@@ -139,7 +145,11 @@ class QuotaTicket:
     _reset_at: datetime.datetime = attrs.field(alias="reset_at", repr=False)
     _burst: Reservation | None = attrs.field(alias="burst", repr=False)
     _burst_reset_at: datetime.datetime = attrs.field(alias="burst_reset_at", repr=False)
+    _lease_seconds: float = attrs.field(alias="lease_seconds", default=120.0, repr=False)
+    #: The leases not committed yet, by metric; committed metrics leave it.
+    _leases: dict[str, Lease] = attrs.field(factory=dict, init=False, repr=False)
     _released: bool = attrs.field(default=False, init=False)
+    _committed: bool = attrs.field(default=False, init=False)
 
     @property
     def charges(self) -> dict[str, int]:
@@ -150,6 +160,11 @@ class QuotaTicket:
     def released(self) -> bool:
         """True once :meth:`release` refunded every charge."""
         return self._released
+
+    @property
+    def committed(self) -> bool:
+        """True once :meth:`commit` turned every lease into usage."""
+        return self._committed
 
     def headers(self) -> dict[str, str]:
         """Return ``X-RateLimit-Limit``, ``-Remaining`` and ``-Reset`` for the main metric.
@@ -169,21 +184,81 @@ class QuotaTicket:
         remaining = _remaining(limit, used, self.main_metric)
         return rate_limit_headers(limit, remaining, self._reset_at)
 
+    async def commit(self) -> None:
+        """Charge the call: turn every lease into usage, at its settled amount.
+
+        Call it once the result is stored and the response built; later calls do nothing.
+        Shielded from cancellation, so a charge is never half recorded by this process.
+
+        Raises:
+            RuntimeError: the ticket was released.
+            StorageUnavailableError: the store failed; leases not yet committed stay on
+                the ticket (release them, or they expire uncharged).
+        """
+        if self._released:
+            msg = "cannot commit a released quota ticket"
+            raise RuntimeError(msg)
+        with anyio.CancelScope(shield=True):
+            for metric, lease in list(self._leases.items()):
+                await self._store.commit(attrs.evolve(lease, amount=self._charges[metric]))
+                del self._leases[metric]
+        self._committed = True
+
     async def release(self) -> None:
         """Refund every charge of the call; later calls do nothing.
 
-        The refund is shielded from cancellation so a cancelled request still refunds.
+        Leases not committed are dropped; charges already committed are refunded from the
+        counters. The refund is shielded from cancellation so a cancelled request still
+        refunds.
 
         Raises:
             StorageUnavailableError: the store failed; charges not yet refunded stay on
-                the ticket and a later call retries them.
+                the ticket and a later call retries them. Uncommitted leases that cannot
+                be dropped expire uncharged anyway.
         """
         with anyio.CancelScope(shield=True):
             for metric, amount in list(self._charges.items()):
-                if amount:
+                lease = self._leases.get(metric)
+                if lease is not None:
+                    await self._store.drop(lease)
+                    del self._leases[metric]
+                elif amount:
                     await self._store.release(self.api_key_id, metric, self.period, amount)
                 del self._charges[metric]
         self._released = True
+
+    @contextlib.asynccontextmanager
+    async def kept_alive(self) -> AsyncIterator[None]:
+        """Renew the ticket's leases every third of their length while the block runs.
+
+        Work longer than one lease (a long synthesis) keeps its charge held; a process that
+        dies stops renewing, so its leases still expire one lease length later. A renewal
+        that fails is logged and retried at the next beat.
+        """
+        if not self._leases:
+            yield
+            return
+        # A plain task rather than a task group: the block's own exception must reach the
+        # caller as it is, not wrapped in an exception group.
+        beat = asyncio.create_task(self._heartbeat())
+        try:
+            yield
+        finally:
+            beat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beat
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(self._lease_seconds / 3)
+            for metric, lease in list(self._leases.items()):
+                try:
+                    renewed = await self._store.renew(lease, self._lease_seconds)
+                except Exception:  # a beat that fails must never fail the call it keeps
+                    logger.warning("could not renew a billing lease", exc_info=True)
+                    continue
+                if renewed is not None and metric in self._leases:
+                    self._leases[metric] = renewed
 
 
 def _utcnow() -> datetime.datetime:
@@ -207,9 +282,12 @@ class QuotaService:
             :class:`UsageStoreUnavailableError`.
         pepper: the key of the HMAC that turns client addresses and mailboxes into counter
             names (the server secret), so the store never holds a reversible identifier.
+        lease_seconds: how long a call's billing leases hold without being renewed: the
+            longest a call may take between renewals, and how long the charges of a call
+            whose process died keep counting against the quota.
 
     Raises:
-        ConfigurationError: a negative ``issuance_limit`` or a non-positive window.
+        ConfigurationError: a negative ``issuance_limit``, a non-positive window or lease.
     """
 
     def __init__(
@@ -228,6 +306,7 @@ class QuotaService:
         ),
         unavailable_retry_after: int = 5,
         pepper: bytes = b"",
+        lease_seconds: float = 120.0,
     ) -> None:
         if issuance_limit is not None and issuance_limit < 0:
             msg = "issuance_limit must be a non-negative integer or None"
@@ -235,6 +314,10 @@ class QuotaService:
         if issuance_window <= 0:
             msg = "issuance_window must be a positive number of seconds"
             raise ConfigurationError(msg)
+        if not 0 < lease_seconds < math.inf:
+            msg = "lease_seconds must be a positive number of seconds"
+            raise ConfigurationError(msg)
+        self._lease_seconds = lease_seconds
         self._store = store
         self._plans = dict(default_plans() if plans is None else plans)
         self._clock = clock
@@ -244,6 +327,11 @@ class QuotaService:
         self._key_email = tuple(key_email)
         self._unavailable_retry_after = unavailable_retry_after
         self._pepper = pepper
+
+    @property
+    def lease_seconds(self) -> float:
+        """How long a call's billing leases hold without renewal."""
+        return self._lease_seconds
 
     @property
     def plans(self) -> Mapping[str, PlanLimits]:
@@ -285,7 +373,7 @@ class QuotaService:
                 ``charges`` by default.
 
         Returns:
-            The ticket to release if the call then fails.
+            The ticket to commit when the call succeeded, or release if it failed.
 
         Raises:
             RateLimitedError: the burst limit is reached (``reset_at`` ends the minute).
@@ -340,14 +428,20 @@ class QuotaService:
             reset_at=reset_at,
             burst=burst,
             burst_reset_at=burst_reset_at,
+            lease_seconds=self._lease_seconds,
         )
         try:
             for metric, amount in charges.items():
                 limit = limits.monthly_limit(metric)
                 # Shielded so a cancellation cannot lose a reservation the store made.
                 with anyio.CancelScope(shield=True), self._fail_closed():
-                    result = await self._store.reserve(
-                        api_key_id, metric, period, amount, _store_limit(limit, metric)
+                    result = await self._store.lease(
+                        api_key_id,
+                        metric,
+                        period,
+                        amount,
+                        _store_limit(limit, metric),
+                        self._lease_seconds,
                     )
                 if not result.allowed:
                     assert limit is not None  # an unlimited counter always allows
@@ -361,7 +455,9 @@ class QuotaService:
                         reset_at=reset_at,
                         retry_after=_retry_after(reset_at, now),
                     )
+                assert result.lease is not None  # an allowed lease is always returned
                 ticket._charges[metric] = amount
+                ticket._leases[metric] = result.lease
                 ticket._results[metric] = result
         except BaseException:
             await _release_quietly(ticket)
@@ -377,7 +473,8 @@ class QuotaService:
         *,
         main_metric: str | None = None,
     ) -> AsyncIterator[QuotaTicket]:
-        """Reserve like :meth:`reserve`; release the ticket if the block raises.
+        """Reserve like :meth:`reserve`; commit the ticket when the block ends, release it
+        if the block raises.
 
         Example::
 
@@ -391,7 +488,9 @@ class QuotaService:
         """
         ticket = await self.reserve(api_key_id, plan, charges, main_metric=main_metric)
         try:
-            yield ticket
+            async with ticket.kept_alive():
+                yield ticket
+            await ticket.commit()
         except BaseException:
             await _release_quietly(ticket)
             raise
@@ -399,8 +498,9 @@ class QuotaService:
     async def adjust(self, ticket: QuotaTicket, metric: str, actual_amount: int) -> None:
         """Settle ``metric`` of a ticket at the measured ``actual_amount`` (store units).
 
-        Charges or refunds the difference from what the ticket holds (zero if the metric
-        was not reserved) in one atomic store operation. An extra charge is not checked
+        Before :meth:`QuotaTicket.commit`, the lease is set to commit ``actual_amount``
+        (a metric not reserved gets a lease of its own); after it, the difference is
+        charged or refunded in one atomic store operation. An extra charge is not checked
         against the limit: the work is done and delivered, so the usage is recorded even
         past the limit and the next call is refused.
 
@@ -416,6 +516,22 @@ class QuotaService:
         delta = actual_amount - ticket._charges.get(metric, 0)
         if delta == 0:
             return
+        limit = _store_limit(ticket._limits.monthly_limit(metric), metric)
+        previous = ticket._results.get(metric)
+        if not ticket.committed:
+            # Not usage yet: the lease commits the settled amount. A metric measured only
+            # now gets its own lease, unchecked like any settlement.
+            if metric not in ticket._leases:
+                with anyio.CancelScope(shield=True):
+                    result = await self._store.lease(
+                        ticket.api_key_id, metric, ticket.period, 0, None, self._lease_seconds
+                    )
+                assert result.lease is not None
+                ticket._leases[metric] = result.lease
+            used = max((previous.used if previous else 0) + delta, 0)
+            ticket._charges[metric] = actual_amount
+            ticket._results[metric] = Reservation(allowed=True, used=used, limit=limit)
+            return
         # Shielded, like reserve(), so the ticket always matches what the store recorded.
         with anyio.CancelScope(shield=True):
             if delta > 0:
@@ -425,9 +541,7 @@ class QuotaService:
                 used = result.used
             else:
                 await self._store.release(ticket.api_key_id, metric, ticket.period, -delta)
-                previous = ticket._results.get(metric)
                 used = max((previous.used if previous else 0) + delta, 0)
-        limit = _store_limit(ticket._limits.monthly_limit(metric), metric)
         ticket._charges[metric] = actual_amount
         ticket._results[metric] = Reservation(allowed=True, used=used, limit=limit)
 
@@ -522,12 +636,28 @@ class QuotaService:
             ) from exc
 
     async def usage(self, api_key_id: str) -> dict[str, int]:
-        """Return this month's usage of a key, ``{metric: used}`` in store units.
+        """Return this month's committed usage of a key, ``{metric: used}`` in store units.
 
         Raises:
             StorageUnavailableError: the usage store failed.
         """
         return await self._store.usage(api_key_id, month_period(as_utc(self._clock())))
+
+    async def in_flight(self, api_key_id: str) -> dict[str, int]:
+        """Return what the key's running calls hold this month, ``{metric: held}``.
+
+        Raises:
+            StorageUnavailableError: the usage store failed.
+        """
+        return await self._store.in_flight(api_key_id, month_period(as_utc(self._clock())))
+
+    def period(self) -> str:
+        """The current accounting period, e.g. ``"2026-11"``."""
+        return month_period(as_utc(self._clock()))
+
+    def period_reset_at(self) -> datetime.datetime:
+        """When the current period ends and the monthly quotas reset."""
+        return next_month_start(as_utc(self._clock()))
 
 
 async def _release_quietly(ticket: QuotaTicket) -> None:

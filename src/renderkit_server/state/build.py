@@ -15,6 +15,7 @@ from renderkit_server.settings import Settings
 from renderkit_server.state.inflight import InflightLimiter, LocalInflightLimiter
 from renderkit_server.state.mcp_sessions import EndedSessions, MemoryEndedSessions
 from renderkit_server.state.render_cache import RenderCache, SqliteRenderCache
+from renderkit_server.state.render_locks import RenderLocks, SqliteRenderLocks
 from renderkit_server.state.revocations import RevocationStore, SqliteRevocationStore
 from renderkit_server.state.url_secrets import SqliteUrlSecretStore, UrlSecretStore
 from renderkit_server.state.usage import SqliteUsageStore, UsageStore
@@ -33,6 +34,8 @@ class SharedState:
         render_cache: the render cache's index.
         inflight: per-key render leases over every replica.
         ended_sessions: ended MCP session ids.
+        render_locks: single-flight locks (a signed image rendered once however many
+            first views arrive together).
         client: the Redis client every Redis backend uses (None without Redis).
     """
 
@@ -42,6 +45,7 @@ class SharedState:
     render_cache: RenderCache
     inflight: InflightLimiter
     ended_sessions: EndedSessions
+    render_locks: RenderLocks
     client: AsyncCloseable | None = None
 
     async def aclose(self) -> None:
@@ -52,6 +56,7 @@ class SharedState:
             self.url_secrets,
             self.render_cache,
             self.inflight,
+            self.render_locks,
             self.client,
         )
 
@@ -84,6 +89,8 @@ def build_shared_state(
         render_cache=render_cache or SqliteRenderCache(data / "cache.sqlite3"),
         inflight=LocalInflightLimiter(),
         ended_sessions=MemoryEndedSessions(),
+        # SQLite, not memory: the workers of one host must agree on who renders.
+        render_locks=SqliteRenderLocks(data / "locks.sqlite3"),
     )
 
 
@@ -95,6 +102,7 @@ def _on_redis(
     from renderkit_server.state.inflight.redis import RedisInflightLimiter
     from renderkit_server.state.mcp_sessions.redis import RedisEndedSessions
     from renderkit_server.state.render_cache.redis import RedisRenderCache
+    from renderkit_server.state.render_locks.redis import RedisRenderLocks
     from renderkit_server.state.revocations.redis import RedisRevocationStore
     from renderkit_server.state.url_secrets.redis import RedisUrlSecretStore
     from renderkit_server.state.usage.redis import RedisUsageStore
@@ -107,5 +115,6 @@ def _on_redis(
         render_cache=render_cache or RedisRenderCache(client),
         inflight=RedisInflightLimiter(client, queue_timeout=settings.browser_queue_timeout),
         ended_sessions=RedisEndedSessions(client),
+        render_locks=RedisRenderLocks(client),
         client=client,
     )

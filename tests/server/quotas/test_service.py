@@ -76,10 +76,11 @@ def test_audio_charges_round_the_duration_up_to_the_millisecond() -> None:
 # Monthly quotas.
 
 
-async def test_a_reservation_charges_the_store_and_reports_headers(
+async def test_a_committed_reservation_charges_the_store_and_reports_headers(
     quotas: QuotaService, store: MemoryUsageStore
 ) -> None:
     ticket = await quotas.reserve("key-1", "starter", {"images": 1})
+    await ticket.commit()
 
     assert await store.usage("key-1", "2026-11") == {"images": 1}
     assert ticket.period == "2026-11"
@@ -96,7 +97,7 @@ async def test_an_exhausted_quota_raises_quota_exceeded_with_reset_details(
 ) -> None:
     plans = no_burst(plans_from_mapping({"starter": {"pdfs": 2}}))
     quotas = QuotaService(store, plans, clock=clock)
-    await quotas.reserve("key-1", "starter", {"pdfs": 2})
+    await (await quotas.reserve("key-1", "starter", {"pdfs": 2})).commit()
 
     with pytest.raises(QuotaExceededError) as info:
         await quotas.reserve("key-1", "starter", {"pdfs": 1})
@@ -128,12 +129,13 @@ async def test_quotas_reset_when_the_month_rolls_over(
     store: MemoryUsageStore, clock: FakeClock
 ) -> None:
     quotas = QuotaService(store, plans_from_mapping({"starter": {"images": 1}}), clock=clock)
-    await quotas.reserve("key-1", "starter", {"images": 1})
+    await (await quotas.reserve("key-1", "starter", {"images": 1})).commit()
     with pytest.raises(QuotaExceededError):
         await quotas.reserve("key-1", "starter", {"images": 1})
 
     clock.advance(minutes=2)  # 2026-12-01 00:00:30
     ticket = await quotas.reserve("key-1", "starter", {"images": 1})
+    await ticket.commit()
 
     assert ticket.period == "2026-12"
     assert await quotas.usage("key-1") == {"images": 1}
@@ -142,9 +144,10 @@ async def test_quotas_reset_when_the_month_rolls_over(
 
 async def test_quotas_are_isolated_per_key_id(store: MemoryUsageStore, clock: FakeClock) -> None:
     quotas = QuotaService(store, plans_from_mapping({"starter": {"images": 1}}), clock=clock)
-    await quotas.reserve("key-1", "starter", {"images": 1})
+    await (await quotas.reserve("key-1", "starter", {"images": 1})).commit()
 
     ticket = await quotas.reserve("key-2", "starter", {"images": 1})
+    await ticket.commit()
 
     assert ticket.api_key_id == "key-2"
     assert await store.usage("key-1", "2026-11") == {"images": 1}
@@ -175,17 +178,22 @@ async def test_audio_minutes_are_metered_exactly_in_milliseconds(
         "key-1", "starter", audio_charges(characters=10, seconds=59.5), main_metric="audio_minutes"
     )
 
-    assert await store.usage("key-1", "2026-11") == {
+    assert await store.in_flight("key-1", "2026-11") == {
         "audio_characters": 40,
         "audio_minutes": 61_000,
     }
     assert ticket.headers()["X-RateLimit-Remaining"] == "58"  # 58.98 minutes left
+    await ticket.commit()
+    assert await store.usage("key-1", "2026-11") == {
+        "audio_characters": 10,
+        "audio_minutes": 59_500,
+    }
 
 
 async def test_releasing_a_ticket_refunds_every_charge_once(
     quotas: QuotaService, store: MemoryUsageStore
 ) -> None:
-    await quotas.reserve("key-1", "starter", {"images": 1})
+    await (await quotas.reserve("key-1", "starter", {"images": 1})).commit()
     ticket = await quotas.reserve("key-1", "starter", {"images": 2, "screenshots": 1})
 
     await ticket.release()
@@ -258,6 +266,7 @@ async def test_vip_is_never_refused_and_its_usage_is_still_recorded(
     charges = dict.fromkeys(METRICS, 1_000_000)
     for _ in range(100):
         ticket = await quotas.reserve("key-vip", "vip", charges)
+        await ticket.commit()
 
     assert ticket.headers() == {}
     assert await store.usage("key-vip", "2026-11") == dict.fromkeys(METRICS, 100_000_000)
@@ -286,6 +295,7 @@ async def test_adjust_refunds_an_overestimate(
     ticket = await quotas.reserve("key-1", "starter", audio_charges(characters=50, seconds=30))
 
     await quotas.adjust(ticket, "audio_minutes", 12_345)
+    await ticket.commit()
 
     assert ticket.charges["audio_minutes"] == 12_345
     assert await store.usage("key-1", "2026-11") == {
@@ -302,6 +312,7 @@ async def test_adjust_charges_an_underestimate_even_past_the_limit(
     )
 
     await quotas.adjust(ticket, "audio_minutes", 61 * 60_000)
+    await ticket.commit()
 
     assert await store.usage("key-1", "2026-11") == {"audio_minutes": 61 * 60_000}
     assert ticket.headers()["X-RateLimit-Remaining"] == "0"
@@ -355,7 +366,7 @@ async def test_a_refused_burst_charges_no_monthly_quota(
     quotas: QuotaService, store: MemoryUsageStore
 ) -> None:
     for _ in range(10):
-        await quotas.reserve("key-1", "starter", {"images": 1})
+        await (await quotas.reserve("key-1", "starter", {"images": 1})).commit()
 
     with pytest.raises(RateLimitedError):
         await quotas.reserve("key-1", "starter", {"pdfs": 1})
@@ -413,19 +424,19 @@ async def test_vip_has_no_burst_limit(quotas: QuotaService) -> None:
 
 
 class FailingStore(MemoryUsageStore):
-    """Fails every reserve of one metric, as if the backend went down mid-call."""
+    """Fails every lease of one metric, as if the backend went down mid-call."""
 
     def __init__(self, failing_metric: str) -> None:
         super().__init__()
         self.failing_metric = failing_metric
 
-    async def reserve(
-        self, key_id: str, metric: str, period: str, amount: int, limit: int | None
+    async def lease(
+        self, key_id: str, metric: str, period: str, amount: int, limit: int | None, seconds: float
     ) -> Reservation:
         if metric == self.failing_metric:
             msg = "the usage store failed"
             raise StorageUnavailableError(msg)
-        return await super().reserve(key_id, metric, period, amount, limit)
+        return await super().lease(key_id, metric, period, amount, limit, seconds)
 
 
 async def test_a_store_failure_mid_call_releases_the_earlier_charges(clock: FakeClock) -> None:
@@ -436,6 +447,7 @@ async def test_a_store_failure_mid_call_releases_the_earlier_charges(clock: Fake
         await quotas.reserve("key-1", "starter", {"images": 1, "pdfs": 1})
 
     assert await store.usage("key-1", "2026-11") == {}
+    assert await store.in_flight("key-1", "2026-11") == {}
 
 
 @pytest.fixture

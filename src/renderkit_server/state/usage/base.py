@@ -7,7 +7,16 @@ sharing one backend) can never spend more than a limit:
 
 * monthly counters, one per ``(key_id, metric, period)``; ``period`` is an opaque string
   chosen by the caller (:func:`renderkit_server.quotas.month_period` gives ``"2026-11"``);
-* burst counters, one per ``(key_id, window_seconds, window_start)`` fixed time window.
+* burst counters, one per ``(key_id, window_seconds, window_start)`` fixed time window;
+* billing leases (:class:`Lease`): an amount held against a monthly counter while a call
+  runs. :meth:`UsageStore.lease` checks the limit against what is committed *plus* every
+  live lease, so concurrent calls cannot overspend; :meth:`UsageStore.commit` turns a lease
+  into a charge once the call succeeded, :meth:`UsageStore.drop` forgets it when the call
+  failed, and a lease neither committed nor dropped before ``expires_at`` (the process
+  died) stops counting by itself: every read compares expiries with the backend's clock,
+  and expired leases are deleted lazily (by the next lease taken on SQLite, by every lease
+  script on Redis), so a restarted server needs no clean-up and starts from the committed
+  counters plus whatever leases are still live.
 
 Counters are plain integers in whatever unit the caller meters; the store never converts.
 (The quota service meters audio duration in milliseconds so fractional minutes stay exact.)
@@ -28,15 +37,39 @@ import attrs
 from renderkit import StorageUnavailableError
 
 __all__ = [
+    "Lease",
     "Reservation",
     "UsageStore",
     "check_amount",
+    "check_lease_seconds",
     "check_limit",
     "check_open",
     "check_window",
     "closed_error",
     "store_failure",
 ]
+
+
+@attrs.frozen(kw_only=True)
+class Lease:
+    """An amount held against a monthly counter until it is committed, dropped or expires.
+
+    Attributes:
+        id: unique among the store's leases; chosen by the store.
+        key_id: the key lineage the amount belongs to.
+        metric: what is counted, e.g. ``images``.
+        period: the accounting period, e.g. ``2026-11``.
+        amount: what :meth:`UsageStore.commit` adds to the counter.
+        expires_at: Unix seconds, by the backend's clock (the Redis server's on Redis),
+            after which the lease no longer counts.
+    """
+
+    id: str
+    key_id: str
+    metric: str
+    period: str
+    amount: int
+    expires_at: float
 
 
 @attrs.frozen(kw_only=True)
@@ -48,11 +81,14 @@ class Reservation:
             ``limit`` and nothing was added.
         used: the counter after the operation (unchanged when not allowed).
         limit: the limit checked against; ``None`` means unlimited.
+        lease: the lease :meth:`UsageStore.lease` took (``None`` when refused, and for
+            :meth:`UsageStore.reserve` and :meth:`UsageStore.hit`).
     """
 
     allowed: bool
     used: int
     limit: int | None
+    lease: Lease | None = None
 
     @property
     def remaining(self) -> int | None:
@@ -103,7 +139,58 @@ class UsageStore(Protocol):
         ...
 
     async def usage(self, key_id: str, period: str) -> dict[str, int]:
-        """Return ``{metric: used}`` for one key and period; zero counters are left out."""
+        """Return ``{metric: used}`` for one key and period; zero counters are left out.
+
+        Only committed usage: live leases are reported by :meth:`in_flight`.
+        """
+        ...
+
+    async def lease(
+        self, key_id: str, metric: str, period: str, amount: int, limit: int | None, seconds: float
+    ) -> Reservation:
+        """Hold ``amount`` for ``seconds`` unless committed usage plus live leases would
+        exceed ``limit``.
+
+        Atomic like :meth:`reserve`: 50 concurrent leases of 1 against a limit of 10 allow
+        exactly 10, whether or not any of them is committed yet.
+
+        Returns:
+            ``allowed=True``, ``used`` (committed plus live leases, this one included) and
+            the :class:`Lease`; or ``allowed=False`` and what is used now (nothing held).
+        """
+        ...
+
+    async def commit(self, lease: Lease) -> None:
+        """Charge ``lease.amount`` to its counter and forget the lease, as one step.
+
+        The amount may differ from the one leased (audio settled at its measured length)
+        and is charged even past the limit: the work is done. A lease that already expired
+        is still charged, for the same reason. Commit each lease once.
+        """
+        ...
+
+    async def drop(self, lease: Lease) -> None:
+        """Forget a lease without charging it (the call failed); a no-op once it expired."""
+        ...
+
+    async def renew(self, lease: Lease, seconds: float) -> Lease | None:
+        """Move a live lease's expiry to ``seconds`` from now.
+
+        Returns:
+            The lease with its new ``expires_at``, or ``None`` when it had already expired
+            or was committed or dropped (it is not brought back).
+        """
+        ...
+
+    async def in_flight(self, key_id: str, period: str) -> dict[str, int]:
+        """Return ``{metric: held}``, the live leases of one key and period, summed."""
+        ...
+
+    async def export(self, period: str) -> dict[str, dict[str, int]]:
+        """Return the committed usage of every key in a period: ``{key_id: {metric: used}}``.
+
+        Keys and zero counters without usage are left out.
+        """
         ...
 
     async def hit(
@@ -161,6 +248,21 @@ def check_limit(limit: object) -> None:
     """
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
         msg = f"limit must be a non-negative integer or None, got {limit!r}"
+        raise ValueError(msg)
+
+
+def check_lease_seconds(seconds: object) -> None:
+    """Refuse a lease length that is not a positive, finite number of seconds.
+
+    Raises:
+        ValueError: naming the length.
+    """
+    if (
+        not isinstance(seconds, int | float)
+        or isinstance(seconds, bool)
+        or not 0 < seconds < float("inf")
+    ):
+        msg = f"lease seconds must be a positive number, got {seconds!r}"
         raise ValueError(msg)
 
 

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Hashable
+import time
+import uuid
+from collections.abc import Callable, Hashable
 from typing import TypeVar
 
+import attrs
+
 from renderkit_server.state.usage.base import (
+    Lease,
     Reservation,
     check_amount,
+    check_lease_seconds,
     check_limit,
     check_open,
     check_window,
@@ -24,9 +30,14 @@ class MemoryUsageStore:
 
     Each instance starts empty and shares nothing. Counters are lost when the process ends,
     and every replica counts on its own, so use SQLite or Redis for more than one process.
+
+    Args:
+        clock: Unix seconds now, which lease expiries are measured by; injected by tests.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
+        self._clock = clock
+        self._leases: dict[str, Lease] = {}
         self._monthly: dict[tuple[str, str, str], int] = {}
         self._windows: dict[tuple[str, int, int], int] = {}
         self._swept_before = 0
@@ -66,6 +77,89 @@ class MemoryUsageStore:
                 for (k, metric, p), used in self._monthly.items()
                 if k == key_id and p == period and used > 0
             }
+
+    async def lease(
+        self, key_id: str, metric: str, period: str, amount: int, limit: int | None, seconds: float
+    ) -> Reservation:
+        """Hold ``amount`` unless committed usage plus live leases would exceed ``limit``."""
+        check_amount(amount)
+        check_limit(limit)
+        check_lease_seconds(seconds)
+        check_open(self._closed, "memory")
+        with self._lock:
+            now = self._sweep()
+            used = self._monthly.get((key_id, metric, period), 0) + sum(
+                lease.amount
+                for lease in self._leases.values()
+                if (lease.key_id, lease.metric, lease.period) == (key_id, metric, period)
+            )
+            if limit is not None and used + amount > limit:
+                return Reservation(allowed=False, used=used, limit=limit)
+            lease = Lease(
+                id=uuid.uuid4().hex,
+                key_id=key_id,
+                metric=metric,
+                period=period,
+                amount=amount,
+                expires_at=now + seconds,
+            )
+            self._leases[lease.id] = lease
+            return Reservation(allowed=True, used=used + amount, limit=limit, lease=lease)
+
+    async def commit(self, lease: Lease) -> None:
+        """Charge ``lease.amount`` and forget the lease."""
+        check_amount(lease.amount)
+        check_open(self._closed, "memory")
+        with self._lock:
+            self._leases.pop(lease.id, None)
+            counter = (lease.key_id, lease.metric, lease.period)
+            self._monthly[counter] = self._monthly.get(counter, 0) + lease.amount
+
+    async def drop(self, lease: Lease) -> None:
+        """Forget a lease without charging it."""
+        check_open(self._closed, "memory")
+        with self._lock:
+            self._leases.pop(lease.id, None)
+
+    async def renew(self, lease: Lease, seconds: float) -> Lease | None:
+        """Move a live lease's expiry to ``seconds`` from now; ``None`` if it is gone."""
+        check_lease_seconds(seconds)
+        check_open(self._closed, "memory")
+        with self._lock:
+            now = self._sweep()
+            if lease.id not in self._leases:
+                return None
+            renewed = attrs.evolve(self._leases[lease.id], expires_at=now + seconds)
+            self._leases[lease.id] = renewed
+            return attrs.evolve(lease, expires_at=renewed.expires_at)
+
+    async def in_flight(self, key_id: str, period: str) -> dict[str, int]:
+        """Return ``{metric: held}`` over the live leases of one key and period."""
+        check_open(self._closed, "memory")
+        held: dict[str, int] = {}
+        with self._lock:
+            self._sweep()
+            for lease in self._leases.values():
+                if lease.key_id == key_id and lease.period == period and lease.amount:
+                    held[lease.metric] = held.get(lease.metric, 0) + lease.amount
+        return held
+
+    async def export(self, period: str) -> dict[str, dict[str, int]]:
+        """Return ``{key_id: {metric: used}}`` of every key with committed usage."""
+        check_open(self._closed, "memory")
+        result: dict[str, dict[str, int]] = {}
+        with self._lock:
+            for (key_id, metric, p), used in self._monthly.items():
+                if p == period and used > 0:
+                    result.setdefault(key_id, {})[metric] = used
+        return result
+
+    def _sweep(self) -> float:
+        """Forget expired leases (the lock is held); return the time they were judged by."""
+        now = self._clock()
+        for lease_id in [i for i, lease in self._leases.items() if lease.expires_at <= now]:
+            del self._leases[lease_id]
+        return now
 
     async def hit(
         self, key_id: str, window_start: int, window_seconds: int, limit: int | None

@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+import attrs
+
 from renderkit import StorageUnavailableError
 from renderkit_server.state._sqlite import SqliteDatabase, immediate
 from renderkit_server.state.usage.base import (
+    Lease,
     Reservation,
     check_amount,
+    check_lease_seconds,
     check_limit,
     check_window,
     closed_error,
@@ -45,6 +51,18 @@ _SCHEMA = (
     ) WITHOUT ROWID
     """,
     "CREATE INDEX IF NOT EXISTS burst_window_end ON burst (window_end)",
+    """
+    CREATE TABLE IF NOT EXISTS leases (
+        id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL,
+        metric TEXT NOT NULL,
+        period TEXT NOT NULL,
+        amount INTEGER NOT NULL,
+        expires_at REAL NOT NULL
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS leases_counter ON leases (key_id, period, metric)",
+    "CREATE INDEX IF NOT EXISTS leases_expires_at ON leases (expires_at)",
 )
 
 # One statement checks and increments, so the limit holds even without the surrounding
@@ -64,6 +82,27 @@ _RELEASE = """
     WHERE key_id = :key_id AND metric = :metric AND period = :period
 """
 _USAGE = "SELECT metric, used FROM usage WHERE key_id = ? AND period = ? AND used > 0"
+_SWEEP_LEASES = "DELETE FROM leases WHERE expires_at <= :now"
+_HELD = """
+    SELECT coalesce(sum(amount), 0) FROM leases
+    WHERE key_id = :key_id AND metric = :metric AND period = :period
+"""
+_INSERT_LEASE = """
+    INSERT INTO leases (id, key_id, metric, period, amount, expires_at)
+    VALUES (:id, :key_id, :metric, :period, :amount, :expires_at)
+"""
+_DROP_LEASE = "DELETE FROM leases WHERE id = :id"
+_CHARGE = """
+    INSERT INTO usage (key_id, metric, period, used) VALUES (:key_id, :metric, :period, :amount)
+    ON CONFLICT (key_id, metric, period) DO UPDATE SET used = used + excluded.used
+"""
+_RENEW = "UPDATE leases SET expires_at = :expires_at WHERE id = :id AND expires_at > :now"
+_IN_FLIGHT = """
+    SELECT metric, sum(amount) FROM leases
+    WHERE key_id = :key_id AND period = :period AND expires_at > :now
+    GROUP BY metric HAVING sum(amount) > 0
+"""
+_EXPORT = "SELECT key_id, metric, used FROM usage WHERE period = ? AND used > 0"
 _HIT = """
     INSERT INTO burst (key_id, window_seconds, window_start, window_end, hits)
     SELECT :key_id, :window_seconds, :window_start, :window_end, 1
@@ -92,9 +131,18 @@ class SqliteUsageStore:
         path: the database file; created with its tables on first use. The directory must
             exist. ``":memory:"`` gives a private in-memory database.
         busy_timeout: seconds to wait for another writer before failing.
+        clock: Unix seconds now, which lease expiries are measured by; injected by tests.
+            Processes sharing a file must agree on it (one host's clock does).
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 5.0) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        busy_timeout: float = 5.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._clock = clock
         self._db = SqliteDatabase(
             path,
             schema=_SCHEMA,
@@ -155,6 +203,127 @@ class SqliteUsageStore:
 
         def run(conn: sqlite3.Connection) -> dict[str, int]:
             return dict(conn.execute(_USAGE, (key_id, period)).fetchall())
+
+        return await self._run(run)
+
+    async def lease(
+        self, key_id: str, metric: str, period: str, amount: int, limit: int | None, seconds: float
+    ) -> Reservation:
+        """Hold ``amount`` unless committed usage plus live leases would exceed ``limit``.
+
+        Expired leases of every key are deleted in the same transaction.
+
+        Raises:
+            StorageUnavailableError: the database failed or the store is closed.
+        """
+        check_amount(amount)
+        check_limit(limit)
+        check_lease_seconds(seconds)
+        now = self._clock()
+        lease = Lease(
+            id=uuid.uuid4().hex,
+            key_id=key_id,
+            metric=metric,
+            period=period,
+            amount=amount,
+            expires_at=now + seconds,
+        )
+        params = {
+            "id": lease.id,
+            "key_id": key_id,
+            "metric": metric,
+            "period": period,
+            "amount": amount,
+            "expires_at": lease.expires_at,
+            "now": now,
+        }
+
+        def run(conn: sqlite3.Connection) -> Reservation:
+            with immediate(conn):
+                conn.execute(_SWEEP_LEASES, params)
+                row = conn.execute(_READ, params).fetchone()
+                used = (row[0] if row else 0) + conn.execute(_HELD, params).fetchone()[0]
+                if limit is not None and used + amount > limit:
+                    return Reservation(allowed=False, used=used, limit=limit)
+                conn.execute(_INSERT_LEASE, params)
+            return Reservation(allowed=True, used=used + amount, limit=limit, lease=lease)
+
+        return await self._run(run)
+
+    async def commit(self, lease: Lease) -> None:
+        """Charge ``lease.amount`` and delete the lease, in one transaction.
+
+        Raises:
+            StorageUnavailableError: the database failed or the store is closed.
+        """
+        check_amount(lease.amount)
+        params = {
+            "id": lease.id,
+            "key_id": lease.key_id,
+            "metric": lease.metric,
+            "period": lease.period,
+            "amount": lease.amount,
+        }
+
+        def run(conn: sqlite3.Connection) -> None:
+            with immediate(conn):
+                conn.execute(_DROP_LEASE, params)
+                conn.execute(_CHARGE, params)
+
+        await self._run(run)
+
+    async def drop(self, lease: Lease) -> None:
+        """Delete a lease without charging it.
+
+        Raises:
+            StorageUnavailableError: the database failed or the store is closed.
+        """
+        await self._run(lambda conn: conn.execute(_DROP_LEASE, {"id": lease.id}))
+
+    async def renew(self, lease: Lease, seconds: float) -> Lease | None:
+        """Move a live lease's expiry to ``seconds`` from now; ``None`` if it is gone.
+
+        Raises:
+            StorageUnavailableError: the database failed or the store is closed.
+        """
+        check_lease_seconds(seconds)
+        now = self._clock()
+        params = {"id": lease.id, "expires_at": now + seconds, "now": now}
+
+        def run(conn: sqlite3.Connection) -> int:
+            return conn.execute(_RENEW, params).rowcount
+
+        if not await self._run(run):
+            return None
+        return attrs.evolve(lease, expires_at=now + seconds)
+
+    async def in_flight(self, key_id: str, period: str) -> dict[str, int]:
+        """Return ``{metric: held}`` over the live leases of one key and period.
+
+        Raises:
+            StorageUnavailableError: the database failed or the store is closed.
+        """
+        params = {"key_id": key_id, "period": period, "now": self._clock()}
+
+        # Read-only (expired rows are filtered, and deleted by the next lease): a key holder
+        # may poll its usage often, and must not take the write lock every time to do so.
+        def run(conn: sqlite3.Connection) -> dict[str, int]:
+            return dict(conn.execute(_IN_FLIGHT, params).fetchall())
+
+        return await self._run(run)
+
+    async def export(self, period: str) -> dict[str, dict[str, int]]:
+        """Return ``{key_id: {metric: used}}`` of every key with committed usage.
+
+        Raises:
+            StorageUnavailableError: the database failed or the store is closed.
+        """
+
+        def run(conn: sqlite3.Connection) -> dict[str, dict[str, int]]:
+            result: dict[str, dict[str, int]] = {}
+            for key_id, metric, used in conn.execute(_EXPORT, (period,)).fetchall():
+                result.setdefault(key_id, {})[metric] = used
+            return result
 
         return await self._run(run)
 
