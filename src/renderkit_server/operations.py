@@ -28,7 +28,7 @@ from renderkit import (
     structure,
     synthesize,
 )
-from renderkit.browser import Browser, TenantAware
+from renderkit.browser import Browser, TenantAware, TenantClass
 from renderkit.core.times import isoformat_z
 from renderkit.parsing import DOCUMENT_TYPES
 from renderkit.storage import Storage
@@ -36,13 +36,21 @@ from renderkit.storage.files import store_file
 from renderkit_server.engines import Engines
 from renderkit_server.files import FileUrls
 from renderkit_server.metrics import Metrics
-from renderkit_server.quotas import QuotaService, audio_charges
+from renderkit_server.quotas import PlanLimits, QuotaService, audio_charges
 from renderkit_server.state.inflight import InflightLimiter, LimitedBrowser
 from renderkit_server.state.render_cache import RenderCache
 from renderkit_server.state.render_cache import lookup as render_cache
 from renderkit_server.state.render_cache import scope as cache_scope
 
-__all__ = ["OPERATIONS", "PRODUCTION_ERRORS", "Execution", "Operation", "Production", "execute"]
+__all__ = [
+    "OPERATIONS",
+    "PRODUCTION_ERRORS",
+    "Execution",
+    "Operation",
+    "Production",
+    "execute",
+    "plan_class",
+]
 
 
 @attrs.frozen(kw_only=True)
@@ -280,13 +288,24 @@ async def execute(
 
 def _as_tenant(production: Production, key_id: str, plan: str) -> Engines:
     """The engines with the browser seen as this key: its plan's cap over every replica,
-    then fair queueing under the same cap in the local pool or fleet."""
-    cap = production.quotas.limits(plan).browser_inflight
+    then fair queueing under the same cap, in its plan's class, in the local pool or fleet."""
+    limits = production.quotas.limits(plan)
+    cap = limits.browser_inflight
     browser: Browser = production.engines.browser
     if isinstance(browser, TenantAware):
-        browser = browser.for_tenant(key_id, max_inflight=cap)
+        browser = browser.for_tenant(key_id, max_inflight=cap, group=plan_class(plan, limits))
     limited = LimitedBrowser(browser, production.inflight, key_id=key_id, cap=cap)
     return attrs.evolve(production.engines, browser=limited)
+
+
+def plan_class(plan: str, limits: PlanLimits) -> TenantClass:
+    """The browser scheduling class of a plan: its weight and its shares of slots and queue."""
+    return TenantClass(
+        name=plan,
+        weight=limits.browser_weight,
+        slot_share=(limits.browser_slot_share or 100) / 100,
+        queue_share=(limits.browser_queue_share or 100) / 100,
+    )
 
 
 def _operator_ttl(request: object, default: int) -> int:
