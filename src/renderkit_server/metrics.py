@@ -158,12 +158,18 @@ class Metrics:
 
     def observe_rejection(self, exc: BaseException) -> None:
         """Count a 429 from a quota or a window (other errors are ignored)."""
-        from renderkit_server.quotas import QuotaExceededError, RateLimitedError
+        from renderkit_server.quotas import (
+            FailedWorkExhaustedError,
+            QuotaExceededError,
+            RateLimitedError,
+        )
 
         if isinstance(exc, QuotaExceededError):
             self.rejections.labels("quota", exc.metric).inc()
         elif isinstance(exc, RateLimitedError):
             self.rejections.labels("rate", exc.metric).inc()
+        elif isinstance(exc, FailedWorkExhaustedError):
+            self.rejections.labels("failed_work", exc.metric).inc()
 
     async def timed_render(self, operation: str, engines: Engines, run: Awaitable[T]) -> T:
         """Await ``run`` (one production call's work), counting its kind, backend and outcome.

@@ -36,7 +36,7 @@ from renderkit.storage.files import store_file
 from renderkit_server.engines import Engines
 from renderkit_server.files import FileUrls
 from renderkit_server.metrics import Metrics
-from renderkit_server.quotas import PlanLimits, QuotaService, audio_charges
+from renderkit_server.quotas import FailedWorkBudget, PlanLimits, QuotaService, audio_charges
 from renderkit_server.state.inflight import InflightLimiter, LimitedBrowser
 from renderkit_server.state.render_cache import RenderCache
 from renderkit_server.state.render_cache import lookup as render_cache
@@ -169,6 +169,7 @@ class Production:
         urls: the URLs answered for stored files.
         render_cache: the render cache's index.
         inflight: holds each key's browser renders to its plan's cap over every replica.
+        failed_work: the browser time a key may lose to its own timed-out calls.
         metrics: counts renders and cache lookups.
         cache_ttl_seconds: the operator's render cache lifetime.
         cache_share_templates: whether every key shares the cached renders of requests
@@ -181,6 +182,7 @@ class Production:
     urls: FileUrls
     render_cache: RenderCache
     inflight: InflightLimiter
+    failed_work: FailedWorkBudget
     metrics: Metrics
     cache_ttl_seconds: int
     cache_share_templates: bool = False
@@ -200,6 +202,7 @@ async def execute(
     Raises:
         InvalidRequestError: the payload is invalid (nothing is charged).
         QuotaExceededError, RateLimitedError: the key's limits are reached.
+        FailedWorkExhaustedError: the key's timed-out calls spent its failed-work budget.
         RenderkitError: rendering or storing failed (the reservation is released).
     """
     request = structure(payload, operation.model)
@@ -239,6 +242,7 @@ async def execute(
             content_type=entry.content_type,
         )
     charges = {operation.metric: 1, **operation.charges(request)}
+    await production.failed_work.check(key_id, plan)
     ticket = await quotas.reserve(key_id, plan, charges)
     try:
         engines = production.engines
@@ -267,6 +271,11 @@ async def execute(
                 facts=output.facts,
                 index=production.render_cache,
             )
+    except RenderTimeoutError as exc:
+        # Uncharged, yet the browser (or worker) was held for the whole timeout.
+        await ticket.release()
+        await production.failed_work.spend(key_id, plan, exc.timeout)
+        raise
     except BaseException:
         await ticket.release()
         raise
