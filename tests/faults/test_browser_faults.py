@@ -118,7 +118,7 @@ async def test_free_keys_looping_endless_scripts_leave_a_pro_key_its_share_of_th
     # Issue #24 finding 2: three self-service keys (free to mint) each loop a custom PDF
     # that never finishes. Their plan class holds at most a third of the slots (one of
     # two here), so a pro key's og-cards find the other slot free.
-    client, pool = served
+    client, _ = served
     attackers = [await issue_key(client, email=f"free{i}@example.com") for i in range(3)]
     victim = await issue_key(client, plan="pro", email="paying@example.com")
     await client.post("/api/image", json=OG_CARD, headers={"X-SVC-Key": victim})  # warm
