@@ -11,7 +11,8 @@ What is measured:
   kind (image, pdf, screenshot, audio, parse), backend (``local``/remote endpoint for the
   browser, the speech provider, the parse extractor) and outcome (``ok`` or the error code).
 - ``renderkit_limit_rejections_total{limit,metric}``: 429s from monthly quotas
-  (``limit="quota"``) and burst/abuse windows (``limit="rate"``), by the metric refused.
+  (``limit="quota"``), burst/abuse windows (``limit="rate"``) and failed-work budgets
+  (``limit="failed_work"``), by the metric refused.
 - ``renderkit_cache_requests_total{kind,result}``: render cache lookups of cached operations
   (``result`` ``hit``, ``miss``, or ``bypass`` for ``cache: false``).
 - ``renderkit_browser_{slots,busy,queued,healthy}{endpoint}`` and
