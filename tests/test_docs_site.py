@@ -59,6 +59,8 @@ def test_plans_page_states_the_starter_burst_limit_and_the_429_codes(
     assert "| images | 5,000 | 25,000 | 100,000 | unlimited |" in page
     for code in ("RATE_LIMITED", "QUOTA_EXCEEDED", "TOO_MANY_IN_FLIGHT", "Retry-After"):
         assert code in page
+    assert "FAILED_WORK_EXHAUSTED" in page
+    assert "| share of the browser slots all keys of the plan hold at once | 34 % | all |" in page
 
 
 def test_http_page_has_a_section_per_operation_of_the_openapi_document(

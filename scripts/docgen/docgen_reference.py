@@ -77,6 +77,10 @@ def _limit(value: int | None) -> str:
     return "unlimited" if value is None else f"{value:,}"
 
 
+def _percent(value: int | None) -> str:
+    return "all" if value is None else f"{value} %"
+
+
 def plans_page() -> str:
     """The default plan table, the burst window and how to read a 429."""
     plans = default_plans()
@@ -103,6 +107,27 @@ def plans_page() -> str:
                 "browser renders running at once",
                 *(
                     "any free slot" if p.browser_inflight is None else str(p.browser_inflight)
+                    for p in plans.values()
+                ),
+            ),
+            (
+                "share of the browser slots all keys of the plan hold at once",
+                *(_percent(p.browser_slot_share) for p in plans.values()),
+            ),
+            (
+                "share of the browser wait queue all keys of the plan fill",
+                *(_percent(p.browser_queue_share) for p in plans.values()),
+            ),
+            (
+                "weight when renders of several plans wait",
+                *(str(p.browser_weight) for p in plans.values()),
+            ),
+            (
+                "seconds of timed-out renders per hour (failed-work budget)",
+                *(
+                    _limit(p.failed_work_seconds)
+                    if p.failed_work_window == 3600 or p.failed_work_seconds is None
+                    else f"{p.failed_work_seconds} per {p.failed_work_window} s"
                     for p in plans.values()
                 ),
             ),
@@ -149,8 +174,16 @@ def plans_page() -> str:
                 "wait for a render to finish (`Retry-After: 1`); send fewer in parallel",
             ),
             (
+                "429 `FAILED_WORK_EXHAUSTED`",
+                "the key's calls timed out (never-ending custom HTML, pages that never load, "
+                "OCR out of time) for its plan's failed-work budget of browser time this hour; "
+                "those calls were free, but they held the browser",
+                "fix the page, then wait `Retry-After` seconds (the end of the hour window)",
+            ),
+            (
                 "503 `OVERLOADED`",
-                "the server's shared browser pool or a worker pool is full (not your plan)",
+                "the server's shared browser pool or a worker pool is full (not your plan), "
+                "or your plan's share of the browser queue is",
                 "retry after `Retry-After`",
             ),
         ],
@@ -181,6 +214,14 @@ def plans_page() -> str:
         f"A self-service key is a `starter` key: {_limit(starter.burst_per_minute)} requests "
         f"a minute and {starter.browser_inflight} browser render at a time. Exploring the API "
         "by hand reaches that burst limit quickly; the 429 then says how long to wait.\n\n"
+        "The browser is shared by plan, not only by key, since free keys cost nothing to "
+        "mint: when renders of several plans wait, each plan is served in proportion to its "
+        "weight, then its keys in turn; and all keys of a plan together hold at most the "
+        "plan's share of the browser slots (rounded down, at least one), even while the "
+        "rest of the browser is idle, so a render of another plan finds a free slot or is "
+        "next. A call that times out is not charged, but its timeout (in seconds) is spent "
+        "from the key's failed-work budget; once that is spent, the key's calls get 429 "
+        "`FAILED_WORK_EXHAUSTED` until the hour window ends.\n\n"
         "## Reading a 429\n\n"
         "Errors are the envelope `{error, code, status}`; a 429 also carries `retry_at` (ISO "
         "8601) in the body.\n\n" + codes + "\n### Rate-limit headers\n\n" + headers + "\n"

@@ -31,6 +31,7 @@ from renderkit_server.mcp import mcp_delete, mcp_get, mcp_post
 from renderkit_server.metrics import Metrics, MetricsMiddleware, metrics_endpoint
 from renderkit_server.observability import RequestIdMiddleware
 from renderkit_server.quotas import (
+    FailedWorkExhaustedError,
     QuotaExceededError,
     RateLimitedError,
     UsageStore,
@@ -45,6 +46,7 @@ __all__ = ["ROUTES", "create_app"]
 
 errors.register(QuotaExceededError, 429, "QUOTA_EXCEEDED")
 errors.register(RateLimitedError, 429, "RATE_LIMITED")
+errors.register(FailedWorkExhaustedError, 429, "FAILED_WORK_EXHAUSTED")
 errors.register(UsageStoreUnavailableError, 503, "QUOTA_UNAVAILABLE")
 
 #: Every route the app serves, by concern.

@@ -11,7 +11,8 @@ What is measured:
   kind (image, pdf, screenshot, audio, parse), backend (``local``/remote endpoint for the
   browser, the speech provider, the parse extractor) and outcome (``ok`` or the error code).
 - ``renderkit_limit_rejections_total{limit,metric}``: 429s from monthly quotas
-  (``limit="quota"``) and burst/abuse windows (``limit="rate"``), by the metric refused.
+  (``limit="quota"``), burst/abuse windows (``limit="rate"``) and failed-work budgets
+  (``limit="failed_work"``), by the metric refused.
 - ``renderkit_cache_requests_total{kind,result}``: render cache lookups of cached operations
   (``result`` ``hit``, ``miss``, or ``bypass`` for ``cache: false``).
 - ``renderkit_browser_{slots,busy,queued,healthy}{endpoint}`` and
@@ -158,12 +159,18 @@ class Metrics:
 
     def observe_rejection(self, exc: BaseException) -> None:
         """Count a 429 from a quota or a window (other errors are ignored)."""
-        from renderkit_server.quotas import QuotaExceededError, RateLimitedError
+        from renderkit_server.quotas import (
+            FailedWorkExhaustedError,
+            QuotaExceededError,
+            RateLimitedError,
+        )
 
         if isinstance(exc, QuotaExceededError):
             self.rejections.labels("quota", exc.metric).inc()
         elif isinstance(exc, RateLimitedError):
             self.rejections.labels("rate", exc.metric).inc()
+        elif isinstance(exc, FailedWorkExhaustedError):
+            self.rejections.labels("failed_work", exc.metric).inc()
 
     async def timed_render(self, operation: str, engines: Engines, run: Awaitable[T]) -> T:
         """Await ``run`` (one production call's work), counting its kind, backend and outcome.

@@ -28,7 +28,7 @@ from renderkit import (
     structure,
     synthesize,
 )
-from renderkit.browser import Browser, TenantAware
+from renderkit.browser import Browser, TenantAware, TenantClass
 from renderkit.core.times import isoformat_z
 from renderkit.parsing import DOCUMENT_TYPES
 from renderkit.storage import Storage
@@ -36,13 +36,21 @@ from renderkit.storage.files import store_file
 from renderkit_server.engines import Engines
 from renderkit_server.files import FileUrls
 from renderkit_server.metrics import Metrics
-from renderkit_server.quotas import QuotaService, audio_charges
+from renderkit_server.quotas import FailedWorkBudget, PlanLimits, QuotaService, audio_charges
 from renderkit_server.state.inflight import InflightLimiter, LimitedBrowser
 from renderkit_server.state.render_cache import RenderCache
 from renderkit_server.state.render_cache import lookup as render_cache
 from renderkit_server.state.render_cache import scope as cache_scope
 
-__all__ = ["OPERATIONS", "PRODUCTION_ERRORS", "Execution", "Operation", "Production", "execute"]
+__all__ = [
+    "OPERATIONS",
+    "PRODUCTION_ERRORS",
+    "Execution",
+    "Operation",
+    "Production",
+    "execute",
+    "plan_class",
+]
 
 
 @attrs.frozen(kw_only=True)
@@ -161,6 +169,7 @@ class Production:
         urls: the URLs answered for stored files.
         render_cache: the render cache's index.
         inflight: holds each key's browser renders to its plan's cap over every replica.
+        failed_work: the browser time a key may lose to its own timed-out calls.
         metrics: counts renders and cache lookups.
         cache_ttl_seconds: the operator's render cache lifetime.
         cache_share_templates: whether every key shares the cached renders of requests
@@ -173,6 +182,7 @@ class Production:
     urls: FileUrls
     render_cache: RenderCache
     inflight: InflightLimiter
+    failed_work: FailedWorkBudget
     metrics: Metrics
     cache_ttl_seconds: int
     cache_share_templates: bool = False
@@ -196,6 +206,7 @@ async def execute(
     Raises:
         InvalidRequestError: the payload is invalid (nothing is charged).
         QuotaExceededError, RateLimitedError: the key's limits are reached.
+        FailedWorkExhaustedError: the key's timed-out calls spent its failed-work budget.
         RenderkitError: rendering or storing failed (the reservation is released).
     """
     request = structure(payload, operation.model)
@@ -235,6 +246,7 @@ async def execute(
             content_type=entry.content_type,
         )
     charges = {operation.metric: 1, **operation.charges(request)}
+    await production.failed_work.check(key_id, plan)
     ticket = await quotas.reserve(key_id, plan, charges)
     try:
         engines = production.engines
@@ -265,6 +277,11 @@ async def execute(
                 facts=output.facts,
                 index=production.render_cache,
             )
+    except RenderTimeoutError as exc:
+        # Uncharged, yet the browser (or worker) was held for the whole timeout.
+        await ticket.release()
+        await production.failed_work.spend(key_id, plan, exc.timeout)
+        raise
     except BaseException:
         await ticket.release()
         raise
@@ -293,13 +310,24 @@ async def execute(
 
 def _as_tenant(production: Production, key_id: str, plan: str) -> Engines:
     """The engines with the browser seen as this key: its plan's cap over every replica,
-    then fair queueing under the same cap in the local pool or fleet."""
-    cap = production.quotas.limits(plan).browser_inflight
+    then fair queueing under the same cap, in its plan's class, in the local pool or fleet."""
+    limits = production.quotas.limits(plan)
+    cap = limits.browser_inflight
     browser: Browser = production.engines.browser
     if isinstance(browser, TenantAware):
-        browser = browser.for_tenant(key_id, max_inflight=cap)
+        browser = browser.for_tenant(key_id, max_inflight=cap, group=plan_class(plan, limits))
     limited = LimitedBrowser(browser, production.inflight, key_id=key_id, cap=cap)
     return attrs.evolve(production.engines, browser=limited)
+
+
+def plan_class(plan: str, limits: PlanLimits) -> TenantClass:
+    """The browser scheduling class of a plan: its weight and its shares of slots and queue."""
+    return TenantClass(
+        name=plan,
+        weight=limits.browser_weight,
+        slot_share=(limits.browser_slot_share or 100) / 100,
+        queue_share=(limits.browser_queue_share or 100) / 100,
+    )
 
 
 def _operator_ttl(request: object, default: int) -> int:

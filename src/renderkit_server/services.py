@@ -41,6 +41,7 @@ from renderkit_server.metrics import Metrics
 from renderkit_server.operations import Production
 from renderkit_server.probes import CachedProbe, storage_probe
 from renderkit_server.quotas import (
+    FailedWorkBudget,
     QuotaService,
     WindowLimit,
     plans_from_mapping,
@@ -105,6 +106,7 @@ class Services:
             urls=self.urls,
             render_cache=self.state.render_cache,
             inflight=self.state.inflight,
+            failed_work=FailedWorkBudget(self.state.usage, self.quotas.limits),
             metrics=self.metrics,
             cache_ttl_seconds=self.settings.cache_ttl_seconds,
             cache_share_templates=self.settings.cache_share_templates,

@@ -112,6 +112,50 @@ async def test_a_key_looping_endless_scripts_does_not_stall_another_keys_og_card
     assert (await usage(client, attacker)).get("pdfs", 0) == 0
 
 
+async def test_free_keys_looping_endless_scripts_leave_a_pro_key_its_share_of_the_pool(
+    served: tuple[httpx.AsyncClient, ChromiumPool],
+) -> None:
+    # Issue #24 finding 2: three self-service keys (free to mint) each loop a custom PDF
+    # that never finishes. Their plan class holds at most a third of the slots (one of
+    # two here), so a pro key's og-cards find the other slot free.
+    client, _ = served
+    attackers = [await issue_key(client, email=f"free{i}@example.com") for i in range(3)]
+    victim = await issue_key(client, plan="pro", email="paying@example.com")
+    await client.post("/api/image", json=OG_CARD, headers={"X-SVC-Key": victim})  # warm
+    statuses: list[int] = []
+    stop = asyncio.Event()
+
+    async def attack(key: str) -> None:
+        for _ in range(200):  # bounded: the loop ends with the test or after 200 calls
+            if stop.is_set():
+                return
+            response = await client.post("/api/pdf-gen", json=HANG, headers={"X-SVC-Key": key})
+            statuses.append(response.status_code)
+            if response.status_code == 429:
+                await asyncio.sleep(0.05)
+
+    attacks = [asyncio.create_task(attack(key)) for key in attackers]
+    await asyncio.sleep(1.0)  # the attack holds its slot and queues behind it
+    times: list[float] = []
+    victim_statuses: list[int] = []
+    try:
+        for _ in range(20):
+            started = time.monotonic()
+            response = await client.post("/api/image", json=OG_CARD, headers={"X-SVC-Key": victim})
+            times.append(time.monotonic() - started)
+            victim_statuses.append(response.status_code)
+            await asyncio.sleep(0.2)
+    finally:
+        stop.set()
+        await asyncio.wait_for(asyncio.gather(*attacks), 60)
+    assert victim_statuses == [200] * 20, victim_statuses
+    assert p95(times) < 1.5, (times, os.getloadavg())
+    assert statuses and set(statuses) <= {429, 503, 504}, statuses
+    assert 504 in statuses
+    for key in attackers:
+        assert (await usage(client, key)).get("pdfs", 0) == 0
+
+
 @pytest.mark.parametrize("document_timeout", [20])
 async def test_killed_browser_fails_inflight_renders_at_once_and_the_next_succeeds(
     served: tuple[httpx.AsyncClient, ChromiumPool],

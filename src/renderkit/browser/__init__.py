@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from renderkit.browser._config import BrowserConfig
-from renderkit.browser._fair import Tenant
+from renderkit.browser._fair import Tenant, TenantClass
 from renderkit.browser._fleet import BrowserFleet
 from renderkit.browser._pool import ChromiumPool
 from renderkit.browser._protocol import (
@@ -33,5 +33,6 @@ __all__ = [
     "Tenant",
     "TenantAware",
     "TenantBrowser",
+    "TenantClass",
     "redact_endpoint",
 ]

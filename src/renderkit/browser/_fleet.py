@@ -27,7 +27,7 @@ import attrs
 from playwright.async_api import Error as PlaywrightError
 
 from renderkit.browser._config import BrowserConfig
-from renderkit.browser._fair import ANONYMOUS, FairScheduler, Tenant
+from renderkit.browser._fair import ANONYMOUS, DEFAULT_CLASS, FairScheduler, Tenant, TenantClass
 from renderkit.browser._pool import ChromiumPool
 from renderkit.browser._protocol import Capture, PageCapture, PageShot, PdfOptions, Shell
 from renderkit.browser._stats import BrowserStats, MemberStats, redact_endpoint
@@ -197,12 +197,14 @@ class BrowserFleet:
             )
         return BrowserStats(members=tuple(members), waiting=self._scheduler.waiting)
 
-    def for_tenant(self, key: str, *, max_inflight: int | None = None) -> TenantBrowser:
+    def for_tenant(
+        self, key: str, *, max_inflight: int | None = None, group: TenantClass = DEFAULT_CLASS
+    ) -> TenantBrowser:
         """A :class:`~renderkit.browser.Browser` whose renders queue as tenant ``key``.
 
         Fairness and the cap hold over the whole fleet, whichever member renders.
         """
-        return TenantBrowser(self, Tenant(key=key, max_inflight=max_inflight))
+        return TenantBrowser(self, Tenant(key=key, max_inflight=max_inflight, group=group))
 
     async def aclose(self) -> None:
         """Stop watching, fail waiting renders and close every member's connection.

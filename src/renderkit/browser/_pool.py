@@ -28,7 +28,7 @@ from playwright.async_api import Browser as PlaywrightBrowser
 from renderkit.browser import _capture as capture_steps
 from renderkit.browser._capture import shell_document as _shell_document  # noqa: F401  # tests
 from renderkit.browser._config import BrowserConfig
-from renderkit.browser._fair import ANONYMOUS, Lease, Tenant
+from renderkit.browser._fair import ANONYMOUS, DEFAULT_CLASS, Lease, Tenant, TenantClass
 from renderkit.browser._lifecycle import BrowserLifecycle
 from renderkit.browser._page import Slot
 from renderkit.browser._protocol import Capture, PageCapture, PageShot, PdfOptions, Shell
@@ -131,14 +131,17 @@ class ChromiumPool:
         )
         return BrowserStats(members=(member,))
 
-    def for_tenant(self, key: str, *, max_inflight: int | None = None) -> TenantBrowser:
+    def for_tenant(
+        self, key: str, *, max_inflight: int | None = None, group: TenantClass = DEFAULT_CLASS
+    ) -> TenantBrowser:
         """A :class:`~renderkit.browser.Browser` whose renders queue as tenant ``key``.
 
-        Waiting renders are served round-robin across tenants, and a tenant holds at most
-        ``max_inflight`` slots (None: any free slot); renders made on the pool itself are
-        one anonymous tenant.
+        Waiting renders are served by weighted fair queuing across classes (``group``, e.g.
+        the key's plan) and round-robin across the tenants of a class; a class holds at most
+        its share of the slots and a tenant at most ``max_inflight`` (None: any free slot).
+        Renders made on the pool itself are one anonymous tenant.
         """
-        return TenantBrowser(self, Tenant(key=key, max_inflight=max_inflight))
+        return TenantBrowser(self, Tenant(key=key, max_inflight=max_inflight, group=group))
 
     @property
     def browser_pid(self) -> int | None:

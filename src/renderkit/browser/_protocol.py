@@ -6,7 +6,7 @@ from typing import Protocol, runtime_checkable
 
 import attrs
 
-from renderkit.browser._fair import ANONYMOUS, Tenant
+from renderkit.browser._fair import ANONYMOUS, DEFAULT_CLASS, Tenant, TenantClass
 
 __all__ = [
     "Browser",
@@ -227,11 +227,14 @@ class TenantAware(Protocol):
     are; a server checks for this capability rather than for a class.
     """
 
-    def for_tenant(self, key: str, *, max_inflight: int | None = None) -> Browser:
+    def for_tenant(
+        self, key: str, *, max_inflight: int | None = None, group: TenantClass = DEFAULT_CLASS
+    ) -> Browser:
         """A :class:`Browser` whose renders queue as tenant ``key``.
 
-        Waiting renders are served round-robin across tenants, and the tenant holds at most
-        ``max_inflight`` slots at once (None: any free slot).
+        Waiting renders are served by weighted fair queuing across classes (``group``) and
+        round-robin across the tenants of a class; the class holds at most its share of the
+        slots, the tenant at most ``max_inflight`` at once (None: any free slot).
         """
         ...
 

@@ -4,6 +4,8 @@
   and their store units, periods (UTC calendar months) and burst windows;
 * :mod:`.errors`: :class:`LimitExceededError` and its two kinds, answered with 429, and
   :class:`UsageStoreUnavailableError` (quotas fail closed), answered with 503;
+* :mod:`.failed_work`: :class:`FailedWorkBudget`, the browser time a key may lose to its
+  own timed-out calls per window, and :class:`FailedWorkExhaustedError` (429) once spent;
 * :mod:`.service`: :class:`QuotaService`, which leases a call's charges and hands back a
   :class:`QuotaTicket` to commit (the call succeeded) or release (it failed);
 * the counters live in :mod:`renderkit_server.state.usage` (the :class:`UsageStore`
@@ -19,6 +21,7 @@ from renderkit_server.quotas.errors import (
     RateLimitedError,
     UsageStoreUnavailableError,
 )
+from renderkit_server.quotas.failed_work import FailedWorkBudget, FailedWorkExhaustedError
 from renderkit_server.quotas.plans import (
     BURST_WINDOW_SECONDS,
     METERING_UNITS,
@@ -43,6 +46,8 @@ __all__ = [
     "METERING_UNITS",
     "METRICS",
     "PLAN_NAMES",
+    "FailedWorkBudget",
+    "FailedWorkExhaustedError",
     "LimitExceededError",
     "MemoryUsageStore",
     "PlanLimits",

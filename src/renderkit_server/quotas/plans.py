@@ -55,7 +55,22 @@ Also the wire order of API keys (a plan's index is its byte in the key): only ap
 BURST_WINDOW_SECONDS = 60
 """Length of a burst window; the burst limit is per window."""
 
-_LIMIT_FIELDS: tuple[str, ...] = (*METRICS, "burst_per_minute", "browser_inflight")
+_LIMIT_FIELDS: tuple[str, ...] = (
+    *METRICS,
+    "burst_per_minute",
+    "browser_inflight",
+    "browser_weight",
+    "browser_slot_share",
+    "browser_queue_share",
+    "failed_work_seconds",
+    "failed_work_window",
+)
+
+# Limits that must be at least 1 when given (0 would make the plan unusable, not limited).
+_POSITIVE_FIELDS = frozenset({"browser_inflight", "browser_weight", "failed_work_window"})
+_PERCENT_FIELDS = frozenset({"browser_slot_share", "browser_queue_share"})
+# Settings rather than limits: they have no "unlimited".
+_REQUIRED_FIELDS = frozenset({"browser_weight", "failed_work_window"})
 
 
 def _check_plan_limit(instance: PlanLimits, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -91,6 +106,25 @@ class PlanLimits:
     )
     """Browser renders (images, PDFs, screenshots) a key may run at once; None: any free
     slot. A timed-out render counts until its page is really closed."""
+    browser_weight: int = attrs.field(default=1, validator=attrs.validators.ge(1))
+    """How often the plan's waiting renders are served relative to other plans' (weighted
+    fair queuing over plans, then round-robin over the plan's keys)."""
+    browser_slot_share: int | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.in_(range(1, 101)))
+    )
+    """Percent of the browser slots all keys of the plan together may hold, rounded down,
+    at least one; None: every slot. Held even when the rest of the pool is idle, so a
+    request of another plan finds a free slot or is next."""
+    browser_queue_share: int | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.in_(range(1, 101)))
+    )
+    """Percent of the browser wait queue the plan's keys together may fill; None: all."""
+    failed_work_seconds: int | None = _limit_field()
+    """Seconds of browser time a key may lose to its own timed-out renders per
+    :attr:`failed_work_window`; once spent, its calls get 429 ``FAILED_WORK_EXHAUSTED``
+    until the window ends. Timed-out calls stay uncharged. None: no budget."""
+    failed_work_window: int = attrs.field(default=3_600, validator=attrs.validators.ge(1))
+    """Length in seconds of the failed-work window (fixed windows aligned on the epoch)."""
 
     def monthly_limit(self, metric: str) -> int | None:
         """Return the monthly limit of ``metric`` in plan units.
@@ -115,6 +149,10 @@ def default_plans() -> dict[str, PlanLimits]:
             parses=500,
             burst_per_minute=10,
             browser_inflight=1,
+            browser_weight=1,
+            browser_slot_share=34,
+            browser_queue_share=25,
+            failed_work_seconds=120,
         ),
         "pro": PlanLimits(
             images=25_000,
@@ -125,6 +163,8 @@ def default_plans() -> dict[str, PlanLimits]:
             parses=5_000,
             burst_per_minute=60,
             browser_inflight=2,
+            browser_weight=4,
+            failed_work_seconds=600,
         ),
         "business": PlanLimits(
             images=100_000,
@@ -135,8 +175,10 @@ def default_plans() -> dict[str, PlanLimits]:
             parses=25_000,
             burst_per_minute=120,
             browser_inflight=4,
+            browser_weight=8,
+            failed_work_seconds=1_800,
         ),
-        "vip": PlanLimits(),
+        "vip": PlanLimits(browser_weight=16),
     }
 
 
@@ -176,17 +218,23 @@ def plans_from_mapping(
         if not isinstance(overrides, Mapping):
             msg = f"quota overrides for plan {name!r} must be a table"
             raise ConfigurationError(msg)
-        changes: dict[str, int | None] = {}
+        changes: dict[str, Any] = {}  # each value checked above for its field
         for field, value in overrides.items():
             entry = f"{name}.{field}"
             if field not in _LIMIT_FIELDS:
                 msg = f"unknown quota {entry!r}; known: {', '.join(_LIMIT_FIELDS)}"
                 raise ConfigurationError(msg)
+            if (value is None or value == "unlimited") and field in _REQUIRED_FIELDS:
+                msg = f"quota {entry!r} must be a positive integer"
+                raise ConfigurationError(msg)
             if value is None or value == "unlimited":
                 changes[field] = None
             elif isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                if field == "browser_inflight" and value == 0:
+                if field in _POSITIVE_FIELDS and value == 0:
                     msg = f"quota {entry!r} must be at least 1 or 'unlimited'"
+                    raise ConfigurationError(msg)
+                if field in _PERCENT_FIELDS and not 1 <= value <= 100:
+                    msg = f"quota {entry!r} is a percent: 1 to 100 or 'unlimited'"
                     raise ConfigurationError(msg)
                 changes[field] = value
             else:

@@ -34,13 +34,49 @@ def test_default_plans_follow_the_decisions_table() -> None:
         parses=500,
         burst_per_minute=10,
         browser_inflight=1,
+        browser_weight=1,
+        browser_slot_share=34,
+        browser_queue_share=25,
+        failed_work_seconds=120,
     )
     assert [plans[name].browser_inflight for name in plans] == [1, 2, 4, None]
     assert plans["pro"].audio_characters == 100_000
     assert plans["pro"].burst_per_minute == 60
     assert plans["business"].audio_minutes == 1_200
     assert plans["business"].burst_per_minute == 120
-    assert all(getattr(plans["vip"], f.name) is None for f in attrs.fields(PlanLimits))
+    settings = {"browser_weight", "failed_work_window"}  # no "unlimited" for these
+    limits = [f.name for f in attrs.fields(PlanLimits) if f.name not in settings]
+    assert all(getattr(plans["vip"], name) is None for name in limits)
+
+
+def test_paying_plans_weigh_more_and_only_the_self_service_plan_is_confined() -> None:
+    plans = default_plans()
+
+    weights = [plans[name].browser_weight for name in plans]
+    assert weights == sorted(weights) and len(set(weights)) == 4
+    assert plans["starter"].browser_slot_share == 34  # at most a third of the slots
+    assert [plans[n].browser_slot_share for n in ("pro", "business", "vip")] == [None] * 3
+    assert [plans[n].browser_queue_share for n in ("pro", "business", "vip")] == [None] * 3
+    budgets = [plans[name].failed_work_seconds for name in plans]
+    assert budgets[:3] == sorted(budgets[:3]) and budgets[3] is None
+
+
+def test_plan_class_settings_can_be_overridden_and_are_checked() -> None:
+    plans = plans_from_mapping(
+        {"starter": {"browser_weight": 2, "browser_slot_share": 50, "failed_work_seconds": 30}}
+    )
+    assert plans["starter"].browser_weight == 2
+    assert plans["starter"].browser_slot_share == 50
+    assert plans["starter"].failed_work_seconds == 30
+    for bad in (
+        {"browser_weight": 0},
+        {"browser_weight": "unlimited"},
+        {"browser_slot_share": 101},
+        {"browser_slot_share": 0},
+        {"failed_work_window": 0},
+    ):
+        with pytest.raises(ConfigurationError, match=r"starter\.(browser|failed)_"):
+            plans_from_mapping({"starter": bad})
 
 
 def test_plan_overrides_replace_only_the_named_limits() -> None:
