@@ -94,13 +94,13 @@ def _serve(args: argparse.Namespace) -> int:
     return serve(host=args.host, port=args.port, workers=args.workers, log_level=args.log_level)
 
 
-def _usage_export(args: argparse.Namespace) -> int:
+async def _usage_export(args: argparse.Namespace) -> int:
     try:
         from renderkit_server.usage.cli import export_usage
     except ImportError as exc:
         msg = "the usage ledger needs the server extra: pip install 'renderkit[server]'"
         raise MissingDependencyError(msg) from exc
-    print(export_usage(month=args.month, fmt=args.format), end="")
+    print(await export_usage(month=args.month, fmt=args.format), end="")
     return 0
 
 

@@ -13,7 +13,6 @@ import time
 import zlib
 from typing import Any
 
-import anyio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,6 +21,7 @@ from PIL import Image
 from renderkit import InvalidRequestError, ParseRequest, ParseResult, parse
 from renderkit.parsing import ParseLimits
 from renderkit.parsing._protocol import Page
+from tests._blocking import run_blocking
 
 from . import _hostile
 from ._documents import encode, image_pdf, text_pdf
@@ -135,7 +135,7 @@ def _parse(content: bytes, mime_type: str, limits: ParseLimits) -> tuple[Any, Re
     request = ParseRequest.from_bytes(content, mime_type)
     start = time.monotonic()
     try:
-        outcome: Any = anyio.run(lambda: parse(request, ocr=ocr, limits=limits))
+        outcome: Any = run_blocking(lambda: parse(request, ocr=ocr, limits=limits))
     except InvalidRequestError as exc:
         outcome = exc
     assert time.monotonic() - start < SECONDS

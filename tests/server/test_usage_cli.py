@@ -7,11 +7,11 @@ import io
 import json
 from pathlib import Path
 
-import anyio
 import pytest
 
 from renderkit.cli import main
 from renderkit_server.state.usage import SqliteUsageStore
+from tests._blocking import in_thread, run_blocking
 
 
 def _ledger(data_dir: Path) -> None:
@@ -33,7 +33,7 @@ def _ledger(data_dir: Path) -> None:
         finally:
             await store.aclose()
 
-    anyio.run(fill)
+    run_blocking(fill)
 
 
 @pytest.fixture
@@ -49,7 +49,7 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_usage_export_prints_the_months_committed_usage_as_json(
     data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status = main(["usage", "export", "--month", "2026-11", "--format", "json"])
+    status = in_thread(lambda: main(["usage", "export", "--month", "2026-11", "--format", "json"]))
 
     assert status == 0
     assert json.loads(capsys.readouterr().out) == {
@@ -61,7 +61,7 @@ def test_usage_export_prints_the_months_committed_usage_as_json(
 def test_usage_export_prints_csv_that_parses_back(
     data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status = main(["usage", "export", "--month", "2026-11", "--format", "csv"])
+    status = in_thread(lambda: main(["usage", "export", "--month", "2026-11", "--format", "csv"]))
 
     assert status == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
@@ -75,5 +75,5 @@ def test_usage_export_prints_csv_that_parses_back(
 def test_usage_export_of_a_malformed_month_exits_2(
     data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["usage", "export", "--month", "November"]) == 2
+    assert in_thread(lambda: main(["usage", "export", "--month", "November"])) == 2
     assert "YYYY-MM" in capsys.readouterr().err

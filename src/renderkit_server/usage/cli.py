@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-import anyio
-
 from renderkit_server.settings import Settings
 from renderkit_server.state.build import build_shared_state
 from renderkit_server.usage.report import export_csv, export_json
@@ -18,7 +16,7 @@ from renderkit_server.usage.report import export_csv, export_json
 __all__ = ["export_usage"]
 
 
-def export_usage(*, month: str, fmt: str, environ: Mapping[str, str] | None = None) -> str:
+async def export_usage(*, month: str, fmt: str, environ: Mapping[str, str] | None = None) -> str:
     """Every key lineage's committed usage in ``month`` as CSV or (indented) JSON text.
 
     Args:
@@ -32,14 +30,10 @@ def export_usage(*, month: str, fmt: str, environ: Mapping[str, str] | None = No
         StorageUnavailableError: the usage store cannot be read.
     """
     settings = Settings.from_env(environ)
-
-    async def run() -> str:
-        state = build_shared_state(settings)
-        try:
-            if fmt == "csv":
-                return await export_csv(state.usage, month)
-            return json.dumps(await export_json(state.usage, month), indent=2) + "\n"
-        finally:
-            await state.aclose()
-
-    return anyio.run(run)
+    state = build_shared_state(settings)
+    try:
+        if fmt == "csv":
+            return await export_csv(state.usage, month)
+        return json.dumps(await export_json(state.usage, month), indent=2) + "\n"
+    finally:
+        await state.aclose()
