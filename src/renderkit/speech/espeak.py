@@ -287,6 +287,11 @@ class LocalSpeechProvider:
     """
 
     name = "local"
+    #: Characters said per second of one CPU (see :mod:`renderkit.speech.budget`): measured
+    #: at about 16,000 a second for English (a 4,900-character script in 0.11 s, process
+    #: start included); 1,000 leaves headroom for scripts espeak-ng spells out letter by
+    #: letter and for a busy machine.
+    cpu_characters_per_second: float = 1_000.0
 
     def __init__(
         self,

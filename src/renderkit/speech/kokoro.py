@@ -174,6 +174,12 @@ class KokoroSpeechProvider:
     """
 
     name = "kokoro"
+    #: Characters said per second of one CPU (see :mod:`renderkit.speech.budget`), on a
+    #: busy two-core machine with one model thread: about 57 for English prose (364 characters
+    #: in 6.3 s of CPU) but about 14 for mixed scripts (126 characters of Latin, Cyrillic
+    #: and CJK in 8.9 s: espeak-ng names each foreign letter, many phonemes apiece); 12 keeps
+    #: the worst case within the budget.
+    cpu_characters_per_second: float = 12.0
 
     def __init__(
         self,
