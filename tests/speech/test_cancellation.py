@@ -53,17 +53,20 @@ async def test_a_cancelled_kokoro_synthesis_frees_its_worker_within_a_second() -
     async def work() -> None:
         await synthesize(request, provider=kokoro, workers=pool)
 
-    # The model is loading or speaking its first sentence once the worker is taken; wait
-    # until the model is mid-sentence so the cancel has a running call to abort.
+    # Wait until the model is mid-sentence so the cancel has a running call to abort.
     async def watch() -> None:
-        for _ in range(3000):  # the model loads within a minute
+        for _ in range(3000):
             if pool.busy and kokoro._limit.borrowed_tokens:
                 break
             await anyio.sleep(0.02)
         await anyio.sleep(1.0)
         started.set()
 
+    short = AudioRequest(script="Hello.", voice_id="af_heart", format="wav")
     try:
+        # Warm: the model loaded and PyAV imported, seconds the first call spends in threads
+        # no cancellation interrupts (and once per process).
+        await synthesize(short, provider=kokoro, workers=pool)
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(watch)
             took = await _cancel_midway(pool, started, work)
@@ -72,11 +75,7 @@ async def test_a_cancelled_kokoro_synthesis_frees_its_worker_within_a_second() -
         assert kokoro._limit.borrowed_tokens == 0
         # The engine is free: a short synthesis starts at once and finishes.
         with anyio.fail_after(30):
-            result = await synthesize(
-                AudioRequest(script="Hello.", voice_id="af_heart", format="wav"),
-                provider=kokoro,
-                workers=pool,
-            )
+            result = await synthesize(short, provider=kokoro, workers=pool)
         assert result.duration_seconds > 0.2
     finally:
         await kokoro.aclose()

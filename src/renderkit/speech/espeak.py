@@ -452,9 +452,13 @@ async def _run_process(
         async for chunk in stream:
             await on_stdout(chunk)
 
-    async with await anyio.open_process(
-        command, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL
-    ) as process:
+    # Shielded: a cancellation landing while the process is being set up would lose the
+    # Process object after the child had started, leaving it running unkilled.
+    with anyio.CancelScope(shield=True):
+        process = await anyio.open_process(
+            command, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL
+        )
+    async with process:
         try:
             async with anyio.create_task_group() as tasks:
                 if process.stdin is not None:
