@@ -53,6 +53,8 @@ class Engines:
         workers: the bounded pools CPU-heavy work runs in (``ocr`` holds ``workers.ocr``).
         pdf_max_pages: the page cap of a rendered PDF or screenshot.
         parse_timeout: seconds a parse may take.
+        speech_timeout: seconds a synthesis may take; it also bounds the script's length
+            (:func:`renderkit.speech.budget.check_budget`).
     """
 
     browser: Browser
@@ -63,6 +65,7 @@ class Engines:
     workers: Workers
     pdf_max_pages: int
     parse_timeout: float
+    speech_timeout: float
 
     @property
     def ocr_tool(self) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import signal
 import sys
 from typing import Any
@@ -17,11 +18,11 @@ from renderkit_server.slowclients import DeadlineProtocol
 
 __all__ = ["SERVER_OPTIONS", "app_factory", "serve"]
 
-#: uvicorn options of every ``serve``, besides the address and the worker count.
+#: uvicorn options of every ``serve``, besides the address, the worker count and the
+#: graceful shutdown's bound (``shutdown_timeout`` of the settings).
 SERVER_OPTIONS: dict[str, Any] = {
     "log_config": None,
     "access_log": False,  # our middleware logs one structured line per request
-    "timeout_graceful_shutdown": 30,
     "server_header": False,
     # The client address is the TCP peer; X-Forwarded-For is read only from the proxies in
     # RENDERKIT_TRUSTED_PROXIES (renderkit_server.clientaddr). uvicorn's own handling would
@@ -48,7 +49,12 @@ def app_factory() -> Litestar:
 
 
 def serve(*, host: str, port: int, workers: int = 1, log_level: str = "info") -> int:
-    """Serve until SIGINT/SIGTERM; in-flight requests finish before the browser closes."""
+    """Serve until SIGINT/SIGTERM; in-flight requests finish before the browser closes.
+
+    Requests still running ``shutdown_timeout`` seconds after the signal are cancelled
+    (uvicorn cancels their tasks): a synthesis stops its engine at once, so the process
+    exits within that bound and the few seconds closing the engines takes.
+    """
     _configure_logging(log_level)
     settings = Settings.from_env()  # fail fast on bad configuration, before binding
     logging.getLogger("renderkit_server").info(
@@ -63,6 +69,7 @@ def serve(*, host: str, port: int, workers: int = 1, log_level: str = "info") ->
         host=host,
         port=port,
         workers=workers,
+        timeout_graceful_shutdown=math.ceil(settings.shutdown_timeout),
         **SERVER_OPTIONS,
     )
     return 0

@@ -31,6 +31,7 @@ from renderkit import (
 from renderkit.browser import Browser, TenantAware, TenantClass
 from renderkit.core.times import isoformat_z
 from renderkit.parsing import DOCUMENT_TYPES
+from renderkit.speech.budget import check_budget
 from renderkit.storage import Storage
 from renderkit.storage.files import store_file
 from renderkit_server.engines import Engines
@@ -101,6 +102,8 @@ class Operation:
         cache_shareable: whether a request's render may be shared by every key when the
             operator allows it (``cache_share_templates``): named templates only, never
             HTML a caller wrote.
+        admit: refuses a valid request the engines cannot do within their bounds (raises
+            ``InvalidRequestError``), before anything is reserved or charged.
     """
 
     name: str
@@ -120,6 +123,7 @@ class Operation:
         engines.browser
     )
     cache_shareable: Callable[[Any], bool] = lambda req: False
+    admit: Callable[[Any, Engines], None] = lambda req, engines: None
 
     def response_schema(self) -> dict[str, Any]:
         """The JSON Schema of the success body :func:`execute` builds.
@@ -210,6 +214,7 @@ async def execute(
         RenderkitError: rendering or storing failed (the reservation is released).
     """
     request = structure(payload, operation.model)
+    operation.admit(request, production.engines)
     quotas, urls = production.quotas, production.urls
     ttl = operation.cache_ttl(request, production.cache_ttl_seconds)
     found = await render_cache.lookup(
@@ -471,8 +476,21 @@ SCREENSHOT = Operation(
 )
 
 
+def _admit_audio(request: AudioRequest, engines: Engines) -> None:
+    check_budget(engines.speech, request, engines.speech_timeout)
+
+
 async def _run_audio(request: AudioRequest, engines: Engines) -> Output:
-    result = await synthesize(request, provider=engines.speech, workers=engines.workers.audio)
+    timeout = engines.speech_timeout
+    try:
+        # Cancellation stops the engine (Kokoro's model calls abort, espeak-ng is killed).
+        with anyio.fail_after(timeout):
+            result = await synthesize(
+                request, provider=engines.speech, workers=engines.workers.audio
+            )
+    except TimeoutError:
+        msg = f"speaking took longer than {timeout:g} s; send a shorter script"
+        raise RenderTimeoutError(msg, timeout=timeout) from None
     seconds = result.duration_seconds
     return Output(
         content=result.content,
@@ -504,12 +522,14 @@ AUDIO = Operation(
     model=AudioRequest,
     title="Generate speech",
     description=(
-        "Synthesise speech from `script` (at most 5,000 characters) as mp3 (128 kbps, "
+        "Synthesise speech from `script` (at most 5,000 characters; fewer for a slower engine: "
+        "what it says within the server's speech time budget) as mp3 (128 kbps, "
         "44.1 kHz), wav (PCM 44.1 kHz), opus (96 kbps, 48 kHz, Ogg) or aac (128 kbps, "
         "44.1 kHz, ADTS). Options: voice_id, model, speed 0.7-1.2, stability, similarity, "
         "style. Returns the file URL and the measured duration in seconds."
     ),
     run=_run_audio,
+    admit=_admit_audio,
     cache_ttl=_operator_ttl,
     renderer=lambda engines: render_cache.speech_renderer(engines.speech),
     fields={

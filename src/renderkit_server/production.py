@@ -2,7 +2,8 @@
 production operation, and the OpenAPI document describing them.
 
 Each handler authenticates, reads the JSON body and hands both to the metered pipeline
-(:func:`renderkit_server.operations.execute`), which the MCP tools share.
+(:func:`renderkit_server.operations.execute`), which the MCP tools share; a client that
+disconnects cancels its call (:mod:`renderkit_server.disconnect`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from litestar.types import ControllerRouterHandler
 import renderkit
 from renderkit_server.auth import authenticate, extract_key
 from renderkit_server.bodies import json_object
+from renderkit_server.disconnect import until_disconnected
 from renderkit_server.keys import KeyService
 from renderkit_server.keys.url_secrets import UrlSecrets
 from renderkit_server.openapi import openapi_document
@@ -46,13 +48,17 @@ def operation_handler(operation: Operation) -> HTTPRouteHandler:
         # Authenticated above, so the header holds the key: signed image URLs can name it.
         await url_secrets.remember(extract_key(request.headers) or "", api_key)
         payload = await json_object(request)
-        result = await execute(
-            operation,
-            payload,
-            production=production,
-            key_id=api_key.key_id,
-            plan=api_key.plan,
-            base_url=str(request.base_url).rstrip("/"),
+        # The work stops (and charges nothing) when the client goes away.
+        result = await until_disconnected(
+            request.receive,
+            execute(
+                operation,
+                payload,
+                production=production,
+                key_id=api_key.key_id,
+                plan=api_key.plan,
+                base_url=str(request.base_url).rstrip("/"),
+            ),
         )
         return Response(result.body, headers=result.headers)
 

@@ -325,6 +325,7 @@ async def build_services(
         workers=pools,
         pdf_max_pages=settings.pdf_max_pages,
         parse_timeout=settings.parse_timeout,
+        speech_timeout=settings.speech_timeout,
     )
     browser_failed = False
     start = getattr(browser, "start", None)

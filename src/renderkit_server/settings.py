@@ -128,6 +128,8 @@ _ENV: dict[str, tuple[str, Any]] = {
     "KOKORO_MODEL": ("kokoro_model", lambda v, n: Path(v)),
     "KOKORO_THREADS": ("kokoro_threads", _int),
     "KOKORO_PARALLEL": ("kokoro_parallel", _int),
+    "SPEECH_TIMEOUT": ("speech_timeout", _float),
+    "SHUTDOWN_TIMEOUT": ("shutdown_timeout", _float),
     "PARSE_EXTRACTOR": ("parse_extractor", lambda v, n: v),
     "LLM_API_KEY": ("llm_api_key", lambda v, n: v),
     "LLM_MODEL": ("llm_model", lambda v, n: v),
@@ -242,6 +244,11 @@ class Settings:
         kokoro_threads: onnxruntime threads per Kokoro call (default 1).
         kokoro_parallel: Kokoro calls (sentences) running at once over every request;
             unset: the CPUs, at most 4. Memory grows little with it: the model is shared.
+        speech_timeout: seconds one synthesis may take (504 beyond, the engine stopped); a
+            script longer than the engine says in that time is refused up front (400 on
+            ``script``; see :mod:`renderkit.speech.budget`).
+        shutdown_timeout: seconds a graceful shutdown (SIGTERM) waits for requests in
+            progress before cancelling them.
         parse_extractor: ``local`` (offline rules, default), ``openai`` (any OpenAI-compatible
             chat-completions endpoint: OpenAI, vLLM, llama.cpp, Ollama...) or ``anthropic``.
         llm_api_key: the model provider's key (a self-hosted OpenAI-compatible server that
@@ -358,6 +365,9 @@ class Settings:
     kokoro_parallel: int | None = attrs.field(
         default=None, validator=attrs.validators.optional(attrs.validators.ge(1))
     )
+    # 120 s x Kokoro's throughput figure: 1,440 characters, about 1.5 minutes of speech.
+    speech_timeout: float = attrs.field(default=120.0, validator=attrs.validators.gt(0))
+    shutdown_timeout: float = attrs.field(default=30.0, validator=attrs.validators.gt(0))
     parse_extractor: str = attrs.field(
         default="local", validator=attrs.validators.in_(("local", "openai", "anthropic"))
     )

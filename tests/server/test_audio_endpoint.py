@@ -8,11 +8,13 @@ import av
 import pytest
 from litestar.testing import AsyncTestClient
 
+from renderkit.speech import LocalSpeechProvider
 from renderkit.testing import FakeBrowser, FakeSpeechProvider
 from renderkit_server.app import create_app
 from renderkit_server.mail import MemoryMailer
 from renderkit_server.settings import Settings
 
+from ..speech import needs_espeak
 from .conftest import issue_key
 
 pytestmark = pytest.mark.anyio
@@ -96,3 +98,34 @@ async def test_audio_character_quota_is_enforced(make_settings: Callable[..., Se
     assert first.status_code == 200
     assert second.status_code == 429
     assert second.json()["code"] == "QUOTA_EXCEEDED"
+
+
+@needs_espeak
+async def test_a_script_longer_than_the_speech_budget_is_400_and_charges_nothing(
+    make_settings: Callable[..., Settings],
+) -> None:
+    # Half a second of budget: espeak-ng's figure allows a few hundred characters.
+    settings = make_settings(speech_timeout=0.5)
+    limit = int(0.5 * LocalSpeechProvider.cpu_characters_per_second)
+    app = create_app(
+        settings, browser=FakeBrowser(), mailer=MemoryMailer(), speech=LocalSpeechProvider()
+    )
+    async with AsyncTestClient(app) as client:
+        key = await issue_key(client)
+        refused = await client.post(
+            "/api/audio",
+            json={"script": "a" * (limit + 1), "voice_id": "en-us"},
+            headers={"X-SVC-Key": key},
+        )
+        spoken = await client.post(
+            "/api/audio",
+            json={"script": "Hello there.", "voice_id": "en-us"},
+            headers={"X-SVC-Key": key},
+        )
+    assert refused.status_code == 400, refused.text
+    (field,) = refused.json()["fields"]
+    assert field["field"] == "script"
+    assert f"at most {limit:,}" in field["message"]
+    assert spoken.status_code == 200, spoken.text
+    # Only the spoken call's 12 characters are charged of the starter plan's 10,000.
+    assert spoken.headers["x-ratelimit-remaining"] == str(10_000 - len("Hello there."))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import subprocess
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -123,6 +124,39 @@ def _pause(chunk: Chunk, speed: float) -> bytes:
     return bytes(2 * round(seconds / speed * KOKORO_SAMPLE_RATE))
 
 
+class _Stop:
+    """One call's stop switch over the model calls it has running in worker threads.
+
+    onnxruntime aborts a running ``session.run`` whose ``RunOptions.terminate`` is set, within
+    a few milliseconds; a chunk that starts after the switch is not run at all.
+    """
+
+    def __init__(self, run_options: Callable[[], Any]) -> None:
+        self._run_options = run_options
+        self._lock = threading.Lock()
+        self._running: list[Any] = []
+        self.stopped = False
+
+    def enter(self) -> Any:
+        """Fresh run options for a model call, or None once stopped."""
+        with self._lock:
+            if self.stopped:
+                return None
+            options = self._run_options()
+            self._running.append(options)
+            return options
+
+    def leave(self, options: Any) -> None:
+        with self._lock:
+            self._running.remove(options)
+
+    def stop(self) -> None:
+        with self._lock:
+            self.stopped = True
+            for options in self._running:
+                options.terminate = True
+
+
 class KokoroSpeechProvider:
     """Offline neural speech with Kokoro-82M.
 
@@ -140,6 +174,12 @@ class KokoroSpeechProvider:
     """
 
     name = "kokoro"
+    #: Characters said per second of one CPU (see :mod:`renderkit.speech.budget`), on a
+    #: busy two-core machine with one model thread: about 57 for English prose (364 characters
+    #: in 6.3 s of CPU) but about 14 for mixed scripts (126 characters of Latin, Cyrillic
+    #: and CJK in 8.9 s: espeak-ng names each foreign letter, many phonemes apiece); 12 keeps
+    #: the worst case within the budget.
+    cpu_characters_per_second: float = 12.0
 
     def __init__(
         self,
@@ -208,6 +248,12 @@ class KokoroSpeechProvider:
                 )
             return self._session
 
+    def _run_options(self) -> Any:
+        onnxruntime: Any = require_module(
+            "onnxruntime", purpose="the Kokoro engine", extra="neural-speech"
+        )
+        return onnxruntime.RunOptions()
+
     def _style(self, name: str) -> Any:
         np = _numpy()
         with self._lock:
@@ -216,19 +262,26 @@ class KokoroSpeechProvider:
                 self._styles[name] = data.reshape(-1, 256)
             return self._styles[name]
 
-    def _speak(self, chunk: Chunk, voice: str, speed: float) -> bytes:
-        """One model call (blocking): the chunk's PCM, joined-ready."""
+    def _speak(self, chunk: Chunk, voice: str, speed: float, stop: _Stop) -> bytes:
+        """One model call (blocking): the chunk's PCM, joined-ready; empty once stopped."""
         np = _numpy()
         session = self._load()
         styles = self._style(voice)
         style = styles[min(len(chunk.tokens), styles.shape[0] - 1)][None, :]
         tokens = np.array([[0, *chunk.tokens, 0]], dtype=np.int64)
         inputs = {"tokens": tokens, "style": style, "speed": np.array([speed], dtype=np.float32)}
+        options = stop.enter()
+        if options is None:
+            return b""
         try:
-            (audio,) = session.run(None, inputs)
+            (audio,) = session.run(None, inputs, options)
         except Exception as exc:  # onnxruntime's C++ errors have no common Python base
+            if stop.stopped:
+                return b""  # terminated on purpose: the caller is already unwinding
             msg = "the Kokoro model failed"
             raise ProviderError(msg, provider=self.name) from exc
+        finally:
+            stop.leave(options)
         return join_chunk(audio)
 
     def _plan(self, request: AudioRequest, language: str) -> list[Chunk]:
@@ -272,28 +325,36 @@ class KokoroSpeechProvider:
             raise ProviderError(msg, provider=self.name)
         spoken: dict[int, bytes] = {}
         ready = [anyio.Event() for _ in chunks]
+        stop = _Stop(self._run_options)
 
         async def speak(index: int) -> None:
             async with self._limit:
                 spoken[index] = await anyio.to_thread.run_sync(
-                    self._speak, chunks[index], voice, request.speed
+                    self._speak, chunks[index], voice, request.speed, stop
                 )
             ready[index].set()
 
         produced = 0
         try:
             async with anyio.create_task_group() as tasks:
-                for index in range(len(chunks)):
-                    tasks.start_soon(speak, index)
-                for index in range(len(chunks)):
-                    await ready[index].wait()
-                    pcm = spoken.pop(index)
-                    if not pcm:
-                        continue
-                    if produced:
-                        pcm = _pause(chunks[index - 1], request.speed) + pcm
-                    produced += len(pcm)
-                    await sink(SpeechAudio(data=pcm, sample_rate=KOKORO_SAMPLE_RATE))
+                try:
+                    for index in range(len(chunks)):
+                        tasks.start_soon(speak, index)
+                    for index in range(len(chunks)):
+                        await ready[index].wait()
+                        pcm = spoken.pop(index)
+                        if not pcm:
+                            continue
+                        if produced:
+                            pcm = _pause(chunks[index - 1], request.speed) + pcm
+                        produced += len(pcm)
+                        await sink(SpeechAudio(data=pcm, sample_rate=KOKORO_SAMPLE_RATE))
+                except BaseException:
+                    # Cancelled (client gone, timeout, shutdown) or a chunk failed: the
+                    # model calls in progress are aborted, or the task group would wait for
+                    # each to finish its sentence, seconds of CPU apiece.
+                    stop.stop()
+                    raise
         except BaseExceptionGroup as group:
             if len(group.exceptions) == 1:
                 raise group.exceptions[0] from None
