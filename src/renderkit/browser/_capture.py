@@ -21,6 +21,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from renderkit.browser import _controls as controls
 from renderkit.browser._adblock import default_blocklist
+from renderkit.browser._credentials import OriginCredentials
 from renderkit.browser._egress import EgressProxy
 from renderkit.browser._guard import NAVIGATES_AWAY
 from renderkit.browser._page import Slot
@@ -137,6 +138,9 @@ async def shoot(
     """Load ``shot.url``, apply the caller's controls and capture it (see ``capture_url``)."""
     slot.guard.page_host = urlsplit(shot.url).hostname
     slot.guard.adblock = default_blocklist() if shot.block_ads else None
+    slot.guard.credentials = OriginCredentials.for_url(
+        shot.url, headers=shot.headers, cookies=shot.cookies
+    )
     await slot.emulate(shot)
     await controls.before_load(slot.page, slot.cdp, shot)
     response = await _navigate(slot, shot.url, remaining_ms, egress, wait_until=shot.wait_until)

@@ -54,7 +54,6 @@ _BASE_ARGS = (
     "--webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--disable-breakpad",
-    "--disable-features=Translate,MediaRouter,OptimizationHints,AcceptCHFrame",
     "--disable-background-timer-throttling",
     "--disable-renderer-backgrounding",
     "--disable-backgrounding-occluded-windows",
@@ -70,9 +69,33 @@ _BASE_ARGS = (
 )
 
 
-def chromium_args(user_data_dir: str, *, extra: Sequence[str] = (), sandbox: bool) -> list[str]:
-    """The command-line flags for a pool-managed Chromium."""
-    args = [*_BASE_ARGS, f"--user-data-dir={user_data_dir}"]
+_DISABLED_FEATURES = ("Translate", "MediaRouter", "OptimizationHints", "AcceptCHFrame")
+
+
+def chromium_args(
+    user_data_dir: str,
+    *,
+    extra: Sequence[str] = (),
+    sandbox: bool,
+    local_network_checks: bool = True,
+) -> list[str]:
+    """The command-line flags for a pool-managed Chromium.
+
+    ``local_network_checks=False`` turns off Chromium's own public-to-local request block,
+    for pools whose policy allows private networks: a document renderkit fetched for the
+    page (one carrying a screenshot's credentials) has no address Chromium knows and counts
+    as public, so its requests to a private origin would otherwise fail.
+    """
+    disabled = [
+        *_DISABLED_FEATURES,
+        *(() if local_network_checks else ("LocalNetworkAccessChecks",)),
+    ]
+    # One flag: Chromium keeps only the last --disable-features it is given.
+    args = [
+        *_BASE_ARGS,
+        f"--disable-features={','.join(disabled)}",
+        f"--user-data-dir={user_data_dir}",
+    ]
     if not sandbox:
         args.append("--no-sandbox")
     args.extend(extra)
@@ -132,6 +155,7 @@ async def launch_chromium(
     timeout: float = 30.0,
     user: str | int | None = "nobody",
     sandbox: bool = True,
+    local_network_checks: bool = True,
 ) -> ChromiumProcess:
     """Start Chromium with a fresh profile and wait for its DevTools endpoint.
 
@@ -147,6 +171,8 @@ async def launch_chromium(
         user: the account to run as when we are root (name or uid); ignored otherwise.
         sandbox: try the sandbox first; False goes straight to ``--no-sandbox`` (a
             relaunch on a machine where the sandbox already failed).
+        local_network_checks: keep Chromium's public-to-local request block (see
+            :func:`chromium_args`).
 
     Raises:
         BrowserUnavailableError: the executable is missing, exits, or does not open its
@@ -169,6 +195,7 @@ async def launch_chromium(
         _start,
         [*account.launcher(setpriv), executable] if account and setpriv else [executable],
         extra_args=extra_args,
+        local_network_checks=local_network_checks,
         timeout=timeout,
         account=account,
         user=account.name if account is not None else current_user(euid),
@@ -189,6 +216,7 @@ async def _start(
     command: list[str],
     *,
     extra_args: Sequence[str],
+    local_network_checks: bool,
     timeout: float,
     account: BrowserAccount | None,
     user: str,
@@ -198,7 +226,12 @@ async def _start(
     if account is not None:
         os.chown(profile, account.uid, account.gid)
     log_path = profile / "chromium.log"
-    args = chromium_args(str(profile), extra=extra_args, sandbox=sandbox)
+    args = chromium_args(
+        str(profile),
+        extra=extra_args,
+        sandbox=sandbox,
+        local_network_checks=local_network_checks,
+    )
     with log_path.open("wb") as log:
         process = await asyncio.create_subprocess_exec(
             *command,
