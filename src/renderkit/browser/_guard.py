@@ -52,6 +52,9 @@ class PageGuard:
     document: bool = False
     #: Where the document tried to navigate its page to (the navigation was refused).
     navigated_to: str | None = None
+    #: The last navigation of the page itself that the network policy refused: the page
+    #: then shows Chromium's error page, not the page asked for.
+    navigation_blocked: str | None = None
     #: Set per screenshot: headers and cookies for requests to the requested origin only.
     credentials: OriginCredentials | None = None
 
@@ -85,6 +88,8 @@ class PageGuard:
             await self.policy.check(url)
         except BlockedUrlError:
             self.blocked.append(url)
+            if request.is_navigation_request() and request.frame == self.page.main_frame:
+                self.navigation_blocked = url
             logger.info("blocked request to a disallowed address")
             await route.abort("blockedbyclient")
             return
