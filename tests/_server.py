@@ -15,7 +15,8 @@ Handler = Callable[[BaseHTTPRequestHandler], tuple[int, str, bytes] | None]
 
 @attrs.define
 class LocalServer:
-    """Routes: path -> (status, content type, body) or a callable returning that."""
+    """Routes: path -> (status, content type, body) or a callable returning that (or None
+    once it wrote a response itself)."""
 
     routes: dict[str, tuple[int, str, bytes] | Handler] = attrs.Factory(dict)
     hits: list[str] = attrs.Factory(list)
@@ -44,6 +45,8 @@ def serve(server: LocalServer | None = None) -> Iterator[LocalServer]:
             route = state.routes.get(path)
             if callable(route):
                 route = route(self)
+                if route is None:
+                    return  # the handler wrote its own response (a redirect, say)
             if route is None:
                 route = (404, "text/plain", b"not found")
             status, ctype, body = route

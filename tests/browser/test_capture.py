@@ -124,7 +124,7 @@ async def test_a_killed_browser_is_reported_lost_with_its_generation() -> None:
         await lifecycle.ensure()
         generation = lifecycle.generation
         assert lifecycle.process is not None
-        os.killpg(lifecycle.process.process.pid, signal.SIGKILL)
+        os.killpg(lifecycle.process.pid, signal.SIGKILL)
         with anyio.fail_after(10):
             # Polled: the disconnect arrives on Playwright's connection, with nothing to await.
             while not lost:  # noqa: ASYNC110

@@ -16,7 +16,7 @@ from renderkit import (
     RenderError,
     RenderTimeoutError,
 )
-from renderkit.browser._watch import Budget, RenderWatch
+from renderkit.browser._watch import HANG_MARGIN, Budget, RenderWatch
 
 pytestmark = pytest.mark.anyio
 
@@ -38,12 +38,16 @@ class FakeBrowser:
     answers: bool = True
     abandoned: list[int] = attrs.Factory(list)
     resets: list[int] = attrs.Factory(list)
+    #: Told when a browser is abandoned, as the pool tells its watch.
+    watch: RenderWatch | None = None
 
     async def responsive(self, generation: int) -> bool:
         return self.answers
 
     def abandon(self, generation: int) -> None:
         self.abandoned.append(generation)
+        if self.watch is not None:
+            self.watch.lost(generation)
 
     async def reset(self, generation: int) -> None:
         self.resets.append(generation)
@@ -65,7 +69,7 @@ async def test_a_timeout_on_a_browser_that_answers_is_the_pages_fault() -> None:
     assert browser.resets == []
 
 
-async def test_a_hung_browser_is_abandoned_and_the_retry_gets_a_whole_budget() -> None:
+async def test_a_browser_hung_at_the_deadline_is_retried_within_budget_plus_margin() -> None:
     clock = FakeClock()
     browser = FakeBrowser(answers=False)
     watch = RenderWatch(browser, clock=clock)
@@ -81,7 +85,28 @@ async def test_a_hung_browser_is_abandoned_and_the_retry_gets_a_whole_budget() -
     assert await watch.run(work, 10) == "png"
     assert browser.abandoned == [1]
     assert browser.resets == [1]
-    assert seen == [(1, 10_000.0), (2, 10_000.0)]
+    # Not a second whole budget: what is left of it, plus the hang margin.
+    assert seen == [(1, 10_000.0), (2, (10 + HANG_MARGIN - 9.5) * 1000)]
+
+
+async def test_a_browser_that_stops_answering_mid_render_is_abandoned_at_once() -> None:
+    browser = FakeBrowser(answers=True)
+    watch = RenderWatch(browser, probe_interval=0.01)
+    browser.watch = watch
+    attempts: list[int] = []
+
+    async def work(budget: Budget) -> str:
+        attempts.append(browser.generation)
+        if len(attempts) == 1:
+            browser.answers = False  # stopped: every question from now on goes unanswered
+            await asyncio.Event().wait()
+        browser.answers = True
+        return "png"
+
+    with anyio.fail_after(2):  # the budget is 60 s: only the probe can end the first attempt
+        assert await watch.run(work, 60) == "png"
+    assert browser.abandoned == [1]
+    assert attempts == [1, 2]
 
 
 async def test_a_browser_lost_twice_makes_the_render_unavailable() -> None:

@@ -213,6 +213,31 @@ async def test_redirect_to_a_private_address_is_refused(strict_pool: ChromiumPoo
         assert public.hits == ["/go"]
 
 
+@pytest.mark.parametrize(
+    ("page_script", "body"),
+    [
+        ("location = 'http://10.0.0.1/'", {}),
+        (
+            "onload = () => setTimeout(() => { location = 'http://127.0.0.1:9/'; }, 10)",
+            {"delay": 300},
+        ),
+        ("", {"scripts": "location = 'http://10.0.0.1/'", "delay": 200}),
+    ],
+    ids=["inline-private", "after-load-loopback", "scripts-field"],
+)
+async def test_a_page_navigating_itself_to_a_private_address_is_refused_naming_the_url(
+    strict_pool: ChromiumPool, page_script: str, body: dict[str, object]
+) -> None:
+    # Before, the capture failed on Chromium's error page with a 500 RENDER_FAILED (or
+    # silently captured that error page).
+    with serve(LocalServer(host="127.0.0.2")) as public:
+        public.routes["/"] = (200, "text/html", f"<script>{page_script}</script>".encode())
+        with pytest.raises(BlockedUrlError) as info:
+            await screenshot({"url": public.url("/"), **body}, browser=strict_pool)
+    assert info.value.field == "url"
+    assert "navigated itself" in str(info.value)
+
+
 async def test_subresources_to_private_addresses_are_blocked(strict_pool: ChromiumPool) -> None:
     with serve() as private, serve(LocalServer(host="127.0.0.2")) as public:
         private.routes["/pixel.png"] = (200, "image/png", png_bytes())

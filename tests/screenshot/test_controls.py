@@ -130,7 +130,9 @@ async def test_headers_and_cookies_reach_the_target(
 
     def record(handler: BaseHTTPRequestHandler) -> tuple[int, str, bytes]:
         seen.update({k.lower(): v for k, v in handler.headers.items()})
-        return _signal("document.cookie.includes('session=abc123')")
+        # Sent as a header to this origin only, never put in the browser's cookie jar
+        # (which is per host, not per origin): the page's scripts do not see it.
+        return _signal("!document.cookie.includes('session=abc123')")
 
     http_server.routes["/"] = record
     content = await _shot(

@@ -21,6 +21,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from renderkit.browser import _controls as controls
 from renderkit.browser._adblock import default_blocklist
+from renderkit.browser._credentials import OriginCredentials
 from renderkit.browser._egress import EgressProxy
 from renderkit.browser._guard import NAVIGATES_AWAY
 from renderkit.browser._page import Slot
@@ -136,10 +137,45 @@ async def shoot(
 ) -> PageCapture:
     """Load ``shot.url``, apply the caller's controls and capture it (see ``capture_url``)."""
     slot.guard.page_host = urlsplit(shot.url).hostname
+    slot.guard.navigation_blocked = None
     slot.guard.adblock = default_blocklist() if shot.block_ads else None
+    slot.guard.credentials = OriginCredentials.for_url(
+        shot.url, headers=shot.headers, cookies=shot.cookies
+    )
     await slot.emulate(shot)
     await controls.before_load(slot.page, slot.cdp, shot)
     response = await _navigate(slot, shot.url, remaining_ms, egress, wait_until=shot.wait_until)
+    with _stays_allowed(slot):
+        capture = await _after_navigation(slot, shot, response, remaining_ms, egress)
+    _refuse_blocked_navigation(slot, None)
+    return capture
+
+
+@contextlib.contextmanager
+def _stays_allowed(slot: Slot) -> Iterator[None]:
+    """Report a capture that failed because the page navigated itself (a script setting
+    location) to a disallowed address as that refusal, the caller's 400, not a 500."""
+    try:
+        yield
+    except (PlaywrightError, RuntimeError) as exc:
+        _refuse_blocked_navigation(slot, exc)
+        raise
+
+
+def _refuse_blocked_navigation(slot: Slot, cause: BaseException | None) -> None:
+    url = slot.guard.navigation_blocked
+    if url is not None:
+        msg = "url: the page navigated itself to an address that is not allowed"
+        raise BlockedUrlError(msg, url=url, field="url") from cause
+
+
+async def _after_navigation(
+    slot: Slot,
+    shot: PageShot,
+    response: Response | None,
+    remaining_ms: Remaining,
+    egress: EgressProxy | None,
+) -> PageCapture:
     controls.failed_status(shot, response.status if response is not None else None)
     await settle(slot, remaining_ms)
     await controls.after_load(slot.page, slot.cdp, shot, remaining_ms)

@@ -1,4 +1,4 @@
-"""The caller's page controls of a screenshot: emulation, headers and cookies, and what is
+"""The caller's page controls of a screenshot: emulation, and what is
 done to the loaded page (waits, hidden elements, styles, scripts, a click)."""
 
 from __future__ import annotations
@@ -8,9 +8,8 @@ import json
 from collections.abc import Callable
 from importlib.resources import files
 from typing import Any
-from urllib.parse import urlsplit
 
-from playwright.async_api import CDPSession, Page, Route
+from playwright.async_api import CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
 
 from renderkit.browser._protocol import PageShot
@@ -30,14 +29,11 @@ def cookie_banner_selectors() -> tuple[str, ...]:
     return tuple(line for line in lines if line and not line.startswith("!"))
 
 
-def _origin(url: str) -> tuple[str, str, int | None]:
-    parts = urlsplit(url)
-    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
-    return (parts.scheme, parts.hostname or "", port)
-
-
 async def before_load(page: Page, cdp: CDPSession, shot: PageShot) -> None:
-    """Set what must be in place before navigation: locale, time zone, headers, cookies."""
+    """Set what must be in place before navigation: locale and time zone.
+
+    (Headers and cookies are the page guard's: see ``_credentials``.)
+    """
     if shot.timezone is not None:
         await cdp.send("Emulation.setTimezoneOverride", {"timezoneId": shot.timezone})
     if shot.locale is not None:
@@ -49,23 +45,6 @@ async def before_load(page: Page, cdp: CDPSession, shot: PageShot) -> None:
                 "acceptLanguage": shot.locale,
             },
         )
-    if shot.cookies:
-        await page.context.add_cookies(
-            [{"name": name, "value": value, "url": shot.url} for name, value in shot.cookies]
-        )
-    if shot.headers:
-        target = _origin(shot.url)
-        extra = dict(shot.headers)
-
-        async def add_headers(route: Route) -> None:
-            # Only requests to the target's own origin carry the caller's headers (they may
-            # be credentials); the context's guard still checks every request afterwards.
-            if _origin(route.request.url) != target:
-                await route.fallback()
-                return
-            await route.fallback(headers={**route.request.headers, **extra})
-
-        await page.route("**/*", add_headers)
 
 
 async def after_load(

@@ -9,18 +9,25 @@ this guard is what a remote browser, which cannot reach that proxy, still gets.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 import attrs
 from playwright.async_api import BrowserContext, Page, Route, WebSocketRoute
+from playwright.async_api import Error as PlaywrightError
 
 from renderkit.browser._adblock import Blocklist
+from renderkit.browser._credentials import OriginCredentials
 from renderkit.core.errors import BlockedUrlError
 from renderkit.core.netpolicy import UrlPolicy
 
 __all__ = ["NAVIGATES_AWAY", "PageGuard"]
 
 logger = logging.getLogger("renderkit.browser")
+
+#: Milliseconds a request carrying a screenshot's credentials may take (the render's own
+#: deadline, shorter, normally ends it first).
+_CREDENTIALED_TIMEOUT_MS = 60_000
 
 NAVIGATES_AWAY = (
     "the document navigates away from itself (a meta refresh or a script setting "
@@ -45,6 +52,11 @@ class PageGuard:
     document: bool = False
     #: Where the document tried to navigate its page to (the navigation was refused).
     navigated_to: str | None = None
+    #: The last navigation of the page itself that the network policy refused: the page
+    #: then shows Chromium's error page, not the page asked for.
+    navigation_blocked: str | None = None
+    #: Set per screenshot: headers and cookies for requests to the requested origin only.
+    credentials: OriginCredentials | None = None
 
     async def install(self, context: BrowserContext) -> None:
         """Route every request and WebSocket of ``context`` through this guard."""
@@ -76,8 +88,20 @@ class PageGuard:
             await self.policy.check(url)
         except BlockedUrlError:
             self.blocked.append(url)
+            if request.is_navigation_request() and request.frame == self.page.main_frame:
+                self.navigation_blocked = url
             logger.info("blocked request to a disallowed address")
             await route.abort("blockedbyclient")
+            return
+        credentials = self.credentials
+        if credentials is not None and credentials.applies_to(url):
+            try:
+                await credentials.send(route, timeout_ms=_CREDENTIALED_TIMEOUT_MS)
+            except PlaywrightError:
+                # Unreachable, or the page went away meanwhile: fail the request as the
+                # browser would have (an abort of a finished route is moot).
+                with contextlib.suppress(PlaywrightError):
+                    await route.abort("failed")
             return
         await route.continue_()
 

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from playwright.async_api import Browser as PlaywrightBrowser
-from playwright.async_api import CDPSession, Playwright, async_playwright
+from playwright.async_api import BrowserContext, CDPSession, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from renderkit.browser._config import BrowserConfig
@@ -157,15 +157,25 @@ class BrowserLifecycle:
         browser = await self.ensure()
         generation = self._generation
         try:
-            context = await browser.new_context(no_viewport=True)
+            context = await self._new_context(browser)
         except PlaywrightError:
             # The connection looked alive but the browser is gone: relaunch once.
             await self.reset(generation)
             browser = await self.ensure()
             generation = self._generation
-            context = await browser.new_context(no_viewport=True)
+            context = await self._new_context(browser)
         return await open_slot(
             context, generation=generation, endpoint=self._endpoint, policy=self._policy
+        )
+
+    async def _new_context(self, browser: PlaywrightBrowser) -> BrowserContext:
+        if self.egress is None:
+            return await browser.new_context(no_viewport=True)
+        # The browser already sends everything through the egress proxy; naming it on the
+        # context too makes the requests Playwright fetches for the page (those carrying a
+        # screenshot's credentials, ``_credentials``) go through it as well.
+        return await browser.new_context(
+            no_viewport=True, proxy={"server": self.egress.url, "bypass": "<-loopback>"}
         )
 
     async def close_slot(self, slot: Slot, *, hung: bool) -> None:
@@ -223,6 +233,7 @@ class BrowserLifecycle:
                 self.process = await launch_chromium(
                     config.executable_path,
                     extra_args=extra,
+                    local_network_checks=not config.allow_private_network,
                     timeout=config.launch_timeout,
                     user=config.user,
                     # Where the sandbox already failed, relaunches skip the doomed attempt.

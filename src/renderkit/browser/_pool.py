@@ -147,7 +147,7 @@ class ChromiumPool:
     def browser_pid(self) -> int | None:
         """Process id of the locally launched Chromium (None in remote mode or before start)."""
         process = self._lifecycle.process
-        return process.process.pid if process is not None else None
+        return process.pid or None if process is not None else None
 
     @property
     def sandboxed(self) -> bool | None:

@@ -14,6 +14,7 @@ import logging
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -28,6 +29,7 @@ from renderkit.browser._account import (
     profile_parent,
     resolve,
 )
+from renderkit.browser._warden import OWNER_VARIABLE, WARDEN_SCRIPT, owner_marker, reap_orphans
 from renderkit.core.errors import BrowserUnavailableError
 
 __all__ = ["ChromiumProcess", "chromium_args", "launch_chromium"]
@@ -54,7 +56,6 @@ _BASE_ARGS = (
     "--webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--disable-breakpad",
-    "--disable-features=Translate,MediaRouter,OptimizationHints,AcceptCHFrame",
     "--disable-background-timer-throttling",
     "--disable-renderer-backgrounding",
     "--disable-backgrounding-occluded-windows",
@@ -70,9 +71,33 @@ _BASE_ARGS = (
 )
 
 
-def chromium_args(user_data_dir: str, *, extra: Sequence[str] = (), sandbox: bool) -> list[str]:
-    """The command-line flags for a pool-managed Chromium."""
-    args = [*_BASE_ARGS, f"--user-data-dir={user_data_dir}"]
+_DISABLED_FEATURES = ("Translate", "MediaRouter", "OptimizationHints", "AcceptCHFrame")
+
+
+def chromium_args(
+    user_data_dir: str,
+    *,
+    extra: Sequence[str] = (),
+    sandbox: bool,
+    local_network_checks: bool = True,
+) -> list[str]:
+    """The command-line flags for a pool-managed Chromium.
+
+    ``local_network_checks=False`` turns off Chromium's own public-to-local request block,
+    for pools whose policy allows private networks: a document renderkit fetched for the
+    page (one carrying a screenshot's credentials) has no address Chromium knows and counts
+    as public, so its requests to a private origin would otherwise fail.
+    """
+    disabled = [
+        *_DISABLED_FEATURES,
+        *(() if local_network_checks else ("LocalNetworkAccessChecks",)),
+    ]
+    # One flag: Chromium keeps only the last --disable-features it is given.
+    args = [
+        *_BASE_ARGS,
+        f"--disable-features={','.join(disabled)}",
+        f"--user-data-dir={user_data_dir}",
+    ]
     if not sandbox:
         args.append("--no-sandbox")
     args.extend(extra)
@@ -84,6 +109,7 @@ def chromium_args(user_data_dir: str, *, extra: Sequence[str] = (), sandbox: boo
 class ChromiumProcess:
     """A running Chromium and the DevTools WebSocket URL to reach it."""
 
+    #: The warden (``_warden``): Chromium is its child, leading its own process group.
     process: asyncio.subprocess.Process
     ws_url: str
     user_data_dir: Path
@@ -91,6 +117,16 @@ class ChromiumProcess:
     sandboxed: bool
     #: The account Chromium runs as.
     user: str
+    #: The server's end of the warden's lifeline pipe; closing it stops the browser.
+    lifeline: int = -1
+
+    #: The Chromium browser process's pid, also its process group's id (0 until known).
+    pid: int = 0
+
+    def _kill_group(self) -> None:
+        if self.pid:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGKILL)
 
     def kill_now(self) -> None:
         """SIGKILL the browser and every helper in its process group, without waiting.
@@ -98,11 +134,15 @@ class ChromiumProcess:
         For a browser that no longer answers: a stopped or deadlocked process would sit
         through the SIGTERM grace period of :meth:`kill` for nothing.
         """
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)
+        self._kill_group()
 
     async def kill(self) -> None:
-        """Stop the process (SIGKILL after a short grace period) and remove its profile."""
+        """Stop the browser and every helper, then the warden, and remove the profile.
+
+        The profile is thrown away, so there is nothing for a graceful shutdown to save.
+        """
+        # Helpers (zygote, renderers) share the browser's process group; none may outlive it.
+        self._kill_group()
         if self.process.returncode is None:
             try:
                 self.process.send_signal(signal.SIGTERM)
@@ -111,9 +151,9 @@ class ChromiumProcess:
                 with contextlib.suppress(ProcessLookupError):
                     self.process.kill()
                 await self.process.wait()
-        # Helpers (zygote, renderers) share the browser's process group; none may outlive it.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)
+        if self.lifeline >= 0:
+            os.close(self.lifeline)
+            self.lifeline = -1
         await asyncio.to_thread(shutil.rmtree, self.user_data_dir, True)
 
 
@@ -132,6 +172,7 @@ async def launch_chromium(
     timeout: float = 30.0,
     user: str | int | None = "nobody",
     sandbox: bool = True,
+    local_network_checks: bool = True,
 ) -> ChromiumProcess:
     """Start Chromium with a fresh profile and wait for its DevTools endpoint.
 
@@ -147,15 +188,20 @@ async def launch_chromium(
         user: the account to run as when we are root (name or uid); ignored otherwise.
         sandbox: try the sandbox first; False goes straight to ``--no-sandbox`` (a
             relaunch on a machine where the sandbox already failed).
+        local_network_checks: keep Chromium's public-to-local request block (see
+            :func:`chromium_args`).
 
     Raises:
         BrowserUnavailableError: the executable is missing, exits, or does not open its
             DevTools endpoint within ``timeout`` seconds.
         ConfigurationError: ``user`` names no account on this machine.
     """
-    if shutil.which(executable) is None:
+    found = shutil.which(executable)
+    if found is None:
         msg = f"Chromium not found ({Path(executable).name}); run `renderkit doctor`"
         raise BrowserUnavailableError(msg)
+    # Browsers of a server that died (kill -9 of the warden too) go before a new one starts.
+    await asyncio.to_thread(reap_orphans)
     euid = os.geteuid()
     account = resolve(user, euid=euid)
     setpriv = shutil.which("setpriv") if account is not None else None
@@ -167,8 +213,9 @@ async def launch_chromium(
         sandbox = False
     launch = functools.partial(
         _start,
-        [*account.launcher(setpriv), executable] if account and setpriv else [executable],
+        [*account.launcher(setpriv), found] if account and setpriv else [found],
         extra_args=extra_args,
+        local_network_checks=local_network_checks,
         timeout=timeout,
         account=account,
         user=account.name if account is not None else current_user(euid),
@@ -189,6 +236,7 @@ async def _start(
     command: list[str],
     *,
     extra_args: Sequence[str],
+    local_network_checks: bool,
     timeout: float,
     account: BrowserAccount | None,
     user: str,
@@ -198,19 +246,48 @@ async def _start(
     if account is not None:
         os.chown(profile, account.uid, account.gid)
     log_path = profile / "chromium.log"
-    args = chromium_args(str(profile), extra=extra_args, sandbox=sandbox)
-    with log_path.open("wb") as log:
-        process = await asyncio.create_subprocess_exec(
-            *command,
-            *args,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=log,
-            env=browser_environment(os.environ, home=profile),
-            start_new_session=True,
-        )
+    args = chromium_args(
+        str(profile),
+        extra=extra_args,
+        sandbox=sandbox,
+        local_network_checks=local_network_checks,
+    )
+    env = browser_environment(os.environ, home=profile)
+    env[OWNER_VARIABLE] = owner_marker(os.getpid()) or ""
+    # The warden keeps the read end; the write end is not inheritable (os.pipe), so no
+    # other child of the server holds it open past the server's death.
+    lifeline_read, lifeline = os.pipe()
+    try:
+        with log_path.open("wb") as log:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-I",
+                "-S",
+                "-c",
+                WARDEN_SCRIPT,
+                str(lifeline_read),
+                *command,
+                *args,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=log,
+                env=env,
+                pass_fds=(lifeline_read,),
+                # Away from the server's terminal and signals; Chromium gets its own group.
+                start_new_session=True,
+            )
+    except BaseException:
+        os.close(lifeline)
+        raise
+    finally:
+        os.close(lifeline_read)
     started = ChromiumProcess(
-        process=process, ws_url="", user_data_dir=profile, sandboxed=sandbox, user=user
+        process=process,
+        ws_url="",
+        user_data_dir=profile,
+        sandboxed=sandbox,
+        user=user,
+        lifeline=lifeline,
     )
     port_file = profile / "DevToolsActivePort"
     deadline = time.monotonic() + timeout
@@ -221,8 +298,9 @@ async def _start(
             lines = port_file.read_text().split()
             if len(lines) >= 2:
                 started.ws_url = f"ws://127.0.0.1:{lines[0]}{lines[1]}"
+                started.pid = _child_of(process.pid)
                 logger.info(
-                    "chromium started pid=%s user=%s sandbox=%s", process.pid, user, sandbox
+                    "chromium started pid=%s user=%s sandbox=%s", started.pid, user, sandbox
                 )
                 return started
         await asyncio.sleep(0.02)
@@ -234,6 +312,14 @@ async def _start(
     if exited:
         raise _ExitedAtStart(msg, reason=_reason(tail))
     raise BrowserUnavailableError(msg)
+
+
+def _child_of(pid: int) -> int:
+    """The warden's one child, Chromium (0 if it is already gone)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        return int(children.read_text().split()[0])
+    return 0
 
 
 def _reason(log_tail: str) -> str:

@@ -1,9 +1,12 @@
 """Every render attempt under a deadline, cut short when its browser dies, retried once.
 
 A render that runs out of time is the page's fault (RenderTimeoutError) unless the browser
-itself stopped answering: then the browser is abandoned (killed, or dropped in remote mode)
-and the render runs once more on a new one, with a whole new budget. A browser that
-disconnects fails its renders at once (:meth:`RenderWatch.lost`), not at their deadlines.
+itself stopped answering. While an attempt runs, its browser is asked a trivial DevTools
+question every second; a browser that does not answer (stopped, deadlocked) is abandoned
+(killed, or dropped in remote mode) at once, and the render runs once more on a new one
+within its budget plus a small margin (:data:`HANG_MARGIN`): a hang costs the caller seconds,
+not a second budget. A browser that disconnects fails its renders at once
+(:meth:`RenderWatch.lost`), not at their deadlines, and the retry gets a whole budget.
 Renders are idempotent (templates, documents, and page loads, which are GETs), so one retry
 is safe.
 """
@@ -38,6 +41,11 @@ logger = logging.getLogger("renderkit.browser")
 #: After a DevTools failure, how long to wait for the browser's disconnect to tell whether
 #: the browser died (its connection closes a moment after a renderer's).
 _DEATH_GRACE = 0.5
+#: Seconds between liveness questions to the browser while an attempt runs.
+_PROBE_INTERVAL = 1.0
+#: Seconds past its budget a render whose browser hung may take, for the retry on a new
+#: browser (a launch takes 1-2 s).
+HANG_MARGIN = 3.0
 
 Clock = Callable[[], float]
 """Seconds on a monotonic clock: the event loop's, unless a test injects its own."""
@@ -84,10 +92,12 @@ class Budget:
 class BrowserLostError(Exception):
     """The browser disconnected during a render attempt (internal: retried or translated)."""
 
-    def __init__(self, generation: int) -> None:
+    def __init__(self, generation: int, *, hung: bool = False) -> None:
         super().__init__(generation)
         #: The generation of the browser that was lost.
         self.generation = generation
+        #: True when the browser stopped answering (rather than disconnecting).
+        self.hung = hung
 
 
 @attrs.define(eq=False)
@@ -106,6 +116,7 @@ class RenderWatch:
         browser: the browser the renders run on.
         clock: the clock deadlines are read on; the event loop's by default.
         death_grace: seconds a failed DevTools call waits for a disconnect to follow.
+        probe_interval: seconds between liveness questions while an attempt runs.
     """
 
     def __init__(
@@ -114,11 +125,15 @@ class RenderWatch:
         *,
         clock: Clock | None = None,
         death_grace: float = _DEATH_GRACE,
+        probe_interval: float = _PROBE_INTERVAL,
     ) -> None:
         self._browser = browser
         self._clock = clock
         self._death_grace = death_grace
+        self._probe_interval = probe_interval
         self._attempts: set[_Attempt] = set()
+        #: Generations abandoned because they stopped answering.
+        self._hung: set[int] = set()
 
     def now(self) -> float:
         """The current time on the watch's clock."""
@@ -142,16 +157,21 @@ class RenderWatch:
             InvalidRequestError: a document navigated away from itself.
             RenderError: a DevTools call failed on a browser still alive.
         """
+        limit = self.now() + timeout + HANG_MARGIN
+        hung = False
         for attempt in (1, 2):
-            # The retry gets a whole budget: the first one went to the browser's death,
-            # not to the caller's content. A render so waits at most twice its budget.
-            budget = Budget(self.now() + timeout, self.now)
+            # After a crash the retry gets a whole budget: the first one went to the
+            # browser's death, not to the caller's content. After a hang, found within
+            # about a probe interval, it gets what is left of the budget plus the margin.
+            deadline = self.now() + timeout
+            budget = Budget(min(deadline, limit) if hung else deadline, self.now)
             try:
                 return await self._attempt(work, budget, timeout, document=document)
             except BrowserLostError as exc:
                 if attempt == 2:
                     msg = "the browser stopped during the render; retry shortly"
                     raise BrowserUnavailableError(msg, retry_after=1.0) from exc
+                hung = exc.hung
                 logger.warning("the browser stopped mid-render; retrying once")
                 # Retry on a browser known to be new: the dead one may still look
                 # connected for a moment, and its idle pages and spares are useless.
@@ -180,19 +200,21 @@ class RenderWatch:
             async with asyncio.timeout(budget.deadline - self.now()) as scope:
                 attempt.scope = scope
                 self._attempts.add(attempt)
+                monitor = asyncio.create_task(self._watch_for_hang(attempt.generation))
                 try:
                     return await work(budget)
                 finally:
                     self._attempts.discard(attempt)
+                    monitor.cancel()
         except (TimeoutError, PlaywrightTimeoutError) as exc:
             if attempt.lost.is_set():
-                raise BrowserLostError(attempt.generation) from exc
+                raise self._lost(attempt.generation) from exc
             if not await self._browser.responsive(attempt.generation):
                 # Not the caller's content: the browser itself stopped answering (stopped,
-                # swapping, deadlocked). Abandon it so every render on it fails now and the
-                # retry runs on a fresh one.
-                self._browser.abandon(attempt.generation)
-                raise BrowserLostError(attempt.generation) from exc
+                # swapping, deadlocked) in the last moments. Abandon it so every render on
+                # it fails now and the retry runs on a fresh one.
+                self._abandon(attempt.generation)
+                raise self._lost(attempt.generation) from exc
             msg = f"the render did not finish within {timeout:g} s"
             raise RenderTimeoutError(msg, timeout=timeout) from exc
         except (PlaywrightError, RuntimeError, WebSocketException) as exc:
@@ -201,7 +223,7 @@ class RenderWatch:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(attempt.lost.wait(), self._death_grace)
             if attempt.lost.is_set() or not self._browser.connected:
-                raise BrowserLostError(attempt.generation) from exc
+                raise self._lost(attempt.generation) from exc
             text = str(exc)
             if document and ("navigat" in text or "context was destroyed" in text):
                 raise InvalidRequestError.single("html", NAVIGATES_AWAY) from exc
@@ -210,3 +232,22 @@ class RenderWatch:
             logger.warning("render failed: %s", text.splitlines()[0] if text else exc)
             msg = "the browser failed to render the page"
             raise RenderError(msg) from exc
+
+    async def _watch_for_hang(self, generation: int) -> None:
+        """Abandon the browser of ``generation`` as soon as it stops answering."""
+        while True:
+            await asyncio.sleep(self._probe_interval)
+            if generation in self._hung or generation != self._browser.generation:
+                return
+            if not await self._browser.responsive(generation):
+                # Every attempt on it is cut short (through ``lost``) and retried.
+                self._abandon(generation)
+                return
+
+    def _abandon(self, generation: int) -> None:
+        if generation not in self._hung:
+            self._hung.add(generation)
+            self._browser.abandon(generation)
+
+    def _lost(self, generation: int) -> BrowserLostError:
+        return BrowserLostError(generation, hung=generation in self._hung)

@@ -1,0 +1,94 @@
+"""Chromium never outlives the server that launched it, and a new pool reaps leftovers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from renderkit.browser import BrowserConfig, ChromiumPool
+from renderkit.browser._warden import OWNER_VARIABLE, owner_marker
+
+pytestmark = [pytest.mark.anyio, pytest.mark.browser]
+
+_OWNER = """
+import asyncio, os, sys
+from renderkit import render_image
+from renderkit.browser import BrowserConfig, ChromiumPool
+
+async def main():
+    pool = ChromiumPool(BrowserConfig(slots=1))
+    await pool.__aenter__()
+    await render_image({"template": "og-card", "data": {"title": "x"}}, browser=pool)
+    print(pool.browser_pid, flush=True)
+    await asyncio.sleep(60)
+
+asyncio.run(main())
+"""
+
+
+def _marked_by(owner: int) -> list[int]:
+    """Live (not zombie) processes whose owner marker names ``owner``."""
+    found = []
+    prefix = f"{OWNER_VARIABLE}={owner}:".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z" and any(item.startswith(prefix) for item in environ.split(b"\0")):
+            found.append(int(entry.name))
+    return found
+
+
+def test_no_browser_process_survives_its_server_killed_with_sigkill() -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path("src").resolve())}
+    owner = subprocess.Popen(
+        [sys.executable, "-c", _OWNER], stdout=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        assert owner.stdout is not None
+        browser_pid = int(owner.stdout.readline())
+        marked = _marked_by(owner.pid)
+        assert browser_pid in marked
+        assert len(marked) > 2  # the warden, the browser and its helpers
+        owner.send_signal(signal.SIGKILL)
+        owner.wait(timeout=5)
+        deadline = time.monotonic() + 5
+        while (left := _marked_by(owner.pid)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert left == []
+    finally:
+        owner.kill()
+        owner.wait(timeout=5)
+        if owner.stdout is not None:
+            owner.stdout.close()
+
+
+async def test_a_starting_pool_kills_what_a_dead_predecessor_left_and_nothing_else() -> None:
+    dead = subprocess.Popen(["sleep", "30"])
+    dead_marker = owner_marker(dead.pid)
+    dead.kill()
+    dead.wait(timeout=5)
+    assert dead_marker is not None
+    leftover = subprocess.Popen(["sleep", "60"], env={OWNER_VARIABLE: dead_marker})
+    living = subprocess.Popen(
+        ["sleep", "60"], env={OWNER_VARIABLE: owner_marker(os.getpid()) or ""}
+    )
+    try:
+        async with ChromiumPool(BrowserConfig(slots=1)) as pool:
+            assert pool.browser_pid is not None
+            assert leftover.wait(timeout=5) == -signal.SIGKILL
+            assert living.poll() is None
+    finally:
+        for process in (leftover, living):
+            process.kill()
+            process.wait(timeout=5)
