@@ -2,7 +2,7 @@
 exactly the calls that returned 200, once its leases have passed.
 
 The server runs as ``renderkit serve`` on 127.0.0.1, with a real Chromium and a two-second
-billing lease; after the kill (and the end of the Chromium it leaves behind) it is restarted
+billing lease; after the kill (which Chromium must not outlive) it is restarted
 on the same data directory (SQLite files, or the same redis-server).
 """
 
@@ -40,6 +40,7 @@ class Server:
         self.redis_url = redis_url
         self.log = data_dir.parent / "server.log"
         self.proc: subprocess.Popen[bytes] | None = None
+        self.orphaned: list[int] = []
         self.base = ""
 
     def start(self) -> None:
@@ -79,16 +80,20 @@ class Server:
     def kill(self) -> None:
         """SIGKILL the server process alone: a crash, with no shutdown code running.
 
-        Then end the Chromium it started, found by parentage before the kill: Chromium runs
-        in a session of its own, and nothing else would end it once its parent is gone.
+        Every process it started (the Chromium tree, under its warden) must then end by
+        itself within 5 s; any left is ended here and reported as orphaned.
         """
         assert self.proc is not None
-        orphans = _descendants(self.proc.pid)
+        started = _descendants(self.proc.pid)
         self.proc.kill()
         self.proc.wait(timeout=10)
-        for pid in orphans:
+        deadline = time.monotonic() + 5
+        while (left := [pid for pid in started if _alive(pid)]) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        for pid in left:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+        self.orphaned = left
 
     def stop(self) -> None:
         """Stop the server gracefully (it closes its browser), or kill it if it hangs."""
@@ -99,6 +104,15 @@ class Server:
             self.proc.wait(timeout=40)
         except subprocess.TimeoutExpired:
             self.kill()
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` still runs (a zombie waiting for its reaper has ended)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
 
 
 def _descendants(root: int) -> list[int]:
@@ -188,6 +202,7 @@ def test_a_server_killed_mid_render_charges_exactly_the_calls_that_returned_200(
     with done:
         assert done.wait_for(lambda: statuses.count(200) >= 3, timeout=60), statuses
     server.kill()
+    assert server.orphaned == []  # Chromium died with its server
     for worker in workers:
         worker.join(timeout=30)
 
