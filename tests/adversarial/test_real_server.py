@@ -28,7 +28,7 @@ from tests._hostile_json import hostile_bodies
 from tests.parsing import _hostile
 from tests.parsing._hostile import NAMED
 from tests.parsing._mutations import mutated
-from tests.server.test_crash_billing import ADMIN, Server, _descendants
+from tests.server._serve_process import ADMIN, Server, descendants
 
 pytestmark = pytest.mark.browser
 
@@ -62,7 +62,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     server.start()
     try:
         assert server.proc is not None
-        assert _descendants(server.proc.pid), "the server started no Chromium"
+        assert descendants(server.proc.pid), "the server started no Chromium"
         with httpx.Client(base_url=server.base, timeout=ANSWER_SECONDS * 2) as client:
             response = client.post(
                 "/api/keys/generate",
@@ -78,7 +78,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 def rss_mb(pid: int) -> float:
     """VmRSS of ``pid`` and every process below it, in MB (processes that end are skipped)."""
     total = 0
-    for one in [pid, *_descendants(pid)]:
+    for one in [pid, *descendants(pid)]:
         try:
             status = Path(f"/proc/{one}/status").read_text()
         except OSError:
