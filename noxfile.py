@@ -1,4 +1,5 @@
-"""Developer tasks: `nox -s tests`, `nox -s lint`, `nox -s docs`, `nox -s bench`, `nox -s soak`.
+"""Developer tasks: `nox -s tests`, `nox -s lint`, `nox -s docs`, `nox -s bench`, `nox -s soak`,
+`nox -s adversarial`.
 
 Sessions reuse the project's .venv (created by scripts/bootstrap.sh), because Chromium and
 the other system tools are installed machine-wide, not per virtualenv. `nox -s extras` is the
@@ -215,6 +216,28 @@ def soak(session: nox.Session) -> None:
     scripts/soak.py, e.g. nox -s soak -- --duration 30
     """
     session.run(PY, "scripts/soak.py", *session.posargs, external=True, env={"PYTHONPATH": "src"})
+
+
+@nox.session
+def adversarial(session: nox.Session) -> None:
+    """Hostile documents and JSON bodies against a real `renderkit serve` on 127.0.0.1.
+
+    tests/adversarial: every named hostile document, N Hypothesis-mutated PDFs and images
+    (`-- --examples N`, 500 unless given; the test run in CI uses 30) and the hostile JSON
+    shapes; other arguments after -- go to pytest.
+    """
+    args = list(session.posargs)
+    examples = "500"
+    if "--examples" in args:
+        at = args.index("--examples")
+        examples = args[at + 1]
+        del args[at : at + 2]
+    env = {
+        "PYTHONPATH": "src",
+        "RENDERKIT_ADVERSARIAL_EXAMPLES": examples,
+        "RENDERKIT_REQUIRE_BROWSER": "1",
+    }
+    session.run(PY, "-m", "pytest", "tests/adversarial", "-q", *args, external=True, env=env)
 
 
 @nox.session(name="eval-parse")

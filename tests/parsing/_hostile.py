@@ -150,3 +150,34 @@ def animated_gif(frames: int = 2000) -> bytes:
     images = [Image.new("L", (64, 64), i % 256) for i in range(frames)]
     images[0].save(out, "GIF", save_all=True, append_images=images[1:])
     return out.getvalue()
+
+
+PDF, PNG, JPEG = "application/pdf", "image/png", "image/jpeg"
+
+#: The named hostile documents: (expression over this module, mime type). Expressions rather
+#: than bytes, so a child process builds its own and nothing large crosses a pipe.
+NAMED = {
+    "finding 1: a Factur-X attachment inflating to 512 MB": ("attachment_bomb_pdf()", PDF),
+    "finding 2: 50 blank pages of 200 inches": ("huge_blank_pages_pdf()", PDF),
+    "finding 3: a 335-byte JPEG claiming 7000x7000": ("image_claiming(7000, 7000)", JPEG),
+    "32 attachments naming one 6 MB stream": ("attachment_bomb_pdf(6_000_000, 32)", PDF),
+    "a content stream inflating to 512 MB": ("content_bomb_pdf()", PDF),
+    "a twice-deflated content stream of 64 MB": (
+        'content_bomb_pdf(64_000_000, b"[/FlateDecode /FlateDecode]")',
+        PDF,
+    ),
+    "an image declared 100000x100000 in a PDF": ("huge_image_pdf()", PDF),
+    "a /Pages tree listing itself": ("pages_cycle_pdf()", PDF),
+    "objects referring to each other": ("reference_loop_pdf()", PDF),
+    "a /MediaBox nested 100,000 arrays deep": ("nested_arrays_pdf()", PDF),
+    "a PNG claiming 60000x60000": ('image_claiming(60000, 60000, "PNG")', PNG),
+    "a PNG with a 64 MB zTXt chunk": (
+        'png_with_chunk(b"zTXt", b"k\\0\\0" + deflated_zeros(64_000_000))',
+        PNG,
+    ),
+    "a PNG with a 64 MB iCCP profile": (
+        'png_with_chunk(b"iCCP", b"p\\0\\0" + deflated_zeros(64_000_000))',
+        PNG,
+    ),
+    "an animated GIF of 2000 frames": ("animated_gif()", "image/png"),
+}

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import io
 import time
-import zlib
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from PIL import Image
 
 from renderkit import InvalidRequestError, ParseRequest, ParseResult, parse
@@ -23,40 +21,13 @@ from renderkit.parsing import ParseLimits
 from renderkit.parsing._protocol import Page
 from tests._blocking import run_blocking
 
-from . import _hostile
-from ._documents import encode, image_pdf, text_pdf
+from ._documents import image_pdf
+from ._hostile import NAMED, PDF
 from ._measure import measure
+from ._mutations import mutated
 
 SECONDS = 10.0
 MEGABYTES = 300.0
-PDF, PNG, JPEG = "application/pdf", "image/png", "image/jpeg"
-
-# (expression over _hostile, mime type): built in the child, so nothing large crosses a pipe.
-NAMED = {
-    "finding 1: a Factur-X attachment inflating to 512 MB": ("attachment_bomb_pdf()", PDF),
-    "finding 2: 50 blank pages of 200 inches": ("huge_blank_pages_pdf()", PDF),
-    "finding 3: a 335-byte JPEG claiming 7000x7000": ("image_claiming(7000, 7000)", JPEG),
-    "32 attachments naming one 6 MB stream": ("attachment_bomb_pdf(6_000_000, 32)", PDF),
-    "a content stream inflating to 512 MB": ("content_bomb_pdf()", PDF),
-    "a twice-deflated content stream of 64 MB": (
-        'content_bomb_pdf(64_000_000, b"[/FlateDecode /FlateDecode]")',
-        PDF,
-    ),
-    "an image declared 100000x100000 in a PDF": ("huge_image_pdf()", PDF),
-    "a /Pages tree listing itself": ("pages_cycle_pdf()", PDF),
-    "objects referring to each other": ("reference_loop_pdf()", PDF),
-    "a /MediaBox nested 100,000 arrays deep": ("nested_arrays_pdf()", PDF),
-    "a PNG claiming 60000x60000": ('image_claiming(60000, 60000, "PNG")', PNG),
-    "a PNG with a 64 MB zTXt chunk": (
-        'png_with_chunk(b"zTXt", b"k\\0\\0" + deflated_zeros(64_000_000))',
-        PNG,
-    ),
-    "a PNG with a 64 MB iCCP profile": (
-        'png_with_chunk(b"iCCP", b"p\\0\\0" + deflated_zeros(64_000_000))',
-        PNG,
-    ),
-    "an animated GIF of 2000 frames": ("animated_gif()", "image/png"),
-}
 
 
 @pytest.fixture(scope="module")
@@ -166,40 +137,7 @@ def test_a_blank_page_is_not_sent_to_ocr() -> None:
     assert ocr.sizes == []
 
 
-SEEDS = {
-    "text": (text_pdf([["INVOICE", "Invoice No: INV-1", "Total EUR 12.00"]]), PDF),
-    "scan": (image_pdf(Image.new("L", (120, 90), 0)), PDF),
-    "deflated": (_hostile.content_bomb_pdf(2_000_000), PDF),
-    "attached": (_hostile.attachment_bomb_pdf(4_000, 2), PDF),
-    "png": (encode(Image.new("L", (64, 48), 30)), PNG),
-    "jpeg": (encode(Image.new("L", (64, 48), 30), "JPEG"), JPEG),
-}
-
 SMALL = ParseLimits(max_pixels=4_000_000, max_ocr_pixels=8_000_000, max_inflated_bytes=4_000_000)
-
-
-@st.composite
-def mutated(draw: st.DrawFn) -> tuple[bytes, str]:
-    content, mime = SEEDS[draw(st.sampled_from(sorted(SEEDS)))]
-    data = bytearray(content)
-    for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["flip", "truncate", "insert", "delete", "deflate"]))
-        at = draw(st.integers(0, max(0, len(data) - 1)))
-        if kind == "flip":
-            data[at] ^= 1 << draw(st.integers(0, 7))
-        elif kind == "truncate":
-            del data[max(16, at) :]
-        elif kind == "insert":
-            data[at:at] = draw(
-                st.sampled_from(
-                    [b"[" * 5000, b" 0 0 R", b"/MediaBox [0 0 1e9 1e9]", b"xref", b"\xff" * 64]
-                )
-            )
-        elif kind == "delete":
-            del data[at : at + draw(st.integers(1, 64))]
-        else:  # a Flate bomb spliced where a stream's data may begin
-            data[at:at] = zlib.compress(bytes(draw(st.integers(1, 32)) << 20), 9)
-    return bytes(data), mime
 
 
 @settings(

@@ -24,6 +24,7 @@ from renderkit.testing import FakeBrowser
 from renderkit_server.app import create_app
 from renderkit_server.mail import MemoryMailer
 from renderkit_server.settings import Settings
+from tests._hostile_json import fill, hostile_bodies
 from tests._uvicorn import served_in_thread
 
 ADMIN = "admin-token-for-stall-tests-0123456"
@@ -129,11 +130,6 @@ def _assert_answered_quickly(server: Served, path: str, body: bytes) -> int:
     return status
 
 
-def _fill(unit: bytes, size: int, *, head: bytes = b"", tail: bytes = b"") -> bytes:
-    """``head``, ``unit`` repeated, ``tail``: at most ``size`` bytes in all."""
-    return head + unit * ((size - len(head) - len(tail)) // len(unit)) + tail
-
-
 FINDING_1 = b'{"email": "' + b'\\"' * (63 * 1024 // 2) + b'"}'
 FINDING_1_UNTERMINATED = b'{"email": "' + b'\\"' * (63 * 1024 // 2)
 
@@ -147,28 +143,14 @@ def test_finding_1s_63_kib_of_escaped_quotes_is_answered_fast_and_health_stays_f
 
 
 #: Bodies at the body limit, each the worst case of one part of reading JSON.
-LIMIT_BODIES = {
-    "escaped quotes in an unterminated string": _fill(b'\\"', LIMIT, head=b'{"email": "'),
-    "escaped quotes in a string": _fill(b'\\"', LIMIT, head=b'{"email": "', tail=b'"}'),
-    "quotes": _fill(b'"', LIMIT),
-    "backslashes": _fill(b"\\", LIMIT),
-    "opening brackets": _fill(b"[", LIMIT),
-    "nested arrays": _fill(b"[", LIMIT // 2) + _fill(b"]", LIMIT // 2),
-    "empty arrays": _fill(b"[],", LIMIT, head=b"[", tail=b"[]]"),
-    "many keys": b"{"
-    + b",".join(b'"k%d":0' % n for n in range(LIMIT // 16)).ljust(LIMIT - 2, b" ")
-    + b"}",
-    "one long string": _fill(b"x", LIMIT, head=b'{"email": "', tail=b'"}'),
-    "unicode escapes": _fill(b"\\u0000", LIMIT, head=b'{"email": "', tail=b'"}'),
-    "invalid UTF-8 in a string": _fill(b"\xff", LIMIT, head=b'{"email": "', tail=b'"}'),
-}
+LIMIT_BODIES = hostile_bodies(LIMIT)
 
 
 @pytest.mark.parametrize("path", ["/api/keys/generate", "/api/mcp", "/api/image"])
 def test_a_body_of_a_few_megabytes_of_escaped_quotes_is_answered_in_linear_time(
     server: Served, path: str
 ) -> None:
-    _assert_answered_quickly(server, path, _fill(b'\\"', 2 * MIB, head=b'"'))
+    _assert_answered_quickly(server, path, fill(b'\\"', 2 * MIB, head=b'"'))
 
 
 @pytest.mark.parametrize("name", list(LIMIT_BODIES))
@@ -197,4 +179,4 @@ _PIECES = [b"[", b"]", b"{", b"}", b'"', b"\\", b'\\"', b",", b":", b"1", b"x", 
 def test_any_repeated_shape_is_answered_in_linear_time_with_health_fast(
     server: Served, unit: bytes, size: int, head: bytes, path: str
 ) -> None:
-    _assert_answered_quickly(server, path, _fill(unit, size, head=head))
+    _assert_answered_quickly(server, path, fill(unit, size, head=head))
