@@ -7,7 +7,9 @@ backend is one more parameter.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+import contextlib
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Protocol, TypeVar
 
 import pytest
 import redis.asyncio
@@ -41,3 +43,56 @@ async def redis_client(redis_url: str) -> AsyncIterator[redis.asyncio.Redis]:
     client = await fresh_redis(redis_url)
     yield client
     await client.aclose()
+
+
+class _Closeable(Protocol):
+    async def aclose(self) -> None: ...
+
+
+B = TypeVar("B", bound=_Closeable)
+
+
+@contextlib.asynccontextmanager
+async def backend_of(
+    request: pytest.FixtureRequest,
+    *,
+    memory: Callable[[], B] | None = None,
+    sqlite: Callable[[], B] | None = None,
+    redis: Callable[[redis.asyncio.Redis], B] | None = None,
+) -> AsyncIterator[B]:
+    """The backend named by ``request.param`` (``memory``, ``sqlite`` or ``redis``, the last
+    on a flushed database of the session's redis-server), closed after the test with its
+    client: what every kind's ``store`` fixture does, written once."""
+    client: redis.asyncio.Redis | None = None
+    if request.param == "redis":
+        assert redis is not None
+        client = await fresh_redis(request.getfixturevalue("redis_url"))
+        backend = redis(client)
+    else:
+        factory = memory if request.param == "memory" else sqlite
+        assert factory is not None
+        backend = factory()
+    try:
+        yield backend
+    finally:
+        await backend.aclose()
+        if client is not None:
+            await client.aclose()
+
+
+@contextlib.asynccontextmanager
+async def replicas_of(
+    request: pytest.FixtureRequest,
+    *,
+    sqlite: Callable[[], B],
+    redis: Callable[[redis.asyncio.Redis], B],
+) -> AsyncIterator[tuple[B, B]]:
+    """Two instances on one shared backend (``request.param``: ``sqlite`` or ``redis``), as
+    two server replicas have them."""
+    async with contextlib.AsyncExitStack() as stack:
+        pair = []
+        for _ in range(2):
+            pair.append(
+                await stack.enter_async_context(backend_of(request, sqlite=sqlite, redis=redis))
+            )
+        yield pair[0], pair[1]

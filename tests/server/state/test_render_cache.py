@@ -19,7 +19,7 @@ from renderkit_server.state.render_cache import (
     SqliteRenderCache,
 )
 from renderkit_server.state.render_cache.redis import RedisRenderCache
-from tests.server.state.conftest import fresh_redis
+from tests.server.state.conftest import backend_of
 
 pytestmark = pytest.mark.anyio
 
@@ -48,19 +48,13 @@ class Clock:
 @pytest.fixture(params=["memory", "sqlite", "redis"])
 async def cache(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[RenderCache]:
     """An empty index of each kind."""
-    backend: RenderCache
-    client: redis.asyncio.Redis | None = None
-    if request.param == "memory":
-        backend = MemoryRenderCache()
-    elif request.param == "sqlite":
-        backend = SqliteRenderCache(tmp_path / "cache.sqlite3")
-    else:
-        client = await fresh_redis(request.getfixturevalue("redis_url"))
-        backend = RedisRenderCache(client)
-    yield backend
-    await backend.aclose()
-    if client is not None:
-        await client.aclose()
+    async with backend_of(
+        request,
+        memory=MemoryRenderCache,
+        sqlite=lambda: SqliteRenderCache(tmp_path / "cache.sqlite3"),
+        redis=RedisRenderCache,
+    ) as backend:
+        yield backend
 
 
 @pytest.fixture(params=["memory", "sqlite"])

@@ -12,11 +12,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import redis.asyncio
 
 from renderkit_server.state.render_locks import MemoryRenderLocks, RenderLocks, SqliteRenderLocks
 from renderkit_server.state.render_locks.redis import RedisRenderLocks
-from tests.server.state.conftest import fresh_redis
+from tests.server.state.conftest import backend_of, replicas_of
 
 pytestmark = pytest.mark.anyio
 
@@ -24,19 +23,13 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture(params=["memory", "sqlite", "redis"])
 async def locks(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[RenderLocks]:
     """Locks of each kind, on an empty backend."""
-    backend: RenderLocks
-    client: redis.asyncio.Redis | None = None
-    if request.param == "memory":
-        backend = MemoryRenderLocks()
-    elif request.param == "sqlite":
-        backend = SqliteRenderLocks(tmp_path / "locks.sqlite3")
-    else:
-        client = await fresh_redis(request.getfixturevalue("redis_url"))
-        backend = RedisRenderLocks(client)
-    yield backend
-    await backend.aclose()
-    if client is not None:
-        await client.aclose()
+    async with backend_of(
+        request,
+        memory=MemoryRenderLocks,
+        sqlite=lambda: SqliteRenderLocks(tmp_path / "locks.sqlite3"),
+        redis=RedisRenderLocks,
+    ) as backend:
+        yield backend
 
 
 @pytest.fixture(params=["sqlite", "redis"])
@@ -44,20 +37,12 @@ async def replicas(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> AsyncIterator[tuple[RenderLocks, RenderLocks]]:
     """Two instances on one backend, like two server replicas."""
-    first: RenderLocks
-    second: RenderLocks
-    client: redis.asyncio.Redis | None = None
-    if request.param == "sqlite":
-        first = SqliteRenderLocks(tmp_path / "locks.sqlite3")
-        second = SqliteRenderLocks(tmp_path / "locks.sqlite3")
-    else:
-        client = await fresh_redis(request.getfixturevalue("redis_url"))
-        first, second = RedisRenderLocks(client), RedisRenderLocks(client)
-    yield first, second
-    await first.aclose()
-    await second.aclose()
-    if client is not None:
-        await client.aclose()
+    async with replicas_of(
+        request,
+        sqlite=lambda: SqliteRenderLocks(tmp_path / "locks.sqlite3"),
+        redis=RedisRenderLocks,
+    ) as pair:
+        yield pair
 
 
 async def test_every_backend_satisfies_the_protocol(locks: RenderLocks) -> None:

@@ -24,7 +24,7 @@ from renderkit_server.state.revocations import (
 )
 from renderkit_server.state.revocations.redis import RedisRevocationStore
 from tests.server._redis import REDIS_SERVER, redis_server, require_redis_server
-from tests.server.state.conftest import fresh_redis
+from tests.server.state.conftest import backend_of, replicas_of
 
 pytestmark = pytest.mark.anyio
 
@@ -32,19 +32,13 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture(params=["memory", "sqlite", "redis"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[RevocationStore]:
     """An empty store of each kind."""
-    backend: RevocationStore
-    client: redis.asyncio.Redis | None = None
-    if request.param == "memory":
-        backend = MemoryRevocationStore()
-    elif request.param == "sqlite":
-        backend = SqliteRevocationStore(tmp_path / "keys.sqlite3")
-    else:
-        client = await fresh_redis(request.getfixturevalue("redis_url"))
-        backend = RedisRevocationStore(client)
-    yield backend
-    await backend.aclose()
-    if client is not None:
-        await client.aclose()
+    async with backend_of(
+        request,
+        memory=MemoryRevocationStore,
+        sqlite=lambda: SqliteRevocationStore(tmp_path / "keys.sqlite3"),
+        redis=RedisRevocationStore,
+    ) as backend:
+        yield backend
 
 
 @pytest.fixture(params=["sqlite", "redis"])
@@ -52,20 +46,12 @@ async def replicas(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> AsyncIterator[tuple[RevocationStore, RevocationStore]]:
     """Two stores on one shared backend, as two processes or replicas have."""
-    pair: tuple[RevocationStore, RevocationStore]
-    if request.param == "sqlite":
-        pair = (
-            SqliteRevocationStore(tmp_path / "keys.sqlite3"),
-            SqliteRevocationStore(tmp_path / "keys.sqlite3"),
-        )
-    else:
-        client = await fresh_redis(request.getfixturevalue("redis_url"))
-        pair = (RedisRevocationStore(client), RedisRevocationStore(client))
-    yield pair
-    for backend in pair:
-        await backend.aclose()
-    if request.param == "redis":
-        await client.aclose()
+    async with replicas_of(
+        request,
+        sqlite=lambda: SqliteRevocationStore(tmp_path / "keys.sqlite3"),
+        redis=RedisRevocationStore,
+    ) as pair:
+        yield pair
 
 
 async def test_every_store_satisfies_the_protocol(store: RevocationStore) -> None:

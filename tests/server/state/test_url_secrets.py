@@ -6,7 +6,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import redis.asyncio
 
 from renderkit_server.state.url_secrets import (
     MemoryUrlSecretStore,
@@ -15,7 +14,7 @@ from renderkit_server.state.url_secrets import (
     UrlSecretStore,
 )
 from renderkit_server.state.url_secrets.redis import RedisUrlSecretStore
-from tests.server.state.conftest import fresh_redis
+from tests.server.state.conftest import backend_of, replicas_of
 
 pytestmark = pytest.mark.anyio
 
@@ -25,19 +24,13 @@ ENTRY = UrlSecret(secret=bytes(range(32)), plan="pro")
 @pytest.fixture(params=["memory", "sqlite", "redis"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[UrlSecretStore]:
     """An empty store of each kind."""
-    backend: UrlSecretStore
-    client: redis.asyncio.Redis | None = None
-    if request.param == "memory":
-        backend = MemoryUrlSecretStore()
-    elif request.param == "sqlite":
-        backend = SqliteUrlSecretStore(tmp_path / "url.sqlite3")
-    else:
-        client = await fresh_redis(request.getfixturevalue("redis_url"))
-        backend = RedisUrlSecretStore(client)
-    yield backend
-    await backend.aclose()
-    if client is not None:
-        await client.aclose()
+    async with backend_of(
+        request,
+        memory=MemoryUrlSecretStore,
+        sqlite=lambda: SqliteUrlSecretStore(tmp_path / "url.sqlite3"),
+        redis=RedisUrlSecretStore,
+    ) as backend:
+        yield backend
 
 
 @pytest.fixture(params=["sqlite", "redis"])
@@ -45,20 +38,12 @@ async def replicas(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> AsyncIterator[tuple[UrlSecretStore, UrlSecretStore]]:
     """Two stores on one shared backend, as two processes or replicas have."""
-    pair: tuple[UrlSecretStore, UrlSecretStore]
-    if request.param == "sqlite":
-        pair = (
-            SqliteUrlSecretStore(tmp_path / "url.sqlite3"),
-            SqliteUrlSecretStore(tmp_path / "url.sqlite3"),
-        )
-    else:
-        client = await fresh_redis(request.getfixturevalue("redis_url"))
-        pair = (RedisUrlSecretStore(client), RedisUrlSecretStore(client))
-    yield pair
-    for backend in pair:
-        await backend.aclose()
-    if request.param == "redis":
-        await client.aclose()
+    async with replicas_of(
+        request,
+        sqlite=lambda: SqliteUrlSecretStore(tmp_path / "url.sqlite3"),
+        redis=RedisUrlSecretStore,
+    ) as pair:
+        yield pair
 
 
 async def test_every_store_satisfies_the_protocol(store: UrlSecretStore) -> None:

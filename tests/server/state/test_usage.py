@@ -20,7 +20,8 @@ from renderkit_server.state.usage import (
     UsageStore,
 )
 from renderkit_server.state.usage.redis import RedisUsageStore
-from tests.server.state._usage import PERIOD, WINDOW, flush
+from tests.server.state._usage import PERIOD, WINDOW
+from tests.server.state.conftest import backend_of, replicas_of
 
 pytestmark = pytest.mark.anyio
 
@@ -28,17 +29,13 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture(params=["memory", "sqlite", "redis"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[UsageStore]:
     """A fresh, empty store of each kind; Redis is flushed before each test."""
-    backend: UsageStore
-    if request.param == "memory":
-        backend = MemoryUsageStore()
-    elif request.param == "sqlite":
-        backend = SqliteUsageStore(tmp_path / "usage.db")
-    else:
-        url = request.getfixturevalue("redis_url")
-        await flush(url)
-        backend = RedisUsageStore(url)
-    yield backend
-    await backend.aclose()
+    async with backend_of(
+        request,
+        memory=MemoryUsageStore,
+        sqlite=lambda: SqliteUsageStore(tmp_path / "usage.db"),
+        redis=RedisUsageStore,
+    ) as backend:
+        yield backend
 
 
 @pytest.fixture(params=["sqlite", "redis"])
@@ -46,18 +43,10 @@ async def replicas(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> AsyncIterator[tuple[UsageStore, UsageStore]]:
     """Two independent store instances on one shared backend, like two server replicas."""
-    first: UsageStore
-    second: UsageStore
-    if request.param == "sqlite":
-        first = SqliteUsageStore(tmp_path / "usage.db")
-        second = SqliteUsageStore(tmp_path / "usage.db")
-    else:
-        url = request.getfixturevalue("redis_url")
-        await flush(url)
-        first, second = RedisUsageStore(url), RedisUsageStore(url)
-    yield first, second
-    await first.aclose()
-    await second.aclose()
+    async with replicas_of(
+        request, sqlite=lambda: SqliteUsageStore(tmp_path / "usage.db"), redis=RedisUsageStore
+    ) as pair:
+        yield pair
 
 
 async def test_every_backend_satisfies_the_protocol(store: UsageStore) -> None:
