@@ -11,6 +11,7 @@ import pytest
 from hypothesis import strategies as st
 
 from renderkit_server.keys import KeyService, KeySigner, MemoryRevocationStore
+from renderkit_server.keys.emails import ENCODED_WORD
 
 SECRET_A = secrets.token_bytes(32)
 SECRET_B = secrets.token_bytes(32)
@@ -41,7 +42,8 @@ async def service(clock: Clock) -> AsyncIterator[KeyService]:
         yield keys
 
 
-# Dot-atom local parts and LDH domains: the grammar normalize_email accepts.
+# Dot-atom local parts and LDH domains: the grammar normalize_email accepts, less the
+# encoded-word opener "=?" it refuses (mail headers would decode it).
 _ATEXT = string.ascii_letters + string.digits + "!#$%&'*+/=?^_`{|}~-"
 _atoms = st.text(_ATEXT, min_size=1, max_size=10)
 _locals = st.lists(_atoms, min_size=1, max_size=4).map(".".join).filter(lambda s: len(s) <= 64)
@@ -55,4 +57,4 @@ _domains = st.builds(
 EMAILS = st.one_of(
     st.builds(lambda local, domain: f"{local}@{domain}", _locals, _domains),
     st.emails(),
-).filter(lambda e: len(e.rpartition("@")[0]) <= 64 and len(e) <= 254)
+).filter(lambda e: len(e.rpartition("@")[0]) <= 64 and len(e) <= 254 and ENCODED_WORD not in e)
