@@ -322,7 +322,7 @@ _RECORDED_FIGURES = (
     ("deploy.md#sizing-measured-here", "one replica vs a remote browser vs two replicas"),
     ("operations.md#soak", "20 clients for 5 minutes: latencies, memory, processes"),
     (
-        "security.md#fair-use-one-key-cannot-starve-the-others",
+        "security.md#fair-use-one-key-or-one-plan-cannot-starve-the-others",
         "one key flooding the pool while another renders og-cards",
     ),
 )
