@@ -158,3 +158,37 @@ def test_parse_limits_must_be_positive() -> None:
 
     with pytest.raises(ConfigurationError):
         ParseLimits(max_pages=0)
+
+
+def _encrypted(content: bytes, *, user_password: str) -> bytes:
+    import io
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(content)))
+    writer.encrypt(user_password, owner_password="owner", algorithm="AES-256")
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+@pytest.mark.anyio
+async def test_a_pdf_encrypted_only_for_permissions_is_read_like_the_plain_one() -> None:
+    encrypted = _encrypted(INVOICE, user_password="")
+    assert b"/Encrypt" in encrypted
+    plain = await parse(ParseRequest.from_bytes(INVOICE, "application/pdf"))
+    result = await parse(ParseRequest.from_bytes(encrypted, "application/pdf"))
+    assert result.data == plain.data
+    assert result.data["total"] == 24.0
+
+
+@pytest.mark.anyio
+async def test_an_encrypted_attachment_bomb_is_still_refused_naming_its_ceiling() -> None:
+    from ._hostile import attachment_bomb_pdf
+
+    encrypted = _encrypted(attachment_bomb_pdf(64_000_000), user_password="")
+    with anyio.fail_after(10), pytest.raises(InvalidRequestError) as exc:
+        await parse(
+            ParseRequest.from_bytes(encrypted, "application/pdf"),
+            limits=ParseLimits(max_embedded_bytes=1_000_000),
+        )
+    assert _field(exc) == "file"
+    assert "max_embedded_bytes" in str(exc.value)

@@ -30,6 +30,7 @@ from renderkit.parsing.einvoice import (
 )
 from renderkit.parsing.fill.confidence import field_confidences, overall_confidence
 from renderkit.parsing.fill.validation import check_schema, validate
+from renderkit.parsing.readers.decrypt import decrypted
 from renderkit.parsing.readers.document import (
     ParseLimits,
     check_pdf_streams,
@@ -104,6 +105,11 @@ async def parse(
     content = await anyio.to_thread.run_sync(
         lambda: decode_file(req.file, max_bytes=limits.max_bytes)
     )
+    if sniff_mime_type(content) == _PDF:
+        # Permission-only encryption: read (and measured) through a decrypted copy.
+        content = await anyio.to_thread.run_sync(
+            lambda: decrypted(content, max_bytes=2 * limits.max_bytes)
+        )
     invoice: EInvoice | None = None
     xml_warnings: tuple[str, ...] = ()
     if embedded_xml and req.mimeType == _PDF and sniff_mime_type(content) == _PDF:
