@@ -13,6 +13,7 @@ import time
 import httpx
 
 from renderkit.client._errors import error_from_response
+from renderkit.core.errors import ServerUnreachableError
 from renderkit.core.retry import RetryPolicy, is_retryable_status, parse_retry_after
 
 __all__ = ["download_blocking"]
@@ -24,16 +25,17 @@ def download_blocking(url: str, *, retry: RetryPolicy, timeout: float) -> bytes:
     Raises:
         RenderkitError: the server's answer, mapped like any other error, once the retries
             are used up.
-        httpx.TransportError: the network failed on every attempt.
+        ServerUnreachableError: the network failed on every attempt.
     """
     with httpx.Client(timeout=timeout) as http:
         attempt = 0
         while True:
             try:
                 response = http.get(url)
-            except retry.retry_on:
+            except retry.retry_on as exc:
                 if attempt >= retry.max_retries:
-                    raise
+                    msg = f"cannot reach {url}: {exc or type(exc).__name__}"
+                    raise ServerUnreachableError(msg, provider="renderkit-server") from exc
                 time.sleep(retry.delay(attempt))
             else:
                 if attempt >= retry.max_retries or not is_retryable_status(response.status_code):
