@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -17,6 +18,7 @@ from renderkit import (
     RenderkitError,
     ServerUnreachableError,
 )
+from renderkit.core.filenames import content_disposition
 from renderkit.core.retry import RetryPolicy
 
 NO_RETRY = RetryPolicy(max_retries=0)
@@ -113,3 +115,40 @@ def test_a_client_without_base_url_or_key_anywhere_is_a_configuration_error(
     monkeypatch.delenv(missing)
     with pytest.raises(ConfigurationError, match=missing):
         Client()
+
+
+@pytest.mark.anyio
+async def test_a_downloaded_file_keeps_the_name_the_server_gave_it(tmp_path: Path) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/f/abc":
+            disposition = content_disposition("og-card-hello-world.png")
+            return httpx.Response(200, content=b"PNG", headers={"Content-Disposition": disposition})
+        body = {"format": "png", "width": 1, "height": 1, "template": "og-card"}
+        return httpx.Response(200, json={**body, "url": "http://server/f/abc"})
+
+    transport = httpx.MockTransport(answer)
+    async with AsyncClient("http://server", "k", transport=transport) as client:
+        result = await client.download(await client.render_image(IMAGE))
+
+    assert result.filename == "og-card-hello-world.png"
+    saved = result.save(tmp_path)
+    assert saved == tmp_path / "og-card-hello-world.png"
+    assert saved.read_bytes() == b"PNG"
+    assert result.save(tmp_path / "mine.png").read_bytes() == b"PNG"  # a file path is kept
+
+
+@pytest.mark.anyio
+async def test_a_server_file_name_cannot_write_outside_the_directory(tmp_path: Path) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/f/abc":
+            headers = {"Content-Disposition": 'attachment; filename="../../evil.png"'}
+            return httpx.Response(200, content=b"PNG", headers=headers)
+        body = {"format": "png", "width": 1, "height": 1, "template": "og-card"}
+        return httpx.Response(200, json={**body, "url": "http://server/f/abc"})
+
+    inside = tmp_path / "inside"
+    inside.mkdir()
+    async with AsyncClient("http://server", "k", transport=httpx.MockTransport(answer)) as c:
+        result = await c.download(await c.render_image(IMAGE))
+
+    assert result.save(inside) == inside / "evil.png"

@@ -11,7 +11,7 @@ import anyio
 import attrs
 import httpx
 
-from renderkit.client._download import download_blocking
+from renderkit.client._download import download_blocking, downloaded
 from renderkit.client._errors import error_from_response
 from renderkit.client._results import (
     LazyContent,
@@ -192,7 +192,7 @@ class AsyncClient:
         )
         if response.is_error:
             raise error_from_response(response)
-        result.fill(response.content)
+        result.fill(downloaded(response))
         return result
 
     async def _call(self, name: str, request: object) -> dict[str, Any]:
@@ -220,7 +220,7 @@ class AsyncClient:
 
     def _loader(self) -> Loader:
         retry, timeout = self._retry, self._timeout
-        loader: Callable[[str], bytes] = lambda url: download_blocking(  # noqa: E731
+        loader: Loader = lambda url: download_blocking(  # noqa: E731
             url, retry=retry, timeout=timeout
         )
         return loader
