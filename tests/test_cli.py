@@ -150,7 +150,7 @@ def test_an_unreadable_html_file_exits_2_before_a_browser_starts(
     name: str, tmp_path: Path, capsys
 ) -> None:
     missing = tmp_path / "missing.html"
-    out = tmp_path / "out.bin"
+    out = tmp_path / "out"
     argv = [name, "--template", "custom", "--html", str(missing), "-o", str(out)]
     status = cli.main([*argv, "--chromium", "/nonexistent/chromium"])
     assert status == 2
@@ -197,6 +197,7 @@ def test_an_output_in_a_missing_directory_is_one_line_and_exits_2(
     [
         (["image", "--template", "og-card", "--format", "png", "-o", "pic.jpg"], "names jpeg"),
         (["image", "--template", "og-card", "-o", "pic.pdf"], "writes png, jpeg, webp"),
+        (["image", "--template", "og-card", "-o", "x.gif"], "-o x.gif names no format"),
         (["pdf", "--template", "invoice", "-o", "report.png"], "writes pdf"),
         (["screenshot", "https://example.com", "--format", "webp", "-o", "a.png"], "names png"),
     ],

@@ -23,7 +23,9 @@ through one browser. :class:`Client` and :class:`AsyncClient` run the same five
 functions on a renderkit server instead (:mod:`renderkit.client`).
 
 Nothing happens at import time and no environment variable is read: configuration is passed
-in. Blocking wrappers live in :mod:`renderkit.sync`.
+in (the one exception: :class:`Client` falls back to ``RENDERKIT_BASE_URL`` and
+``RENDERKIT_API_KEY`` when constructed without them). Blocking wrappers live in
+:mod:`renderkit.sync`.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from renderkit.client import AsyncClient, Client
 from renderkit.core.converter import structure, unstructure
 from renderkit.core.errors import (
     ApiError,
+    AuthenticationError,
     BlockedUrlError,
     BrowserBusyError,
     BrowserUnavailableError,
@@ -48,6 +51,7 @@ from renderkit.core.errors import (
     RenderError,
     RenderkitError,
     RenderTimeoutError,
+    ServerUnreachableError,
     StorageError,
     StorageFullError,
     StorageUnavailableError,
@@ -82,6 +86,7 @@ __all__ = [
     "AsyncClient",
     "AudioRequest",
     "AudioResult",
+    "AuthenticationError",
     "BlockedUrlError",
     "BrowserBusyError",
     "BrowserUnavailableError",
@@ -108,6 +113,7 @@ __all__ = [
     "RenderkitError",
     "ScreenshotRequest",
     "ScreenshotResult",
+    "ServerUnreachableError",
     "StorageError",
     "StorageFullError",
     "StorageUnavailableError",

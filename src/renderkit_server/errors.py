@@ -6,6 +6,7 @@ statuses, resolved along the exception's MRO so the most specific entry wins.
 
 from __future__ import annotations
 
+import difflib
 import logging
 import math
 from datetime import datetime
@@ -170,6 +171,27 @@ def envelope(exc: BaseException) -> tuple[int, dict[str, Any], dict[str, str]] |
     return status, {"error": message, "code": code, "status": status, **extra}, headers
 
 
+# Only the API's own prefixes get a suggestion: elsewhere a 404 is a stray browser request.
+_SUGGESTED_PREFIXES = ("/api/", "/v1/")
+
+
+def _closest_path(request: Request[Any, Any, Any]) -> str | None:
+    """The app's literal path under the same API prefix closest to the one requested, if any
+    is close (``/api/pdf`` -> ``/api/pdf-gen``)."""
+    path = request.url.path
+    prefix = next((p for p in _SUGGESTED_PREFIXES if path.startswith(p)), None)
+    if prefix is None:
+        return None
+    # Paths with parameters ({key:str}) name no URL a client could call as written.
+    known = [
+        route.path
+        for route in request.app.routes
+        if route.path.startswith(prefix) and "{" not in route.path
+    ]
+    matches = difflib.get_close_matches(path, known, n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
 def exception_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     """Turn any exception into the envelope; unknown errors become a bare 500."""
     if isinstance(exc, HTTPException):  # HttpProblem is no HTTPException: handled below
@@ -178,10 +200,15 @@ def exception_handler(request: Request[Any, Any, Any], exc: Exception) -> Respon
         message = exc.detail if status < 500 else "internal error"
         if status == 405:
             message = f"method {request.method} not allowed on {request.url.path}"
-        elif status == 404:
+        extra: dict[str, Any] = {}
+        if status == 404:
             message = f"no such endpoint: {request.url.path}"
+            suggestion = _closest_path(request)
+            if suggestion is not None:
+                message = f"{message}; did you mean {suggestion}?"
+                extra["suggestion"] = suggestion
         headers = {k: v for k, v in (exc.headers or {}).items() if k.lower() == "allow"}
-        return error_response(status, code, message, headers=headers)
+        return error_response(status, code, message, headers=headers, extra=extra)
     described = envelope(exc)
     if described is None:
         logger.exception("unhandled error on %s %s", request.method, request.url.path)

@@ -115,6 +115,19 @@ def test_render_image_returns_an_image_result_whose_png_downloads_on_first_acces
     assert result.downloaded  # type: ignore[attr-defined]
 
 
+def test_saving_a_downloaded_result_into_a_directory_keeps_the_servers_file_name(
+    client: Client, tmp_path: Path
+) -> None:
+    result = client.render_image({"template": "og-card", "data": {"title": "Hello World"}})
+    assert result.filename == "og-card.png"  # the body does not carry the server's name
+
+    saved = result.save(tmp_path)
+
+    assert saved == tmp_path / "og-card-hello-world.png"  # the file URL's Content-Disposition
+    assert result.filename == "og-card-hello-world.png"
+    assert png_size(saved.read_bytes()) == (result.width, result.height)
+
+
 def test_render_pdf_returns_a_pdf_result_with_its_pages(client: Client) -> None:
     result = client.render_pdf({"template": "letter", "data": {"body": "Dear Bob,"}})
 

@@ -158,6 +158,14 @@ def test_an_extension_contradicting_the_format_is_an_error_naming_both() -> None
     assert exc.value.status == EXIT_USAGE
 
 
+def test_an_extension_naming_no_format_is_refused_unless_the_format_is_chosen() -> None:
+    with pytest.raises(
+        CommandError, match=r"^-o pic\.gif names no format; this command writes png, jpeg$"
+    ) as exc:
+        output_format(Path("pic.gif"), None, ("png", "jpeg"), default="png")
+    assert exc.value.status == EXIT_USAGE
+
+
 def test_a_private_address_refusal_names_the_flag_that_allows_it(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -202,6 +202,23 @@ async def test_unknown_path_and_wrong_method_use_the_envelope(client: AsyncTestC
     envelope(await client.get("/api/image"), 405, "METHOD_NOT_ALLOWED")
 
 
+@pytest.mark.parametrize("prefix", ["/api", "/v1"])
+async def test_an_unknown_api_path_is_a_404_envelope_suggesting_the_closest_path(
+    client: AsyncTestClient, prefix: str
+) -> None:
+    body = envelope(await client.post(f"{prefix}/pdf", json={}), 404, "NOT_FOUND")
+    assert body["suggestion"] == f"{prefix}/pdf-gen"
+    assert body["error"] == f"no such endpoint: {prefix}/pdf; did you mean {prefix}/pdf-gen?"
+
+
+async def test_an_unknown_path_like_no_endpoint_gets_no_suggestion(
+    client: AsyncTestClient,
+) -> None:
+    body = envelope(await client.get("/api/zzzzzzzzzzzzzzzzzzzzzzzz"), 404, "NOT_FOUND")
+    assert "suggestion" not in body
+    assert body["error"] == "no such endpoint: /api/zzzzzzzzzzzzzzzzzzzzzzzz"
+
+
 async def test_quota_exhaustion_is_429_with_retry_headers_and_failures_are_free(
     make_settings: Callable[..., Settings],
 ) -> None:

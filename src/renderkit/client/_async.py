@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import os
+from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -10,7 +11,7 @@ import anyio
 import attrs
 import httpx
 
-from renderkit.client._download import download_blocking
+from renderkit.client._download import download_blocking, downloaded
 from renderkit.client._errors import error_from_response
 from renderkit.client._results import (
     LazyContent,
@@ -22,6 +23,7 @@ from renderkit.client._results import (
     screenshot_result,
 )
 from renderkit.core.converter import unstructure
+from renderkit.core.errors import ConfigurationError, ServerUnreachableError
 from renderkit.core.retry import RetryPolicy, Sleep, parse_retry_after, send_with_retries
 from renderkit.image import ImageRequest, ImageResult
 from renderkit.parsing import ParseRequest, ParseResult
@@ -36,6 +38,32 @@ __all__ = ["DEFAULT_RETRY", "AsyncClient"]
 DEFAULT_RETRY = RetryPolicy(max_retries=3, backoff=0.5, max_delay=30.0, jitter=0.25)
 
 T = TypeVar("T")
+
+#: Read by the constructor, and only there, for an argument not given.
+BASE_URL_VARIABLE = "RENDERKIT_BASE_URL"
+API_KEY_VARIABLE = "RENDERKIT_API_KEY"
+
+# What a connection failure names as its provider (as the server's own errors do).
+_REMOTE = "renderkit-server"
+
+
+def _given_or_environment(value: str | None, variable: str, what: str) -> str:
+    """``value``, else the environment variable; a client without either cannot work."""
+    if value is None:
+        value = os.environ.get(variable) or None
+    if value is None:
+        msg = f"no {what}: pass {what.replace(' ', '_')}= or set {variable}"
+        raise ConfigurationError(msg)
+    return value
+
+
+async def _reach(url: str, send: Callable[[], Awaitable[httpx.Response]]) -> httpx.Response:
+    """``send()``; a network failure (after the retries) as the library's exception."""
+    try:
+        return await send()
+    except httpx.TransportError as exc:
+        msg = f"cannot reach {url}: {exc or type(exc).__name__}"
+        raise ServerUnreachableError(msg, provider=_REMOTE) from exc
 
 
 class _NotWorthWaiting(Exception):
@@ -68,25 +96,36 @@ class AsyncClient:
     answers are retried first, as ``retry`` says, honouring ``Retry-After`` (an answer asking
     for longer than ``retry.max_delay``, such as a monthly quota, is raised at once).
 
+    A server that cannot be reached raises
+    :class:`~renderkit.core.errors.ServerUnreachableError` (a ``ConnectionError``); a refused
+    key, :class:`~renderkit.core.errors.AuthenticationError`.
+
     Args:
-        base_url: the server, e.g. ``https://render.example.com``.
-        key: the API key (sent as ``Authorization: Bearer``; never in errors or reprs).
+        base_url: the server, e.g. ``https://render.example.com``; default: the
+            ``RENDERKIT_BASE_URL`` environment variable.
+        key: the API key (sent as ``Authorization: Bearer``; never in errors or reprs);
+            default: the ``RENDERKIT_API_KEY`` environment variable.
         timeout: seconds per HTTP request; renders can take a while.
         retry: how 429/5xx answers and network failures are retried.
         transport: an httpx transport instead of the network (tests).
         sleep: how retries wait (tests pass a recorder).
+
+    Raises:
+        ConfigurationError: neither the argument nor its environment variable is set.
     """
 
     def __init__(
         self,
-        base_url: str,
-        key: str,
+        base_url: str | None = None,
+        key: str | None = None,
         *,
         timeout: float = 120.0,
         retry: RetryPolicy = DEFAULT_RETRY,
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Sleep = anyio.sleep,
     ) -> None:
+        base_url = _given_or_environment(base_url, BASE_URL_VARIABLE, "base url")
+        key = _given_or_environment(key, API_KEY_VARIABLE, "key")
         self._http = httpx.AsyncClient(
             base_url=base_url.rstrip("/"),
             headers={"Authorization": f"Bearer {key}"},
@@ -147,12 +186,13 @@ class AsyncClient:
         if not isinstance(result, LazyContent) or result.downloaded or result.url is None:
             return result
         url = result.url
-        response = await send_with_retries(
-            lambda: self._files.get(url), self._retry, sleep=self._sleep
+        response = await _reach(
+            url,
+            lambda: send_with_retries(lambda: self._files.get(url), self._retry, sleep=self._sleep),
         )
         if response.is_error:
             raise error_from_response(response)
-        result.fill(response.content)
+        result.fill(downloaded(response))
         return result
 
     async def _call(self, name: str, request: object) -> dict[str, Any]:
@@ -167,7 +207,10 @@ class AsyncClient:
             return response
 
         try:
-            response = await send_with_retries(send, self._retry, sleep=self._sleep)
+            response = await _reach(
+                f"{self._http.base_url}/api/{name}",
+                lambda: send_with_retries(send, self._retry, sleep=self._sleep),
+            )
         except _NotWorthWaiting as stop:
             response = stop.response
         if response.is_error:
@@ -177,7 +220,7 @@ class AsyncClient:
 
     def _loader(self) -> Loader:
         retry, timeout = self._retry, self._timeout
-        loader: Callable[[str], bytes] = lambda url: download_blocking(  # noqa: E731
+        loader: Loader = lambda url: download_blocking(  # noqa: E731
             url, retry=retry, timeout=timeout
         )
         return loader

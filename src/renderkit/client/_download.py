@@ -13,33 +13,42 @@ import time
 import httpx
 
 from renderkit.client._errors import error_from_response
+from renderkit.core.errors import ServerUnreachableError
+from renderkit.core.filenames import filename_from_disposition
 from renderkit.core.retry import RetryPolicy, is_retryable_status, parse_retry_after
 
-__all__ = ["download_blocking"]
+__all__ = ["download_blocking", "downloaded"]
 
 
-def download_blocking(url: str, *, retry: RetryPolicy, timeout: float) -> bytes:
-    """The file at ``url``.
+def downloaded(response: httpx.Response) -> tuple[bytes, str | None]:
+    """A file response's bytes and the file name the server gave them."""
+    disposition = response.headers.get("content-disposition")
+    return response.content, filename_from_disposition(disposition)
+
+
+def download_blocking(url: str, *, retry: RetryPolicy, timeout: float) -> tuple[bytes, str | None]:
+    """The file at ``url`` and the name its ``Content-Disposition`` gives it, if any.
 
     Raises:
         RenderkitError: the server's answer, mapped like any other error, once the retries
             are used up.
-        httpx.TransportError: the network failed on every attempt.
+        ServerUnreachableError: the network failed on every attempt.
     """
     with httpx.Client(timeout=timeout) as http:
         attempt = 0
         while True:
             try:
                 response = http.get(url)
-            except retry.retry_on:
+            except retry.retry_on as exc:
                 if attempt >= retry.max_retries:
-                    raise
+                    msg = f"cannot reach {url}: {exc or type(exc).__name__}"
+                    raise ServerUnreachableError(msg, provider="renderkit-server") from exc
                 time.sleep(retry.delay(attempt))
             else:
                 if attempt >= retry.max_retries or not is_retryable_status(response.status_code):
                     if response.is_error:
                         raise error_from_response(response)
-                    return response.content
+                    return downloaded(response)
                 wait = retry.delay(attempt, parse_retry_after(response.headers.get("retry-after")))
                 time.sleep(wait)
             attempt += 1

@@ -15,6 +15,7 @@ import httpx
 
 from renderkit.core.errors import (
     ApiError,
+    AuthenticationError,
     BlockedUrlError,
     BrowserBusyError,
     BrowserUnavailableError,
@@ -97,6 +98,8 @@ def error_from_response(response: httpx.Response) -> RenderkitError:
     build = _BY_CODE.get(code)
     if build is not None:
         return build(message, body, retry_after)
+    if response.status_code == 401:
+        return AuthenticationError(message, status=401, code=code or "UNAUTHORIZED")
     if response.status_code == 429:
         return RateLimitError(
             message, status=429, code=code or "RATE_LIMITED", retry_after=retry_after

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import types
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from renderkit.image import ImageResult
@@ -32,8 +33,20 @@ __all__ = [
     "screenshot_result",
 ]
 
-Loader = Callable[[str], bytes]
+Download = tuple[bytes, str | None]
+"""A downloaded file and the name the server gave it (``Content-Disposition``), if any."""
+
+Loader = Callable[[str], Download]
 """Downloads a result's file, given its URL."""
+
+
+def _slot(cls: type, name: str) -> Any:
+    """The slot descriptor of the attrs field ``name`` in ``cls``'s bases."""
+    return next(
+        vars(klass)[name]
+        for klass in cls.__mro__[1:]
+        if isinstance(vars(klass).get(name), types.MemberDescriptorType)
+    )
 
 
 class LazyContent:
@@ -43,26 +56,26 @@ class LazyContent:
     bytes in that same slot once downloaded (reached through the class: the slot's
     descriptor, read off an instance, would read the slot itself), so equality, ``save``
     and ``attrs.evolve`` see ordinary bytes. The loader lives in the instance ``__dict__``
-    (the subclass has one), out of the attrs fields.
+    (the subclass has one), out of the attrs fields. The download also sets ``filename`` to
+    the name the server gave the file, which the success body does not carry.
     """
 
     _content_slot: ClassVar[Any]
+    _filename_slot: ClassVar[Any]
     url: str | None
+    filename: str
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._content_slot = next(
-            vars(klass)["content"]
-            for klass in cls.__mro__[1:]
-            if isinstance(vars(klass).get("content"), types.MemberDescriptorType)
-        )
+        cls._content_slot = _slot(cls, "content")
+        cls._filename_slot = _slot(cls, "filename")
 
     @property
     def content(self) -> bytes:
         """The file, downloaded from ``url`` the first time it is read."""
         loader: Loader | None = self.__dict__.pop("_loader", None)
         if loader is not None and self.url is not None:
-            type(self)._content_slot.__set__(self, loader(self.url))
+            self._store(loader(self.url))
         data: bytes = type(self)._content_slot.__get__(self, type(self))
         return data
 
@@ -75,10 +88,27 @@ class LazyContent:
         """Whether ``content`` has been fetched (or was given)."""
         return "_loader" not in self.__dict__
 
-    def fill(self, data: bytes) -> None:
+    def fill(self, download: Download) -> None:
         """Set the downloaded file (an async download); no lazy fetch happens after."""
         self.__dict__.pop("_loader", None)
+        self._store(download)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the file to ``path``, or into ``path`` under the server's file name when
+        ``path`` is a directory; return where it was written."""
+        data = self.content  # downloads first: the download names the file
+        path = Path(path)
+        if path.is_dir():
+            path = path / self.filename
+        path.write_bytes(data)
+        return path
+
+    def _store(self, download: Download) -> None:
+        data, filename = download
         type(self)._content_slot.__set__(self, data)
+        if filename:
+            # Only the last path component: a server's header never writes outside `path`.
+            type(self)._filename_slot.__set__(self, Path(filename).name)
 
     def _defer(self, loader: Loader) -> None:
         self.__dict__["_loader"] = loader

@@ -37,8 +37,9 @@ class Client:
     retries. Use it in a ``with`` block, or call :meth:`close`.
 
     Args:
-        base_url: the server, e.g. ``https://render.example.com``.
-        key: the API key.
+        base_url: the server, e.g. ``https://render.example.com``; default:
+            ``RENDERKIT_BASE_URL``.
+        key: the API key; default: ``RENDERKIT_API_KEY``.
         timeout: seconds per HTTP request.
         retry: how 429/5xx answers and network failures are retried.
         transport: an httpx async transport instead of the network (tests).
@@ -46,18 +47,19 @@ class Client:
 
     def __init__(
         self,
-        base_url: str,
-        key: str,
+        base_url: str | None = None,
+        key: str | None = None,
         *,
         timeout: float = 120.0,
         retry: RetryPolicy = DEFAULT_RETRY,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
+        # Built first: a missing base URL or key raises before a helper thread starts.
+        self._client = AsyncClient(base_url, key, timeout=timeout, retry=retry, transport=transport)
         self._stack = contextlib.ExitStack()
         self._portal: BlockingPortal = self._stack.enter_context(
             anyio.from_thread.start_blocking_portal()
         )
-        self._client = AsyncClient(base_url, key, timeout=timeout, retry=retry, transport=transport)
         self._stack.callback(self._portal.call, self._client.aclose)
 
     def __repr__(self) -> str:

@@ -264,12 +264,12 @@ def output_format(
 ) -> str:
     """The format to write: ``--format`` if given, else the one ``-o``'s extension names.
 
-    ``-o card.jpg`` means JPEG; an extension that is not a known format (or ``-o -``) leaves
-    ``default``.
+    ``-o card.jpg`` means JPEG; ``-o card`` (no extension) or ``-o -`` leaves ``default``.
 
     Raises:
-        CommandError: the extension names another format than ``--format``, or a format the
-            command cannot write (exit 2).
+        CommandError: the extension names another format than ``--format``, a format the
+            command cannot write, or no format at all (``-o card.gif``: writing PNG bytes
+            under that name would hand the user a file nothing opens) (exit 2).
     """
     named = None if str(output) == STDOUT else format_of_path(output)
     if chosen is not None:
@@ -278,6 +278,9 @@ def output_format(
             raise CommandError(msg)
         return chosen
     if named is None:
+        if str(output) != STDOUT and output.suffix:
+            msg = f"-o {output} names no format; this command writes {', '.join(formats)}"
+            raise CommandError(msg)
         return default
     if named not in formats:
         msg = f"-o {output} names {named}; this command writes {', '.join(formats)}"

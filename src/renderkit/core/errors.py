@@ -39,6 +39,7 @@ import attrs
 
 __all__ = [
     "ApiError",
+    "AuthenticationError",
     "BlockedUrlError",
     "BrowserBusyError",
     "BrowserUnavailableError",
@@ -54,6 +55,7 @@ __all__ = [
     "RenderError",
     "RenderTimeoutError",
     "RenderkitError",
+    "ServerUnreachableError",
     "StorageError",
     "StorageFullError",
     "StorageUnavailableError",
@@ -235,6 +237,16 @@ class ApiError(RenderkitError):
         super().__init__(message)
         self.status = status
         self.code = code
+
+
+class AuthenticationError(ApiError):
+    """The server refused the API key (401): missing, unknown, expired or revoked."""
+
+
+class ServerUnreachableError(ProviderUnavailableError, ConnectionError):
+    """A renderkit server could not be reached (refused, unresolvable, timed out) after the
+    client's retries; also a :class:`ConnectionError`, which is what it is to callers that
+    catch the builtin."""
 
 
 class RateLimitError(ApiError):
