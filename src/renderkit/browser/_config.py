@@ -20,6 +20,8 @@ class BrowserConfig:
         tenant_queue: renders one tenant (see :meth:`ChromiumPool.for_tenant`) may have
             waiting; beyond that, TenantBusyError.
         queue_timeout: seconds a render may wait for a slot; beyond, BrowserBusyError.
+            Like every render budget below, it starts once the browser is up: launching
+            (or relaunching) it is bounded by ``launch_timeout`` alone.
         render_timeout: seconds a template render may take once it has its slot.
         document_timeout: seconds a custom document (the caller's HTML) may take.
         screenshot_timeout: seconds a screenshot of a URL may take, plus its requested delay.

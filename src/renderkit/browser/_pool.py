@@ -254,10 +254,17 @@ class ChromiumPool:
         if self._lifecycle.closed:
             msg = "the browser pool is closed"
             raise BrowserUnavailableError(msg)
+        # A cold (or relaunching) browser is started under its own launch timeout before
+        # the render queues: its start-up is charged to neither the queue wait nor the
+        # render budget, both of which start on a warm browser.
+        await self._lifecycle.ensure()
         lease = await self._slots.acquire(tenant, timeout=self.config.queue_timeout)
         try:
             return await self._watch.run(
-                lambda budget: work(budget, lease), timeout, document=document
+                lambda budget: work(budget, lease),
+                timeout,
+                document=document,
+                ready=self._lifecycle.ensure,
             )
         finally:
             lease.release()

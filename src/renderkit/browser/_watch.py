@@ -145,11 +145,13 @@ class RenderWatch:
         timeout: float,
         *,
         document: bool = False,
+        ready: Callable[[], Awaitable[object]] | None = None,
     ) -> T:
         """Run ``work`` within ``timeout`` seconds; once more if its browser was lost.
 
         ``document``: the work shows the caller's document, whose navigation errors are
-        the caller's mistake.
+        the caller's mistake. ``ready``: brings up the browser (a launch or relaunch, under
+        its own timeout) before each attempt; its time is not taken from the budget.
 
         Raises:
             RenderTimeoutError: the work did not finish in time on a browser that answers.
@@ -160,6 +162,12 @@ class RenderWatch:
         limit = self.now() + timeout + HANG_MARGIN
         hung = False
         for attempt in (1, 2):
+            if ready is not None:
+                # Starting Chromium is not the caller's content: the budget starts on a
+                # warm browser, and the hang limit moves by the launch's time too.
+                started = self.now()
+                await ready()
+                limit += self.now() - started
             # After a crash the retry gets a whole budget: the first one went to the
             # browser's death, not to the caller's content. After a hang, found within
             # about a probe interval, it gets what is left of the budget plus the margin.

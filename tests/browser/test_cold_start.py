@@ -1,0 +1,88 @@
+"""Starting Chromium is charged to its own launch timeout, never to a render's budgets."""
+
+from __future__ import annotations
+
+import asyncio
+import stat
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from renderkit import BrowserUnavailableError
+from renderkit.browser import BrowserConfig, Capture, ChromiumPool, Shell
+
+from ..conftest import CHROMIUM, open_image
+
+pytestmark = [pytest.mark.anyio, pytest.mark.browser]
+
+#: Seconds the slow Chromium sleeps before starting: longer than both render budgets below.
+LAUNCH_DELAY = 6
+
+PLAIN = Shell(
+    name="plain",
+    head="<style>body{margin:0}</style><script>window.__rk={render:(h,w,hh)=>"
+    "{const r=document.getElementById('rk-root');r.style.width=w+'px';"
+    "r.style.height=hh+'px';r.innerHTML=h;return {ok:true}}}</script>",
+)
+RED = "<div style='width:100%;height:100%;background:#ff0000'></div>"
+
+
+@pytest.fixture
+def slow_chromium() -> Iterator[str]:
+    """A Chromium whose start-up takes :data:`LAUNCH_DELAY` seconds, like one on a loaded
+    machine."""
+    folder = Path(tempfile.mkdtemp(prefix="rk-test-"))
+    folder.chmod(0o755)  # the browser account must reach it
+    script = folder / "chromium"
+    script.write_text(f'#!/bin/sh\nsleep {LAUNCH_DELAY}\nexec {CHROMIUM} "$@"\n')
+    script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    yield str(script)
+    script.unlink()
+    folder.rmdir()
+
+
+async def test_first_renders_on_a_slowly_launching_pool_all_succeed(slow_chromium: str) -> None:
+    config = BrowserConfig(
+        slots=2, executable_path=slow_chromium, render_timeout=3, queue_timeout=2
+    )
+    pool = ChromiumPool(config)  # cold: not started, the first renders launch it
+    try:
+        started = time.monotonic()
+        pngs = await asyncio.gather(
+            *(pool.capture_fragment(PLAIN, RED, Capture(width=40, height=30)) for _ in range(4))
+        )
+        # The launch really took longer than the render and queue budgets together.
+        assert time.monotonic() - started > LAUNCH_DELAY
+        assert [open_image(png).size for png in pngs] == [(40, 30)] * 4
+        assert pool.launches == 1
+    finally:
+        await pool.aclose()
+
+
+async def test_a_launch_over_its_own_timeout_fails_every_render_clearly(
+    slow_chromium: str,
+) -> None:
+    config = BrowserConfig(
+        slots=2, executable_path=slow_chromium, launch_timeout=2, render_timeout=30
+    )
+    async with asyncio.timeout(LAUNCH_DELAY * 3):
+        pool = ChromiumPool(config)
+        try:
+            started = time.monotonic()
+            results = await asyncio.gather(
+                *(
+                    pool.capture_fragment(PLAIN, RED, Capture(width=40, height=30))
+                    for _ in range(2)
+                ),
+                return_exceptions=True,
+            )
+            # Each render waited for the launch's own timeout, not for its render budget.
+            assert time.monotonic() - started < config.render_timeout
+        finally:
+            await pool.aclose()
+    for result in results:
+        assert isinstance(result, BrowserUnavailableError)
+        assert "did not start" in str(result)
