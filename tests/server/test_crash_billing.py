@@ -1,5 +1,6 @@
-"""Billing survives a crash: a real server SIGKILLed mid-way through 20 renders charges
-exactly the calls that returned 200, once its leases have passed.
+"""Billing survives a crash: a real server SIGKILLed mid-way through 20 renders charges the
+calls that returned 200 (and at most the answers the kill cut off after their commit), and
+nothing else once its leases have passed.
 
 The server runs as ``renderkit serve`` on 127.0.0.1, with a real Chromium and a two-second
 billing lease; after the kill (which Chromium must not outlive) it is restarted
@@ -104,10 +105,14 @@ def test_a_server_killed_mid_render_charges_exactly_the_calls_that_returned_200(
     assert all(s == 200 or isinstance(s, str) for s in statuses), statuses
 
     server.start()
-    assert _usage(server.base, key)["used"] == completed
+    # A call is committed once its answer is built, a moment before its bytes are sent: a kill
+    # inside that moment charges an answer the client never got (docs/security.md). At most
+    # the renders that can finish at once (the server's 2 slots) can be caught there.
+    used = _usage(server.base, key)["used"]
+    assert completed <= used <= completed + 2, (used, statuses)
     time.sleep(LEASE_SECONDS + 0.5)
     assert _usage(server.base, key) == {
-        "used": completed,
+        "used": used,  # the leases of the calls the kill cut off expired uncharged
         "in_flight": 0,
         "limit": None,
         "remaining": None,
