@@ -30,6 +30,7 @@ connection strings, passwords or file paths.
 
 from __future__ import annotations
 
+import uuid
 from typing import Protocol, runtime_checkable
 
 import attrs
@@ -55,7 +56,7 @@ class Lease:
     """An amount held against a monthly counter until it is committed, dropped or expires.
 
     Attributes:
-        id: unique among the store's leases; chosen by the store.
+        id: unique among the store's leases: a random hex id unless the store gives one.
         key_id: the key lineage the amount belongs to.
         metric: what is counted, e.g. ``images``.
         period: the accounting period, e.g. ``2026-11``.
@@ -64,7 +65,7 @@ class Lease:
             after which the lease no longer counts.
     """
 
-    id: str
+    id: str = attrs.field(factory=lambda: uuid.uuid4().hex)
     key_id: str
     metric: str
     period: str

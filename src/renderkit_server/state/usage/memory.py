@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
@@ -96,7 +95,6 @@ class MemoryUsageStore:
             if limit is not None and used + amount > limit:
                 return Reservation(allowed=False, used=used, limit=limit)
             lease = Lease(
-                id=uuid.uuid4().hex,
                 key_id=key_id,
                 metric=metric,
                 period=period,

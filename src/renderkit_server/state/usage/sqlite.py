@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -221,7 +220,6 @@ class SqliteUsageStore:
         check_lease_seconds(seconds)
         now = self._clock()
         lease = Lease(
-            id=uuid.uuid4().hex,
             key_id=key_id,
             metric=metric,
             period=period,
