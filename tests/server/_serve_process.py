@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.server.test_process import _free_port
+from tests.server._redis import _free_port
 
 ADMIN = "served-admin-token-0123456789"
 
@@ -59,15 +59,7 @@ class Server:
                 stdout=subprocess.DEVNULL,
                 stderr=log,
             )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            assert self.proc.poll() is None, self.log.read_text()[-3000:]
-            try:
-                if httpx.get(f"{self.base}/api/health", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                time.sleep(0.1)
-        pytest.fail("server did not start in time")
+        wait_until_healthy(self.proc, self.base, self.log)
 
     def kill(self) -> None:
         """SIGKILL the server process alone: a crash, with no shutdown code running.
@@ -96,6 +88,20 @@ class Server:
             self.proc.wait(timeout=40)
         except subprocess.TimeoutExpired:
             self.kill()
+
+
+def wait_until_healthy(proc: subprocess.Popen[bytes], base: str, log: Path) -> None:
+    """Wait (60 s at most) until the server at ``base`` answers /api/health with 200; fail with
+    the end of its ``log`` if the process exits first."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, log.read_text()[-3000:]
+        try:
+            if httpx.get(f"{base}/api/health", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            time.sleep(0.1)
+    pytest.fail("server did not start in time")
 
 
 def alive(pid: int) -> bool:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -16,17 +15,14 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.server._redis import _free_port
+from tests.server._serve_process import wait_until_healthy
+
 from ..conftest import open_image
 
 pytestmark = pytest.mark.browser
 
 ADMIN = "process-admin-token-0123456789"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Server:
@@ -51,15 +47,7 @@ class Server:
                 stdout=subprocess.DEVNULL,
                 stderr=log,
             )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            assert self.proc.poll() is None, self.log.read_text()[-3000:]
-            try:
-                if httpx.get(f"{self.base}/api/health", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                time.sleep(0.1)
-        pytest.fail("server did not start in time")
+        wait_until_healthy(self.proc, self.base, self.log)
 
     def stop(self) -> int:
         assert self.proc is not None
