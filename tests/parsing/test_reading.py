@@ -192,3 +192,12 @@ async def test_an_encrypted_attachment_bomb_is_still_refused_naming_its_ceiling(
         )
     assert _field(exc) == "file"
     assert "max_embedded_bytes" in str(exc.value)
+
+
+@pytest.mark.anyio
+async def test_read_document_reads_a_permission_only_encrypted_pdf_too() -> None:
+    document = await read_document(
+        _encrypted(INVOICE, user_password=""), "application/pdf", ocr=None, limits=ParseLimits()
+    )
+    assert "Total due: 24.00" in document.text
+    assert b"/Encrypt" not in document.content

@@ -29,6 +29,7 @@ from renderkit.core.media import MEDIA_TYPES
 from renderkit.core.pdfium import run_pdfium
 from renderkit.core.workers import WorkerPool, usable_cpus
 from renderkit.parsing._protocol import Document, Line, Page, Word
+from renderkit.parsing.readers.decrypt import decrypted
 from renderkit.parsing.readers.ocr import OcrEngine
 from renderkit.parsing.readers.streams import StreamCeilings, check_streams
 
@@ -193,6 +194,11 @@ async def read_document(
     """
     mime_type = check_mime_type(content, mime_type)
     if mime_type == _PDF:
+        # Permission-only encryption: read through a decrypted copy (content itself when the
+        # PDF is not encrypted, as when parse() already decrypted it).
+        content = await anyio.to_thread.run_sync(
+            lambda: decrypted(content, max_bytes=2 * limits.max_bytes)
+        )
         pages = await _read_pdf(content, ocr=ocr, limits=limits, workers=workers)
     else:
         image = await anyio.to_thread.run_sync(_open_image, content, limits.max_pixels)
