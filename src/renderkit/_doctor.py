@@ -177,6 +177,9 @@ def run_checks(
         _font("emoji font", "Noto Color Emoji", "fonts-noto-color-emoji"),
         _font("CJK font", "Noto Sans CJK SC", "fonts-noto-cjk"),
         _font("fallback font", "Noto Sans", "fonts-noto-core"),
+        # Japanese PDFs print these TrueType faces; without them Noto CJK prints as Type 3.
+        _font("ja PDF font", "IPAexGothic", "fonts-ipaexfont-gothic"),
+        _font("ja PDF serif", "IPAexMincho", "fonts-ipaexfont-mincho"),
         _rapidocr(),
         _tool(
             "tesseract",

@@ -595,3 +595,33 @@ def test_brand_shapes_keep_three_to_one_on_a_background_like_the_brand(
 def test_a_brand_with_enough_contrast_is_drawn_exactly_as_given() -> None:
     assert compute_theme(background="dark", brand_color="#ec4899").accent == "#ec4899"
     assert compute_theme(background="light", brand_color="#4f46e5").accent == "#4f46e5"
+
+
+def test_cjk_text_takes_the_card_language_and_marks_phrase_breaks_only_where_it_wraps() -> None:
+    # A kanji-only title is Japanese when the card's other text has kana.
+    data = {
+        "title": "東京都現代美術館",
+        "subtitle": "春の特別展のお知らせ",
+        "tag": "お知らせです",
+        "cta": "今すぐ予約する",
+    }
+    tree = parse(render_fragment("social-square", data, width=1080, height=1080))
+    by_class = {e["attrs"]["class"].split()[0]: e for e in tree.elements if e["attrs"].get("class")}
+    for name in ("rk-title", "rk-subtitle", "rk-tag", "rk-cta"):
+        assert by_class[name]["attrs"]["lang"] == "ja", name
+    subtitle = by_class["rk-subtitle"]["content"]
+    assert subtitle.replace("\u200b", "") == "春の特別展のお知らせ"
+    assert subtitle.count("\u200b") >= 2  # 春の|特別展の|お知らせ
+    # One-line pieces (tag, button) never wrap: nothing to mark.
+    assert "\u200b" not in by_class["rk-tag"]["content"]
+    assert "\u200b" not in by_class["rk-cta"]["content"]
+
+
+def test_korean_keeps_its_words_by_their_spaces_and_latin_text_is_left_alone() -> None:
+    korean = "빠른 렌더링 서비스를 만드는 방법"
+    tree = parse(render_fragment("og-card", {"title": korean}, width=1200, height=630))
+    title = next(e for e in tree.elements if "rk-title" in e["attrs"].get("class", ""))
+    assert title["attrs"]["lang"] == "ko"
+    assert title["content"] == korean
+    latin = render_fragment("og-card", {"title": "Hello world"}, width=1200, height=630)
+    assert "\u200b" not in latin and "lang=" not in latin

@@ -81,11 +81,14 @@ class ImageData:
     """Template variables: the union of both interface variants' fields (all optional).
 
     Attributes:
-        title: the headline; long titles shrink to fit, then clamp with an ellipsis.
+        title: the headline; long titles shrink to fit, then clamp with an ellipsis. Chinese
+            and Japanese break only between phrases (the language is read from the text).
         subtitle: secondary line under the title.
         body: a longer paragraph (og-card, social-square, twitter-card).
         tag: small label above the title (og-card, social-square, announcement).
-        cta: call-to-action text shown as a button (social-square, announcement).
+        cta: call-to-action text shown as a button (social-square, announcement); up to
+            about 24 characters (12 Chinese or Japanese) fit whole at every size, longer ones
+            end in an ellipsis.
         domain: site name shown in the footer (og-card, twitter-card).
         brand_color: accent colour: hex, CSS name or rgb()/hsl().
         background_color: overrides the theme's background colour.

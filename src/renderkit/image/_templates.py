@@ -19,6 +19,7 @@ from typing import Literal
 import jinja2
 
 from renderkit.image._decorations import decoration_vars
+from renderkit.image._phrases import cjk_lang, is_cjk, mark_phrases
 from renderkit.image._theme import compute_theme
 
 __all__ = [
@@ -105,6 +106,8 @@ TEMPLATES: Mapping[str, ImageTemplateSpec] = {
 }
 
 _TEXT_FIELDS = ("title", "subtitle", "body", "tag", "cta", "domain", "logo_url")
+# Fields that wrap onto several lines: CJK phrases are marked in these (see _phrases).
+_WRAPPING_FIELDS = ("title", "subtitle", "body")
 
 # --------------------------------------------------------------------------------------------
 # Rendering
@@ -135,11 +138,6 @@ _NATURAL_SPACING = re.compile(
 )
 
 
-_KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
-_HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
-_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-
-
 def text_direction(text: str | None) -> Literal["ltr", "rtl"]:
     """The direction of the first strongly directional character (Unicode bidi P2)."""
     for char in text or "":
@@ -149,17 +147,6 @@ def text_direction(text: str | None) -> Literal["ltr", "rtl"]:
         if kind == "L":
             return "ltr"
     return "ltr"
-
-
-def _cjk_lang(text: str | None) -> str | None:
-    """``ja``/``ko``/``zh`` for CJK text, so Chromium can break lines between phrases."""
-    if not text:
-        return None
-    if _KANA.search(text):
-        return "ja"
-    if _HANGUL.search(text):
-        return "ko"
-    return "zh" if _HAN.search(text) else None
 
 
 def _clean(value: object) -> str | None:
@@ -209,7 +196,8 @@ def render_fragment(
     natural = {
         name: bool(value and _NATURAL_SPACING.search(value)) for name, value in fields.items()
     }
-    lang = {name: _cjk_lang(value) for name, value in fields.items()}
+    card_lang = cjk_lang(fields[n] for n in _TEXT_FIELDS if n != "logo_url")
+    lang = {name: card_lang if is_cjk(value) else None for name, value in fields.items()}
     lead = next((fields[n] for n in ("title", "subtitle", "body", "tag", "cta") if fields[n]), None)
     background = (_clean(data.get("background")) or "dark").lower()
     decor = decoration_vars(template, theme, background, width, height)
@@ -218,7 +206,12 @@ def render_fragment(
         _environment()
         .get_template(f"{template}.html.j2")
         .render(
-            d=fields,
+            d={
+                name: mark_phrases(value, lang[name])
+                if value and name in _WRAPPING_FIELDS
+                else value
+                for name, value in fields.items()
+            },
             fit_min=fit_min,
             fit_max=fit_max,
             natural=natural,

@@ -20,22 +20,39 @@
     return el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1;
   }
 
+  // The largest size in [lo, hi] at which el fits, to half-pixel precision; el fits at lo.
+  function largestFitting(el, lo, hi) {
+    while (hi - lo > 0.5) {
+      const mid = (lo + hi) / 2;
+      el.style.fontSize = `${mid}px`;
+      if (overflows(el)) hi = mid; else lo = mid;
+    }
+    return lo;
+  }
+
   // Shrink text marked data-fit until it fits its own box; below data-fit-min px, clamp lines
   // with an ellipsis instead, so a 300-character title never spills out of the card.
+  // Words (and marked CJK phrases) are kept whole while shrinking can do it: only at the
+  // minimum size may a word too long for the line break inside (overflow-wrap: anywhere).
   function fit(el) {
     const min = parseFloat(el.dataset.fitMin || "12");
-    let size = parseFloat(getComputedStyle(el).fontSize);
-    if (!overflows(el)) return;
-    let lo = min, hi = size;
-    el.style.fontSize = `${lo}px`;
+    const size = parseFloat(getComputedStyle(el).fontSize);
+    el.style.overflowWrap = "normal";
     if (!overflows(el)) {
-      // Binary search for the largest size that fits, to half-pixel precision.
-      while (hi - lo > 0.5) {
-        const mid = (lo + hi) / 2;
-        el.style.fontSize = `${mid}px`;
-        if (overflows(el)) hi = mid; else lo = mid;
-      }
-      el.style.fontSize = `${lo}px`;
+      el.style.overflowWrap = "";
+      return;
+    }
+    el.style.fontSize = `${min}px`;
+    if (!overflows(el)) {
+      // 1% back from the edge, as in grow(): a word a fraction of a pixel too wide would break
+      // mid-word once overflow-wrap is restored.
+      el.style.fontSize = `${Math.max(min, largestFitting(el, min, size) * 0.99)}px`;
+      el.style.overflowWrap = "";
+      return;
+    }
+    el.style.overflowWrap = "";
+    if (!overflows(el)) {
+      el.style.fontSize = `${largestFitting(el, min, size)}px`;
       return;
     }
     const lineHeight = parseFloat(getComputedStyle(el).lineHeight) || min * 1.2;
@@ -44,6 +61,15 @@
     el.style.webkitBoxOrient = "vertical";
     el.style.webkitLineClamp = String(lines);
     el.style.overflow = "hidden";
+  }
+
+  // How many lines el's text takes: the distinct tops of its line boxes.
+  function lineCount(el) {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const tops = new Set();
+    for (const rect of range.getClientRects()) if (rect.width > 0) tops.add(Math.round(rect.top));
+    return tops.size;
   }
 
   // Grow text marked data-fit-max (a headline) towards that many px while it and everything
@@ -60,13 +86,25 @@
     // mid-word (the box allows that for long words at the normal size).
     el.style.overflowWrap = "normal";
     const fits = () => !overflows(el) && !others.some(overflows);
-    let lo = start, hi = max;
-    el.style.fontSize = `${hi}px`;
-    if (fits()) lo = hi;
-    while (hi - lo > 0.5) {
-      const mid = (lo + hi) / 2;
-      el.style.fontSize = `${mid}px`;
-      if (fits()) lo = mid; else hi = mid;
+    const largest = (ok, lo, hi) => {
+      el.style.fontSize = `${hi}px`;
+      if (ok()) return hi;
+      while (hi - lo > 0.5) {
+        const mid = (lo + hi) / 2;
+        el.style.fontSize = `${mid}px`;
+        if (ok()) lo = mid; else hi = mid;
+      }
+      return lo;
+    };
+    const lines = lineCount(el);
+    let lo = largest(fits, start, max);
+    // Fill the width before wrapping: a title that grows onto more lines only does so when
+    // that makes it clearly (a quarter) larger. Otherwise a two-word title beside a button
+    // wraps onto two short lines and leaves half the banner empty.
+    el.style.fontSize = `${lo}px`;
+    if (lineCount(el) > lines) {
+      const sameLines = largest(() => fits() && lineCount(el) <= lines, start, lo);
+      if (lo < 1.25 * sameLines) lo = sameLines;
     }
     // 1% back from the edge: the box measures in whole pixels, and a word a fraction of a
     // pixel too wide would break mid-word once overflow-wrap is restored.
