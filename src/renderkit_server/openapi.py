@@ -194,7 +194,12 @@ _KEY_RESPONSE = {
         "success": {"type": "boolean"},
         "key": {"type": "string", "pattern": "^sk_live_[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$"},
         "plan": {"type": "string", "enum": list(PLAN_NAMES)},
-        "email": {"type": "string", "format": "email"},
+        "email": {
+            "type": ["string", "null"],
+            "format": "email",
+            "description": "Where the key was e-mailed; null for a regenerated key whose "
+            "owner has no address on record (then it was e-mailed to no one)",
+        },
         "created": {"type": "string", "format": "date-time"},
         "issued_at": {"type": "string", "format": "date-time"},
     },
