@@ -26,6 +26,7 @@ IMAGE = {"template": "og-card", "data": {"title": "Headers"}, "cache": False}
 BURST_POLICY = '"burst_per_minute";q=2;w=60'
 _WINDOW = re.compile(r'^"burst_per_minute";r=(\d+);t=(\d+)$')
 _MONTHLY = ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset")
+_WINDOW_HEADERS = ("RateLimit-Policy", "RateLimit")
 
 
 def window(response: Any) -> tuple[int, int]:
@@ -104,3 +105,21 @@ async def test_browsers_may_read_every_rate_limit_header(
         h.strip().lower() for h in response.headers["access-control-expose-headers"].split(",")
     }
     assert {*_MONTHLY, "ratelimit-policy", "ratelimit", "retry-after"} <= exposed
+
+
+async def test_the_api_reference_describes_each_rate_limit_header_once_and_where_it_is_sent(
+    client: AsyncTestClient[Any],
+) -> None:
+    document = (await client.get("/openapi.json")).json()
+
+    described = document["components"]["headers"]
+    monthly = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
+    assert set(described) == {*monthly, *_WINDOW_HEADERS, "Retry-After"}
+    assert "monthly quota" in described["X-RateLimit-Limit"]["description"]
+    assert "burst" in described["RateLimit-Policy"]["description"]
+    image = document["paths"]["/api/image"]["post"]["responses"]
+    refs = {name: ref["$ref"] for name, ref in image["200"]["headers"].items()}
+    assert refs == {
+        name: f"#/components/headers/{name}" for name in described if name != "Retry-After"
+    }
+    assert set(image["429"]["headers"]) == set(described)
