@@ -123,3 +123,21 @@ async def test_the_api_reference_describes_each_rate_limit_header_once_and_where
         name: f"#/components/headers/{name}" for name in described if name != "Retry-After"
     }
     assert set(image["429"]["headers"]) == set(described)
+
+
+async def test_a_free_cache_hit_reports_the_burst_window_and_no_monthly_quota(
+    make_settings: Callable[..., Settings],
+) -> None:
+    plans = {"starter": {"images": 5, "burst_per_minute": 2}}
+    app = create_app(make_settings(plans=plans), browser=FakeBrowser(), mailer=MemoryMailer())
+    cached = {**IMAGE, "cache": True}
+    async with AsyncTestClient(app) as client:
+        key = await issue_key(client)
+        miss = await client.post("/api/image", json=cached, headers={"X-SVC-Key": key})
+        hit = await client.post("/api/image", json=cached, headers={"X-SVC-Key": key})
+
+    assert (miss.headers["x-cache"], hit.headers["x-cache"]) == ("MISS", "HIT")
+    assert miss.headers["x-ratelimit-limit"] == "5"
+    assert hit.headers["ratelimit-policy"] == BURST_POLICY
+    assert window(hit)[0] == 0  # the hit counted against the burst window
+    assert not any(h in hit.headers for h in _MONTHLY)
