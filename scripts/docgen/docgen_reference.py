@@ -133,17 +133,12 @@ def plans_page() -> str:
             ),
         ],
     )
+    # The meanings are the API reference's own (components.headers), written once.
     headers = table(
-        ("header", "on", "meaning"),
+        ("header", "meaning"),
         [
-            ("`X-RateLimit-Limit`", "metered responses and 429", "the limit that applies"),
-            ("`X-RateLimit-Remaining`", "metered responses and 429", "what is left of it"),
-            (
-                "`X-RateLimit-Reset`",
-                "metered responses and 429",
-                "when it resets (ISO 8601, UTC): the next burst window or the next month",
-            ),
-            ("`Retry-After`", "429 and 503", "seconds to wait before trying again"),
+            (f"`{name}`", spec["description"])
+            for name, spec in openapi()["components"]["headers"].items()
         ],
     )
     codes = table(
@@ -225,14 +220,21 @@ def plans_page() -> str:
         "## Reading a 429\n\n"
         "Errors are the envelope `{error, code, status}`; a 429 also carries `retry_at` (ISO "
         "8601) in the body.\n\n" + codes + "\n### Rate-limit headers\n\n" + headers + "\n"
-        "For example, the eleventh request within a minute on a starter key:\n\n"
+        "For example, a successful image on a starter key, then the eleventh request "
+        "within a minute (refused by the burst limit before the monthly quota is checked, so "
+        "without `X-RateLimit-*`):\n\n"
         + fenced(
             "http",
+            "HTTP/1.1 200 OK\n"
+            "X-RateLimit-Limit: 5000\n"
+            "X-RateLimit-Remaining: 4987\n"
+            "X-RateLimit-Reset: 2026-12-01T00:00:00Z\n"
+            'RateLimit-Policy: "burst_per_minute";q=10;w=60\n'
+            'RateLimit: "burst_per_minute";r=9;t=42\n\n'
             "HTTP/1.1 429 Too Many Requests\n"
             "Retry-After: 37\n"
-            "X-RateLimit-Limit: 10\n"
-            "X-RateLimit-Remaining: 0\n"
-            "X-RateLimit-Reset: 2026-11-24T08:15:00Z\n\n"
+            'RateLimit-Policy: "burst_per_minute";q=10;w=60\n'
+            'RateLimit: "burst_per_minute";r=0;t=37\n\n'
             '{"error": "burst limit of 10 requests per minute reached for plan '
             '\'starter\'", "code": "RATE_LIMITED", "status": 429, '
             '"retry_at": "2026-11-24T08:15:00Z"}',

@@ -75,6 +75,8 @@ _EXPOSED_HEADERS = [
     "X-RateLimit-Limit",
     "X-RateLimit-Remaining",
     "X-RateLimit-Reset",
+    "RateLimit-Policy",
+    "RateLimit",
     "Retry-After",
     "X-Request-Id",
 ]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import difflib
 import logging
 import math
-from datetime import datetime
 from typing import Any
 
 from litestar import MediaType, Request, Response
@@ -34,6 +33,7 @@ from renderkit import (
     WorkersBusyError,
 )
 from renderkit.core.times import isoformat_z
+from renderkit_server.quotas.errors import LimitExceededError
 
 __all__ = ["HttpProblem", "error_response", "exception_handler"]
 
@@ -117,21 +117,15 @@ def _lookup(exc: BaseException) -> tuple[int, str] | None:
 
 
 def _retry_headers(exc: BaseException) -> tuple[dict[str, str], dict[str, Any]]:
+    # A reached limit chooses its own headers, so each keeps one meaning (quotas.errors);
+    # anything else that asks for a retry (busy, unavailable) only says when.
+    if isinstance(exc, LimitExceededError):
+        return exc.headers(), {"retry_at": isoformat_z(exc.reset_at)}
     headers: dict[str, str] = {}
-    extra: dict[str, Any] = {}
     retry_after = getattr(exc, "retry_after", None)
     if retry_after is not None:
         headers["Retry-After"] = str(max(1, math.ceil(retry_after)))
-    reset_at = getattr(exc, "reset_at", None)
-    if isinstance(reset_at, datetime):
-        iso = isoformat_z(reset_at)
-        headers["X-RateLimit-Reset"] = iso
-        extra["retry_at"] = iso
-    limit = getattr(exc, "limit", None)
-    if limit is not None:
-        headers["X-RateLimit-Limit"] = str(limit)
-        headers["X-RateLimit-Remaining"] = str(getattr(exc, "remaining", 0) or 0)
-    return headers, extra
+    return headers, {}
 
 
 def _field(error: FieldError) -> dict[str, str]:

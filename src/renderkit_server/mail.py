@@ -316,9 +316,13 @@ def key_email(
         A message addressed to ``issued.email``, ready for :meth:`Mailer.send`.
 
     Raises:
-        MailDeliveryError: the address holds an RFC 2047 encoded word (a key issued before
-            the address check refused them), which the ``To`` header would decode.
+        MailDeliveryError: no address is on record for the key, or the address holds an
+            RFC 2047 encoded word (a key issued before the address check refused them),
+            which the ``To`` header would decode.
     """
+    if issued.email is None:
+        msg = "no e-mail address is on record for the key"
+        raise MailDeliveryError(msg, reason="refused")
     if ENCODED_WORD in issued.email:
         msg = "the address holds an encoded word; it is not written into a header"
         raise MailDeliveryError(msg, reason="refused")

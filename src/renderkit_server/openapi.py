@@ -194,7 +194,12 @@ _KEY_RESPONSE = {
         "success": {"type": "boolean"},
         "key": {"type": "string", "pattern": "^sk_live_[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$"},
         "plan": {"type": "string", "enum": list(PLAN_NAMES)},
-        "email": {"type": "string", "format": "email"},
+        "email": {
+            "type": ["string", "null"],
+            "format": "email",
+            "description": "Where the key was e-mailed; null for a regenerated key whose "
+            "owner has no address on record (then it was e-mailed to no one)",
+        },
         "created": {"type": "string", "format": "date-time"},
         "issued_at": {"type": "string", "format": "date-time"},
     },
@@ -210,6 +215,51 @@ def response_schema(name: str) -> dict[str, Any]:
     return OPERATIONS[name].response_schema()
 
 
+_COUNT = {"type": "string", "pattern": "^[0-9]+$"}
+#: The rate-limit headers, each with one meaning on every response (written out in
+#: :mod:`renderkit_server.quotas.errors`); described here once and referenced by responses.
+_RATE_LIMIT_HEADERS: dict[str, Any] = {
+    "X-RateLimit-Limit": {
+        "description": "Always the monthly quota of the call's metric, in plan units (never a "
+        "burst or other window limit). Absent when that metric has no monthly limit, or when "
+        "the call was refused before its quota was checked (a window limit's 429).",
+        "schema": _COUNT,
+    },
+    "X-RateLimit-Remaining": {
+        "description": "What is left of that monthly quota after this call, in plan units.",
+        "schema": _COUNT,
+    },
+    "X-RateLimit-Reset": {
+        "description": "When that monthly quota starts again (the next month, UTC), ISO 8601.",
+        "schema": {"type": "string", "format": "date-time"},
+    },
+    "RateLimit-Policy": {
+        "description": "A fixed-window limit (draft-ietf-httpapi-ratelimit-headers), named by "
+        'its metric: `"burst_per_minute";q=60;w=60` allows `q` calls per window of `w` seconds. '
+        "On a success: the plan's burst limit. On a 429 from a window limit: that limit "
+        "(`burst_per_minute`, `key_issuance`, `key_regeneration`, `key_regeneration_address`, "
+        "`key_email`, `failed_work_seconds`).",
+        "schema": {"type": "string"},
+    },
+    "RateLimit": {
+        "description": 'The state of that window: `"burst_per_minute";r=59;t=42` has `r` calls '
+        "left and ends in `t` seconds.",
+        "schema": {"type": "string"},
+    },
+    "Retry-After": {
+        "description": "On every 429 (and a 503 that can be retried): whole seconds until the "
+        "refused limit resets, or until trying again is worthwhile.",
+        "schema": _COUNT,
+    },
+}
+#: What a metered success carries: every rate-limit header but Retry-After.
+_SUCCESS_HEADERS = tuple(name for name in _RATE_LIMIT_HEADERS if name != "Retry-After")
+
+
+def _header_refs(names: Iterable[str]) -> dict[str, Any]:
+    return {name: {"$ref": f"#/components/headers/{name}"} for name in names}
+
+
 def _error_responses(*statuses: int) -> dict[str, Any]:
     ref = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
     descriptions = {
@@ -218,14 +268,18 @@ def _error_responses(*statuses: int) -> dict[str, Any]:
         403: "Forbidden",
         413: "Request body too large",
         415: "Body is not JSON",
-        429: "Quota or burst limit reached; see Retry-After",
+        429: "A monthly quota (X-RateLimit-*) or a window limit (RateLimit-Policy, "
+        "RateLimit) is reached; see Retry-After",
         500: "Render failed",
         502: "An upstream failed: the page could not be loaded, or a speech or model provider "
         "answered with an error",
         503: "Overloaded or a backend is unavailable; see Retry-After",
         504: "Render timed out",
     }
-    return {str(s): {"description": descriptions[s], **ref} for s in statuses}
+    responses = {str(s): {"description": descriptions[s], **ref} for s in statuses}
+    if 429 in statuses:
+        responses["429"]["headers"] = _header_refs(_RATE_LIMIT_HEADERS)
+    return responses
 
 
 def _with_examples(name: str, operation: dict[str, Any]) -> dict[str, Any]:
@@ -284,6 +338,7 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
                 "responses": {
                     "200": {
                         "description": "The result",
+                        "headers": _header_refs(_SUCCESS_HEADERS),
                         "content": {
                             "application/json": {
                                 "schema": {"$ref": f"#/components/schemas/{model_name}Response"}
@@ -334,7 +389,7 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
             },
             "responses": {
                 "200": _json_ref("KeyResponse", "The new key, shown once"),
-                **_error_responses(401, 413, 415),
+                **_error_responses(401, 413, 415, 429),
             },
         }
     }
@@ -390,6 +445,7 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
         "paths": paths,
         "components": {
             "schemas": schemas,
+            "headers": _RATE_LIMIT_HEADERS,
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer"},
                 "svcKey": {"type": "apiKey", "in": "header", "name": "X-SVC-Key"},

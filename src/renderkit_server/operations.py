@@ -232,8 +232,8 @@ async def execute(
         counter=production.metrics.cache_requests,
     )
     if found.hit is not None:
-        # Free: no monthly reservation, only the burst limit counts the call (its window is
-        # what the X-RateLimit headers of a hit report).
+        # Free: no monthly reservation, only the burst limit counts the call (a hit reports
+        # its window in RateLimit-Policy/RateLimit, and no X-RateLimit-*: no quota was used).
         ticket = await quotas.reserve(key_id, plan, {})
         entry = found.hit.entry
         body: dict[str, Any] = {

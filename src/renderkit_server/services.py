@@ -308,7 +308,7 @@ async def build_services(
     storage = storage or _storage(settings)
     pools = workers(settings)
     state = build_shared_state(settings, usage=usage_store, render_cache=render_cache)
-    keys = KeyService(KeySigner.from_secret(secret), state.revocations)
+    keys = KeyService(KeySigner.from_secret(secret), state.revocations, owners=state.key_owners)
     try:
         # Fails closed: a replica that cannot read the revocations does not start.
         await keys.start()

@@ -5,7 +5,6 @@ import email
 import email.policy
 import logging
 import os
-import socket
 import stat
 import sys
 from collections.abc import Iterator
@@ -14,10 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import attrs
 import pytest
-from aiosmtpd.controller import Controller
-from aiosmtpd.smtp import AuthResult, Envelope
+from aiosmtpd.smtp import AuthResult
 
 from renderkit import ConfigurationError, MissingDependencyError, RenderkitError
 from renderkit_server.keys.service import IssuedKey
@@ -29,6 +26,7 @@ from renderkit_server.mail import (
     SmtpMailer,
     key_email,
 )
+from tests.server._smtp import SmtpServer, free_port, serve_smtp
 
 SENDER = "renderkit <keys@renderkit.example>"
 PASSWORD = "hunter2-very-secret-pw"
@@ -39,34 +37,6 @@ ISSUED = IssuedKey(
     email="alice@example.com",
     created=datetime.datetime(2025, 6, 1, 12, 0, tzinfo=datetime.UTC),
 )
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class CollectingHandler:
-    def __init__(self) -> None:
-        self.envelopes: list[Envelope] = []
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Envelope) -> str:
-        self.envelopes.append(envelope)
-        return "250 OK"
-
-    def messages(self) -> list[EmailMessage]:
-        return [
-            email.message_from_bytes(e.original_content or b"", policy=email.policy.default)
-            for e in self.envelopes
-        ]
-
-
-@attrs.frozen
-class SmtpServer:
-    host: str
-    port: int
-    handler: CollectingHandler
 
 
 def _authenticate(
@@ -80,27 +50,15 @@ def _authenticate(
 @pytest.fixture
 def smtp_server() -> Iterator[SmtpServer]:
     """A real SMTP server on 127.0.0.1 (aiosmtpd, in its own thread); no TLS, no AUTH."""
-    handler = CollectingHandler()
-    controller = Controller(handler, hostname="127.0.0.1", port=free_port())
-    controller.start()
-    yield SmtpServer("127.0.0.1", controller.port, handler)
-    controller.stop()
+    with serve_smtp() as server:
+        yield server
 
 
 @pytest.fixture
 def smtp_auth_server() -> Iterator[SmtpServer]:
     """Like smtp_server, but offering AUTH over plain text (tests only) and checking it."""
-    handler = CollectingHandler()
-    controller = Controller(
-        handler,
-        hostname="127.0.0.1",
-        port=free_port(),
-        authenticator=_authenticate,
-        auth_require_tls=False,
-    )
-    controller.start()
-    yield SmtpServer("127.0.0.1", controller.port, handler)
-    controller.stop()
+    with serve_smtp(authenticator=_authenticate, auth_require_tls=False) as server:
+        yield server
 
 
 def _all_text(exc: BaseException) -> str:

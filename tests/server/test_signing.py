@@ -1,7 +1,8 @@
 """The one signing helper, and the three wire formats built on it staying byte-for-byte the same.
 
 The known tokens below were produced by the code before the helper existed (each scheme with
-its own HMAC and base64), from the same fixed secrets and inputs.
+its own HMAC and base64), from the same fixed secrets and inputs; the version 2 API keys (no
+e-mail) by the helper when they were introduced.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from renderkit_server import signing
 from renderkit_server.errors import HttpProblem
 from renderkit_server.files import FileSigner
 from renderkit_server.keys import ApiKey, KeySigner
+from renderkit_server.keys.tokens import SIGNING_PURPOSE
 from renderkit_server.mcp.sessions import McpSessions
+from tests.server.keys.v1keys import sign_v1
 
 SINGLE = "wire-format-test-secret"
 ROTATED = "old:first-secret-value,new:second-secret-value"
@@ -23,7 +26,7 @@ FILE_KEY = "images/2026/06/abc.png"
 EXPIRES = 4_102_444_800  # 2100-01-01
 SESSION_BODY = "2025-06-18.AAECAwQFBgcICQoLDA0ODw"
 
-# secret -> (API key, file URL signature, MCP session id)
+# secret -> (API key (version 1, with an e-mail), file URL signature, MCP session id)
 KNOWN = {
     SINGLE: (
         "sk_live_AQARIjNEVWZ3iJmqu8zd7v8BAAAAAwAAAABoTuGAAmsxYWxpY2VAZXhhbXBsZS5jb20"
@@ -38,13 +41,19 @@ KNOWN = {
         f"{SESSION_BODY}.UVmqI3ed1nYtmNn8DldPHs4F",
     ),
 }
+# secret -> the same claims as a version 2 key (no e-mail), as first signed by this helper.
+KNOWN_V2 = {
+    SINGLE: "sk_live_AgARIjNEVWZ3iJmqu8zd7v8BAAAAAwAAAABoTuGAAmsx.VlFGOEubjdCTn9STrT0nqA",
+    ROTATED: "sk_live_AgARIjNEVWZ3iJmqu8zd7v8BAAAAAwAAAABoTuGAA29sZA.zNVIWF9oGzPT_A8cc9VX-w",
+}
+EMAIL = "alice@example.com"
 
 
-def _claims(kid: str) -> ApiKey:
+def _claims(kid: str, *, email: str | None = None) -> ApiKey:
     return ApiKey(
         key_id="00112233445566778899aabbccddeeff",
         plan="pro",
-        email="alice@example.com",
+        email=email,
         generation=3,
         issued_at=1_750_000_000,
         kid=kid,
@@ -57,9 +66,20 @@ def test_api_keys_signed_before_the_helper_still_verify_and_are_signed_identical
 ) -> None:
     known_key = KNOWN[secret][0]
     signer = KeySigner.from_secret(secret)
+    kid = signer.current_kid
+    keys, _ = signing.key_ring(secret, SIGNING_PURPOSE)
 
-    assert signer.verify(known_key) == _claims(signer.current_kid)
-    assert signer.sign(_claims(signer.current_kid)) == known_key
+    assert signer.verify(known_key) == _claims(kid, email=EMAIL)
+    assert sign_v1(_claims(kid), email=EMAIL, kid=kid, secret=keys[kid]) == known_key
+
+
+@pytest.mark.parametrize("secret", [SINGLE, ROTATED])
+def test_new_api_keys_keep_their_version_2_wire_format(secret: str) -> None:
+    signer = KeySigner.from_secret(secret)
+    kid = signer.current_kid
+
+    assert signer.sign(_claims(kid, email=EMAIL)) == KNOWN_V2[secret]
+    assert signer.verify(KNOWN_V2[secret]) == _claims(kid)
 
 
 @pytest.mark.parametrize("secret", [SINGLE, ROTATED])

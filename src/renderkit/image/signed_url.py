@@ -3,7 +3,7 @@
 A signed URL is ``<base>/api/image/<template>.<format>?<fields>&kid=<id>&exp=<t>&sig=<mac>``.
 The key never appears in it: the key holder derives a URL-signing secret from the key
 (:func:`url_secret`), names the key by a public id (:func:`public_key_id`: lineage and
-generation, not the e-mail address the key carries) and signs the canonical query
+generation, the leading fields of every key version) and signs the canonical query
 (:func:`canonical_query`, the one canonicaliser the server verifies with too).
 """
 

@@ -6,6 +6,8 @@ Modules:
 - ``emails``: the e-mail syntax accepted for owners and its normalised spelling.
 - where regenerations are recorded is :mod:`renderkit_server.state.revocations` (its
   protocol and memory/SQLite stores are re-exported here for the key service's callers);
+- where each lineage's owner e-mail is kept (keys carry none) is
+  :mod:`renderkit_server.state.key_owners`;
 - ``url_secrets``: ``UrlSecrets``, recording each key's URL-signing secret;
 - ``service``: ``KeyService``, issuing, verifying and regenerating keys.
 - ``routes``: ``POST /api/keys/generate`` and ``/api/keys/regenerate``; imported by the app,

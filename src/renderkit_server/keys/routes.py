@@ -6,6 +6,10 @@ only once a request is valid so a refused request uses no slot, and before anyth
 issued or sent: self-service issuance per client address, regeneration per client address
 and per key lineage, and key e-mails per recipient mailbox (so neither route can flood an
 inbox). The operator's admin token bypasses the issuance and e-mail limits.
+
+Keys carry no e-mail address: the owner's address is kept on the server
+(:meth:`KeyService.owner_email`). A regenerated key whose lineage has no address on record
+is returned in the response (``email`` null) and e-mailed to no one.
 """
 
 from __future__ import annotations
@@ -40,6 +44,9 @@ logger = logging.getLogger("renderkit_server")
 async def _send_key(
     mailer: SpoolingMailer, issued: IssuedKey, *, sender: str, regenerated: bool
 ) -> None:
+    if issued.email is None:
+        logger.warning("no owner e-mail on record for key lineage %s: not e-mailed", issued.key_id)
+        return
     try:
         message = key_email(issued, sender=sender, regenerated=regenerated)
         await mailer.send(message)
@@ -107,10 +114,11 @@ async def regenerate_key(
     url_secrets: NamedDependency[UrlSecrets],
     mailer: NamedDependency[SpoolingMailer],
 ) -> Response[Any]:
-    """Issue a new key for the same plan and e-mail; the old key stops working at once.
+    """Issue a new key for the same plan and owner; the old key stops working at once.
 
     Limited per client address, per key lineage and per recipient mailbox. The old key
-    comes from the body ``key`` (variant A) or the key headers (variant B)."""
+    comes from the body ``key`` (variant A) or the key headers (variant B). The new key is
+    e-mailed to the owner's address on record; with none it is only in the response."""
     payload = await json_object(request, required=False)
     body_key = payload.get("key")
     token = body_key if isinstance(body_key, str) else extract_key(request.headers)
@@ -120,7 +128,9 @@ async def regenerate_key(
     old = keys.verify(token)  # 401 before any counting
     address = request_client_address(request, trusted_proxies)
     await quotas.limit_regeneration(old.key_id, address)
-    await quotas.limit_key_email(old.email)
+    email = await keys.owner_email(old)
+    if email is not None:
+        await quotas.limit_key_email(email)
     issued = await keys.regenerate(token)
     await url_secrets.remember(issued.key, keys.verify(issued.key))
     await _send_key(mailer, issued, sender=settings.smtp_sender, regenerated=True)

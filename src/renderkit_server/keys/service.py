@@ -16,6 +16,14 @@ shared by the workers of one host) the reload interval is how long an old key ma
 on the *other* processes. A double regeneration is still refused across processes, because
 :meth:`RevocationStore.revoke` is a compare-and-set. Verification never waits for the store:
 when it is unreachable, the last table loaded keeps being applied and regeneration fails.
+
+Owners: keys carry no e-mail address (version 2, see :mod:`renderkit_server.keys.tokens`);
+:meth:`KeyService.issue` records lineage -> address in a
+:class:`~renderkit_server.state.key_owners.KeyOwnerStore`, where :meth:`KeyService.owner_email`
+finds it for the key e-mails. A version 1 key still carries its address, which regeneration
+copies into the store. A lineage with no address on record (the entry was deleted, or a
+store that does not persist lost it) still regenerates: the new key is only returned in the
+response, never e-mailed, because refusing would leave a leaked key impossible to rotate.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from typing import NoReturn
 import anyio
 
 from renderkit import InvalidRequestError, RenderkitError
+from renderkit_server.closing import close_each
 from renderkit_server.keys.emails import normalize_email
 from renderkit_server.keys.tokens import (
     PLANS,
@@ -38,6 +47,7 @@ from renderkit_server.keys.tokens import (
     KeySigner,
     fingerprint,
 )
+from renderkit_server.state.key_owners import KeyOwnerStore, MemoryKeyOwnerStore
 from renderkit_server.state.revocations import RevocationFeed, RevocationStore
 
 __all__ = ["KeyService", "normalize_plan"]
@@ -53,11 +63,13 @@ class KeyService:
 
     Use it as ``async with KeyService(...) as keys:`` or call :meth:`start` before the first
     :meth:`verify` and :meth:`aclose` at shutdown. The service owns ``revocations`` and
-    closes it.
+    ``owners`` and closes them.
 
     Args:
         signer: signs new keys and checks signatures.
         revocations: where regenerations are recorded.
+        owners: where each lineage's owner e-mail is kept; by default in this process only
+            (a server passes its shared store, see :mod:`renderkit_server.state.build`).
         clock: returns unix seconds; injectable for tests.
     """
 
@@ -66,10 +78,12 @@ class KeyService:
         signer: KeySigner,
         revocations: RevocationStore,
         *,
+        owners: KeyOwnerStore | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._signer = signer
         self._revocations = revocations
+        self._owners: KeyOwnerStore = owners if owners is not None else MemoryKeyOwnerStore()
         self._clock = clock
         self._before: dict[str, int] = {}
         self._started = False
@@ -138,8 +152,8 @@ class KeyService:
             logger.warning("could not refresh key revocations", exc_info=True)
 
     async def aclose(self) -> None:
-        """Close the revocation store."""
-        await self._revocations.aclose()
+        """Close the revocation and owner stores."""
+        await close_each(self._revocations, self._owners)
 
     async def issue(self, email: str, plan: str) -> IssuedKey:
         """Issue a key for a new lineage.
@@ -149,14 +163,29 @@ class KeyService:
             plan: one of :data:`PLANS` (case-insensitive).
 
         Returns:
-            The new key; show it once, it cannot be recovered.
+            The new key; show it once, it cannot be recovered. The address is recorded as
+            the lineage's owner, not written into the key.
 
         Raises:
             InvalidRequestError: for field ``email`` or ``plan``.
+            StorageUnavailableError: the owner could not be recorded; no key is issued.
         """
         email = normalize_email(email)
         plan = normalize_plan(plan)
-        return self._issue(key_id=secrets.token_hex(16), plan=plan, email=email, generation=0)
+        key_id = secrets.token_hex(16)
+        await self._owners.put(key_id, email)
+        return self._issue(key_id=key_id, plan=plan, email=email, generation=0)
+
+    async def owner_email(self, claims: ApiKey) -> str | None:
+        """The e-mail address of a verified key's owner: the one a version 1 key carries,
+        else the one on record for its lineage; None when there is none.
+
+        Raises:
+            StorageUnavailableError: the owner store could not be read.
+        """
+        if claims.email is not None:
+            return claims.email
+        return await self._owners.get(claims.key_id)
 
     def verify(self, key: str) -> ApiKey:
         """Verify a key in memory: signature, known kid and not revoked.
@@ -191,12 +220,14 @@ class KeyService:
             key: the current key.
 
         Returns:
-            A key for the same lineage, plan and e-mail with the next generation.
+            A version 2 key for the same lineage and plan with the next generation; its
+            ``email`` is the owner's address (:meth:`owner_email`), None when none is on
+            record. A version 1 key's address is recorded as the lineage's owner first.
 
         Raises:
             InvalidKeyError: the old key is not valid, e.g. it was already regenerated.
-            StorageUnavailableError: the revocation could not be recorded; the old key
-                stays valid.
+            StorageUnavailableError: the owner or the revocation could not be recorded; the
+                old key stays valid.
         """
         self.verify(key)
         async with self._lock:
@@ -205,19 +236,23 @@ class KeyService:
             generation = old.generation + 1
             if generation > _MAX_GENERATION:
                 raise InvalidKeyError(reason="revoked")
+            email = await self.owner_email(old)
+            if old.email is not None:
+                # Before revoking: the new key no longer carries the address, and a failure
+                # here leaves the old key (which does) valid.
+                await self._owners.put(old.key_id, old.email)
             if not await self._revocations.revoke(old.key_id, before=generation):
                 # Another process sharing the store regenerated this key first.
                 self._raise_threshold(old.key_id, generation)
                 raise InvalidKeyError(reason="revoked")
             self._raise_threshold(old.key_id, generation)
-        return self._issue(key_id=old.key_id, plan=old.plan, email=old.email, generation=generation)
+        return self._issue(key_id=old.key_id, plan=old.plan, email=email, generation=generation)
 
-    def _issue(self, *, key_id: str, plan: str, email: str, generation: int) -> IssuedKey:
+    def _issue(self, *, key_id: str, plan: str, email: str | None, generation: int) -> IssuedKey:
         issued_at = int(self._clock())
         claims = ApiKey(
             key_id=key_id,
             plan=plan,
-            email=email,
             generation=generation,
             issued_at=issued_at,
             kid=self._signer.current_kid,

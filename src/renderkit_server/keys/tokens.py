@@ -3,17 +3,22 @@
 A key looks like ``sk_live_<payload>.<mac>``. The payload is the base64url (unpadded)
 encoding of a small versioned binary record::
 
-    version (1 byte, currently 1)
-    key id (16 random bytes): the lineage, stable across regenerations
+    version (1 byte, 2 for keys issued now)
+    key id (16 random bytes): the lineage, stable across regenerations, and the account
     plan (1 byte, index into PLANS)
     generation (uint32): 0 for a new key, +1 on each regeneration
     issued_at (uint64, unix seconds)
     kid length (1 byte) + kid (ASCII): which signing secret signed the key
-    email (UTF-8, the rest)
 
 and ``mac`` is base64url(HMAC-SHA256(secrets[kid], "sk_live_" + payload)) truncated to
-128 bits. The payload is signed, not encrypted: anyone holding a key can read its e-mail
-address and plan, which is fine because the key is already the holder's own credential.
+128 bits. The payload is signed, not encrypted: anyone holding a key can read its lineage,
+plan, generation, issue time and kid, none of which is personal data.
+
+Version 1 keys (issued before) carry the same fields followed by the owner's e-mail address
+(UTF-8, the rest of the payload). They keep verifying, and their address is
+:attr:`ApiKey.email`; new keys are version 2 and carry no address: the owner's e-mail stays
+on the server (:mod:`renderkit_server.state.key_owners`), and regenerating a version 1 key
+issues a version 2 key.
 """
 
 from __future__ import annotations
@@ -49,7 +54,9 @@ PLANS: tuple[str, ...] = PLAN_NAMES
 #: What the server secret is derived for (see :func:`renderkit_server.signing.key_ring`).
 SIGNING_PURPOSE = "renderkit-keys"
 
-_VERSION = 1
+_VERSION = 2
+#: Keys issued before e-mail addresses left them: the same header, then the address.
+_VERSION_WITH_EMAIL = 1
 _HEADER = struct.Struct(">B16sBIQB")  # version, key id, plan, generation, issued_at, kid len
 _MAC_BYTES = 16
 # Longest possible key is about 450 characters; anything far longer is not worth decoding.
@@ -84,9 +91,10 @@ class ApiKey:
 
     Attributes:
         key_id: lineage id (hex), shared by a key and all its regenerations; use it to meter
-            quotas and as the authenticated identity.
+            quotas and as the authenticated identity (the account). Random, so opaque.
         plan: one of :data:`PLANS`.
-        email: the normalised e-mail address the key was issued to.
+        email: the e-mail address a version 1 key carries; None for a version 2 key, whose
+            owner's address only the server knows (:meth:`KeyService.owner_email`).
         generation: 0 for a freshly issued key, incremented by each regeneration.
         issued_at: unix seconds when this generation was issued.
         kid: id of the signing secret that signed the key.
@@ -94,7 +102,7 @@ class ApiKey:
 
     key_id: str
     plan: str
-    email: str
+    email: str | None = None
     generation: int
     issued_at: int
     kid: str
@@ -113,7 +121,8 @@ class IssuedKey:
         key: the secret key string; kept out of ``repr`` so it cannot leak into logs.
         key_id: lineage id (see :attr:`ApiKey.key_id`).
         plan: one of :data:`PLANS`.
-        email: the normalised e-mail address.
+        email: the owner's normalised e-mail address, where the key is e-mailed; None for
+            a regenerated key whose lineage has no address on record.
         created: when the key was issued (UTC).
         generation: 0 for a new key, higher for a regenerated one.
     """
@@ -121,7 +130,7 @@ class IssuedKey:
     key: str = attrs.field(repr=False)
     key_id: str
     plan: str
-    email: str
+    email: str | None
     created: datetime.datetime
     generation: int = 0
 
@@ -184,7 +193,8 @@ class KeySigner:
         return f"KeySigner(kids={sorted(self._secrets)!r}, current_kid={self.current_kid!r})"
 
     def sign(self, claims: ApiKey) -> str:
-        """Encode and sign ``claims``; ``claims.kid`` is ignored, the current kid is used.
+        """Encode and sign ``claims`` as a version 2 key: ``claims.email`` is never written
+        into it, and ``claims.kid`` is ignored (the current kid is used).
 
         Args:
             claims: the key's contents.
@@ -203,7 +213,6 @@ class KeySigner:
                 len(kid),
             )
             + kid
-            + claims.email.encode("utf-8")
         )
         text = signing.b64encode(payload)
         mac = signing.mac(self._secrets[self.current_kid], KEY_PREFIX + text, size=_MAC_BYTES)
@@ -233,16 +242,19 @@ class KeySigner:
             kid = payload[_HEADER.size : _HEADER.size + kid_len].decode("ascii")
         except (ValueError, struct.error):
             raise InvalidKeyError(reason="malformed") from None
-        if version != _VERSION or len(kid) != kid_len:
+        if version not in (_VERSION, _VERSION_WITH_EMAIL) or len(kid) != kid_len:
             raise InvalidKeyError(reason="malformed")
         secret = self._secrets.get(kid)
         if secret is None:
             raise InvalidKeyError(reason="unknown_kid")
         if not signing.verify(secret, KEY_PREFIX + text, mac, size=_MAC_BYTES):
             raise InvalidKeyError(reason="bad_signature")
-        # From here on the payload is trusted: it was produced by sign().
+        # From here on the payload is trusted: this server's signer produced it.
+        rest = payload[_HEADER.size + kid_len :]
+        if version == _VERSION and rest:
+            raise InvalidKeyError(reason="malformed")
         try:
-            email = payload[_HEADER.size + kid_len :].decode("utf-8")
+            email = rest.decode("utf-8") if version == _VERSION_WITH_EMAIL else None
             plan_name = PLANS[plan]
         except (UnicodeDecodeError, IndexError):
             raise InvalidKeyError(reason="malformed") from None

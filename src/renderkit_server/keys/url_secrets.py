@@ -3,7 +3,7 @@
 A signed image URL names its key by a public id (lineage and generation) and is signed
 with a secret the key holder derives from the key
 (:func:`renderkit.image.signed_url.url_secret`). The server cannot derive it without the
-key, whose payload holds an e-mail address that must not go into URLs; so it records the
+key, which is a credential that must not go into URLs; so it records the
 derived secret whenever it sees the key (issued, regenerated, or authenticating a request).
 The key itself is never stored. Where entries are kept is
 :mod:`renderkit_server.state.url_secrets`.

@@ -103,6 +103,7 @@ class FailedWorkBudget:
                 remaining=0,
                 reset_at=reset_at,
                 retry_after=max(math.ceil((reset_at - now).total_seconds()), 1),
+                window=limits.failed_work_window,
             )
 
     async def spend(self, key_id: str, plan: str, seconds: float) -> None:

@@ -21,6 +21,7 @@ from renderkit import ConfigurationError
 from renderkit.core.times import as_utc
 
 __all__ = [
+    "BURST_METRIC",
     "BURST_WINDOW_SECONDS",
     "METERING_UNITS",
     "METRICS",
@@ -54,6 +55,9 @@ Also the wire order of API keys (a plan's index is its byte in the key): only ap
 
 BURST_WINDOW_SECONDS = 60
 """Length of a burst window; the burst limit is per window."""
+BURST_METRIC = "burst_per_minute"
+"""The burst limit's name: its :class:`PlanLimits` field, the ``metric`` of its
+:class:`RateLimitedError` and its ``RateLimit-Policy`` name."""
 
 _LIMIT_FIELDS: tuple[str, ...] = (
     *METRICS,

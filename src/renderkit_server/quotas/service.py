@@ -46,8 +46,10 @@ from renderkit_server.quotas.errors import (
     RateLimitedError,
     UsageStoreUnavailableError,
     rate_limit_headers,
+    window_limit_headers,
 )
 from renderkit_server.quotas.plans import (
+    BURST_METRIC,
     BURST_WINDOW_SECONDS,
     METERING_UNITS,
     PlanLimits,
@@ -144,7 +146,8 @@ class QuotaTicket:
     _results: dict[str, Reservation] = attrs.field(alias="results", repr=False)
     _reset_at: datetime.datetime = attrs.field(alias="reset_at", repr=False)
     _burst: Reservation | None = attrs.field(alias="burst", repr=False)
-    _burst_reset_at: datetime.datetime = attrs.field(alias="burst_reset_at", repr=False)
+    #: Whole seconds from the reservation to the end of its burst window.
+    _burst_reset_in: int = attrs.field(alias="burst_reset_in", repr=False)
     _lease_seconds: float = attrs.field(alias="lease_seconds", default=120.0, repr=False)
     #: The leases not committed yet, by metric; committed metrics leave it.
     _leases: dict[str, Lease] = attrs.field(factory=dict, init=False, repr=False)
@@ -167,22 +170,31 @@ class QuotaTicket:
         return self._committed
 
     def headers(self) -> dict[str, str]:
-        """Return ``X-RateLimit-Limit``, ``-Remaining`` and ``-Reset`` for the main metric.
+        """Return the rate-limit headers of a successful call (their meaning:
+        :mod:`renderkit_server.quotas.errors`).
 
-        Values are in plan units after this call's charge; the reset is ISO 8601 UTC.
-        An unlimited counter has no headers, so the result is then empty.
+        ``X-RateLimit-Limit``, ``-Remaining`` and ``-Reset``: the main metric's monthly
+        quota, in plan units after this call's charge, the reset in ISO 8601 UTC.
+        ``RateLimit-Policy`` and ``RateLimit``: the burst limit's window. An unlimited
+        counter has no headers.
         """
+        headers: dict[str, str] = {}
+        if self._burst is not None and self._burst.limit is not None:
+            headers |= window_limit_headers(
+                BURST_METRIC,
+                limit=self._burst.limit,
+                window=BURST_WINDOW_SECONDS,
+                remaining=self._burst.remaining or 0,
+                reset_in=self._burst_reset_in,
+            )
         if self.main_metric is None:
-            if self._burst is None or self._burst.limit is None:
-                return {}
-            remaining = self._burst.remaining or 0
-            return rate_limit_headers(self._burst.limit, remaining, self._burst_reset_at)
+            return headers
         limit = self._limits.monthly_limit(self.main_metric)
-        if limit is None:
-            return {}
-        used = self._results[self.main_metric].used
-        remaining = _remaining(limit, used, self.main_metric)
-        return rate_limit_headers(limit, remaining, self._reset_at)
+        if limit is not None:
+            used = self._results[self.main_metric].used
+            remaining = _remaining(limit, used, self.main_metric)
+            headers |= rate_limit_headers(limit, remaining, self._reset_at)
+        return headers
 
     async def commit(self) -> None:
         """Charge the call: turn every lease into usage, at its settled amount.
@@ -406,12 +418,13 @@ class QuotaService:
                 )
                 raise RateLimitedError(
                     msg,
-                    metric="burst_per_minute",
+                    metric=BURST_METRIC,
                     plan=plan,
                     limit=limits.burst_per_minute,
                     remaining=burst.remaining or 0,
                     reset_at=burst_reset_at,
                     retry_after=_retry_after(burst_reset_at, now),
+                    window=BURST_WINDOW_SECONDS,
                 )
 
         period = month_period(now)
@@ -427,7 +440,7 @@ class QuotaService:
             results={},
             reset_at=reset_at,
             burst=burst,
-            burst_reset_at=burst_reset_at,
+            burst_reset_in=max(math.ceil((burst_reset_at - now).total_seconds()), 0),
             lease_seconds=self._lease_seconds,
         )
         try:
@@ -619,6 +632,7 @@ class QuotaService:
                 remaining=0,
                 reset_at=reset_at,
                 retry_after=_retry_after(reset_at, now),
+                window=rule.window,
             )
 
     @contextlib.contextmanager

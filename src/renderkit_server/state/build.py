@@ -13,6 +13,7 @@ import attrs
 from renderkit_server.closing import AsyncCloseable, close_each
 from renderkit_server.settings import Settings
 from renderkit_server.state.inflight import InflightLimiter, LocalInflightLimiter
+from renderkit_server.state.key_owners import KeyOwnerStore, SqliteKeyOwnerStore
 from renderkit_server.state.mcp_sessions import EndedSessions, MemoryEndedSessions
 from renderkit_server.state.render_cache import RenderCache, SqliteRenderCache
 from renderkit_server.state.render_locks import RenderLocks, SqliteRenderLocks
@@ -30,6 +31,7 @@ class SharedState:
     Attributes:
         usage: quota and abuse-limit counters.
         revocations: key regenerations.
+        key_owners: each key lineage's owner e-mail (keys carry none).
         url_secrets: URL-signing secrets by public key id.
         render_cache: the render cache's index.
         inflight: per-key render leases over every replica.
@@ -41,6 +43,7 @@ class SharedState:
 
     usage: UsageStore
     revocations: RevocationStore
+    key_owners: KeyOwnerStore
     url_secrets: UrlSecretStore
     render_cache: RenderCache
     inflight: InflightLimiter
@@ -53,6 +56,7 @@ class SharedState:
         await close_each(
             self.usage,
             self.revocations,
+            self.key_owners,
             self.url_secrets,
             self.render_cache,
             self.inflight,
@@ -85,6 +89,7 @@ def build_shared_state(
     return SharedState(
         usage=usage or SqliteUsageStore(data / "usage.sqlite3"),
         revocations=SqliteRevocationStore(data / "keys.sqlite3"),
+        key_owners=SqliteKeyOwnerStore(data / "key-owners.sqlite3"),
         url_secrets=SqliteUrlSecretStore(data / "url-secrets.sqlite3"),
         render_cache=render_cache or SqliteRenderCache(data / "cache.sqlite3"),
         inflight=LocalInflightLimiter(),
@@ -100,6 +105,7 @@ def _on_redis(
     # Imported here: they need the optional redis package, which only Redis users install.
     from renderkit_server.state._redis import connect
     from renderkit_server.state.inflight.redis import RedisInflightLimiter
+    from renderkit_server.state.key_owners.redis import RedisKeyOwnerStore
     from renderkit_server.state.mcp_sessions.redis import RedisEndedSessions
     from renderkit_server.state.render_cache.redis import RedisRenderCache
     from renderkit_server.state.render_locks.redis import RedisRenderLocks
@@ -111,6 +117,7 @@ def _on_redis(
     return SharedState(
         usage=usage or RedisUsageStore(client),
         revocations=RedisRevocationStore(client),
+        key_owners=RedisKeyOwnerStore(client),
         url_secrets=RedisUrlSecretStore(client),
         render_cache=render_cache or RedisRenderCache(client),
         inflight=RedisInflightLimiter(client, queue_timeout=settings.browser_queue_timeout),

@@ -54,8 +54,13 @@ def assert_rate_limited(response: Any, metric_message: str) -> None:
     body = response.json()
     assert body["code"] == "RATE_LIMITED" and body["status"] == 429
     assert metric_message in body["error"]
-    assert int(response.headers["retry-after"]) >= 1
-    assert body["retry_at"] == response.headers["x-ratelimit-reset"]
+    retry_after = response.headers["retry-after"]
+    assert int(retry_after) >= 1
+    assert body["retry_at"].endswith("Z")
+    # An abuse limit is a window limit: RateLimit says it is spent, X-RateLimit (the monthly
+    # quota) is absent.
+    assert response.headers["ratelimit"].endswith(f";r=0;t={retry_after}")
+    assert "x-ratelimit-limit" not in response.headers
 
 
 async def generate(client: AsyncTestClient[Any], email: str, **headers: str) -> Any:

@@ -52,11 +52,12 @@ async def test_issued_key_verifies_to_its_claims(service: KeyService) -> None:
     assert claims == ApiKey(
         key_id=issued.key_id,
         plan="pro",
-        email="Alice@example.com",
+        email=None,
         generation=0,
         issued_at=NOW,
         kid="a",
     )
+    assert issued.email == await service.owner_email(claims) == "Alice@example.com"
     assert issued.created == datetime.datetime.fromtimestamp(NOW, tz=datetime.UTC)
     assert claims.issued == issued.created
 
@@ -201,11 +202,12 @@ async def test_failed_revocation_leaves_the_old_key_valid() -> None:
         assert keys.verify(old.key).generation == 0
 
 
-def _issue_and_verify(email: str, plan: str) -> tuple[IssuedKey, ApiKey]:
-    async def run() -> tuple[IssuedKey, ApiKey]:
+def _issue_and_verify(email: str, plan: str) -> tuple[IssuedKey, ApiKey, str | None]:
+    async def run() -> tuple[IssuedKey, ApiKey, str | None]:
         async with KeyService(make_signer(), MemoryRevocationStore()) as keys:
             issued = await keys.issue(email, plan)
-            return issued, keys.verify(issued.key)
+            claims = keys.verify(issued.key)
+            return issued, claims, await keys.owner_email(claims)
 
     # Run on a private thread: a session-scoped async fixture may own this thread's loop.
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
@@ -215,10 +217,11 @@ def _issue_and_verify(email: str, plan: str) -> tuple[IssuedKey, ApiKey]:
 @settings(max_examples=150, deadline=None)
 @given(email=EMAILS, plan=st.sampled_from(PLANS))
 def test_any_valid_email_and_plan_round_trip(email: str, plan: str) -> None:
-    issued, claims = _issue_and_verify(email, plan)
+    issued, claims, owner = _issue_and_verify(email, plan)
 
     local, _, domain = email.rpartition("@")
-    assert claims.email == issued.email == f"{local}@{domain.lower()}"
+    assert owner == issued.email == f"{local}@{domain.lower()}"
+    assert claims.email is None
     assert claims.plan == issued.plan == plan
     assert claims.key_id == issued.key_id
     assert KEY_CHARS.fullmatch(issued.key)

@@ -21,7 +21,7 @@ def test_isoformat_utc_uses_a_z_suffix() -> None:
     assert isoformat_z(datetime.datetime(2026, 12, 1, tzinfo=UTC)) == "2026-12-01T00:00:00Z"
 
 
-def test_a_limit_error_gives_retry_after_and_the_rate_limit_headers_of_its_429() -> None:
+def test_a_window_limit_error_gives_retry_after_and_its_ratelimit_headers() -> None:
     error = RateLimitedError(
         "burst limit reached",
         metric="burst_per_minute",
@@ -30,11 +30,30 @@ def test_a_limit_error_gives_retry_after_and_the_rate_limit_headers_of_its_429()
         remaining=0,
         reset_at=datetime.datetime(2026, 11, 30, 23, 59, tzinfo=UTC),
         retry_after=30,
+        window=60,
     )
 
     assert error.headers() == {
         "Retry-After": "30",
-        "X-RateLimit-Limit": "10",
+        "RateLimit-Policy": '"burst_per_minute";q=10;w=60',
+        "RateLimit": '"burst_per_minute";r=0;t=30',
+    }
+
+
+def test_a_monthly_quota_error_gives_retry_after_and_the_x_ratelimit_headers() -> None:
+    error = QuotaExceededError(
+        "monthly images quota reached",
+        metric="images",
+        plan="starter",
+        limit=5000,
+        remaining=0,
+        reset_at=datetime.datetime(2026, 12, 1, tzinfo=UTC),
+        retry_after=90,
+    )
+
+    assert error.headers() == {
+        "Retry-After": "90",
+        "X-RateLimit-Limit": "5000",
         "X-RateLimit-Remaining": "0",
-        "X-RateLimit-Reset": "2026-11-30T23:59:00Z",
+        "X-RateLimit-Reset": "2026-12-01T00:00:00Z",
     }

@@ -89,6 +89,8 @@ async def test_a_committed_reservation_charges_the_store_and_reports_headers(
         "X-RateLimit-Limit": "5000",
         "X-RateLimit-Remaining": "4999",
         "X-RateLimit-Reset": "2026-12-01T00:00:00Z",
+        "RateLimit-Policy": '"burst_per_minute";q=10;w=60',
+        "RateLimit": '"burst_per_minute";r=9;t=30',  # 23:58:30, the window ends at 23:59
     }
 
 
@@ -392,16 +394,15 @@ async def test_burst_limits_are_per_key(quotas: QuotaService) -> None:
     assert isinstance(await quotas.reserve("key-2", "starter", {"images": 1}), QuotaTicket)
 
 
-async def test_a_call_without_monthly_charges_reports_the_burst_headers(
+async def test_a_call_without_monthly_charges_reports_only_the_burst_window(
     quotas: QuotaService,
 ) -> None:
     ticket = await quotas.reserve("key-1", "pro", {})
 
     assert ticket.main_metric is None
     assert ticket.headers() == {
-        "X-RateLimit-Limit": "60",
-        "X-RateLimit-Remaining": "59",
-        "X-RateLimit-Reset": "2026-11-30T23:59:00Z",
+        "RateLimit-Policy": '"burst_per_minute";q=60;w=60',
+        "RateLimit": '"burst_per_minute";r=59;t=30',
     }
 
 
