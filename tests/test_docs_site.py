@@ -1,23 +1,31 @@
-"""The documentation site's generated pages state what the code does.
+"""The documentation site's generated pages state what the code does, and the built site
+works offline.
 
 The pages come from scripts/docgen (run by the MkDocs hook at build time); CI builds the
-whole site with ``mkdocs build --strict`` (scripts/bootstrap.sh docs). These tests check the
-generated Markdown against the code it is generated from, without Chromium or MkDocs.
+whole site with ``mkdocs build --strict`` (scripts/bootstrap.sh docs). Most tests check the
+generated Markdown against the code it is generated from, without Chromium or MkDocs; the
+offline test builds the site and loads it in Chromium with every other host blocked.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+import re
+import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import attrs
 import pytest
+from playwright.async_api import expect
 
 import renderkit
 from renderkit_server.openapi import OPERATION_IDS
 from renderkit_server.settings import ENV_VARIABLES, Settings
+from tests._offline import offline_tab, serve_directory
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -89,3 +97,72 @@ def test_benchmarks_page_lists_every_bench_script_with_its_command(docgen: Modul
     for script in (ROOT / "bench").glob("bench_*.py"):
         assert f"`bench/{script.name}`" in page
         assert f"`python bench/{script.name}" in page
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The documentation site, built from this checkout as CI builds it."""
+    out = tmp_path_factory.mktemp("site")
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(out)],
+        cwd=ROOT,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        check=True,
+        timeout=600,
+    )
+    return out
+
+
+@pytest.fixture
+def site_url(site: Path) -> Iterator[str]:
+    with serve_directory(site) as url:
+        yield url
+
+
+@pytest.mark.browser
+@pytest.mark.anyio
+async def test_the_built_site_renders_in_local_fonts_with_every_other_host_blocked(
+    site_url: str,
+) -> None:
+    async with offline_tab() as tab:
+        for path, heading in (("/", "renderkit"), ("/benchmarks/", "Benchmarks")):
+            await tab.page.goto(site_url + path, wait_until="load")
+
+            h1 = tab.page.locator("article h1").first
+            await expect(h1).to_contain_text(heading, timeout=30_000)
+            await expect(h1).to_be_visible()
+            # The fonts Chromium drew the heading with: installed ones, not web fonts.
+            cdp = await tab.page.context.new_cdp_session(tab.page)
+            await cdp.send("DOM.enable")
+            await cdp.send("CSS.enable")
+            document = await cdp.send("DOM.getDocument")
+            node = await cdp.send(
+                "DOM.querySelector",
+                {"nodeId": document["root"]["nodeId"], "selector": "article h1"},
+            )
+            fonts = (await cdp.send("CSS.getPlatformFontsForNode", node))["fonts"]
+            assert fonts, path
+            assert not [font for font in fonts if font["isCustomFont"]], fonts
+        assert tab.blocked == []
+
+
+# What makes a browser fetch: a script, a style sheet or preconnect, a CSS import or url().
+_EXTERNAL_FETCH = re.compile(
+    r"<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)=[\"']?(?:https?:)?//"
+    r"|@import\s+(?:url\()?[\"']?(?:https?:)?//"
+    r"|url\([\"']?(?:https?:)?//"
+)
+
+
+@pytest.mark.browser
+def test_no_page_or_style_sheet_of_the_built_site_loads_anything_from_another_host(
+    site: Path,
+) -> None:
+    files = [*site.rglob("*.html"), *site.rglob("*.css")]
+    assert len(files) > 20
+    found = {
+        str(path.relative_to(site)): match.group(0)
+        for path in files
+        if (match := _EXTERNAL_FETCH.search(path.read_text(encoding="utf-8")))
+    }
+    assert found == {}
