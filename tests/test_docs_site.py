@@ -99,6 +99,105 @@ def test_benchmarks_page_lists_every_bench_script_with_its_command(docgen: Modul
         assert f"`python bench/{script.name}" in page
 
 
+def _bench_module(name: str) -> ModuleType:
+    folder = str(ROOT / "bench")
+    sys.path.insert(0, folder)
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(folder)
+
+
+@pytest.fixture(scope="module")
+def results() -> ModuleType:
+    return _docgen("docgen_results")
+
+
+def test_every_recorded_figure_is_a_row_with_its_date_machine_and_command(
+    docgen: ModuleType, results: ModuleType
+) -> None:
+    recorded = results.load_results(ROOT / "bench" / "results.toml", ROOT / "bench")
+    page = docgen.benchmarks_page(ROOT / "bench")
+    sections = page.split("\n### ")
+    assert recorded
+    for entry in recorded:
+        machine = entry["machine"]
+        [section] = [s for s in sections if s.startswith(f"`bench/{entry['benchmark']}`")]
+        cells = (
+            f"| {entry['case']}: **{entry['renderkit']:.4g} {entry['unit']}**",
+            f"| {entry['date'].isoformat()}<br>",
+            f"<br>{machine['cores']} cores, {machine['cpu']}, load {machine['load_average']}<br>",
+            f"<br>`{entry['command']}` |",
+        )
+        rows = section.splitlines()
+        assert [row for row in rows if all(cell in row for cell in cells)], entry
+    # The headline claim's benchmark has a figure.
+    assert any(entry["benchmark"] == "bench_image.py" for entry in recorded)
+
+
+def test_a_run_recorded_by_a_bench_script_reads_back_as_a_well_formed_result(
+    tmp_path: Path, results: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = _bench_module("_record")
+    path = tmp_path / "results.toml"
+    argv = ["bench/bench_image.py", "--rounds", "3", "--record", str(path)]
+    monkeypatch.setattr(sys, "argv", argv)
+
+    record.record(
+        path,
+        benchmark="bench_image.py",
+        case="c",
+        unit="ms",
+        renderkit=1.5,
+        peer="p",
+        peer_median=3.0,
+    )
+    record.record(None, benchmark="bench_image.py", case="not written", unit="ms", renderkit=1)
+
+    [entry] = results.load_results(path, ROOT / "bench")
+    assert entry["command"] == "python bench/bench_image.py --rounds 3"
+    assert entry["machine"]["cores"] >= 1 and entry["machine"]["load_average"]
+    assert results.comparison(entry) == "2.00x faster"
+
+
+@pytest.mark.parametrize(
+    ("change", "complaint"),
+    [
+        ({"date": None}, "missing date"),
+        ({"peer_median": None}, "peer and peer_median go together"),
+        ({"renderkit": "fast"}, "renderkit"),
+        ({"benchmark": "bench_nothing.py"}, "no script"),
+        ({"command": "python bench/bench_pdf.py"}, "does not run"),
+        ({"colour": "red"}, "unknown field colour"),
+    ],
+)
+def test_a_malformed_result_fails_the_docs_build(
+    tmp_path: Path, results: ModuleType, change: dict[str, object], complaint: str
+) -> None:
+    entry: dict[str, object] = {
+        "benchmark": '"bench_image.py"',
+        "case": '"c"',
+        "date": "2026-11-27",
+        "command": '"python bench/bench_image.py"',
+        "unit": '"ms"',
+        "renderkit": "1.5",
+        "peer": '"p"',
+        "peer_median": "3.0",
+    }
+    for name, value in change.items():
+        if value is None:
+            del entry[name]
+        else:
+            entry[name] = f'"{value}"'
+    lines = [f"{name} = {value}" for name, value in entry.items()]
+    machine = 'machine = { cores = 2, cpu = "x", load_average = "1.0" }'
+    path = tmp_path / "results.toml"
+    path.write_text("[[result]]\n" + "\n".join([*lines, machine]) + "\n")
+
+    with pytest.raises(ValueError, match=complaint):
+        results.load_results(path, ROOT / "bench")
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The documentation site, built from this checkout as CI builds it."""
@@ -166,3 +265,19 @@ def test_no_page_or_style_sheet_of_the_built_site_loads_anything_from_another_ho
         if (match := _EXTERNAL_FETCH.search(path.read_text(encoding="utf-8")))
     }
     assert found == {}
+
+
+def test_the_readme_speed_claim_quotes_a_recorded_og_card_figure(results: ModuleType) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    claim = readme.partition("\n## ")[0]  # the opening, before the first section
+    ours, theirs = re.search(r"a median of ([\d,]+) ms against ([\d,]+) ms", claim).groups()
+
+    assert "](bench/results.toml)" in claim
+    recorded = results.load_results(ROOT / "bench" / "results.toml", ROOT / "bench")
+    assert [
+        entry
+        for entry in recorded
+        if entry["benchmark"] == "bench_image.py"
+        and round(entry["renderkit"]) == int(ours.replace(",", ""))
+        and round(entry["peer_median"]) == int(theirs.replace(",", ""))
+    ], (ours, theirs)
