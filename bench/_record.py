@@ -7,7 +7,9 @@ them. The docs' Benchmarks page is generated from that file (scripts/docgen).
 
 Fields of a result: ``benchmark`` (the script), ``case`` (what was measured), ``date``,
 ``command``, ``unit`` (``ms``, ``s``, or a rate such as ``renders/s``), ``renderkit`` (its
-median), optionally ``peer`` and ``peer_median`` (the same job done the other way, same run),
+median), optionally ``peer`` and ``peer_median`` (the same job done the other way, same run)
+and ``ratio`` (how many times faster renderkit was, from the unrounded medians: the peer's
+time over renderkit's, or renderkit's rate over the peer's; below 1 it was slower),
 ``notes``, ``source`` (the docs page that discusses it) and ``machine`` (``cores``, ``cpu``,
 ``load_average``).
 """
@@ -74,7 +76,9 @@ def record(
         "renderkit": round(renderkit, 4),
     }
     if peer is not None and peer_median is not None:
-        fields |= {"peer": peer, "peer_median": round(peer_median, 4)}
+        rate = unit.endswith("/s")  # better higher; a time is better lower
+        ratio = renderkit / peer_median if rate else peer_median / renderkit
+        fields |= {"peer": peer, "peer_median": round(peer_median, 4), "ratio": round(ratio, 3)}
     here = machine()
     if os.getloadavg()[0] > (os.cpu_count() or 1):
         # Say so in the record: other work slowed both sides, rarely by the same factor.

@@ -157,6 +157,7 @@ def test_a_run_recorded_by_a_bench_script_reads_back_as_a_well_formed_result(
     [entry] = results.load_results(path, ROOT / "bench")
     assert entry["command"] == "python bench/bench_image.py --rounds 3"
     assert entry["machine"]["cores"] >= 1 and entry["machine"]["load_average"]
+    assert entry["ratio"] == 2.0
     assert results.comparison(entry) == "2.00x faster"
 
 
@@ -165,16 +166,17 @@ def test_a_run_recorded_by_a_bench_script_reads_back_as_a_well_formed_result(
     [
         ({"date": None}, "missing date"),
         ({"peer_median": None}, "peer and peer_median go together"),
-        ({"renderkit": "fast"}, "renderkit"),
-        ({"benchmark": "bench_nothing.py"}, "no script"),
-        ({"command": "python bench/bench_pdf.py"}, "does not run"),
-        ({"colour": "red"}, "unknown field colour"),
+        ({"renderkit": '"fast"'}, "renderkit"),
+        ({"benchmark": '"bench_nothing.py"'}, "no script"),
+        ({"command": '"python bench/bench_pdf.py"'}, "does not run"),
+        ({"colour": '"red"'}, "unknown field colour"),
+        ({"ratio": "5.0"}, "does not follow from the medians"),
     ],
 )
 def test_a_malformed_result_fails_the_docs_build(
-    tmp_path: Path, results: ModuleType, change: dict[str, object], complaint: str
+    tmp_path: Path, results: ModuleType, change: dict[str, str | None], complaint: str
 ) -> None:
-    entry: dict[str, object] = {
+    entry = {  # TOML literals: a well-formed result, then the one change
         "benchmark": '"bench_image.py"',
         "case": '"c"',
         "date": "2026-11-27",
@@ -188,7 +190,7 @@ def test_a_malformed_result_fails_the_docs_build(
         if value is None:
             del entry[name]
         else:
-            entry[name] = f'"{value}"'
+            entry[name] = value
     lines = [f"{name} = {value}" for name, value in entry.items()]
     machine = 'machine = { cores = 2, cpu = "x", load_average = "1.0" }'
     path = tmp_path / "results.toml"

@@ -22,7 +22,13 @@ _REQUIRED = {
     "unit": str,
     "renderkit": (int, float),
 }
-_OPTIONAL = {"peer": str, "peer_median": (int, float), "notes": str, "source": str}
+_OPTIONAL = {
+    "peer": str,
+    "peer_median": (int, float),
+    "ratio": (int, float),
+    "notes": str,
+    "source": str,
+}
 _MACHINE = {"cores": int, "cpu": str, "load_average": str}
 
 
@@ -51,6 +57,11 @@ def load_results(path: Path, bench_dir: Path) -> list[dict[str, Any]]:
         if entry["renderkit"] <= 0 or entry.get("peer_median", 1) <= 0:
             msg = f"{where}: a median must be positive"
             raise ValueError(msg)
+        if "ratio" in entry and (
+            "peer_median" not in entry or abs(entry["ratio"] / _speedup(entry) - 1) > 0.03
+        ):
+            msg = f"{where}: ratio {entry['ratio']} does not follow from the medians"
+            raise ValueError(msg)
     return results
 
 
@@ -74,13 +85,21 @@ def _check_fields(
             raise ValueError(msg)
 
 
-def comparison(entry: dict[str, Any]) -> str:
-    """How renderkit compares to the peer of ``entry``: "1.36x faster", "2.12x slower"."""
-    if "peer_median" not in entry:
-        return ""
+def _speedup(entry: dict[str, Any]) -> float:
     ours, theirs = entry["renderkit"], entry["peer_median"]
     # A rate (renders/s) is better higher; a time (ms, s) lower.
-    speedup = ours / theirs if entry["unit"].endswith("/s") else theirs / ours
+    return float(ours / theirs if entry["unit"].endswith("/s") else theirs / ours)
+
+
+def comparison(entry: dict[str, Any]) -> str:
+    """How renderkit compares to the peer of ``entry``: "1.36x faster", "2.12x slower".
+
+    From ``ratio`` when the run recorded it (computed from unrounded medians), else from
+    the medians as recorded.
+    """
+    if "peer_median" not in entry:
+        return ""
+    speedup = entry.get("ratio") or _speedup(entry)
     if speedup >= 1:
         return f"{_figure(speedup)}x faster"
     return f"{_figure(1 / speedup)}x slower"
@@ -108,8 +127,8 @@ def results_section(results: list[dict[str, Any]]) -> str:
             figure = f"{entry['case']}: **{_value(entry['renderkit'], entry['unit'])}**"
             if "peer" in entry:
                 figure += (
-                    f"; {entry['peer']}: {_value(entry['peer_median'], entry['unit'])}, "
-                    f"renderkit {comparison(entry)}"
+                    f"; peer, {entry['peer']}: {_value(entry['peer_median'], entry['unit'])} "
+                    f"({comparison(entry)} than the peer)"
                 )
             notes = entry.get("notes", "")
             if "source" in entry:
