@@ -1,6 +1,6 @@
 """Benchmark: 1,000 characters to MP3 with the local provider vs the shell pipeline.
 
-    python bench/bench_audio.py [--rounds 15]
+    python bench/bench_audio.py [--rounds 15] [--record bench/results.toml]
 
 renderkit: ``synthesize(..., provider=LocalSpeechProvider())`` (espeak-ng subprocess
 streaming PCM; PyAV resampling 22.05 -> 44.1 kHz, then LAME 128 kbps in parallel parts, one
@@ -23,6 +23,8 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+from _record import add_record_option, record
 
 from renderkit.speech import LocalSpeechProvider, synthesize
 
@@ -67,7 +69,7 @@ def _peer(commands: list[list[str]]) -> float:
     return time.perf_counter() - start
 
 
-async def main(rounds: int) -> None:
+async def main(rounds: int, record_to: Path | None) -> None:
     provider = LocalSpeechProvider()
     request = {"script": TEXT, "format": "mp3"}
     result = await synthesize(request, provider=provider)  # warm-up: voice list, imports
@@ -93,9 +95,22 @@ async def main(rounds: int) -> None:
     print(f"  of which in-process CPU (encode) median {statistics.median(ours_cpu):.3f} s")
     print(f"{label:33} median {peer_median:.3f} s  (min {min(peer):.3f} s)")
     print(f"ratio renderkit / peer: {ours_median / peer_median:.2f}")
+    record(
+        record_to,
+        benchmark="bench_audio.py",
+        case=f"speech, {len(TEXT):,} characters ({result.duration_seconds:.0f} s) to MP3, "
+        "local provider",
+        unit="s",
+        renderkit=ours_median,
+        peer=label,
+        peer_median=peer_median,
+        notes=f"{rounds} rounds; CPU in the Python process {statistics.median(ours_cpu):.3f} s",
+    )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
-    asyncio.run(main(parser.parse_args().rounds))
+    add_record_option(parser)
+    args = parser.parse_args()
+    asyncio.run(main(args.rounds, args.record))

@@ -1,6 +1,6 @@
 """Benchmark: render_many on 50 mixed jobs vs a naive sequential loop over the same jobs.
 
-    python bench/bench_batch.py [--rounds 3] [--concurrency 4] [--slots 2]
+    python bench/bench_batch.py [--rounds 3] [--concurrency 4] [--slots 2] [--record bench/results.toml]
 
 The 50 jobs: 30 images (four templates, distinct titles), 10 PDFs (invoice, report,
 certificate, letter), 5 speech clips and 5 screenshots of a page served locally. Both sides
@@ -18,7 +18,10 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
+
+from _record import add_record_option, record
 
 from renderkit import render_image, render_many, render_pdf, screenshot, synthesize
 from renderkit.browser import BrowserConfig, ChromiumPool
@@ -105,7 +108,7 @@ async def sequential(jobs: list[dict[str, Any]], pool: ChromiumPool) -> None:
             await screenshot(request, browser=pool)
 
 
-async def main(rounds: int, concurrency: int, slots: int) -> None:
+async def main(rounds: int, concurrency: int, slots: int, record_to: Path | None) -> None:
     with local_page() as url:
         config = BrowserConfig(slots=slots, allow_private_network=True)
         async with ChromiumPool(config) as pool:
@@ -127,6 +130,17 @@ async def main(rounds: int, concurrency: int, slots: int) -> None:
     print(f"render_many (concurrency {concurrency})  median {statistics.median(ours):6.2f} s")
     print(f"sequential loop                median {statistics.median(loop):6.2f} s")
     print(f"loop time / render_many time: {statistics.median(loop) / statistics.median(ours):.2f}")
+    record(
+        record_to,
+        benchmark="bench_batch.py",
+        case="50 mixed jobs (30 images, 10 PDFs, 5 speech clips, 5 local screenshots), "
+        f"render_many at concurrency {concurrency}, warm {slots}-slot pool",
+        unit="s",
+        renderkit=statistics.median(ours),
+        peer="a sequential loop over the same jobs, same pool",
+        peer_median=statistics.median(loop),
+        notes=f"{rounds} rounds; medians of the whole batch",
+    )
 
 
 if __name__ == "__main__":
@@ -134,5 +148,6 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--slots", type=int, default=2)
+    add_record_option(parser)
     args = parser.parse_args()
-    asyncio.run(main(args.rounds, args.concurrency, args.slots))
+    asyncio.run(main(args.rounds, args.concurrency, args.slots, args.record))

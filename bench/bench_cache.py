@@ -1,6 +1,6 @@
 """Benchmark: a render cache hit vs a miss, over HTTP (uvicorn on 127.0.0.1, httpx).
 
-    python bench/bench_cache.py [--hits 300] [--misses 20] [--fake]
+    python bench/bench_cache.py [--hits 300] [--misses 20] [--fake] [--record bench/results.toml]
 
 One client, sequential. Misses render an og-card (1200x630 at 2x) with a new title each
 time through Chromium (``--fake``: an in-memory browser, so a miss is the metered pipeline
@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import httpx
+from _record import add_record_option, record
 
 
 def free_port() -> int:
@@ -79,6 +80,7 @@ def main() -> None:
     parser.add_argument("--hits", type=int, default=300)
     parser.add_argument("--misses", type=int, default=20)
     parser.add_argument("--fake", action="store_true", help="in-memory browser")
+    add_record_option(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as data_dir:
         proc, base = start(data_dir, args.fake)
@@ -115,6 +117,16 @@ def main() -> None:
         p90 = statistics.quantiles(samples, n=10)[-1]
         print(f"{name:18}{statistics.median(samples):8.2f} ms{p90:8.2f} ms{len(samples):6d}")
     print(f"hit speed-up       {statistics.median(misses) / statistics.median(hits):8.1f}x")
+    record(
+        args.record,
+        benchmark="bench_cache.py",
+        case=f"og-card over HTTP answered from the render cache (a hit), {renderer}",
+        unit="ms",
+        renderkit=statistics.median(hits),
+        peer="the same request rendered (a miss)",
+        peer_median=statistics.median(misses),
+        notes=f"GET /api/health, interleaved: median {statistics.median(health):.2f} ms",
+    )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Benchmark: one replica on its local pool vs one replica on a remote browser vs two replicas.
 
-    python bench/bench_fleet.py [--rounds 3] [--requests 24] [--clients 4]
+    python bench/bench_fleet.py [--rounds 3] [--requests 24] [--clients 4] [--record FILE]
 
 Starts on 127.0.0.1 what tests/integration starts (redis-server, a moto S3 server,
 Browserless 2.42 from the npm cache, a plain ``chromium --remote-debugging-port``) and then,
@@ -40,6 +40,7 @@ from moto.server import ThreadedMotoServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _record import add_record_option, record
 from tests.integration._fleet import (
     Browserless,
     RemoteChromium,
@@ -184,6 +185,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=24)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--slots", type=int, default=2)
+    add_record_option(parser)
     args = parser.parse_args()
     kinds = list(MIX)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # moto's per-request lines
@@ -261,6 +263,25 @@ def main() -> None:
         f"\nlocal Chromium tree PSS: {idle:.0f} MiB idle, {loaded:.0f} MiB after the mix "
         f"with {args.slots} slots: about {(loaded - idle) / args.slots:.0f} MiB per busy slot"
     )
+    for name, result in results.items():
+        record(
+            args.record,
+            benchmark="bench_fleet.py",
+            case=f"mixed requests ({', '.join(kinds)}), {args.requests} requests x {args.rounds} "
+            f"rounds from {args.clients} clients, {args.slots} slots per replica: {name}",
+            unit="requests/s",
+            renderkit=result["req/s"],
+            notes=f"p50 {result['p50 ms']:.0f} ms, p95 {result['p95 ms']:.0f} ms, "
+            f"{result['failed']:.0f} failed",
+        )
+    for kind, rate in by_kind.items():
+        record(
+            args.record,
+            benchmark="bench_fleet.py",
+            case=f"{kind} alone, one replica on its local {args.slots}-slot pool",
+            unit="renders/s",
+            renderkit=rate,
+        )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Benchmark: og-card PNG at scale 2 with a warm pool vs the straightforward Playwright way.
 
-    python bench/bench_image.py [--rounds 30]
+    python bench/bench_image.py [--rounds 30] [--record bench/results.toml]
 
 Both run in the same process against the same Debian Chromium, interleaved round by round
 so machine noise hits both alike. Reports medians and the ratio.
@@ -12,7 +12,9 @@ import argparse
 import asyncio
 import statistics
 import time
+from pathlib import Path
 
+from _record import add_record_option, record
 from playwright.async_api import async_playwright
 
 from renderkit import render_image
@@ -39,7 +41,7 @@ def ms(values: list[float]) -> str:
     return f"median {statistics.median(values) * 1000:6.1f} ms  (p90 {sorted(values)[int(len(values) * 0.9) - 1] * 1000:6.1f}, n={len(values)})"
 
 
-async def main(rounds: int) -> None:
+async def main(rounds: int, record_to: Path | None) -> None:
     fragment = render_fragment("og-card", DATA, width=1200, height=630)
     document = (
         f"<!doctype html><html><head><meta charset='utf-8'>{image_shell().head}</head>"
@@ -95,9 +97,38 @@ async def main(rounds: int) -> None:
     print(f"playwright new page+setContent+screenshot png @2x  {ms(baseline)}")
     print(f"speed-up vs straightforward: {ratio:.1f}x")
     print(f"throughput, 4 concurrent clients: {total / elapsed:.1f} renders/s ({total} renders)")
+    peer = "Playwright on the same Chromium: new page, set_content, screenshot"
+    case = "og-card {} at scale 2 (1200x630 @2x), warm pool, one at a time"
+    record(
+        record_to,
+        benchmark="bench_image.py",
+        case=case.format("PNG"),
+        unit="ms",
+        renderkit=statistics.median(ours_png) * 1000,
+        peer=peer,
+        peer_median=statistics.median(baseline) * 1000,
+    )
+    record(
+        record_to,
+        benchmark="bench_image.py",
+        case=case.format("JPEG"),
+        unit="ms",
+        renderkit=statistics.median(ours_jpeg) * 1000,
+        peer=peer + " (PNG)",
+        peer_median=statistics.median(baseline) * 1000,
+    )
+    record(
+        record_to,
+        benchmark="bench_image.py",
+        case=f"og-card PNG throughput, 4 concurrent clients, 2 slots ({total} renders)",
+        unit="renders/s",
+        renderkit=total / elapsed,
+    )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=30)
-    asyncio.run(main(parser.parse_args().rounds))
+    add_record_option(parser)
+    args = parser.parse_args()
+    asyncio.run(main(args.rounds, args.record))

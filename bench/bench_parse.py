@@ -1,6 +1,6 @@
 """Benchmark: renderkit.parse (local extractor) vs the plain CLI tools on the same files.
 
-    python bench/bench_parse.py [--rounds 15] [--receipt path/to/receipt.jpg]
+    python bench/bench_parse.py [--rounds 15] [--receipt path/to/receipt.jpg] [--record FILE]
 
 Two documents, each timed against a peer in the same run, interleaved round by round:
 - a one-page born-digital invoice PDF (text layer) vs ``pdftotext -bbox`` (poppler-utils),
@@ -38,6 +38,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _record import add_record_option, record
 from tests.parsing._documents import RECEIPT_LINES, text_pdf
 
 from renderkit.parsing import ParseRequest, RapidOcr, TesseractOcr, parse
@@ -90,6 +91,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--receipt", type=Path)
+    add_record_option(parser)
     args = parser.parse_args()
     pdf = text_pdf([INVOICE_LINES])
     jpeg = args.receipt.read_bytes() if args.receipt else scanned_receipt()
@@ -127,11 +129,21 @@ def main() -> None:
                 f"{name:28s} ({pages} page) renderkit.parse {a * 1000:8.1f} ms   {peer[0]:10s} {b * 1000:8.1f} ms   "
                 f"ratio {a / b:5.2f}   target <= {target * 1000:.0f} ms: {verdict}"
             )
+            record(
+                args.record,
+                benchmark="bench_parse.py",
+                case=f"parse, {name}, end to end",
+                unit="ms",
+                renderkit=a * 1000,
+                peer=" ".join(peer[:2]) if peer[0] == "pdftotext" else "tesseract img stdout",
+                peer_median=b * 1000,
+                notes=f"{args.rounds} rounds; target {target * 1000:.0f} ms",
+            )
 
-        compare_engines(jpeg, args.rounds)
+        compare_engines(jpeg, args.rounds, args.record)
 
 
-def compare_engines(jpeg: bytes, rounds: int, target: float = 2.0) -> None:
+def compare_engines(jpeg: bytes, rounds: int, record_to: Path | None, target: float = 2.0) -> None:
     """The receipt photo parsed with RapidOCR and with Tesseract, rounds interleaved."""
     request = ParseRequest.from_bytes(jpeg, "image/jpeg")
     engines = {
@@ -155,6 +167,17 @@ def compare_engines(jpeg: bytes, rounds: int, target: float = 2.0) -> None:
             f"CPU {statistics.median(c for _, c in t) * 1000:8.1f} ms   "
             f"target <= {target * 1000:.0f} ms: {verdict}"
         )
+        if name != "tesseract":
+            record(
+                record_to,
+                benchmark="bench_parse.py",
+                case=f"parse, receipt photo, {name}",
+                unit="ms",
+                renderkit=wall[name] * 1000,
+                peer="Tesseract through parse",
+                peer_median=wall["tesseract"] * 1000,
+                notes=f"{rounds} rounds; CPU {statistics.median(c for _, c in t) * 1000:.0f} ms",
+            )
 
 
 if __name__ == "__main__":

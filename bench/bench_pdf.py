@@ -1,6 +1,6 @@
 """Benchmark: the invoice template to PDF with a warm pool vs WeasyPrint on the same HTML.
 
-    python bench/bench_pdf.py [--rounds 30]
+    python bench/bench_pdf.py [--rounds 30] [--record bench/results.toml]
 
 Both produce the same document (the invoice fragment inside the same shell: packaged Inter
 fonts and the document CSS), interleaved round by round. WeasyPrint runs in a worker thread
@@ -13,6 +13,9 @@ import argparse
 import asyncio
 import statistics
 import time
+from pathlib import Path
+
+from _record import add_record_option, record
 
 from renderkit import render_pdf
 from renderkit.browser import BrowserConfig, ChromiumPool
@@ -47,7 +50,7 @@ def summary(values: list[float]) -> str:
     return f"median {statistics.median(values) * 1000:7.1f} ms  (p90 {p90 * 1000:7.1f}, n={len(values)})"
 
 
-async def main(rounds: int) -> None:
+async def main(rounds: int, record_to: Path | None) -> None:
     import weasyprint
 
     document = render_document("invoice", INVOICE)
@@ -77,9 +80,20 @@ async def main(rounds: int) -> None:
     print(f"WeasyPrint {weasyprint.__version__}, same HTML      {summary(theirs)}")
     ratio = statistics.median(ours) / statistics.median(theirs)
     print(f"renderkit time / WeasyPrint time: {ratio:.2f}")
+    record(
+        record_to,
+        benchmark="bench_pdf.py",
+        case="the invoice template to PDF, warm pool",
+        unit="ms",
+        renderkit=statistics.median(ours) * 1000,
+        peer=f"WeasyPrint {weasyprint.__version__} on the same HTML, in a worker thread",
+        peer_median=statistics.median(theirs) * 1000,
+    )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=30)
-    asyncio.run(main(parser.parse_args().rounds))
+    add_record_option(parser)
+    args = parser.parse_args()
+    asyncio.run(main(args.rounds, args.record))

@@ -1,6 +1,6 @@
 """Benchmark: screenshot of a local page with a warm pool vs a cold browser per capture.
 
-    python bench/bench_screenshot.py [--rounds 20]
+    python bench/bench_screenshot.py [--rounds 20] [--record bench/results.toml]
 
 The peer is the straightforward command-line way, `chromium --headless --screenshot`, which
 starts a browser for every capture. Both capture the same page (served on 127.0.0.1) at
@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
+from _record import add_record_option, record
 from tests._server import serve
 
 from renderkit import screenshot
@@ -66,7 +67,7 @@ def cold(url: str, out: str) -> None:
     )
 
 
-async def main(rounds: int) -> None:
+async def main(rounds: int, record_to: Path | None) -> None:
     with serve() as site, tempfile.TemporaryDirectory() as tmp:
         site.routes["/"] = (200, "text/html", PAGE)
         url = site.url("/")
@@ -84,9 +85,20 @@ async def main(rounds: int) -> None:
     print(f"renderkit screenshot (warm pool)         {summary(ours)}")
     print(f"chromium --headless --screenshot (cold)  {summary(theirs)}")
     print(f"speed-up: {statistics.median(theirs) / statistics.median(ours):.1f}x")
+    record(
+        record_to,
+        benchmark="bench_screenshot.py",
+        case="screenshot of a local page at 1280x800, warm pool",
+        unit="ms",
+        renderkit=statistics.median(ours) * 1000,
+        peer="chromium --headless --screenshot, a cold browser per capture",
+        peer_median=statistics.median(theirs) * 1000,
+    )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=20)
-    asyncio.run(main(parser.parse_args().rounds))
+    add_record_option(parser)
+    args = parser.parse_args()
+    asyncio.run(main(args.rounds, args.record))

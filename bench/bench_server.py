@@ -1,6 +1,6 @@
 """Benchmark: server overhead (auth + quota + storage) and GET /api/health throughput.
 
-    python bench/bench_server.py [--requests 300] [--seconds 10]
+    python bench/bench_server.py [--requests 300] [--seconds 10] [--record bench/results.toml]
 
 1. Latency, one client, sequential: GET /api/health vs POST /api/image with a key and a
    16x16 render from an in-memory browser, so the difference is the metered pipeline:
@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import httpx
+from _record import add_record_option, record
 
 HERE = Path(__file__).parent
 
@@ -70,6 +71,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--seconds", type=int, default=10)
+    add_record_option(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as data_dir:
         proc, base = start("renderkit", data_dir)
@@ -102,6 +104,16 @@ def main() -> None:
             print(f"GET /api/health latency            median {health:6.2f} ms")
             print(f"POST /api/image (16x16, metered)   median {image:6.2f} ms")
             print(f"metered pipeline overhead          median {image - health:6.2f} ms")
+            record(
+                args.record,
+                benchmark="bench_server.py",
+                case="POST /api/image over HTTP, 16x16 from an in-memory browser (the metered "
+                "pipeline: key, validation, quota, storage, signed URL)",
+                unit="ms",
+                renderkit=image,
+                # The floor, not a peer: the same HTTP stack answering without the pipeline.
+                notes=f"GET /api/health on the same server, interleaved: median {health:.2f} ms",
+            )
             if shutil.which("wrk"):
                 ours = wrk(f"{base}/api/health", args.seconds)
         finally:
@@ -118,6 +130,15 @@ def main() -> None:
             print(
                 f"bare ASGI app, same uvicorn        {peer:8.0f} req/s  "
                 f"(renderkit at {ours / peer:.0%} of the stack's ceiling)"
+            )
+            record(
+                args.record,
+                benchmark="bench_server.py",
+                case="GET /api/health throughput (wrk, 2 threads, 32 connections)",
+                unit="requests/s",
+                renderkit=ours,
+                peer="a bare ASGI app on the same uvicorn",
+                peer_median=peer,
             )
         else:
             print("wrk not installed (apt-get install wrk): throughput not measured")

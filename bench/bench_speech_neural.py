@@ -1,6 +1,6 @@
 """Benchmark: Kokoro (neural) beside espeak-ng (formant), 100 and 1,000 characters to MP3.
 
-    python bench/bench_speech_neural.py [--rounds 3] [--engines espeak,kokoro]
+    python bench/bench_speech_neural.py [--rounds 3] [--engines espeak,kokoro] [--record FILE]
 
 Each round runs each engine in a fresh process (so its peak RSS is its own), interleaved so
 machine noise hits both alike. In that process: one warm-up synthesis (espeak-ng's voice list;
@@ -31,6 +31,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from _record import add_record_option, record
 
 PARAGRAPH = (
     "The library turns a short script into speech that a listener can follow. This paragraph "
@@ -114,7 +116,7 @@ def _round(engine: str) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def main(rounds: int, engines: list[str]) -> None:
+def main(rounds: int, engines: list[str], record_to: Path | None) -> None:
     load_before = os.getloadavg()[0]
     runs: dict[str, list[dict[str, Any]]] = {engine: [] for engine in engines}
     for number in range(rounds):
@@ -130,6 +132,7 @@ def main(rounds: int, engines: list[str]) -> None:
         f"{'engine':8} {'chars':>5} {'audio s':>8} {'wall s':>7} {'chars/s':>8} {'RTF':>6} "
         f"{'first audio s':>13} {'CPU s':>6} {'peak RSS MB':>11}"
     )
+    walls: dict[tuple[str, int], float] = {}
     for engine, results in runs.items():
         rss = statistics.median(r["rss_mb"] for r in results)
         for size in TEXTS:
@@ -139,10 +142,24 @@ def main(rounds: int, engines: list[str]) -> None:
             rtf = statistics.median(r["wall"] / r["audio"] for r in rows)
             first = statistics.median(r["first"] for r in rows)
             cpu = statistics.median(r["cpu"] for r in rows)
+            walls[engine, size] = wall
             print(
                 f"{engine:8} {size:>5} {audio:>8.1f} {wall:>7.2f} {size / wall:>8.0f} "
                 f"{rtf:>6.2f} {first:>13.2f} {cpu:>6.2f} {rss:>11.0f}"
             )
+            if engine == "kokoro":
+                record(
+                    record_to,
+                    benchmark="bench_speech_neural.py",
+                    case=f"speech, {size:,} characters to MP3 with Kokoro",
+                    unit="s",
+                    renderkit=wall,
+                    peer="espeak-ng, same text" if ("espeak", size) in walls else None,
+                    peer_median=walls.get(("espeak", size)),
+                    notes=f"{rounds} rounds; {audio:.1f} s of audio, RTF {rtf:.2f}, first audio "
+                    f"{first:.2f} s, CPU {cpu:.1f} s, peak RSS {rss:.0f} MB; load average "
+                    f"{load_before:.1f} before",
+                )
 
 
 if __name__ == "__main__":
@@ -150,10 +167,11 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--engines", default="espeak,kokoro")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
+    add_record_option(parser)
     args = parser.parse_args()
     if args.worker:
         import anyio
 
         print(json.dumps(anyio.run(_worker, args.worker)))
     else:
-        main(args.rounds, args.engines.split(","))
+        main(args.rounds, args.engines.split(","), args.record)

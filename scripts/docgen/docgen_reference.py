@@ -13,6 +13,7 @@ from typing import Any
 
 import attrs
 from docgen_markdown import code, fenced, fields_table, rst_to_markdown, table
+from docgen_results import load_results, results_section
 
 import renderkit
 from renderkit.core.schema import field_descriptions
@@ -316,7 +317,7 @@ def http_page(document: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-#: Where each recorded benchmark figure lives in the docs (page#anchor, what it shows).
+#: Pages that discuss measured figures at length (page#anchor, what it shows).
 _RECORDED_FIGURES = (
     ("speech.md#performance", "speech: 1,000 characters to MP3 vs the espeak-ng + lame pipeline"),
     ("parsing.md#benchmark", "parsing: a born-digital PDF and a receipt photo vs the CLI tools"),
@@ -331,7 +332,8 @@ _RECORDED_FIGURES = (
 
 
 def benchmarks_page(bench_dir: Path) -> str:
-    """Every benchmark script under ``bench/`` with its own description and command."""
+    """The recorded figures (``bench/results.toml``) and every benchmark script under
+    ``bench/`` with its own description and command."""
     rows = []
     for script in sorted(bench_dir.glob("*.py")):
         if script.name.startswith("_"):
@@ -341,15 +343,23 @@ def benchmarks_page(bench_dir: Path) -> str:
         command = next((line.strip() for line in rest.splitlines() if "python " in line), "")
         summary = summary.removeprefix("Benchmark: ")
         rows.append((f"`bench/{script.name}`", rst_to_markdown(summary), f"`{command}`"))
+    results = load_results(bench_dir / "results.toml", bench_dir)
     figures = "".join(f"- [{text}]({target})\n" for target, text in _RECORDED_FIGURES)
     return (
         "# Benchmarks\n\n"
         "Each benchmark times renderkit against a peer (the straightforward way to do the "
         "same job) in the same run, interleaved round by round so machine noise hits both "
         "alike, and reports medians and the ratio. Run them all with `nox -s bench`, or one "
-        "with the command below. Figures depend on the machine: the pages that record them "
-        "name the machine, its load and the date.\n\n"
-        "## Recorded figures\n\n" + figures + "\n## The scripts\n\n"
+        "with the command below. Figures depend on the machine and its load: each row says "
+        "when, on what and with which command it was measured.\n\n"
+        "## Recorded figures\n\n"
+        "*Generated from `bench/results.toml`; a run adds its own rows with "
+        "`--record bench/results.toml`. On 2 shared cores a busy machine (load average well "
+        "above 2) slows both sides, rarely alike: compare rows of the same load.*\n\n"
+        + results_section(results)
+        + "\nDiscussed at length, with more figures:\n\n"
+        + figures
+        + "\n## The scripts\n\n"
         "*Generated from the scripts' own docstrings.*\n\n"
         + table(("script", "what it measures", "command"), rows)
     )

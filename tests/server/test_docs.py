@@ -16,6 +16,7 @@ from openapi_spec_validator import validate
 from renderkit.core.converter import structure
 from renderkit.testing import FakeBrowser
 from renderkit_server.app import create_app
+from renderkit_server.docs import ASSETS_PATH
 from renderkit_server.mail import MemoryMailer
 from renderkit_server.operations import OPERATIONS
 from renderkit_server.settings import Settings
@@ -50,7 +51,36 @@ async def test_the_docs_page_is_html_loading_the_served_schema(client: AsyncTest
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
     assert 'data-url="/docs/openapi.json"' in response.text
-    assert "@scalar/api-reference" in response.text
+    assert f'<script src="{ASSETS_PATH}/swagger-ui-bundle.js">' in response.text
+    assert '<a href="/docs/openapi.json">' in response.text.partition("<noscript>")[2]
+    # Scripts, styles and fetches from this origin only: a CDN could not be used by mistake.
+    assert "script-src 'self';" in response.headers["content-security-policy"]
+    assert "https://" not in response.text
+
+
+async def test_the_viewers_files_are_served_with_their_types_and_cached_for_a_year(
+    client: AsyncTestClient,
+) -> None:
+    types = {
+        "swagger-ui-bundle.js": "text/javascript",
+        "renderkit-docs.js": "text/javascript",
+        "swagger-ui.css": "text/css",
+        "favicon-32x32.png": "image/png",
+    }
+    for name, media_type in types.items():
+        response = await client.get(f"{ASSETS_PATH}/{name}")
+
+        assert response.status_code == 200, name
+        assert response.headers["content-type"].split(";")[0] == media_type
+        assert response.headers["cache-control"] == "public, max-age=31536000, immutable"
+        assert response.headers["x-content-type-options"] == "nosniff"
+    assert b"SwaggerUIBundle" in (await client.get(f"{ASSETS_PATH}/swagger-ui-bundle.js")).content
+
+
+async def test_only_the_listed_viewer_files_are_served(client: AsyncTestClient) -> None:
+    for name in ("index.css", "swagger-editor-bundle.js", "..%2F__init__.py", "LICENSE"):
+        assert (await client.get(f"{ASSETS_PATH}/{name}")).status_code == 404, name
+    assert (await client.get("/docs/assets/0.0.0/swagger-ui.css")).status_code == 404
 
 
 async def test_the_schema_is_the_same_valid_document_at_every_conventional_path(
