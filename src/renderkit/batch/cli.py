@@ -41,7 +41,7 @@ from renderkit.core.cli import (
 from renderkit.core.converter import unstructure
 from renderkit.core.errors import BlockedUrlError, InvalidRequestError, RenderkitError
 from renderkit.core.files import first_link, remove_stale_parts, write_inside
-from renderkit.core.media import format_of_path
+from renderkit.core.media import format_of_path, same_format
 from renderkit.parsing import ParseResult
 
 __all__ = ["add_batch_command", "run_batch_command"]
@@ -339,7 +339,7 @@ def _format_from_output(kind: str, request: dict[str, Any], output: str | None) 
 def _check_extension(job: Job, relative: PurePosixPath, where: str) -> None:
     wanted = format_of_path(relative)
     produced = "json" if job.kind == "parse" else getattr(job.request, "format", None)
-    if wanted is not None and produced is not None and wanted != produced:
+    if wanted is not None and produced is not None and not same_format(wanted, produced):
         msg = f"{relative.name} names a {wanted} file but the request makes {produced}"
         raise job_error(where, "output", msg)
 
