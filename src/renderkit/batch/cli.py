@@ -237,7 +237,7 @@ def _cancel_on_interrupt() -> Iterator[_Interrupt]:
     the handler that was there before (asyncio.run's: cancel again, then KeyboardInterrupt).
 
     Without a way to catch it (not the main thread), Ctrl-C keeps its usual effect; when it
-    is ignored (``nohup``, a background job of a script), it stays ignored.
+    is ignored (a background job of a non-interactive shell), it stays ignored.
     """
     interrupt = _Interrupt()
     loop = asyncio.get_running_loop()
@@ -249,7 +249,8 @@ def _cancel_on_interrupt() -> Iterator[_Interrupt]:
 
     def restore() -> None:
         loop.remove_signal_handler(signal.SIGINT)
-        signal.signal(signal.SIGINT, previous)
+        # None: a handler not installed from Python, which cannot be put back; the default.
+        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
 
     def on_interrupt() -> None:
         interrupt.received = True
@@ -259,7 +260,7 @@ def _cancel_on_interrupt() -> Iterator[_Interrupt]:
 
     try:
         loop.add_signal_handler(signal.SIGINT, on_interrupt)
-    except (RuntimeError, ValueError):  # not the main thread, or a loop without signals
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, not Unix
         yield interrupt
         return
     try:
