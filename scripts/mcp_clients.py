@@ -262,6 +262,11 @@ def _run_inspector(
                         ok = ok and len(response.read()) > 0
                 blocks = len(body.get("content", []))
                 detail = f"{blocks} content blocks, {len(links)} link(s) downloaded"
+                if tool == "generate_image":
+                    # Images come as a small JPEG preview by default, the file behind the link.
+                    images = [b for b in body.get("content", []) if b.get("type") == "image"]
+                    ok = ok and [b.get("mimeType") for b in images] == ["image/jpeg"]
+                    detail += f", preview {[b.get('mimeType') for b in images]}"
             checks.add(f"inspector tools/call {tool} ({era})", ok, detail)
     no_key = _inspector(
         tools,

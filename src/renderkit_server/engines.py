@@ -24,10 +24,12 @@ class Workers:
     ocr: WorkerPool
     audio: WorkerPool
     pdf: WorkerPool
+    #: Previews of produced images for MCP results (decoding a full-page screenshot).
+    image: WorkerPool
 
     def all(self) -> tuple[WorkerPool, ...]:
         """Every pool (for metrics and health)."""
-        return (self.ocr, self.audio, self.pdf)
+        return (self.ocr, self.audio, self.pdf, self.image)
 
 
 def workers(settings: Settings) -> Workers:
@@ -36,7 +38,7 @@ def workers(settings: Settings) -> Workers:
     def pool(name: str) -> WorkerPool:
         return WorkerPool(name=name, max_workers=settings.workers, max_queue=settings.workers_queue)
 
-    return Workers(ocr=pool("ocr"), audio=pool("audio"), pdf=pool("pdf"))
+    return Workers(ocr=pool("ocr"), audio=pool("audio"), pdf=pool("pdf"), image=pool("image"))
 
 
 @attrs.frozen(kw_only=True)

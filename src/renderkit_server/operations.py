@@ -15,6 +15,7 @@ import anyio
 import attrs
 
 from renderkit import (
+    AUDIO_FORMATS,
     AudioRequest,
     ImageRequest,
     ParseRequest,
@@ -524,16 +525,16 @@ AUDIO = Operation(
     description=(
         "Synthesise speech from `script` (at most 5,000 characters; fewer for a slower engine: "
         "what it says within the server's speech time budget) as mp3 (128 kbps, "
-        "44.1 kHz), wav (PCM 44.1 kHz), opus (96 kbps, 48 kHz, Ogg) or aac (128 kbps, "
-        "44.1 kHz, ADTS). Options: voice_id, model, speed 0.7-1.2, stability, similarity, "
-        "style. Returns the file URL and the measured duration in seconds."
+        "44.1 kHz), wav (PCM 44.1 kHz), opus or its alias ogg (96 kbps, 48 kHz, Ogg) or aac "
+        "(128 kbps, 44.1 kHz, ADTS). Options: voice_id, model, speed 0.7-1.2, stability, "
+        "similarity, style. Returns the file URL and the measured duration in seconds."
     ),
     run=_run_audio,
     admit=_admit_audio,
     cache_ttl=_operator_ttl,
     renderer=lambda engines: render_cache.speech_renderer(engines.speech),
     fields={
-        "format": {"type": "string", "enum": ["mp3", "wav", "opus", "aac"]},
+        "format": {"type": "string", "enum": list(AUDIO_FORMATS)},
         "duration_seconds": {"type": "number", "description": "Measured from the file"},
         "duration_est": {"type": "number", "description": "Same as duration_seconds"},
         "duration_est_sec": {"type": "number", "description": "Same as duration_seconds"},

@@ -14,6 +14,8 @@ import pytest
 from renderkit.browser import BrowserConfig, ChromiumPool
 from renderkit.browser._warden import OWNER_VARIABLE, owner_marker
 
+from ._owners import marked_by
+
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
 _OWNER = """
@@ -32,23 +34,6 @@ asyncio.run(main())
 """
 
 
-def _marked_by(owner: int) -> list[int]:
-    """Live (not zombie) processes whose owner marker names ``owner``."""
-    found = []
-    prefix = f"{OWNER_VARIABLE}={owner}:".encode()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z" and any(item.startswith(prefix) for item in environ.split(b"\0")):
-            found.append(int(entry.name))
-    return found
-
-
 def test_no_browser_process_survives_its_server_killed_with_sigkill() -> None:
     env = {**os.environ, "PYTHONPATH": str(Path("src").resolve())}
     owner = subprocess.Popen(
@@ -57,13 +42,13 @@ def test_no_browser_process_survives_its_server_killed_with_sigkill() -> None:
     try:
         assert owner.stdout is not None
         browser_pid = int(owner.stdout.readline())
-        marked = _marked_by(owner.pid)
+        marked = marked_by(owner.pid)
         assert browser_pid in marked
         assert len(marked) > 2  # the warden, the browser and its helpers
         owner.send_signal(signal.SIGKILL)
         owner.wait(timeout=5)
         deadline = time.monotonic() + 5
-        while (left := _marked_by(owner.pid)) and time.monotonic() < deadline:
+        while (left := marked_by(owner.pid)) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert left == []
     finally:

@@ -12,6 +12,7 @@ from renderkit.core.media import (
     format_of_path,
     media_type_of_path,
     media_types,
+    same_format,
 )
 from renderkit.image import IMAGE_FORMATS, ImageRequest
 from renderkit.parsing.readers.document import MIME_TYPES, sniff_mime_type
@@ -25,7 +26,7 @@ from renderkit.speech import AUDIO_FORMATS
         ("card.png", "png"),
         ("photo.JPG", "jpeg"),
         ("photo.jpeg", "jpeg"),
-        ("speech.ogg", "opus"),
+        ("speech.ogg", "ogg"),
         ("speech.opus", "opus"),
         ("report.pdf", "pdf"),
         (Path("dir.v2/voice.aac"), "aac"),
@@ -35,6 +36,13 @@ from renderkit.speech import AUDIO_FORMATS
 )
 def test_a_file_name_extension_names_its_format(name: str | Path, expected: str | None) -> None:
     assert format_of_path(name) == expected
+
+
+def test_ogg_and_opus_are_one_format_under_two_names() -> None:
+    assert same_format("ogg", "opus") and same_format("opus", "ogg")
+    assert not same_format("ogg", "mp3")
+    assert not same_format("png", "jpeg")
+    assert media_type_of_path("talk.ogg") == media_type_of_path("talk.opus") == "audio/ogg"
 
 
 def test_a_file_name_extension_gives_its_mime_type() -> None:

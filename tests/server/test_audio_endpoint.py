@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import argparse
+import io
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 
 import av
 import pytest
 from litestar.testing import AsyncTestClient
 
-from renderkit.speech import LocalSpeechProvider
+from renderkit.core.cli import CommandError, output_format
+from renderkit.core.media import MEDIA_TYPES
+from renderkit.speech import AUDIO_FORMATS, LocalSpeechProvider
+from renderkit.speech.cli import add_audio_command
 from renderkit.testing import FakeBrowser, FakeSpeechProvider
 from renderkit_server.app import create_app
 from renderkit_server.mail import MemoryMailer
@@ -129,3 +135,55 @@ async def test_a_script_longer_than_the_speech_budget_is_400_and_charges_nothing
     assert spoken.status_code == 200, spoken.text
     # Only the spoken call's 12 characters are charged of the starter plan's 10,000.
     assert spoken.headers["x-ratelimit-remaining"] == str(10_000 - len("Hello there."))
+
+
+async def test_ogg_is_accepted_echoed_and_served_as_opus_in_an_ogg_container(
+    speech_client: AsyncTestClient,
+) -> None:
+    key = await issue_key(speech_client)
+    response = await speech_client.post(
+        "/api/audio", json={"script": "Hello in Ogg.", "format": "ogg"}, headers={"X-SVC-Key": key}
+    )
+    assert response.status_code == 200, response.text
+    result = response.json()
+    assert result["format"] == "ogg"
+    assert result["url"].split("?")[0].endswith(".ogg")
+    file = await speech_client.get(result["url"].removeprefix("http://testserver.local"))
+    assert file.status_code == 200
+    assert file.headers["content-type"].startswith("audio/ogg")
+    with av.open(io.BytesIO(file.content)) as container:
+        assert container.format.name == "ogg"
+        stream = container.streams.audio[0]
+        assert stream.codec_context.name == "opus"
+        assert stream.sample_rate == 48_000
+        assert sum(frame.samples for frame in container.decode(stream)) > 0
+
+
+async def test_the_cli_and_the_api_accept_exactly_the_same_audio_formats(
+    speech_client: AsyncTestClient, tmp_path: Path
+) -> None:
+    key = await issue_key(speech_client)
+    schema = (await speech_client.get("/openapi.json")).json()["components"]["schemas"]
+    documented = set(schema["AudioRequest"]["properties"]["format"]["enum"])
+    parser = argparse.ArgumentParser(prog="renderkit", exit_on_error=False)
+    add_audio_command(parser.add_subparsers(dest="command", required=True))
+    accepted: dict[str, tuple[bool, bool, bool]] = {}
+    for name in sorted(set(MEDIA_TYPES) | documented | {"flac", "m4a"}):
+        response = await speech_client.post(
+            "/api/audio", json={"script": "Hi", "format": name}, headers={"X-SVC-Key": key}
+        )
+        assert response.status_code in (200, 400), response.text
+        try:
+            parser.parse_args(["audio", "Hi", "-o", "-", "--format", name])
+            by_option = True
+        except (SystemExit, argparse.ArgumentError):
+            by_option = False
+        try:
+            output_format(tmp_path / f"a.{name}", None, AUDIO_FORMATS, default="mp3")
+            by_extension = True
+        except CommandError:
+            by_extension = False
+        accepted[name] = (response.status_code == 200, by_option, by_extension)
+    assert {name for name, ways in accepted.items() if all(ways)} == documented
+    assert {name for name, ways in accepted.items() if any(ways)} == documented
+    assert "ogg" in documented

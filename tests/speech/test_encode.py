@@ -15,6 +15,7 @@ DECODERS = {
     "mp3": ("mp3", "mp3"),
     "wav": ("wav", "pcm_s16le"),
     "opus": ("ogg", "opus"),
+    "ogg": ("ogg", "opus"),
     "aac": ("aac", "aac"),
 }
 

@@ -82,7 +82,7 @@ def test_missing_script_is_reported_as_missing() -> None:
         ("speed", 0.69),
         ("speed", 1.21),
         ("format", "flac"),
-        ("format", "ogg"),
+        ("format", "m4a"),
         ("model", "eleven_v9"),
         ("voice_id", ""),
         ("voice_id", "../../v1/user"),
@@ -143,8 +143,17 @@ def test_encodings_match_variant_b() -> None:
         ("mp3", 44_100, 128_000),
         ("wav", 44_100, 705_600),
         ("opus", 48_000, 96_000),
+        ("ogg", 48_000, 96_000),
         ("aac", 44_100, 128_000),
     }
+
+
+def test_ogg_is_the_opus_encoding_under_its_container_name_and_is_echoed() -> None:
+    ogg, opus = AUDIO_FORMATS["ogg"], AUDIO_FORMATS["opus"]
+    assert (ogg.codec, ogg.container, ogg.content_type) == (opus.codec, opus.container, "audio/ogg")
+    request = structure({"script": "Hi", "format": "OGG"}, AudioRequest)
+    assert request.format == "ogg"
+    assert request.suggested_filename.endswith(".ogg")
 
 
 def test_json_schema_states_limits_defaults_and_enums() -> None:
@@ -154,7 +163,7 @@ def test_json_schema_states_limits_defaults_and_enums() -> None:
     assert props["script"]["maxLength"] == 5_000
     assert props["speed"].items() >= {"minimum": 0.7, "maximum": 1.2, "default": 1.0}.items()
     assert props["stability"]["minimum"] == 0 and props["stability"]["maximum"] == 1
-    assert props["format"]["enum"] == ["mp3", "wav", "opus", "aac"]
+    assert props["format"]["enum"] == ["mp3", "wav", "opus", "ogg", "aac"]
     assert props["model"]["default"] == "eleven_multilingual_v2"
     assert props["voice_id"]["default"] == DEFAULT_VOICE_ID
     assert props["similarity_boost"]["description"] == "Alias of `similarity`."

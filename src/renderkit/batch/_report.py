@@ -80,14 +80,24 @@ class Progress:
 
 
 def print_summary(
-    *, done: int, skipped: int, failed: int, seconds: float, stream: TextIO | None = None
+    *,
+    done: int,
+    skipped: int,
+    failed: int,
+    seconds: float,
+    interrupted: int | None = None,
+    stream: TextIO | None = None,
 ) -> None:
-    """The table of done, skipped and failed jobs and the time taken, on stdout."""
-    table = Table(title="renderkit batch")
-    for column in ("done", "skipped", "failed", "total", "time"):
+    """The table of done, skipped and failed jobs and the time taken, on stdout; an
+    interrupted run (``interrupted`` given) also counts the jobs it did not finish."""
+    counts = {"done": done, "skipped": skipped, "failed": failed}
+    if interrupted is not None:
+        counts["interrupted"] = interrupted
+    table = Table(title="renderkit batch" + (" (interrupted)" if interrupted is not None else ""))
+    for column in (*counts, "total", "time"):
         table.add_column(column, justify="right")
     table.add_row(
-        str(done), str(skipped), str(failed), str(done + skipped + failed), f"{seconds:.1f} s"
+        *(str(count) for count in counts.values()), str(sum(counts.values())), f"{seconds:.1f} s"
     )
     Console(file=stream or sys.stdout).print(table)
 

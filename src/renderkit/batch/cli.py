@@ -12,15 +12,19 @@ running it again does the rest. Every line is checked first; an invalid line (no
 JSON, nested too deep, an unusable output name) is reported with its number and the others
 still run. Files stay inside ``--out``: an output that passes through a symbolic link there is
 refused, and writes never follow one. Exit status: 0 when every job is done or skipped,
-1 when any failed, 2 when the jobs file cannot be read.
+1 when any failed, 2 when the jobs file cannot be read, 130 when interrupted (Ctrl-C stops
+scheduling, cancels the running jobs and still prints the summary and the failures).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import errno
 import json
+import signal
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
@@ -35,13 +39,14 @@ from renderkit.browser import ChromiumPool
 from renderkit.browser.cli import add_browser_arguments, browser_config
 from renderkit.core.cli import (
     EXIT_FAILED,
+    EXIT_INTERRUPTED,
     command,
     read_bytes,
 )
 from renderkit.core.converter import unstructure
 from renderkit.core.errors import BlockedUrlError, InvalidRequestError, RenderkitError
 from renderkit.core.files import first_link, remove_stale_parts, write_inside
-from renderkit.core.media import format_of_path
+from renderkit.core.media import format_of_path, same_format
 from renderkit.parsing import ParseResult
 
 __all__ = ["add_batch_command", "run_batch_command"]
@@ -145,17 +150,59 @@ async def run_batch_command(args: argparse.Namespace) -> int:
         else:
             pending.append((job, relative))
     remove_stale_parts(out)  # what a killed run left behind
-    progress = Progress(total=len(pending) + tally.skipped + len(tally.failures))
-    progress.advance(tally.skipped + len(tally.failures))
+    total = len(pending) + tally.skipped + len(tally.failures)
+    progress = Progress(total=total)
+    needs_browser = any(job.kind in _BROWSER_KINDS for job, _ in pending)
+    with _cancel_on_interrupt() as interrupt:
+        try:
+            await _run_pending(args, pending, tally, progress, needs_browser=needs_browser)
+        except asyncio.CancelledError:
+            if not interrupt.received:
+                raise
+            # Ctrl-C: the running jobs are cancelled and Chromium closed by now; files
+            # already written stay, so running the command again does the rest.
+            _uncancel()
+    elapsed = time.perf_counter() - started
+    unfinished = total - tally.done - tally.skipped - len(tally.failures)
+    print_summary(
+        done=tally.done,
+        skipped=tally.skipped,
+        failed=len(tally.failures),
+        interrupted=unfinished if interrupt.received else None,
+        seconds=elapsed,
+    )
+    print_failures(sorted(tally.failures, key=lambda f: f.line))
+    if interrupt.received:
+        print(
+            f"renderkit batch: interrupted; {unfinished} job(s) not finished: run the same "
+            "command again to do them",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if tally.failures else 0
+
+
+async def _run_pending(
+    args: argparse.Namespace,
+    pending: list[tuple[Job, PurePosixPath]],
+    tally: _Tally,
+    progress: Progress,
+    *,
+    needs_browser: bool,
+) -> None:
+    """Run the pending jobs (and, with ``--retry-failed``, the failed ones once more)."""
     async with contextlib.AsyncExitStack() as stack:
         browser = None
-        if any(job.kind in _BROWSER_KINDS for job, _ in pending):
+        if needs_browser:
             # One pool for the whole batch, as wide as the batch runs; it launches Chromium
             # on the first render.
             config = attrs.evolve(browser_config(args), slots=min(args.concurrency, 8))
             browser = ChromiumPool(config)
             stack.push_async_callback(browser.aclose)
         with progress:
+            # Said at once: a cold Chromium takes seconds before the first job finishes, and
+            # off a terminal nothing else would show that the command is working.
+            progress.note(_start_line(args.jobs, len(pending), tally, browser=needs_browser))
             retry = await _render(args, browser, pending, tally, progress)
             if args.retry_failed and retry:
                 progress.note(f"retrying {len(retry)} failed job(s)")
@@ -163,12 +210,71 @@ async def run_batch_command(args: argparse.Namespace) -> int:
                 again = {job.line for job, _ in retry}
                 tally.failures = [f for f in tally.failures if f.line not in again]
                 await _render(args, browser, retry, tally, progress)
-    elapsed = time.perf_counter() - started
-    print_summary(
-        done=tally.done, skipped=tally.skipped, failed=len(tally.failures), seconds=elapsed
-    )
-    print_failures(sorted(tally.failures, key=lambda f: f.line))
-    return EXIT_FAILED if tally.failures else 0
+
+
+def _start_line(jobs: Path, pending: int, tally: _Tally, *, browser: bool) -> str:
+    """``renderkit batch: 50 jobs from jobs.jsonl (2 already done), starting Chromium...``"""
+    others = [
+        f"{count} {what}"
+        for count, what in ((tally.skipped, "already done"), (len(tally.failures), "invalid"))
+        if count
+    ]
+    line = f"renderkit batch: {pending} job(s) to run from {jobs.name}"
+    if others:
+        line += f" ({', '.join(others)})"
+    return line + (", starting Chromium..." if browser and pending else "")
+
+
+@attrs.define
+class _Interrupt:
+    received: bool = False
+
+
+@contextlib.contextmanager
+def _cancel_on_interrupt() -> Iterator[_Interrupt]:
+    """Turn the first Ctrl-C (SIGINT) into a cancellation of the running task, noted in the
+    flag yielded, so the command can stop its jobs and still report; a second Ctrl-C gets
+    the handler that was there before (asyncio.run's: cancel again, then KeyboardInterrupt).
+
+    Without a way to catch it (not the main thread), Ctrl-C keeps its usual effect; when it
+    is ignored (a background job of a non-interactive shell), it stays ignored.
+    """
+    interrupt = _Interrupt()
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is signal.SIG_IGN:
+        yield interrupt
+        return
+
+    def restore() -> None:
+        loop.remove_signal_handler(signal.SIGINT)
+        # None: a handler not installed from Python, which cannot be put back; the default.
+        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
+
+    def on_interrupt() -> None:
+        interrupt.received = True
+        restore()
+        if task is not None:
+            task.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, on_interrupt)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, not Unix
+        yield interrupt
+        return
+    try:
+        yield interrupt
+    finally:
+        if not interrupt.received:
+            restore()
+
+
+def _uncancel() -> None:
+    """Withdraw the cancellation Ctrl-C asked for, once it has been handled."""
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()
 
 
 async def _render(
@@ -339,7 +445,7 @@ def _format_from_output(kind: str, request: dict[str, Any], output: str | None) 
 def _check_extension(job: Job, relative: PurePosixPath, where: str) -> None:
     wanted = format_of_path(relative)
     produced = "json" if job.kind == "parse" else getattr(job.request, "format", None)
-    if wanted is not None and produced is not None and wanted != produced:
+    if wanted is not None and produced is not None and not same_format(wanted, produced):
         msg = f"{relative.name} names a {wanted} file but the request makes {produced}"
         raise job_error(where, "output", msg)
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from renderkit.core.errors import BlockedUrlError, InvalidRequestError, RenderkitError
-from renderkit.core.media import format_of_path
+from renderkit.core.media import format_of_path, same_format
 
 __all__ = [
     "EPILOG",
@@ -273,7 +273,7 @@ def output_format(
     """
     named = None if str(output) == STDOUT else format_of_path(output)
     if chosen is not None:
-        if named is not None and named != chosen:
+        if named is not None and not same_format(named, chosen):
             msg = f"--format {chosen} conflicts with -o {output}, which names {named}"
             raise CommandError(msg)
         return chosen

@@ -15,6 +15,7 @@ __all__ = [
     "format_of_path",
     "media_type_of_path",
     "media_types",
+    "same_format",
 ]
 
 #: Format name -> MIME type, for every format renderkit produces or reads. The name is also
@@ -28,11 +29,13 @@ MEDIA_TYPES: Mapping[str, str] = {
     "wav": "audio/wav",
     # Opus is written in an Ogg container; AAC as ADTS, which streams from the first byte.
     "opus": "audio/ogg",
+    # The same Ogg/Opus under its container's name: ``-o talk.ogg`` names it.
+    "ogg": "audio/ogg",
     "aac": "audio/aac",
 }
 
 # Other extensions in common use for the same formats.
-_EXTENSIONS = {"jpg": "jpeg", "ogg": "opus"}
+_EXTENSIONS = {"jpg": "jpeg"}
 
 #: The most pixels of one produced bitmap (an image, or a full-page screenshot). Chromium's
 #: compositor refuses surfaces much past ~16k pixels a side; beyond a few tens of megapixels
@@ -54,6 +57,11 @@ def format_of_path(path: str | PurePath) -> str | None:
     suffix = PurePath(path).suffix.lower().removeprefix(".")
     name = _EXTENSIONS.get(suffix, suffix)
     return name if name in MEDIA_TYPES else None
+
+
+def same_format(first: str, second: str) -> bool:
+    """Whether two format names are one file format (``ogg`` and ``opus`` are both Ogg/Opus)."""
+    return first == second or MEDIA_TYPES.get(first, first) == MEDIA_TYPES.get(second, second)
 
 
 def media_type_of_path(path: str | PurePath) -> str | None:

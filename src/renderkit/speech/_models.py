@@ -52,7 +52,7 @@ class AudioEncoding:
     """How one output format is encoded (interface variant B's encodings).
 
     Attributes:
-        format: the request's name for it: ``mp3``, ``wav``, ``opus`` or ``aac``.
+        format: the request's name for it: ``mp3``, ``wav``, ``opus`` (also ``ogg``) or ``aac``.
         codec: the FFmpeg encoder used.
         container: the FFmpeg muxer used.
         sample_rate: output sample rate in Hz.
@@ -71,6 +71,16 @@ class AudioEncoding:
     #: Every format is mono: speech gains nothing from a second channel.
     channels: ClassVar[int] = 1
 
+
+_OGG_OPUS = AudioEncoding(
+    format="opus",
+    codec="libopus",
+    container="ogg",
+    sample_rate=48_000,
+    bit_rate=96_000,
+    content_type=MEDIA_TYPES["opus"],
+    extension="opus",
+)
 
 #: Output format -> encoding. AAC is written as ADTS (``.aac``, ``audio/aac``): it streams
 #: from the first byte and needs no seekable output, unlike an MP4 (M4A) ``moov`` atom.
@@ -93,15 +103,10 @@ AUDIO_FORMATS: dict[str, AudioEncoding] = {
         content_type=MEDIA_TYPES["wav"],
         extension="wav",
     ),
-    "opus": AudioEncoding(
-        format="opus",
-        codec="libopus",
-        container="ogg",
-        sample_rate=48_000,
-        bit_rate=96_000,
-        content_type=MEDIA_TYPES["opus"],
-        extension="opus",
-    ),
+    "opus": _OGG_OPUS,
+    # The same encoding under its container's name: ``-o talk.ogg`` writes it, so the API
+    # takes the name too, and echoes whichever the caller used.
+    "ogg": attrs.evolve(_OGG_OPUS, format="ogg", extension="ogg"),
     "aac": AudioEncoding(
         format="aac",
         codec="aac",
@@ -156,7 +161,8 @@ class AudioRequest:
         model: ``eleven_multilingual_v2`` (default), ``eleven_turbo_v2`` or
             ``eleven_monolingual_v1``. Echoed; the local engine has one model.
         format: ``mp3`` (default, 128 kbps 44.1 kHz), ``wav`` (16-bit PCM 44.1 kHz),
-            ``opus`` (96 kbps 48 kHz, Ogg) or ``aac`` (128 kbps 44.1 kHz, ADTS). All mono.
+            ``opus`` (96 kbps 48 kHz, Ogg; ``ogg`` is the same encoding) or ``aac`` (128 kbps
+            44.1 kHz, ADTS). All mono.
         stability: 0-1 (default 0.5); higher is steadier, lower more expressive.
         similarity: 0-1 (default 0.75); closeness to the original voice (alias
             similarity_boost).
@@ -224,7 +230,7 @@ class AudioResult:
 
     Attributes:
         content: the encoded file.
-        format: ``mp3``, ``wav``, ``opus`` or ``aac``.
+        format: ``mp3``, ``wav``, ``opus``, ``ogg`` or ``aac``, as requested.
         duration_seconds: the duration measured from the produced file.
         characters: characters synthesised (the script's length).
         voice_id: the voice as requested.

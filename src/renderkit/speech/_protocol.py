@@ -24,7 +24,7 @@ class SpeechAudio:
         data: signed 16-bit little-endian samples, channels interleaved, when
             ``encoding`` is ``"pcm"``; otherwise the encoded file.
         encoding: ``"pcm"``, or the output format the file is in (``mp3``, ``wav``,
-            ``opus``, ``aac``).
+            ``opus``, ``ogg``, ``aac``).
         sample_rate: samples per second (of the PCM, or of the file).
         channels: 1 (mono) or 2 (stereo, downmixed to mono on encoding).
     """

@@ -1,4 +1,4 @@
-"""synthesize: a script to speech in mp3, wav, opus or aac."""
+"""synthesize: a script to speech in mp3, wav, opus (alias ogg) or aac."""
 
 from __future__ import annotations
 

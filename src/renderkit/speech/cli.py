@@ -50,7 +50,7 @@ def add_audio_command(subparsers: Any) -> argparse.ArgumentParser:
     audio: argparse.ArgumentParser = subparsers.add_parser(
         "audio",
         usage=_USAGE,
-        help="speak a script into mp3, wav, opus or aac",
+        help="speak a script into mp3, wav, opus/ogg or aac",
         description=(
             "Speak a script with espeak-ng (offline, default), Kokoro (offline neural voice, "
             "--provider kokoro, or any Kokoro voice id) or ElevenLabs "

@@ -36,7 +36,7 @@ from renderkit.core.errors import (
     RenderkitError,
 )
 from renderkit.core.retry import RetryPolicy, Sleep, is_retryable_status, send_with_retries
-from renderkit.speech._models import AudioRequest
+from renderkit.speech._models import AUDIO_FORMATS, AudioRequest
 from renderkit.speech._protocol import SpeechAudio, Voice
 
 __all__ = ["DEFAULT_BASE_URL", "ElevenLabsProvider"]
@@ -136,7 +136,7 @@ class ElevenLabsProvider:
         """The ElevenLabs ``output_format`` requested for one of our formats."""
         if fmt == "mp3":
             return "mp3_44100_128"
-        rate = self.pcm_sample_rate or (48_000 if fmt == "opus" else 44_100)
+        rate = self.pcm_sample_rate or AUDIO_FORMATS[fmt].sample_rate
         return f"pcm_{rate}"
 
     def request_body(self, request: AudioRequest) -> dict[str, Any]:

@@ -17,16 +17,45 @@ from typing import Any
 
 import attrs
 
+from renderkit.core.errors import InvalidRequestError
 from renderkit.core.schema import json_schema
+from renderkit_server.mcp.previews import PREVIEW_MAX_SIDE, Preview
 from renderkit_server.mcp.protocol import version_at_least
 from renderkit_server.openapi import response_schema
 from renderkit_server.operations import OPERATIONS, Execution, Operation
 
-__all__ = ["TOOLS", "McpTool", "error_result", "success_result", "tool_definitions"]
+__all__ = [
+    "INLINE_MODES",
+    "TOOLS",
+    "McpTool",
+    "error_result",
+    "inline_mode",
+    "success_result",
+    "tool_definitions",
+    "wants_preview",
+]
 
 #: Files up to this size also travel inline (an image, audio or embedded resource block), so
 #: an agent can look at a small image without fetching it; larger ones only as a link.
 INLINE_LIMIT = 1_000_000
+
+#: How an image result travels besides its link, chosen by the tool argument ``inline``:
+#: a small preview by default, since a full-size card inlined costs an agent thousands of
+#: tokens it rarely needs.
+INLINE_MODES: tuple[str, ...] = ("preview", "full", "none")
+_INLINE_ARGUMENT = "inline"
+_INLINE_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "enum": list(INLINE_MODES),
+    "default": "preview",
+    "description": (
+        "How a produced image comes back besides its link (the `url`, and a resource_link "
+        f"block): `preview` (default) a JPEG of at most {PREVIEW_MAX_SIDE} px on its long "
+        "side, a few tens of KB, enough to check layout and text; `full` the whole file "
+        "(up to 1 MB; a large image costs thousands of tokens), `none` the link only. "
+        "PDF and audio results are not affected."
+    ),
+}
 
 
 @attrs.frozen(kw_only=True)
@@ -40,6 +69,7 @@ class McpTool:
         open_world: it may reach the outside world (web pages, remote logos and images).
         summary: what to use it for, prepended to the operation's description.
         cost: what a successful call uses of the API key's monthly quota.
+        makes_images: its result may be an image, so it takes the ``inline`` argument.
     """
 
     name: str
@@ -48,6 +78,15 @@ class McpTool:
     open_world: bool
     summary: str
     cost: str
+    makes_images: bool = False
+
+    def input_schema(self) -> dict[str, Any]:
+        """The request model's schema, plus ``inline`` for a tool that makes images."""
+        schema: dict[str, Any] = portable_schema(json_schema(self.operation.model))
+        if self.makes_images:
+            properties = {**schema["properties"], _INLINE_ARGUMENT: _INLINE_SCHEMA}
+            schema = {**schema, "properties": properties}
+        return schema
 
     def definition(self, version: str) -> dict[str, Any]:
         """The ``tools/list`` entry for a client of ``version``."""
@@ -56,7 +95,7 @@ class McpTool:
             "name": self.name,
             "description": f"{self.summary} {op.description} Each successful call uses "
             f"{self.cost} of the API key's monthly quota; a failed call uses nothing.",
-            "inputSchema": portable_schema(json_schema(op.model)),
+            "inputSchema": self.input_schema(),
         }
         if version_at_least(version, "2025-03-26"):
             tool["annotations"] = {
@@ -116,6 +155,7 @@ TOOLS: dict[str, McpTool] = {
     for tool in (
         McpTool(
             name="generate_image",
+            makes_images=True,
             cost="one image",
             operation=OPERATIONS["image"],
             read_only=False,
@@ -142,6 +182,7 @@ TOOLS: dict[str, McpTool] = {
         ),
         McpTool(
             name="take_screenshot",
+            makes_images=True,
             cost="one screenshot",
             operation=OPERATIONS["screenshot"],
             read_only=False,
@@ -176,22 +217,69 @@ def _file_name(url: str, content_type: str) -> str:
     return path.rsplit("/", 1)[-1] or content_type.replace("/", ".")
 
 
-def _file_blocks(execution: Execution, version: str) -> list[dict[str, Any]]:
+def inline_mode(tool: McpTool, arguments: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The ``inline`` choice of a call and the arguments left for the operation.
+
+    Raises:
+        InvalidRequestError: ``inline`` is not one of :data:`INLINE_MODES`, or the tool makes
+            no images (then it is an unknown field, like any other).
+    """
+    rest = dict(arguments)
+    if _INLINE_ARGUMENT not in rest or not tool.makes_images:
+        return "preview", rest
+    mode = rest.pop(_INLINE_ARGUMENT)
+    if mode not in INLINE_MODES:
+        msg = f"must be one of {', '.join(INLINE_MODES)}"
+        raise InvalidRequestError.single(_INLINE_ARGUMENT, msg)
+    return str(mode), rest
+
+
+def wants_preview(execution: Execution, mode: str) -> bool:
+    """Whether the result's file is an image to be shown as a preview."""
+    return (
+        mode == "preview"
+        and execution.content is not None
+        and execution.content_type.startswith("image/")
+    )
+
+
+def _image_block(
+    content: bytes, media: str, *, mode: str, preview: Preview | None
+) -> dict[str, Any] | None:
+    if mode == "full" and len(content) <= INLINE_LIMIT:
+        return {"type": "image", "data": _base64(content), "mimeType": media}
+    if mode != "none" and preview is not None:
+        return {"type": "image", "data": _base64(preview.content), "mimeType": preview.media_type}
+    return None
+
+
+def _base64(content: bytes) -> str:
+    return base64.b64encode(content).decode("ascii")
+
+
+def _file_blocks(
+    execution: Execution, version: str, mode: str, preview: Preview | None
+) -> list[dict[str, Any]]:
     content, media = execution.content, execution.content_type
     url = execution.body.get("url")
     if content is None or not url:
         return []
     blocks: list[dict[str, Any]] = []
     small = len(content) <= INLINE_LIMIT
-    data = base64.b64encode(content).decode("ascii") if small else ""
-    if small and media.startswith("image/"):
-        blocks.append({"type": "image", "data": data, "mimeType": media})
+    if media.startswith("image/"):
+        # Every revision has image blocks; before 2025-06-18 the link is the body's url.
+        image = _image_block(content, media, mode=mode, preview=preview)
+        if image is not None:
+            blocks.append(image)
     elif small and media.startswith("audio/") and version_at_least(version, "2025-03-26"):
-        blocks.append({"type": "audio", "data": data, "mimeType": media})
+        blocks.append({"type": "audio", "data": _base64(content), "mimeType": media})
     elif small and not version_at_least(version, "2025-06-18"):
         # No resource links before 2025-06-18: embed the file itself.
         blocks.append(
-            {"type": "resource", "resource": {"uri": url, "mimeType": media, "blob": data}}
+            {
+                "type": "resource",
+                "resource": {"uri": url, "mimeType": media, "blob": _base64(content)},
+            }
         )
     if version_at_least(version, "2025-06-18"):
         blocks.append(
@@ -206,11 +294,22 @@ def _file_blocks(execution: Execution, version: str) -> list[dict[str, Any]]:
     return blocks
 
 
-def success_result(execution: Execution, version: str) -> dict[str, Any]:
-    """A ``tools/call`` result: the JSON as text (and ``structuredContent``), plus the file."""
+def success_result(
+    execution: Execution,
+    version: str,
+    *,
+    inline: str = "preview",
+    preview: Preview | None = None,
+) -> dict[str, Any]:
+    """A ``tools/call`` result: the JSON as text (and ``structuredContent``), plus the file.
+
+    An image comes as ``inline`` says: ``preview`` shows ``preview`` (none given: the link
+    alone), ``full`` the file itself (up to :data:`INLINE_LIMIT`), ``none`` nothing inline.
+    """
     text = json.dumps(execution.body, ensure_ascii=False)
+    blocks = _file_blocks(execution, version, inline, preview)
     result: dict[str, Any] = {
-        "content": [{"type": "text", "text": text}, *_file_blocks(execution, version)],
+        "content": [{"type": "text", "text": text}, *blocks],
         "isError": False,
     }
     if version_at_least(version, "2025-06-18"):

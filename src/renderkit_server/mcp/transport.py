@@ -29,13 +29,15 @@ from litestar import Request, Response, delete, get, post
 from litestar.di import NamedDependency
 
 import renderkit
-from renderkit import RenderkitError, StorageUnavailableError
+from renderkit import RenderkitError, StorageUnavailableError, WorkersBusyError
+from renderkit.core.workers import WorkerPool
 from renderkit_server import errors
 from renderkit_server.auth import authenticate
 from renderkit_server.bodies import JsonBodyError, decode_json_off_loop
 from renderkit_server.keys import ApiKey, KeyService
 from renderkit_server.mcp.hosts import check_origin
 from renderkit_server.mcp.modern import MODERN_VERSIONS, check_envelope, is_modern
+from renderkit_server.mcp.previews import Preview, preview_image
 from renderkit_server.mcp.protocol import (
     BATCH_VERSIONS,
     DEFAULT_VERSION,
@@ -55,7 +57,14 @@ from renderkit_server.mcp.protocol import (
 )
 from renderkit_server.mcp.sessions import McpSessions
 from renderkit_server.mcp.streaming import JSON, accepts, stream, wants_stream
-from renderkit_server.mcp.tools import TOOLS, error_result, success_result, tool_definitions
+from renderkit_server.mcp.tools import (
+    TOOLS,
+    error_result,
+    inline_mode,
+    success_result,
+    tool_definitions,
+    wants_preview,
+)
 from renderkit_server.operations import Production, execute
 from renderkit_server.settings import Settings
 
@@ -208,6 +217,7 @@ class _Call:
         if not isinstance(arguments, dict):
             raise RpcError(INVALID_PARAMS, "params.arguments must be an object")
         try:
+            inline, arguments = inline_mode(tool, arguments)
             api_key = self._authenticate()
             execution = await execute(
                 tool.operation,
@@ -227,13 +237,30 @@ class _Call:
             self.headers.update(headers)
             return error_result(body)
         self.headers.update(execution.headers)
-        return success_result(execution, self.version)
+        preview = None
+        if wants_preview(execution, inline):
+            workers = self.backends.production.engines.workers.image
+            preview = await _preview(execution.content or b"", name, workers)
+        return success_result(execution, self.version, inline=inline, preview=preview)
 
     def _authenticate(self) -> ApiKey:
         # A missing or invalid key becomes a tool result, not HTTP 401: a 401 makes MCP
         # clients start an OAuth flow this server does not offer, where an error result tells
         # the agent what to do.
         return authenticate(self.request, self.backends.keys)
+
+
+async def _preview(content: bytes, tool: str, workers: WorkerPool) -> Preview | None:
+    # Decoding and scaling a full-page screenshot takes a while (and its pixels in memory):
+    # off the event loop, in a bounded pool. The file is made and paid for by now, so a
+    # preview that cannot be made leaves the link alone rather than failing the call.
+    try:
+        return await workers.run(preview_image, content)
+    except ValueError:
+        logger.warning("MCP %s: the image could not be previewed; sending the link only", tool)
+    except WorkersBusyError:
+        logger.info("MCP %s: preview workers busy; sending the link only", tool)
+    return None
 
 
 # --- the endpoint -----------------------------------------------------------------------------

@@ -158,7 +158,7 @@ async def test_the_sdk_client_negotiates_and_lists_every_tool_with_schemas(
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto", "2026-07-28"])
-async def test_generate_image_returns_the_image_inline_and_a_link_to_the_same_file(
+async def test_generate_image_returns_a_preview_and_a_link_to_the_full_file(
     server_url: str, api_key: str, mode: str
 ) -> None:
     arguments = {"template": "og-card", "data": {"title": "Made by an agent"}, "scale": 1}
@@ -168,12 +168,28 @@ async def test_generate_image_returns_the_image_inline_and_a_link_to_the_same_fi
     structured = result.structured_content
     assert (structured["width"], structured["height"]) == (1200, 630)
     (image,) = _blocks(result, "image")
-    inline = base64.b64decode(image.data)
-    assert Image.open(io.BytesIO(inline)).size == (1200, 630)
+    assert image.mime_type == "image/jpeg"
+    preview = Image.open(io.BytesIO(base64.b64decode(image.data)))
+    assert preview.size == (512, 269)
     (link,) = _blocks(result, "resource_link")
     assert str(link.uri) == structured["url"]
     assert link.mime_type == "image/png"
-    assert await _download(structured["url"]) == inline
+    full = await _download(structured["url"])
+    assert Image.open(io.BytesIO(full)).size == (1200, 630)
+    assert len(base64.b64decode(image.data)) * 3 < len(full)
+
+
+async def test_generate_image_inlines_the_full_file_when_asked(
+    server_url: str, api_key: str
+) -> None:
+    arguments = {"template": "og-card", "data": {"title": "Full size"}, "scale": 1}
+    async with _client(server_url, "legacy", api_key) as client:
+        result = await client.call_tool("generate_image", {**arguments, "inline": "full"})
+    assert result.is_error is False, result.content
+    (image,) = _blocks(result, "image")
+    inline = base64.b64decode(image.data)
+    assert Image.open(io.BytesIO(inline)).size == (1200, 630)
+    assert await _download(result.structured_content["url"]) == inline
 
 
 async def test_generate_pdf_links_a_real_pdf(server_url: str, api_key: str) -> None:

@@ -283,7 +283,13 @@ async def test_tools_list_needs_no_key_and_generates_schemas_from_the_request_mo
         "take_screenshot",
         "parse_document",
     ]
-    assert tools["generate_image"]["inputSchema"] == portable_schema(json_schema(ImageRequest))
+    # The request model's schema, plus `inline` where the result can be an image.
+    image_schema = tools["generate_image"]["inputSchema"]
+    inline = image_schema["properties"].pop("inline")
+    assert image_schema == portable_schema(json_schema(ImageRequest))
+    assert inline["enum"] == ["preview", "full", "none"] and inline["default"] == "preview"
+    assert "512 px" in inline["description"]
+    assert "inline" in tools["take_screenshot"]["inputSchema"]["properties"]
     assert tools["generate_pdf"]["inputSchema"] == portable_schema(json_schema(PdfRequest))
     for tool in tools.values():
         assert tool["title"]
@@ -610,7 +616,7 @@ async def test_an_exhausted_quota_is_an_error_result_saying_when_to_retry(
     assert "retry at" in result["content"][0]["text"]
 
 
-async def test_results_for_2025_11_25_carry_structured_content_an_image_and_a_link(
+async def test_results_for_2025_11_25_carry_structured_content_a_preview_and_a_link(
     mcp: AsyncTestClient,
 ) -> None:
     key = await issue_key(mcp)
@@ -620,13 +626,69 @@ async def test_results_for_2025_11_25_carry_structured_content_an_image_and_a_li
     text, image, link = result["content"]
     assert json.loads(text["text"]) == result["structuredContent"]
     assert result["structuredContent"]["template"] == "og-card"
-    picture = Image.open(io.BytesIO(base64.b64decode(image["data"])))
-    assert picture.size == (2400, 1260)
+    # A preview: the whole picture at 512 px on its long side, a fraction of the file.
+    preview = base64.b64decode(image["data"])
+    assert image["mimeType"] == "image/jpeg"
+    picture = Image.open(io.BytesIO(preview))
+    assert (picture.format, picture.size) == ("JPEG", (512, 269))
+    picture.load()
+    assert len(preview) < 60_000
+    assert len(preview) * 5 < result["structuredContent"]["size_bytes"]
+    # The link resolves to the full-size file.
     assert link["type"] == "resource_link"
     assert link["uri"] == result["structuredContent"]["url"]
     assert link["size"] == result["structuredContent"]["size_bytes"]
     downloaded = await mcp.get(link["uri"].removeprefix("http://testserver.local"))
-    assert downloaded.content == base64.b64decode(image["data"])
+    assert len(downloaded.content) == link["size"]
+    assert Image.open(io.BytesIO(downloaded.content)).size == (2400, 1260)
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-11-25"])
+async def test_the_full_image_comes_inline_only_when_asked(
+    mcp: AsyncTestClient, version: str
+) -> None:
+    key = await issue_key(mcp)
+    headers = {**await _session(mcp, version), "X-SVC-Key": key}
+    kinds = {}
+    inlined = {}
+    for mode in ("full", "none", "preview"):
+        call = {**IMAGE_CALL, "arguments": {**IMAGE_CALL["arguments"], "inline": mode}}
+        result = (await _post(mcp, _rpc("tools/call", **call), headers)).json()["result"]
+        assert result["isError"] is False, result
+        kinds[mode] = [block["type"] for block in result["content"]]
+        inlined[mode] = [b for b in result["content"] if b["type"] == "image"]
+        url = json.loads(result["content"][0]["text"])["url"]
+        if mode == "full":
+            downloaded = await mcp.get(url.removeprefix("http://testserver.local"))
+            assert base64.b64decode(inlined[mode][0]["data"]) == downloaded.content
+            assert inlined[mode][0]["mimeType"] == "image/png"
+    linked = ["resource_link"] if version >= "2025-06-18" else []  # else the text's url
+    assert kinds == {
+        "full": ["text", "image", *linked],
+        "none": ["text", *linked],
+        "preview": ["text", "image", *linked],
+    }
+    assert inlined["preview"][0]["mimeType"] == "image/jpeg"
+
+
+async def test_an_unknown_inline_choice_is_an_error_result_and_costs_nothing(
+    mcp: AsyncTestClient,
+) -> None:
+    key = await issue_key(mcp)
+    call = {**IMAGE_CALL, "arguments": {**IMAGE_CALL["arguments"], "inline": "huge"}}
+    result = (await _post(mcp, _rpc("tools/call", **call), {"X-SVC-Key": key})).json()["result"]
+    assert result["isError"] is True
+    envelope = json.loads(result["content"][0]["text"].split("\n", 1)[1])
+    assert envelope["fields"][0]["field"] == "inline"
+    assert "preview, full, none" in envelope["fields"][0]["message"]
+    pdf = {
+        "name": "generate_pdf",
+        "arguments": {"template": "custom", "html": "x", "inline": "full"},
+    }
+    refused = (await _post(mcp, _rpc("tools/call", **pdf), {"X-SVC-Key": key})).json()["result"]
+    assert refused["isError"] is True  # a PDF tool has no such argument
+    ok = await _post(mcp, _rpc("tools/call", **IMAGE_CALL), {"X-SVC-Key": key})
+    assert ok.headers["x-ratelimit-remaining"] == "4999"
 
 
 async def test_results_for_2024_11_05_use_only_that_revision_s_content(
@@ -696,3 +758,21 @@ async def test_a_long_tool_call_streams_keep_alives_until_its_result(
     assert lines.count(": keep-alive") >= 2
     (event,) = [line for line in lines if line.startswith("data: ")]
     assert json.loads(event[6:])["result"]["isError"] is False
+
+
+async def test_a_busy_preview_pool_leaves_the_image_result_with_its_link_alone(
+    make_settings: Callable[..., Settings],
+) -> None:
+    app = _app(make_settings(mcp_allowed_hosts=(HOST,), workers=1, workers_queue=0))
+    async with AsyncTestClient(app) as client:
+        key = await issue_key(client)
+        headers = {**await _session(client, "2025-11-25"), "X-SVC-Key": key}
+        pool = app.state.services.engines.workers.image
+        assert pool.try_acquire()  # the one worker is making another preview
+        try:
+            response = await _post(client, _rpc("tools/call", **IMAGE_CALL), headers)
+        finally:
+            pool.release()
+    result = response.json()["result"]
+    assert result["isError"] is False
+    assert [block["type"] for block in result["content"]] == ["text", "resource_link"]

@@ -1,0 +1,24 @@
+"""Finding the Chromium processes a given process launched (by their owner marker)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from renderkit.browser._warden import OWNER_VARIABLE
+
+
+def marked_by(owner: int) -> list[int]:
+    """Live (not zombie) processes whose owner marker names ``owner``."""
+    found = []
+    prefix = f"{OWNER_VARIABLE}={owner}:".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z" and any(item.startswith(prefix) for item in environ.split(b"\0")):
+            found.append(int(entry.name))
+    return found
