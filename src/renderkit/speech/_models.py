@@ -49,7 +49,7 @@ _VOICE_ID = re.compile(VOICE_ID_PATTERN)
 
 @attrs.frozen(kw_only=True)
 class AudioEncoding:
-    """How one output format is encoded (interface variant B's encodings).
+    """How one output format is encoded (the snake_case dialect's encodings).
 
     Attributes:
         format: the request's name for it: ``mp3``, ``wav``, ``opus`` (also ``ogg``) or ``aac``.
