@@ -234,7 +234,7 @@ def test_dash_output_writes_the_image_to_stdout_and_the_summary_to_stderr(
 
 @pytest.mark.browser
 def test_dash_output_writes_the_pdf_to_stdout(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
-    assert cli.main(["pdf", "--template", "letter", "-o", "-"]) == 0
+    assert cli.main(["pdf", "--template", "letter", "--data", '{"body": "Hi"}', "-o", "-"]) == 0
     assert capsysbinary.readouterr().out.startswith(b"%PDF-")
 
 
