@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 
 import attrs
+from attrs import AttrsInstance
 
 from renderkit.core.errors import FieldError
 
@@ -30,7 +31,7 @@ def given(value: object) -> bool:
 
 
 def ignored_fields(
-    data: object,
+    data: AttrsInstance,
     shown: Collection[str],
     *,
     template: str,
@@ -54,7 +55,8 @@ def ignored_fields(
     for field in attrs.fields(type(data)):
         value = getattr(data, field.name)
         # A factory default (an empty list) is never "given" anyway.
-        default = None if isinstance(field.default, attrs.Factory) else field.default  # type: ignore[arg-type]
+        factory = isinstance(field.default, attrs.Factory)  # type: ignore[arg-type]
+        default = None if factory else field.default
         if not given(value) or value == default:
             continue
         if field.name not in shown:

@@ -576,7 +576,10 @@ def _has_content(data: object, names: tuple[str, ...]) -> bool:
         value = getattr(data, name, None)
         if name == "sections":
             # A section of blank text prints nothing (the template drops it).
-            if any(given(s.heading) or given(s.body) or any(map(given, s.bullets)) for s in value):
+            sections: list[ReportSection] = value or []
+            if any(
+                given(s.heading) or given(s.body) or any(map(given, s.bullets)) for s in sections
+            ):
                 return True
         elif given(value):
             return True

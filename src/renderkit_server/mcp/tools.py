@@ -207,10 +207,17 @@ def _file_blocks(execution: Execution, version: str) -> list[dict[str, Any]]:
 
 
 def success_result(execution: Execution, version: str) -> dict[str, Any]:
-    """A ``tools/call`` result: the JSON as text (and ``structuredContent``), plus the file."""
+    """A ``tools/call`` result: the JSON as text (and ``structuredContent``), the warnings
+    spelled out in a text block of their own (an agent reads them without parsing the JSON,
+    and can fix its call), plus the file."""
     text = json.dumps(execution.body, ensure_ascii=False)
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    warnings = execution.body.get("warnings") or ()
+    if warnings:
+        lines = "\n".join(f"- {w}" for w in warnings)
+        content.append({"type": "text", "text": f"Warnings:\n{lines}"})
     result: dict[str, Any] = {
-        "content": [{"type": "text", "text": text}, *_file_blocks(execution, version)],
+        "content": [*content, *_file_blocks(execution, version)],
         "isError": False,
     }
     if version_at_least(version, "2025-06-18"):
