@@ -83,6 +83,43 @@ def test_invalid_request_exits_2_and_names_the_field(tmp_path: Path, capsys) -> 
     assert not (tmp_path / "x.png").exists()
 
 
+@pytest.mark.browser
+@pytest.mark.parametrize(
+    ("argv", "data", "warning"),
+    [
+        (
+            ["image", "--template", "og-card", "--scale", "1", "-o", "x.png"],
+            {"title": "Hi", "cta": "Read the post"},
+            "warning: data.cta: og-card does not display cta; it was ignored",
+        ),
+        (
+            ["pdf", "--template", "custom", "--html", "doc.html", "-o", "x.pdf"],
+            {"html": "<p>Other</p>"},
+            "warning: data.html: custom prints html instead; it was ignored",
+        ),
+    ],
+)
+def test_a_field_the_template_does_not_display_is_one_warning_line_on_stderr(
+    argv: list[str], data: dict[str, str], warning: str, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "doc.html").write_text("<p>Hello</p>")
+    assert cli.main([*argv, "--data", json.dumps(data)]) == 0
+    assert (tmp_path / argv[-1]).exists()
+    assert warning in capsys.readouterr().err.splitlines()
+
+
+def test_strict_refuses_a_field_the_template_does_not_display_before_a_browser_starts(
+    tmp_path: Path, capsys
+) -> None:
+    argv = ["image", "--template", "og-card", "--strict", "-o", str(tmp_path / "x.png")]
+    data = '{"title": "Hi", "cta": "Read the post"}'
+    status = cli.main([*argv, "--data", data, "--chromium", "/nonexistent"])
+    assert status == 2
+    assert "data.cta: og-card does not display cta" in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
+
+
 def test_missing_chromium_exits_1_with_a_hint(tmp_path: Path, capsys) -> None:
     status = cli.main(
         [
@@ -234,7 +271,7 @@ def test_dash_output_writes_the_image_to_stdout_and_the_summary_to_stderr(
 
 @pytest.mark.browser
 def test_dash_output_writes_the_pdf_to_stdout(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
-    assert cli.main(["pdf", "--template", "letter", "-o", "-"]) == 0
+    assert cli.main(["pdf", "--template", "letter", "--data", '{"body": "Hi"}', "-o", "-"]) == 0
     assert capsysbinary.readouterr().out.startswith(b"%PDF-")
 
 

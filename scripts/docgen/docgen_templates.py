@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+from collections.abc import Iterable
 from typing import Any
 
 import pypdfium2 as pdfium
@@ -75,6 +76,12 @@ def _example(request: dict[str, Any], endpoint: str, function: str) -> str:
     )
 
 
+def _names(fields: Iterable[str]) -> str:
+    """The declared fields of a template (the one statement the renderer and the request's
+    warnings also read), as a readable list."""
+    return ", ".join(f"`{name}`" for name in sorted(fields)) or "no `data` field"
+
+
 def _indent(text: str) -> str:
     return "".join(f"    {line}" if line.strip() else line for line in text.splitlines(True))
 
@@ -103,9 +110,10 @@ def templates_page() -> str:
                 for t in renderkit.IMAGE_TEMPLATES
             ],
         ),
-        "\nAll image templates share one `data` model; each template shows the fields it has "
-        "room for (the previews show which). Request options are in "
-        "[Image request options](#image-request-options).\n\n",
+        "\nAll image templates share one `data` model; each template below lists the fields it "
+        "displays. A field the template does not display is ignored and named in the "
+        "response's `warnings` (refused with a 400 when the request has `strict: true`). "
+        "Request options are in [Image request options](#image-request-options).\n\n",
         "### Image `data` fields\n\n",
         fields_table(image_schema["$defs"]["ImageData"]),
     ]
@@ -113,7 +121,9 @@ def templates_page() -> str:
         request = IMAGE_SAMPLES[template.name]
         parts += [
             f"\n### {template.name}\n\n",
-            f"{template.width}x{template.height}.\n\n",
+            f"{template.width}x{template.height}. Displays {_names(template.content_fields)}"
+            + (" and the colour fields" if template.content_fields else "")
+            + ".\n\n",
             f"![{template.name} preview](gallery/image-{template.name}.png)\n\n",
             _example(request, "image", "render_image"),
         ]
@@ -134,6 +144,7 @@ def templates_page() -> str:
         aliases = [a for a, canonical in renderkit.PDF_TEMPLATES.items() if canonical == name]
         parts.append(f"\n### {name}\n\n")
         parts.append("Names: " + ", ".join(f"`{a}`" for a in aliases) + ".\n\n")
+        parts.append(f"Displays {_names(renderkit.PDF_TEMPLATE_FIELDS[name])}.\n\n")
         for model in models.get(name, ()):
             schema = defs[model]
             if schema.get("description"):

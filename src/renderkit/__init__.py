@@ -69,7 +69,14 @@ from renderkit.image import (
     sign_image_url,
 )
 from renderkit.parsing import ParseRequest, ParseResult, parse
-from renderkit.pdf import PAGE_SIZES, PDF_TEMPLATES, PdfRequest, PdfResult, render_pdf
+from renderkit.pdf import (
+    PAGE_SIZES,
+    PDF_TEMPLATE_FIELDS,
+    PDF_TEMPLATES,
+    PdfRequest,
+    PdfResult,
+    render_pdf,
+)
 from renderkit.screenshot import DEVICES, ScreenshotRequest, ScreenshotResult, screenshot
 from renderkit.speech import AUDIO_FORMATS, AUDIO_MODELS, AudioRequest, AudioResult, synthesize
 
@@ -82,6 +89,7 @@ __all__ = [
     "IMAGE_TEMPLATES",
     "PAGE_SIZES",
     "PDF_TEMPLATES",
+    "PDF_TEMPLATE_FIELDS",
     "ApiError",
     "AsyncClient",
     "AudioRequest",

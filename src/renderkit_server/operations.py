@@ -105,6 +105,10 @@ class Operation:
             HTML a caller wrote.
         admit: refuses a valid request the engines cannot do within their bounds (raises
             ``InvalidRequestError``), before anything is reserved or charged.
+        warnings: what the request itself warns about (``data`` fields the template does not
+            display), answered as ``warnings``; None for operations without such warnings.
+            A function of the request alone, so an answer from the render cache carries
+            the same warnings as the render that stored it.
     """
 
     name: str
@@ -125,6 +129,7 @@ class Operation:
     )
     cache_shareable: Callable[[Any], bool] = lambda req: False
     admit: Callable[[Any, Engines], None] = lambda req, engines: None
+    warnings: Callable[[Any], tuple[str, ...]] | None = None
 
     def response_schema(self) -> dict[str, Any]:
         """The JSON Schema of the success body :func:`execute` builds.
@@ -136,6 +141,13 @@ class Operation:
         if self.stores_file:
             properties["url"] = {"type": "string", "format": "uri"}
         properties.update(self.fields)
+        if self.warnings is not None:
+            properties["warnings"] = {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "One line per data field the template does not display "
+                "(ignored; refused instead when the request is strict); empty when none",
+            }
         if self.stores_file:
             properties["size_bytes"] = {"type": "integer"}
             properties["cached"] = {
@@ -241,6 +253,7 @@ async def execute(
             "success": True,
             "url": await urls.url_for(entry.storage_key, base_url),
             **entry.facts,
+            **_warnings(operation, request),
             "size_bytes": entry.size,
             "cached": True,
             "credits_used": 0,
@@ -295,6 +308,7 @@ async def execute(
     if output.content is not None:  # a file's URL leads; its size follows the facts
         body["url"] = url
     body.update(output.facts)
+    body.update(_warnings(operation, request))
     if output.content is not None:
         body["size_bytes"] = len(output.content)
         body["cached"] = False
@@ -312,6 +326,13 @@ async def execute(
         content=output.content,
         content_type=output.content_type,
     )
+
+
+def _warnings(operation: Operation, request: object) -> dict[str, list[str]]:
+    # Always present (empty when none) where the operation has them, like screenshot's.
+    if operation.warnings is None:
+        return {}
+    return {"warnings": list(operation.warnings(request))}
 
 
 def _as_tenant(production: Production, key_id: str, plan: str) -> Engines:
@@ -366,9 +387,11 @@ IMAGE = Operation(
         "Render a social image (PNG, JPEG or WebP) from a named template (og-card 1200x630, "
         "social-square 1080x1080, twitter-card 800x418, announcement 1200x400) filled with "
         "`data`, or from custom HTML (`template: custom`, `html`). Rendered at 2x by default; "
-        "returns the file's URL, pixel size and byte size."
+        "returns the file's URL, pixel size and byte size. A `data` field the template does "
+        "not display is ignored and named in `warnings` (`strict: true` refuses it instead)."
     ),
     run=_run_image,
+    warnings=lambda req: req.warnings,
     cache_ttl=_operator_ttl,
     cache_shareable=lambda req: req.spec.name != "custom",
     fields={
@@ -410,9 +433,12 @@ PDF = Operation(
         "letter) filled with `data`, or from custom HTML (`template: custom` with `html` or "
         "`data.html`). Options: page_size A4/Letter/Legal/A3, landscape, margin "
         "none/small/normal/large, locale (labels, dates and numbers: en, de, fr, es, ar, ja...; "
-        "right-to-left locales print mirrored pages). Returns the file's URL and exact page count."
+        "right-to-left locales print mirrored pages). Returns the file's URL and exact page count. "
+        "A report needs a title or a section, a letter a body or a subject; a `data` field the "
+        "template does not display is named in `warnings` (`strict: true` refuses it instead)."
     ),
     run=_run_pdf,
+    warnings=lambda req: req.warnings,
     cache_ttl=_operator_ttl,
     cache_shareable=lambda req: req.kind != "custom",
     fields={

@@ -85,6 +85,41 @@ def test_a_batch_without_failures_exits_0(
     assert "failed:" not in captured.err
 
 
+@pytest.mark.browser
+def test_a_batch_lists_each_jobs_warnings_by_line_and_a_strict_job_fails_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    jobs = write_jobs(
+        tmp_path / "jobs.jsonl",
+        [
+            image_job("Clean", output="clean.png"),
+            {
+                "kind": "image",
+                "output": "tagged.png",
+                "request": {
+                    "template": "twitter-card",
+                    "scale": 1,
+                    "data": {"title": "T", "tag": "New"},
+                },
+            },
+            {
+                "kind": "image",
+                "request": {
+                    "template": "og-card",
+                    "strict": True,
+                    "data": {"title": "T", "cta": "Go"},
+                },
+            },
+        ],
+    )
+    assert main(["batch", str(jobs), "--out", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err
+    assert "1 warning(s):" in err
+    assert "  line 2: data.tag: twitter-card does not display tag; it was ignored" in err
+    assert "line 3: invalid job: request.data.cta: og-card does not display cta" in err
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["clean.png", "tagged.png"]
+
+
 def test_a_render_failure_is_retried_once_with_retry_failed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -136,6 +136,16 @@ def test_render_pdf_returns_a_pdf_result_with_its_pages(client: Client) -> None:
     assert result.content.startswith(b"%PDF-")
 
 
+def test_the_servers_warnings_reach_the_client_result(client: Client) -> None:
+    image = client.render_image({"template": "og-card", "data": {"title": "Hi", "cta": "Go"}})
+    pdf = client.render_pdf({"template": "invoice", "data": {"invoice_number": "1", "discount": 5}})
+
+    assert image.warnings == ("data.cta: og-card does not display cta; it was ignored",)
+    assert pdf.warnings == (
+        "data.discount: invoice displays discount only with line_items; it was ignored",
+    )
+
+
 def test_screenshot_returns_a_screenshot_result_of_the_page(client: Client, served: Served) -> None:
     result = client.screenshot({"url": f"{served.base}/api/health", "device": "desktop"})
 

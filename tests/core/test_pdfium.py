@@ -95,7 +95,9 @@ async def test_the_loop_keeps_ticking_while_a_long_render_holds_pdfium(
 async def test_render_pdf_counts_pages_correctly_while_a_long_render_holds_pdfium(
     long_render: threading.Event,
 ) -> None:
-    rendering = render_pdf({"template": "report", "data": {}}, browser=ThreePageBrowser())
+    rendering = render_pdf(
+        {"template": "report", "data": {"title": "Q3"}}, browser=ThreePageBrowser()
+    )
     result, longest_gap = await ticks_while(rendering, long_render)
     assert getattr(result, "pages", None) == 3
     assert longest_gap < 0.5

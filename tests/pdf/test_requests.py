@@ -102,10 +102,9 @@ def test_custom_html_comes_from_data_html_or_top_level_html() -> None:
 
 
 def test_page_size_is_case_insensitive_and_defaults_to_a4() -> None:
-    assert structure({"template": "report"}, PdfRequest).page_size == "A4"
-    assert structure({"template": "report", "page_size": "letter"}, PdfRequest).page_size == (
-        "Letter"
-    )
+    report = {"template": "report", "data": {"title": "Q3"}}
+    assert structure(report, PdfRequest).page_size == "A4"
+    assert structure({**report, "page_size": "letter"}, PdfRequest).page_size == "Letter"
 
 
 async def test_options_reach_the_browser() -> None:

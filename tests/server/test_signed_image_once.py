@@ -51,7 +51,9 @@ async def _pro_key(client: httpx.AsyncClient) -> str:
     key: str = response.json()["key"]
     # One authenticated call teaches the server the key's URL-signing secret.
     warm = await client.post(
-        "/api/pdf-gen", json={"template": "letter", "data": {}}, headers={"X-SVC-Key": key}
+        "/api/pdf-gen",
+        json={"template": "letter", "data": {"body": "Hi"}},
+        headers={"X-SVC-Key": key},
     )
     assert warm.status_code == 200, warm.text
     return key

@@ -186,3 +186,23 @@ async def test_a_replica_learns_a_keys_url_secret_when_the_key_authenticates_the
         assert rendered.status_code == 200, rendered.text
         # Past the signature check: the unknown field is what is refused now.
         assert (await replica.get(target(url))).status_code == 400
+
+
+async def test_a_signed_url_with_a_field_the_template_does_not_display_still_serves_the_image(
+    client: AsyncTestClient,
+) -> None:
+    key = await issue_key(client)
+    # One authenticated call teaches the server the key's URL-signing secret.
+    warm = await client.post(
+        "/api/image",
+        json={"template": "og-card", "data": {"title": "Warm"}},
+        headers={"X-SVC-Key": key},
+    )
+    assert warm.status_code == 200, warm.text
+    url = sign_image_url(BASE, key, "og-card", {"title": "Hi", "cta": "Read"}, scale=1)
+
+    response = await client.get(target(url))
+
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"] == "image/png"
+    assert Image.open(io.BytesIO(response.content)).size == (1200, 630)

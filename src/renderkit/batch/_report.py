@@ -1,4 +1,5 @@
-"""What ``renderkit batch`` shows: a progress bar on stderr, the summary and the failures.
+"""What ``renderkit batch`` shows: a progress bar on stderr, the summary, the failures and
+the warnings.
 
 On a terminal the progress is a rich bar; otherwise (a log, a pipe, CI) it is one plain line
 per finished job, which reads well in a file and has no control codes.
@@ -15,7 +16,7 @@ from rich import progress as rich_progress
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["Failure", "Progress", "print_failures", "print_summary"]
+__all__ = ["Failure", "Progress", "print_failures", "print_summary", "print_warnings"]
 
 
 @attrs.frozen(kw_only=True)
@@ -110,3 +111,14 @@ def print_failures(failures: Sequence[Failure], *, stream: TextIO | None = None)
     print(f"{len(failures)} job(s) failed:", file=out)
     for failure in failures:
         print(f"  line {failure.line}: {failure.message}", file=out)
+
+
+def print_warnings(warnings: Sequence[Failure], *, stream: TextIO | None = None) -> None:
+    """One ``line <n>: <warning>`` per warning of a job that was written (a ``data`` field
+    its template does not display), on stderr (nothing when there are none)."""
+    if not warnings:
+        return
+    out = stream or sys.stderr
+    print(f"{len(warnings)} warning(s):", file=out)
+    for warning in warnings:
+        print(f"  line {warning.line}: {warning.message}", file=out)

@@ -33,7 +33,13 @@ from typing import Any
 import attrs
 
 from renderkit.batch._jobs import Job, job_error, to_job
-from renderkit.batch._report import Failure, Progress, print_failures, print_summary
+from renderkit.batch._report import (
+    Failure,
+    Progress,
+    print_failures,
+    print_summary,
+    print_warnings,
+)
 from renderkit.batch._run import DEFAULT_CONCURRENCY, JobOutcome, as_completed
 from renderkit.browser import ChromiumPool
 from renderkit.browser.cli import add_browser_arguments, browser_config
@@ -123,6 +129,8 @@ class _Tally:
     done: int = 0
     skipped: int = 0
     failures: list[Failure] = attrs.field(factory=list)
+    #: Warnings of the jobs written (kept per line, like failures).
+    warnings: list[Failure] = attrs.field(factory=list)
 
 
 @command("batch")
@@ -171,6 +179,7 @@ async def run_batch_command(args: argparse.Namespace) -> int:
         interrupted=unfinished if interrupt.received else None,
         seconds=elapsed,
     )
+    print_warnings(sorted(tally.warnings, key=lambda w: w.line))
     print_failures(sorted(tally.failures, key=lambda f: f.line))
     if interrupt.received:
         print(
@@ -292,6 +301,10 @@ async def _render(
         message = _finish(outcome, args.out, relative)
         if message is None:
             tally.done += 1
+            assert job.line is not None  # every job of a file has its line
+            for warning in getattr(outcome.result, "warnings", ()):
+                # Screenshots warn too (an error status, blocked requests): kept alike.
+                tally.warnings.append(Failure(line=job.line, message=warning))
             progress.advance(1, f"done {relative.name}")
         else:
             assert job.line is not None  # every job of a file has its line

@@ -151,6 +151,7 @@ def image_result(body: dict[str, Any], loader: Loader) -> ImageResult:
             height=body["height"],
             template=body["template"],
             url=body["url"],
+            warnings=tuple(body.get("warnings") or ()),
         ),
         loader,
     )
@@ -166,6 +167,7 @@ def pdf_result(body: dict[str, Any], loader: Loader) -> PdfResult:
             landscape=body["landscape"],
             template=body["template"],
             url=body["url"],
+            warnings=tuple(body.get("warnings") or ()),
         ),
         loader,
     )

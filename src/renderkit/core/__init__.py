@@ -8,6 +8,7 @@ another capability's private modules: what two of them need lives here.
 - :mod:`.converter`: the one cattrs converter (dicts in either naming variant -> models).
 - :mod:`.validators`: attrs validators shared by the request models.
 - :mod:`.schema`: JSON Schema generated from the models (OpenAPI, MCP tool schemas).
+- :mod:`.fields`: the ``data`` fields a template does not display, as warnings or refusals.
 - :mod:`.results`: what every file result shares (save, Jupyter display).
 - :mod:`.media`: formats, MIME types and the pixel budget.
 - :mod:`.colors`: colour parsing and WCAG contrast maths.

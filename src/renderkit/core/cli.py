@@ -337,10 +337,16 @@ def json_argument(value: str) -> Any:
 
 
 def add_template_arguments(parser: argparse.ArgumentParser, templates: Iterable[str]) -> None:
-    """``--template``, ``--data`` and ``--html``, for the commands that render a template."""
+    """``--template``, ``--data``, ``--html`` and ``--strict``, for the commands that render a
+    template."""
     parser.add_argument("--template", required=True, help=", ".join(templates))
     parser.add_argument("--data", type=json_argument, default={}, help="JSON object or @file.json")
     parser.add_argument("--html", type=Path, help="HTML file for --template custom")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse a --data field the template does not display (default: warn on stderr)",
+    )
 
 
 def template_request(args: argparse.Namespace) -> dict[str, Any]:
@@ -350,6 +356,8 @@ def template_request(args: argparse.Namespace) -> dict[str, Any]:
         CommandError: the ``--html`` file cannot be read.
     """
     request: dict[str, Any] = {"template": args.template, "data": args.data}
+    if args.strict:
+        request["strict"] = True
     if args.html is not None:
         request["html"] = read_text(args.html, what="--html")
     return request

@@ -9,10 +9,12 @@ import attrs
 
 from renderkit.core import validators as v
 from renderkit.core.converter import checked
-from renderkit.core.errors import InvalidRequestError
+from renderkit.core.errors import FieldError, InvalidRequestError
+from renderkit.core.fields import given, ignored_fields, warning_text
 from renderkit.core.filenames import suggested_filename
 from renderkit.core.media import MAX_PIXELS, media_types
 from renderkit.core.results import FileResult
+from renderkit.image._templates import STYLE_FIELDS, displayed_fields
 
 __all__ = [
     "IMAGE_FORMATS",
@@ -33,6 +35,18 @@ class ImageTemplate:
     width: int
     height: int
     aliases: tuple[str, ...] = ()
+
+    @property
+    def fields(self) -> frozenset[str]:
+        """The :class:`ImageData` fields this template displays (none for ``custom``, which
+        renders its HTML as given); others are reported as warnings, or refused when the
+        request is strict."""
+        return displayed_fields(self.name)
+
+    @property
+    def content_fields(self) -> frozenset[str]:
+        """:attr:`fields` without the colour ones: what can fill the template."""
+        return self.fields - STYLE_FIELDS
 
 
 IMAGE_TEMPLATES: tuple[ImageTemplate, ...] = (
@@ -84,17 +98,19 @@ class ImageData:
         title: the headline; long titles shrink to fit, then clamp with an ellipsis. Chinese
             and Japanese break only between phrases (the language is read from the text).
         subtitle: secondary line under the title.
-        body: a longer paragraph (og-card, social-square, twitter-card).
-        tag: small label above the title (og-card, social-square, announcement).
-        cta: call-to-action text shown as a button (social-square, announcement); up to
-            about 24 characters (12 Chinese or Japanese) fit whole at every size, longer ones
-            end in an ellipsis.
-        domain: site name shown in the footer (og-card, twitter-card).
+        body: a longer paragraph.
+        tag: small label above the title.
+        cta: call-to-action text shown as a button; up to about 24 characters (12 Chinese or
+            Japanese) fit whole at every size, longer ones end in an ellipsis.
+        domain: site name shown in the footer or header.
         brand_color: accent colour: hex, CSS name or rgb()/hsl().
         background_color: overrides the theme's background colour.
         text_color: overrides the theme's text colour.
         background: theme: dark (default), light or gradient.
         logo_url: logo image, an http(s) URL or a data:image/ URL.
+
+    Which template displays which field is :attr:`ImageTemplate.fields`; a field the
+    template does not display is ignored with a warning.
     """
 
     __rk_aliases__: ClassVar[dict[str, str]] = {"cta_text": "cta"}
@@ -138,6 +154,11 @@ class ImageRequest:
             Lowered automatically when the output would exceed 40 megapixels.
         cache: server only: false renders again instead of answering from the render cache
             (default true); the library ignores it.
+        strict: refuse (rather than warn about) a ``data`` field the template does not
+            display, e.g. ``cta`` on og-card (default false).
+
+    A named template given no field it displays besides the colours (no title, logo...)
+    renders its background alone, with a warning (refused when strict).
     """
 
     __rk_schema_extra__: ClassVar[dict[str, Any]] = {
@@ -160,15 +181,47 @@ class ImageRequest:
     height: int | None = attrs.field(default=None, validator=v.optional(v.in_range(16, MAX_SIDE)))
     scale: float = attrs.field(default=2.0, validator=v.in_range(1, 3))
     cache: bool = True
+    strict: bool = False
 
     def __attrs_post_init__(self) -> None:
-        custom = self.spec.name == "custom"
+        spec = self.spec
+        custom = spec.name == "custom"
         if custom and not (self.html and self.html.strip()):
             raise InvalidRequestError.single(
                 "html", "is required when template is custom", missing=True
             )
         if not custom and self.html is not None:
             raise InvalidRequestError.single("html", "is only valid when template is custom")
+        if self.strict and self.notices:
+            raise InvalidRequestError(self.notices)
+
+    @property
+    def ignored_fields(self) -> tuple[FieldError, ...]:
+        """The ``data`` fields given that the template does not display."""
+        return ignored_fields(self.data, self.spec.fields, template=self.spec.name)
+
+    @property
+    def notices(self) -> tuple[FieldError, ...]:
+        """What :attr:`warnings` says, as field errors (what a strict request is refused
+        with): the ignored fields, and a named template given nothing it displays."""
+        spec = self.spec
+        content = spec.content_fields
+        if spec.name == "custom" or any(given(getattr(self.data, n)) for n in content):
+            return self.ignored_fields
+        shown = ", ".join(sorted(content - {"title"}))
+        blank = FieldError(
+            field="data.title",
+            message=f"{spec.name} shows only its background without a title or another "
+            f"field it displays ({shown})",
+            missing=True,
+        )
+        return (*self.ignored_fields, blank)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """One line per ignored field (``data.cta: og-card does not display cta; it was
+        ignored``), and one when the card would show nothing but its background."""
+        return tuple(str(e) if e.missing else warning_text(e) for e in self.notices)
 
     @property
     def spec(self) -> ImageTemplate:
@@ -209,6 +262,8 @@ class ImageResult(FileResult):
         filename: a readable suggested file name (``og-card-hello.png``), see
             :mod:`renderkit.core.filenames`.
         key, url: where the file was stored, when a storage backend was given.
+        warnings: ``data`` fields the template does not display, one line each (see
+            :attr:`ImageRequest.warnings`).
     """
 
     content: bytes = attrs.field(repr=False)
@@ -221,3 +276,4 @@ class ImageResult(FileResult):
     )
     key: str | None = None
     url: str | None = None
+    warnings: tuple[str, ...] = ()

@@ -42,11 +42,14 @@ async def render_image(
         storage: when given, the file is stored there and the result carries its key and URL.
 
     Returns:
-        The encoded image with its pixel size (CSS size x ``scale``).
+        The encoded image with its pixel size (CSS size x ``scale``), and a warning for each
+        ``data`` field the template does not display.
 
     Raises:
-        InvalidRequestError: a field is missing or invalid, or an image in ``data`` failed
-            to load (the error names ``data.logo_url``).
+        InvalidRequestError: a field is missing or invalid, the template would show nothing
+            of ``data``, a strict request has a field the template does not display (the
+            error names it, e.g. ``data.cta``), or an image in ``data`` failed to load (the
+            error names ``data.logo_url``).
         BlockedUrlError: ``logo_url`` or the custom HTML points at a disallowed address.
         RenderTimeoutError: the render exceeded the browser's time limit.
         BrowserBusyError: the browser's queue is full.
@@ -78,6 +81,7 @@ async def render_image(
         height=pixel_height,
         template=req.template,
         filename=req.suggested_filename,
+        warnings=req.warnings,
     )
     return await attach_storage(result, storage, kind="images")
 

@@ -23,8 +23,10 @@ from renderkit.image._phrases import cjk_lang, is_cjk, mark_phrases
 from renderkit.image._theme import compute_theme
 
 __all__ = [
+    "STYLE_FIELDS",
     "TEMPLATES",
     "ImageTemplateSpec",
+    "displayed_fields",
     "image_css",
     "render_fragment",
     "text_direction",
@@ -39,7 +41,12 @@ _TEMPLATE_DIR = "templates"
 
 @dataclass(frozen=True)
 class ImageTemplateSpec:
-    """A built-in template: natural size and the minimum font sizes ``data-fit`` may reach.
+    """A built-in template: natural size, the data fields it displays and the minimum font
+    sizes ``data-fit`` may reach.
+
+    ``fields`` is the one statement of which content fields a template shows: the renderer
+    passes it no other, requests warn about (or, when strict, refuse) the others, and the
+    docs list it. The colour fields (:data:`STYLE_FIELDS`) apply to every template.
 
     ``fit_min`` holds CSS px at the natural size; :func:`render_fragment` scales them with the
     requested size exactly like the stylesheet scales the type. ``title_max`` (CSS px at the
@@ -108,6 +115,20 @@ TEMPLATES: Mapping[str, ImageTemplateSpec] = {
 _TEXT_FIELDS = ("title", "subtitle", "body", "tag", "cta", "domain", "logo_url")
 # Fields that wrap onto several lines: CJK phrases are marked in these (see _phrases).
 _WRAPPING_FIELDS = ("title", "subtitle", "body")
+
+#: The ``data`` fields every built-in template uses for its colours and background.
+STYLE_FIELDS = frozenset({"brand_color", "background_color", "text_color", "background"})
+
+
+def displayed_fields(template: str) -> frozenset[str]:
+    """The ``data`` fields a template displays: its content fields and the style ones.
+
+    ``custom`` renders the caller's HTML as given, so it displays none; an unknown name has
+    none either.
+    """
+    spec = TEMPLATES.get(template)
+    return spec.fields | STYLE_FIELDS if spec is not None else frozenset()
+
 
 # --------------------------------------------------------------------------------------------
 # Rendering

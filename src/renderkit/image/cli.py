@@ -68,6 +68,8 @@ async def run_image_command(args: argparse.Namespace) -> int:
         result = await render_image(validated, browser=pool)
     write_output(args.output, result.content)
     report(f"{args.output}  {result.width}x{result.height} {result.format} {result.size_bytes:,} B")
+    for warning in result.warnings:
+        report(f"warning: {warning}")
     return 0
 
 

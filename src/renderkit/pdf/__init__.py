@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from renderkit.pdf._models import (
     PAGE_SIZES,
+    PDF_TEMPLATE_FIELDS,
     PDF_TEMPLATES,
     CertificateData,
     CustomData,
@@ -28,6 +29,7 @@ from renderkit.pdf._render import render_pdf
 __all__ = [
     "PAGE_SIZES",
     "PDF_TEMPLATES",
+    "PDF_TEMPLATE_FIELDS",
     "CertificateData",
     "CustomData",
     "InvoiceData",

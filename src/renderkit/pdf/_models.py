@@ -12,15 +12,17 @@ from babel.numbers import get_currency_precision
 from renderkit.core import validators as v
 from renderkit.core.converter import checked
 from renderkit.core.errors import FieldError, InvalidRequestError
+from renderkit.core.fields import given, ignored_fields, warning_text
 from renderkit.core.filenames import suggested_filename
 from renderkit.core.results import FileResult
 from renderkit.pdf._locale import DEFAULT_LOCALE
 from renderkit.pdf._payment import bic_problem, iban_problem
-from renderkit.pdf._templates import NAME_STYLES
+from renderkit.pdf._templates import NAME_STYLES, TEMPLATE_FIELDS
 
 __all__ = [
     "PAGE_SIZES",
     "PDF_TEMPLATES",
+    "PDF_TEMPLATE_FIELDS",
     "CertificateData",
     "CustomData",
     "InvoiceData",
@@ -55,6 +57,24 @@ PDF_TEMPLATES: dict[str, str] = {
     "letter": "letter",
     "letterPdf": "letter",
     "custom": "custom",
+}
+
+#: Canonical template name -> the ``data`` fields it displays (``custom``: its ``html``).
+PDF_TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
+    **{name: fields.shown for name, fields in TEMPLATE_FIELDS.items()},
+    "custom": frozenset({"html"}),
+}
+
+#: What a template needs to print more than an empty page: (fields, the field the error
+#: names, the message). Invoices and certificates always print their own heading, totals or
+#: seal, so they have no such rule.
+_CONTENT_RULES: dict[str, tuple[tuple[str, ...], str, str]] = {
+    "report": (
+        ("title", "sections"),
+        "data.sections",
+        "a report needs a title or at least one section",
+    ),
+    "letter": (("body", "subject"), "data.body", "a letter needs a body or a subject"),
 }
 
 MAX_LINE_ITEMS = 2_000
@@ -382,8 +402,25 @@ def _schema_extra() -> dict[str, Any]:
             },
         }
     )
-    # custom needs a document: a non-blank top-level html (variant B), or else data.html (A).
+    # A report or a letter needs content (see _CONTENT_RULES).
     text = {"type": "string", "pattern": "\\S"}
+    section = {
+        "anyOf": [{"required": [n], "properties": {n: text}} for n in ("heading", "body")]
+        + [{"required": ["bullets"], "properties": {"bullets": {"contains": text}}}]
+    }
+    for kind, (fields, _, _) in _CONTENT_RULES.items():
+        names = [name for name, canonical in PDF_TEMPLATES.items() if canonical == kind]
+        needs = [
+            {"required": [n], "properties": {n: {"contains": section} if n == "sections" else text}}
+            for n in fields
+        ]
+        rules.append(
+            {
+                "if": {"properties": {"template": {"enum": names}}, "required": ["template"]},
+                "then": {"required": ["data"], "properties": {"data": {"anyOf": needs}}},
+            }
+        )
+    # custom needs a document: a non-blank top-level html (variant B), or else data.html (A).
     rules.append(
         {
             "if": {"properties": {"template": {"const": "custom"}}, "required": ["template"]},
@@ -433,6 +470,11 @@ class PdfRequest:
             pages.
         cache: server only: false renders again instead of answering from the render cache
             (default true); the library ignores it.
+        strict: refuse (rather than warn about) a ``data`` field the template does not
+            display (default false).
+
+    A report needs a title or a section and a letter a body or a subject: without them the
+    page would be blank, so the request is refused naming the field.
     """
 
     __rk_schema_extra__: ClassVar[dict[str, Any]] = {}
@@ -449,6 +491,7 @@ class PdfRequest:
     author: str | None = _text(300)
     locale: str = attrs.field(default=DEFAULT_LOCALE, validator=v.locale_tag())
     cache: bool = True
+    strict: bool = False
 
     def __attrs_post_init__(self) -> None:
         if self.kind == "custom":
@@ -463,6 +506,28 @@ class PdfRequest:
         elif self.header_html is not None or self.footer_html is not None:
             field = "header_html" if self.header_html is not None else "footer_html"
             raise InvalidRequestError.single(field, "is only valid when template is custom")
+        if self.strict and self.ignored_fields:
+            raise InvalidRequestError(self.ignored_fields)
+        rule = _CONTENT_RULES.get(self.kind)
+        if rule is not None and not _has_content(self.data, rule[0]):
+            raise InvalidRequestError.single(rule[1], rule[2], missing=True)
+
+    @property
+    def ignored_fields(self) -> tuple[FieldError, ...]:
+        """The ``data`` fields given that the template does not display."""
+        data = self.data
+        if isinstance(data, CustomData):
+            if self.html is not None and given(data.html):
+                return (FieldError(field="data.html", message="custom prints html instead"),)
+            return ()
+        shown = TEMPLATE_FIELDS[self.kind]
+        return ignored_fields(data, shown.shown, template=self.kind, shown_with=shown.shown_with)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """One line per ignored field: ``data.html: custom prints html instead; it was
+        ignored``."""
+        return tuple(warning_text(e) for e in self.ignored_fields)
 
     @staticmethod
     def __rk_field_types__(given: Mapping[str, Any]) -> dict[str, Any]:
@@ -506,6 +571,21 @@ class PdfRequest:
 PdfRequest.__rk_schema_extra__.update(_schema_extra())
 
 
+def _has_content(data: object, names: tuple[str, ...]) -> bool:
+    for name in names:
+        value = getattr(data, name, None)
+        if name == "sections":
+            # A section of blank text prints nothing (the template drops it).
+            sections: list[ReportSection] = value or []
+            if any(
+                given(s.heading) or given(s.body) or any(map(given, s.bullets)) for s in sections
+            ):
+                return True
+        elif given(value):
+            return True
+    return False
+
+
 @attrs.frozen(kw_only=True)
 class PdfResult(FileResult):
     """A rendered PDF.
@@ -519,6 +599,8 @@ class PdfResult(FileResult):
         filename: a readable suggested file name (``invoice-INV-0042.pdf``), see
             :mod:`renderkit.core.filenames`.
         key, url: where the file was stored, when a storage backend was given.
+        warnings: ``data`` fields the template does not display, one line each (see
+            :attr:`PdfRequest.warnings`).
     """
 
     content: bytes = attrs.field(repr=False)
@@ -531,6 +613,7 @@ class PdfResult(FileResult):
     )
     key: str | None = None
     url: str | None = None
+    warnings: tuple[str, ...] = ()
     format: str = attrs.field(default="pdf", init=False)
 
     def _repr_png_(self) -> bytes:

@@ -52,10 +52,13 @@ async def render_pdf(
             more, so a huge document costs little. None for no cap.
 
     Returns:
-        The PDF with its exact page count (read from the file), page size and orientation.
+        The PDF with its exact page count (read from the file), page size and orientation,
+        and a warning for each ``data`` field the template does not display.
 
     Raises:
-        InvalidRequestError: a field is missing or invalid, an image in the data failed to
+        InvalidRequestError: a field is missing or invalid, a report or letter would print
+            a blank page, a strict request has a field the template does not display, an
+            image in the data failed to
             load (the error names the field, e.g. ``data.company_logo``), or the document has
             more than ``max_pages`` pages (naming ``html``, or ``data`` for templates).
         BlockedUrlError: an image or the custom HTML points at a disallowed address.
@@ -109,6 +112,7 @@ async def render_pdf(
         landscape=landscape,
         template=req.template,
         filename=req.suggested_filename,
+        warnings=req.warnings,
     )
     return await attach_storage(result, storage, kind="pdfs")
 

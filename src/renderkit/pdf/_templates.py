@@ -55,6 +55,8 @@ __all__ = [
     "DEFAULT_BRAND_COLOR",
     "NAME_STYLES",
     "TEMPLATES",
+    "TEMPLATE_FIELDS",
+    "DocumentFields",
     "InvoiceLine",
     "InvoiceTotals",
     "RenderedDocument",
@@ -81,6 +83,52 @@ DEFAULT_BRAND_COLOR = "#3730a3"
 """A deep indigo: reads as a brand accent and keeps 10:1 contrast on white."""
 DEFAULT_CURRENCY = "USD"
 _MINUS = "\u2212"
+
+
+# --------------------------------------------------------------------------------------------
+# What each template displays
+
+
+@attrs.frozen(kw_only=True)
+class DocumentFields:
+    """The ``data`` fields a document template displays: the one statement of it, read by
+    the request's warnings (and strict refusal), the docs and the tests that hold the
+    templates to it.
+
+    Attributes:
+        shown: the fields the template prints (or, like ``brand_color`` and ``currency``,
+            uses to print).
+        shown_with: a field printed only together with another one: the recipient's name
+            face needs a name, a discount needs lines to be taken off.
+    """
+
+    shown: frozenset[str]
+    shown_with: Mapping[str, str] = attrs.field(factory=dict)
+
+
+def _shown(names: str, **shown_with: str) -> DocumentFields:
+    return DocumentFields(shown=frozenset(names.split()), shown_with=shown_with)
+
+
+TEMPLATE_FIELDS: Mapping[str, DocumentFields] = {
+    "invoice": _shown(
+        "company_name company_address company_email company_logo client_name client_address"
+        " client_email invoice_number invoice_date due_date currency line_items tax_rate"
+        " discount notes payment brand_color",
+        discount="line_items",
+    ),
+    "certificate": _shown(
+        "recipient_name title course_name issued_by issued_date signatory_name"
+        " signatory_title description brand_color logo_url signature_url name_style",
+        name_style="recipient_name",
+    ),
+    "report": _shown("title subtitle author date company_name logo_url brand_color sections"),
+    "letter": _shown(
+        "sender_name sender_address sender_email recipient_name recipient_title"
+        " recipient_company recipient_address date subject body closing company_name"
+        " logo_url brand_color"
+    ),
+}
 
 
 # --------------------------------------------------------------------------------------------

@@ -67,4 +67,6 @@ async def run_pdf_command(args: argparse.Namespace) -> int:
         f"{args.output}  {result.pages} page(s) {result.page_size} {orientation} "
         f"{result.size_bytes:,} B"
     )
+    for warning in result.warnings:
+        report(f"warning: {warning}")
     return 0

@@ -301,15 +301,22 @@ def success_result(
     inline: str = "preview",
     preview: Preview | None = None,
 ) -> dict[str, Any]:
-    """A ``tools/call`` result: the JSON as text (and ``structuredContent``), plus the file.
+    """A ``tools/call`` result: the JSON as text (and ``structuredContent``), the warnings
+    spelled out in a text block of their own (an agent reads them without parsing the JSON,
+    and can fix its call), plus the file.
 
     An image comes as ``inline`` says: ``preview`` shows ``preview`` (none given: the link
     alone), ``full`` the file itself (up to :data:`INLINE_LIMIT`), ``none`` nothing inline.
     """
     text = json.dumps(execution.body, ensure_ascii=False)
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    warnings = execution.body.get("warnings") or ()
+    if warnings:
+        lines = "\n".join(f"- {w}" for w in warnings)
+        content.append({"type": "text", "text": f"Warnings:\n{lines}"})
     blocks = _file_blocks(execution, version, inline, preview)
     result: dict[str, Any] = {
-        "content": [{"type": "text", "text": text}, *blocks],
+        "content": [*content, *blocks],
         "isError": False,
     }
     if version_at_least(version, "2025-06-18"):

@@ -776,3 +776,21 @@ async def test_a_busy_preview_pool_leaves_the_image_result_with_its_link_alone(
     result = response.json()["result"]
     assert result["isError"] is False
     assert [block["type"] for block in result["content"]] == ["text", "resource_link"]
+
+
+async def test_a_tool_result_spells_out_the_fields_the_template_did_not_display(
+    mcp: AsyncTestClient,
+) -> None:
+    key = await issue_key(mcp)
+    headers = {**await _session(mcp, "2025-11-25"), "X-SVC-Key": key}
+    arguments = {"template": "og-card", "data": {"title": "Hi", "cta": "Read the post"}}
+    call = _rpc("tools/call", name="generate_image", arguments=arguments)
+    result = (await _post(mcp, call, headers)).json()["result"]
+    warning = "data.cta: og-card does not display cta; it was ignored"
+    assert result["isError"] is False
+    assert result["structuredContent"]["warnings"] == [warning]
+    assert result["content"][1] == {"type": "text", "text": f"Warnings:\n- {warning}"}
+    strict = _rpc("tools/call", name="generate_image", arguments={**arguments, "strict": True})
+    refused = (await _post(mcp, strict, headers)).json()["result"]
+    assert refused["isError"] is True
+    assert "data.cta" in refused["content"][0]["text"]

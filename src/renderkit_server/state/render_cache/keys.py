@@ -23,8 +23,10 @@ __all__ = ["SHARED_SCOPE", "cache_key", "scope", "template_version"]
 #: The scope of the renders every key may share (template renders, when the operator allows).
 SHARED_SCOPE = "shared"
 
-#: Request fields that steer the cache rather than the output: never part of a key.
-_CACHE_FIELDS = frozenset({"cache", "cache_ttl"})
+#: Request fields that steer the call rather than the output: never part of a key.
+#: (``strict`` refuses a request before the cache is asked; one it lets through renders
+#: exactly what the same request without it does.)
+_CACHE_FIELDS = frozenset({"cache", "cache_ttl", "strict"})
 
 
 @functools.cache
