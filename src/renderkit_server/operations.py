@@ -443,7 +443,10 @@ PDF = Operation(
     cache_shareable=lambda req: req.kind != "custom",
     fields={
         "pages": {"type": "integer", "description": "Exact page count"},
-        "pages_est": {"type": "integer", "description": "Same as pages (the snake_case dialect's name)"},
+        "pages_est": {
+            "type": "integer",
+            "description": "Same as pages (the snake_case dialect's name)",
+        },
         "page_size": {"type": "string", "enum": ["A4", "Letter", "Legal", "A3"]},
         "landscape": {"type": "boolean"},
         "template": {"type": "string", "description": "The template name as sent"},

@@ -117,8 +117,9 @@ async def regenerate_key(
     """Issue a new key for the same plan and owner; the old key stops working at once.
 
     Limited per client address, per key lineage and per recipient mailbox. The old key
-    comes from the body ``key`` (the camelCase dialect) or the key headers (the snake_case dialect). The new key is
-    e-mailed to the owner's address on record; with none it is only in the response."""
+    comes from the body ``key`` (the camelCase dialect) or the key headers (the snake_case
+    dialect). The new key is e-mailed to the owner's address on record; with none it is only
+    in the response."""
     payload = await json_object(request, required=False)
     body_key = payload.get("key")
     token = body_key if isinstance(body_key, str) else extract_key(request.headers)
