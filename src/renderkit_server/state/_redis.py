@@ -20,7 +20,7 @@ except ImportError as exc:  # pragma: no cover - only without the redis package
     msg = "shared state on Redis needs the redis package: pip install 'redis>=5'"
     raise MissingDependencyError(msg) from exc
 
-__all__ = ["connect", "redis_errors"]
+__all__ = ["RedisTextMap", "connect", "redis_errors"]
 
 
 def connect(url: str, *, timeout: float = 5.0) -> redis.asyncio.Redis:
@@ -53,3 +53,40 @@ def redis_errors(what: str) -> Iterator[None]:
     except redis.exceptions.RedisError as exc:
         msg = f"the {what} is unavailable ({type(exc).__name__})"
         raise StorageUnavailableError(msg) from exc
+
+
+class RedisTextMap:
+    """One Redis hash of text keys to text values: the stores that only put, get and delete
+    one string by another (key owners, URL-signing secrets) differ in nothing but names.
+
+    Args:
+        client: the Redis client; left open by :meth:`aclose` (its owner closes it).
+        key: the hash.
+        what: the store's name in errors.
+    """
+
+    def __init__(self, client: redis.asyncio.Redis, key: str, *, what: str) -> None:
+        self._client = client
+        self.key = key
+        self._what = what
+
+    async def put(self, field: str, value: str) -> None:
+        """Set ``field`` to ``value``, replacing what it held."""
+        with redis_errors(self._what):
+            await self._client.hset(self.key, field, value)
+
+    async def get(self, field: str) -> str | None:
+        """The value of ``field``, None when it has none."""
+        with redis_errors(self._what):
+            value = await self._client.hget(self.key, field)
+        if value is None:
+            return None
+        return value.decode() if isinstance(value, bytes) else str(value)
+
+    async def delete(self, field: str) -> None:
+        """Forget ``field`` (nothing happens when it is unknown)."""
+        with redis_errors(self._what):
+            await self._client.hdel(self.key, field)
+
+    async def aclose(self) -> None:
+        """The client belongs to its owner."""

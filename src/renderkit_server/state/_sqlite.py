@@ -14,7 +14,7 @@ import anyio.to_thread
 
 from renderkit import StorageUnavailableError
 
-__all__ = ["SqliteDatabase", "enable_wal", "immediate"]
+__all__ = ["SqliteDatabase", "SqliteTextMap", "enable_wal", "immediate"]
 
 _T = TypeVar("_T")
 
@@ -145,3 +145,66 @@ class SqliteDatabase:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+
+
+class SqliteTextMap:
+    """One table of text keys to text values: the stores that only put, get and delete one
+    string by another (key owners, URL-signing secrets) differ in nothing but names.
+
+    Args:
+        path: database file; its directory must exist.
+        table, key, value: the table and its two columns (names from code, never input).
+        unavailable: the error message when SQLite fails, naming the store.
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, table: str, key: str, value: str, unavailable: str
+    ) -> None:
+        self._db = SqliteDatabase(
+            path,
+            schema=(
+                f"CREATE TABLE IF NOT EXISTS {table}"
+                f" ({key} TEXT PRIMARY KEY, {value} TEXT NOT NULL)"
+            ),
+            unavailable=unavailable,
+        )
+        # Identifiers cannot be bound parameters; these come from the stores' own code.
+        self._put = (
+            f"INSERT INTO {table} ({key}, {value}) VALUES (?, ?)"
+            f" ON CONFLICT ({key}) DO UPDATE SET {value} = excluded.{value}"
+        )
+        self._get = f"SELECT {value} FROM {table} WHERE {key} = ?"
+        self._delete = f"DELETE FROM {table} WHERE {key} = ?"
+
+    @property
+    def path(self) -> str:
+        """The database file."""
+        return self._db.path
+
+    async def put(self, key: str, value: str) -> None:
+        """Set ``key`` to ``value``, replacing what it held."""
+        await self._db.run(_execute, self._put, (key, value))
+
+    async def get(self, key: str) -> str | None:
+        """The value of ``key``, None when it has none."""
+        row = await self._db.run(_fetch_one, self._get, (key,))
+        return None if row is None else str(row[0])
+
+    async def delete(self, key: str) -> None:
+        """Forget ``key`` (nothing happens when it is unknown)."""
+        await self._db.run(_execute, self._delete, (key,))
+
+    async def aclose(self) -> None:
+        """Close the connection; a later call reopens it."""
+        await self._db.aclose()
+
+
+def _execute(conn: sqlite3.Connection, sql: str, params: tuple[str, ...]) -> None:
+    conn.execute(sql, params)
+
+
+def _fetch_one(
+    conn: sqlite3.Connection, sql: str, params: tuple[str, ...]
+) -> tuple[object, ...] | None:
+    row: tuple[object, ...] | None = conn.execute(sql, params).fetchone()
+    return row
