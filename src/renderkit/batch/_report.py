@@ -105,20 +105,19 @@ def print_summary(
 
 def print_failures(failures: Sequence[Failure], *, stream: TextIO | None = None) -> None:
     """One ``line <n>: <message>`` per failed job, on stderr (nothing when none failed)."""
-    if not failures:
-        return
-    out = stream or sys.stderr
-    print(f"{len(failures)} job(s) failed:", file=out)
-    for failure in failures:
-        print(f"  line {failure.line}: {failure.message}", file=out)
+    _print_by_line(failures, "job(s) failed", stream)
 
 
 def print_warnings(warnings: Sequence[Failure], *, stream: TextIO | None = None) -> None:
     """One ``line <n>: <warning>`` per warning of a job that was written (a ``data`` field
     its template does not display), on stderr (nothing when there are none)."""
-    if not warnings:
+    _print_by_line(warnings, "warning(s)", stream)
+
+
+def _print_by_line(items: Sequence[Failure], what: str, stream: TextIO | None) -> None:
+    if not items:
         return
     out = stream or sys.stderr
-    print(f"{len(warnings)} warning(s):", file=out)
-    for warning in warnings:
-        print(f"  line {warning.line}: {warning.message}", file=out)
+    print(f"{len(items)} {what}:", file=out)
+    for item in items:
+        print(f"  line {item.line}: {item.message}", file=out)
