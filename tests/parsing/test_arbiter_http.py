@@ -289,3 +289,18 @@ async def test_the_key_is_never_in_a_repr() -> None:
     arbiter = _openai(Server(_chat("1")))
     assert KEY not in repr(arbiter)
     assert repr(arbiter) == f"OpenAIArbiter(model='qwen2.5-1.5b-instruct', base_url='{LOCAL}')"
+
+
+@pytest.mark.parametrize(
+    ("reported", "counted"), [(12.0, 12), ("12", 12), ("many", 0), (None, 0), (-3, 0)]
+)
+async def test_token_counts_are_read_leniently_and_never_break_a_parse(
+    reported: object, counted: int
+) -> None:
+    answer = {
+        "choices": [{"message": {"role": "assistant", "content": "2"}}],
+        "usage": {"prompt_tokens": reported, "completion_tokens": 1},
+    }
+    result = await _parse(_openai(Server(httpx.Response(200, json=answer))))
+    assert result.data["company"] == UNSURE_CANDIDATES[1]
+    assert result.usage == Usage(input_tokens=counted, output_tokens=1)

@@ -226,5 +226,11 @@ class AnthropicMessages(RemoteModel):
 
 
 def _count(value: object) -> int:
-    # A provider's token count; anything else (absent, null, a string) counts as none.
-    return value if isinstance(value, int) and value >= 0 else 0
+    # A provider's token count (some servers send 12.0 or "12"); anything unreadable is none.
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return 0
+    try:
+        count = int(value)
+    except ValueError:
+        return 0
+    return max(count, 0)
