@@ -11,7 +11,7 @@ import pytest
 
 from renderkit.parsing import AnthropicArbiter, LocalExtractor, OpenAIArbiter, Usage, parse
 from renderkit.parsing._models import ParseRequest, ParseResult
-from renderkit.parsing.arbiter import Arbiter, Question, prompt
+from renderkit.parsing.arbiter import NAME_FIELDS, Arbiter, Question, prompt
 from renderkit.parsing.arbiter.base import SYSTEM_PROMPT
 
 from .._sleeps import Sleeps
@@ -77,9 +77,7 @@ async def _parse(arbiter: Arbiter) -> ParseResult:
 def _question() -> Question:
     return Question(
         field="company",
-        description=(
-            "the name of the company or shop that issued the document: the seller, not the buyer"
-        ),
+        description=NAME_FIELDS["company"][0],
         context="\n".join(UNSURE_LINES),
         candidates=UNSURE_CANDIDATES,
     )
