@@ -11,9 +11,12 @@ import attrs
 from renderkit import ConfigurationError, RenderkitError
 from renderkit.browser import Browser, BrowserConfig, BrowserFleet, ChromiumPool
 from renderkit.parsing import (
+    AnthropicArbiter,
     AnthropicExtractor,
+    Arbiter,
     Extractor,
     LocalExtractor,
+    OpenAIArbiter,
     OpenAIExtractor,
     ParseLimits,
     ocr_engine,
@@ -225,9 +228,52 @@ def _speech(settings: Settings) -> SpeechProvider:
     return SpeechRouter(default, espeak=espeak, kokoro=kokoro)
 
 
+def _arbiter(settings: Settings) -> Arbiter | None:
+    """The language-model arbiter of the local extractor, when one is configured."""
+    kind = settings.parse_arbiter
+    if kind is None:
+        return None
+    if settings.parse_extractor != "local":
+        msg = (
+            "RENDERKIT_PARSE_ARBITER only arbitrates the local extractor's names; "
+            f"RENDERKIT_PARSE_EXTRACTOR is {settings.parse_extractor}"
+        )
+        raise ConfigurationError(msg)
+    if not settings.parse_arbiter_model:
+        msg = f"RENDERKIT_PARSE_ARBITER_MODEL is required with the {kind} arbiter"
+        raise ConfigurationError(msg)
+    if settings.parse_arbiter_timeout >= settings.parse_timeout:
+        msg = "RENDERKIT_PARSE_ARBITER_TIMEOUT must be less than RENDERKIT_PARSE_TIMEOUT"
+        raise ConfigurationError(msg)
+    model, base_url = settings.parse_arbiter_model, settings.parse_arbiter_base_url
+    timeout = settings.parse_arbiter_timeout
+    if kind == "anthropic":
+        if not settings.parse_arbiter_api_key:
+            msg = "RENDERKIT_PARSE_ARBITER_API_KEY is required with the anthropic arbiter"
+            raise ConfigurationError(msg)
+        return AnthropicArbiter(
+            api_key=settings.parse_arbiter_api_key, model=model, base_url=base_url, timeout=timeout
+        )
+    if not settings.parse_arbiter_api_key and not base_url:
+        msg = "RENDERKIT_PARSE_ARBITER_API_KEY is required with the openai arbiter's public API"
+        raise ConfigurationError(msg)
+    return OpenAIArbiter(
+        api_key=settings.parse_arbiter_api_key or "none",
+        model=model,
+        base_url=base_url,
+        constrained=settings.parse_arbiter_constrained,
+        timeout=timeout,
+    )
+
+
 def _extractor(settings: Settings) -> Extractor:
+    arbiter = _arbiter(settings)
     if settings.parse_extractor == "local":
-        return LocalExtractor()
+        return LocalExtractor(
+            arbiter=arbiter,
+            arbiter_threshold=settings.parse_arbiter_threshold,
+            arbiter_timeout=settings.parse_arbiter_timeout,
+        )
     if not settings.llm_model:
         msg = f"RENDERKIT_LLM_MODEL is required with the {settings.parse_extractor} extractor"
         raise ConfigurationError(msg)

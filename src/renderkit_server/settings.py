@@ -135,6 +135,13 @@ _ENV: dict[str, tuple[str, Any]] = {
     "LLM_MODEL": ("llm_model", lambda v, n: v),
     "LLM_BASE_URL": ("llm_base_url", lambda v, n: v.rstrip("/")),
     "LLM_SEND_IMAGES": ("llm_send_images", _bool),
+    "PARSE_ARBITER": ("parse_arbiter", lambda v, n: None if v.lower() in ("off", "none") else v),
+    "PARSE_ARBITER_MODEL": ("parse_arbiter_model", lambda v, n: v),
+    "PARSE_ARBITER_BASE_URL": ("parse_arbiter_base_url", lambda v, n: v.rstrip("/")),
+    "PARSE_ARBITER_API_KEY": ("parse_arbiter_api_key", lambda v, n: v),
+    "PARSE_ARBITER_TIMEOUT": ("parse_arbiter_timeout", _float),
+    "PARSE_ARBITER_THRESHOLD": ("parse_arbiter_threshold", _float),
+    "PARSE_ARBITER_CONSTRAINED": ("parse_arbiter_constrained", _bool),
     "PARSE_MAX_BYTES": ("parse_max_bytes", _int),
     "PARSE_MAX_PAGES": ("parse_max_pages", _int),
     "PARSE_MAX_PIXELS": ("parse_max_pixels", _int),
@@ -166,6 +173,7 @@ SECRET_FIELDS = frozenset(
         "redis_url",
         "elevenlabs_api_key",
         "llm_api_key",
+        "parse_arbiter_api_key",
         # Browser services take their token in the endpoint URL.
         "browser_cdp_url",
         "browser_cdp_urls",
@@ -256,6 +264,24 @@ class Settings:
         llm_model: the model name, e.g. ``gpt-4o-mini`` or ``claude-sonnet-4-5``.
         llm_base_url: the provider's base URL (default: the provider's public API).
         llm_send_images: also send page images (vision models).
+        parse_arbiter: a language model asked to choose between the candidates of a name
+            (the seller of a receipt or invoice) the local extractor's rules are unsure of:
+            ``openai`` (any OpenAI-compatible server: llama.cpp's llama-server, Ollama, vLLM,
+            OpenAI) or ``anthropic``; unset or ``off`` (default): never asked, nothing sent.
+            Only with parse_extractor ``local``. The top rows of each such document go to
+            it (docs/parsing.md, "Language-model arbiter").
+        parse_arbiter_model: the arbiter's model name (required with parse_arbiter).
+        parse_arbiter_base_url: the arbiter's base URL, e.g. ``http://127.0.0.1:8080/v1``
+            (default: the provider's public API).
+        parse_arbiter_api_key: the arbiter provider's key (a local server that needs none
+            may leave it unset when parse_arbiter_base_url is set).
+        parse_arbiter_timeout: seconds the arbiter may take per document, retries included
+            (default 5; less than parse_timeout); past it the rules' choice stays.
+        parse_arbiter_threshold: names whose confidence is at or above it are not asked
+            about (default 0.8).
+        parse_arbiter_constrained: constrain the OpenAI-compatible answer to the offered
+            numbers with an integer-enum JSON Schema (default true: llama-server, Ollama,
+            vLLM); false for OpenAI's hosted API, which takes only object schemas.
         parse_max_bytes: largest document to parse; its base64 must also fit max_body_bytes.
         parse_max_pages: most PDF pages per parse.
         parse_max_pixels, parse_max_ocr_pixels, parse_max_embedded_bytes,
@@ -375,6 +401,18 @@ class Settings:
     llm_model: str | None = None
     llm_base_url: str | None = None
     llm_send_images: bool = False
+    parse_arbiter: str | None = attrs.field(
+        default=None,
+        validator=attrs.validators.optional(attrs.validators.in_(("openai", "anthropic"))),
+    )
+    parse_arbiter_model: str | None = None
+    parse_arbiter_base_url: str | None = None
+    parse_arbiter_api_key: str | None = attrs.field(default=None, repr=False)
+    parse_arbiter_timeout: float = attrs.field(default=5.0, validator=attrs.validators.gt(0))
+    parse_arbiter_threshold: float = attrs.field(
+        default=0.8, validator=[attrs.validators.ge(0), attrs.validators.le(1)]
+    )
+    parse_arbiter_constrained: bool = True
     # 7 MB of file is ~9.4 MB of base64: it fits the default 10 MB body limit.
     parse_max_bytes: int = attrs.field(default=7_000_000, validator=attrs.validators.ge(1))
     parse_max_pages: int = attrs.field(default=50, validator=attrs.validators.ge(1))

@@ -175,3 +175,24 @@ async def test_retries_can_be_disabled() -> None:
     response = await send_with_retries(send, RetryPolicy(max_retries=0), sleep=Sleeps())
     assert response.status_code == 503
     assert len(requests) == 1
+
+
+async def test_a_retry_after_past_the_policys_limit_ends_the_retries_at_once() -> None:
+    # A caller with a short deadline (the parse arbiter) gives up rather than retry early.
+    send, requests = sender(httpx.Response(429, headers={"retry-after": "60"}), httpx.Response(200))
+    sleeps = Sleeps()
+    policy = RetryPolicy(max_delay=2.0, max_retry_after=2.0)
+    response = await send_with_retries(send, policy, sleep=sleeps)
+    assert response.status_code == 429
+    assert len(requests) == 1
+    assert sleeps.delays == []
+
+
+async def test_a_retry_after_within_the_policys_limit_is_waited_for() -> None:
+    send, requests = sender(httpx.Response(429, headers={"retry-after": "1"}), httpx.Response(200))
+    sleeps = Sleeps()
+    policy = RetryPolicy(backoff=0.25, max_delay=2.0, max_retry_after=2.0)
+    response = await send_with_retries(send, policy, sleep=sleeps)
+    assert response.status_code == 200
+    assert len(requests) == 2
+    assert sleeps.delays == [1.0]

@@ -77,6 +77,10 @@ class RetryPolicy:
             together do not retry together.
         retry_on: exceptions from the send that are retried like a 429; any other exception
             propagates at once. The default retries every network failure and timeout.
+        max_retry_after: a ``Retry-After`` asking for longer than this ends the retries (the
+            answer is returned as it is) rather than being cut to ``max_delay``: a caller
+            with a short deadline gives up at once instead of retrying earlier than the
+            server asked. None (default) waits, capped at ``max_delay``.
     """
 
     max_retries: int = 2
@@ -84,6 +88,7 @@ class RetryPolicy:
     max_delay: float = 30.0
     jitter: float = 0.0
     retry_on: tuple[type[Exception], ...] = (httpx.TransportError,)
+    max_retry_after: float | None = None
 
     def delay(
         self,
@@ -118,7 +123,8 @@ async def send_with_retries(
 
     Returns:
         The first answer whose status is not retryable (a success or a client error), or the
-        last answer once the retries are used up (still a 429 or 5xx: the caller reports it).
+        last answer once the retries are used up or the server asks to wait longer than the
+        policy's ``max_retry_after`` (still a 429 or 5xx: the caller reports it).
 
     Raises:
         Exception: one of the policy's ``retry_on`` types, re-raised once the retries are used
@@ -136,5 +142,11 @@ async def send_with_retries(
             if attempt >= policy.max_retries or not is_retryable_status(response.status_code):
                 return response
             retry_after = parse_retry_after(response.headers.get("retry-after"))
+            if (
+                policy.max_retry_after is not None
+                and retry_after is not None
+                and retry_after > policy.max_retry_after
+            ):
+                return response
             await sleep(policy.delay(attempt, retry_after))
         attempt += 1

@@ -3,6 +3,9 @@
 - :func:`parse`: a :class:`ParseRequest` in, a :class:`ParseResult` out.
 - :class:`Extractor`: the protocol; :class:`LocalExtractor` (offline rules, the default),
   :class:`OpenAIExtractor` and :class:`AnthropicExtractor` (remote models over httpx).
+- :class:`Arbiter`: a language model the local extractor may ask to choose between the
+  candidates of a name it is unsure of (off by default): :class:`OpenAIArbiter`,
+  :class:`AnthropicArbiter`, :class:`MemoryArbiter` (see :mod:`renderkit.parsing.arbiter`).
 - :class:`OcrEngine`: the OCR protocol; :class:`RapidOcr` runs PP-OCR models offline (the
   default when installed), :class:`TesseractOcr` the tesseract program; :func:`ocr_engine`
   picks one by name.
@@ -24,6 +27,7 @@ from renderkit.parsing._protocol import (
     Usage,
     Word,
 )
+from renderkit.parsing.arbiter import AnthropicArbiter, Arbiter, MemoryArbiter, OpenAIArbiter
 from renderkit.parsing.extract.classify import classify
 from renderkit.parsing.llm import AnthropicExtractor, OpenAIExtractor
 from renderkit.parsing.pipeline import parse
@@ -37,14 +41,18 @@ __all__ = [
     "DOCUMENT_TYPES",
     "OCR_ENGINES",
     "PARSE_MIME_TYPES",
+    "AnthropicArbiter",
     "AnthropicExtractor",
+    "Arbiter",
     "Document",
     "Extraction",
     "Extractor",
     "FieldProvenance",
     "Line",
     "LocalExtractor",
+    "MemoryArbiter",
     "OcrEngine",
+    "OpenAIArbiter",
     "OpenAIExtractor",
     "Page",
     "ParseLimits",

@@ -15,7 +15,6 @@ network errors a bounded number of times (honouring ``Retry-After``, with an inj
 from __future__ import annotations
 
 import base64
-import functools
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -23,11 +22,12 @@ from typing import Any
 import anyio
 import httpx
 
-from renderkit.core.errors import ConfigurationError, ProviderError, ProviderUnavailableError
+from renderkit.core.errors import ProviderError
 from renderkit.core.media import MEDIA_TYPES
-from renderkit.core.retry import RetryPolicy, Sleep, is_retryable_status, send_with_retries
+from renderkit.core.retry import Sleep
 from renderkit.parsing._protocol import DOCUMENT_TYPES, Document, Extraction, Usage
 from renderkit.parsing.readers.document import render_page_images
+from renderkit.parsing.remote import AnthropicMessages, OpenAIChat, RemoteModel
 
 __all__ = ["AnthropicExtractor", "OpenAIExtractor"]
 
@@ -57,11 +57,8 @@ def _answer_schema(schema: Mapping[str, Any] | None) -> dict[str, Any]:
     }
 
 
-class _RemoteExtractor:
+class _RemoteExtractor(RemoteModel):
     name = "remote"
-    _provider = "llm"
-    #: The provider's public API, used when no ``base_url`` is given.
-    default_base_url = ""
 
     def __init__(
         self,
@@ -79,44 +76,20 @@ class _RemoteExtractor:
         max_tokens: int = 4096,
         sleep: Sleep = anyio.sleep,
     ) -> None:
-        if not api_key:
-            msg = f"{type(self).__name__} needs an api_key"
-            raise ConfigurationError(msg)
-        if not model:
-            msg = f"{type(self).__name__} needs a model name"
-            raise ConfigurationError(msg)
-        if max_retries < 0:
-            msg = "max_retries must be 0 or more"
-            raise ConfigurationError(msg)
-        self._api_key = api_key
-        self.model = model
-        self.base_url = (base_url or self.default_base_url).rstrip("/")
-        self._client = client
-        self._owns_client = client is None
-        self.timeout = timeout
-        self.max_retries = max_retries
-        self.retry_backoff = retry_backoff
+        super().__init__(
+            api_key=api_key,
+            model=model,
+            base_url=base_url,
+            client=client,
+            timeout=timeout,
+            max_retries=max_retries,
+            retry_backoff=retry_backoff,
+            sleep=sleep,
+        )
         self.send_images = send_images
         self.max_images = max_images
         self.max_text_chars = max_text_chars
         self.max_tokens = max_tokens
-        self._sleep = sleep
-
-    def __repr__(self) -> str:
-        # The key stays out of reprs, logs and tracebacks.
-        return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
-
-    @property
-    def client(self) -> httpx.AsyncClient:
-        if self._client is None:
-            self._client = httpx.AsyncClient(timeout=self.timeout)
-        return self._client
-
-    async def aclose(self) -> None:
-        """Close the HTTP client if this extractor created it."""
-        if self._client is not None and self._owns_client:
-            await self._client.aclose()
-            self._client = None
 
     def _prompt(
         self, document: Document, schema: Mapping[str, Any] | None, hints: str | None
@@ -145,47 +118,6 @@ class _RemoteExtractor:
         pngs = await render_page_images(document, max_pages=self.max_images)
         return [(MEDIA_TYPES["png"], base64.b64encode(p).decode("ascii")) for p in pngs]
 
-    @property
-    def retry_policy(self) -> RetryPolicy:
-        """How calls are retried: network errors, 429 and 5xx, with jittered backoff."""
-        return RetryPolicy(
-            max_retries=self.max_retries, backoff=self.retry_backoff, max_delay=30.0, jitter=0.5
-        )
-
-    async def _post(
-        self, url: str, headers: dict[str, str], body: dict[str, Any]
-    ) -> dict[str, Any]:
-        send = functools.partial(
-            self.client.post, url, headers=headers, json=body, timeout=self.timeout
-        )
-        try:
-            response = await send_with_retries(send, self.retry_policy, sleep=self._sleep)
-        except httpx.TransportError as exc:
-            msg = f"{self._provider} could not be reached ({type(exc).__name__})"
-            raise ProviderUnavailableError(msg, provider=self._provider) from None
-        status = response.status_code
-        if status in (401, 403):
-            msg = f"{self._provider} rejected the API key (HTTP {status})"
-            raise ProviderError(msg, provider=self._provider, status=status)
-        if is_retryable_status(status):  # still failing once the retries are used up
-            msg = (
-                f"{self._provider} is unavailable or rate-limited (HTTP {status}) "
-                f"after {self.max_retries + 1} attempts"
-            )
-            raise ProviderUnavailableError(msg, provider=self._provider, status=status)
-        if status >= 400:
-            msg = f"{self._provider} refused the request (HTTP {status}{_error_type(response)})"
-            raise ProviderError(msg, provider=self._provider, status=status)
-        try:
-            payload = response.json()
-        except ValueError:
-            msg = f"{self._provider} answered with a body that is not JSON"
-            raise ProviderError(msg, provider=self._provider, status=status) from None
-        if not isinstance(payload, dict):
-            msg = f"{self._provider} answered with an unexpected body"
-            raise ProviderError(msg, provider=self._provider, status=status)
-        return payload
-
     def _extraction(
         self,
         answer: Any,
@@ -195,8 +127,8 @@ class _RemoteExtractor:
         warnings: list[str],
     ) -> Extraction:
         if not isinstance(answer, Mapping):
-            msg = f"{self._provider}'s answer is not a JSON object"
-            raise ProviderError(msg, provider=self._provider)
+            msg = f"{self.provider}'s answer is not a JSON object"
+            raise ProviderError(msg, provider=self.provider)
         kind = answer.get("document_type")
         data = answer.get("data")
         if not isinstance(data, Mapping):
@@ -225,16 +157,6 @@ class _RemoteExtractor:
         )
 
 
-def _error_type(response: httpx.Response) -> str:
-    try:
-        body = response.json()
-    except ValueError:
-        return ""
-    error = body.get("error") if isinstance(body, dict) else None
-    kind = error.get("type") if isinstance(error, dict) else None
-    return f", {str(kind)[:60]}" if isinstance(kind, str) else ""
-
-
 def _loads(text: str, provider: str) -> Any:
     cleaned = text.strip()
     if cleaned.startswith("```"):
@@ -246,7 +168,7 @@ def _loads(text: str, provider: str) -> Any:
         raise ProviderError(msg, provider=provider) from None
 
 
-class OpenAIExtractor(_RemoteExtractor):
+class OpenAIExtractor(_RemoteExtractor, OpenAIChat):
     """An OpenAI-compatible chat-completions model (``POST {base_url}/chat/completions``).
 
     Args:
@@ -260,8 +182,6 @@ class OpenAIExtractor(_RemoteExtractor):
     """
 
     name = "openai"
-    _provider = "openai"
-    default_base_url = "https://api.openai.com/v1"
 
     def request_body(
         self, prompt: str, schema: Mapping[str, Any] | None, images: list[tuple[str, str]]
@@ -303,27 +223,16 @@ class OpenAIExtractor(_RemoteExtractor):
         body = self.request_body(
             self._prompt(document, schema, hints), schema, await self._images(document)
         )
-        headers = {"Authorization": f"Bearer {self._api_key}"}
-        payload = await self._post(f"{self.base_url}/chat/completions", headers, body)
-        try:
-            message = payload["choices"][0]["message"]
-        except (KeyError, IndexError, TypeError):
-            msg = "openai's answer has no message"
-            raise ProviderError(msg, provider=self._provider) from None
-        raw = payload.get("usage") or {}
-        usage = Usage(
-            input_tokens=int(raw.get("prompt_tokens") or 0),
-            output_tokens=int(raw.get("completion_tokens") or 0),
-        )
+        message, usage = await self.chat(body)
         warnings: list[str] = []
         if message.get("refusal"):
             msg = "the model refused to answer"
-            raise ProviderError(msg, provider=self._provider)
-        answer = _loads(message.get("content") or "", self._provider)
+            raise ProviderError(msg, provider=self.provider)
+        answer = _loads(message.get("content") or "", self.provider)
         return self._extraction(answer, usage, document, schema, warnings)
 
 
-class AnthropicExtractor(_RemoteExtractor):
+class AnthropicExtractor(_RemoteExtractor, AnthropicMessages):
     """Anthropic's Messages API (``POST {base_url}/v1/messages``) with one forced tool call.
 
     Args:
@@ -334,8 +243,6 @@ class AnthropicExtractor(_RemoteExtractor):
     """
 
     name = "anthropic"
-    _provider = "anthropic"
-    default_base_url = "https://api.anthropic.com"
     _TOOL = "record_extraction"
 
     def request_body(
@@ -374,16 +281,8 @@ class AnthropicExtractor(_RemoteExtractor):
         body = self.request_body(
             self._prompt(document, schema, hints), schema, await self._images(document)
         )
-        headers = {"x-api-key": self._api_key, "anthropic-version": "2023-06-01"}
-        payload = await self._post(f"{self.base_url}/v1/messages", headers, body)
-        raw = payload.get("usage") or {}
-        usage = Usage(
-            input_tokens=int(raw.get("input_tokens") or 0),
-            output_tokens=int(raw.get("output_tokens") or 0),
-        )
+        blocks, usage = await self.messages(body)
         warnings: list[str] = []
-        content = payload.get("content")
-        blocks: list[Any] = content if isinstance(content, list) else []
         for block in blocks:
             if isinstance(block, dict) and block.get("type") == "tool_use":
                 return self._extraction(block.get("input"), usage, document, schema, warnings)
@@ -393,7 +292,7 @@ class AnthropicExtractor(_RemoteExtractor):
         if texts:
             warnings.append("the model answered in text instead of the tool call")
             return self._extraction(
-                _loads("".join(texts), self._provider), usage, document, schema, warnings
+                _loads("".join(texts), self.provider), usage, document, schema, warnings
             )
         msg = "anthropic's answer has no tool call"
-        raise ProviderError(msg, provider=self._provider)
+        raise ProviderError(msg, provider=self.provider)

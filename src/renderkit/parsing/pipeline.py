@@ -6,7 +6,8 @@
    exact and replaces extraction;
 3. otherwise the extractor runs: the local one lays the page out
    (:mod:`~renderkit.parsing.layout`), classifies it, extracts that type's fields
-   (:mod:`~renderkit.parsing.extract`) and fills them (:mod:`~renderkit.parsing.fill`);
+   (:mod:`~renderkit.parsing.extract`), asks its arbiter, if it has one, about the names it is
+   unsure of (:mod:`~renderkit.parsing.arbiter`) and fills them (:mod:`~renderkit.parsing.fill`);
 4. the data is validated against the schema and every field scored
    (:mod:`~renderkit.parsing.fill.validation`, :mod:`~renderkit.parsing.fill.confidence`).
 """

@@ -3,7 +3,9 @@
 It reads a document the way the tree is laid out: the type is decided once
 (:mod:`~renderkit.parsing.extract.classify`), the rules of that type extract what they can
 (:mod:`~renderkit.parsing.extract`), and the found values fill the schema's properties, or the
-type's usual fields without a schema (:mod:`~renderkit.parsing.fill.fields`).
+type's usual fields without a schema (:mod:`~renderkit.parsing.fill.fields`). Given an
+``arbiter``, a name the rules are unsure of goes to a language model between the last two steps
+(:mod:`~renderkit.parsing.arbiter`).
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ import anyio.to_thread
 import attrs
 
 from renderkit.parsing._protocol import Document, Extraction
+from renderkit.parsing.arbiter.ask import DEFAULT_THRESHOLD, DEFAULT_TIMEOUT, arbitrate
+from renderkit.parsing.arbiter.base import Arbiter
 from renderkit.parsing.extract.classify import classify
-from renderkit.parsing.extract.documents import extract_fields
+from renderkit.parsing.extract.documents import Extracted, extract_fields
 from renderkit.parsing.fill.fields import fill_schema, type_fields
 
 __all__ = ["LocalExtractor"]
@@ -45,30 +49,80 @@ class LocalExtractor:
     Args:
         day_first: read ambiguous numeric dates (03/04/2024) day first. None (default) means
             day first unless the hints ask for month first (``"US dates"``, ``"mm/dd"``).
+        arbiter: a language model asked to choose between the candidates of a name field the
+            rules are unsure of (:mod:`~renderkit.parsing.arbiter`); None (default) asks
+            nothing and sends nothing anywhere. It is closed with the extractor.
+        arbiter_threshold: name fields whose confidence is at or above it are not asked about.
+        arbiter_timeout: seconds the arbiter may take per document, retries included; past
+            it the rules' choice stays (with a warning).
     """
 
     name = "local"
 
-    def __init__(self, *, day_first: bool | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        day_first: bool | None = None,
+        arbiter: Arbiter | None = None,
+        arbiter_threshold: float = DEFAULT_THRESHOLD,
+        arbiter_timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
         self.day_first = day_first
+        self.arbiter = arbiter
+        self.arbiter_threshold = arbiter_threshold
+        self.arbiter_timeout = arbiter_timeout
 
     async def extract(
         self, document: Document, *, schema: Mapping[str, Any] | None, hints: str | None
     ) -> Extraction:
-        """Extract fields; CPU work runs in a worker thread. Never raises for content."""
-        return await anyio.to_thread.run_sync(self.extract_sync, document, schema, hints)
+        """Extract fields; CPU work runs in a worker thread. Never raises for content, nor for
+        the arbiter's failures (they become warnings)."""
+        if self.arbiter is None:
+            return await anyio.to_thread.run_sync(self.extract_sync, document, schema, hints)
+        kind, extracted = await anyio.to_thread.run_sync(self._found, document, hints)
+        arbitration = await arbitrate(
+            extracted.fields,
+            document,
+            self.arbiter,
+            kind=kind,
+            threshold=self.arbiter_threshold,
+            timeout=self.arbiter_timeout,
+        )
+        extracted = attrs.evolve(
+            extracted,
+            fields=arbitration.fields,
+            warnings=(*extracted.warnings, *arbitration.warnings),
+        )
+        extraction = await anyio.to_thread.run_sync(
+            self._fill, kind, extracted, document, schema, hints
+        )
+        return attrs.evolve(extraction, usage=arbitration.usage)
 
     async def aclose(self) -> None:
-        """Nothing to release."""
+        """Close the arbiter, if any; nothing else to release."""
+        if self.arbiter is not None:
+            await self.arbiter.aclose()
 
     def extract_sync(
         self, document: Document, schema: Mapping[str, Any] | None, hints: str | None
     ) -> Extraction:
-        """The same as :meth:`extract`, blocking."""
-        text = document.text
-        kind, _ = classify(text + ("\n" + hints if hints else ""))
+        """The same as :meth:`extract` without the arbiter, blocking."""
+        kind, extracted = self._found(document, hints)
+        return self._fill(kind, extracted, document, schema, hints)
+
+    def _found(self, document: Document, hints: str | None) -> tuple[str, Extracted]:
+        kind, _ = classify(document.text + ("\n" + hints if hints else ""))
         day_first = self.day_first if self.day_first is not None else _day_first(hints)
-        extracted = extract_fields(kind, document, day_first=day_first)
+        return kind, extract_fields(kind, document, day_first=day_first)
+
+    @staticmethod
+    def _fill(
+        kind: str,
+        extracted: Extracted,
+        document: Document,
+        schema: Mapping[str, Any] | None,
+        hints: str | None,
+    ) -> Extraction:
         lines = list(document.lines)
         if schema is not None and isinstance(schema.get("properties"), Mapping):
             extraction = fill_schema(kind, extracted.fields, lines, schema, hints)

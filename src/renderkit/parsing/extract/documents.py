@@ -20,7 +20,7 @@ from renderkit.parsing.extract.invoice import invoice_fields
 from renderkit.parsing.extract.receipt import receipt_fields
 from renderkit.parsing.extract.values import find_currency, find_dates, find_emails, find_phones
 
-__all__ = ["EXTRACTORS", "Extracted", "extract_fields"]
+__all__ = ["EXTRACTORS", "Extracted", "extract_fields", "with_rival"]
 
 
 @attrs.frozen(kw_only=True)
@@ -40,6 +40,15 @@ class Extracted:
 TypeExtractor = Callable[[Document, bool], Extracted]
 
 
+def with_rival(chosen: Found, rival: Found) -> Found:
+    """``chosen`` with ``rival`` and its alternatives added to its own, each value once."""
+    out = list(chosen.alternatives)
+    for candidate in (rival, *rival.alternatives):
+        if candidate.value != chosen.value and all(c.value != candidate.value for c in out):
+            out.append(candidate)
+    return attrs.evolve(chosen, alternatives=tuple(out))
+
+
 def extract_receipt(document: Document, day_first: bool) -> Extracted:
     """A till receipt: merchant, address, date, total, amounts and items from the receipt rules."""
     return Extracted(fields=receipt_fields(list(document.lines), day_first=day_first))
@@ -53,10 +62,15 @@ def extract_invoice(document: Document, day_first: bool) -> Extracted:
     # same value, the more confident reading (and its lines) stays.
     found = receipt_fields(list(document.lines), day_first=day_first)
     found.pop("line_items", None)
+    receipt_names = dict(found)
     for name, item in invoice.fields.items():
         rival = found.get(name)
         if rival is None or rival.value != item.value or item.confidence >= rival.confidence:
             found[name] = item
+    company, receipt_company = found.get("company"), receipt_names.get("company")
+    if company is not None and receipt_company is not None and company is not receipt_company:
+        # The receipt rules' name, where the layout reading chose another, is one more rival.
+        found["company"] = with_rival(company, receipt_company)
     return Extracted(fields=found, warnings=invoice.warnings)
 
 

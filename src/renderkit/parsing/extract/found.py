@@ -2,8 +2,11 @@
 
 Each rule returns a :class:`Found`: the value, a rule confidence (how often the rule is right
 when it fires, before OCR quality is taken into account) and the lines it read, for
-provenance. Receipt rules live in :mod:`~renderkit.parsing.extract.receipt`, invoice rules
-in :mod:`~renderkit.parsing.extract.invoice`, contract rules in
+provenance. A rule that weighed several values for a name may also return the ones it passed
+over (:attr:`Found.alternatives`), for the language-model arbiter
+(:mod:`~renderkit.parsing.arbiter`) to choose from when the rule is unsure. Receipt rules
+live in :mod:`~renderkit.parsing.extract.receipt`, invoice rules in
+:mod:`~renderkit.parsing.extract.invoice`, contract rules in
 :mod:`~renderkit.parsing.extract.contract`.
 """
 
@@ -20,11 +23,20 @@ __all__ = ["Found", "clean"]
 
 @attrs.frozen(kw_only=True)
 class Found:
-    """A value a rule found, how sure the rule is, and the lines it came from."""
+    """A value a rule found, how sure the rule is, and the lines it came from.
+
+    Attributes:
+        value: the value.
+        confidence: how often the rule is right when it fires.
+        lines: the lines the value was read from.
+        alternatives: other values the rule weighed for the same field, best first (each with
+            its own confidence and lines); empty when the rule saw no rival.
+    """
 
     value: object
     confidence: float
     lines: tuple[Line, ...] = ()
+    alternatives: tuple[Found, ...] = ()
 
 
 # Characters OCR leaves at the ends of a line: rules, bullets, quotes, stray punctuation.

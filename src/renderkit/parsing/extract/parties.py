@@ -42,6 +42,8 @@ _DOCUMENT_FIELDS = frozenset(
 )  # fmt: skip
 # A party block is an address: a dozen rows at most.
 _MAX_ROWS = 12
+# The issuer's candidates kept: the chosen one and a few rivals for the arbiter.
+_MAX_CANDIDATES = 6
 
 
 @attrs.frozen(kw_only=True)
@@ -234,7 +236,10 @@ def issuer(
     found: Sequence[Party],
     seller_ids: Sequence[Segment] = (),
 ) -> Found | None:
-    """The seller's name, with a confidence from how it was found.
+    """The seller's name, with a confidence from how it was found, and its rivals.
+
+    The rivals (:attr:`Found.alternatives`) are the other names the same order of certainty
+    offers: other legal names, then the first texts at the top of the first page.
 
     Args:
         layouts: the pages.
@@ -242,10 +247,11 @@ def issuer(
         seller_ids: segments printing the seller's VAT id or IBAN; a legal name in the same
             block is the seller's.
     """
-    for party in found:
-        if party.role == "seller" and party.name:
-            line = party.heading.hit.segment.as_line()
-            return Found(value=party.name, confidence=0.85, lines=(line,))
+    candidates: list[Found] = [
+        Found(value=party.name, confidence=0.85, lines=(party.heading.hit.segment.as_line(),))
+        for party in found
+        if party.role == "seller" and party.name
+    ][:1]
     buyers = [p for p in found if p.role == "customer"]
     excluded = {clean(s.text) for p in buyers for s in p.segments}
     excluded |= {p.name for p in buyers if p.name}
@@ -261,11 +267,14 @@ def issuer(
         score, first = scores.get(name, (0.0, segment))
         score += 1.0 + (2.0 if block is not None and id(block) in id_blocks else 0.0)
         scores[name] = (score, first)
-    if scores:
-        name = max(scores, key=lambda n: (scores[n][0], -scores[n][1].page, -scores[n][1].bbox[1]))
-        return Found(value=name, confidence=0.7, lines=(scores[name][1].as_line(),))
-    # Otherwise the first text at the top of the first page, if it is not the buyer's.
+    ranked = sorted(scores, key=lambda n: (-scores[n][0], scores[n][1].page, scores[n][1].bbox[1]))
+    candidates += [
+        Found(value=name, confidence=0.7, lines=(scores[name][1].as_line(),)) for name in ranked
+    ]
+    # Then the first texts at the top of the first page that are not the buyer's.
     for row in layouts[0].rows if layouts else ():
+        if len(candidates) >= _MAX_CANDIDATES:
+            break
         for segment in row.segments:
             text = clean(segment.text)
             if text in excluded or any(p.holds(segment) for p in buyers):
@@ -274,5 +283,12 @@ def issuer(
                 continue
             if _is_label(segment):
                 continue
-            return Found(value=text, confidence=0.4, lines=(segment.as_line(),))
-    return None
+            candidates.append(Found(value=text, confidence=0.4, lines=(segment.as_line(),)))
+    distinct: list[Found] = []
+    for candidate in candidates:
+        if all(c.value != candidate.value for c in distinct):
+            distinct.append(candidate)
+    if not distinct:
+        return None
+    best, *rest = distinct[:_MAX_CANDIDATES]
+    return attrs.evolve(best, alternatives=tuple(rest))

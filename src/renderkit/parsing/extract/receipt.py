@@ -313,6 +313,38 @@ def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | No
     return None, -1
 
 
+# The company's rivals kept for the arbiter (besides the chosen name).
+_MAX_RIVALS = 5
+
+
+def _company_rivals(header: Sequence[Line], chosen: Found) -> tuple[Found, ...]:
+    """Other header lines that could be the seller's name, a legal name first.
+
+    Lines the chosen name was read from, registration numbers, dates, addresses (a post code,
+    an address word) and contact lines are no name.
+    """
+    used = {id(word) for line in chosen.lines for word in line.words}
+    rivals: list[tuple[bool, Found]] = []
+    for line in header[:8]:
+        if any(id(word) in used for word in line.words):
+            continue
+        text = clean(line.text)
+        if _is_registration(text) or find_dates(text) or _rx().address_word.match(text):
+            continue
+        if _rx().postcode.search(text) or _rx().contact.search(text):
+            continue
+        if len(re.sub(r"[^A-Za-z]", "", text)) < 4:
+            continue
+        legal = bool(_rx().legal_suffix.search(text))
+        name = _strip_company(text)
+        if name and name != chosen.value:
+            rivals.append(
+                (legal, Found(value=name, confidence=0.85 if legal else 0.55, lines=(line,)))
+            )
+    rivals.sort(key=lambda pair: not pair[0])  # stable: a legal name first, then in order
+    return tuple(found for _, found in rivals[:_MAX_RIVALS])
+
+
 def _continues_address(previous: Line, text: str) -> bool:
     """Whether ``text`` still belongs to an address whose post-code line was ``previous``."""
     return bool(
@@ -655,10 +687,13 @@ def receipt_fields(lines: Sequence[Line], *, day_first: bool) -> dict[str, Found
         # A name guessed from position alone (no legal suffix, no trade word) on a poorly read
         # line is usually OCR debris: better no value than a wrong one.
         if company.confidence > 0.55 or _mean_confidence(company.lines) >= 0.75:
-            found["company"] = attrs.evolve(
-                company,
-                value=fix_words(agree_words(str(company.value), page_words), vocabulary()),
-            )
+
+            def repaired(name: Found) -> Found:
+                value = fix_words(agree_words(str(name.value), page_words), vocabulary())
+                return attrs.evolve(name, value=value)
+
+            rivals = tuple(repaired(r) for r in _company_rivals(header, company))
+            found["company"] = attrs.evolve(repaired(company), alternatives=rivals)
         address = _address(header, at)
         if address is None or address.confidence < 0.75:
             address = _labelled_address(lines) or address
