@@ -235,3 +235,25 @@ def test_line_items_that_do_not_sum_to_the_subtotal_are_flagged() -> None:
     )  # fmt: skip
     assert result.fields["total"].value == "119.00"
     assert any(w.startswith("line_items:") for w in result.warnings)
+
+
+def test_a_stamp_printed_above_a_receipt_s_merchant_is_not_the_merchant() -> None:
+    rows = ["DUPLICATE", "KEDAI RUNCIT MAJU", "12 JALAN BESAR", "BREAD 2.50", "TOTAL 2.50"]
+    lines = tuple(
+        Line(words=tuple(_words(text, 0.03 * index + 0.02)), page=1)
+        for index, text in enumerate(rows)
+    )
+    page = Page(number=1, lines=lines, source="text", width=400, height=900)
+    document = Document(mime_type="image/png", content=b"", pages=(page,))
+    company = extract_fields("receipt", document, day_first=True).fields["company"]
+    assert company.value == "KEDAI RUNCIT MAJU"
+    assert all(r.value != "DUPLICATE" for r in company.alternatives)
+
+
+def _words(text: str, y: float) -> list[Word]:
+    out, x = [], 0.1
+    for part in text.split():
+        width = 0.02 * len(part)
+        out.append(Word(text=part, page=1, bbox=(x, y, x + width, y + 0.02)))
+        x += width + 0.01
+    return out
