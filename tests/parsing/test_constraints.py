@@ -57,6 +57,7 @@ def test_a_bare_year_date_part_phone_or_postcode_is_no_amount() -> None:
     assert _refusal("14.03.2024 31") is None
     assert _refusal("Tel. 030 1234 5678") == "5678 is part of a phone number"
     assert _refusal("10115 Berlin").startswith("10115 is a postcode")
+    assert _refusal("Total Page 2", index=0) == "2 is a page number"
     assert _refusal("3", frozenset({Decimal(3)})) == "3 is a quantity of the line items"
 
 

@@ -4,8 +4,9 @@ Rules propose candidates; these checks refuse the ones the rest of the document 
 whatever label they were read under. Each is one general question, answered from the
 candidate and its surroundings only (nothing here knows a vendor or a layout):
 
-- :func:`amount_refusal`: a number printed as a year, a date part, a phone number, a postcode
-  or a quantity is not an amount unless it looks like money (decimals or a currency mark);
+- :func:`amount_refusal`: a number printed as a year, a date part, a phone number, a postcode,
+  a page number or a quantity is not an amount unless it looks like money (decimals or a
+  currency mark);
 - :func:`number_refusal`: a year, a page or line number, or a phone number is not the invoice
   number unless its label says so on the same line;
 - :func:`issuer_refusal`: a document title, a stamp or watermark word ("COPY", "PAID") or a
@@ -103,6 +104,8 @@ def amount_refusal(
         return f"{value} is part of a phone number"
     if any(m.start(1) == amount.start for m in _POSTCODE.finditer(text)):
         return f"{value} is a postcode"
+    if any(m.start(1) == amount.start for p in (_PAGE, _PAGE_OF) for m in p.finditer(text)):
+        return f"{value} is a page number"
     if value in quantities:
         return f"{value} is a quantity of the line items"
     return None
