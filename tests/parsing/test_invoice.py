@@ -31,7 +31,7 @@ PAGE = _page(
         (0.60, 0.40, "Subtotal"), (0.80, 0.40, "1.800,00"),
         (0.60, 0.42, "VAT 19 %"), (0.80, 0.42, "342,00"),
         (0.60, 0.44, "Total"), (0.80, 0.44, "2.142,00 EUR"),
-        (0.05, 0.60, "IBAN DE08 7009 0100 1234 5678 90 VAT ID DE123456789"),
+        (0.05, 0.60, "IBAN DE08 7009 0100 1234 5678 90 VAT ID DE136695976"),
     ]
 )  # fmt: skip
 
@@ -53,7 +53,7 @@ def test_invoice_fields_come_from_labels_tables_and_checked_arithmetic() -> None
     assert values["company"] == "Supplier Trading GmbH"
     assert (values["subtotal"], values["tax"], values["total"]) == ("1800.00", "342.00", "2142.00")
     assert values["iban"] == "DE08700901001234567890"
-    assert values["vat_id"] == "DE123456789"
+    assert values["vat_id"] == "DE136695976"
     assert values["line_items"] == [
         {"description": "Consulting", "quantity": 1.5, "unit_price": 1200.0, "amount": 1800.0}
     ]
@@ -147,7 +147,7 @@ def test_without_a_schema_an_invoice_reports_customer_due_date_and_bank_ids_when
     assert extraction.data["customer"] == "Contoso Ltd"
     assert extraction.data["due_date"] == "2024-04-02"
     assert extraction.data["iban"] == "DE08700901001234567890"
-    assert extraction.data["vat_id"] == "DE123456789"
+    assert extraction.data["vat_id"] == "DE136695976"
 
 
 DISCOUNTED = _page(

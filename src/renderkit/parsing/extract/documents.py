@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 import attrs
 
 from renderkit.parsing._protocol import Document
+from renderkit.parsing.extract.constraints import issuer_refusal, number_refusal
 from renderkit.parsing.extract.contract import contract_fields
 from renderkit.parsing.extract.found import Found
 from renderkit.parsing.extract.invoice import invoice_fields
@@ -51,7 +52,9 @@ def with_rival(chosen: Found, rival: Found) -> Found:
 
 def extract_receipt(document: Document, day_first: bool) -> Extracted:
     """A till receipt: merchant, address, date, total, amounts and items from the receipt rules."""
-    return Extracted(fields=receipt_fields(list(document.lines), day_first=day_first))
+    found = receipt_fields(list(document.lines), day_first=day_first)
+    _refuse_names(found)
+    return Extracted(fields=found)
 
 
 def extract_invoice(document: Document, day_first: bool) -> Extracted:
@@ -71,7 +74,27 @@ def extract_invoice(document: Document, day_first: bool) -> Extracted:
     if company is not None and receipt_company is not None and company is not receipt_company:
         # The receipt rules' name, where the layout reading chose another, is one more rival.
         found["company"] = with_rival(company, receipt_company)
+    _refuse_names(found)
+    number = found.get("number")
+    if number is not None and number is not invoice.fields.get("number"):
+        # The receipt rules' number passed no layout check: a year or a page number is refused.
+        line = " ".join(x.text for x in number.lines)
+        if number_refusal(str(number.value), line, inline=True) is not None:
+            del found["number"]
     return Extracted(fields=found, warnings=invoice.warnings)
+
+
+def _refuse_names(found: dict[str, Found]) -> None:
+    """Replace a company that is a title, a stamp or a table header (constraints.issuer_refusal)
+    by its best rival that is none of them, or drop it."""
+    company = found.get("company")
+    if company is None or issuer_refusal(str(company.value)) is None:
+        return
+    rivals = [r for r in company.alternatives if issuer_refusal(str(r.value)) is None]
+    if rivals:
+        found["company"] = attrs.evolve(rivals[0], alternatives=tuple(rivals[1:]))
+    else:
+        del found["company"]
 
 
 def extract_contract(document: Document, day_first: bool) -> Extracted:

@@ -1,7 +1,9 @@
 """Bank and tax identifiers, validated: IBAN (mod-97, length per country) and EU VAT ids.
 
 The per-country tables live in ``lexicons/ids.toml``; a value that fails its check is not an
-identifier, whatever label it is printed under.
+identifier, whatever label it is printed under. VAT ids are checked by format for every EU
+country and, for the countries whose check digits are published (:func:`vat_checksum_ok`: DE,
+FR, IT, NL, BE, ES), by their check digits too; those decide between candidates.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ __all__ = [
     "legal_forms",
     "valid_iban",
     "valid_vat_id",
+    "vat_checksum_ok",
 ]
 
 
@@ -100,3 +103,77 @@ def find_vat_ids(text: str) -> list[tuple[str, int]]:
                 out.append((re.sub(r"[\s.\-]", "", candidate), match.start()))
                 break
     return out
+
+
+def _de(digits: str) -> bool:
+    # ISO 7064 MOD 11,10 over the first eight digits; the ninth is the check digit.
+    product = 10
+    for d in digits[:8]:
+        total = (int(d) + product) % 10 or 10
+        product = (2 * total) % 11
+    return (11 - product) % 10 == int(digits[8])
+
+
+def _fr(body: str) -> bool:
+    # The two-digit key of the SIREN; keys with letters (new style) have no public formula.
+    key, siren = body[:2], body[2:]
+    if not key.isdigit():
+        return True
+    return int(key) == (12 + 3 * (int(siren) % 97)) % 97
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for index, d in enumerate(reversed(digits)):
+        n = int(d) * (2 if index % 2 else 1)
+        total += n - 9 if n > 9 else n
+    return total % 10 == 0
+
+
+def _nl(body: str) -> bool:
+    # Before 2020, an eleven-test of the nine digits; sole traders since then: mod 97 of the
+    # whole id with letters as numbers (ISO 7064, as IBANs).
+    digits = body[:9]
+    eleven = sum(int(d) * w for d, w in zip(digits[:8], range(9, 1, -1), strict=True)) % 11
+    if eleven == int(digits[8]):
+        return True
+    return int("".join(str(int(c, 36)) for c in "NL" + body)) % 97 == 1
+
+
+def _be(digits: str) -> bool:
+    return 97 - int(digits[:8]) % 97 == int(digits[8:])
+
+
+_ES_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
+
+
+def _es(body: str) -> bool:
+    head, middle, check = body[0], body[1:8], body[8]
+    if head.isdigit() or head in "XYZ":
+        # A person's NIF (or NIE, X/Y/Z standing for 0/1/2): a letter from the number mod 23.
+        number = int(str("XYZ".find(head)) + middle if head in "XYZ" else head + middle)
+        return _ES_LETTERS[number % 23] == check
+    # A company's CIF: a Luhn-like digit, printed as a digit or as a letter (J=0, A=1...).
+    odd = sum(sum(divmod(2 * int(d), 10)) for d in middle[0::2])
+    digit = (10 - (odd + sum(int(d) for d in middle[1::2])) % 10) % 10
+    return check in (str(digit), "JABCDEFGHI"[digit])
+
+
+_CHECKSUMS = {
+    "DE": _de,
+    "FR": _fr,
+    "IT": _luhn,
+    "NL": _nl,
+    "BE": _be,
+    "ES": _es,
+}
+
+
+def vat_checksum_ok(value: str) -> bool | None:
+    """Whether the check digits of a VAT id of a valid format are right, or None where this
+    module knows no checksum for its country (its format is all that can be checked)."""
+    vat = re.sub(r"[\s.\-]", "", value).upper()
+    check = _CHECKSUMS.get(vat[:2])
+    if check is None or not valid_vat_id(vat):
+        return None
+    return check(vat[2:])

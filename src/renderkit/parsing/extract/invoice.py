@@ -16,8 +16,19 @@ from decimal import Decimal
 import attrs
 
 from renderkit.parsing._protocol import Document, Line
+from renderkit.parsing.extract.constraints import (
+    amount_refusal,
+    by_checksum,
+    lines_agree,
+    number_refusal,
+)
 from renderkit.parsing.extract.found import Found
-from renderkit.parsing.extract.identifiers import find_ibans, find_vat_ids, valid_iban
+from renderkit.parsing.extract.identifiers import (
+    find_ibans,
+    find_vat_ids,
+    valid_iban,
+    vat_checksum_ok,
+)
 from renderkit.parsing.extract.keyvalues import KeyValue, Value, key_values, where_weight
 from renderkit.parsing.extract.numbers import NumberFormat, detect_format, find_money
 from renderkit.parsing.extract.parties import Party, issuer, parties
@@ -78,8 +89,16 @@ def _date_of(text: str, day_first: bool) -> datetime.date | None:
     return dates[0][0] if dates else None
 
 
-def _amount_of(text: str, number_format: NumberFormat) -> Decimal | None:
-    amounts = [a for a in find_money(text, number_format) if not a.percent]
+def _amount_of(
+    text: str, number_format: NumberFormat, quantities: frozenset[Decimal] = frozenset()
+) -> Decimal | None:
+    # A year, a date part, a phone, a postcode or a quantity is no amount without decimals or
+    # a currency mark (constraints.amount_refusal).
+    amounts = [
+        a
+        for a in find_money(text, number_format)
+        if not a.percent and amount_refusal(text, a, quantities=quantities) is None
+    ]
     # The last amount of a candidate: "19 % 19,00" is a rate then the tax.
     decimals = [a for a in amounts if a.decimals]
     chosen = decimals or amounts
@@ -127,13 +146,18 @@ def _found(hit: tuple[object, float, Value, KeyValue] | None, validity: float) -
     )
 
 
-def _amounts(pairs: Sequence[KeyValue], concept: str, number_format: NumberFormat) -> list[_Cand]:
+def _amounts(
+    pairs: Sequence[KeyValue],
+    concept: str,
+    number_format: NumberFormat,
+    quantities: frozenset[Decimal] = frozenset(),
+) -> list[_Cand]:
     out: list[_Cand] = []
     for kv in pairs:
         if kv.concept != concept:
             continue
         for value in kv.values:
-            amount = _amount_of(value.text, number_format)
+            amount = _amount_of(value.text, number_format, quantities)
             if amount is not None:
                 out.append((amount, kv.strength * where_weight(value), kv))
                 break
@@ -148,17 +172,18 @@ def _totals(
     A discount printed between them (``-100.00``, ``(100.00)``) is taken off the subtotal:
     subtotal - discount + tax = total.
     """
-    subs = _amounts(pairs, "subtotal", number_format)
+    quantities = frozenset(i.quantity for i in items if i.quantity is not None)
+    subs = _amounts(pairs, "subtotal", number_format, quantities)
     # No discount is a candidate too; a discount's sign is how it is printed, its size is what
     # it takes off.
     discounts: list[_Cand | None] = [None] + [
-        (abs(a), s, kv) for a, s, kv in _amounts(pairs, "discount", number_format)
+        (abs(a), s, kv) for a, s, kv in _amounts(pairs, "discount", number_format, quantities)
     ]
     # Without a tax line, no tax is a candidate too: subtotal - discount = total.
-    printed = _amounts(pairs, "tax", number_format)
+    printed = _amounts(pairs, "tax", number_format, quantities)
     taxes = printed or [(Decimal(0), 0.5, None)]
-    totals = _amounts(pairs, "total", number_format) + [
-        (a, s * 0.8, kv) for a, s, kv in _amounts(pairs, "amount_due", number_format)
+    totals = _amounts(pairs, "total", number_format, quantities) + [
+        (a, s * 0.8, kv) for a, s, kv in _amounts(pairs, "amount_due", number_format, quantities)
     ]
     if items:
         line_sum = sum((i.amount for i in items if i.amount is not None), Decimal(0))
@@ -185,6 +210,14 @@ def _totals(
             out[name] = Found(
                 value=str(pick[0]), confidence=round(min(1.0, 0.9 + 0.1 * pick[1]), 3), lines=lines
             )
+        line_amounts = [i.amount for i in items if i.amount is not None]
+        if line_amounts and best[1][2] is not None and not lines_agree(line_amounts, best[1][0]):
+            # The printed amounts agree with each other, so the table was read wrong (or in
+            # part): the line items are flagged, not the amounts.
+            warnings.append(
+                f"line_items: the lines sum to {sum(line_amounts, Decimal(0))} "
+                f"but subtotal = {best[1][0]}"
+            )
         return out, warnings
     # No agreeing triple: each amount alone, or completed by arithmetic, with low confidence.
     picks: dict[str, _Cand | None] = {
@@ -206,8 +239,13 @@ def _totals(
     elif pg and pt and not ps:
         out["subtotal"] = Found(value=str(pg[0] - pt[0]), confidence=0.55)
     if ps and pt and pg:
+        # No assignment of the printed amounts agrees: at least one of them is wrong, so each
+        # is flagged (capped, with a warning naming them) rather than reported as read.
+        for name in ("subtotal", "tax", "total"):
+            out[name] = attrs.evolve(out[name], confidence=failed_check(out[name].confidence))
         warnings.append(
-            f"subtotal + tax = {ps[0] + pt[0]} but total = {pg[0]}: the amounts do not agree"
+            f"subtotal, tax, total: subtotal + tax = {ps[0] + pt[0]} but total = {pg[0]}: "
+            "the amounts do not agree"
         )
     return out, warnings
 
@@ -257,10 +295,26 @@ def _title_number(layouts: Sequence[PageLayout], day_first: bool) -> Found | Non
                         if after >= len(words):
                             break
                         value = _identifier(segment.text[toks[after][1] :], day_first)
+                        if value is not None and number_refusal(value, segment.text, inline=True):
+                            break
                         if value is not None:
                             return Found(value=value, confidence=0.95, lines=(segment.as_line(),))
                         break
     return None
+
+
+def _numbers_only(kv: KeyValue, day_first: bool) -> KeyValue:
+    """``kv`` without the values that are a year, a page or line number or a phone number
+    (constraints.number_refusal) if it is an invoice number label."""
+    if kv.concept != "invoice_number":
+        return kv
+    kept = []
+    for value in kv.values:
+        ident = _identifier(value.text, day_first)
+        context = f"{kv.hit.segment.text} {value.text}"
+        if ident is None or number_refusal(ident, context, inline=value.where == "inline") is None:
+            kept.append(value)
+    return attrs.evolve(kv, values=tuple(kept))
 
 
 def _number(
@@ -270,7 +324,11 @@ def _number(
     day_first: bool,
 ) -> Found | None:
     # A number printed in a party's block is that party's (customer or supplier number).
-    free = [kv for kv in pairs if not any(p.holds(kv.hit.segment) for p in blocks)]
+    free = [
+        _numbers_only(kv, day_first)
+        for kv in pairs
+        if not any(p.holds(kv.hit.segment) for p in blocks)
+    ]
     labelled = _best(free, "invoice_number", lambda t: _identifier(t, day_first))
     titled = _title_number(layouts, day_first)
     if labelled is not None and (titled is None or labelled[1] >= 0.95):
@@ -336,13 +394,28 @@ def _names_buyer(kv: KeyValue) -> bool:
     return any(c == "customer" for i in range(len(words)) for c, _ in lexicon.match(words, i))
 
 
-def _vat_id(text: str, pairs: Sequence[KeyValue], blocks: Sequence[Party]) -> Found | None:
+def _vat_id(
+    text: str, pairs: Sequence[KeyValue], blocks: Sequence[Party]
+) -> tuple[Found | None, list[str]]:
+    """The seller's VAT id; of several, one whose check digits hold wins (by_checksum). One
+    whose check digits fail is still returned (the format matched, and the digits may be a
+    misread of the right id) but capped with a warning."""
+    found = _vat_candidate(text, pairs, blocks)
+    if found is None:
+        return None, []
+    if vat_checksum_ok(str(found.value)) is False:
+        flagged = attrs.evolve(found, confidence=failed_check(found.confidence))
+        return flagged, [f"vat_id: {found.value} fails its check digits"]
+    return found, []
+
+
+def _vat_candidate(text: str, pairs: Sequence[KeyValue], blocks: Sequence[Party]) -> Found | None:
     def compact(value: str) -> str:
         return re.sub(r"[\s.\-]", "", value.upper())
 
     for party in blocks:
         if party.role == "seller":
-            own = find_vat_ids(party.text)
+            own = by_checksum(find_vat_ids(party.text), lambda v: vat_checksum_ok(v[0]))
             if own:
                 return Found(value=own[0][0], confidence=0.95)
     buyer_text = compact(" ".join(p.text for p in blocks if p.role == "customer"))
@@ -353,6 +426,8 @@ def _vat_id(text: str, pairs: Sequence[KeyValue], blocks: Sequence[Party]) -> Fo
     if not vats:
         return None
     seller_labels = [kv for kv in pairs if kv not in buyer_labels]
+    # An id whose check digits fail is a misread or another number: the valid ones decide.
+    vats = [v for v in vats if vat_checksum_ok(v[0]) is not False] or vats
     labelled = _near_label(vats, seller_labels, "vat_id")
     return Found(value=labelled or vats[0][0], confidence=0.85 if labelled else 0.6)
 
@@ -424,9 +499,10 @@ def invoice_fields(
     if iban is not None:
         fields["iban"] = iban
         warnings += iban_warnings
-    vat = _vat_id(text, pairs, blocks)
+    vat, vat_warnings = _vat_id(text, pairs, blocks)
     if vat is not None:
         fields["vat_id"] = vat
+        warnings += vat_warnings
     seller_ids = [
         s
         for layout in layouts

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from renderkit.parsing.extract.constraints import issuer_refusal
 from renderkit.parsing.extract.found import Found, clean
 from renderkit.parsing.extract.identifiers import legal_forms
 from renderkit.parsing.extract.keyvalues import KeyValue, find_labels
@@ -250,7 +251,7 @@ def issuer(
     candidates: list[Found] = [
         Found(value=party.name, confidence=0.85, lines=(party.heading.hit.segment.as_line(),))
         for party in found
-        if party.role == "seller" and party.name
+        if party.role == "seller" and party.name and issuer_refusal(party.name) is None
     ][:1]
     buyers = [p for p in found if p.role == "customer"]
     excluded = {clean(s.text) for p in buyers for s in p.segments}
@@ -281,7 +282,8 @@ def issuer(
                 continue
             if sum(c.isalpha() for c in text) < 3 or re.search(r"\d{3}", text):
                 continue
-            if _is_label(segment):
+            if _is_label(segment) or issuer_refusal(text) is not None:
+                # A title, a stamp or a table header is big type at the top, and no name.
                 continue
             candidates.append(Found(value=text, confidence=0.4, lines=(segment.as_line(),)))
     distinct: list[Found] = []

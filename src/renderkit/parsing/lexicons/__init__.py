@@ -114,12 +114,14 @@ class Terms:
             the number of days (``within (\\d+) days``).
         compound_suffixes: words that also count as the end of a compound word
             (``handelsrechnung`` is a ``rechnung``).
+        stamp_words: stamp and watermark words (``copy``, ``kopie``, ``paid``), folded.
     """
 
     number_marks: frozenset[str]
     buyer_marks: frozenset[str]
     net_days: tuple[re.Pattern[str], ...]
     compound_suffixes: tuple[str, ...]
+    stamp_words: frozenset[str] = frozenset()
 
 
 def fold(text: str) -> str:
@@ -140,6 +142,7 @@ def load_terms(languages: tuple[str, ...] = LANGUAGES) -> Terms:
     buyer: set[str] = set()
     days: list[str] = []
     suffixes: set[str] = set()
+    stamps: set[str] = set()
     folder = resources.files(__package__)
     for language in languages:
         data = tomllib.loads((folder / f"{language}.toml").read_text(encoding="utf-8"))
@@ -148,6 +151,7 @@ def load_terms(languages: tuple[str, ...] = LANGUAGES) -> Terms:
         buyer.update(_fold(m) for m in terms.get("buyer_marks", []))
         days += terms.get("net_days", [])
         suffixes.update(_fold(s) for s in terms.get("compound_suffixes", []))
+        stamps.update(_fold(s) for s in terms.get("stamp_words", []))
     # Longer phrases first: "innerhalb von 14 tagen" before "in 14 tagen".
     days.sort(key=len, reverse=True)
     return Terms(
@@ -155,4 +159,5 @@ def load_terms(languages: tuple[str, ...] = LANGUAGES) -> Terms:
         buyer_marks=frozenset(buyer),
         net_days=tuple(_days_pattern(d) for d in days),
         compound_suffixes=tuple(sorted(suffixes)),
+        stamp_words=frozenset(stamps),
     )

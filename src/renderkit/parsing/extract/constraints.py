@@ -1,0 +1,185 @@
+"""The document's own consistency, as hard constraints on the candidates of a field.
+
+Rules propose candidates; these checks refuse the ones the rest of the document contradicts,
+whatever label they were read under. Each is one general question, answered from the
+candidate and its surroundings only (nothing here knows a vendor or a layout):
+
+- :func:`amount_refusal`: a number printed as a year, a date part, a phone number, a postcode,
+  a page number or a quantity is not an amount unless it looks like money (decimals or a
+  currency mark);
+- :func:`number_refusal`: a year, a page or line number, or a phone number is not the invoice
+  number unless its label says so on the same line;
+- :func:`issuer_refusal`: a document title, a stamp or watermark word ("COPY", "PAID") or a
+  table's column header is not the issuer (the buyer's block is refused where the blocks are
+  known, :func:`~renderkit.parsing.extract.parties.issuer`);
+- :func:`amounts_agree` and :func:`lines_agree`: subtotal - discount + tax = total and the line
+  items sum to the subtotal, within rounding;
+- :func:`by_checksum`: of several identifiers, those whose check digits are right come first.
+
+Each returns the reason for a refusal (for a warning) or None, so that callers skip the
+candidate and may say why.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Sequence
+from decimal import Decimal
+from typing import TypeVar
+
+from renderkit.parsing.extract.numbers import Amount
+from renderkit.parsing.extract.values import find_dates
+from renderkit.parsing.lexicons import COLUMN_CONCEPTS, load_lexicon, load_terms, tokens
+
+__all__ = [
+    "ROUNDING",
+    "amount_refusal",
+    "amounts_agree",
+    "by_checksum",
+    "issuer_refusal",
+    "lines_agree",
+    "number_refusal",
+]
+
+#: How far printed amounts may disagree and still agree: one cent each way.
+ROUNDING = Decimal("0.01")
+# Years a bare four-digit number is taken for.
+_YEARS = range(1900, 2101)
+# A phone number: a leading + or 0 and at least seven digits in groups.
+_PHONE = re.compile(r"(?<![\w])(?:\+|\(?0)[\d ()/.\-]{6,}\d")
+# A postcode printed before a town: four or five digits then a capitalised word.
+_POSTCODE = re.compile(r"(?<![\d,.])(\d{4,5})\s+[A-ZÄÖÜÉÈ][a-zäöüéèß]{2,}")
+# "Page 1 of 2", "Seite 1/3", "p. 2": the number of a page.
+_PAGE = re.compile(r"(?i)\b(?:page|seite|pagina|página|pag|blatt|feuille|p\.)\s*(\d{1,3})\b")
+_PAGE_OF = re.compile(r"(?<![\d/.])(\d{1,3})\s*(?:/|of|von|de|di|van|sur)\s*\d{1,3}(?![\d/.])")
+_PHONE_DIGITS = 7
+# A line or page number has at most this many digits.
+_SMALL = 2
+
+T = TypeVar("T")
+
+
+def _within(start: int, end: int, spans: Collection[tuple[int, int]]) -> bool:
+    return any(s <= start and end <= e for s, e in spans)
+
+
+def _date_spans(text: str) -> list[tuple[int, int]]:
+    return [(start, end) for _, start, end in find_dates(text)]
+
+
+def _phone_spans(text: str, dates: Collection[tuple[int, int]]) -> list[tuple[int, int]]:
+    # Seven digits or more, and no date inside: "03.2024 31" is the end of a date and a number.
+    return [
+        m.span()
+        for m in _PHONE.finditer(text)
+        if sum(c.isdigit() for c in m.group(0)) >= _PHONE_DIGITS
+        and not any(s < m.end() and m.start() < e for s, e in dates)
+    ]
+
+
+def amount_refusal(
+    text: str, amount: Amount, *, quantities: Collection[Decimal] = ()
+) -> str | None:
+    """Why ``amount`` (found in ``text``) cannot be a total, subtotal or tax, or None.
+
+    Money is printed with decimals or a currency mark; that is strong evidence and nothing is
+    refused then. A bare integer is refused when it is a year (1900-2100), part of a date, of
+    a phone number or a postcode, or a quantity of the line items: the invoice's year or its
+    item count read beside a "Total" label is the failure this prevents.
+
+    Args:
+        text: the text the amount was read from (its offsets refer to it).
+        amount: the candidate.
+        quantities: the quantities of the document's line items.
+    """
+    if amount.decimals or amount.currency:
+        return None
+    value = amount.value
+    if value == value.to_integral_value() and int(value) in _YEARS:
+        return f"{value} is a year"
+    dates = _date_spans(text)
+    if _within(amount.start, amount.end, dates):
+        return f"{value} is part of a date"
+    if _within(amount.start, amount.end, _phone_spans(text, dates)):
+        return f"{value} is part of a phone number"
+    if any(m.start(1) == amount.start for m in _POSTCODE.finditer(text)):
+        return f"{value} is a postcode"
+    if any(m.start(1) == amount.start for p in (_PAGE, _PAGE_OF) for m in p.finditer(text)):
+        return f"{value} is a page number"
+    if value in quantities:
+        return f"{value} is a quantity of the line items"
+    return None
+
+
+def number_refusal(value: str, text: str, *, inline: bool) -> str | None:
+    """Why ``value`` (read in ``text``) cannot be the invoice number, or None.
+
+    A year, a page number ("Page 1 of 2") or a phone number is refused; so is a bare one- or
+    two-digit number (a line or page number) unless its label precedes it on the same segment
+    (``inline``): "Invoice No: 12" is strong evidence, a "No" column's 1 is not.
+    """
+    compact = value.strip()
+    if len(compact) == 4 and compact.isdigit() and int(compact) in _YEARS and not inline:
+        return f"{compact} is a year"
+    for pattern in (_PAGE, _PAGE_OF):
+        if any(m.group(1) == compact for m in pattern.finditer(text)):
+            return f"{compact} is a page number"
+    phones = [text[s:e] for s, e in _phone_spans(text, _date_spans(text))]
+    if not inline and compact.isdigit() and any(compact in p for p in phones):
+        return f"{compact} is a phone number"
+    if compact.isdigit() and len(compact) <= _SMALL and not inline:
+        return f"{compact} is a line or page number"
+    return None
+
+
+def _all_concept(words: Sequence[str], accept: Callable[[str], bool]) -> bool:
+    """Whether ``words`` are wholly covered by lexicon labels whose concept ``accept`` takes."""
+    lexicon = load_lexicon()
+    index = 0
+    while index < len(words):
+        matches = [(c, n) for c, n in lexicon.match(list(words), index) if accept(c)]
+        if not matches:
+            return False
+        index += matches[0][1]
+    return bool(words)
+
+
+def issuer_refusal(text: str) -> str | None:
+    """Why ``text`` cannot be the issuer's name, or None.
+
+    A document title ("Invoice", "Rechnung", "Facture"), a stamp or watermark word ("COPY",
+    "KOPIE", "PAID", "ORIGINAL") or a line-item table header ("Description Qty Amount"), or
+    any mix of them, names no one: big type at the top of the page is why they are proposed.
+    """
+    words = [t for t, _, _ in tokens(text) if not t.isdigit()]
+    if not words:
+        return None
+    stamps = load_terms().stamp_words
+    if all(w in stamps for w in words):
+        return f"{text!r} is a stamp or watermark"
+    rest = [w for w in words if w not in stamps]
+    if _all_concept(rest, lambda c: c == "document_title"):
+        return f"{text!r} is a document title"
+    if _all_concept(rest, lambda c: c in COLUMN_CONCEPTS):
+        return f"{text!r} is a table header"
+    return None
+
+
+def amounts_agree(
+    subtotal: Decimal, tax: Decimal, total: Decimal, discount: Decimal = Decimal(0)
+) -> bool:
+    """Whether subtotal - discount + tax = total, within :data:`ROUNDING`."""
+    return abs(subtotal - abs(discount) + tax - total) <= ROUNDING
+
+
+def lines_agree(amounts: Sequence[Decimal], subtotal: Decimal) -> bool:
+    """Whether the line items' amounts sum to ``subtotal``, within a cent per line (each line
+    may be rounded on its own)."""
+    return abs(sum(amounts, Decimal(0)) - subtotal) <= ROUNDING * max(1, len(amounts))
+
+
+def by_checksum(candidates: Sequence[T], check: Callable[[T], bool | None]) -> list[T]:
+    """``candidates`` with those whose checksum holds first, then those without one, then
+    those failing it; the order within each group is kept."""
+    rank = {True: 0, None: 1, False: 2}
+    return sorted(candidates, key=lambda c: rank[check(c)])
