@@ -411,7 +411,8 @@ def _qty(quantity: Decimal) -> str:
 
 
 def _cash(total: Decimal, rng: random.Random) -> Decimal:
+    """What the customer handed over: always more than the total, so the cash is a decoy."""
     for note in (5, 10, 20, 50, 100, 200, 500, 1000):
-        if note >= total and rng.random() < 0.7:
+        if note > total and rng.random() < 0.7:
             return Decimal(note)
-    return total
+    return Decimal(int(total // 50 + 1) * 50)

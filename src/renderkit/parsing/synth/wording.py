@@ -56,7 +56,7 @@ EXTRA_LABELS: dict[str, dict[str, tuple[str, ...]]] = {
            "subtotal": ("Warensumme", "Positionssumme"),
            "total": ("Endsumme", "Zu begleichen")},
     "fr": {"invoice_number": ("Référence pièce", "Code facture"),
-           "invoice_date": ("Établie le", "Émise le"),
+           "invoice_date": ("Établie le", "Datée du"),
            "due_date": ("À régler avant", "Règlement au plus tard"),
            "subtotal": ("Montant des articles",),
            "total": ("Somme à régler", "Montant final")},
@@ -84,7 +84,7 @@ EXTRA_LABELS: dict[str, dict[str, tuple[str, ...]]] = {
            "invoice_date": ("Dikeluarkan pada",),
            "due_date": ("Jelaskan sebelum",),
            "subtotal": ("Jumlah barangan",),
-           "total": ("Amaun perlu dibayar", "Jumlah akhir")},
+           "total": ("Amaun untuk dijelaskan", "Jumlah akhir")},
 }  # fmt: skip
 
 #: Invoice titles per language (all of them lexicon document titles).
