@@ -16,13 +16,14 @@ from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 
+import attrs
 import pytest
 from babel.dates import get_month_names
 from PIL import Image, ImageChops
 
 from renderkit.parsing.extract.identifiers import valid_iban, valid_vat_id
 from renderkit.parsing.lexicons import LANGUAGES, tokens
-from renderkit.parsing.synth import SynthDocument, make_documents
+from renderkit.parsing.synth import Layout, SynthDocument, make_document, make_documents
 from renderkit.parsing.synth import labels as synth_labels
 from renderkit.parsing.synth.photo import MAX_SIDE, photograph
 from renderkit.parsing.synth.render import invoice_html, receipt_lines, receipt_page
@@ -246,3 +247,16 @@ def test_the_written_scorer_gives_gold_full_marks_and_counts_a_wrong_total(
     assert index["sources"] == [
         {"dir": "synth-invoices", "documents": 8, "mime": "application/pdf"}
     ]
+
+
+def test_a_layout_can_be_adjusted_to_build_a_document_that_trips_one_rule() -> None:
+    def watermarked(layout: Layout) -> Layout:
+        return attrs.evolve(layout, watermark=True, parties="two-column")
+
+    plain = make_documents("invoice", 6, seed=15, photos=False)
+    adjusted = [make_document("invoice", i, 15, photos=False, adjust=watermarked) for i in range(6)]
+    for doc in adjusted:
+        word = doc.extras["watermark"]
+        assert any(d.role == "watermark" and d.text == word for d in doc.decoys)
+        assert word in invoice_html(doc) and doc.labels["seller"] in invoice_html(doc)
+    assert [d.issuer for d in adjusted] == [d.issuer for d in plain]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -259,11 +260,24 @@ def _items(layout: Layout, rng: random.Random) -> tuple[LineItem, ...]:
     return tuple(lines)
 
 
-def make_document(kind: str, index: int, seed: int, *, photos: bool) -> SynthDocument:
-    """The ``index``-th ``kind`` document of the set made with ``seed`` (deterministic)."""
+def make_document(
+    kind: str,
+    index: int,
+    seed: int,
+    *,
+    photos: bool,
+    adjust: Callable[[Layout], Layout] | None = None,
+) -> SynthDocument:
+    """The ``index``-th ``kind`` document of the set made with ``seed`` (deterministic).
+
+    ``adjust`` may change the drawn layout (``lambda l: attrs.evolve(l, watermark=True)``), for
+    tests that need a document built to trip one rule; the rest is still drawn from the seed.
+    """
     # One generator per document, so a document does not depend on how many came before.
     rng = random.Random(f"renderkit-synth:{seed}:{kind}:{index}")
     layout = choose_layout(kind, rng, photos=photos)
+    if adjust is not None:
+        layout = adjust(layout)
     locale = layout.locale
     language = locale.language
     issuer = names.party(locale.country, rng)

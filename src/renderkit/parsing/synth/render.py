@@ -68,6 +68,7 @@ h1{{font-size:1.7em;color:{accent};margin:18px 0 10px}}
 .parties.stacked{{flex-direction:column;gap:8px}}
 .parties.buyer-first{{flex-direction:row-reverse;justify-content:space-between}}
 .parties > div{{flex:1}}
+.meta{{display:flex;flex-wrap:wrap;gap:4px 28px;margin:0 0 14px}}
 .label{{color:#555}}
 table{{border-collapse:collapse;width:100%}}
 td,th{{padding:4px 6px;text-align:left}}
@@ -121,10 +122,21 @@ def invoice_html(doc: SynthDocument) -> str:
     if "due_date" in printed:
         meta.append(_meta_row(labels["due_date"], printed["due_date"]))
     meta.append(_meta_row(extras["order_label"], extras["order"]))
-    parties = (
-        f"<section class='parties {layout.parties}'>{buyer_block}<div>{''.join(meta)}</div>"
-        "</section>"
-    )
+    if layout.parties == "two-column":
+        # Seller and buyer addresses side by side, the document's numbers on a row below.
+        seller_block = (
+            f"<div><div class='label'>{_e(labels['seller'])}</div><div><b>{_e(issuer.name)}</b>"
+            f"</div>{lines}</div>"
+        )
+        parties = (
+            f"<section class='parties'>{seller_block}{buyer_block}</section>"
+            f"<section class='meta'>{''.join(meta)}</section>"
+        )
+    else:
+        parties = (
+            f"<section class='parties {layout.parties}'>{buyer_block}<div>{''.join(meta)}</div>"
+            "</section>"
+        )
     numeric = {"quantity", "unit_price", "line_amount"}
     head = "".join(
         f"<th class='{'num' if c in numeric else ''}'>{_e(labels[c])}</th>" for c in layout.columns

@@ -29,7 +29,7 @@ __all__ = [
 #: The concepts the factory prints labels for.
 CONCEPTS: tuple[str, ...] = (
     "invoice_number", "invoice_date", "due_date", "subtotal", "tax", "total", "discount",
-    "vat_id", "iban", "bic", "customer", "description", "quantity", "unit_price",
+    "vat_id", "iban", "bic", "customer", "seller", "description", "quantity", "unit_price",
     "line_amount", "position",
 )  # fmt: skip
 
