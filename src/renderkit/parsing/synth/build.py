@@ -14,18 +14,25 @@ import attrs
 import pypdfium2
 from PIL import Image
 
-from renderkit.browser import Browser
+from renderkit.browser import Browser, PdfOptions, Shell
 from renderkit.core.pdfium import run_pdfium
+from renderkit.core.shell import shell_head
 from renderkit.image import ImageRequest, render_image
 from renderkit.parsing.synth import labels
 from renderkit.parsing.synth.documents import SynthDocument, make_document
 from renderkit.parsing.synth.photo import photograph
-from renderkit.parsing.synth.render import invoice_html, receipt_page
-from renderkit.pdf import PdfRequest, render_pdf
+from renderkit.parsing.synth.render import invoice_fragment, receipt_page
+from renderkit.pdf import PAGE_SIZES
 
 __all__ = ["BuiltSet", "build_set", "make_documents", "render_document"]
 
 KINDS = ("invoice", "receipt")
+
+# Invoices print on a warm page of this shell, as render_pdf prints its own document templates.
+# render_pdf's custom HTML would load each document in a fresh isolated context, which is right
+# for HTML from strangers but costs about 0.9 s of CPU per page against 0.15 s on a warm page;
+# the factory's HTML is its own.
+_SHELL = Shell(name="renderkit-synth-invoice", head=shell_head(""))
 
 # Pages are rasterised at this scale (72 dpi x 2.2, about 160 dpi) before being photographed.
 _RASTER_SCALE = 2.2
@@ -66,17 +73,17 @@ def _photo(image: Image.Image, doc: SynthDocument) -> bytes:
 async def render_document(doc: SynthDocument, browser: Browser) -> tuple[str, str, bytes]:
     """``doc`` rendered: its file extension, MIME type and content.
 
-    Invoices are PDFs (a real text layer); receipts are PNG slips; documents whose layout says
-    ``photo`` are JPEG photos of either.
+    Invoices are PDFs printed by Chromium (a real text layer); receipts are PNG slips;
+    documents whose layout says ``photo`` are JPEG photos of either.
     """
     if doc.kind == "invoice":
-        pdf = await render_pdf(
-            PdfRequest(template="custom", html=invoice_html(doc), margin="normal"),
-            browser=browser,
+        width, height = PAGE_SIZES["A4"]
+        pdf = await browser.print_fragment(
+            _SHELL, invoice_fragment(doc), PdfOptions(paper_width=width, paper_height=height)
         )
         if not doc.layout.photo:
-            return "pdf", "application/pdf", pdf.content
-        image = await run_pdfium(_raster, pdf.content)
+            return "pdf", "application/pdf", pdf
+        image = await run_pdfium(_raster, pdf)
     else:
         page = receipt_page(doc)
         png = await render_image(

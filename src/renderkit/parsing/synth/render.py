@@ -13,7 +13,7 @@ from PIL import Image, ImageDraw
 
 from renderkit.parsing.synth.documents import SynthDocument
 
-__all__ = ["ReceiptPage", "invoice_html", "receipt_page"]
+__all__ = ["ReceiptPage", "invoice_fragment", "invoice_html", "receipt_lines", "receipt_page"]
 
 _PAPER = {"58": "#fdfdfb", "80": "#fbfaf6"}
 _INK = ("#1a1a1a", "#22313f", "#2b2b40", "#1d3a2f")
@@ -90,8 +90,8 @@ def _meta_row(label: str, value: str) -> str:
     return f'<div><span class="label">{_e(label)}:</span> <span>{_e(value)}</span></div>'
 
 
-def invoice_html(doc: SynthDocument) -> str:
-    """The invoice as a complete HTML document for an A4 page."""
+def invoice_fragment(doc: SynthDocument) -> str:
+    """The invoice as an HTML fragment (its own ``<style>`` first) for a warm page's body."""
     rng = random.Random(f"html:{doc.id}:{doc.number}")
     layout, labels, printed, extras = doc.layout, doc.labels, doc.printed, doc.extras
     accent = rng.choice(_ACCENT)
@@ -184,12 +184,19 @@ def invoice_html(doc: SynthDocument) -> str:
     if "stamp" in extras:
         marks += f"<div class='stamp'>{_e(extras['stamp'])}</div>"
     return (
-        f"<!doctype html><html lang='{layout.locale.language}'><head><meta charset='utf-8'>"
-        f"<style>{_css(doc, rng, accent)}</style></head><body><div class='page'>{marks}"
+        f"<style>{_css(doc, rng, accent)}</style><div class='page'>{marks}"
         f"{header}<h1>{_e(extras['title'])}</h1>{parties}"
         f"<table class='items'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody>"
         f"</table><table class='totals'>{totals_html}</table>"
-        f"<footer>{''.join(foot)}</footer></div></body></html>"
+        f"<footer>{''.join(foot)}</footer></div>"
+    )
+
+
+def invoice_html(doc: SynthDocument) -> str:
+    """The invoice as a complete HTML document for an A4 page."""
+    return (
+        f"<!doctype html><html lang='{doc.layout.locale.language}'><head><meta charset='utf-8'>"
+        f"</head><body>{invoice_fragment(doc)}</body></html>"
     )
 
 
