@@ -219,11 +219,17 @@ _RECEIPT_WORDS = {
 
 @attrs.frozen(kw_only=True)
 class ReceiptPage:
-    """A receipt's HTML and the CSS pixel size of the slip it prints on."""
+    """A receipt's HTML fragment (its ``<style>`` first) and the CSS pixel size of its slip."""
 
-    html: str
+    fragment: str
     width: int
     height: int
+
+    @property
+    def html(self) -> str:
+        """The receipt as a complete HTML document."""
+        head = "<!doctype html><html><head><meta charset='utf-8'></head>"
+        return f"{head}<body>{self.fragment}</body></html>"
 
 
 def _wrap(text: str, cols: int) -> list[str]:
@@ -294,11 +300,10 @@ def receipt_page(doc: SynthDocument) -> ReceiptPage:
     height = round(2 * _PAD_PX + len(lines) * font_px * _LINE_EM) + 4
     body = "\n".join(_e(line) for line in lines)
     paper = _PAPER[str(layout.paper_mm)]
-    page = (
-        "<!doctype html><html><head><meta charset='utf-8'><style>"
-        f"html,body{{margin:0;background:{paper}}}"
+    fragment = (
+        f"<style>html,body{{margin:0;background:{paper}}}"
         f"pre{{margin:0;padding:{_PAD_PX}px;font-family:'{layout.font}',monospace;"
-        f"font-size:{font_px:.3f}px;line-height:{_LINE_EM};color:#111;white-space:pre}}"
-        f"</style></head><body><pre>{body}</pre></body></html>"
+        f"font-size:{font_px:.3f}px;line-height:{_LINE_EM};color:#111;white-space:pre;"
+        f"background:{paper}}}</style><pre>{body}</pre>"
     )
-    return ReceiptPage(html=page, width=width, height=max(height, 16))
+    return ReceiptPage(fragment=fragment, width=width, height=max(height, 16))
