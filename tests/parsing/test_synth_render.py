@@ -78,6 +78,8 @@ def test_a_written_set_is_scored_by_the_eval_harness(tmp_path: Path) -> None:
     assert [s["dir"] for s in index["sources"]] == ["synth-invoices", "synth-receipts"]
     truth = json.loads((out / "synth-invoices/truth/synth-invoice-0000.json").read_text())
     assert truth["lines"] and truth["decoys"] and truth["expected"]["total"]
+    slip = json.loads((out / "synth-receipts/truth/synth-receipt-0000.json").read_text())
+    assert slip["expected"]["company"].split()[0] in slip["printed_lines"][0]
     figures_path = tmp_path / "figures.json"
     report = subprocess.run(
         [sys.executable, str(ROOT / "scripts/eval_parse.py"), str(out),

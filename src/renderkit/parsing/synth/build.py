@@ -20,7 +20,7 @@ from renderkit.core.shell import shell_head
 from renderkit.parsing.synth import labels
 from renderkit.parsing.synth.documents import SynthDocument, make_document
 from renderkit.parsing.synth.photo import photograph
-from renderkit.parsing.synth.render import invoice_fragment, receipt_page
+from renderkit.parsing.synth.render import invoice_fragment, receipt_lines, receipt_page
 from renderkit.pdf import PAGE_SIZES
 
 __all__ = ["BuiltSet", "build_set", "make_documents", "render_document"]
@@ -135,8 +135,12 @@ async def build_set(
         ext, mime, content = rendered[doc.id]
         file = f"docs/{doc.id}.{ext}"
         (folder / file).write_bytes(content)
-        truth = json.dumps(doc.truth(), indent=1, ensure_ascii=False)
-        (folder / "truth" / f"{doc.id}.json").write_text(truth + "\n")
+        truth = doc.truth()
+        if doc.kind == "receipt":
+            # The slip's text line by line: the OCR ground truth of a receipt image.
+            truth["printed_lines"] = receipt_lines(doc)
+        text = json.dumps(truth, indent=1, ensure_ascii=False)
+        (folder / "truth" / f"{doc.id}.json").write_text(text + "\n")
         entries.append((doc, file, mime, content))
     manifest = labels.manifest(kind, seed, entries)
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False))

@@ -20,8 +20,10 @@ __all__ = [
     "format_amount",
     "format_date",
     "iban",
+    "iban_is_valid",
     "money",
     "vat_id",
+    "vat_is_valid",
 ]
 
 CENT = Decimal("0.01")
