@@ -1,0 +1,432 @@
+"""One synthetic document's content and truth: parties, numbers, line items, their printed
+forms, and the printed strings that are decoys (not the value of any field)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+import attrs
+
+from renderkit.parsing.synth import names, values, wording
+from renderkit.parsing.synth.layouts import Layout, choose_layout
+
+__all__ = ["Decoy", "LineItem", "SynthDocument", "make_document"]
+
+
+@attrs.frozen(kw_only=True)
+class LineItem:
+    """One row of the item table; ``amount`` is ``quantity * unit_price``, in cents."""
+
+    position: int
+    description: str
+    quantity: Decimal
+    unit_price: Decimal
+    amount: Decimal
+
+
+@attrs.frozen(kw_only=True)
+class Decoy:
+    """A printed string that a field must not take.
+
+    Roles: ``watermark``, ``stamp``, ``title``, ``table_header``, ``buyer`` (the buyer's block),
+    ``year``, ``quantity``, ``line_number``, ``phone``, ``postcode``, ``order_number``,
+    ``tax_rate``, ``registration`` (a company number), ``cash`` and ``change`` (receipts).
+    """
+
+    role: str
+    text: str
+
+
+@attrs.frozen(kw_only=True)
+class SynthDocument:
+    """Everything one document prints, and what is true of it.
+
+    Attributes:
+        id: the document id (``synth-invoice-0007``).
+        layout: the seeded layout choices.
+        issuer: the seller (the receipt's shop).
+        buyer: the invoice's customer (None on receipts).
+        number: the invoice or receipt number.
+        issued: the document date; ``due``: the payment due date when printed.
+        lines: the item table.
+        subtotal, discount, tax, total: the arithmetic, ``total = subtotal - discount + tax``;
+            tax is zero on documents without tax lines.
+        tax_rate: the rate in percent.
+        vat_id, iban, bic: the issuer's identifiers, when the document prints them.
+        labels: concept -> the label printed before its value.
+        printed: field -> the value exactly as printed.
+        decoys: printed strings that are no field's value.
+        extras: other printed strings (title, watermark and stamp words, the year line, the
+            receipt's cash and change, its time and registration number).
+    """
+
+    id: str
+    layout: Layout
+    issuer: names.Party
+    buyer: names.Party | None
+    number: str
+    issued: dt.date
+    due: dt.date | None
+    lines: tuple[LineItem, ...]
+    subtotal: Decimal
+    discount: Decimal
+    tax: Decimal
+    tax_rate: Decimal
+    total: Decimal
+    vat_id: str | None
+    iban: str | None
+    bic: str | None
+    labels: dict[str, str]
+    printed: dict[str, str]
+    decoys: tuple[Decoy, ...]
+    extras: dict[str, str]
+
+    @property
+    def kind(self) -> str:
+        """``invoice`` or ``receipt``."""
+        return self.layout.kind
+
+    def amount(self, value: Decimal, *, mark: bool = True) -> str:
+        """``value`` as this document prints amounts (with its currency mark when asked)."""
+        number = values.NUMBER_FORMATS[self.layout.number_format]
+        return values.format_amount(value, number, self.layout.currency if mark else None)
+
+    def date(self, day: dt.date) -> str:
+        """``day`` as this document prints dates."""
+        return values.format_date(day, self.layout.date_form, self.layout.locale.language)
+
+    @property
+    def expected(self) -> dict[str, str]:
+        """The labels in the eval set's normal forms (ISO dates, 2-place amounts)."""
+        if self.kind == "receipt":
+            return {
+                "company": self.issuer.name,
+                "address": " ".join(self.issuer.address.lines),
+                "date": self.issued.isoformat(),
+                "total": f"{self.total:.2f}",
+            }
+        out = {
+            "issuer": self.issuer.name,
+            "invoice_number": self.number,
+            "date": self.issued.isoformat(),
+            "total": f"{self.total:.2f}",
+            "currency": self.layout.currency.code,
+        }
+        if self.due is not None:
+            out["due_date"] = self.due.isoformat()
+        if self.layout.tax_lines:
+            out["subtotal"] = f"{self.subtotal:.2f}"
+            out["tax"] = f"{self.tax:.2f}"
+        if self.vat_id is not None:
+            out["vat_id"] = self.vat_id
+        if self.iban is not None:
+            out["iban"] = self.iban
+        return out
+
+    def truth(self) -> dict[str, Any]:
+        """The richer truth a ranker needs: values, items, printed forms, decoys, layout."""
+        layout = self.layout
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "expected": self.expected,
+            "arithmetic": {
+                "subtotal": f"{self.subtotal:.2f}",
+                "discount": f"{self.discount:.2f}",
+                "tax": f"{self.tax:.2f}",
+                "tax_rate": str(self.tax_rate),
+                "total": f"{self.total:.2f}",
+            },
+            "lines": [
+                {
+                    "position": li.position,
+                    "description": li.description,
+                    "quantity": str(li.quantity),
+                    "unit_price": f"{li.unit_price:.2f}",
+                    "amount": f"{li.amount:.2f}",
+                }
+                for li in self.lines
+            ],
+            "issuer": _party(self.issuer),
+            "buyer": _party(self.buyer) if self.buyer else None,
+            "bic": self.bic,
+            "labels": self.labels,
+            "printed": self.printed,
+            "decoys": [{"role": d.role, "text": d.text} for d in self.decoys],
+            "extras": self.extras,
+            "layout": {
+                "family": layout.family,
+                "locale": layout.locale.name,
+                "language": layout.locale.language,
+                "header": layout.header,
+                "logo": layout.logo,
+                "parties": layout.parties,
+                "table": layout.table,
+                "columns": list(layout.columns),
+                "number_format": layout.number_format,
+                "currency_mark": layout.currency.mark,
+                "currency_before": layout.currency.before,
+                "date_form": layout.date_form,
+                "watermark": layout.watermark,
+                "stamp": layout.stamp,
+                "tax_lines": layout.tax_lines,
+                "discount": layout.discount,
+                "extra_labels": layout.extra_labels,
+                "font": layout.font,
+                "paper_mm": layout.paper_mm if self.kind == "receipt" else None,
+                "photo": layout.photo,
+            },
+        }
+
+
+def _party(p: names.Party) -> dict[str, Any]:
+    return {"name": p.name, "address": list(p.address.lines), "phone": p.phone, "email": p.email}
+
+
+_ITEMS: dict[str, tuple[str, ...]] = {
+    "en": ("Consulting hours", "Design work", "Cable set", "Office chair", "Maintenance visit",
+           "Printing of flyers", "Software licence", "Delivery charge", "Wooden pallet"),
+    "de": ("Beratungsstunden", "Montagearbeiten", "Kabelsatz", "Bürostuhl", "Wartung",
+           "Druck von Flyern", "Softwarelizenz", "Versandkosten", "Holzpalette"),
+    "fr": ("Heures de conseil", "Travaux de pose", "Jeu de câbles", "Chaise de bureau",
+           "Entretien", "Impression de flyers", "Licence logicielle", "Frais de port"),
+    "es": ("Horas de consultoría", "Montaje", "Juego de cables", "Silla de oficina",
+           "Mantenimiento", "Impresión de folletos", "Licencia de software", "Portes"),
+    "it": ("Ore di consulenza", "Montaggio", "Set di cavi", "Sedia da ufficio", "Manutenzione",
+           "Stampa volantini", "Licenza software", "Spese di spedizione"),
+    "nl": ("Adviesuren", "Montagewerk", "Kabelset", "Bureaustoel", "Onderhoud",
+           "Drukwerk folders", "Softwarelicentie", "Verzendkosten"),
+    "pt": ("Horas de consultoria", "Montagem", "Conjunto de cabos", "Cadeira de escritório",
+           "Manutenção", "Impressão de folhetos", "Licença de software", "Portes de envio"),
+    "ms": ("Khidmat nasihat", "Kerja pemasangan", "Set kabel", "Kerusi pejabat",
+           "Penyelenggaraan", "Cetakan risalah", "Lesen perisian", "Caj penghantaran"),
+}  # fmt: skip
+_RECEIPT_ITEMS = ("MINERAL WATER 1.5L", "WHITE BREAD", "FRIED RICE", "ICED TEA", "A4 PAPER",
+                  "BATTERY AA 4S", "NOODLES CUP", "COFFEE 3IN1", "EGGS GRADE A", "TISSUE BOX",
+                  "BALL PEN BLUE", "TOAST SET", "KAYA BUN", "DETERGENT 1KG")  # fmt: skip
+_SINCE = {"en": "Est. {y}", "de": "Gegründet {y}", "fr": "Depuis {y}", "es": "Desde {y}",
+          "it": "Dal {y}", "nl": "Sinds {y}", "pt": "Desde {y}", "ms": "Sejak {y}"}  # fmt: skip
+_ORDER = {"en": "Order no", "de": "Bestellnummer", "fr": "Commande n°", "es": "Pedido n.º",
+          "it": "Ordine n.", "nl": "Ordernummer", "pt": "Encomenda n.º",
+          "ms": "No pesanan"}  # fmt: skip
+_PHONE = {"en": "Tel", "de": "Tel.", "fr": "Tél.", "es": "Tel.", "it": "Tel.", "nl": "Tel.",
+          "pt": "Tel.", "ms": "Tel"}  # fmt: skip
+
+
+def _invoice_number(rng: random.Random, year: int, language: str) -> str:
+    n = rng.randint(1, 99999)
+    prefix = {"de": "RE", "fr": "F", "es": "FAC", "it": "FT", "nl": "F", "pt": "FT"}.get(
+        language, "INV"
+    )
+    shape = rng.randrange(6)
+    if shape == 0:
+        return f"{prefix}-{year}-{n:05d}"
+    if shape == 1:
+        return f"{prefix}{n:06d}"
+    if shape == 2:
+        return f"{year}/{n:04d}"
+    if shape == 3:
+        return f"{n:07d}"
+    if shape == 4:
+        return f"{prefix} {year % 100}-{n}"
+    return f"{rng.choice('ABCDEFGHKLMNPRST')}{rng.choice('ABCDEFGHKLMNPRST')}{n}"
+
+
+def _items(layout: Layout, rng: random.Random) -> tuple[LineItem, ...]:
+    count = rng.randint(1, 7 if layout.kind == "invoice" else 9)
+    pool = _RECEIPT_ITEMS if layout.kind == "receipt" else _ITEMS[layout.locale.language]
+    names_ = rng.sample(pool, min(count, len(pool)))
+    lines = []
+    for i, description in enumerate(names_, start=1):
+        if layout.kind == "receipt":
+            quantity = Decimal(rng.choice((1, 1, 1, 2, 3, 4, 6)))
+            price = values.money(Decimal(rng.randint(50, 4000)) / 100)
+        else:
+            quantity = Decimal(rng.choice((1, 1, 2, 3, 5, 8, 10, 12, 20, 40)))
+            price = values.money(Decimal(rng.randint(300, 150_000)) / 100)
+        lines.append(
+            LineItem(
+                position=i,
+                description=description,
+                quantity=quantity,
+                unit_price=price,
+                amount=values.money(quantity * price),
+            )
+        )
+    return tuple(lines)
+
+
+def make_document(
+    kind: str,
+    index: int,
+    seed: int,
+    *,
+    photos: bool,
+    adjust: Callable[[Layout], Layout] | None = None,
+) -> SynthDocument:
+    """The ``index``-th ``kind`` document of the set made with ``seed`` (deterministic).
+
+    ``adjust`` may change the drawn layout (``lambda l: attrs.evolve(l, watermark=True)``), for
+    tests that need a document built to trip one rule; the rest is still drawn from the seed.
+    """
+    # One generator per document, so a document does not depend on how many came before.
+    rng = random.Random(f"renderkit-synth:{seed}:{kind}:{index}")
+    layout = choose_layout(kind, rng, photos=photos)
+    if adjust is not None:
+        layout = adjust(layout)
+    locale = layout.locale
+    language = locale.language
+    issuer = names.party(locale.country, rng)
+    buyer = names.party(locale.country, rng) if kind == "invoice" else None
+    issued = dt.date(2019, 1, 1) + dt.timedelta(days=rng.randrange(8 * 365))
+    due = issued + dt.timedelta(days=rng.choice((7, 14, 30, 45, 60))) if layout.due_date else None
+    lines = _items(layout, rng)
+    subtotal = sum((li.amount for li in lines), Decimal(0))
+    discount = (
+        values.money(subtotal * Decimal(rng.choice((2, 3, 5, 10))) / 100)
+        if layout.discount
+        else Decimal(0)
+    )
+    rate = rng.choice(locale.tax_rates)
+    tax = values.money((subtotal - discount) * rate / 100) if layout.tax_lines else Decimal("0.00")
+    total = subtotal - discount + tax
+    country = locale.country
+    vat = values.vat_id(country, rng) if kind == "invoice" and locale.has_vat_id else None
+    iban = values.iban(country, rng) if kind == "invoice" and locale.has_iban else None
+    bic = (
+        f"{names.stem(rng, (2, 2)).upper()[:4]:X<4}{country}{rng.choice('23456789')}"
+        f"{rng.choice('ABCDEFGHJKLMNPRSTUVWXYZ')}"
+        if iban
+        else None
+    )
+    if kind == "receipt":
+        number = f"{rng.choice(('CS', 'OR', 'INV', 'R', ''))}{rng.randint(1000, 999999):06d}"
+    else:
+        number = _invoice_number(rng, issued.year, language)
+    share = 1.0 if layout.extra_labels else 0.0
+    label_words = {
+        concept: wording.label(concept, language, rng, extra_share=share)
+        for concept in wording.CONCEPTS
+    }
+    doc = SynthDocument(
+        id=f"synth-{kind}-{index:04d}",
+        layout=layout,
+        issuer=issuer,
+        buyer=buyer,
+        number=number,
+        issued=issued,
+        due=due,
+        lines=lines,
+        subtotal=subtotal,
+        discount=discount,
+        tax=tax,
+        tax_rate=rate,
+        total=total,
+        vat_id=vat,
+        iban=iban,
+        bic=bic,
+        labels=label_words,
+        printed={},
+        decoys=(),
+        extras={},
+    )
+    return _with_print(doc, rng)
+
+
+def _with_print(doc: SynthDocument, rng: random.Random) -> SynthDocument:
+    """``doc`` with its printed forms, extras and decoys decided."""
+    layout = doc.layout
+    language = layout.locale.language
+    printed = {
+        "date": doc.date(doc.issued),
+        "total": doc.amount(doc.total),
+        "number": doc.number,
+    }
+    if doc.kind == "invoice":
+        printed["issuer"] = doc.issuer.name
+        printed["currency"] = layout.currency.mark
+        if doc.due:
+            printed["due_date"] = doc.date(doc.due)
+        if layout.tax_lines:
+            printed["subtotal"] = doc.amount(doc.subtotal)
+            printed["tax"] = doc.amount(doc.tax)
+        if doc.vat_id:
+            printed["vat_id"] = doc.vat_id
+        if doc.iban:
+            # IBANs print in groups of four more often than not.
+            grouped = rng.random() < 0.7
+            printed["iban"] = (
+                " ".join(doc.iban[i : i + 4] for i in range(0, len(doc.iban), 4))
+                if grouped
+                else doc.iban
+            )
+    else:
+        printed["company"] = doc.issuer.name
+        printed["address"] = "\n".join(doc.issuer.address.lines)
+        if layout.tax_lines:
+            printed["subtotal"] = doc.amount(doc.subtotal, mark=False)
+            printed["tax"] = doc.amount(doc.tax, mark=False)
+        printed["total"] = doc.amount(doc.total, mark=False)
+    if layout.discount:
+        printed["discount"] = doc.amount(-doc.discount, mark=doc.kind == "invoice")
+    year = str(rng.randint(1950, doc.issued.year - 1))
+    extras = {
+        "title": rng.choice(wording.TITLES[language]) if doc.kind == "invoice" else "",
+        "since": _SINCE[language].format(y=year),
+        "phone_label": _PHONE[language],
+    }
+    decoys = [
+        Decoy(role="year", text=year),
+        Decoy(role="phone", text=doc.issuer.phone),
+        Decoy(role="postcode", text=doc.issuer.address.postcode),
+    ]
+    decoys += [Decoy(role="quantity", text=_qty(li.quantity)) for li in doc.lines]
+    if layout.watermark:
+        extras["watermark"] = rng.choice(wording.WATERMARK_WORDS[language])
+        decoys.append(Decoy(role="watermark", text=extras["watermark"]))
+    if doc.kind == "invoice":
+        decoys.append(Decoy(role="title", text=extras["title"]))
+        if layout.stamp:
+            extras["stamp"] = rng.choice(wording.STAMP_WORDS[language])
+            decoys.append(Decoy(role="stamp", text=extras["stamp"]))
+        if doc.layout.tax_lines:
+            decoys.append(Decoy(role="tax_rate", text=f"{doc.tax_rate} %"))
+        decoys += [Decoy(role="table_header", text=doc.labels[c]) for c in layout.columns]
+        if "position" in layout.columns:
+            decoys += [Decoy(role="line_number", text=str(li.position)) for li in doc.lines]
+        assert doc.buyer is not None
+        buyer = doc.buyer
+        decoys += [Decoy(role="buyer", text=t) for t in (buyer.name, *buyer.address.lines)]
+        decoys.append(Decoy(role="postcode", text=buyer.address.postcode))
+        order = f"PO-{rng.randint(10000, 99999)}"
+        extras["order_label"] = _ORDER[language]
+        extras["order"] = order
+        decoys.append(Decoy(role="order_number", text=order))
+    else:
+        paid = _cash(doc.total, rng)
+        extras["cash"] = doc.amount(paid, mark=False)
+        extras["change"] = doc.amount(paid - doc.total, mark=False)
+        extras["time"] = f"{rng.randint(8, 21):02d}:{rng.randint(0, 59):02d}"
+        extras["registration"] = f"{rng.randint(100000, 1299999)}-{rng.choice('ADHKMPTUVWX')}"
+        decoys += [
+            Decoy(role="cash", text=extras["cash"]),
+            Decoy(role="change", text=extras["change"]),
+            Decoy(role="registration", text=extras["registration"]),
+        ]
+    return attrs.evolve(doc, printed=printed, decoys=tuple(decoys), extras=extras)
+
+
+def _qty(quantity: Decimal) -> str:
+    return str(int(quantity)) if quantity == quantity.to_integral_value() else str(quantity)
+
+
+def _cash(total: Decimal, rng: random.Random) -> Decimal:
+    """What the customer handed over: always more than the total, so the cash is a decoy."""
+    for note in (5, 10, 20, 50, 100, 200, 500, 1000):
+        if note > total and rng.random() < 0.7:
+            return Decimal(note)
+    return Decimal(int(total // 50 + 1) * 50)

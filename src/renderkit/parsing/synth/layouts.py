@@ -1,0 +1,178 @@
+"""The seeded layout choices of one document, and the locales documents come from."""
+
+from __future__ import annotations
+
+import random
+from decimal import Decimal
+
+import attrs
+
+from renderkit.parsing.synth.values import DATE_FORMATS, NUMBER_FORMATS, CurrencyStyle
+
+__all__ = ["INVOICE_FONTS", "LOCALES", "RECEIPT_FONTS", "Layout", "Locale", "choose_layout"]
+
+
+@attrs.frozen(kw_only=True)
+class Locale:
+    """Where a document comes from: its language, country, money and customs.
+
+    Attributes:
+        name: the key (``de-DE``).
+        language: the lexicon language of its labels.
+        country: the issuer's country (addresses, VAT id, IBAN).
+        currency: the ISO 4217 code.
+        marks: how the currency may be printed (symbol, code, local sign).
+        tax_rates: the VAT or sales tax rates in use, in percent.
+        number_formats: the number formats its documents use.
+        date_forms: the date forms its documents use.
+        has_vat_id: invoices print a VAT id (countries with VAT).
+        has_iban: invoices print an IBAN (countries in the IBAN registry).
+    """
+
+    name: str
+    language: str
+    country: str
+    currency: str
+    marks: tuple[str, ...]
+    tax_rates: tuple[Decimal, ...]
+    number_formats: tuple[str, ...]
+    date_forms: tuple[str, ...]
+    has_vat_id: bool = True
+    has_iban: bool = True
+
+
+def _rates(*values: str) -> tuple[Decimal, ...]:
+    return tuple(Decimal(v) for v in values)
+
+
+_EURO_DATES = ("dmy-dot", "dmy-slash", "iso", "d-month-y", "d-mon-y", "dmy-dash")
+LOCALES: dict[str, Locale] = {
+    loc.name: loc
+    for loc in (
+        Locale(name="en-GB", language="en", country="GB", currency="GBP", marks=("£", "GBP"),
+               tax_rates=_rates("20", "5"), number_formats=("1,234.56", "1234.56"),
+               date_forms=("dmy-slash", "d-month-y", "d-mon-y", "iso", "dmy-dot")),
+        Locale(name="en-US", language="en", country="US", currency="USD", marks=("$", "USD", "US$"),
+               tax_rates=_rates("8.25", "6", "7.5"), number_formats=("1,234.56",),
+               date_forms=("mdy-slash", "month-d-y", "iso"), has_vat_id=False, has_iban=False),
+        Locale(name="de-DE", language="de", country="DE", currency="EUR", marks=("€", "EUR"),
+               tax_rates=_rates("19", "7"), number_formats=("1.234,56", "1234,56"),
+               date_forms=("dmy-dot", "dmy-dot-short", "d.-month-y", "iso")),
+        Locale(name="de-AT", language="de", country="AT", currency="EUR", marks=("€", "EUR"),
+               tax_rates=_rates("20", "10"), number_formats=("1.234,56", "1 234,56"),
+               date_forms=("dmy-dot", "d.-month-y")),
+        Locale(name="fr-FR", language="fr", country="FR", currency="EUR", marks=("€", "EUR"),
+               tax_rates=_rates("20", "10", "5.5"), number_formats=("1 234,56", "1234,56"),
+               date_forms=("dmy-slash", "d-month-y", "iso")),
+        Locale(name="fr-BE", language="fr", country="BE", currency="EUR", marks=("€", "EUR"),
+               tax_rates=_rates("21", "6"), number_formats=("1.234,56", "1 234,56"),
+               date_forms=("dmy-slash", "dmy-dot", "d-month-y")),
+        Locale(name="es-ES", language="es", country="ES", currency="EUR", marks=("€", "EUR"),
+               tax_rates=_rates("21", "10"), number_formats=("1.234,56", "1234,56"),
+               date_forms=("dmy-slash", "dmy-dash", "d-month-y", "d-mon-y")),
+        Locale(name="it-IT", language="it", country="IT", currency="EUR", marks=("€", "EUR"),
+               tax_rates=_rates("22", "10"), number_formats=("1.234,56",),
+               date_forms=("dmy-slash", "dmy-dot", "d-month-y")),
+        Locale(name="nl-NL", language="nl", country="NL", currency="EUR", marks=("€", "EUR"),
+               tax_rates=_rates("21", "9"), number_formats=("1.234,56", "1234,56"),
+               date_forms=("dmy-dash", "d-month-y", "iso", "dmy-slash")),
+        Locale(name="pt-PT", language="pt", country="PT", currency="EUR", marks=("€", "EUR"),
+               tax_rates=_rates("23", "13", "6"), number_formats=("1 234,56", "1.234,56"),
+               date_forms=("dmy-slash", "dmy-dash", "iso", "d-month-y")),
+        Locale(name="ms-MY", language="ms", country="MY", currency="MYR", marks=("RM", "MYR"),
+               tax_rates=_rates("6", "8"), number_formats=("1,234.56", "1234.56"),
+               date_forms=("dmy-slash", "dmy-dash", "d-mon-y", "iso"), has_vat_id=False,
+               has_iban=False),
+    )
+}  # fmt: skip
+
+#: Proportional fonts installed on the machine, for invoices.
+INVOICE_FONTS = ("Inter", "DejaVu Sans", "DejaVu Serif", "Noto Sans", "Noto Serif")
+#: Monospace fonts installed on the machine, for thermal-printer receipts.
+RECEIPT_FONTS = ("DejaVu Sans Mono", "Noto Sans Mono CJK SC")
+
+_COLUMNS = ("position", "description", "quantity", "unit_price", "line_amount")
+_COLUMN_ORDERS: tuple[tuple[str, ...], ...] = (
+    _COLUMNS,
+    ("description", "quantity", "unit_price", "line_amount"),
+    ("position", "quantity", "description", "unit_price", "line_amount"),
+    ("quantity", "description", "line_amount"),
+    ("description", "unit_price", "quantity", "line_amount"),
+)
+
+
+@attrs.frozen(kw_only=True)
+class Layout:
+    """Every seeded choice that shapes one document (see the package docstring).
+
+    ``header``, ``logo``, ``parties``, ``table``, ``columns`` and ``stamp`` apply to invoices;
+    ``paper_mm`` to receipts; the rest to both.
+    """
+
+    kind: str
+    locale: Locale
+    header: str
+    logo: str
+    parties: str
+    table: str
+    columns: tuple[str, ...]
+    number_format: str
+    currency: CurrencyStyle
+    date_form: str
+    watermark: bool
+    stamp: bool
+    tax_lines: bool
+    discount: bool
+    due_date: bool
+    extra_labels: bool
+    font: str
+    paper_mm: int
+    photo: bool
+
+    @property
+    def family(self) -> str:
+        """A short name of the layout's structure, for counting distinct layouts."""
+        if self.kind == "receipt":
+            return f"receipt-{self.paper_mm}mm-{self.font}-{'tax' if self.tax_lines else 'notax'}"
+        return "-".join((self.header, self.logo, self.parties, self.table, ",".join(self.columns)))
+
+
+def choose_layout(kind: str, rng: random.Random, *, photos: bool) -> Layout:
+    """The layout of one ``kind`` document (``invoice`` or ``receipt``), drawn from ``rng``."""
+    if kind == "receipt":
+        # Till receipts: mostly the Malaysian kind the receipt rules know, some from elsewhere.
+        name = "ms-MY" if rng.random() < 0.6 else rng.choice(("en-GB", "en-US", "de-DE", "fr-FR"))
+    else:
+        name = rng.choice(sorted(LOCALES))
+    locale = LOCALES[name]
+    mark = rng.choice(locale.marks)
+    number_format = rng.choice(locale.number_formats)
+    # Symbols stand before the amount in English-speaking and Malaysian use, after it in most of
+    # the euro area; codes go either way.
+    before = mark in ("£", "$", "US$", "RM") or (len(mark) == 3 and rng.random() < 0.5)
+    currency = CurrencyStyle(
+        code=locale.currency, mark=mark, before=before, space=len(mark) > 1 or rng.random() < 0.5
+    )
+    date_form = rng.choice(locale.date_forms)
+    assert date_form in DATE_FORMATS and number_format in NUMBER_FORMATS
+    return Layout(
+        kind=kind,
+        locale=locale,
+        header=rng.choice(("left", "right", "centre")),
+        logo=rng.choice(("text", "image", "none")),
+        parties=rng.choice(("two-column", "stacked", "buyer-first")),
+        table=rng.choice(("ruled", "zebra", "borderless", "boxed")),
+        columns=rng.choice(_COLUMN_ORDERS),
+        number_format=number_format,
+        currency=currency,
+        date_form=date_form,
+        watermark=rng.random() < 0.3,
+        stamp=rng.random() < 0.2,
+        tax_lines=rng.random() < (0.85 if kind == "invoice" else 0.6),
+        discount=rng.random() < 0.25,
+        due_date=kind == "invoice" and rng.random() < 0.75,
+        extra_labels=rng.random() < 0.3,
+        font=rng.choice(RECEIPT_FONTS if kind == "receipt" else INVOICE_FONTS),
+        paper_mm=rng.choice((58, 80)),
+        photo=photos and (kind == "receipt" or rng.random() < 1 / 3),
+    )

@@ -1,0 +1,309 @@
+"""Documents as HTML: A4 invoices with varied headers, party blocks and tables, and receipts as
+narrow thermal-printer slips in a monospace font (fixed columns, as tills print them)."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import random
+
+import attrs
+from PIL import Image, ImageDraw
+
+from renderkit.parsing.synth.documents import SynthDocument
+
+__all__ = ["ReceiptPage", "invoice_fragment", "invoice_html", "receipt_lines", "receipt_page"]
+
+_PAPER = {"58": "#fdfdfb", "80": "#fbfaf6"}
+_INK = ("#1a1a1a", "#22313f", "#2b2b40", "#1d3a2f")
+_ACCENT = ("#2f5d8a", "#8a2f4f", "#2f8a6a", "#7a5a1f", "#444444", "#5b3f8a")
+
+
+def _e(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def _logo_png(name: str, rng: random.Random, accent: str) -> str:
+    """A generated logo mark (shapes and initials, drawn with Pillow) as a data URI."""
+    size = 96
+    image = Image.new("RGBA", (size, size), (255, 255, 255, 0))
+    draw = ImageDraw.Draw(image)
+    colour = tuple(int(accent[i : i + 2], 16) for i in (1, 3, 5))
+    shape = rng.randrange(3)
+    if shape == 0:
+        draw.ellipse((4, 4, size - 4, size - 4), fill=(*colour, 255))
+    elif shape == 1:
+        draw.rounded_rectangle((4, 4, size - 4, size - 4), radius=18, fill=(*colour, 255))
+    else:
+        draw.polygon([(size // 2, 2), (size - 2, size - 6), (2, size - 6)], fill=(*colour, 255))
+    initials = "".join(w[0] for w in name.split()[:2] if w[:1].isalpha()).upper() or "X"
+    draw.text((size * 0.3, size * 0.38), initials, fill=(255, 255, 255, 255), font_size=30)
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode()
+
+
+def _css(doc: SynthDocument, rng: random.Random, accent: str) -> str:
+    layout = doc.layout
+    size = rng.choice((10, 10.5, 11, 12))
+    ink = rng.choice(_INK)
+    table = {
+        "ruled": "td,th{border-bottom:1px solid #999}",
+        "zebra": "tbody tr:nth-child(odd){background:#eef1f5} th{background:ACC;color:#fff}",
+        "borderless": "th{border-bottom:2px solid ACC}",
+        "boxed": "table.items,table.items td,table.items th{border:1px solid #555}",
+    }[layout.table].replace("ACC", accent)
+    align = {"left": "flex-start", "right": "flex-end", "centre": "center"}[layout.header]
+    return f"""
+body{{font-family:'{layout.font}',sans-serif;font-size:{size}pt;color:{ink};margin:0}}
+.page{{position:relative}}
+header{{display:flex;justify-content:{align};align-items:center;gap:14px;
+  {"flex-direction:row-reverse;" if layout.header == "right" else ""}
+  {"flex-direction:column;text-align:center;" if layout.header == "centre" else ""}}}
+.issuer .name{{font-weight:700;font-size:1.25em}}
+.logo-text{{font-size:2.1em;font-weight:800;color:{accent};letter-spacing:0}}
+h1{{font-size:1.7em;color:{accent};margin:18px 0 10px}}
+.parties{{display:flex;gap:30px;margin:10px 0 16px}}
+.parties.stacked{{flex-direction:column;gap:8px}}
+.parties.buyer-first{{flex-direction:row-reverse;justify-content:space-between}}
+.parties > div{{flex:1}}
+.meta{{display:flex;flex-wrap:wrap;gap:4px 28px;margin:0 0 14px}}
+.label{{color:#555}}
+table{{border-collapse:collapse;width:100%}}
+td,th{{padding:4px 6px;text-align:left}}
+td.num,th.num{{text-align:right}}
+{table}
+table.totals{{width:auto;margin:14px 0 0 auto}}
+table.totals td{{border:none;padding:2px 8px}}
+table.totals tr.grand td{{font-weight:700;border-top:1.5px solid {ink}}}
+footer{{margin-top:28px;font-size:0.85em;color:#444}}
+.wm{{position:absolute;top:330px;left:40px;font-size:110px;color:rgba(120,120,120,0.16);
+  transform:rotate(-28deg);font-weight:800;z-index:0}}
+.stamp{{position:absolute;top:{rng.randint(420, 640)}px;left:{rng.randint(260, 420)}px;
+  border:4px solid #c0392b;color:#c0392b;font-size:30px;font-weight:800;padding:4px 14px;
+  transform:rotate({rng.randint(-20, 20)}deg);opacity:0.75}}
+"""
+
+
+def _meta_row(label: str, value: str) -> str:
+    return f'<div><span class="label">{_e(label)}:</span> <span>{_e(value)}</span></div>'
+
+
+def invoice_fragment(doc: SynthDocument) -> str:
+    """The invoice as an HTML fragment (its own ``<style>`` first) for a warm page's body."""
+    rng = random.Random(f"html:{doc.id}:{doc.number}")
+    layout, labels, printed, extras = doc.layout, doc.labels, doc.printed, doc.extras
+    accent = rng.choice(_ACCENT)
+    issuer = doc.issuer
+    lines = "".join(f"<div>{_e(t)}</div>" for t in issuer.address.lines)
+    logo = ""
+    if layout.logo == "image":
+        logo = f'<img src="{_logo_png(issuer.name, rng, accent)}" width="64" height="64" alt="">'
+    elif layout.logo == "text":
+        logo = f'<div class="logo-text">{_e(issuer.name.split()[0].upper())}</div>'
+    header = (
+        f"<header>{logo}<div class='issuer'><div class='name'>{_e(issuer.name)}</div>{lines}"
+        f"<div>{_e(extras['phone_label'])} {_e(issuer.phone)}</div><div>{_e(issuer.email)}</div>"
+        "</div></header>"
+    )
+    buyer = doc.buyer
+    assert buyer is not None
+    buyer_block = (
+        f"<div><div class='label'>{_e(labels['customer'])}</div>"
+        f"<div><b>{_e(buyer.name)}</b></div>"
+        + "".join(f"<div>{_e(t)}</div>" for t in buyer.address.lines)
+        + "</div>"
+    )
+    meta = [
+        _meta_row(labels["invoice_number"], printed["number"]),
+        _meta_row(labels["invoice_date"], printed["date"]),
+    ]
+    if "due_date" in printed:
+        meta.append(_meta_row(labels["due_date"], printed["due_date"]))
+    meta.append(_meta_row(extras["order_label"], extras["order"]))
+    if layout.parties == "two-column":
+        # Seller and buyer addresses side by side, the document's numbers on a row below.
+        seller_block = (
+            f"<div><div class='label'>{_e(labels['seller'])}</div><div><b>{_e(issuer.name)}</b>"
+            f"</div>{lines}</div>"
+        )
+        parties = (
+            f"<section class='parties'>{seller_block}{buyer_block}</section>"
+            f"<section class='meta'>{''.join(meta)}</section>"
+        )
+    else:
+        parties = (
+            f"<section class='parties {layout.parties}'>{buyer_block}<div>{''.join(meta)}</div>"
+            "</section>"
+        )
+    numeric = {"quantity", "unit_price", "line_amount"}
+    head = "".join(
+        f"<th class='{'num' if c in numeric else ''}'>{_e(labels[c])}</th>" for c in layout.columns
+    )
+    rows = []
+    for li in doc.lines:
+        cells = {
+            "position": str(li.position),
+            "description": li.description,
+            "quantity": str(int(li.quantity)),
+            "unit_price": doc.amount(li.unit_price, mark=False),
+            "line_amount": doc.amount(li.amount, mark=False),
+        }
+        rows.append(
+            "<tr>"
+            + "".join(
+                f"<td class='{'num' if c in numeric else ''}'>{_e(cells[c])}</td>"
+                for c in layout.columns
+            )
+            + "</tr>"
+        )
+    totals = []
+    if layout.tax_lines:
+        totals.append((labels["subtotal"], printed["subtotal"], ""))
+    if layout.discount:
+        totals.append((labels["discount"], printed["discount"], ""))
+    if layout.tax_lines:
+        totals.append((f"{labels['tax']} {doc.tax_rate} %", printed["tax"], ""))
+    totals.append((labels["total"], printed["total"], "grand"))
+    totals_html = "".join(
+        f"<tr class='{cls}'><td>{_e(k)}</td><td class='num'>{_e(v)}</td></tr>"
+        for k, v, cls in totals
+    )
+    foot = []
+    if doc.vat_id:
+        foot.append(_meta_row(labels["vat_id"], printed["vat_id"]))
+    if doc.iban:
+        foot.append(_meta_row(labels["iban"], printed["iban"]))
+    if doc.bic:
+        foot.append(_meta_row(labels["bic"], doc.bic))
+    foot.append(f"<div>{_e(issuer.name)} · {_e(extras['since'])}</div>")
+    marks = ""
+    if "watermark" in extras:
+        marks += f"<div class='wm'>{_e(extras['watermark'])}</div>"
+    if "stamp" in extras:
+        marks += f"<div class='stamp'>{_e(extras['stamp'])}</div>"
+    return (
+        f"<style>{_css(doc, rng, accent)}</style><div class='page'>{marks}"
+        f"{header}<h1>{_e(extras['title'])}</h1>{parties}"
+        f"<table class='items'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody>"
+        f"</table><table class='totals'>{totals_html}</table>"
+        f"<footer>{''.join(foot)}</footer></div>"
+    )
+
+
+def invoice_html(doc: SynthDocument) -> str:
+    """The invoice as a complete HTML document for an A4 page."""
+    return (
+        f"<!doctype html><html lang='{doc.layout.locale.language}'><head><meta charset='utf-8'>"
+        f"</head><body>{invoice_fragment(doc)}</body></html>"
+    )
+
+
+# ---------------------------------------------------------------- receipts
+
+_COLUMNS = {58: 32, 80: 42}
+_WIDTH_PX = {58: 220, 80: 302}  # the paper width in CSS pixels (96 per inch)
+_CHAR_EM = {"DejaVu Sans Mono": 0.602, "Noto Sans Mono CJK SC": 0.5}
+_LINE_EM = 1.3
+_PAD_PX = 10
+
+_RECEIPT_WORDS = {
+    # language -> (receipt number label, date label, cash, change, thanks)
+    "en": ("RECEIPT NO", "DATE", "CASH", "CHANGE", "THANK YOU, PLEASE COME AGAIN"),
+    "ms": ("NO RESIT", "TARIKH", "TUNAI", "BAKI", "TERIMA KASIH, SILA DATANG LAGI"),
+    "de": ("BON-NR", "DATUM", "BAR", "RÜCKGELD", "VIELEN DANK FÜR IHREN EINKAUF"),
+    "fr": ("TICKET N°", "DATE", "ESPÈCES", "RENDU", "MERCI DE VOTRE VISITE"),
+}
+
+
+@attrs.frozen(kw_only=True)
+class ReceiptPage:
+    """A receipt's HTML fragment (its ``<style>`` first) and the CSS pixel size of its slip."""
+
+    fragment: str
+    width: int
+    height: int
+
+    @property
+    def html(self) -> str:
+        """The receipt as a complete HTML document."""
+        head = "<!doctype html><html><head><meta charset='utf-8'></head>"
+        return f"{head}<body>{self.fragment}</body></html>"
+
+
+def _wrap(text: str, cols: int) -> list[str]:
+    words, out, line = text.split(), [], ""
+    for word in words:
+        if line and len(line) + 1 + len(word) > cols:
+            out.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    return [*out, line] if line else out
+
+
+def _pair(left: str, right: str, cols: int) -> str:
+    gap = max(1, cols - len(left) - len(right))
+    return f"{left}{' ' * gap}{right}"
+
+
+def receipt_lines(doc: SynthDocument) -> list[str]:
+    """The receipt's printed lines, each at most the paper's column count."""
+    cols = _COLUMNS[doc.layout.paper_mm]
+    language = doc.layout.locale.language
+    number_label, date_label, cash, change, thanks = _RECEIPT_WORDS.get(
+        language, _RECEIPT_WORDS["en"]
+    )
+    rule = "-" * cols
+    out = [line.center(cols).rstrip() for line in _wrap(doc.issuer.name, cols)]
+    out.append(f"({doc.extras['registration']})".center(cols).rstrip())
+    for line in doc.issuer.address.lines:
+        out += [w.center(cols).rstrip() for w in _wrap(line, cols)]
+    out.append(f"TEL: {doc.issuer.phone}".center(cols).rstrip())
+    out.append(rule)
+    out.append(f"{number_label}: {doc.number}")
+    out.append(f"{date_label}: {doc.printed['date']}  {doc.extras['time']}")
+    out.append(rule)
+    for li in doc.lines:
+        out.append(li.description[:cols])
+        qty = f"  {int(li.quantity)} x {doc.amount(li.unit_price, mark=False)}"
+        out.append(_pair(qty, doc.amount(li.amount, mark=False), cols))
+    out.append(rule)
+    labels = doc.labels
+    if doc.layout.tax_lines:
+        out.append(_pair(labels["subtotal"].upper(), doc.printed["subtotal"], cols))
+    if doc.layout.discount:
+        out.append(_pair(labels["discount"].upper(), doc.printed["discount"], cols))
+    if doc.layout.tax_lines:
+        tax = f"{labels['tax'].upper()} {doc.tax_rate}%"
+        out.append(_pair(tax, doc.printed["tax"], cols))
+    mark = doc.layout.currency.mark
+    out.append(_pair(f"{labels['total'].upper()} {mark}", doc.printed["total"], cols))
+    out.append(_pair(cash, doc.extras["cash"], cols))
+    out.append(_pair(change, doc.extras["change"], cols))
+    out.append(rule)
+    out += [w.center(cols).rstrip() for w in _wrap(thanks, cols)]
+    if "watermark" in doc.extras:
+        out.append(f"*** {doc.extras['watermark']} ***".center(cols).rstrip())
+    out.append(doc.extras["since"].center(cols).rstrip())
+    return out
+
+
+def receipt_page(doc: SynthDocument) -> ReceiptPage:
+    """The receipt as HTML on a slip of its paper's width, tall enough for every line."""
+    layout = doc.layout
+    cols = _COLUMNS[layout.paper_mm]
+    width = _WIDTH_PX[layout.paper_mm]
+    font_px = (width - 2 * _PAD_PX) / (cols * _CHAR_EM[layout.font])
+    lines = receipt_lines(doc)
+    height = round(2 * _PAD_PX + len(lines) * font_px * _LINE_EM) + 4
+    body = "\n".join(_e(line) for line in lines)
+    paper = _PAPER[str(layout.paper_mm)]
+    fragment = (
+        f"<style>html,body{{margin:0;background:{paper}}}"
+        f"pre{{margin:0;padding:{_PAD_PX}px;font-family:'{layout.font}',monospace;"
+        f"font-size:{font_px:.3f}px;line-height:{_LINE_EM};color:#111;white-space:pre;"
+        f"background:{paper}}}</style><pre>{body}</pre>"
+    )
+    return ReceiptPage(fragment=fragment, width=width, height=max(height, 16))

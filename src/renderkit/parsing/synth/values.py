@@ -1,0 +1,292 @@
+"""Values as documents print them: amounts in several number formats, dates in many forms,
+and identifiers with real checksums (IBAN mod 97, VAT ids by each country's rule)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import random
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Literal
+
+import attrs
+from babel.dates import get_month_names
+
+__all__ = [
+    "DATE_FORMATS",
+    "NUMBER_FORMATS",
+    "CurrencyStyle",
+    "NumberFormat",
+    "format_amount",
+    "format_date",
+    "iban",
+    "iban_is_valid",
+    "money",
+    "vat_id",
+    "vat_is_valid",
+]
+
+CENT = Decimal("0.01")
+
+
+def money(value: Decimal | int | str) -> Decimal:
+    """``value`` rounded half up to cents, as invoices round."""
+    return Decimal(value).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+@attrs.frozen(kw_only=True)
+class NumberFormat:
+    """How a number is grouped and where its decimals start (``1.234,56``)."""
+
+    name: str
+    group: str
+    decimal: str
+
+
+#: The number formats documents print, by name (the name is the format of 1234.56).
+NUMBER_FORMATS: dict[str, NumberFormat] = {
+    f.name: f
+    for f in (
+        NumberFormat(name="1,234.56", group=",", decimal="."),
+        NumberFormat(name="1.234,56", group=".", decimal=","),
+        NumberFormat(name="1 234,56", group="\u202f", decimal=","),
+        NumberFormat(name="1234.56", group="", decimal="."),
+        NumberFormat(name="1234,56", group="", decimal=","),
+    )
+}
+
+
+@attrs.frozen(kw_only=True)
+class CurrencyStyle:
+    """How a currency is printed beside an amount.
+
+    Attributes:
+        code: the ISO 4217 code (the label's currency).
+        mark: what is printed: a symbol (``€``), the code (``EUR``) or a local sign (``RM``).
+        before: the mark precedes the amount.
+        space: a space separates the mark from the amount.
+    """
+
+    code: str
+    mark: str
+    before: bool
+    space: bool
+
+
+def format_amount(
+    value: Decimal, number: NumberFormat, currency: CurrencyStyle | None = None
+) -> str:
+    """``value`` printed with ``number``'s separators and, when given, its currency mark."""
+    sign = "-" if value < 0 else ""
+    whole, cents = f"{abs(value):.2f}".split(".")
+    groups: list[str] = []
+    while len(whole) > 3:
+        groups.insert(0, whole[-3:])
+        whole = whole[:-3]
+    groups.insert(0, whole)
+    text = f"{sign}{number.group.join(groups)}{number.decimal}{cents}"
+    if currency is None:
+        return text
+    gap = " " if currency.space else ""
+    return f"{currency.mark}{gap}{text}" if currency.before else f"{text}{gap}{currency.mark}"
+
+
+#: Date forms by name, each shown for 3 April 2024.
+DATE_FORMATS: dict[str, str] = {
+    "iso": "2024-04-03",
+    "dmy-slash": "03/04/2024",
+    "dmy-dot": "03.04.2024",
+    "dmy-dot-short": "03.04.24",
+    "dmy-dash": "03-04-2024",
+    "d-month-y": "3 April 2024 (month named in the document's language)",
+    "d.-month-y": "3. April 2024 (German style)",
+    "d-mon-y": "03 Apr 2024 (abbreviated month in the document's language)",
+    "month-d-y": "April 3, 2024 (English only)",
+    "mdy-slash": "04/03/2024 (US documents only)",
+}
+
+
+@functools.cache
+def _months(language: str, width: Literal["abbreviated", "wide"]) -> tuple[str, ...]:
+    names = get_month_names(width, context="format", locale=language)
+    return tuple(str(names[m]) for m in range(1, 13))
+
+
+def format_date(day: dt.date, form: str, language: str) -> str:
+    """``day`` printed in the form ``form`` (a key of :data:`DATE_FORMATS`)."""
+    d, m, y = day.day, day.month, day.year
+    if form == "iso":
+        return day.isoformat()
+    if form == "dmy-slash":
+        return f"{d:02d}/{m:02d}/{y}"
+    if form == "dmy-dot":
+        return f"{d:02d}.{m:02d}.{y}"
+    if form == "dmy-dot-short":
+        return f"{d:02d}.{m:02d}.{y % 100:02d}"
+    if form == "dmy-dash":
+        return f"{d:02d}-{m:02d}-{y}"
+    if form == "d-month-y":
+        return f"{d} {_months(language, 'wide')[m - 1]} {y}"
+    if form == "d.-month-y":
+        return f"{d}. {_months(language, 'wide')[m - 1]} {y}"
+    if form == "d-mon-y":
+        return f"{d:02d} {_months(language, 'abbreviated')[m - 1].rstrip('.')} {y}"
+    if form == "month-d-y":
+        return f"{_months('en', 'wide')[m - 1]} {d}, {y}"
+    if form == "mdy-slash":
+        return f"{m:02d}/{d:02d}/{y}"
+    msg = f"unknown date form {form!r}"
+    raise ValueError(msg)
+
+
+# ---------------------------------------------------------------- identifiers
+
+_IBAN_BODY: dict[str, str] = {
+    # Country -> the BBAN's shape: "n" a digit, "a" an upper-case letter (ISO 13616 registry).
+    "DE": "n" * 18,
+    "FR": "n" * 10 + "a" + "n" * 10 + "nn",
+    "ES": "n" * 20,
+    "IT": "a" + "n" * 10 + "n" * 12,
+    "NL": "aaaa" + "n" * 10,
+    "PT": "n" * 21,
+    "GB": "aaaa" + "n" * 14,
+    "BE": "n" * 12,
+    "AT": "n" * 16,
+}
+
+
+def _mod97(text: str) -> int:
+    digits = "".join(str(int(c, 36)) for c in text)
+    return int(digits) % 97
+
+
+def iban(country: str, rng: random.Random) -> str:
+    """An invented IBAN of ``country`` with a valid check (no spaces)."""
+    body = "".join(
+        rng.choice("0123456789") if k == "n" else rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        for k in _IBAN_BODY[country]
+    )
+    check = 98 - _mod97(body + country + "00")
+    return f"{country}{check:02d}{body}"
+
+
+def _digits(rng: random.Random, n: int) -> str:
+    return str(rng.randint(1, 9)) + "".join(rng.choice("0123456789") for _ in range(n - 1))
+
+
+def _de_check(body: str) -> str:
+    # ISO 7064 MOD 11,10, the Bundeszentralamt für Steuern's rule for USt-IdNr.
+    product = 10
+    for c in body:
+        s = (int(c) + product) % 10 or 10
+        product = (2 * s) % 11
+    return str((11 - product) % 10)
+
+
+def _luhn_check(body: str) -> str:
+    total = 0
+    for i, c in enumerate(reversed(body)):
+        n = int(c)
+        if i % 2 == 0:
+            n = n * 2 - 9 if n * 2 > 9 else n * 2
+        total += n
+    return str((10 - total % 10) % 10)
+
+
+def _mod11_check(body: str, weights: tuple[int, ...]) -> int:
+    return sum(int(c) * w for c, w in zip(body, weights, strict=True)) % 11
+
+
+def vat_id(country: str, rng: random.Random) -> str:
+    """An invented VAT id of ``country`` (DE FR ES IT NL PT GB BE AT) whose check passes."""
+    while True:
+        value = _vat_attempt(country, rng)
+        if value is not None:
+            return value
+
+
+def _vat_attempt(country: str, rng: random.Random) -> str | None:
+    if country == "DE":
+        body = _digits(rng, 8)
+        return f"DE{body}{_de_check(body)}"
+    if country == "FR":
+        siren = _digits(rng, 8)
+        siren += _luhn_check(siren)  # a SIREN is itself Luhn-valid
+        key = (12 + 3 * (int(siren) % 97)) % 97
+        return f"FR{key:02d}{siren}"
+    if country == "IT":
+        body = _digits(rng, 7) + f"{rng.randint(1, 100):03d}"
+        return f"IT{body}{_luhn_check(body)}"
+    if country == "NL":
+        body = _digits(rng, 8)
+        rest = sum(int(c) * w for c, w in zip(body, range(9, 1, -1), strict=True)) % 11
+        return None if rest == 10 else f"NL{body}{rest}B{rng.randint(1, 99):02d}"
+    if country == "PT":
+        body = str(rng.choice((1, 2, 5))) + "".join(rng.choice("0123456789") for _ in range(7))
+        rest = _mod11_check(body, (9, 8, 7, 6, 5, 4, 3, 2))
+        check = 0 if rest < 2 else 11 - rest
+        return f"PT{body}{check}"
+    if country == "ES":
+        # A company's CIF: a letter, seven digits and a control digit (Luhn-like).
+        body = "".join(rng.choice("0123456789") for _ in range(7))
+        odd = sum(sum(divmod(int(c) * 2, 10)) for c in body[0::2])
+        even = sum(int(c) for c in body[1::2])
+        return f"ES{rng.choice('ABG')}{body}{(10 - (odd + even) % 10) % 10}"
+    if country == "GB":
+        body = _digits(rng, 7)
+        total = sum(int(c) * w for c, w in zip(body, range(8, 1, -1), strict=True))
+        check = -total % 97
+        return f"GB{body}{check:02d}"
+    if country == "BE":
+        body = "0" + _digits(rng, 7)
+        return f"BE{body}{97 - int(body) % 97:02d}"
+    if country == "AT":
+        body = "".join(rng.choice("0123456789") for _ in range(7))
+        total = 0
+        for i, c in enumerate(body):
+            n = int(c) * (2 if i % 2 else 1)
+            total += n // 10 + n % 10
+        return f"ATU{body}{(96 - total) % 10}"
+    msg = f"no VAT id rule for {country!r}"
+    raise ValueError(msg)
+
+
+def iban_is_valid(value: str) -> bool:
+    """Whether ``value`` passes the IBAN mod-97 check (for the factory's own tests)."""
+    compact = value.replace(" ", "")
+    return len(compact) > 4 and _mod97(compact[4:] + compact[:4]) == 1
+
+
+def vat_is_valid(value: str) -> bool:
+    """Whether ``value`` passes its country's VAT check digit rule (the rules above)."""
+    country, body = value[:2], value[2:]
+    if country == "DE":
+        return len(body) == 9 and _de_check(body[:8]) == body[8]
+    if country == "FR":
+        return (12 + 3 * (int(body[2:]) % 97)) % 97 == int(body[:2])
+    if country == "IT":
+        return _luhn_check(body[:10]) == body[10]
+    if country == "NL":
+        rest = sum(int(c) * w for c, w in zip(body[:8], range(9, 1, -1), strict=True)) % 11
+        return rest == int(body[8]) and body[9] == "B"
+    if country == "PT":
+        rest = _mod11_check(body[:8], (9, 8, 7, 6, 5, 4, 3, 2))
+        return (0 if rest < 2 else 11 - rest) == int(body[8])
+    if country == "ES":
+        digits = body[1:8]
+        odd = sum(sum(divmod(int(c) * 2, 10)) for c in digits[0::2])
+        even = sum(int(c) for c in digits[1::2])
+        return (10 - (odd + even) % 10) % 10 == int(body[8])
+    if country == "GB":
+        total = sum(int(c) * w for c, w in zip(body[:7], range(8, 1, -1), strict=True))
+        return (total + int(body[7:])) % 97 == 0
+    if country == "BE":
+        return 97 - int(body[:8]) % 97 == int(body[8:])
+    if country == "AT":
+        digits = body[1:8]
+        total = 0
+        for i, c in enumerate(digits):
+            n = int(c) * (2 if i % 2 else 1)
+            total += n // 10 + n % 10
+        return (96 - total) % 10 == int(body[8])
+    return False

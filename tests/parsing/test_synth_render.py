@@ -1,0 +1,96 @@
+"""The synthetic factory through a real Chromium: the text layer holds every label as printed,
+receipts come out at their paper's width, and a written set is scored by the eval harness."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pypdfium2
+import pytest
+from PIL import Image
+
+from renderkit.browser import ChromiumPool
+from renderkit.parsing.synth import make_documents, render_document
+
+pytestmark = [pytest.mark.anyio, pytest.mark.browser]
+
+ROOT = Path(__file__).parents[2]
+
+
+def _text_layer(pdf: bytes) -> str:
+    document = pypdfium2.PdfDocument(pdf)
+    try:
+        page = document[0]
+        text = page.get_textpage().get_text_range()
+        page.close()
+        return str(text)
+    finally:
+        document.close()
+
+
+def _squeeze(text: str) -> str:
+    return "".join(text.split())
+
+
+async def test_every_printed_label_is_in_the_pdf_text_layer(pool: ChromiumPool) -> None:
+    docs = make_documents("invoice", 12, seed=21, photos=False)
+    for doc in docs:
+        ext, mime, content = await render_document(doc, pool)
+        assert (ext, mime) == ("pdf", "application/pdf")
+        text = _squeeze(_text_layer(content))
+        for field, printed in doc.printed.items():
+            assert _squeeze(printed) in text, (doc.id, field, printed)
+        assert _squeeze(doc.issuer.name) in text
+
+
+async def test_a_receipt_is_a_slip_of_its_paper_width_and_a_photo_a_bounded_jpeg(
+    pool: ChromiumPool,
+) -> None:
+    plain = make_documents("receipt", 4, seed=22, photos=False)
+    photos = make_documents("receipt", 2, seed=22, photos=True)
+    for doc in plain:
+        ext, mime, content = await render_document(doc, pool)
+        image = Image.open(io.BytesIO(content))
+        assert (ext, mime, image.format) == ("png", "image/png", "PNG")
+        assert image.width == {58: 440, 80: 604}[doc.layout.paper_mm]
+    for doc in photos:
+        ext, mime, content = await render_document(doc, pool)
+        image = Image.open(io.BytesIO(content))
+        assert (ext, mime, image.format) == ("jpg", "image/jpeg", "JPEG")
+        assert max(image.size) <= 1800
+
+
+def test_a_written_set_is_scored_by_the_eval_harness(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    out = tmp_path / "set"
+    for kind in ("invoice", "receipt"):
+        subprocess.run(
+            [sys.executable, str(ROOT / "scripts/synth_docs.py"), "--kind", kind,
+             "--count", "6" if kind == "invoice" else "2", "--seed", "3", "--out", str(out)],
+            check=True, env=env, capture_output=True, timeout=300,
+        )  # fmt: skip
+    index = json.loads((out / "index.json").read_text())
+    assert [s["dir"] for s in index["sources"]] == ["synth-invoices", "synth-receipts"]
+    truth = json.loads((out / "synth-invoices/truth/synth-invoice-0000.json").read_text())
+    assert truth["lines"] and truth["decoys"] and truth["expected"]["total"]
+    slip = json.loads((out / "synth-receipts/truth/synth-receipt-0000.json").read_text())
+    assert slip["expected"]["company"].split()[0] in slip["printed_lines"][0]
+    figures_path = tmp_path / "figures.json"
+    report = subprocess.run(
+        [sys.executable, str(ROOT / "scripts/eval_parse.py"), str(out),
+         "--json", str(figures_path)],
+        check=True, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert "synth-invoices (6 documents)" in report.stdout
+    figures = json.loads(figures_path.read_text())
+    invoices = figures["sources"]["synth-invoices"]
+    assert set(invoices["fields"]) >= {"issuer", "invoice_number", "date", "total"}
+    for field in invoices["fields"].values():
+        assert 0.0 <= field["f1"] <= 1.0
+    assert invoices["micro"]["tp"] + invoices["micro"]["fn"] >= 6 * 5
+    assert figures["sources"]["synth-receipts"]["documents"] == 2
