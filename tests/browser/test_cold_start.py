@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import stat
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from renderkit import BrowserUnavailableError
 from renderkit.browser import BrowserConfig, Capture, ChromiumPool, Shell
 
-from ..conftest import CHROMIUM, open_image
+from ..conftest import open_image
+from ._slow import slow_chromium as slow_chromium_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
@@ -32,16 +30,9 @@ RED = "<div style='width:100%;height:100%;background:#ff0000'></div>"
 
 @pytest.fixture
 def slow_chromium() -> Iterator[str]:
-    """A Chromium whose start-up takes :data:`LAUNCH_DELAY` seconds, like one on a loaded
-    machine."""
-    folder = Path(tempfile.mkdtemp(prefix="rk-test-"))
-    folder.chmod(0o755)  # the browser account must reach it
-    script = folder / "chromium"
-    script.write_text(f'#!/bin/sh\nsleep {LAUNCH_DELAY}\nexec {CHROMIUM} "$@"\n')
-    script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    yield str(script)
-    script.unlink()
-    folder.rmdir()
+    """A Chromium whose start-up takes :data:`LAUNCH_DELAY` seconds."""
+    with slow_chromium_for(LAUNCH_DELAY) as path:
+        yield path
 
 
 async def test_first_renders_on_a_slowly_launching_pool_all_succeed(slow_chromium: str) -> None:
