@@ -487,7 +487,10 @@ async def evaluate(target: Path, options: EvalOptions, *, folds: int = 5) -> dic
             },
             "micro": _micro(counts),
             "halves": {half: _micro(c) for half, c in halves.items()},
-            "folds": _fold_figures(per_doc, assign_folds(documents, folds), folds),
+            "folds": {
+                "groups": len({group_of(d) for d in documents}),
+                **_fold_figures(per_doc, assign_folds(documents, folds), folds),
+            },
             "timing": {
                 "median_s": statistics.median(seconds),
                 "p95_s": _percentile(seconds, 0.95),
@@ -620,7 +623,7 @@ def _render_folds(figures: Mapping[str, Any]) -> list[str]:
     out = [
         f"== folds: {k} per source, no seller ({' / '.join(figures['folds']['group_fields'])} "
         "label) in two folds; micro F1 (documents)",
-        f"  {'source':14s} "
+        f"  {'source':14s} {'groups':>6s} "
         + " ".join(f"{'fold ' + str(i):>11s}" for i in range(k))
         + f"  {'min':>5s} {'max':>5s} {'spread':>6s} {'gap':>6s}",
     ]
@@ -634,7 +637,8 @@ def _render_folds(figures: Mapping[str, Any]) -> list[str]:
             f"{f[key]:5.3f}" if f[key] is not None else f"{'-':>5s}"
             for key in ("min_f1", "max_f1", "spread", "worst_gap")
         )
-        out.append(f"  {name[:14]:14s} " + " ".join(f"{c:>11s}" for c in cells) + "  " + summary)
+        row = f"  {name[:14]:14s} {f['groups']:6d} " + " ".join(f"{c:>11s}" for c in cells)
+        out.append(row + "  " + summary)
     return out
 
 
