@@ -1,5 +1,5 @@
 """Developer tasks: `nox -s tests`, `nox -s lint`, `nox -s docs`, `nox -s bench`, `nox -s soak`,
-`nox -s adversarial`.
+`nox -s adversarial`, `nox -s eval`.
 
 Sessions reuse the project's .venv (created by scripts/bootstrap.sh), because Chromium and
 the other system tools are installed machine-wide, not per virtualenv. `nox -s extras` is the
@@ -252,3 +252,38 @@ def eval_parse(session: nox.Session) -> None:
     if not args or args[0].startswith("-"):
         args.insert(0, "../shared/eval/parse-dev")
     session.run(PY, "scripts/eval_parse.py", *args, external=True)
+
+
+#: The synthetic validation set: this seed, 100 invoices and 100 receipts, photos on. Every
+#: synthetic document is a function of (seed, kind, index), so training on any other seed
+#: never sees one of these (docs/parsing.md, "Measuring").
+SYNTH_VALIDATION = {"seed": "9001", "count": "100"}
+
+
+@nox.session(name="eval")
+def eval_all(session: nox.Session) -> None:
+    """Dev set (when it is beside the checkout) and the synthetic validation set, one JSON.
+
+    Builds the synthetic validation set on first use in <tmp>/renderkit-synth-val-9001 (about a
+    minute), keeps OCR in <tmp>/renderkit-ocr-dev and <tmp>/renderkit-ocr-synth, and writes
+    <tmp>/renderkit-eval.json. Options after -- go to scripts/eval_parse.py, e.g.
+    nox -s eval -- --no-embedded-xml --json /tmp/eval-noxml.json
+    """
+    tmp = Path(tempfile.gettempdir())
+    seed, count = SYNTH_VALIDATION["seed"], SYNTH_VALIDATION["count"]
+    synthetic = tmp / f"renderkit-synth-val-{seed}"
+    env = {"PYTHONPATH": "src"}  # a worktree measures its own code, not the editable install's
+    for kind in ("invoice", "receipt"):
+        if not (synthetic / f"synth-{kind}s" / "manifest.json").exists():
+            build = ["--kind", kind, "--count", count, "--seed", seed, "--out", str(synthetic)]
+            session.run(PY, "scripts/synth_docs.py", *build, "--photos", external=True, env=env)
+    dev = Path(os.environ.get("RENDERKIT_PARSE_DEV_SET") or "../shared/eval/parse-dev")
+    args = list(session.posargs)
+    if "--json" not in args:
+        args += ["--json", str(tmp / "renderkit-eval.json")]
+    if (dev / "index.json").exists():
+        args = [str(dev), "--cache", str(tmp / "renderkit-ocr-dev"), *args]
+    else:
+        session.log(f"no dev set at {dev}: the synthetic validation set only")
+    args += ["--synthetic", str(synthetic), "--synthetic-cache", str(tmp / "renderkit-ocr-synth")]
+    session.run(PY, "scripts/eval_parse.py", *args, external=True, env=env)

@@ -5,6 +5,7 @@ Usage::
     python scripts/eval_parse.py /path/to/parse-dev            # a folder with index.json
     python scripts/eval_parse.py /path/to/parse-dev/sroie/manifest.json
     python scripts/eval_parse.py DIR --cache /tmp/ocr-cache --json figures.json --first 5
+    python scripts/eval_parse.py DIR --folds 5 --synthetic SYNTH --synthetic-cache /tmp/ocr-synth
 
 The folder layout follows the parse-dev README: each source folder has a ``manifest.json``
 (documents with ``id``, ``file``, ``mime``, ``expected`` and, optionally, ``keys_asked``;
@@ -17,10 +18,15 @@ exercises schema filling. The report gives, per source:
   its own ``score_source``);
 - the halves check: micro F1 over the documents with odd ids and over those with even ids (a
   rule should help both);
+- the folds check: the documents split into K folds that share no group (a group is the
+  documents whose seller label is the same, see ``group_of``), micro F1 per fold, its min, max
+  and spread, and the worst gap between a fold and the rest;
 - parse time, median and p95;
 
 and over all sources, a calibration table: every predicted field that can be judged, bucketed
-by its reported confidence, with the share right per band.
+by its reported confidence, with the share right per band, and the calibration target (fields
+with confidence >= 0.8 right at least 97% of the time) as PASS/FAIL per source and overall.
+``--synthetic DIR`` scores a synthetic validation set (``scripts/synth_docs.py``) as well.
 """
 
 from __future__ import annotations
@@ -53,10 +59,31 @@ from renderkit.parsing import (
     parse,
 )
 
-__all__ = ["BANDS", "EvalOptions", "evaluate", "load_scorer", "main", "render"]
+__all__ = [
+    "BANDS",
+    "CALIBRATION_TARGET",
+    "GROUP_FIELDS",
+    "EvalOptions",
+    "assign_folds",
+    "calibration_check",
+    "evaluate",
+    "group_of",
+    "load_scorer",
+    "main",
+    "render",
+]
 
 #: Lower edges of the calibration bands; the last band includes 1.0.
 BANDS = (0.0, 0.2, 0.4, 0.6, 0.8, 0.9)
+
+#: The calibration target: of the fields reported with at least this confidence, at least
+#: this share must be right (issue #26).
+CALIBRATION_TARGET = (0.8, 0.97)
+
+#: Label fields that name a document's seller, in order of preference: documents whose first
+#: such value is the same (normalised) are one family and are never split across folds.
+#: Documents with none (contracts) are each their own group.
+GROUP_FIELDS = ("issuer", "company")
 
 
 @attrs.frozen(kw_only=True)
@@ -294,8 +321,111 @@ def _percentile(values: Sequence[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered) + 0.5) - 1))]
 
 
-async def evaluate(target: Path, options: EvalOptions) -> dict[str, Any]:
+# ---------------------------------------------------------------- folds
+
+
+def group_of(doc: Mapping[str, Any], group_fields: Sequence[str] = GROUP_FIELDS) -> str:
+    """The family ``doc`` belongs to: its seller label, normalised, else its own id.
+
+    Normalising keeps letters and digits only, casefolded, so "ACME Sdn. Bhd." and "ACME SDN
+    BHD" are one seller. Nothing here names a seller: the groups come from the labels.
+    """
+    for field in group_fields:
+        value = doc["expected"].get(field)
+        if isinstance(value, str):
+            key = "".join(ch for ch in value.casefold() if ch.isalnum())
+            if key:
+                return f"{field}:{key}"
+    return f"id:{doc['id']}"
+
+
+def assign_folds(
+    documents: Sequence[Mapping[str, Any]], k: int, group_fields: Sequence[str] = GROUP_FIELDS
+) -> dict[str, int]:
+    """Each document's fold, ``0..k-1``; a group's documents always share one fold.
+
+    Groups are placed largest first, ties broken by the SHA-256 of the group's key, each into
+    the fold holding the fewest documents so far (the lowest index on a tie): deterministic,
+    independent of the manifest's order, and balanced even on a 26-document source, where
+    taking the hash modulo k could leave a fold with one document or none.
+    """
+    if k < 1:
+        msg = f"folds must be at least 1, not {k}"
+        raise ValueError(msg)
+    groups: dict[str, list[str]] = {}
+    for doc in documents:
+        groups.setdefault(group_of(doc, group_fields), []).append(doc["id"])
+
+    def order(group: str) -> tuple[int, str]:
+        return -len(groups[group]), hashlib.sha256(group.encode()).hexdigest()
+
+    sizes = [0] * k
+    folds: dict[str, int] = {}
+    for group in sorted(groups, key=order):
+        fold = min(range(k), key=lambda i: (sizes[i], i))
+        sizes[fold] += len(groups[group])
+        folds.update(dict.fromkeys(groups[group], fold))
+    return folds
+
+
+def _fold_figures(
+    per_doc: Mapping[str, Mapping[str, Sequence[int]]], folds: Mapping[str, int], k: int
+) -> dict[str, Any]:
+    """Micro F1 of each fold and of the rest beside it, and how far apart the folds are."""
+    rows: list[dict[str, Any]] = []
+    for fold in range(k):
+        inside: dict[str, list[int]] = {}
+        outside: dict[str, list[int]] = {}
+        for doc_id, counts in per_doc.items():
+            _add(inside if folds[doc_id] == fold else outside, counts)
+        documents = sum(1 for doc_id in per_doc if folds[doc_id] == fold)
+        rows.append(
+            {
+                "fold": fold,
+                "documents": documents,
+                "micro": _micro(inside) if documents else None,
+                "rest_f1": _micro(outside)["f1"] if documents < len(per_doc) else None,
+            }
+        )
+    scored = [r["micro"]["f1"] for r in rows if r["micro"] is not None]
+    gaps = [
+        r["rest_f1"] - r["micro"]["f1"] for r in rows if r["micro"] and r["rest_f1"] is not None
+    ]
+    return {
+        "folds": rows,
+        "min_f1": min(scored, default=None),
+        "max_f1": max(scored, default=None),
+        "spread": max(scored) - min(scored) if scored else None,
+        "worst_gap": max(gaps, default=None),
+    }
+
+
+# ---------------------------------------------------------------- calibration target
+
+
+def calibration_check(
+    judgements: Sequence[tuple[float, bool]], target: tuple[float, float] = CALIBRATION_TARGET
+) -> dict[str, Any]:
+    """Whether the fields given at least ``target[0]`` confidence are right ``target[1]`` of
+    the time; ``passed`` is None when no field reached that confidence (nothing to judge)."""
+    low, share = target
+    high = [right for confidence, right in judgements if confidence >= low]
+    right = sum(high)
+    observed = right / len(high) if high else None
+    return {
+        "min_confidence": low,
+        "target_share": share,
+        "count": len(high),
+        "right": right,
+        "share_right": observed,
+        "passed": None if observed is None else observed >= share,
+    }
+
+
+async def evaluate(target: Path, options: EvalOptions, *, folds: int = 5) -> dict[str, Any]:
     """Parse and score every source under ``target``; the figures as a JSON-ready dict.
+
+    ``folds`` is how many group-disjoint folds each source's documents are split into.
 
     Raises:
         SystemExit: no ``score.py`` beside the sources, or its totals disagree with ours.
@@ -318,12 +448,14 @@ async def evaluate(target: Path, options: EvalOptions) -> dict[str, Any]:
         parsed = await _parse_source(manifest_path, documents, options)
         counts: dict[str, list[int]] = {}
         halves: dict[str, dict[str, list[int]]] = {"odd": {}, "even": {}}
+        per_doc: dict[str, dict[str, list[int]]] = {}
         bands = [[0, 0] for _ in BANDS]
         types = manifest["scoring"]["field_types"]
         for doc in documents:
             result = parsed[doc["id"]]
             doc_counts = _count(scorer, manifest, doc, result.data)
             _add(counts, doc_counts)
+            per_doc[doc["id"]] = doc_counts
             _add(halves["odd" if _odd(doc["id"]) else "even"], doc_counts)
             judged = _judged(scorer, manifest, doc)
             for field, value in result.data.items():
@@ -334,7 +466,13 @@ async def evaluate(target: Path, options: EvalOptions) -> dict[str, Any]:
                 bands[_band(confidence)][0] += 1
                 bands[_band(confidence)][1] += right
                 judgements.append(
-                    {"id": doc["id"], "field": field, "confidence": confidence, "right": right}
+                    {
+                        "source": name,
+                        "id": doc["id"],
+                        "field": field,
+                        "confidence": confidence,
+                        "right": right,
+                    }
                 )
         if first is None:
             reference = scorer.score_source(name, {k: v.data for k, v in parsed.items()}, 0.9, [])
@@ -349,6 +487,10 @@ async def evaluate(target: Path, options: EvalOptions) -> dict[str, Any]:
             },
             "micro": _micro(counts),
             "halves": {half: _micro(c) for half, c in halves.items()},
+            "folds": {
+                "groups": len({group_of(d) for d in documents}),
+                **_fold_figures(per_doc, assign_folds(documents, folds), folds),
+            },
             "timing": {
                 "median_s": statistics.median(seconds),
                 "p95_s": _percentile(seconds, 0.95),
@@ -361,8 +503,20 @@ async def evaluate(target: Path, options: EvalOptions) -> dict[str, Any]:
             calibration[i][1] += hits
         _add(grand, counts)
     figures["overall"] = _micro(grand)
+    figures["folds"] = {"k": folds, "group_fields": list(GROUP_FIELDS)}
     figures["calibration"] = _calibration(calibration, per_source_calibration)
+    figures["calibration"]["target"] = _calibration_target(judgements)
     return figures
+
+
+def _calibration_target(judgements: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    by_source: dict[str, list[tuple[float, bool]]] = {}
+    for j in judgements:
+        by_source.setdefault(j["source"], []).append((j["confidence"], j["right"]))
+    return {
+        "by_source": {name: calibration_check(js) for name, js in by_source.items()},
+        "overall": calibration_check([(j["confidence"], j["right"]) for j in judgements]),
+    }
 
 
 def _calibration(
@@ -419,6 +573,7 @@ def render(figures: Mapping[str, Any]) -> str:
             f"even ids F1 {even['f1']:.3f} ({even['tp']} TP)"
         )
         out.append(f"  parse time: median {t['median_s']:.2f} s, p95 {t['p95_s']:.2f} s")
+    out += _render_folds(figures)
     o = figures["overall"]
     out.append(
         f"== OVERALL micro  P={o['precision']:.3f} R={o['recall']:.3f} F1={o['f1']:.3f}  "
@@ -444,7 +599,47 @@ def render(figures: Mapping[str, Any]) -> str:
             f"  fields reported with confidence >= 0.8 are right {high['share_right']:.0%} "
             f"of the time ({high['right']}/{high['count']})"
         )
+    target = cal["target"]
+    for name in [*sources, "overall"]:
+        check = target["overall"] if name == "overall" else target["by_source"].get(name)
+        out.append("  " + _render_check(name, check))
     return "\n".join(out)
+
+
+def _render_check(name: str, check: Mapping[str, Any] | None) -> str:
+    if check is None or check["passed"] is None:
+        return f"{name}: no field reported with high confidence, nothing to check"
+    verdict = "PASS" if check["passed"] else "FAIL"
+    return (
+        f"{verdict} {name}: confidence >= {check['min_confidence']} right "
+        f"{check['share_right']:.1%} ({check['right']}/{check['count']}), "
+        f"target >= {check['target_share']:.0%}"
+    )
+
+
+def _render_folds(figures: Mapping[str, Any]) -> list[str]:
+    """Source x fold micro F1, with each source's min, max, spread and worst gap."""
+    k = figures["folds"]["k"]
+    out = [
+        f"== folds: {k} per source, no seller ({' / '.join(figures['folds']['group_fields'])} "
+        "label) in two folds; micro F1 (documents)",
+        f"  {'source':14s} {'groups':>6s} "
+        + " ".join(f"{'fold ' + str(i):>11s}" for i in range(k))
+        + f"  {'min':>5s} {'max':>5s} {'spread':>6s} {'gap':>6s}",
+    ]
+    for name, source in figures["sources"].items():
+        f = source["folds"]
+        cells = [
+            f"{r['micro']['f1']:.3f} ({r['documents']:2d})" if r["micro"] else f"{'-':>11s}"
+            for r in f["folds"]
+        ]
+        summary = "  ".join(
+            f"{f[key]:5.3f}" if f[key] is not None else f"{'-':>5s}"
+            for key in ("min_f1", "max_f1", "spread", "worst_gap")
+        )
+        row = f"  {name[:14]:14s} {f['groups']:6d} " + " ".join(f"{c:>11s}" for c in cells)
+        out.append(row + "  " + summary)
+    return out
 
 
 # ---------------------------------------------------------------- command line
@@ -455,11 +650,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python scripts/eval_parse.py", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("target", help="a folder with index.json or */manifest.json, or a manifest")
+    parser.add_argument(
+        "target",
+        nargs="?",
+        help="a folder with index.json or */manifest.json, or a manifest (the dev set)",
+    )
     parser.add_argument("--json", help="write every figure (and the predictions) here")
     parser.add_argument("--predictions", help="write the predictions (score.py format) here")
     parser.add_argument("--cache", help="folder caching OCR results between runs")
     parser.add_argument("--first", type=int, help="only the first N documents of each manifest")
+    parser.add_argument(
+        "--folds", type=int, default=5, help="group-disjoint folds per source (default 5)"
+    )
+    parser.add_argument(
+        "--synthetic", help="also score this synthetic validation set (scripts/synth_docs.py)"
+    )
+    parser.add_argument(
+        "--synthetic-cache", help="OCR cache for the synthetic set (keep it apart from --cache)"
+    )
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument(
         "--ocr",
@@ -474,12 +682,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def options_from(args: argparse.Namespace) -> EvalOptions:
-    """The parse options the command line asks for."""
+def options_from(args: argparse.Namespace, *, synthetic: bool = False) -> EvalOptions:
+    """The parse options the command line asks for, for the dev set or the synthetic one."""
     ocr: OcrEngine = ocr_engine(args.ocr)
-    if args.cache:
+    # A separate OCR cache for the synthetic set: its photos never mix with the dev set's.
+    cache = args.synthetic_cache if synthetic else args.cache
+    if cache:
         # One cache per engine; Tesseract keeps the folder itself, where earlier runs left it.
-        folder = Path(args.cache)
+        folder = Path(cache)
         if not isinstance(ocr, TesseractOcr):
             folder /= "rapidocr"
         ocr = CachedOcr(ocr, folder)
@@ -492,14 +702,30 @@ def options_from(args: argparse.Namespace) -> EvalOptions:
     )
 
 
-async def _main(args: argparse.Namespace) -> int:
+async def _run(target: str, options: EvalOptions, folds: int, title: str) -> dict[str, Any]:
     started = time.perf_counter()
-    figures = await evaluate(Path(args.target), options_from(args))
+    figures = await evaluate(Path(target), options, folds=folds)
     figures["wall_time_s"] = time.perf_counter() - started
+    print(f"#### {title}: {target}")
     print(render(figures))
     print(f"== {figures['wall_time_s']:.0f} s in all")
+    return figures
+
+
+async def _main(args: argparse.Namespace) -> int:
+    figures: dict[str, Any] | None = None
+    if args.target:
+        figures = await _run(args.target, options_from(args), args.folds, "dev set")
+    if args.synthetic:
+        options = options_from(args, synthetic=True)
+        synthetic = await _run(args.synthetic, options, args.folds, "synthetic validation set")
+        # With --synthetic, the JSON holds both sets side by side.
+        figures = {"dev": figures, "synthetic": synthetic}
+    if figures is None:  # main() refuses a command line without either set
+        return 2
     if args.predictions:
-        text = json.dumps(figures["predictions"], indent=1, ensure_ascii=False)
+        scored = figures["dev"] or figures["synthetic"] if args.synthetic else figures
+        text = json.dumps(scored["predictions"], indent=1, ensure_ascii=False)
         Path(args.predictions).write_text(text)  # noqa: ASYNC240 - a CLI, not a server
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1, ensure_ascii=False))  # noqa: ASYNC240
@@ -508,7 +734,13 @@ async def _main(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
-    return anyio.run(_main, build_parser().parse_args(argv))
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.target and not args.synthetic:
+        parser.error("give the dev set's folder, --synthetic DIR, or both")
+    if args.folds < 1:
+        parser.error("--folds must be at least 1")
+    return anyio.run(_main, args)
 
 
 if __name__ == "__main__":

@@ -94,3 +94,6 @@ def test_a_written_set_is_scored_by_the_eval_harness(tmp_path: Path) -> None:
         assert 0.0 <= field["f1"] <= 1.0
     assert invoices["micro"]["tp"] + invoices["micro"]["fn"] >= 6 * 5
     assert figures["sources"]["synth-receipts"]["documents"] == 2
+    assert sum(f["documents"] for f in invoices["folds"]["folds"]) == 6
+    assert "== folds: 5 per source" in report.stdout
+    assert figures["calibration"]["target"]["overall"]["min_confidence"] == 0.8
