@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -18,7 +18,7 @@ import attrs
 
 from renderkit.core.errors import ConfigurationError
 
-__all__ = ["MODEL_VERSION", "Ranker", "load_ranker"]
+__all__ = ["MODEL_VERSION", "Ranker", "load_ranker", "ranker_from_data"]
 
 #: The model file format this code reads; a file of another version is refused.
 MODEL_VERSION = 1
@@ -66,14 +66,15 @@ class Ranker:
 
 
 def load_ranker(name: str, expected_features: Sequence[str]) -> Ranker:
-    """The ranker ``name`` shipped with renderkit.
+    """The ranker ``name`` shipped with renderkit (``renderkit/parsing/models/<name>.json``).
 
     Args:
         name: the model file's stem (``invoice_total``).
         expected_features: the features the caller computes; the file must name the same.
 
     Raises:
-        ConfigurationError: the file is missing, of another version, or its features differ.
+        ConfigurationError: the file is missing or unreadable, of another version, or its
+            features differ.
     """
     path = resources.files("renderkit.parsing.models").joinpath(f"{name}.json")
     try:
@@ -81,10 +82,21 @@ def load_ranker(name: str, expected_features: Sequence[str]) -> Ranker:
     except (OSError, ValueError) as exc:
         msg = f"ranker model {name!r} cannot be read: {exc}"
         raise ConfigurationError(msg) from exc
+    return ranker_from_data(name, data, expected_features)
+
+
+def ranker_from_data(
+    name: str, data: Mapping[str, Any], expected_features: Sequence[str]
+) -> Ranker:
+    """The ranker a model file's parsed JSON ``data`` describes.
+
+    Raises:
+        ConfigurationError: ``data`` is of another version or names other features.
+    """
     if data.get("version") != MODEL_VERSION:
-        msg = f"ranker model {name!r} has version {data.get('version')!r}"
+        msg = f"ranker model {name!r} has version {data.get('version')!r}, not {MODEL_VERSION}"
         raise ConfigurationError(msg)
-    if tuple(data["features"]) != tuple(expected_features):
+    if tuple(data.get("features", ())) != tuple(expected_features):
         msg = f"ranker model {name!r} was trained on other features"
         raise ConfigurationError(msg)
     return Ranker(
