@@ -9,13 +9,18 @@ import math
 from decimal import Decimal
 from importlib import resources
 
+import attrs
 import pytest
 
+from renderkit.browser import ChromiumPool
 from renderkit.core.errors import ConfigurationError
+from renderkit.parsing import ParseLimits
 from renderkit.parsing._protocol import Document
 from renderkit.parsing.extract.invoice import invoice_fields, total_candidates
 from renderkit.parsing.rank.candidates import FEATURES, AmountCandidate, amount_features
 from renderkit.parsing.rank.model import MODEL_VERSION, load_ranker, ranker_from_data
+from renderkit.parsing.readers.document import read_document
+from renderkit.parsing.synth import LOCALES, Layout, make_document, render_document
 
 from .test_invoice import PAGE, _page
 
@@ -122,3 +127,29 @@ def test_the_ranker_keeps_an_agreeing_total_and_its_candidates_are_the_labelled_
     }
     assert len(features) == len(candidates)
     assert invoice_fields(document, ranker=True).fields["total"].value == "2142.00"
+
+
+def _spaced_french(layout: Layout) -> Layout:
+    # "1 234,56": the grouping the PDF text layer gives as a plain space, on lexicon wordings.
+    return attrs.evolve(
+        layout, locale=LOCALES["fr-FR"], number_format="1 234,56", extra_labels=False, photo=False
+    )
+
+
+@pytest.mark.anyio
+@pytest.mark.browser
+async def test_synthetic_invoices_with_space_grouped_totals_are_read_right_by_the_ranker(
+    pool: ChromiumPool,
+) -> None:
+    tripped = 0
+    for index in range(4):
+        doc = make_document("invoice", index, 31, photos=False, adjust=_spaced_french)
+        truth = doc.expected["total"]
+        assert Decimal(truth) >= 1000, "each of these totals is printed with a group space"
+        _, mime, content = await render_document(doc, pool)
+        document = await read_document(content, mime, ocr=None, limits=ParseLimits())
+        ranked = invoice_fields(document, ranker=True).fields["total"]
+        assert ranked.value == truth, (doc.id, doc.printed["total"])
+        rules = invoice_fields(document).fields.get("total")
+        tripped += rules is None or rules.value != truth
+    assert tripped, "the label rules read at least one of these totals wrong"
