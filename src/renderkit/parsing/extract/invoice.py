@@ -502,16 +502,20 @@ def _total_ranker() -> Ranker:
 def _ranked_total(reading: _Reading, rules: Found | None) -> Found | None:
     """The total the learned ranker picks, its calibrated probability as the confidence.
 
-    The amounts' arithmetic stays a hard constraint: where some totals agree with a subtotal
-    and tax (:func:`~renderkit.parsing.rank.candidates.agreeing_totals`), the ranker chooses
-    among those only. Where the rules found no total, the ranker's pick is added only if it is
-    more likely right than wrong.
+    The pick is an amount under a total or amount-due label, and the amounts' arithmetic stays
+    a hard constraint: where some totals agree with a subtotal and tax
+    (:func:`~renderkit.parsing.rank.candidates.agreeing_totals`), the ranker chooses among
+    those only. Where the rules found no total, the ranker's pick is added only if it is more
+    likely right than wrong.
     """
     candidates, features = _total_candidates(reading)
-    if not candidates:
+    # A total is read under a total or amount-due label, as the rules read it; subtotals,
+    # taxes and discounts are candidates only for what they say about the others.
+    totals = [i for i, c in enumerate(candidates) if c.concept in ("total", "amount_due")]
+    if not totals:
         return rules
     agrees = FEATURES.index("agrees")
-    allowed = [i for i, f in enumerate(features) if f[agrees]] or range(len(candidates))
+    allowed = [i for i in totals if features[i][agrees]] or totals
     ranker = _total_ranker()
     scores = {i: ranker.score(features[i]) for i in allowed}
     best = max(scores, key=lambda i: scores[i])
