@@ -98,6 +98,7 @@ class EvalOptions:
         verbose: print each prediction to stderr.
         embedded_xml: read e-invoices from their embedded XML (off measures the general
             mechanisms on their own).
+        ranker: invoices' totals chosen by the learned ranker (``LocalExtractor(ranker=True)``).
     """
 
     ocr: OcrEngine
@@ -105,6 +106,7 @@ class EvalOptions:
     concurrency: int = 2
     verbose: bool = False
     embedded_xml: bool = True
+    ranker: bool = False
 
 
 @attrs.frozen(kw_only=True)
@@ -180,7 +182,7 @@ async def _parse_source(
 ) -> dict[str, _Parsed]:
     manifest = json.loads(manifest_path.read_text())  # noqa: ASYNC240 - a CLI, not a server
     schema = _schema_for(manifest)
-    extractor = LocalExtractor()
+    extractor = LocalExtractor(ranker=options.ranker)
     out: dict[str, _Parsed] = {}
     limiter = anyio.CapacityLimiter(options.concurrency)
 
@@ -679,6 +681,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--no-embedded-xml", action="store_true", help="ignore e-invoice XML attachments"
     )
+    parser.add_argument(
+        "--ranker", action="store_true", help="invoice totals chosen by the learned ranker"
+    )
     return parser
 
 
@@ -699,6 +704,7 @@ def options_from(args: argparse.Namespace, *, synthetic: bool = False) -> EvalOp
         concurrency=args.concurrency,
         verbose=args.verbose,
         embedded_xml=not args.no_embedded_xml,
+        ranker=args.ranker,
     )
 
 

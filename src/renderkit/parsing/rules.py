@@ -55,6 +55,9 @@ class LocalExtractor:
         arbiter_threshold: name fields whose confidence is at or above it are not asked about.
         arbiter_timeout: seconds the arbiter may take per document, retries included; past
             it the rules' choice stays (with a warning).
+        ranker: let the learned ranker (:mod:`~renderkit.parsing.rank`) choose an invoice's
+            total, its calibrated probability as the confidence; off by default (see
+            docs/parsing.md, "Learned ranking").
     """
 
     name = "local"
@@ -66,11 +69,13 @@ class LocalExtractor:
         arbiter: Arbiter | None = None,
         arbiter_threshold: float = DEFAULT_THRESHOLD,
         arbiter_timeout: float = DEFAULT_TIMEOUT,
+        ranker: bool = False,
     ) -> None:
         self.day_first = day_first
         self.arbiter = arbiter
         self.arbiter_threshold = arbiter_threshold
         self.arbiter_timeout = arbiter_timeout
+        self.ranker = ranker
 
     async def extract(
         self, document: Document, *, schema: Mapping[str, Any] | None, hints: str | None
@@ -113,7 +118,7 @@ class LocalExtractor:
     def _found(self, document: Document, hints: str | None) -> tuple[str, Extracted]:
         kind, _ = classify(document.text + ("\n" + hints if hints else ""))
         day_first = self.day_first if self.day_first is not None else _day_first(hints)
-        return kind, extract_fields(kind, document, day_first=day_first)
+        return kind, extract_fields(kind, document, day_first=day_first, ranker=self.ranker)
 
     @staticmethod
     def _fill(

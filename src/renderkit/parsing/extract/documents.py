@@ -57,9 +57,10 @@ def extract_receipt(document: Document, day_first: bool) -> Extracted:
     return Extracted(fields=found)
 
 
-def extract_invoice(document: Document, day_first: bool) -> Extracted:
-    """An invoice or purchase order: the layout reading, the receipt rules filling its gaps."""
-    invoice = invoice_fields(document)
+def extract_invoice(document: Document, day_first: bool, *, ranker: bool = False) -> Extracted:
+    """An invoice or purchase order: the layout reading, the receipt rules filling its gaps
+    (``ranker``: the total chosen by the learned ranker, see :func:`invoice_fields`)."""
+    invoice = invoice_fields(document, ranker=ranker)
     # Till receipts printed "TAX INVOICE" take the receipt path (classify), so here the layout
     # reading wins; the receipt rules only fill what it did not find, and where both read the
     # same value, the more confident reading (and its lines) stays.
@@ -126,9 +127,18 @@ EXTRACTORS: Mapping[str, TypeExtractor] = {
 }
 
 
-def extract_fields(kind: str, document: Document, *, day_first: bool) -> Extracted:
-    """The fields of a document of type ``kind``: its extractor's, then the document-wide values."""
-    extracted = EXTRACTORS.get(kind, extract_general)(document, day_first)
+def extract_fields(
+    kind: str, document: Document, *, day_first: bool, ranker: bool = False
+) -> Extracted:
+    """The fields of a document of type ``kind``: its extractor's, then the document-wide values.
+
+    ``ranker`` lets the learned ranker choose an invoice's total (:func:`extract_invoice`).
+    """
+    extractor = EXTRACTORS.get(kind, extract_general)
+    if ranker and extractor is extract_invoice:
+        extracted = extract_invoice(document, day_first, ranker=True)
+    else:
+        extracted = extractor(document, day_first)
     found = dict(extracted.fields)
     text = document.text
     currency = find_currency(text)

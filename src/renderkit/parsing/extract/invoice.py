@@ -9,6 +9,7 @@ warning rather than a confident wrong value.
 from __future__ import annotations
 
 import datetime
+import functools
 import re
 from collections.abc import Sequence
 from decimal import Decimal
@@ -37,8 +38,15 @@ from renderkit.parsing.extract.values import CURRENCY_SYMBOLS, find_dates
 from renderkit.parsing.fill.confidence import failed_check
 from renderkit.parsing.layout.model import PageLayout, Segment, layout_document
 from renderkit.parsing.lexicons import fold, load_lexicon, load_terms, tokens
+from renderkit.parsing.rank.candidates import (
+    FEATURES,
+    AmountCandidate,
+    amount_candidates,
+    amount_features,
+)
+from renderkit.parsing.rank.model import Ranker, load_ranker
 
-__all__ = ["InvoiceFields", "day_first_vote", "invoice_fields"]
+__all__ = ["InvoiceFields", "day_first_vote", "invoice_fields", "total_candidates"]
 
 _CENT = Decimal("0.01")
 # An amount, its strength and the label it was read under (None: the sum of the line items).
@@ -432,14 +440,22 @@ def _vat_candidate(text: str, pairs: Sequence[KeyValue], blocks: Sequence[Party]
     return Found(value=labelled or vats[0][0], confidence=0.85 if labelled else 0.6)
 
 
-def invoice_fields(
-    document: Document, layouts: Sequence[PageLayout] | None = None
-) -> InvoiceFields:
-    """The invoice fields of ``document`` with per-field confidences and the lines read."""
+@attrs.frozen(kw_only=True)
+class _Reading:
+    """What every invoice field is read from: the layout, its labels and its tables."""
+
+    layouts: Sequence[PageLayout]
+    text: str
+    number_format: NumberFormat
+    day_first: bool
+    pairs: list[KeyValue]
+    items: list[LineItem]
+
+
+def _reading(document: Document, layouts: Sequence[PageLayout] | None) -> _Reading:
     layouts = layouts if layouts is not None else layout_document(document)
     text = "\n".join(row.text for layout in layouts for row in layout.rows)
     number_format = detect_format(row.text for layout in layouts for row in layout.rows)
-    day_first = day_first_vote(text)
     tables = find_tables(layouts, number_format)
     header_rows = {(t.page, t.header_row) for t in tables}
     pairs = [
@@ -447,6 +463,84 @@ def invoice_fields(
         for kv in key_values(layouts)
         if (kv.hit.segment.page, kv.hit.segment.row) not in header_rows
     ]
+    return _Reading(
+        layouts=layouts,
+        text=text,
+        number_format=number_format,
+        day_first=day_first_vote(text),
+        pairs=pairs,
+        items=[item for table in tables for item in table_rows(table)],
+    )
+
+
+def total_candidates(
+    document: Document, layouts: Sequence[PageLayout] | None = None
+) -> tuple[list[AmountCandidate], list[list[float]]]:
+    """Every amount of ``document`` that could be its total, and each one's features
+    (:func:`~renderkit.parsing.rank.candidates.amount_features`): what the total ranker scores,
+    in training and in reading alike."""
+    return _total_candidates(_reading(document, layouts))
+
+
+def _total_candidates(
+    reading: _Reading,
+) -> tuple[list[AmountCandidate], list[list[float]]]:
+    items = reading.items
+    quantities = frozenset(i.quantity for i in items if i.quantity is not None)
+    candidates = amount_candidates(
+        reading.layouts, reading.pairs, reading.number_format, quantities
+    )
+    line_amounts = [i.amount for i in items if i.amount is not None]
+    return candidates, amount_features(candidates, quantities, line_amounts)
+
+
+@functools.cache
+def _total_ranker() -> Ranker:
+    return load_ranker("invoice_total", FEATURES)
+
+
+def _ranked_total(reading: _Reading, rules: Found | None) -> Found | None:
+    """The total the learned ranker picks, its calibrated probability as the confidence.
+
+    The pick is an amount under a total or amount-due label, and the amounts' arithmetic stays
+    a hard constraint: where some totals agree with a subtotal and tax
+    (:func:`~renderkit.parsing.rank.candidates.agreeing_totals`), the ranker chooses among
+    those only. Where the rules found no total, the ranker's pick is added only if it is more
+    likely right than wrong.
+    """
+    candidates, features = _total_candidates(reading)
+    # A total is read under a total or amount-due label, as the rules read it; subtotals,
+    # taxes and discounts are candidates only for what they say about the others.
+    totals = [i for i, c in enumerate(candidates) if c.concept in ("total", "amount_due")]
+    if not totals:
+        return rules
+    agrees = FEATURES.index("agrees")
+    allowed = [i for i in totals if features[i][agrees]] or totals
+    ranker = _total_ranker()
+    scores = {i: ranker.score(features[i]) for i in allowed}
+    best = max(scores, key=lambda i: scores[i])
+    probability = ranker.probability(scores[best])
+    if rules is None and probability < 0.5:
+        return None
+    pick = candidates[best]
+    lines = (pick.line,) if pick.line is not None else ()
+    return Found(value=str(pick.value), confidence=round(probability, 3), lines=lines)
+
+
+def invoice_fields(
+    document: Document, layouts: Sequence[PageLayout] | None = None, *, ranker: bool = False
+) -> InvoiceFields:
+    """The invoice fields of ``document`` with per-field confidences and the lines read.
+
+    Args:
+        document: the document.
+        layouts: its layout, when already built.
+        ranker: choose the total with the learned ranker
+            (:mod:`~renderkit.parsing.rank`) instead of the label rules.
+    """
+    reading = _reading(document, layouts)
+    layouts, text, pairs = reading.layouts, reading.text, reading.pairs
+    number_format, day_first = reading.number_format, reading.day_first
     fields: dict[str, Found] = {}
     warnings: list[str] = []
 
@@ -479,8 +573,13 @@ def invoice_fields(
     elif issued_on is not None and (term_due := _due_from_terms(text, issued_on)):
         fields["due_date"] = Found(value=term_due.isoformat(), confidence=0.7)
 
-    items = [item for table in tables for item in table_rows(table)]
+    items = reading.items
     totals, total_warnings = _totals(pairs, number_format, items)
+    if ranker:
+        ranked = _ranked_total(reading, totals.get("total"))
+        totals.pop("total", None)
+        if ranked is not None:
+            totals["total"] = ranked
     fields.update(totals)
     warnings += total_warnings
 

@@ -1,0 +1,1 @@
+"""Trained models shipped as data files (written by scripts/train_ranker.py)."""

@@ -1,0 +1,1 @@
+"""Learned candidate ranking: candidates and their features, and rankers shipped as data."""

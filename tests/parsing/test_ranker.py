@@ -1,0 +1,155 @@
+"""The learned total ranker: its features, its shipped model file, its calibrated confidence,
+and an invoice built to trip the label rules that it reads right."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from decimal import Decimal
+from importlib import resources
+
+import attrs
+import pytest
+
+from renderkit.browser import ChromiumPool
+from renderkit.core.errors import ConfigurationError
+from renderkit.parsing import ParseLimits
+from renderkit.parsing._protocol import Document
+from renderkit.parsing.extract.invoice import invoice_fields, total_candidates
+from renderkit.parsing.rank.candidates import FEATURES, AmountCandidate, amount_features
+from renderkit.parsing.rank.model import MODEL_VERSION, load_ranker, ranker_from_data
+from renderkit.parsing.readers.document import read_document
+from renderkit.parsing.synth import LOCALES, Layout, make_document, render_document
+
+from .test_invoice import PAGE, _page
+
+
+def _features(candidates: list[AmountCandidate], **kwargs: object) -> list[dict[str, float]]:
+    rows = amount_features(candidates, **kwargs)  # type: ignore[arg-type]
+    assert all(len(row) == len(FEATURES) for row in rows)
+    return [dict(zip(FEATURES, row, strict=True)) for row in rows]
+
+
+def test_the_features_name_a_totals_arithmetic_position_and_refusals() -> None:
+    subtotal = AmountCandidate(value=Decimal("100.00"), concept="subtotal", y=0.70)
+    tax = AmountCandidate(value=Decimal("19.00"), concept="tax", y=0.72)
+    total = AmountCandidate(value=Decimal("119.00"), concept="total", y=0.74, currency_mark=True)
+    year = AmountCandidate(
+        value=Decimal("2024"), concept="total", y=0.20, decimals=False, refused=True
+    )
+    sub, tx, tot, yr = _features([subtotal, tax, total, year], line_amounts=[Decimal("100.00")])
+    assert tot["agrees"] == 1.0 and tot["sum_of_two"] == 1.0 and tot["from_bottom"] == 1.0
+    assert tot["label_total"] == 1.0 and tot["currency_mark"] == 1.0
+    assert sub["addend"] == 1.0 and sub["equals_line_sum"] == 1.0 and sub["agrees"] == 0.0
+    assert tx["label_tax"] == 1.0 and tx["agrees"] == 0.0
+    assert yr["refused"] == 1.0 and yr["integer_year_like"] == 1.0 and yr["decimals"] == 0.0
+    assert yr["agrees"] == 0.0 and yr["largest"] == 1.0 and yr["from_bottom"] == 0.25
+
+
+def test_a_total_agrees_only_when_a_subtotal_and_tax_add_up_to_it() -> None:
+    subtotal = AmountCandidate(value=Decimal("100.00"), concept="subtotal")
+    tax = AmountCandidate(value=Decimal("19.00"), concept="tax")
+    wrong = AmountCandidate(value=Decimal("120.00"), concept="total")
+    assert _features([subtotal, tax, wrong])[2]["agrees"] == 0.0
+    # Without a tax line, subtotal - discount = total agrees.
+    discount = AmountCandidate(value=Decimal("-10.00"), concept="discount")
+    net = AmountCandidate(value=Decimal("90.00"), concept="total")
+    assert _features([subtotal, discount, net])[2]["agrees"] == 1.0
+
+
+def test_the_shipped_model_file_loads_is_versioned_and_says_how_it_was_trained() -> None:
+    ranker = load_ranker("invoice_total", FEATURES)
+    assert ranker.features == FEATURES
+    data = json.loads(
+        resources.files("renderkit.parsing.models").joinpath("invoice_total.json").read_text()
+    )
+    assert data["version"] == MODEL_VERSION
+    assert data["training"]["command"].startswith("python scripts/train_ranker.py")
+    assert isinstance(data["training"]["seed"], int)
+    assert all("synthetic" in source for source in data["training"]["sets"])
+
+
+def test_a_model_file_of_another_version_or_other_features_is_refused() -> None:
+    data = json.loads(
+        resources.files("renderkit.parsing.models").joinpath("invoice_total.json").read_text()
+    )
+    with pytest.raises(ConfigurationError, match="version"):
+        ranker_from_data("x", {**data, "version": MODEL_VERSION + 1}, FEATURES)
+    with pytest.raises(ConfigurationError, match="other features"):
+        ranker_from_data("x", data, (*FEATURES, "extra"))
+    with pytest.raises(ConfigurationError, match="cannot be read"):
+        load_ranker("no_such_model", FEATURES)
+
+
+def test_the_confidence_is_a_probability_monotone_in_the_score() -> None:
+    ranker = load_ranker("invoice_total", FEATURES)
+    scores = [x / 4 for x in range(-200, 201)]
+    probabilities = [ranker.probability(s) for s in scores]
+    assert all(0.0 <= p <= 1.0 for p in probabilities)
+    assert all(a <= b for a, b in itertools.pairwise(probabilities))
+    assert probabilities[0] < 0.5 < probabilities[-1]
+    assert not any(math.isnan(p) for p in (ranker.probability(1e6), ranker.probability(-1e6)))
+
+
+# An invoice built to trip the label rules: "Total hours" is a total label too, its amount has
+# decimals, and no subtotal or tax line lets the arithmetic decide, so the rules take the first
+# of two equally strong labels: the hours.
+HOURS = _page(
+    [
+        (0.05, 0.05, "Supplier Trading Ltd"),
+        (0.60, 0.05, "Invoice No: INV-88"),
+        (0.60, 0.07, "Invoice date: 03.03.2024"),
+        (0.05, 0.20, "Consulting, March"),
+        (0.05, 0.24, "Total hours: 12.50"),
+        (0.05, 0.26, "Rate: 100.00 per hour"),
+        (0.60, 0.50, "Total"), (0.80, 0.50, "1,250.00 EUR"),
+    ]
+)  # fmt: skip
+
+
+def test_an_invoice_whose_hours_trip_the_label_rules_is_read_right_by_the_ranker() -> None:
+    document = Document(mime_type="application/pdf", content=b"", pages=(HOURS,))
+    assert invoice_fields(document).fields["total"].value == "12.50"
+    ranked = invoice_fields(document, ranker=True).fields["total"]
+    assert ranked.value == "1250.00"
+    assert 0.5 < ranked.confidence <= 1.0
+    assert "1,250.00" in " ".join(line.text for line in ranked.lines)
+
+
+def test_the_ranker_keeps_an_agreeing_total_and_its_candidates_are_the_labelled_amounts() -> None:
+    document = Document(mime_type="application/pdf", content=b"", pages=(PAGE,))
+    candidates, features = total_candidates(document)
+    assert {(c.concept, str(c.value)) for c in candidates} >= {
+        ("subtotal", "1800.00"),
+        ("tax", "342.00"),
+        ("total", "2142.00"),
+    }
+    assert len(features) == len(candidates)
+    assert invoice_fields(document, ranker=True).fields["total"].value == "2142.00"
+
+
+def _spaced_french(layout: Layout) -> Layout:
+    # "1 234,56": the grouping the PDF text layer gives as a plain space, on lexicon wordings.
+    return attrs.evolve(
+        layout, locale=LOCALES["fr-FR"], number_format="1 234,56", extra_labels=False, photo=False
+    )
+
+
+@pytest.mark.anyio
+@pytest.mark.browser
+async def test_synthetic_invoices_with_space_grouped_totals_are_read_right_by_the_ranker(
+    pool: ChromiumPool,
+) -> None:
+    tripped = 0
+    for index in range(4):
+        doc = make_document("invoice", index, 31, photos=False, adjust=_spaced_french)
+        truth = doc.expected["total"]
+        assert Decimal(truth) >= 1000, "each of these totals is printed with a group space"
+        _, mime, content = await render_document(doc, pool)
+        document = await read_document(content, mime, ocr=None, limits=ParseLimits())
+        ranked = invoice_fields(document, ranker=True).fields["total"]
+        assert ranked.value == truth, (doc.id, doc.printed["total"])
+        rules = invoice_fields(document).fields.get("total")
+        tripped += rules is None or rules.value != truth
+    assert tripped, "the label rules read at least one of these totals wrong"
