@@ -84,11 +84,12 @@ def fit_steps(samples: Sequence[tuple[float, bool]]) -> dict[str, list[float]]:
 
 
 def _apply(steps: Mapping[str, Sequence[float]], raw: float) -> float:
+    # As renderkit applies it (renderkit.parsing.fill.calibration.lowered): never raised.
     value = steps["values"][0]
     for x, y in zip(steps["thresholds"], steps["values"], strict=True):
         if raw >= x:
             value = y
-    return value
+    return min(raw, value)
 
 
 def _band(confidence: float) -> int:
@@ -195,7 +196,15 @@ async def _main(args: argparse.Namespace) -> int:
             "judged_fields": len(judgements),
             "min_samples": args.min_samples,
             "folds": args.folds,
-            "reliability": report,
+            # The file keeps each field's high-band figures and the bands over all fields.
+            "reliability": {
+                name: (
+                    figures
+                    if name == "all"
+                    else {part: figures[part]["high"] for part in ("raw", "out_of_fold")}
+                )
+                for name, figures in report.items()
+            },
         },
     }
     Path(args.out).write_text(json.dumps(data, indent=1) + "\n")  # noqa: ASYNC240 - a CLI

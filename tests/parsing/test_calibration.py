@@ -17,6 +17,7 @@ from renderkit.parsing.fill.calibration import (
     StepMap,
     calibration_from_data,
     load_calibration,
+    lowered,
 )
 from renderkit.parsing.pipeline import parse
 
@@ -44,7 +45,7 @@ def test_every_shipped_map_is_monotone_in_the_raw_confidence() -> None:
     raws = [i / 200 for i in range(201)]
     for fields in load_calibration().maps.values():
         for step_map in fields.values():
-            out = [step_map(raw) for raw in raws]
+            out = [lowered(step_map, raw) for raw in raws]
             assert out == sorted(out)
             assert all(0.0 <= value <= 1.0 for value in out)
 
@@ -78,6 +79,8 @@ def test_a_field_without_a_map_keeps_its_raw_confidence() -> None:
     )
     out = calibration.apply("invoice", {"total": 0.9, "issuer": 0.77})
     assert out == {"total": 0.5, "issuer": 0.77}
+    # Only ever lowered: a map above the raw figure leaves it.
+    assert calibration.apply("invoice", {"total": 0.3}) == {"total": 0.3}
     assert calibration.apply("receipt", {"total": 0.9}) == {"total": 0.9}
 
 
@@ -92,5 +95,5 @@ async def test_calibration_changes_confidences_but_never_values() -> None:
     mapped = [name for name in raw.field_confidence if name in maps]
     assert mapped, "the test invoice has no calibrated field"
     for name, confidence in raw.field_confidence.items():
-        expected = maps[name](confidence) if name in maps else confidence
+        expected = min(confidence, maps[name](confidence)) if name in maps else confidence
         assert calibrated.field_confidence[name] == pytest.approx(expected, abs=1e-3)

@@ -7,6 +7,7 @@ isotonic step map from the raw confidence to the share of values that were right
 ship as ``renderkit/parsing/models/calibration.json`` with the command and seeds that made
 them; reading and applying them needs nothing beyond the standard library.
 
+A field's confidence is only ever lowered to its map's figure, never raised (:func:`lowered`).
 A step map is non-decreasing, so a value the rules trusted more never ends up below one they
 trusted less; a field without a map (too few synthetic samples, or a schema name the
 synthetic sets do not use) keeps its raw confidence. Only confidences change, never values.
@@ -31,6 +32,7 @@ __all__ = [
     "StepMap",
     "calibration_from_data",
     "load_calibration",
+    "lowered",
 ]
 
 #: The calibration file format this code reads; a file of another version is refused.
@@ -81,7 +83,22 @@ class Calibration:
     def apply(self, kind: str, confidences: Mapping[str, float]) -> dict[str, float]:
         """``confidences`` with every field that has a map for ``kind`` calibrated."""
         maps = self.maps.get(kind, {})
-        return {name: maps[name](raw) if name in maps else raw for name, raw in confidences.items()}
+        return {
+            name: lowered(maps[name], raw) if name in maps else raw
+            for name, raw in confidences.items()
+        }
+
+
+def lowered(step_map: StepMap, raw: float) -> float:
+    """``raw`` lowered to the share right the synthetic documents showed, never raised.
+
+    Synthetic documents are cleaner than real ones, so their share right is an upper bound on a
+    real document's: where the rules claim more, the claim comes down; where the synthetic
+    share is higher than the rules' figure, it is not evidence enough to raise it (raising
+    made the synthetic validation set's high band less accurate, see docs/parsing.md). The
+    minimum of two non-decreasing functions is non-decreasing, so this stays monotone.
+    """
+    return min(raw, step_map(raw))
 
 
 def calibration_from_data(data: Mapping[str, Any]) -> Calibration:
