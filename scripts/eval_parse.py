@@ -99,6 +99,8 @@ class EvalOptions:
         embedded_xml: read e-invoices from their embedded XML (off measures the general
             mechanisms on their own).
         ranker: invoices' totals chosen by the learned ranker (``LocalExtractor(ranker=True)``).
+        calibrated: field confidence mapped through the shipped calibration
+            (``LocalExtractor(calibrated=...)``); off gives the rules' raw figures.
     """
 
     ocr: OcrEngine
@@ -107,12 +109,14 @@ class EvalOptions:
     verbose: bool = False
     embedded_xml: bool = True
     ranker: bool = False
+    calibrated: bool = True
 
 
 @attrs.frozen(kw_only=True)
 class _Parsed:
     data: dict[str, Any]
     field_confidence: dict[str, float]
+    document_type: str
     seconds: float
 
 
@@ -182,7 +186,7 @@ async def _parse_source(
 ) -> dict[str, _Parsed]:
     manifest = json.loads(manifest_path.read_text())  # noqa: ASYNC240 - a CLI, not a server
     schema = _schema_for(manifest)
-    extractor = LocalExtractor(ranker=options.ranker)
+    extractor = LocalExtractor(ranker=options.ranker, calibrated=options.calibrated)
     out: dict[str, _Parsed] = {}
     limiter = anyio.CapacityLimiter(options.concurrency)
 
@@ -196,7 +200,10 @@ async def _parse_source(
             )
             seconds = time.perf_counter() - started
             out[doc["id"]] = _Parsed(
-                data=result.data, field_confidence=result.field_confidence, seconds=seconds
+                data=result.data,
+                field_confidence=result.field_confidence,
+                document_type=result.document_type,
+                seconds=seconds,
             )
             if options.verbose:
                 print(doc["id"], json.dumps(result.data, ensure_ascii=False), file=sys.stderr)
@@ -471,6 +478,7 @@ async def evaluate(target: Path, options: EvalOptions, *, folds: int = 5) -> dic
                     {
                         "source": name,
                         "id": doc["id"],
+                        "document_type": result.document_type,
                         "field": field,
                         "confidence": confidence,
                         "right": right,
@@ -684,6 +692,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--ranker", action="store_true", help="invoice totals chosen by the learned ranker"
     )
+    parser.add_argument(
+        "--no-calibration",
+        action="store_true",
+        help="report the rules' raw field confidence (no calibration map)",
+    )
     return parser
 
 
@@ -705,6 +718,7 @@ def options_from(args: argparse.Namespace, *, synthetic: bool = False) -> EvalOp
         verbose=args.verbose,
         embedded_xml=not args.no_embedded_xml,
         ranker=args.ranker,
+        calibrated=not args.no_calibration,
     )
 
 

@@ -25,6 +25,7 @@ from renderkit.parsing.arbiter.ask import DEFAULT_THRESHOLD, DEFAULT_TIMEOUT, ar
 from renderkit.parsing.arbiter.base import Arbiter
 from renderkit.parsing.extract.classify import classify
 from renderkit.parsing.extract.documents import Extracted, extract_fields
+from renderkit.parsing.fill.calibration import load_calibration
 from renderkit.parsing.fill.fields import fill_schema, type_fields
 
 __all__ = ["LocalExtractor"]
@@ -58,6 +59,9 @@ class LocalExtractor:
         ranker: let the learned ranker (:mod:`~renderkit.parsing.rank`) choose an invoice's
             total, its calibrated probability as the confidence; off by default (see
             docs/parsing.md, "Learned ranking").
+        calibrated: map each field's confidence through the calibration fitted on synthetic
+            documents (:mod:`~renderkit.parsing.fill.calibration`); False reports the rules'
+            raw figures. Values are the same either way.
     """
 
     name = "local"
@@ -70,12 +74,14 @@ class LocalExtractor:
         arbiter_threshold: float = DEFAULT_THRESHOLD,
         arbiter_timeout: float = DEFAULT_TIMEOUT,
         ranker: bool = False,
+        calibrated: bool = True,
     ) -> None:
         self.day_first = day_first
         self.arbiter = arbiter
         self.arbiter_threshold = arbiter_threshold
         self.arbiter_timeout = arbiter_timeout
         self.ranker = ranker
+        self.calibrated = calibrated
 
     async def extract(
         self, document: Document, *, schema: Mapping[str, Any] | None, hints: str | None
@@ -120,8 +126,8 @@ class LocalExtractor:
         day_first = self.day_first if self.day_first is not None else _day_first(hints)
         return kind, extract_fields(kind, document, day_first=day_first, ranker=self.ranker)
 
-    @staticmethod
     def _fill(
+        self,
         kind: str,
         extracted: Extracted,
         document: Document,
@@ -137,4 +143,7 @@ class LocalExtractor:
             extraction = attrs.evolve(
                 extraction, warnings=(*extraction.warnings, *extracted.warnings)
             )
+        if self.calibrated:
+            calibrated = load_calibration().apply(kind, extraction.field_confidence)
+            extraction = attrs.evolve(extraction, field_confidence=calibrated)
         return extraction

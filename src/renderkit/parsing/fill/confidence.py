@@ -16,6 +16,8 @@ Extractors report, per field, how often their rule is right when it fires
 
 The figures are meant to be calibrated: of the fields reported with confidence >= 0.8, at
 least 80% should be right, and so on per band (``scripts/eval_parse.py`` prints the table).
+The local extractor lowers its rules' figures to what synthetic documents showed before they
+reach this module (:mod:`~renderkit.parsing.fill.calibration`).
 """
 
 from __future__ import annotations
