@@ -62,15 +62,20 @@ _MONEY = re.compile(
 
 # OCR splits an amount at its punctuation ("$1 .00", "¥9, 617,980") or loses a group separator
 # ("£5 622.68"); after a currency sign the stray spaces are closed again, elsewhere "1 .5" may
-# be two things and is left alone. Not after a sign that ends a word ("FORM 1 234,56" is no
-# ringgit) or follows a number: in a row "50,00 € 2 100,00 €" the sign is the price's and the
-# 2 a quantity.
-_CURRENCY_RUN = re.compile(rf"(?<![\d.,]\s)(?<![\d.,A-Za-z]){_CUR}\s?\d[\d.,' ]*\d")
+# be two things and is left alone. A sign right after a price is the price's in a row such as
+# "50,00 € 2 100,00 €" (price, quantity, amount), so there "2 100,00" is not taken for a lost
+# group separator; after a quantity ("3 $2 100.00") or a label it still is.
+_CURRENCY_RUN = re.compile(rf"(?P<price>[.,]\d\d\s?)?{_CUR}\s?\d[\d.,' ]*\d")
 _OCR_GAP = re.compile(r"(?<=\d) (?=[.,]\d)|(?<=\d[.,]) (?=\d{3}(?!\d))|(?<=\d) (?=\d{3}[.,]\d)")
+_OCR_PUNCTUATION_GAP = re.compile(r"(?<=\d) (?=[.,]\d)|(?<=\d[.,]) (?=\d{3}(?!\d))")
 
 
 def _close_ocr_gaps(text: str) -> str:
-    return _CURRENCY_RUN.sub(lambda m: _OCR_GAP.sub("", m.group(0)), text)
+    def close(match: re.Match[str]) -> str:
+        gaps = _OCR_PUNCTUATION_GAP if match.group("price") else _OCR_GAP
+        return gaps.sub("", match.group(0))
+
+    return _CURRENCY_RUN.sub(close, text)
 
 
 # A thousands group printed with a plain space ("15 866,37": French, Nordic, Polish invoices,
