@@ -4,9 +4,15 @@ from renderkit.parsing.extract.identifiers import find_ibans, find_vat_ids, vali
 from renderkit.parsing.extract.numbers import (
     COMMA_DECIMAL,
     DOT_DECIMAL,
+    NumberFormat,
     detect_format,
+    find_money,
     parse_amount,
 )
+
+
+def _values(text: str, number_format: NumberFormat = COMMA_DECIMAL) -> list[Decimal]:
+    return [a.value for a in find_money(text, number_format)]
 
 
 def test_amounts_are_read_with_currency_before_or_after_and_every_negative_form() -> None:
@@ -17,6 +23,38 @@ def test_amounts_are_read_with_currency_before_or_after_and_every_negative_form(
     assert parse_amount("(12.00)") == Decimal("-12.00")
     assert parse_amount("- €50.00") == Decimal("-50.00")
     assert parse_amount("1.5") == Decimal("1.5")
+
+
+def test_plain_space_thousands_groups_are_one_amount_beside_a_currency_or_a_label() -> None:
+    assert _values("15 866,37 €") == [Decimal("15866.37")]
+    assert _values("Total 1 234,56") == [Decimal("1234.56")]
+    assert _values("Montant TTC : 12 345 678,90 EUR") == [Decimal("12345678.90")]
+    assert _values("Total € 2 866,37") == [Decimal("2866.37")]
+    assert _values("TVA 20 % 3 173,27") == [Decimal("20"), Decimal("3173.27")]
+    assert _values("Total 1 234.56", DOT_DECIMAL) == [Decimal("1234.56")]
+    amount = find_money("Total 1 234,56 €", COMMA_DECIMAL)[0]
+    assert (amount.start, amount.end, amount.currency) == (6, 16, "€")
+
+
+def test_a_table_row_with_a_quantity_before_a_price_is_not_read_as_a_grouped_amount() -> None:
+    assert Decimal("2866.37") not in _values("2 866,37 1 732,74")
+    assert _values("Widget 2 866,37 € 1 732,74 €")[:2] == [Decimal("2"), Decimal("866.37")]
+    # Price, quantity, amount: the euro sign before the 2 is the price's, not the amount's.
+    assert _values("Widget 50,00 € 2 100,00 €") == [
+        Decimal("50.00"),
+        Decimal("2"),
+        Decimal("100.00"),
+    ]
+    # After a quantity the sign is the amount's: a lost group separator is still closed.
+    assert _values("website design 3 $2 100.00", DOT_DECIMAL) == [Decimal("3"), Decimal("2100.00")]
+
+
+def test_space_groups_need_the_documents_decimal_separator_and_three_digit_groups() -> None:
+    assert _values("Total 1 234,56", DOT_DECIMAL) == [Decimal("1"), Decimal("234.56")]
+    assert _values("Total 1 234.56") == [Decimal("1"), Decimal("234.56")]
+    assert _values("Total 12 34,56") == [Decimal("12"), Decimal("34.56")]
+    assert _values("2024 12,50") == [Decimal("2024"), Decimal("12.50")]
+    assert _values("Date 2024 123,50") == [Decimal("2024"), Decimal("123.50")]
 
 
 def test_the_document_format_decides_an_ambiguous_thousands_separator() -> None:

@@ -138,10 +138,9 @@ def _spaced_french(layout: Layout) -> Layout:
 
 @pytest.mark.anyio
 @pytest.mark.browser
-async def test_synthetic_invoices_with_space_grouped_totals_are_read_right_by_the_ranker(
+async def test_synthetic_invoices_with_space_grouped_totals_are_read_right_by_ranker_and_rules(
     pool: ChromiumPool,
 ) -> None:
-    tripped = 0
     for index in range(4):
         doc = make_document("invoice", index, 31, photos=False, adjust=_spaced_french)
         truth = doc.expected["total"]
@@ -150,6 +149,5 @@ async def test_synthetic_invoices_with_space_grouped_totals_are_read_right_by_th
         document = await read_document(content, mime, ocr=None, limits=ParseLimits())
         ranked = invoice_fields(document, ranker=True).fields["total"]
         assert ranked.value == truth, (doc.id, doc.printed["total"])
-        rules = invoice_fields(document).fields.get("total")
-        tripped += rules is None or rules.value != truth
-    assert tripped, "the label rules read at least one of these totals wrong"
+        # find_money reads "15 866,37" whole after a total label, so the rules agree.
+        assert invoice_fields(document).fields["total"].value == truth, doc.printed["total"]

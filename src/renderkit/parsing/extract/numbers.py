@@ -62,13 +62,63 @@ _MONEY = re.compile(
 
 # OCR splits an amount at its punctuation ("$1 .00", "¥9, 617,980") or loses a group separator
 # ("£5 622.68"); after a currency sign the stray spaces are closed again, elsewhere "1 .5" may
-# be two things and is left alone.
-_CURRENCY_RUN = re.compile(rf"{_CUR}\s?\d[\d.,' ]*\d")
+# be two things and is left alone. A sign right after a price is the price's in a row such as
+# "50,00 € 2 100,00 €" (price, quantity, amount), so there "2 100,00" is not taken for a lost
+# group separator; after a quantity ("3 $2 100.00") or a label it still is.
+_CURRENCY_RUN = re.compile(rf"(?P<price>[.,]\d\d\s?)?{_CUR}\s?\d[\d.,' ]*\d")
 _OCR_GAP = re.compile(r"(?<=\d) (?=[.,]\d)|(?<=\d[.,]) (?=\d{3}(?!\d))|(?<=\d) (?=\d{3}[.,]\d)")
+_OCR_PUNCTUATION_GAP = re.compile(r"(?<=\d) (?=[.,]\d)|(?<=\d[.,]) (?=\d{3}(?!\d))")
 
 
 def _close_ocr_gaps(text: str) -> str:
-    return _CURRENCY_RUN.sub(lambda m: _OCR_GAP.sub("", m.group(0)), text)
+    def close(match: re.Match[str]) -> str:
+        gaps = _OCR_PUNCTUATION_GAP if match.group("price") else _OCR_GAP
+        return gaps.sub("", match.group(0))
+
+    return _CURRENCY_RUN.sub(close, text)
+
+
+# A thousands group printed with a plain space ("15 866,37": French, Nordic, Polish invoices,
+# and how a PDF text layer renders a thin space) is read as one number only when it cannot be
+# two. The run must look like one amount: every group after the first has exactly three digits
+# and the document's own decimal separator with two decimals ends it (a year has four digits,
+# so "2024 12,50" cannot start a group). Then it needs evidence that its first group is not a
+# table row's quantity, as in "2 866,37 1 732,74", "2 866,37 € 1 732,74 €" (quantity, price,
+# amount) or "50,00 € 2 100,00 €" (price, quantity, amount):
+# - a currency sign or code right before it that no number precedes ("Total € 2 866,37"), or
+# - no other number in the text, percentages aside ("Total 1 234,56", "15 866,37 €",
+#   "TVA 20 % 3 173,27"): a quantity always shares its row with a price or an amount.
+# A currency mark after the run is no evidence: the row's price carries one too. The spaces
+# become narrow no-break spaces, which _NUM groups with, so offsets do not move. This runs after
+# _close_ocr_gaps, which already joins OCR gaps that follow a currency sign.
+_SPACE_GROUPS = {
+    dec: re.compile(
+        rf"(?<![\d.,'’\u00a0\u202f])(?P<pre>(?<![A-Za-z]){_CUR}\s?)?"
+        rf"(?P<run>\d{{1,3}}(?: \d{{3}})+{re.escape(dec)}\d{{2}})(?![\d.,/:])"
+    )
+    for dec in ".,"
+}
+_PERCENT = re.compile(r"\d+(?:[.,]\d+)?\s?%")
+
+
+def _has_number(text: str) -> bool:
+    return any(c.isdigit() for c in _PERCENT.sub("", text))
+
+
+def _join_space_groups(text: str, number_format: NumberFormat) -> str:
+    if " " not in text:
+        return text
+    out = text
+    for match in _SPACE_GROUPS[number_format.decimal].finditer(text):
+        start, end = match.span("run")
+        before, after = text[: match.start()], text[end:]
+        if match.group("pre"):
+            one = not before.rstrip()[-1:].isdigit()
+        else:
+            one = not _has_number(before) and not _has_number(after)
+        if one:
+            out = out[:start] + match.group("run").replace(" ", "\u202f") + out[end:]
+    return out
 
 
 @attrs.frozen(kw_only=True)
@@ -176,7 +226,7 @@ def find_money(text: str, number_format: NumberFormat = DOT_DECIMAL) -> list[Amo
 
     Offsets refer to ``text`` with the OCR gaps inside currency amounts closed.
     """
-    text = _close_ocr_gaps(text)
+    text = _join_space_groups(_close_ocr_gaps(text), number_format)
     out: list[Amount] = []
     for match in _MONEY.finditer(text):
         parsed = _number(match.group("num"), number_format)
