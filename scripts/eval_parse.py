@@ -98,7 +98,8 @@ class EvalOptions:
         verbose: print each prediction to stderr.
         embedded_xml: read e-invoices from their embedded XML (off measures the general
             mechanisms on their own).
-        ranker: invoices' totals chosen by the learned ranker (``LocalExtractor(ranker=True)``).
+        ranker: invoices' totals chosen by the learned ranker (as ``LocalExtractor``, the
+            default); False: the label rules' choice.
         calibrated: field confidence mapped through the shipped calibration
             (``LocalExtractor(calibrated=...)``); off gives the rules' raw figures.
     """
@@ -108,7 +109,7 @@ class EvalOptions:
     concurrency: int = 2
     verbose: bool = False
     embedded_xml: bool = True
-    ranker: bool = False
+    ranker: bool = True
     calibrated: bool = True
 
 
@@ -690,7 +691,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-embedded-xml", action="store_true", help="ignore e-invoice XML attachments"
     )
     parser.add_argument(
-        "--ranker", action="store_true", help="invoice totals chosen by the learned ranker"
+        "--ranker",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="invoice totals chosen by the learned ranker (the default; --no-ranker: the rules)",
     )
     parser.add_argument(
         "--no-calibration",

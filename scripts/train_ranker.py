@@ -11,9 +11,12 @@ Only the synthetic factory's output is training data (its truth says which candi
 total); the dev set is validation only. Every amount of a document
 (:func:`renderkit.parsing.extract.invoice.total_candidates`) is one example, labelled by
 whether it equals the true total. A logistic regression (scikit-learn, the ``dev`` extra) is
-fitted on standardised features; its scores on held-out folds (grouped by document) fit the
-Platt calibration map. The file holds the weights, the map, the feature names and how it was
-trained; renderkit scores with it in plain Python.
+fitted on standardised features; its scores on held-out folds fit the Platt calibration map.
+The folds are grouped by the totals block's layout family (the truth's
+``layout.totals_family``: summary style, amounts below the total or not, total printed
+twice, carried-forward subtotals, tax lines), so a held-out score is one of a layout the fold
+never saw, not merely of a document it never saw. The file holds the weights, the map, the
+feature names and how it was trained; renderkit scores with it in plain Python.
 """
 
 from __future__ import annotations
@@ -45,10 +48,11 @@ _C = 1.0
 
 async def _examples(
     roots: Sequence[Path], ocr: OcrEngine
-) -> tuple[list[list[float]], list[int], list[int], dict[str, int]]:
+) -> tuple[list[list[float]], list[int], list[int], list[str], dict[str, int]]:
     rows: list[list[float]] = []
     labels: list[int] = []
     groups: list[int] = []
+    families: list[str] = []
     counts = {"documents": 0, "without_total": 0, "total_not_a_candidate": 0}
     for root in roots:
         for manifest_path in sorted(root.glob("*/manifest.json")):
@@ -67,10 +71,12 @@ async def _examples(
                     counts["total_not_a_candidate"] += 1
                     continue
                 group = counts["documents"]
+                truth = json.loads((manifest_path.parent / doc["truth"]).read_text())
                 rows += features
                 labels += [int(h) for h in hits]
                 groups += [group] * len(hits)
-    return rows, labels, groups, counts
+                families += [truth["layout"]["totals_family"]] * len(hits)
+    return rows, labels, groups, families, counts
 
 
 def _fit(x: Any, y: Any, seed: int) -> tuple[Any, Any, LogisticRegression]:
@@ -105,12 +111,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from eval_parse import CachedOcr
 
         ocr = CachedOcr(ocr, Path(args.cache))
-    rows, labels, groups, counts = anyio.run(_examples, [Path(s) for s in args.sets], ocr)
+    rows, labels, groups, families, counts = anyio.run(_examples, [Path(s) for s in args.sets], ocr)
     x, y, g = np.array(rows, dtype=float), np.array(labels), np.array(groups)
+    family = np.array(families)
     # Held-out scores per fold: the calibration map is fitted on them, never on the data a
-    # score was fitted on.
+    # score was fitted on; a fold keeps whole layout families out.
     held = np.zeros(len(y))
-    for train, test in GroupKFold(n_splits=args.folds).split(x, y, g):
+    for train, test in GroupKFold(n_splits=args.folds).split(x, y, family):
         mean, scale, model = _fit(x[train], y[train], args.seed)
         held[test] = model.decision_function((x[test] - mean) / scale)
     platt = LogisticRegression(C=1e6, max_iter=5000).fit(held.reshape(-1, 1), y)
@@ -119,6 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     figures = {
         "candidates": len(y),
         "positives": int(y.sum()),
+        "layout_families": len(set(families)),
         "top1_held_out_folds": round(_top1(held, y, g), 4),
         "top1_fitted": round(_top1(fitted, y, g), 4),
     }
@@ -144,7 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 json.loads(next(Path(s).glob("*/manifest.json")).read_text())["source"]
                 for s in args.sets
             ],
-            "model": f"sklearn LogisticRegression(C={_C}), Platt map on {args.folds} folds",
+            "model": f"sklearn LogisticRegression(C={_C}), Platt map on {args.folds} folds "
+            "grouped by layout family",
             **counts,
             **figures,
         },

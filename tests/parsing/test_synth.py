@@ -63,20 +63,23 @@ def test_a_document_does_not_depend_on_how_many_are_made() -> None:
 
 
 @pytest.mark.parametrize("kind", ["invoice", "receipt"])
-def test_totals_are_subtotal_minus_discount_plus_tax_and_lines_add_up(kind: str) -> None:
+def test_totals_are_subtotal_minus_discount_plus_shipping_plus_tax_and_lines_add_up(
+    kind: str,
+) -> None:
     for doc in make_documents(kind, 60, seed=3, photos=False):
         assert doc.subtotal == sum(li.amount for li in doc.lines)
         for li in doc.lines:
             assert abs(li.amount - li.quantity * li.unit_price) <= Decimal("0.005")
-        assert doc.total == doc.subtotal - doc.discount + doc.tax
+        assert doc.total == doc.subtotal - doc.discount + doc.shipping + doc.tax
+        assert (doc.shipping > 0) == doc.layout.shipping
         if doc.layout.tax_lines:
-            expected_tax = (doc.subtotal - doc.discount) * doc.tax_rate / 100
+            expected_tax = (doc.subtotal - doc.discount + doc.shipping) * doc.tax_rate / 100
             assert abs(doc.tax - expected_tax) <= Decimal("0.005")
         else:
             assert doc.tax == 0
         if kind == "invoice" and doc.layout.tax_lines:
             got = Decimal(doc.expected["subtotal"]) + Decimal(doc.expected["tax"])
-            assert got - doc.discount == Decimal(doc.expected["total"])
+            assert got - doc.discount + doc.shipping == Decimal(doc.expected["total"])
 
 
 def test_ibans_and_vat_ids_carry_valid_checksums() -> None:
@@ -260,3 +263,46 @@ def test_a_layout_can_be_adjusted_to_build_a_document_that_trips_one_rule() -> N
         assert any(d.role == "watermark" and d.text == word for d in doc.decoys)
         assert word in invoice_html(doc) and doc.labels["seller"] in invoice_html(doc)
     assert [d.issuer for d in adjusted] == [d.issuer for d in plain]
+
+
+def test_amounts_below_the_total_leave_a_balance_and_the_truth_names_the_invoice_total() -> None:
+    docs = make_documents("invoice", 80, seed=16, photos=False)
+    with_after = [d for d in docs if d.layout.after_total]
+    assert 10 < len(with_after) < 80
+    for doc in docs:
+        rows = doc.truth()["amounts"]
+        assert [r["value"] for r in rows if r["role"] == "total"] == [doc.expected["total"]]
+        roles = [r["role"] for r in rows]
+        if not doc.layout.after_total:
+            assert roles[-1] == "total" and doc.after == ()
+            continue
+        # The total is not the last amount: the balance due closes the block, under an
+        # amount-due label, and equals the total plus what is printed between them.
+        assert roles[-1] == "balance_due" and roles.index("total") < len(roles) - 1
+        added = sum((v for r, v in doc.after if r != "balance_due"), Decimal(0))
+        assert doc.after[-1][1] == doc.total + added != doc.total
+        page = _html(doc)
+        for role, value in doc.after:
+            assert doc.amount(value) in page, (doc.id, role)
+
+
+def test_total_labels_on_non_totals_a_repeated_total_and_carried_subtotals_are_printed() -> None:
+    docs = make_documents("invoice", 80, seed=17, photos=False)
+    seen: set[str] = set()
+    for doc in docs:
+        layout, page, words = doc.layout, _html(doc), doc.words
+        seen |= set(layout.false_totals)
+        for key in ("hours", "quantity", "per_page", "carried"):
+            if key in doc.extras:
+                assert words[key] in page and doc.extras[key] in page, (doc.id, key)
+        if "column" in layout.false_totals:
+            assert f">{words['column']}</th>" in page
+        # A total printed twice appears twice; otherwise once.
+        assert page.count(doc.printed["total"]) >= (2 if layout.total_twice else 1)
+        if "carried" in doc.extras:
+            assert ("break-after:page" in page) != layout.photo
+    assert seen == {"hours", "quantity", "per_page", "column"}
+    for flag in ("total_twice", "shipping", "carried"):
+        assert 0 < sum(getattr(d.layout, flag) for d in docs) < 80, flag
+    assert {d.layout.summary for d in docs} == {"stacked", "columns"}
+    assert len({d.layout.totals_family for d in docs}) >= 8

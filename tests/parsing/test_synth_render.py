@@ -23,12 +23,14 @@ ROOT = Path(__file__).parents[2]
 
 
 def _text_layer(pdf: bytes) -> str:
+    # Every page: an invoice with a carried-forward subtotal continues on a second page.
     document = pypdfium2.PdfDocument(pdf)
     try:
-        page = document[0]
-        text = page.get_textpage().get_text_range()
-        page.close()
-        return str(text)
+        texts = []
+        for page in document:
+            texts.append(str(page.get_textpage().get_text_range()))
+            page.close()
+        return "\n".join(texts)
     finally:
         document.close()
 

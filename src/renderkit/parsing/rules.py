@@ -57,8 +57,9 @@ class LocalExtractor:
         arbiter_timeout: seconds the arbiter may take per document, retries included; past
             it the rules' choice stays (with a warning).
         ranker: let the learned ranker (:mod:`~renderkit.parsing.rank`) choose an invoice's
-            total, its calibrated probability as the confidence; off by default (see
-            docs/parsing.md, "Learned ranking").
+            total, its calibrated probability as the confidence; on by default since it passed
+            the dev set's decision rule (docs/parsing.md, "Learned ranking"); False keeps the
+            label rules' choice.
         calibrated: map each field's confidence through the calibration fitted on synthetic
             documents (:mod:`~renderkit.parsing.fill.calibration`); False reports the rules'
             raw figures. Values are the same either way.
@@ -73,7 +74,7 @@ class LocalExtractor:
         arbiter: Arbiter | None = None,
         arbiter_threshold: float = DEFAULT_THRESHOLD,
         arbiter_timeout: float = DEFAULT_TIMEOUT,
-        ranker: bool = False,
+        ranker: bool = True,
         calibrated: bool = True,
     ) -> None:
         self.day_first = day_first

@@ -28,6 +28,14 @@ What varies, each a seeded choice per document:
   ``April 3, 2024`` and ``04/03/2024`` on US documents;
 - totals with tax lines (subtotal, tax at a rate of the country, total) or without (total
   only), with or without a discount line: ``total = subtotal - discount + tax``;
+- a harder totals block on invoices (:mod:`.summary`, from a generator of its own): amounts
+  below the total (previous balance, deposit, payments, rounding, then a balance due under an
+  amount-due label), "total" labels on non-totals (total hours, total quantity, total per page,
+  a "Total" column header), the total printed twice (a box near the top), a column-style
+  summary (labels above values, the total rightmost), shipping lines (taxed with the goods:
+  ``total = subtotal - discount + shipping + tax``) and a carried-forward subtotal after half
+  the items (the rest on a second PDF page); the truth's ``amounts`` lists every amount of the
+  block with its role, ``total`` being the invoice total;
 - watermarks (``COPY``, ``KOPIE``, ``DUPLICATA``...) and rubber stamps (``PAID``, ``BEZAHLT``...);
 - identifiers: IBANs and VAT ids with valid checksums, computed (:mod:`.values`);
 - fonts: Inter, DejaVu Sans/Serif, Noto Sans/Serif on invoices; receipts are thermal-printer
@@ -38,9 +46,9 @@ What varies, each a seeded choice per document:
 
 Modules, one job each: :mod:`.names` (invented companies and addresses), :mod:`.values`
 (amounts, dates, checksummed ids), :mod:`.wording` (label words), :mod:`.layouts` (the layout
-choices), :mod:`.documents` (content and truth), :mod:`.render` (HTML), :mod:`.photo`,
-:mod:`.labels` (manifest, index), :mod:`.score` (the set's scorer), :mod:`.build` (rendering a
-set on one browser).
+choices), :mod:`.summary` (the harder totals block), :mod:`.documents` (content and truth),
+:mod:`.render` (HTML), :mod:`.photo`, :mod:`.labels` (manifest, index), :mod:`.score` (the
+set's scorer), :mod:`.build` (rendering a set on one browser).
 """
 
 from __future__ import annotations

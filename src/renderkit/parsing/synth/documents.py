@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from renderkit.parsing.synth import names, values, wording
+from renderkit.parsing.synth import names, summary, values, wording
 from renderkit.parsing.synth.layouts import Layout, choose_layout
 
 __all__ = ["Decoy", "LineItem", "SynthDocument", "make_document"]
@@ -34,7 +34,9 @@ class Decoy:
 
     Roles: ``watermark``, ``stamp``, ``title``, ``table_header``, ``buyer`` (the buyer's block),
     ``year``, ``quantity``, ``line_number``, ``phone``, ``postcode``, ``order_number``,
-    ``tax_rate``, ``registration`` (a company number), ``cash`` and ``change`` (receipts).
+    ``tax_rate``, ``registration`` (a company number), ``cash`` and ``change`` (receipts),
+    ``after_total`` (an amount printed below the invoice total: a payment, a balance due...),
+    ``false_total`` (the value of a "total" label that is not the invoice total).
     """
 
     role: str
@@ -53,8 +55,11 @@ class SynthDocument:
         number: the invoice or receipt number.
         issued: the document date; ``due``: the payment due date when printed.
         lines: the item table.
-        subtotal, discount, tax, total: the arithmetic, ``total = subtotal - discount + tax``;
-            tax is zero on documents without tax lines.
+        subtotal, discount, shipping, tax, total: the arithmetic,
+            ``total = subtotal - discount + shipping + tax``; tax is zero on documents without
+            tax lines, shipping on documents without a shipping line.
+        after: the signed amounts printed below the total (:func:`.summary.after_amounts`),
+            the balance due last; empty when none are.
         tax_rate: the rate in percent.
         vat_id, iban, bic: the issuer's identifiers, when the document prints them.
         labels: concept -> the label printed before its value.
@@ -74,9 +79,11 @@ class SynthDocument:
     lines: tuple[LineItem, ...]
     subtotal: Decimal
     discount: Decimal
+    shipping: Decimal
     tax: Decimal
     tax_rate: Decimal
     total: Decimal
+    after: tuple[tuple[str, Decimal], ...]
     vat_id: str | None
     iban: str | None
     bic: str | None
@@ -137,10 +144,13 @@ class SynthDocument:
             "arithmetic": {
                 "subtotal": f"{self.subtotal:.2f}",
                 "discount": f"{self.discount:.2f}",
+                "shipping": f"{self.shipping:.2f}",
                 "tax": f"{self.tax:.2f}",
                 "tax_rate": str(self.tax_rate),
                 "total": f"{self.total:.2f}",
             },
+            # Every amount of the totals block, in printing order; "total" is the invoice total.
+            "amounts": self.summary_rows(),
             "lines": [
                 {
                     "position": li.position,
@@ -179,8 +189,38 @@ class SynthDocument:
                 "font": layout.font,
                 "paper_mm": layout.paper_mm if self.kind == "receipt" else None,
                 "photo": layout.photo,
+                "summary": layout.summary,
+                "after_total": list(layout.after_total),
+                "false_totals": list(layout.false_totals),
+                "total_twice": layout.total_twice,
+                "shipping": layout.shipping,
+                "carried": layout.carried,
+                "totals_family": layout.totals_family,
             },
         }
+
+    def summary_rows(self) -> list[dict[str, str]]:
+        """The totals block's rows in printing order: role, label, value (2 places)."""
+        layout, labels = self.layout, self.labels
+        rows: list[tuple[str, str, Decimal]] = []
+        if layout.tax_lines:
+            rows.append(("subtotal", labels["subtotal"], self.subtotal))
+        if layout.discount:
+            rows.append(("discount", labels["discount"], -self.discount))
+        if layout.shipping:
+            rows.append(("shipping", self.words["shipping"], self.shipping))
+        if layout.tax_lines:
+            rows.append(("tax", f"{labels['tax']} {self.tax_rate} %", self.tax))
+        rows.append(("total", labels["total"], self.total))
+        for role, value in self.after:
+            word = labels["amount_due"] if role == "balance_due" else self.words[role]
+            rows.append((role, word, value))
+        return [{"role": r, "label": k, "value": f"{v:.2f}"} for r, k, v in rows]
+
+    @property
+    def words(self) -> dict[str, str]:
+        """The harder totals block's words in this document's language."""
+        return summary.WORDS[self.layout.locale.language]
 
 
 def _party(p: names.Party) -> dict[str, Any]:
@@ -276,6 +316,11 @@ def make_document(
     # One generator per document, so a document does not depend on how many came before.
     rng = random.Random(f"renderkit-synth:{seed}:{kind}:{index}")
     layout = choose_layout(kind, rng, photos=photos)
+    # The harder totals block draws from a generator of its own, so that adding it left the
+    # other choices of every seed as they were.
+    hard = random.Random(f"renderkit-synth-summary:{seed}:{kind}:{index}")
+    if kind == "invoice":
+        layout = attrs.evolve(layout, **summary.choose_summary(hard))
     if adjust is not None:
         layout = adjust(layout)
     locale = layout.locale
@@ -292,8 +337,13 @@ def make_document(
         else Decimal(0)
     )
     rate = rng.choice(locale.tax_rates)
-    tax = values.money((subtotal - discount) * rate / 100) if layout.tax_lines else Decimal("0.00")
-    total = subtotal - discount + tax
+    shipping = (
+        values.money(Decimal(hard.randint(400, 6000)) / 100) if layout.shipping else Decimal(0)
+    )
+    taxed = subtotal - discount + shipping
+    tax = values.money(taxed * rate / 100) if layout.tax_lines else Decimal("0.00")
+    total = taxed + tax
+    after = summary.after_amounts(layout.after_total, total, hard)
     country = locale.country
     vat = values.vat_id(country, rng) if kind == "invoice" and locale.has_vat_id else None
     iban = values.iban(country, rng) if kind == "invoice" and locale.has_iban else None
@@ -312,6 +362,9 @@ def make_document(
         concept: wording.label(concept, language, rng, extra_share=share)
         for concept in wording.CONCEPTS
     }
+    label_words["amount_due"] = wording.label("amount_due", language, hard, extra_share=0.0)
+    if "column" in layout.false_totals:
+        label_words["line_amount"] = summary.WORDS[language]["column"]
     doc = SynthDocument(
         id=f"synth-{kind}-{index:04d}",
         layout=layout,
@@ -323,9 +376,11 @@ def make_document(
         lines=lines,
         subtotal=subtotal,
         discount=discount,
+        shipping=shipping,
         tax=tax,
         tax_rate=rate,
         total=total,
+        after=after,
         vat_id=vat,
         iban=iban,
         bic=bic,
@@ -417,7 +472,32 @@ def _with_print(doc: SynthDocument, rng: random.Random) -> SynthDocument:
             Decoy(role="change", text=extras["change"]),
             Decoy(role="registration", text=extras["registration"]),
         ]
+    if doc.kind == "invoice":
+        extras, more = _hard_extras(doc, extras)
+        decoys += more
     return attrs.evolve(doc, printed=printed, decoys=tuple(decoys), extras=extras)
+
+
+def _hard_extras(doc: SynthDocument, extras: dict[str, str]) -> tuple[dict[str, str], list[Decoy]]:
+    """The harder totals block's printed strings (extras) and the decoys among them."""
+    layout = doc.layout
+    # Its own generator again: these draws must not move the document's other choices.
+    rng = random.Random(f"renderkit-synth-extras:{doc.id}:{doc.number}")
+    extras = dict(extras)
+    decoys = [Decoy(role="after_total", text=doc.amount(v)) for _, v in doc.after]
+    if "hours" in layout.false_totals:
+        hours = Decimal(rng.randint(4, 320)) / 2
+        extras["hours"] = doc.amount(hours, mark=False)
+        decoys.append(Decoy(role="false_total", text=extras["hours"]))
+    if "quantity" in layout.false_totals:
+        extras["quantity"] = _qty(sum((li.quantity for li in doc.lines), Decimal(0)))
+    # The carried-forward block closes the first half of the items (two lines at least).
+    half = len(doc.lines) // 2 if layout.carried else 0
+    if half:
+        extras["carried"] = doc.amount(sum((li.amount for li in doc.lines[:half]), Decimal(0)))
+    if "per_page" in layout.false_totals:
+        extras["per_page"] = doc.amount(sum((li.amount for li in doc.lines[half:]), Decimal(0)))
+    return extras, decoys
 
 
 def _qty(quantity: Decimal) -> str:

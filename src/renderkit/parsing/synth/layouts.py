@@ -128,6 +128,13 @@ class Layout:
     font: str
     paper_mm: int
     photo: bool
+    # The harder totals block of invoices (see :mod:`.summary`); receipts keep the defaults.
+    summary: str = "stacked"
+    after_total: tuple[str, ...] = ()
+    false_totals: tuple[str, ...] = ()
+    total_twice: bool = False
+    shipping: bool = False
+    carried: bool = False
 
     @property
     def family(self) -> str:
@@ -135,6 +142,21 @@ class Layout:
         if self.kind == "receipt":
             return f"receipt-{self.paper_mm}mm-{self.font}-{'tax' if self.tax_lines else 'notax'}"
         return "-".join((self.header, self.logo, self.parties, self.table, ",".join(self.columns)))
+
+    @property
+    def totals_family(self) -> str:
+        """The structure of the totals block, the family a ranker's folds keep out together."""
+        if self.kind == "receipt":
+            return self.family
+        return "-".join(
+            (
+                self.summary,
+                "after" if self.after_total else "last",
+                "twice" if self.total_twice else "once",
+                "carried" if self.carried else "single",
+                "tax" if self.tax_lines else "notax",
+            )
+        )
 
 
 def choose_layout(kind: str, rng: random.Random, *, photos: bool) -> Layout:

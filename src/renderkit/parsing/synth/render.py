@@ -7,6 +7,7 @@ import base64
 import html
 import io
 import random
+from decimal import Decimal
 
 import attrs
 from PIL import Image, ImageDraw
@@ -77,6 +78,10 @@ td.num,th.num{{text-align:right}}
 table.totals{{width:auto;margin:14px 0 0 auto}}
 table.totals td{{border:none;padding:2px 8px}}
 table.totals tr.grand td{{font-weight:700;border-top:1.5px solid {ink}}}
+table.totals.columns th{{font-weight:400;color:#555;padding:2px 8px}}
+table.totals.columns td.grand{{font-weight:700}}
+.box{{display:inline-block;border:1.5px solid {accent};padding:6px 12px;margin:0 0 12px}}
+.below{{margin:8px 0 0}}
 footer{{margin-top:28px;font-size:0.85em;color:#444}}
 .wm{{position:absolute;top:330px;left:40px;font-size:110px;color:rgba(120,120,120,0.16);
   transform:rotate(-28deg);font-weight:800;z-index:0}}
@@ -88,6 +93,14 @@ footer{{margin-top:28px;font-size:0.85em;color:#444}}
 
 def _meta_row(label: str, value: str) -> str:
     return f'<div><span class="label">{_e(label)}:</span> <span>{_e(value)}</span></div>'
+
+
+def _pairs(rows: list[tuple[str, str, str]]) -> str:
+    """A totals table of label/value rows (``cls`` ``grand`` draws the rule above a row)."""
+    body = "".join(
+        f"<tr class='{cls}'><td>{_e(k)}</td><td class='num'>{_e(v)}</td></tr>" for k, v, cls in rows
+    )
+    return f"<table class='totals'>{body}</table>"
 
 
 def invoice_fragment(doc: SynthDocument) -> str:
@@ -158,18 +171,63 @@ def invoice_fragment(doc: SynthDocument) -> str:
             )
             + "</tr>"
         )
-    totals = []
-    if layout.tax_lines:
-        totals.append((labels["subtotal"], printed["subtotal"], ""))
-    if layout.discount:
-        totals.append((labels["discount"], printed["discount"], ""))
-    if layout.tax_lines:
-        totals.append((f"{labels['tax']} {doc.tax_rate} %", printed["tax"], ""))
-    totals.append((labels["total"], printed["total"], "grand"))
-    totals_html = "".join(
-        f"<tr class='{cls}'><td>{_e(k)}</td><td class='num'>{_e(v)}</td></tr>"
-        for k, v, cls in totals
-    )
+    words = doc.words
+
+    def items(part: list[str]) -> str:
+        return (
+            f"<table class='items'><thead><tr>{head}</tr></thead><tbody>{''.join(part)}</tbody>"
+            "</table>"
+        )
+
+    if "carried" in extras:
+        # A carried-forward subtotal in the middle of the items; on a PDF the rest of them
+        # go on a second page (a photo shows the first page only, so it stays on one).
+        half = len(doc.lines) // 2
+        brk = "" if layout.photo else "<div style='break-after:page'></div>"
+        table = (
+            items(rows[:half])
+            + _pairs([(words["carried"], extras["carried"], "grand")])
+            + brk
+            + items(rows[half:])
+        )
+    else:
+        table = items(rows)
+    below = [
+        (words[key], extras[key], "") for key in ("per_page", "quantity", "hours") if key in extras
+    ]
+    if below:
+        table += f"<div class='below'>{''.join(_meta_row(k, v) for k, v, _ in below)}</div>"
+    shown = {
+        "subtotal": printed.get("subtotal"),
+        "discount": printed.get("discount"),
+        "tax": printed.get("tax"),
+        "total": printed["total"],
+    }
+    totals = [
+        (
+            row["label"],
+            shown.get(row["role"]) or doc.amount(Decimal(row["value"])),
+            "grand" if row["role"] == "total" else "",
+        )
+        for row in doc.summary_rows()
+    ]
+    if layout.summary == "columns":
+        totals_html = (
+            "<tr>"
+            + "".join(f"<th class='num'>{_e(k)}</th>" for k, _, _ in totals)
+            + "</tr><tr>"
+            + "".join(f"<td class='num {c}'>{_e(v)}</td>" for _, v, c in totals)
+            + "</tr>"
+        )
+        totals_table = f"<table class='totals columns'>{totals_html}</table>"
+    else:
+        totals_table = _pairs(totals)
+    box = ""
+    if layout.total_twice:
+        box = (
+            f"<div class='box'><span class='label'>{_e(labels['total'])}</span> "
+            f"<b>{_e(printed['total'])}</b></div>"
+        )
     foot = []
     if doc.vat_id:
         foot.append(_meta_row(labels["vat_id"], printed["vat_id"]))
@@ -185,9 +243,7 @@ def invoice_fragment(doc: SynthDocument) -> str:
         marks += f"<div class='stamp'>{_e(extras['stamp'])}</div>"
     return (
         f"<style>{_css(doc, rng, accent)}</style><div class='page'>{marks}"
-        f"{header}<h1>{_e(extras['title'])}</h1>{parties}"
-        f"<table class='items'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody>"
-        f"</table><table class='totals'>{totals_html}</table>"
+        f"{header}<h1>{_e(extras['title'])}</h1>{parties}{box}{table}{totals_table}"
         f"<footer>{''.join(foot)}</footer></div>"
     )
 

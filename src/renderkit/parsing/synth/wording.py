@@ -36,7 +36,7 @@ CONCEPTS: tuple[str, ...] = (
 # Concepts whose labels must not be shared: a label listed under two of them ("net total" is a
 # subtotal and a total in English) would print a truth the document itself contradicts.
 _RIVALS: tuple[frozenset[str], ...] = (
-    frozenset({"subtotal", "tax", "total", "discount"}),
+    frozenset({"subtotal", "tax", "total", "discount", "amount_due"}),
     frozenset({"line_amount", "unit_price"}),
     frozenset({"invoice_date", "due_date"}),
     frozenset({"invoice_number", "position"}),
@@ -130,7 +130,8 @@ def lexicon_labels(language: str) -> dict[str, tuple[str, ...]]:
     text = resources.files("renderkit.parsing.lexicons").joinpath(f"{language}.toml").read_text()
     labels: dict[str, list[str]] = tomllib.loads(text)["labels"]
     usable: dict[str, tuple[str, ...]] = {}
-    for concept in CONCEPTS:
+    # The amount due is printed only by the harder totals block (the balance left to pay).
+    for concept in (*CONCEPTS, "amount_due"):
         rivals = set().union(*(group for group in _RIVALS if concept in group)) - {concept}
         taken = {_fold(w) for other in rivals for w in labels.get(other, ())}
         usable[concept] = tuple(
