@@ -20,7 +20,6 @@ __all__ = [
     "format_amount",
     "format_date",
     "iban",
-    "iban_is_valid",
     "money",
     "vat_id",
     "vat_is_valid",
@@ -249,12 +248,6 @@ def _vat_attempt(country: str, rng: random.Random) -> str | None:
         return f"ATU{body}{(96 - total) % 10}"
     msg = f"no VAT id rule for {country!r}"
     raise ValueError(msg)
-
-
-def iban_is_valid(value: str) -> bool:
-    """Whether ``value`` passes the IBAN mod-97 check (for the factory's own tests)."""
-    compact = value.replace(" ", "")
-    return len(compact) > 4 and _mod97(compact[4:] + compact[:4]) == 1
 
 
 def vat_is_valid(value: str) -> bool:
