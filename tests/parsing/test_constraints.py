@@ -16,29 +16,18 @@ from renderkit.parsing.extract.identifiers import vat_checksum_ok
 from renderkit.parsing.extract.invoice import InvoiceFields, invoice_fields
 from renderkit.parsing.extract.numbers import DOT_DECIMAL, find_money
 
+from .test_invoice import _fields, _page
+
 Cells = list[tuple[float, float, str]]
 
 
 def _document(cells: Cells) -> Document:
-    """A one-page document of words at (x, y) fractions, each string split into words."""
-    lines = []
-    for x, y, text in cells:
-        words = []
-        for part in text.split():
-            width = 0.009 * len(part)
-            words.append(Word(text=part, page=1, bbox=(x, y, x + width, y + 0.012)))
-            x += width + 0.006
-        lines.append(Line(words=tuple(words), page=1))
-    page = Page(number=1, lines=tuple(lines), source="text", width=600, height=800)
-    return Document(mime_type="application/pdf", content=b"", pages=(page,))
+    """A one-page document of words at (x, y) fractions (test_invoice's page builder)."""
+    return Document(mime_type="application/pdf", content=b"", pages=(_page(cells),))
 
 
 def _invoice(cells: Cells) -> InvoiceFields:
     return invoice_fields(_document(cells))
-
-
-def _values(cells: Cells) -> dict[str, object]:
-    return {name: found.value for name, found in _invoice(cells).fields.items()}
 
 
 def _refusal(
@@ -68,7 +57,7 @@ def test_decimals_or_a_currency_mark_make_any_number_an_amount() -> None:
 
 
 def test_a_year_beside_a_total_label_is_not_the_total() -> None:
-    values = _values(
+    values = _fields(
         [
             (0.05, 0.05, "Invoice No: A-17"),
             (0.60, 0.40, "Total"), (0.80, 0.40, "2024"),
@@ -79,7 +68,7 @@ def test_a_year_beside_a_total_label_is_not_the_total() -> None:
 
 
 def test_a_quantity_printed_on_the_total_row_is_not_the_total() -> None:
-    values = _values(
+    values = _fields(
         [
             (0.05, 0.05, "Invoice No: A-17"),
             (0.05, 0.30, "Description"), (0.50, 0.30, "Qty"), (0.62, 0.30, "Unit price"),
@@ -95,16 +84,16 @@ def test_a_quantity_printed_on_the_total_row_is_not_the_total() -> None:
 
 
 def test_a_line_number_below_a_number_label_is_not_the_invoice_number() -> None:
-    values = _values([(0.60, 0.05, "Invoice No."), (0.60, 0.07, "1"), (0.05, 0.20, "Widgets")])
+    values = _fields([(0.60, 0.05, "Invoice No."), (0.60, 0.07, "1"), (0.05, 0.20, "Widgets")])
     assert "number" not in values
 
 
 def test_a_short_invoice_number_after_its_label_on_the_same_line_is_kept() -> None:
-    assert _values([(0.60, 0.05, "Invoice No: 12")])["number"] == "12"
+    assert _fields([(0.60, 0.05, "Invoice No: 12")])["number"] == "12"
 
 
 def test_a_year_or_a_page_number_is_not_the_invoice_number() -> None:
-    assert _values([(0.60, 0.05, "Invoice No."), (0.60, 0.07, "2024")]).get("number") is None
+    assert _fields([(0.60, 0.05, "Invoice No."), (0.60, 0.07, "2024")]).get("number") is None
     assert number_refusal("1", "Page 1 of 2", inline=True) == "1 is a page number"
     assert number_refusal("2024", "Invoice No: 2024", inline=True) is None
     assert number_refusal("INV-2024-1", "No. INV-2024-1", inline=False) is None
@@ -131,13 +120,13 @@ def test_a_watermark_above_the_seller_is_not_the_issuer() -> None:
         (0.05, 0.20, "Bill to:"),
         (0.05, 0.22, "Northwind Traders"),
     ]
-    assert _values(cells)["company"] == "Blue Harbor Studio"
+    assert _fields(cells)["company"] == "Blue Harbor Studio"
     found = extract_fields("invoice", _document(cells), day_first=True).fields
     assert found["company"].value == "Blue Harbor Studio"
 
 
 def test_a_name_in_the_buyer_block_is_not_the_issuer() -> None:
-    values = _values(
+    values = _fields(
         [
             (0.05, 0.05, "Bill to:"),
             (0.05, 0.07, "Northwind Traders Ltd"),
@@ -161,7 +150,7 @@ def test_vat_check_digits_are_checked_where_the_country_publishes_them() -> None
 
 
 def test_a_vat_id_with_valid_check_digits_wins_over_one_printed_first() -> None:
-    values = _values(
+    values = _fields(
         [
             (0.05, 0.05, "Invoice No: A-17"),
             (0.05, 0.60, "DE136695977"),
@@ -209,7 +198,7 @@ def test_amounts_that_do_not_agree_are_flagged_and_named() -> None:
 
 
 def test_the_one_assignment_that_agrees_is_preferred_over_the_stronger_label() -> None:
-    values = _values(
+    values = _fields(
         [
             (0.05, 0.05, "Invoice No: A-17"),
             (0.60, 0.40, "Subtotal"), (0.80, 0.40, "100.00"),
