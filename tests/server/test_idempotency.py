@@ -336,3 +336,23 @@ async def test_nothing_is_stored_for_an_unauthenticated_request(
     assert refused.status_code == 401
     assert accepted.status_code == 200
     assert "idempotent-replayed" not in accepted.headers
+
+
+async def test_the_openapi_document_describes_the_header_and_the_409_on_every_operation(
+    server: httpx.AsyncClient,
+) -> None:
+    document = (await server.get("/openapi.json")).json()
+    header = document["components"]["parameters"]["IdempotencyKey"]
+
+    assert header["in"] == "header"
+    assert header["name"] == "Idempotency-Key"
+    for name in ("image", "pdf-gen", "screenshot", "audio", "parse"):
+        operation = document["paths"][f"/api/{name}"]["post"]
+        assert {"$ref": "#/components/parameters/IdempotencyKey"} in operation["parameters"]
+        assert "409" in operation["responses"]
+        assert (
+            "Idempotent-Replayed"
+            in document["components"]["parameters"]["IdempotencyKey"]["description"]
+        )
+    for path in ("/api/keys/generate", "/api/keys/regenerate"):
+        assert "parameters" not in document["paths"][path]["post"]
