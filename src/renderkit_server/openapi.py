@@ -275,9 +275,8 @@ def idempotent_operation(operation: dict[str, Any]) -> dict[str, Any]:
     """Describe a POST operation as taking ``Idempotency-Key``: the header parameter (whose
     description names the ``Idempotent-Replayed`` answer header) and the 409 answers
     (changes and returns ``operation``)."""
-    operation.setdefault("parameters", []).append(
-        {"$ref": "#/components/parameters/IdempotencyKey"}
-    )
+    # Inline, not a components reference: the docs' HTTP page reads parameters as written.
+    operation.setdefault("parameters", []).append(dict(_IDEMPOTENCY_KEY))
     responses = operation["responses"]
     responses.update(_error_responses(409))
     responses["409"]["headers"] = _header_refs(["Retry-After"])
@@ -482,7 +481,6 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
         "components": {
             "schemas": schemas,
             "headers": _RATE_LIMIT_HEADERS,
-            "parameters": {"IdempotencyKey": _IDEMPOTENCY_KEY},
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer"},
                 "svcKey": {"type": "apiKey", "in": "header", "name": "X-SVC-Key"},
