@@ -7,7 +7,8 @@ Every test turns the render cache off, so a repeated request without the header 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,6 +22,7 @@ from renderkit_server.app import create_app
 from renderkit_server.mail import MemoryMailer
 from renderkit_server.settings import Settings
 from tests._uvicorn import served_app
+from tests.server._redis import redis_server, require_redis_server
 
 pytestmark = pytest.mark.anyio
 
@@ -351,3 +353,48 @@ async def test_the_openapi_document_describes_the_header_and_the_409_on_every_op
         assert "409" in operation["responses"]
     for path in ("/api/keys/generate", "/api/keys/regenerate"):
         assert "parameters" not in document["paths"][path]["post"]
+
+
+@pytest.fixture
+def redis_url() -> Iterator[str]:
+    """A redis-server on 127.0.0.1 for this test (skipped without one)."""
+    require_redis_server()
+    with redis_server() as url:
+        yield url
+
+
+async def test_two_replicas_on_redis_run_one_key_once_and_replay_each_others_answer(
+    tmp_path: Path, redis_url: str
+) -> None:
+    browsers = [GatedBrowser(), GatedBrowser()]
+    apps = [
+        create_app(
+            Settings(
+                data_dir=tmp_path / f"replica-{n}",
+                secret="replicas-share-this-secret-0123",
+                redis_url=redis_url,
+                cache_ttl_seconds=0,
+            ),
+            browser=browser,
+            mailer=MemoryMailer(),
+        )
+        for n, browser in enumerate(browsers)
+    ]
+    async with served_app(apps[0]) as a, served_app(apps[1]) as b:
+        key = await _key(a)
+        browsers[0].gated = True
+        first = asyncio.create_task(a.post("/api/image", json=IMAGE, headers=_headers(key, "r")))
+        await asyncio.wait_for(browsers[0].waiting.wait(), 10)
+        during = await b.post("/api/image", json=IMAGE, headers=_headers(key, "r"))
+        browsers[0].gate.set()
+        done = await asyncio.wait_for(first, 10)
+        replayed = await b.post("/api/image", json=IMAGE, headers=_headers(key, "r"))
+        used = await _images_used(b, key)
+
+    assert during.status_code == 409
+    assert during.json()["code"] == "IDEMPOTENCY_KEY_IN_PROGRESS"
+    assert done.status_code == 200
+    assert replayed.json() == done.json()
+    assert replayed.headers["idempotent-replayed"] == "true"
+    assert (len(browsers[0].renders), len(browsers[1].renders)) == (1, 0)
+    assert used == 1
