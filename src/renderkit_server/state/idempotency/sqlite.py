@@ -45,7 +45,13 @@ class SqliteIdempotencyStore:
         self, path: str | os.PathLike[str], *, max_per_lineage: int = DEFAULT_MAX_PER_LINEAGE
     ) -> None:
         self._db = SqliteDatabase(
-            path, schema=_SCHEMA, unavailable="the idempotency store is unavailable"
+            path,
+            schema=_SCHEMA,
+            unavailable="the idempotency store is unavailable",
+            # Two writes per keyed call: without an fsync each (WAL keeps the file whole),
+            # 9.5 ms -> 1.4 ms on the dev box. A power cut can lose the last entries, and a
+            # retry of theirs then runs again, as after an entry's expiry.
+            pragmas=("PRAGMA synchronous = NORMAL",),
         )
         self._max = max_per_lineage
 
