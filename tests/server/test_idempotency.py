@@ -398,3 +398,25 @@ async def test_two_replicas_on_redis_run_one_key_once_and_replay_each_others_ans
     assert replayed.headers["idempotent-replayed"] == "true"
     assert (len(browsers[0].renders), len(browsers[1].renders)) == (1, 0)
     assert used == 1
+
+
+async def test_a_body_over_the_size_limit_is_refused_before_any_entry_is_made(
+    make_settings: Callable[..., Settings],
+) -> None:
+    browser = GatedBrowser()
+    settings = make_settings(cache_ttl_seconds=0, max_body_bytes=2000)
+    app = create_app(settings, browser=browser, mailer=MemoryMailer())
+    huge = {**IMAGE, "data": {"title": "x" * 5000}}
+    async with served_app(app) as server:
+        key = await _key(server)
+        answers = [
+            await server.post("/api/image", json=huge, headers=_headers(key, "huge"))
+            for _ in range(2)
+        ]
+        # The key was never claimed: a fitting body with it runs.
+        fitting = await server.post("/api/image", json=IMAGE, headers=_headers(key, "huge"))
+
+    assert [a.status_code for a in answers] == [413, 413]
+    assert not any("idempotent-replayed" in a.headers for a in answers)
+    assert fitting.status_code == 200
+    assert "idempotent-replayed" not in fitting.headers
