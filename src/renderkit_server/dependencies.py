@@ -55,5 +55,6 @@ DEPENDENCIES: dict[str, Provide] = {
     "storage_probe": _provide(lambda s: s.storage_probe),
     "host": _provide(lambda s: s.host),
     "production": _provide(lambda s: s.production),
+    "idempotency": _provide(lambda s: s.idempotency),
     "render_locks": _provide(lambda s: s.state.render_locks),
 }

@@ -45,17 +45,25 @@ class HttpProblem(Exception):
 
     Not :class:`renderkit.ApiError`, the library's error for a hosted API refusing a call:
     this one is the server's own refusal (a bad signature, a forbidden plan...), answered
-    with the error envelope at ``status``.
+    with the error envelope at ``status``. ``field`` names what the client sent wrong
+    (a header such as ``Idempotency-Key``), answered as the envelope's ``field``.
     """
 
     def __init__(
-        self, status: int, code: str, message: str, *, headers: dict[str, str] | None = None
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        headers: dict[str, str] | None = None,
+        field: str | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.headers = headers or {}
+        self.field = field
 
 
 # exception class -> (status, code). Resolved along the MRO: the most specific wins.
@@ -142,7 +150,9 @@ def envelope(exc: BaseException) -> tuple[int, dict[str, Any], dict[str, str]] |
     inside a tool result.
     """
     if isinstance(exc, HttpProblem):
-        body = {"error": exc.message, "code": exc.code, "status": exc.status}
+        body: dict[str, Any] = {"error": exc.message, "code": exc.code, "status": exc.status}
+        if exc.field is not None:
+            body["field"] = exc.field
         return exc.status, body, dict(exc.headers)
     if isinstance(exc, InvalidRequestError):
         # MISSING_FIELD only when nothing but required fields are absent: an unknown field (a

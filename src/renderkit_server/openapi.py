@@ -23,7 +23,7 @@ from renderkit.core.schema import json_schema
 from renderkit_server.operations import OPERATIONS, Operation
 from renderkit_server.quotas import PLAN_NAMES
 
-__all__ = ["OPERATION_IDS", "openapi_document", "response_schema"]
+__all__ = ["OPERATION_IDS", "idempotent_operation", "openapi_document", "response_schema"]
 
 #: The stable operationId of each endpoint, by its name under ``/api``.
 OPERATION_IDS: dict[str, str] = {
@@ -249,11 +249,40 @@ _RATE_LIMIT_HEADERS: dict[str, Any] = {
         "schema": {"type": "string"},
     },
     "Retry-After": {
-        "description": "On every 429 (and a 503 that can be retried): whole seconds until the "
-        "refused limit resets, or until trying again is worthwhile.",
+        "description": "On every 429 (and a 503, or a 409 IDEMPOTENCY_KEY_IN_PROGRESS, that "
+        "can be retried): whole seconds until the refused limit resets, or until trying "
+        "again is worthwhile.",
         "schema": _COUNT,
     },
 }
+#: The ``Idempotency-Key`` request header (see :mod:`renderkit_server.idempotency`).
+_IDEMPOTENCY_KEY: dict[str, Any] = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": "Makes a retry safe (IETF draft-ietf-httpapi-idempotency-key-header): "
+    "a repeat with the same key and the same body within 24 h, from the same key lineage, "
+    "answers the first answer (`Idempotent-Replayed: true`) without new work or charge. "
+    "Successes and 400/413/415/422 are kept; 429 and 5xx are not (a retry runs again). "
+    "Another body with the same key is 409 `IDEMPOTENCY_KEY_REUSED`; a repeat while the "
+    "first still runs is 409 `IDEMPOTENCY_KEY_IN_PROGRESS` with `Retry-After`. A UUID is a "
+    "good key.",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[ -~]+$"},
+}
+
+
+def idempotent_operation(operation: dict[str, Any]) -> dict[str, Any]:
+    """Describe a POST operation as taking ``Idempotency-Key``: the header parameter (whose
+    description names the ``Idempotent-Replayed`` answer header) and the 409 answers
+    (changes and returns ``operation``)."""
+    # Inline, not a components reference: the docs' HTTP page reads parameters as written.
+    operation.setdefault("parameters", []).append(dict(_IDEMPOTENCY_KEY))
+    responses = operation["responses"]
+    responses.update(_error_responses(409))
+    responses["409"]["headers"] = _header_refs(["Retry-After"])
+    return operation
+
+
 #: What a metered success carries: every rate-limit header but Retry-After.
 _SUCCESS_HEADERS = tuple(name for name in _RATE_LIMIT_HEADERS if name != "Retry-After")
 
@@ -269,6 +298,8 @@ def _error_responses(*statuses: int) -> dict[str, Any]:
         401: "Missing or invalid API key",
         403: "Forbidden",
         413: "Request body too large",
+        409: "The Idempotency-Key was used with another body (IDEMPOTENCY_KEY_REUSED), or "
+        "its first request still runs (IDEMPOTENCY_KEY_IN_PROGRESS, with Retry-After)",
         415: "Body is not JSON",
         429: "A monthly quota (X-RateLimit-*) or a window limit (RateLimit-Policy, "
         "RateLimit) is reached; see Retry-After",
@@ -324,32 +355,34 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
         schemas[model_name] = _rewrite_refs(request_schema)
         schemas[f"{model_name}Response"] = op.response_schema()
         paths[f"/api/{op.name}"] = {
-            "post": {
-                "operationId": OPERATION_IDS[op.name],
-                "summary": op.title,
-                "description": op.description,
-                "security": security,
-                "requestBody": {
-                    "required": True,
-                    "content": {
-                        "application/json": {
-                            "schema": {"$ref": f"#/components/schemas/{model_name}"}
-                        }
-                    },
-                },
-                "responses": {
-                    "200": {
-                        "description": "The result",
-                        "headers": _header_refs(_SUCCESS_HEADERS),
+            "post": idempotent_operation(
+                {
+                    "operationId": OPERATION_IDS[op.name],
+                    "summary": op.title,
+                    "description": op.description,
+                    "security": security,
+                    "requestBody": {
+                        "required": True,
                         "content": {
                             "application/json": {
-                                "schema": {"$ref": f"#/components/schemas/{model_name}Response"}
+                                "schema": {"$ref": f"#/components/schemas/{model_name}"}
                             }
                         },
                     },
-                    **_error_responses(*op.error_statuses),
-                },
-            }
+                    "responses": {
+                        "200": {
+                            "description": "The result",
+                            "headers": _header_refs(_SUCCESS_HEADERS),
+                            "content": {
+                                "application/json": {
+                                    "schema": {"$ref": f"#/components/schemas/{model_name}Response"}
+                                }
+                            },
+                        },
+                        **_error_responses(*op.error_statuses),
+                    },
+                }
+            )
         }
     key_request = {
         "type": "object",

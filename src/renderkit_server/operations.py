@@ -69,8 +69,9 @@ class Output:
     settle: Mapping[str, int] = attrs.field(factory=dict)
 
 
-#: The statuses a production call can fail with, each answered with the error envelope.
-PRODUCTION_ERRORS: tuple[int, ...] = (400, 401, 413, 415, 429, 500, 502, 503, 504)
+#: The statuses a production call can fail with, each answered with the error envelope (409:
+#: a reused or still-running ``Idempotency-Key``, see :mod:`renderkit_server.idempotency`).
+PRODUCTION_ERRORS: tuple[int, ...] = (400, 401, 409, 413, 415, 429, 500, 502, 503, 504)
 
 
 @attrs.frozen(kw_only=True)

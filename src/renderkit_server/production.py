@@ -3,7 +3,8 @@ production operation, and the OpenAPI document describing them.
 
 Each handler authenticates, reads the JSON body and hands both to the metered pipeline
 (:func:`renderkit_server.operations.execute`), which the MCP tools share; a client that
-disconnects cancels its call (:mod:`renderkit_server.disconnect`).
+disconnects cancels its call (:mod:`renderkit_server.disconnect`). A call sent with an
+``Idempotency-Key`` runs once per key (:mod:`renderkit_server.idempotency`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import renderkit
 from renderkit_server.auth import authenticate, extract_key
 from renderkit_server.bodies import json_object
 from renderkit_server.disconnect import until_disconnected
+from renderkit_server.idempotency import Idempotency, idempotent
 from renderkit_server.keys import KeyService
 from renderkit_server.keys.url_secrets import UrlSecrets
 from renderkit_server.openapi import openapi_document
@@ -43,24 +45,30 @@ def operation_handler(operation: Operation) -> HTTPRouteHandler:
         keys: NamedDependency[KeyService],
         url_secrets: NamedDependency[UrlSecrets],
         production: NamedDependency[Production],
+        idempotency: NamedDependency[Idempotency],
     ) -> Response[Any]:
         api_key = authenticate(request, keys)
         # Authenticated above, so the header holds the key: signed image URLs can name it.
         await url_secrets.remember(extract_key(request.headers) or "", api_key)
-        payload = await json_object(request)
-        # The work stops (and charges nothing) when the client goes away.
-        result = await until_disconnected(
-            request.receive,
-            execute(
-                operation,
-                payload,
-                production=production,
-                key_id=api_key.key_id,
-                plan=api_key.plan,
-                base_url=str(request.base_url).rstrip("/"),
-            ),
-        )
-        return Response(result.body, headers=result.headers)
+
+        async def work() -> Response[Any]:
+            payload = await json_object(request)
+            # The work stops (and charges nothing) when the client goes away.
+            result = await until_disconnected(
+                request.receive,
+                execute(
+                    operation,
+                    payload,
+                    production=production,
+                    key_id=api_key.key_id,
+                    plan=api_key.plan,
+                    base_url=str(request.base_url).rstrip("/"),
+                ),
+            )
+            return Response(result.body, headers=result.headers)
+
+        # A retry with the same Idempotency-Key gets the first answer: no new work or charge.
+        return await idempotent(request, idempotency, api_key.key_id, work)
 
     # Litestar reports handlers by function name (errors, logs): one name per operation.
     handler.__name__ = f"{operation.name.replace('-', '_')}_handler"

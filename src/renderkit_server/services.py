@@ -35,6 +35,7 @@ from renderkit_server.closing import close_each
 from renderkit_server.engines import Engines, workers
 from renderkit_server.files import FileSigner, FileUrls
 from renderkit_server.health import HostFacts
+from renderkit_server.idempotency import Idempotency
 from renderkit_server.keys import KeyService, KeySigner
 from renderkit_server.keys.url_secrets import UrlSecrets
 from renderkit_server.mail import Mailer, OutboxMailer, SmtpMailer
@@ -98,6 +99,15 @@ class Services:
     url_secrets: UrlSecrets
     #: What health reports about this process.
     host: HostFacts
+
+    @property
+    def idempotency(self) -> Idempotency:
+        """Replays the first answer to a keyed POST (:mod:`renderkit_server.idempotency`)."""
+        return Idempotency(
+            self.state.idempotency,
+            ttl=self.settings.idempotency_ttl_seconds,
+            max_answer_bytes=self.settings.idempotency_max_answer_bytes,
+        )
 
     @property
     def production(self) -> Production:

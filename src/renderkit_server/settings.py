@@ -80,6 +80,9 @@ _ENV: dict[str, tuple[str, Any]] = {
     "URL_TTL_SECONDS": ("url_ttl_seconds", _int),
     "CACHE_TTL_SECONDS": ("cache_ttl_seconds", _int),
     "CACHE_SHARE_TEMPLATES": ("cache_share_templates", _bool),
+    "IDEMPOTENCY_TTL_SECONDS": ("idempotency_ttl_seconds", _int),
+    "IDEMPOTENCY_MAX_KEYS": ("idempotency_max_keys", _int),
+    "IDEMPOTENCY_MAX_ANSWER_BYTES": ("idempotency_max_answer_bytes", _int),
     "MAX_BODY_BYTES": ("max_body_bytes", _int),
     "HEADER_TIMEOUT": ("header_timeout", _float),
     "BODY_TIMEOUT": ("body_timeout", _float),
@@ -220,6 +223,12 @@ class Settings:
             identical template requests then render once for all keys, but a key can tell
             (``X-Cache: HIT``) that another key rendered the same template with the same
             data. Off by default.
+        idempotency_ttl_seconds: how long the first answer to a POST with an
+            ``Idempotency-Key`` is replayed to its retries (24 h).
+        idempotency_max_keys: ``Idempotency-Key`` entries one key lineage keeps at once;
+            past it the oldest are forgotten (a retry of one of those runs again).
+        idempotency_max_answer_bytes: largest answer kept for replay; a larger one is not
+            kept, and a retry of its request runs (and is charged) again.
         max_body_bytes: largest accepted request body (413 beyond).
         header_timeout: seconds a client has to send a request's headers, from connecting
             or from the previous response; the connection is closed beyond (a client sending
@@ -330,6 +339,11 @@ class Settings:
     url_ttl_seconds: int = 24 * 3600
     cache_ttl_seconds: int = attrs.field(default=24 * 3600, validator=attrs.validators.ge(0))
     cache_share_templates: bool = False
+    idempotency_ttl_seconds: int = attrs.field(default=24 * 3600, validator=attrs.validators.gt(0))
+    idempotency_max_keys: int = attrs.field(default=10_000, validator=attrs.validators.ge(1))
+    idempotency_max_answer_bytes: int = attrs.field(
+        default=1024 * 1024, validator=attrs.validators.ge(0)
+    )
     max_body_bytes: int = 10 * 1024 * 1024
     header_timeout: float = attrs.field(default=10.0, validator=attrs.validators.gt(0))
     body_timeout: float = attrs.field(default=60.0, validator=attrs.validators.gt(0))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import Any, TypeVar
@@ -43,6 +44,9 @@ T = TypeVar("T")
 BASE_URL_VARIABLE = "RENDERKIT_BASE_URL"
 API_KEY_VARIABLE = "RENDERKIT_API_KEY"
 
+#: The header carrying a call's idempotency key (IETF draft-ietf-httpapi-idempotency-key-header).
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+
 # What a connection failure names as its provider (as the server's own errors do).
 _REMOTE = "renderkit-server"
 
@@ -74,6 +78,24 @@ class _NotWorthWaiting(Exception):
         self.response = response
 
 
+class _FirstStillRunning(Exception):
+    """The first attempt with this call's idempotency key is still running on the server."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        super().__init__(response.status_code)
+        self.response = response
+
+
+def _in_progress(response: httpx.Response) -> bool:
+    if response.status_code != 409:
+        return False
+    try:
+        code = response.json().get("code")
+    except ValueError:
+        return False
+    return bool(code == "IDEMPOTENCY_KEY_IN_PROGRESS")
+
+
 def _body(request: object) -> Any:
     """A request model as its JSON body; a mapping is sent as given (the server validates)."""
     if isinstance(request, Mapping):
@@ -95,6 +117,10 @@ class AsyncClient:
     :class:`~renderkit.core.errors.RateLimitError` with ``retry_after``); 429 and 5xx
     answers are retried first, as ``retry`` says, honouring ``Retry-After`` (an answer asking
     for longer than ``retry.max_delay``, such as a monthly quota, is raised at once).
+
+    Every call sends an ``Idempotency-Key`` (a new UUID, or the caller's
+    ``idempotency_key=``) and sends the same one on its retries, so a retry after a timeout
+    or a dropped connection gets the first answer instead of a second render and charge.
 
     A server that cannot be reached raises
     :class:`~renderkit.core.errors.ServerUnreachableError` (a ``ConnectionError``); a refused
@@ -158,25 +184,41 @@ class AsyncClient:
         await self._http.aclose()
         await self._files.aclose()
 
-    async def render_image(self, request: ImageRequest | Mapping[str, Any]) -> ImageResult:
-        """Render an image on the server; see :func:`renderkit.render_image`."""
-        return image_result(await self._call("image", request), self._loader())
+    async def render_image(
+        self, request: ImageRequest | Mapping[str, Any], *, idempotency_key: str | None = None
+    ) -> ImageResult:
+        """Render an image on the server; see :func:`renderkit.render_image`.
 
-    async def render_pdf(self, request: PdfRequest | Mapping[str, Any]) -> PdfResult:
+        ``idempotency_key``: the call's ``Idempotency-Key`` (default: a new UUID per call,
+        the same on its retries), as for every operation of this client.
+        """
+        answer = await self._call("image", request, idempotency_key)
+        return image_result(answer, self._loader())
+
+    async def render_pdf(
+        self, request: PdfRequest | Mapping[str, Any], *, idempotency_key: str | None = None
+    ) -> PdfResult:
         """Render a PDF on the server; see :func:`renderkit.render_pdf`."""
-        return pdf_result(await self._call("pdf-gen", request), self._loader())
+        return pdf_result(await self._call("pdf-gen", request, idempotency_key), self._loader())
 
-    async def screenshot(self, request: ScreenshotRequest | Mapping[str, Any]) -> ScreenshotResult:
+    async def screenshot(
+        self, request: ScreenshotRequest | Mapping[str, Any], *, idempotency_key: str | None = None
+    ) -> ScreenshotResult:
         """Capture a page on the server; see :func:`renderkit.screenshot`."""
-        return screenshot_result(await self._call("screenshot", request), self._loader())
+        answer = await self._call("screenshot", request, idempotency_key)
+        return screenshot_result(answer, self._loader())
 
-    async def synthesize(self, request: AudioRequest | Mapping[str, Any]) -> AudioResult:
+    async def synthesize(
+        self, request: AudioRequest | Mapping[str, Any], *, idempotency_key: str | None = None
+    ) -> AudioResult:
         """Synthesise speech on the server; see :func:`renderkit.synthesize`."""
-        return audio_result(await self._call("audio", request), self._loader())
+        return audio_result(await self._call("audio", request, idempotency_key), self._loader())
 
-    async def parse(self, request: ParseRequest | Mapping[str, Any]) -> ParseResult:
+    async def parse(
+        self, request: ParseRequest | Mapping[str, Any], *, idempotency_key: str | None = None
+    ) -> ParseResult:
         """Parse a document on the server; see :func:`renderkit.parse`."""
-        return parse_result(await self._call("parse", request))
+        return parse_result(await self._call("parse", request, idempotency_key))
 
     async def download(self, result: T) -> T:
         """Fetch a result's file without blocking the event loop; returns the result.
@@ -195,23 +237,33 @@ class AsyncClient:
         result.fill(downloaded(response))
         return result
 
-    async def _call(self, name: str, request: object) -> dict[str, Any]:
+    async def _call(
+        self, name: str, request: object, idempotency_key: str | None = None
+    ) -> dict[str, Any]:
         body = _body(request)
+        # One key per logical call, sent again on each of its retries: a retry after a
+        # timeout gets the first answer instead of a second render and charge.
+        headers = {IDEMPOTENCY_HEADER: idempotency_key or str(uuid.uuid4())}
 
         async def send() -> httpx.Response:
-            response = await self._http.post(f"/api/{name}", json=body)
+            response = await self._http.post(f"/api/{name}", json=body, headers=headers)
+            if _in_progress(response):
+                raise _FirstStillRunning(response)
             wait = parse_retry_after(response.headers.get("retry-after"))
             if wait is not None and wait > self._retry.max_delay:
                 # A monthly quota resets in days: not worth waiting for, report it now.
                 raise _NotWorthWaiting(response)
             return response
 
+        # A retry that finds the first attempt still running waits for it like a network
+        # failure: the backoff, then the same key again.
+        policy = attrs.evolve(self._retry, retry_on=(*self._retry.retry_on, _FirstStillRunning))
         try:
             response = await _reach(
                 f"{self._http.base_url}/api/{name}",
-                lambda: send_with_retries(send, self._retry, sleep=self._sleep),
+                lambda: send_with_retries(send, policy, sleep=self._sleep),
             )
-        except _NotWorthWaiting as stop:
+        except (_NotWorthWaiting, _FirstStillRunning) as stop:
             response = stop.response
         if response.is_error:
             raise error_from_response(response)

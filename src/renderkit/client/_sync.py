@@ -84,22 +84,34 @@ class Client:
         result: R = self._portal.call(call)
         return result
 
-    def render_image(self, request: ImageRequest | Mapping[str, Any]) -> ImageResult:
+    def render_image(
+        self, request: ImageRequest | Mapping[str, Any], *, idempotency_key: str | None = None
+    ) -> ImageResult:
         """Render an image on the server; see :func:`renderkit.render_image`."""
-        return self._run(lambda: self._client.render_image(request))
+        return self._run(
+            lambda: self._client.render_image(request, idempotency_key=idempotency_key)
+        )
 
-    def render_pdf(self, request: PdfRequest | Mapping[str, Any]) -> PdfResult:
+    def render_pdf(
+        self, request: PdfRequest | Mapping[str, Any], *, idempotency_key: str | None = None
+    ) -> PdfResult:
         """Render a PDF on the server; see :func:`renderkit.render_pdf`."""
-        return self._run(lambda: self._client.render_pdf(request))
+        return self._run(lambda: self._client.render_pdf(request, idempotency_key=idempotency_key))
 
-    def screenshot(self, request: ScreenshotRequest | Mapping[str, Any]) -> ScreenshotResult:
+    def screenshot(
+        self, request: ScreenshotRequest | Mapping[str, Any], *, idempotency_key: str | None = None
+    ) -> ScreenshotResult:
         """Capture a page on the server; see :func:`renderkit.screenshot`."""
-        return self._run(lambda: self._client.screenshot(request))
+        return self._run(lambda: self._client.screenshot(request, idempotency_key=idempotency_key))
 
-    def synthesize(self, request: AudioRequest | Mapping[str, Any]) -> AudioResult:
+    def synthesize(
+        self, request: AudioRequest | Mapping[str, Any], *, idempotency_key: str | None = None
+    ) -> AudioResult:
         """Synthesise speech on the server; see :func:`renderkit.synthesize`."""
-        return self._run(lambda: self._client.synthesize(request))
+        return self._run(lambda: self._client.synthesize(request, idempotency_key=idempotency_key))
 
-    def parse(self, request: ParseRequest | Mapping[str, Any]) -> ParseResult:
+    def parse(
+        self, request: ParseRequest | Mapping[str, Any], *, idempotency_key: str | None = None
+    ) -> ParseResult:
         """Parse a document on the server; see :func:`renderkit.parse`."""
-        return self._run(lambda: self._client.parse(request))
+        return self._run(lambda: self._client.parse(request, idempotency_key=idempotency_key))

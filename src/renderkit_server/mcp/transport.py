@@ -21,6 +21,7 @@ revisions (:mod:`.protocol`) or the stateless one (:mod:`.modern`).
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -34,6 +35,14 @@ from renderkit.core.workers import WorkerPool
 from renderkit_server import errors
 from renderkit_server.auth import authenticate
 from renderkit_server.bodies import JsonBodyError, decode_json_off_loop
+from renderkit_server.idempotency import (
+    HEADER,
+    REPLAYED_HEADER,
+    Idempotency,
+    canonical_fingerprint,
+    parse_key,
+)
+from renderkit_server.idempotency.http import KEPT_HEADERS
 from renderkit_server.keys import ApiKey, KeyService
 from renderkit_server.mcp.hosts import check_origin
 from renderkit_server.mcp.modern import MODERN_VERSIONS, check_envelope, is_modern
@@ -59,6 +68,7 @@ from renderkit_server.mcp.sessions import McpSessions
 from renderkit_server.mcp.streaming import JSON, accepts, stream, wants_stream
 from renderkit_server.mcp.tools import (
     TOOLS,
+    McpTool,
     error_result,
     inline_mode,
     success_result,
@@ -67,12 +77,15 @@ from renderkit_server.mcp.tools import (
 )
 from renderkit_server.operations import Production, execute
 from renderkit_server.settings import Settings
+from renderkit_server.state.idempotency import StoredAnswer
 
 __all__ = ["mcp_delete", "mcp_get", "mcp_post"]
 
 logger = logging.getLogger("renderkit_server")
 
 PATHS = ["/api/mcp", "/v1/mcp"]
+#: The ``_meta`` entry of a ``tools/call`` carrying its idempotency key.
+META_IDEMPOTENCY_KEY = "io.renderkit/idempotency-key"
 #: Every revision served, newest first (what server/discover and a -32022 list).
 ALL_VERSIONS = (*MODERN_VERSIONS, *SUPPORTED_VERSIONS)
 # Tools change only with a new release: clients may cache the lists for five minutes.
@@ -113,6 +126,7 @@ class _Backends:
     sessions: McpSessions
     keys: KeyService
     production: Production
+    idempotency: Idempotency
 
 
 # --- method handlers --------------------------------------------------------------------------
@@ -217,8 +231,47 @@ class _Call:
         if not isinstance(arguments, dict):
             raise RpcError(INVALID_PARAMS, "params.arguments must be an object")
         try:
-            inline, arguments = inline_mode(tool, arguments)
+            key = _idempotency_key(self.request, params)
             api_key = self._authenticate()
+            if key is None:
+                return (await self._run_tool(tool, arguments, api_key))[1]
+            # Keyed (see docs/mcp.md): the same call again gets the first result, unrun.
+            answered = await self.backends.idempotency.run(
+                lineage=api_key.key_id,
+                method="POST",
+                path=f"{self.request.url.path}#tools/call",
+                key=key,
+                fingerprint=canonical_fingerprint({"name": name, "arguments": arguments}),
+                work=lambda: self._stored_tool(tool, arguments, api_key),
+            )
+        except (RenderkitError, errors.HttpProblem) as exc:
+            return self._tool_error(name, exc)
+        answer = answered.answer
+        self.headers.update({k: v for k, v in answer.headers.items() if k != "content-type"})
+        if answered.replayed:
+            self.headers[REPLAYED_HEADER] = "true"
+        result: dict[str, Any] = msgspec.json.decode(answer.body)
+        return result
+
+    async def _stored_tool(
+        self, tool: McpTool, arguments: dict[str, Any], api_key: ApiKey
+    ) -> StoredAnswer:
+        """The tool's result as an answer to keep: the status its envelope would have."""
+        before = dict(self.headers)
+        status, result = await self._run_tool(tool, arguments, api_key)
+        headers = {
+            k.lower(): v
+            for k, v in self.headers.items()
+            if k.lower() in KEPT_HEADERS and before.get(k) != v
+        }
+        return StoredAnswer(status=status, headers=headers, body=msgspec.json.encode(result))
+
+    async def _run_tool(
+        self, tool: McpTool, arguments: dict[str, Any], api_key: ApiKey
+    ) -> tuple[int, dict[str, Any]]:
+        """Run the tool's operation: its result, and the HTTP status REST would answer."""
+        try:
+            inline, arguments = inline_mode(tool, arguments)
             execution = await execute(
                 tool.operation,
                 arguments,
@@ -231,23 +284,45 @@ class _Call:
             described = errors.envelope(exc)
             if described is None:
                 raise
-            status, body, headers = described
-            if status >= 500:
-                logger.warning("MCP %s: %s %s", name, body["code"], exc)
-            self.headers.update(headers)
-            return error_result(body)
+            return described[0], self._tool_error(tool.name, exc)
         self.headers.update(execution.headers)
         preview = None
         if wants_preview(execution, inline):
             workers = self.backends.production.engines.workers.image
-            preview = await _preview(execution.content or b"", name, workers)
-        return success_result(execution, self.version, inline=inline, preview=preview)
+            preview = await _preview(execution.content or b"", tool.name, workers)
+        return 200, success_result(execution, self.version, inline=inline, preview=preview)
+
+    def _tool_error(self, name: str, exc: RenderkitError | errors.HttpProblem) -> dict[str, Any]:
+        described = errors.envelope(exc)
+        if described is None:
+            raise exc
+        status, body, headers = described
+        if status >= 500:
+            logger.warning("MCP %s: %s %s", name, body["code"], exc)
+        self.headers.update(headers)
+        return error_result(body)
 
     def _authenticate(self) -> ApiKey:
         # A missing or invalid key becomes a tool result, not HTTP 401: a 401 makes MCP
         # clients start an OAuth flow this server does not offer, where an error result tells
         # the agent what to do.
         return authenticate(self.request, self.backends.keys)
+
+
+def _idempotency_key(request: Request[Any, Any, Any], params: Mapping[str, Any]) -> str | None:
+    """The call's idempotency key: the ``Idempotency-Key`` header of the POST, else the
+    ``_meta`` entry :data:`META_IDEMPOTENCY_KEY` of the call (a client that cannot set
+    headers per call can set it there).
+
+    Raises:
+        HttpProblem: 400 ``INVALID_HEADER``, a malformed key.
+    """
+    value = request.headers.get(HEADER)
+    if value is None:
+        meta = params.get("_meta")
+        found = meta.get(META_IDEMPOTENCY_KEY) if isinstance(meta, dict) else None
+        value = found if isinstance(found, str) else None
+    return None if value is None else parse_key(value)
 
 
 async def _preview(content: bytes, tool: str, workers: WorkerPool) -> Preview | None:
@@ -321,10 +396,13 @@ async def mcp_post(
     keys: NamedDependency[KeyService],
     mcp_sessions: NamedDependency[McpSessions],
     production: NamedDependency[Production],
+    idempotency: NamedDependency[Idempotency],
 ) -> Response[Any]:
     """One JSON-RPC message (or a 2025-03-26 batch) from an MCP client."""
     raw = await request.body()  # read first: early answers must not strand the body
-    backends = _Backends(sessions=mcp_sessions, keys=keys, production=production)
+    backends = _Backends(
+        sessions=mcp_sessions, keys=keys, production=production, idempotency=idempotency
+    )
     try:
         check_origin(request.headers, settings)
         content_type = request.headers.get("content-type", "").lower()

@@ -11,6 +11,7 @@ fake), ``sqlite.py`` (the processes of one host) and ``redis.py`` (every replica
     inflight/       per-key render leases (+ limited browser)        memory        redis
     mcp_sessions/   ended MCP session ids                            memory        redis
     render_locks/   single flight of a signed image's first render   memory sqlite redis
+    idempotency/    first answers of keyed POSTs (Idempotency-Key)   memory sqlite redis
 
 :mod:`.build` is the one place that chooses backends from the settings (Redis when
 ``redis_url`` is set, else SQLite in the data directory or memory) and the one place that

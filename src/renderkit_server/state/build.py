@@ -12,6 +12,7 @@ import attrs
 
 from renderkit_server.closing import AsyncCloseable, close_each
 from renderkit_server.settings import Settings
+from renderkit_server.state.idempotency import IdempotencyStore, SqliteIdempotencyStore
 from renderkit_server.state.inflight import InflightLimiter, LocalInflightLimiter
 from renderkit_server.state.key_owners import KeyOwnerStore, SqliteKeyOwnerStore
 from renderkit_server.state.mcp_sessions import EndedSessions, MemoryEndedSessions
@@ -38,6 +39,7 @@ class SharedState:
         ended_sessions: ended MCP session ids.
         render_locks: single-flight locks (a signed image rendered once however many
             first views arrive together).
+        idempotency: the first answers of keyed POSTs (``Idempotency-Key``).
         client: the Redis client every Redis backend uses (None without Redis).
     """
 
@@ -49,6 +51,7 @@ class SharedState:
     inflight: InflightLimiter
     ended_sessions: EndedSessions
     render_locks: RenderLocks
+    idempotency: IdempotencyStore
     client: AsyncCloseable | None = None
 
     async def aclose(self) -> None:
@@ -61,6 +64,7 @@ class SharedState:
             self.render_cache,
             self.inflight,
             self.render_locks,
+            self.idempotency,
             self.client,
         )
 
@@ -96,6 +100,9 @@ def build_shared_state(
         ended_sessions=MemoryEndedSessions(),
         # SQLite, not memory: the workers of one host must agree on who renders.
         render_locks=SqliteRenderLocks(data / "locks.sqlite3"),
+        idempotency=SqliteIdempotencyStore(
+            data / "idempotency.sqlite3", max_per_lineage=settings.idempotency_max_keys
+        ),
     )
 
 
@@ -104,6 +111,7 @@ def _on_redis(
 ) -> SharedState:
     # Imported here: they need the optional redis package, which only Redis users install.
     from renderkit_server.state._redis import connect
+    from renderkit_server.state.idempotency.redis import RedisIdempotencyStore
     from renderkit_server.state.inflight.redis import RedisInflightLimiter
     from renderkit_server.state.key_owners.redis import RedisKeyOwnerStore
     from renderkit_server.state.mcp_sessions.redis import RedisEndedSessions
@@ -123,5 +131,6 @@ def _on_redis(
         inflight=RedisInflightLimiter(client, queue_timeout=settings.browser_queue_timeout),
         ended_sessions=RedisEndedSessions(client),
         render_locks=RedisRenderLocks(client),
+        idempotency=RedisIdempotencyStore(client, max_per_lineage=settings.idempotency_max_keys),
         client=client,
     )
