@@ -213,12 +213,14 @@ async def execute(
     key_id: str,
     plan: str,
     base_url: str | None,
+    charge_id: str | None = None,
 ) -> Execution:
     """Validate, reserve quota, run, store, respond; refund on any failure.
 
     The call's charges are leases until the response body is built: only then are they
     committed, so a call that fails, or whose process dies, is never charged (see
-    :mod:`renderkit_server.quotas.service`).
+    :mod:`renderkit_server.quotas.service`). ``charge_id`` (a job's id) makes the commit
+    idempotent: however many times the same job runs, it is charged once.
 
     Raises:
         InvalidRequestError: the payload is invalid (nothing is charged).
@@ -316,7 +318,7 @@ async def execute(
     try:
         # Last: the result is stored and the answer built, so the charge is for a call
         # that is delivered; a failure or a crash before this line charges nothing.
-        await ticket.commit()
+        await ticket.commit(once=charge_id)
     except BaseException:
         await ticket.release()
         raise

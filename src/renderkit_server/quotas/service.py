@@ -196,11 +196,16 @@ class QuotaTicket:
             headers |= rate_limit_headers(limit, remaining, self._reset_at)
         return headers
 
-    async def commit(self) -> None:
+    async def commit(self, *, once: str | None = None) -> None:
         """Charge the call: turn every lease into usage, at its settled amount.
 
         Call it once the result is stored and the response built; later calls do nothing.
         Shielded from cancellation, so a charge is never half recorded by this process.
+
+        Args:
+            once: charge at most once for this id whatever the number of tickets naming it
+                (a job's id: a job run again after its worker died is not charged twice;
+                see :meth:`UsageStore.commit`).
 
         Raises:
             RuntimeError: the ticket was released.
@@ -212,7 +217,9 @@ class QuotaTicket:
             raise RuntimeError(msg)
         with anyio.CancelScope(shield=True):
             for metric, lease in list(self._leases.items()):
-                await self._store.commit(attrs.evolve(lease, amount=self._charges[metric]))
+                await self._store.commit(
+                    attrs.evolve(lease, amount=self._charges[metric]), once=once
+                )
                 del self._leases[metric]
         self._committed = True
 
