@@ -214,13 +214,15 @@ async def execute(
     plan: str,
     base_url: str | None,
     charge_id: str | None = None,
+    burst: bool = True,
 ) -> Execution:
     """Validate, reserve quota, run, store, respond; refund on any failure.
 
     The call's charges are leases until the response body is built: only then are they
     committed, so a call that fails, or whose process dies, is never charged (see
     :mod:`renderkit_server.quotas.service`). ``charge_id`` (a job's id) makes the commit
-    idempotent: however many times the same job runs, it is charged once.
+    idempotent: however many times the same job runs, it is charged once; ``burst=False``
+    leaves out the burst limit (a job's request was counted when it was submitted).
 
     Raises:
         InvalidRequestError: the payload is invalid (nothing is charged).
@@ -249,7 +251,7 @@ async def execute(
     if found.hit is not None:
         # Free: no monthly reservation, only the burst limit counts the call (a hit reports
         # its window in RateLimit-Policy/RateLimit, and no X-RateLimit-*: no quota was used).
-        ticket = await quotas.reserve(key_id, plan, {})
+        ticket = await quotas.reserve(key_id, plan, {}, burst=burst)
         entry = found.hit.entry
         body: dict[str, Any] = {
             "success": True,
@@ -268,7 +270,7 @@ async def execute(
         )
     charges = {operation.metric: 1, **operation.charges(request)}
     await production.failed_work.check(key_id, plan)
-    ticket = await quotas.reserve(key_id, plan, charges)
+    ticket = await quotas.reserve(key_id, plan, charges, burst=burst)
     try:
         engines = production.engines
         tenant = _as_tenant(production, key_id, plan)

@@ -10,6 +10,7 @@ fake, and the default when nothing delivers).
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Mapping
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -69,10 +70,14 @@ class JobNotifier(Protocol):
 
 
 class RecordingNotifier:
-    """Keeps every event in :attr:`events`, in order; delivers nothing."""
+    """Keeps the latest ``keep`` events in :attr:`events`, in order; delivers nothing.
 
-    def __init__(self) -> None:
-        self.events: list[JobEvent] = []
+    The test fake, and the server's notifier when none delivers webhooks (bounded, so a
+    long-running server does not grow with it).
+    """
+
+    def __init__(self, *, keep: int = 1000) -> None:
+        self.events: collections.deque[JobEvent] = collections.deque(maxlen=keep)
 
     async def job_finished(self, event: JobEvent) -> None:
         """Record the event."""

@@ -376,6 +376,7 @@ class QuotaService:
         charges: Mapping[str, int],
         *,
         main_metric: str | None = None,
+        burst: bool = True,
     ) -> QuotaTicket:
         """Count the request against the burst limit and reserve its monthly charges.
 
@@ -390,6 +391,8 @@ class QuotaService:
                 minutes in milliseconds (see :func:`audio_charges`).
             main_metric: the metric :meth:`QuotaTicket.headers` reports; the first of
                 ``charges`` by default.
+            burst: False skips the burst limit: a job's run, whose request was counted
+                when it was submitted (the queue, not the caller, sets its pace).
 
         Returns:
             The ticket to commit when the call succeeded, or release if it failed.
@@ -412,13 +415,13 @@ class QuotaService:
         now = as_utc(self._clock())
 
         window_start, burst_reset_at = fixed_window(now, BURST_WINDOW_SECONDS)
-        burst: Reservation | None = None
-        if limits.burst_per_minute is not None:
+        burst_hit: Reservation | None = None
+        if burst and limits.burst_per_minute is not None:
             with self._fail_closed():
-                burst = await self._store.hit(
+                burst_hit = await self._store.hit(
                     api_key_id, window_start, BURST_WINDOW_SECONDS, limits.burst_per_minute
                 )
-            if not burst.allowed:
+            if not burst_hit.allowed:
                 msg = (
                     f"burst limit of {limits.burst_per_minute} requests per minute "
                     f"reached for plan {plan!r}"
@@ -428,7 +431,7 @@ class QuotaService:
                     metric=BURST_METRIC,
                     plan=plan,
                     limit=limits.burst_per_minute,
-                    remaining=burst.remaining or 0,
+                    remaining=burst_hit.remaining or 0,
                     reset_at=burst_reset_at,
                     retry_after=_retry_after(burst_reset_at, now),
                     window=BURST_WINDOW_SECONDS,
@@ -446,7 +449,7 @@ class QuotaService:
             charges={},
             results={},
             reset_at=reset_at,
-            burst=burst,
+            burst=burst_hit,
             burst_reset_in=max(math.ceil((burst_reset_at - now).total_seconds()), 0),
             lease_seconds=self._lease_seconds,
         )

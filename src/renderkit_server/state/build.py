@@ -13,6 +13,8 @@ import attrs
 from renderkit_server.closing import AsyncCloseable, close_each
 from renderkit_server.settings import Settings
 from renderkit_server.state.inflight import InflightLimiter, LocalInflightLimiter
+from renderkit_server.state.jobs import JobStore
+from renderkit_server.state.jobs.sqlite import SqliteJobStore
 from renderkit_server.state.key_owners import KeyOwnerStore, SqliteKeyOwnerStore
 from renderkit_server.state.mcp_sessions import EndedSessions, MemoryEndedSessions
 from renderkit_server.state.render_cache import RenderCache, SqliteRenderCache
@@ -38,6 +40,7 @@ class SharedState:
         ended_sessions: ended MCP session ids.
         render_locks: single-flight locks (a signed image rendered once however many
             first views arrive together).
+        jobs: the asynchronous jobs' queue and records.
         client: the Redis client every Redis backend uses (None without Redis).
     """
 
@@ -49,6 +52,7 @@ class SharedState:
     inflight: InflightLimiter
     ended_sessions: EndedSessions
     render_locks: RenderLocks
+    jobs: JobStore
     client: AsyncCloseable | None = None
 
     async def aclose(self) -> None:
@@ -61,6 +65,7 @@ class SharedState:
             self.render_cache,
             self.inflight,
             self.render_locks,
+            self.jobs,
             self.client,
         )
 
@@ -96,6 +101,7 @@ def build_shared_state(
         ended_sessions=MemoryEndedSessions(),
         # SQLite, not memory: the workers of one host must agree on who renders.
         render_locks=SqliteRenderLocks(data / "locks.sqlite3"),
+        jobs=SqliteJobStore(data / "jobs.sqlite3"),
     )
 
 
@@ -123,5 +129,8 @@ def _on_redis(
         inflight=RedisInflightLimiter(client, queue_timeout=settings.browser_queue_timeout),
         ended_sessions=RedisEndedSessions(client),
         render_locks=RedisRenderLocks(client),
+        # The embedded queue until a Redis job store implements JobStore: jobs are then
+        # per host (the replicas of one host share the file).
+        jobs=SqliteJobStore(settings.data_dir / "jobs.sqlite3"),
         client=client,
     )
