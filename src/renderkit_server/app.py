@@ -25,6 +25,9 @@ from renderkit.speech import SpeechProvider
 from renderkit.storage import Storage
 from renderkit_server import docs, errors, files, health, production, signed_images
 from renderkit_server.dependencies import DEPENDENCIES
+from renderkit_server.jobs import routes as jobs_routes
+from renderkit_server.jobs.notify import JobNotifier
+from renderkit_server.jobs.worker import JobWorkers, maintain_forever
 from renderkit_server.keys import routes as keys_routes
 from renderkit_server.mail import Mailer
 from renderkit_server.mcp import mcp_delete, mcp_get, mcp_post
@@ -52,6 +55,7 @@ errors.register(UsageStoreUnavailableError, 503, "QUOTA_UNAVAILABLE")
 #: Every route the app serves, by concern.
 ROUTES: tuple[ControllerRouterHandler, ...] = (
     *production.ROUTES,
+    *jobs_routes.ROUTES,
     signed_images.signed_image,
     *keys_routes.ROUTES,
     *usage_routes.ROUTES,
@@ -92,6 +96,7 @@ def create_app(
     mailer: Mailer | None = None,
     speech: SpeechProvider | None = None,
     extractor: Extractor | None = None,
+    notifier: JobNotifier | None = None,
 ) -> Litestar:
     """Build the application.
 
@@ -104,6 +109,8 @@ def create_app(
         mailer: how keys are e-mailed instead of the configured mailer.
         speech: the speech provider instead of the configured one.
         extractor: the document extractor instead of the configured one.
+        notifier: announces finished jobs (webhooks); by default events are only kept
+            in memory.
 
     Returns:
         The app; its backends are built and started by its lifespan.
@@ -124,8 +131,19 @@ def create_app(
             speech=speech,
             extractor=extractor,
             metrics=metrics,
+            notifier=notifier,
         )
         app.state.services = services
+        workers = JobWorkers(
+            services.jobs,
+            services.production,
+            metrics=metrics,
+            count=settings.jobs_workers,
+            browser_share=settings.browser_slots * settings.jobs_browser_share // 100,
+            lease_seconds=settings.jobs_lease_seconds,
+        )
+        app.state.job_workers = workers
+        workers.start()
         loop = asyncio.get_running_loop()
         background = (
             loop.create_task(services.keys.refresh_forever(every=_REVOCATION_REFRESH_SECONDS)),
@@ -133,10 +151,13 @@ def create_app(
             loop.create_task(
                 metrics.sample_forever(services.engines.browser, services.engines.workers)
             ),
+            loop.create_task(maintain_forever(services.jobs, metrics)),
         )
         try:
             yield
         finally:
+            # First: running jobs go back to the queue while the stores are still open.
+            await workers.aclose()
             for task in background:
                 task.cancel()
             for task in background:

@@ -57,4 +57,5 @@ DEPENDENCIES: dict[str, Provide] = {
     "production": _provide(lambda s: s.production),
     "idempotency": _provide(lambda s: s.idempotency),
     "render_locks": _provide(lambda s: s.state.render_locks),
+    "jobs": _provide(lambda s: s.jobs),
 }

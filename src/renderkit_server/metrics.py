@@ -15,6 +15,10 @@ What is measured:
   (``limit="failed_work"``), by the metric refused.
 - ``renderkit_cache_requests_total{kind,result}``: render cache lookups of cached operations
   (``result`` ``hit``, ``miss``, or ``bypass`` for ``cache: false``).
+- ``renderkit_jobs_queued{kind}``: asynchronous jobs waiting in the shared queue (sampled);
+  ``renderkit_job_queue_wait_seconds{kind}`` (submit to claim) and
+  ``renderkit_job_run_seconds{kind}`` (claim to outcome) histograms; and
+  ``renderkit_jobs_finished_total{kind,status}`` (succeeded, failed, cancelled, requeued).
 - ``renderkit_browser_{slots,busy,queued,healthy}{endpoint}`` and
   ``renderkit_workers_{max,busy,queued}{pool}``: capacity gauges, sampled every second.
 
@@ -66,6 +70,8 @@ MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 # Renders take 50 ms (an image) to a minute (a long parse); HTTP adds the cheap routes.
 _RENDER_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 40.0, 80.0)
 _HTTP_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, *_RENDER_BUCKETS[1:])
+# A job waits from milliseconds (idle queue) to hours (a month-end backlog).
+_JOB_WAIT_BUCKETS = (0.01, 0.05, 0.25, 1.0, 5.0, 30.0, 120.0, 600.0, 1800.0, 3600.0, 14400.0)
 
 # The text format generate_latest writes (Litestar adds the charset).
 _TEXT_FORMAT = "text/plain; version=0.0.4"
@@ -123,6 +129,35 @@ class Metrics:
             "renderkit_cache_requests",
             "Render cache lookups by kind and result (hit, miss or bypass)",
             ["kind", "result"],
+            registry=r,
+        )
+
+        self.jobs_queued = Gauge(
+            "renderkit_jobs_queued",
+            "Asynchronous jobs waiting in the queue, by kind (the shared queue's depth)",
+            ["kind"],
+            # Every process reads the same shared queue: the latest sample, not a sum.
+            multiprocess_mode="mostrecent",
+            registry=r,
+        )
+        self.job_wait_seconds = Histogram(
+            "renderkit_job_queue_wait_seconds",
+            "Time from a job's submission to its (latest) claim, by kind",
+            ["kind"],
+            buckets=_JOB_WAIT_BUCKETS,
+            registry=r,
+        )
+        self.job_run_seconds = Histogram(
+            "renderkit_job_run_seconds",
+            "Time from a job's claim to its outcome, by kind",
+            ["kind"],
+            buckets=_RENDER_BUCKETS,
+            registry=r,
+        )
+        self.jobs_finished = Counter(
+            "renderkit_jobs_finished",
+            "Job runs by kind and outcome (succeeded, failed, cancelled, requeued)",
+            ["kind", "status"],
             registry=r,
         )
 
@@ -192,6 +227,18 @@ class Metrics:
         finally:
             self.renders.labels(kind, backend, outcome).inc()
             self.render_seconds.labels(kind, backend).observe(time.perf_counter() - started)
+
+    def sample_jobs(self, depth: dict[str, int], kinds: tuple[str, ...]) -> None:
+        """Set the queue depth gauge of every kind (0 for kinds with nothing queued)."""
+        for kind in kinds:
+            self.jobs_queued.labels(_KINDS.get(kind, kind)).set(depth.get(kind, 0))
+
+    def observe_job(self, kind: str, status: str, *, waited: float, ran: float) -> None:
+        """Count one job run: its wait for a worker, its run time and its outcome."""
+        label = _KINDS.get(kind, kind)
+        self.job_wait_seconds.labels(label).observe(max(waited, 0.0))
+        self.job_run_seconds.labels(label).observe(max(ran, 0.0))
+        self.jobs_finished.labels(label, status).inc()
 
     def sample(self, browser: Browser, workers: Workers) -> None:
         """Set the capacity gauges from the live browser pool and worker pools."""

@@ -20,6 +20,7 @@ import attrs
 
 from renderkit import ImageData
 from renderkit.core.schema import json_schema
+from renderkit_server.jobs.openapi import job_openapi
 from renderkit_server.operations import OPERATIONS, Operation
 from renderkit_server.quotas import PLAN_NAMES
 
@@ -297,6 +298,7 @@ def _error_responses(*statuses: int) -> dict[str, Any]:
         400: "Invalid or missing parameters",
         401: "Missing or invalid API key",
         403: "Forbidden",
+        404: "No such job or batch, or not yours (the same answer either way)",
         413: "Request body too large",
         409: "The Idempotency-Key was used with another body (IDEMPOTENCY_KEY_REUSED), or "
         "its first request still runs (IDEMPOTENCY_KEY_IN_PROGRESS, with Retry-After)",
@@ -470,6 +472,9 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
             },
         }
     }
+    job_paths, job_schemas, webhooks = job_openapi(_error_responses, security)
+    paths.update(job_paths)
+    schemas.update(job_schemas)
     for path, item in paths.items():
         for operation in item.values():
             if path.removeprefix("/api/") in EXAMPLES:  # JSON operations; images show parameters
@@ -478,6 +483,7 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
         "openapi": "3.1.0",
         "info": {"title": "renderkit", "version": version, "description": _INFO_DESCRIPTION},
         "paths": paths,
+        "webhooks": webhooks,
         "components": {
             "schemas": schemas,
             "headers": _RATE_LIMIT_HEADERS,

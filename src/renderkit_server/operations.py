@@ -214,12 +214,16 @@ async def execute(
     key_id: str,
     plan: str,
     base_url: str | None,
+    charge_id: str | None = None,
+    burst: bool = True,
 ) -> Execution:
     """Validate, reserve quota, run, store, respond; refund on any failure.
 
     The call's charges are leases until the response body is built: only then are they
     committed, so a call that fails, or whose process dies, is never charged (see
-    :mod:`renderkit_server.quotas.service`).
+    :mod:`renderkit_server.quotas.service`). ``charge_id`` (a job's id) makes the commit
+    idempotent: however many times the same job runs, it is charged once; ``burst=False``
+    leaves out the burst limit (a job's request was counted when it was submitted).
 
     Raises:
         InvalidRequestError: the payload is invalid (nothing is charged).
@@ -248,7 +252,7 @@ async def execute(
     if found.hit is not None:
         # Free: no monthly reservation, only the burst limit counts the call (a hit reports
         # its window in RateLimit-Policy/RateLimit, and no X-RateLimit-*: no quota was used).
-        ticket = await quotas.reserve(key_id, plan, {})
+        ticket = await quotas.reserve(key_id, plan, {}, burst=burst)
         entry = found.hit.entry
         body: dict[str, Any] = {
             "success": True,
@@ -267,7 +271,7 @@ async def execute(
         )
     charges = {operation.metric: 1, **operation.charges(request)}
     await production.failed_work.check(key_id, plan)
-    ticket = await quotas.reserve(key_id, plan, charges)
+    ticket = await quotas.reserve(key_id, plan, charges, burst=burst)
     try:
         engines = production.engines
         tenant = _as_tenant(production, key_id, plan)
@@ -317,7 +321,7 @@ async def execute(
     try:
         # Last: the result is stored and the answer built, so the charge is for a call
         # that is delivered; a failure or a crash before this line charges nothing.
-        await ticket.commit()
+        await ticket.commit(once=charge_id)
     except BaseException:
         await ticket.release()
         raise

@@ -36,6 +36,8 @@ from renderkit_server.engines import Engines, workers
 from renderkit_server.files import FileSigner, FileUrls
 from renderkit_server.health import HostFacts
 from renderkit_server.idempotency import Idempotency
+from renderkit_server.jobs.notify import JobNotifier, RecordingNotifier
+from renderkit_server.jobs.service import JobService
 from renderkit_server.keys import KeyService, KeySigner
 from renderkit_server.keys.url_secrets import UrlSecrets
 from renderkit_server.mail import Mailer, OutboxMailer, SmtpMailer
@@ -99,6 +101,8 @@ class Services:
     url_secrets: UrlSecrets
     #: What health reports about this process.
     host: HostFacts
+    #: Asynchronous jobs and batches (their workers are started by the app's lifespan).
+    jobs: JobService
 
     @property
     def idempotency(self) -> Idempotency:
@@ -355,6 +359,7 @@ async def build_services(
     speech: SpeechProvider | None = None,
     extractor: Extractor | None = None,
     metrics: Metrics | None = None,
+    notifier: JobNotifier | None = None,
 ) -> Services:
     """Create and start every backend; injected ones are used as given."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -393,12 +398,13 @@ async def build_services(
             browser_failed = True
             # The message only: the chained connection error can quote an endpoint's token.
             logger.error("the browser could not be started: %s", exc)
+    quotas = quota_service(settings, state.usage, secret=secret)
     return Services(
         settings=settings,
         engines=engines,
         storage=storage,
         state=state,
-        quotas=quota_service(settings, state.usage, secret=secret),
+        quotas=quotas,
         keys=keys,
         mailer=SpoolingMailer(
             mailer or _mailer(settings),
@@ -419,4 +425,12 @@ async def build_services(
             files_public_url=settings.files_public_url,
         ),
         host=HostFacts(browser_failed=browser_failed),
+        jobs=JobService(
+            state.jobs,
+            quotas=quotas,
+            engines=engines,
+            # Without a webhook notifier, the latest events stay readable in memory only.
+            notifier=notifier or RecordingNotifier(),
+            retention_seconds=settings.jobs_retention_seconds,
+        ),
     )

@@ -158,6 +158,10 @@ _ENV: dict[str, tuple[str, Any]] = {
     "WORKERS_QUEUE": ("workers_queue", _int),
     "METRICS_TOKEN": ("metrics_token", lambda v, n: v),
     "BILLING_LEASE_SECONDS": ("billing_lease_seconds", _float),
+    "JOBS_WORKERS": ("jobs_workers", _int),
+    "JOBS_RETENTION_SECONDS": ("jobs_retention_seconds", _int),
+    "JOBS_LEASE_SECONDS": ("jobs_lease_seconds", _float),
+    "JOBS_BROWSER_SHARE": ("jobs_browser_share", _int),
 }
 
 #: The environment variable of each setting that has one, by setting name
@@ -327,6 +331,16 @@ class Settings:
             must be renewed (a running call renews them every third of this). A call is
             charged only when it completes; if the server dies mid-call, its held charges
             stop counting against the quota after at most this long.
+        jobs_workers: asynchronous jobs this replica runs at once (0: it only accepts them,
+            other replicas sharing the queue run them).
+        jobs_retention_seconds: how long a job, its batch and its result stay readable
+            after submission (7 days); then they read as missing and are deleted. The
+            files of a result follow ``url_ttl_seconds`` like any other.
+        jobs_lease_seconds: how long a worker holds a job without renewing it (every third
+            of this); a job whose worker died runs again on another after at most this.
+        jobs_browser_share: percent of ``browser_slots`` this replica's job workers may use
+            at once for browser work (rounded down, at least one), so queued jobs never
+            take every slot from synchronous calls.
     """
 
     data_dir: Path = Path("data")
@@ -455,6 +469,12 @@ class Settings:
     )
     metrics_token: str | None = attrs.field(default=None, repr=False)
     billing_lease_seconds: float = attrs.field(default=120.0, validator=attrs.validators.gt(0))
+    jobs_workers: int = attrs.field(default=2, validator=attrs.validators.ge(0))
+    jobs_retention_seconds: int = attrs.field(
+        default=7 * 24 * 3600, validator=attrs.validators.gt(0)
+    )
+    jobs_lease_seconds: float = attrs.field(default=30.0, validator=attrs.validators.gt(0))
+    jobs_browser_share: int = attrs.field(default=50, validator=attrs.validators.in_(range(1, 101)))
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

@@ -68,6 +68,8 @@ _LIMIT_FIELDS: tuple[str, ...] = (
     "browser_queue_share",
     "failed_work_seconds",
     "failed_work_window",
+    "jobs_active",
+    "batch_size",
 )
 
 # Limits that must be at least 1 when given (0 would make the plan unusable, not limited).
@@ -129,6 +131,11 @@ class PlanLimits:
     until the window ends. Timed-out calls stay uncharged. None: no budget."""
     failed_work_window: int = attrs.field(default=3_600, validator=attrs.validators.ge(1))
     """Length in seconds of the failed-work window (fixed windows aligned on the epoch)."""
+    jobs_active: int | None = _limit_field()
+    """Asynchronous jobs a key lineage may have queued or running at once (429 beyond);
+    None: no cap."""
+    batch_size: int | None = _limit_field()
+    """Most jobs in one batch (``POST /api/batches``); None: no cap but ``jobs_active``."""
 
     def monthly_limit(self, metric: str) -> int | None:
         """Return the monthly limit of ``metric`` in plan units.
@@ -157,6 +164,8 @@ def default_plans() -> dict[str, PlanLimits]:
             browser_slot_share=34,
             browser_queue_share=25,
             failed_work_seconds=120,
+            jobs_active=100,
+            batch_size=100,
         ),
         "pro": PlanLimits(
             images=25_000,
@@ -169,6 +178,8 @@ def default_plans() -> dict[str, PlanLimits]:
             browser_inflight=2,
             browser_weight=4,
             failed_work_seconds=600,
+            jobs_active=1_000,
+            batch_size=1_000,
         ),
         "business": PlanLimits(
             images=100_000,
@@ -181,6 +192,8 @@ def default_plans() -> dict[str, PlanLimits]:
             browser_inflight=4,
             browser_weight=8,
             failed_work_seconds=1_800,
+            jobs_active=5_000,
+            batch_size=5_000,
         ),
         "vip": PlanLimits(browser_weight=16),
     }

@@ -196,11 +196,16 @@ class QuotaTicket:
             headers |= rate_limit_headers(limit, remaining, self._reset_at)
         return headers
 
-    async def commit(self) -> None:
+    async def commit(self, *, once: str | None = None) -> None:
         """Charge the call: turn every lease into usage, at its settled amount.
 
         Call it once the result is stored and the response built; later calls do nothing.
         Shielded from cancellation, so a charge is never half recorded by this process.
+
+        Args:
+            once: charge at most once for this id whatever the number of tickets naming it
+                (a job's id: a job run again after its worker died is not charged twice;
+                see :meth:`UsageStore.commit`).
 
         Raises:
             RuntimeError: the ticket was released.
@@ -212,7 +217,9 @@ class QuotaTicket:
             raise RuntimeError(msg)
         with anyio.CancelScope(shield=True):
             for metric, lease in list(self._leases.items()):
-                await self._store.commit(attrs.evolve(lease, amount=self._charges[metric]))
+                await self._store.commit(
+                    attrs.evolve(lease, amount=self._charges[metric]), once=once
+                )
                 del self._leases[metric]
         self._committed = True
 
@@ -369,6 +376,7 @@ class QuotaService:
         charges: Mapping[str, int],
         *,
         main_metric: str | None = None,
+        burst: bool = True,
     ) -> QuotaTicket:
         """Count the request against the burst limit and reserve its monthly charges.
 
@@ -383,6 +391,8 @@ class QuotaService:
                 minutes in milliseconds (see :func:`audio_charges`).
             main_metric: the metric :meth:`QuotaTicket.headers` reports; the first of
                 ``charges`` by default.
+            burst: False skips the burst limit: a job's run, whose request was counted
+                when it was submitted (the queue, not the caller, sets its pace).
 
         Returns:
             The ticket to commit when the call succeeded, or release if it failed.
@@ -405,13 +415,13 @@ class QuotaService:
         now = as_utc(self._clock())
 
         window_start, burst_reset_at = fixed_window(now, BURST_WINDOW_SECONDS)
-        burst: Reservation | None = None
-        if limits.burst_per_minute is not None:
+        burst_hit: Reservation | None = None
+        if burst and limits.burst_per_minute is not None:
             with self._fail_closed():
-                burst = await self._store.hit(
+                burst_hit = await self._store.hit(
                     api_key_id, window_start, BURST_WINDOW_SECONDS, limits.burst_per_minute
                 )
-            if not burst.allowed:
+            if not burst_hit.allowed:
                 msg = (
                     f"burst limit of {limits.burst_per_minute} requests per minute "
                     f"reached for plan {plan!r}"
@@ -421,7 +431,7 @@ class QuotaService:
                     metric=BURST_METRIC,
                     plan=plan,
                     limit=limits.burst_per_minute,
-                    remaining=burst.remaining or 0,
+                    remaining=burst_hit.remaining or 0,
                     reset_at=burst_reset_at,
                     retry_after=_retry_after(burst_reset_at, now),
                     window=BURST_WINDOW_SECONDS,
@@ -439,7 +449,7 @@ class QuotaService:
             charges={},
             results={},
             reset_at=reset_at,
-            burst=burst,
+            burst=burst_hit,
             burst_reset_in=max(math.ceil((burst_reset_at - now).total_seconds()), 0),
             lease_seconds=self._lease_seconds,
         )

@@ -14,6 +14,8 @@ from renderkit_server.closing import AsyncCloseable, close_each
 from renderkit_server.settings import Settings
 from renderkit_server.state.idempotency import IdempotencyStore, SqliteIdempotencyStore
 from renderkit_server.state.inflight import InflightLimiter, LocalInflightLimiter
+from renderkit_server.state.jobs import JobStore
+from renderkit_server.state.jobs.sqlite import SqliteJobStore
 from renderkit_server.state.key_owners import KeyOwnerStore, SqliteKeyOwnerStore
 from renderkit_server.state.mcp_sessions import EndedSessions, MemoryEndedSessions
 from renderkit_server.state.render_cache import RenderCache, SqliteRenderCache
@@ -40,6 +42,7 @@ class SharedState:
         render_locks: single-flight locks (a signed image rendered once however many
             first views arrive together).
         idempotency: the first answers of keyed POSTs (``Idempotency-Key``).
+        jobs: the asynchronous jobs' queue and records.
         client: the Redis client every Redis backend uses (None without Redis).
     """
 
@@ -52,6 +55,7 @@ class SharedState:
     ended_sessions: EndedSessions
     render_locks: RenderLocks
     idempotency: IdempotencyStore
+    jobs: JobStore
     client: AsyncCloseable | None = None
 
     async def aclose(self) -> None:
@@ -65,6 +69,7 @@ class SharedState:
             self.inflight,
             self.render_locks,
             self.idempotency,
+            self.jobs,
             self.client,
         )
 
@@ -103,6 +108,7 @@ def build_shared_state(
         idempotency=SqliteIdempotencyStore(
             data / "idempotency.sqlite3", max_per_lineage=settings.idempotency_max_keys
         ),
+        jobs=SqliteJobStore(data / "jobs.sqlite3"),
     )
 
 
@@ -132,5 +138,8 @@ def _on_redis(
         ended_sessions=RedisEndedSessions(client),
         render_locks=RedisRenderLocks(client),
         idempotency=RedisIdempotencyStore(client, max_per_lineage=settings.idempotency_max_keys),
+        # The embedded queue until a Redis job store implements JobStore: jobs are then
+        # per host (the replicas of one host share the file).
+        jobs=SqliteJobStore(settings.data_dir / "jobs.sqlite3"),
         client=client,
     )

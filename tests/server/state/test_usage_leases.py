@@ -91,6 +91,19 @@ async def test_a_committed_lease_becomes_usage_and_leaves_in_flight(backend: Bac
     assert await store.in_flight("key-1", PERIOD) == {}
 
 
+async def test_a_second_commit_naming_the_same_job_charges_nothing(backend: Backend) -> None:
+    store = backend.store
+    assert await store.commit(await _lease(store, 2), once="job-1")
+    second = await _lease(store, 2)
+
+    assert not await store.commit(second, once="job-1")
+    assert await store.usage("key-1", PERIOD) == {"images": 2}
+    assert await store.in_flight("key-1", PERIOD) == {}
+    assert await store.commit(await _lease(store, 1), once="job-2")
+    assert await store.commit(await _lease(store, 1))
+    assert await store.usage("key-1", PERIOD) == {"images": 4}
+
+
 async def test_a_dropped_lease_is_neither_usage_nor_held(backend: Backend) -> None:
     store = backend.store
     await store.drop(await _lease(store, 2))

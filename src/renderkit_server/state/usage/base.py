@@ -161,12 +161,23 @@ class UsageStore(Protocol):
         """
         ...
 
-    async def commit(self, lease: Lease) -> None:
+    async def commit(self, lease: Lease, *, once: str | None = None) -> bool:
         """Charge ``lease.amount`` to its counter and forget the lease, as one step.
 
         The amount may differ from the one leased (audio settled at its measured length)
         and is charged even past the limit: the work is done. A lease that already expired
         is still charged, for the same reason. Commit each lease once.
+
+        Args:
+            lease: the lease to charge.
+            once: makes the charge idempotent: the store records ``once`` with the counter
+                in the same atomic step, and a later commit naming the same ``once`` for
+                the same key, metric and period charges nothing (it only forgets its
+                lease). A job passes its id, so a job run twice (its first worker died
+                after charging) is charged once. Kept as long as the period's counters.
+
+        Returns:
+            True when charged; False when ``once`` was already charged.
         """
         ...
 

@@ -39,6 +39,8 @@ class MemoryUsageStore:
         self._leases: dict[str, Lease] = {}
         self._monthly: dict[tuple[str, str, str], int] = {}
         self._windows: dict[tuple[str, int, int], int] = {}
+        #: (key_id, metric, period, once) of the idempotent charges made.
+        self._charged: set[tuple[str, str, str, str]] = set()
         self._swept_before = 0
         # Never held across an await, so it costs nothing on the event loop, and it keeps
         # the store exact if it is also used from worker threads.
@@ -104,14 +106,20 @@ class MemoryUsageStore:
             self._leases[lease.id] = lease
             return Reservation(allowed=True, used=used + amount, limit=limit, lease=lease)
 
-    async def commit(self, lease: Lease) -> None:
-        """Charge ``lease.amount`` and forget the lease."""
+    async def commit(self, lease: Lease, *, once: str | None = None) -> bool:
+        """Charge ``lease.amount`` and forget the lease (nothing charged for a ``once``
+        already charged)."""
         check_amount(lease.amount)
         check_open(self._closed, "memory")
         with self._lock:
             self._leases.pop(lease.id, None)
             counter = (lease.key_id, lease.metric, lease.period)
+            if once is not None:
+                if (*counter, once) in self._charged:
+                    return False
+                self._charged.add((*counter, once))
             self._monthly[counter] = self._monthly.get(counter, 0) + lease.amount
+            return True
 
     async def drop(self, lease: Lease) -> None:
         """Forget a lease without charging it."""

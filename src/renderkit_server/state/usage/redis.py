@@ -18,6 +18,8 @@ Key layout, all under ``renderkit:usage:`` (the prefix is configurable):
   of ``lease id -> "<amount> <metric>"``. Every script touching them first deletes the
   leases whose expiry has passed, so a lease of a process that died stops counting without
   any sweeper; both keys expire with the retention too.
+* ``renderkit:usage:charged:<period>:<key_id>``: a set of ``"<metric> <once>"``, the
+  idempotent charges made (a job's id), written by the commit script with the charge.
 """
 
 from __future__ import annotations
@@ -115,10 +117,17 @@ return {1, used + amount, expires}
 """
 )
 
-# KEYS monthly hash, expiries, amounts; ARGV: metric, amount, ttl seconds, lease id.
+# KEYS monthly hash, expiries, amounts, charged set; ARGV: metric, amount, ttl seconds,
+# lease id, once ('' = not idempotent). Returns 1 when charged, 0 for a repeated once.
 _COMMIT = """
 redis.call('ZREM', KEYS[2], ARGV[4])
 redis.call('HDEL', KEYS[3], ARGV[4])
+if ARGV[5] ~= '' then
+    if redis.call('SADD', KEYS[4], ARGV[1] .. ' ' .. ARGV[5]) == 0 then
+        return 0
+    end
+    redis.call('EXPIRE', KEYS[4], ARGV[3])
+end
 redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 return 1
@@ -288,17 +297,30 @@ class RedisUsageStore:
         )
         return Reservation(allowed=True, used=int(used), limit=limit, lease=lease)
 
-    async def commit(self, lease: Lease) -> None:
-        """Charge ``lease.amount`` and delete the lease, in one script.
+    async def commit(self, lease: Lease, *, once: str | None = None) -> bool:
+        """Charge ``lease.amount`` and delete the lease, in one script; with ``once``, the
+        charge is recorded (``...:charged:<period>:<key_id>``, a set expiring with the
+        counters) in the same script and made only the first time.
 
         Raises:
             StorageUnavailableError: Redis cannot be reached or failed, or the store is
                 closed.
         """
         check_amount(lease.amount)
-        args: list[str | int] = [lease.metric, lease.amount, self._retention, lease.id]
+        args: list[str | int] = [
+            lease.metric,
+            lease.amount,
+            self._retention,
+            lease.id,
+            once or "",
+        ]
+        keys = [
+            *self._lease_keys(lease.key_id, lease.period),
+            f"{self._prefix}:charged:{lease.period}:{lease.key_id}",
+        ]
         with self._errors():
-            await self._commit(keys=self._lease_keys(lease.key_id, lease.period), args=args)
+            charged = await self._commit(keys=keys, args=args)
+        return bool(int(charged))
 
     async def drop(self, lease: Lease) -> None:
         """Delete a lease without charging it.

@@ -62,6 +62,16 @@ _SCHEMA = (
     """,
     "CREATE INDEX IF NOT EXISTS leases_counter ON leases (key_id, period, metric)",
     "CREATE INDEX IF NOT EXISTS leases_expires_at ON leases (expires_at)",
+    # The idempotent charges made (commit's ``once``), one row per charge of a job.
+    """
+    CREATE TABLE IF NOT EXISTS charged (
+        key_id TEXT NOT NULL,
+        metric TEXT NOT NULL,
+        period TEXT NOT NULL,
+        once TEXT NOT NULL,
+        PRIMARY KEY (key_id, metric, period, once)
+    ) WITHOUT ROWID
+    """,
 )
 
 # One statement checks and increments, so the limit holds even without the surrounding
@@ -94,6 +104,10 @@ _DROP_LEASE = "DELETE FROM leases WHERE id = :id"
 _CHARGE = """
     INSERT INTO usage (key_id, metric, period, used) VALUES (:key_id, :metric, :period, :amount)
     ON CONFLICT (key_id, metric, period) DO UPDATE SET used = used + excluded.used
+"""
+_CHARGE_ONCE = """
+    INSERT OR IGNORE INTO charged (key_id, metric, period, once)
+    VALUES (:key_id, :metric, :period, :once)
 """
 _RENEW = "UPDATE leases SET expires_at = :expires_at WHERE id = :id AND expires_at > :now"
 _IN_FLIGHT = """
@@ -248,8 +262,9 @@ class SqliteUsageStore:
 
         return await self._run(run)
 
-    async def commit(self, lease: Lease) -> None:
-        """Charge ``lease.amount`` and delete the lease, in one transaction.
+    async def commit(self, lease: Lease, *, once: str | None = None) -> bool:
+        """Charge ``lease.amount`` and delete the lease, in one transaction; with ``once``,
+        the charge is recorded in the same transaction and made only the first time.
 
         Raises:
             StorageUnavailableError: the database failed or the store is closed.
@@ -261,14 +276,18 @@ class SqliteUsageStore:
             "metric": lease.metric,
             "period": lease.period,
             "amount": lease.amount,
+            "once": once,
         }
 
-        def run(conn: sqlite3.Connection) -> None:
+        def run(conn: sqlite3.Connection) -> bool:
             with immediate(conn):
                 conn.execute(_DROP_LEASE, params)
+                if once is not None and not conn.execute(_CHARGE_ONCE, params).rowcount:
+                    return False
                 conn.execute(_CHARGE, params)
+            return True
 
-        await self._run(run)
+        return await self._run(run)
 
     async def drop(self, lease: Lease) -> None:
         """Delete a lease without charging it.

@@ -1,0 +1,88 @@
+"""The hook between finished jobs and whatever announces them (webhooks).
+
+The jobs side builds the event, :class:`JobEvent`, once per finished job and once per
+completed batch, and hands it to a :class:`JobNotifier`. It never signs or delivers: a
+webhook notifier does (Standard Webhooks signing, retries, egress policy), reading
+``webhook_url`` and ``owner`` (whose secret signs) from the event and sending ``body``
+exactly as built here. :class:`RecordingNotifier` keeps the events in memory (the test
+fake, and the default when nothing delivers).
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Mapping
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import attrs
+
+__all__ = ["EVENT_TYPES", "EventType", "JobEvent", "JobNotifier", "RecordingNotifier"]
+
+EventType = Literal["job.succeeded", "job.failed", "job.cancelled", "batch.completed"]
+
+#: Every event type, as the ``type`` of the body.
+EVENT_TYPES: tuple[EventType, ...] = (
+    "job.succeeded",
+    "job.failed",
+    "job.cancelled",
+    "batch.completed",
+)
+
+
+@attrs.frozen(kw_only=True)
+class JobEvent:
+    """One event to announce.
+
+    Attributes:
+        id: unique per event and stable across redeliveries (the ``webhook-id``): the job
+            or batch id and the event type.
+        type: what happened.
+        owner: the key lineage the job or batch belongs to (whose webhook secret signs).
+        webhook_url: where the owner asked for the event; ``None`` when nowhere.
+        body: the JSON payload, ``{"type", "timestamp", "data"}``, ``data`` being the job
+            or batch exactly as ``GET /api/jobs/{id}`` (``/api/batches/{id}``) returns it.
+    """
+
+    id: str
+    type: EventType
+    owner: str
+    webhook_url: str | None
+    body: Mapping[str, Any]
+
+
+@runtime_checkable
+class JobNotifier(Protocol):
+    """Announces finished jobs and completed batches.
+
+    Called once per event by the replica that finished the job (at-least-once execution
+    can, rarely, call it twice for one job whose worker died after recording it: receivers
+    deduplicate by ``event.id``). It must not raise for a delivery problem: delivery is its
+    own business, retried on its own schedule; the job's outcome is already recorded.
+    """
+
+    async def job_finished(self, event: JobEvent) -> None:
+        """Announce a job that succeeded, failed or was cancelled."""
+        ...
+
+    async def batch_completed(self, event: JobEvent) -> None:
+        """Announce a batch whose every job finished."""
+        ...
+
+
+class RecordingNotifier:
+    """Keeps the latest ``keep`` events in :attr:`events`, in order; delivers nothing.
+
+    The test fake, and the server's notifier when none delivers webhooks (bounded, so a
+    long-running server does not grow with it).
+    """
+
+    def __init__(self, *, keep: int = 1000) -> None:
+        self.events: collections.deque[JobEvent] = collections.deque(maxlen=keep)
+
+    async def job_finished(self, event: JobEvent) -> None:
+        """Record the event."""
+        self.events.append(event)
+
+    async def batch_completed(self, event: JobEvent) -> None:
+        """Record the event."""
+        self.events.append(event)

@@ -1,0 +1,142 @@
+"""``/api/jobs`` and ``/api/batches`` (and their ``/v1`` twins): submit, read, list, cancel.
+
+Every handler authenticates first (nothing is parsed or stored for a caller without a valid
+key), then hands the lineage and the body to :class:`~renderkit_server.jobs.service.JobService`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, Response, delete, get, post
+from litestar.di import NamedDependency
+from litestar.params import FromPath, FromQuery
+from litestar.types import ControllerRouterHandler
+
+from renderkit_server.auth import authenticate
+from renderkit_server.bodies import json_object
+from renderkit_server.jobs.service import JobService
+from renderkit_server.jobs.views import batch_view, job_view
+from renderkit_server.keys import KeyService
+
+__all__ = ["ROUTES"]
+
+#: The default page of ``GET /api/jobs``.
+_DEFAULT_PAGE = 20
+
+
+def _paths(path: str) -> list[str]:
+    return [f"/api{path}", f"/v1{path}"]
+
+
+def _base(request: Request[Any, Any, Any]) -> str:
+    return str(request.base_url).rstrip("/")
+
+
+@post(_paths("/jobs"), summary="Submit a job", status_code=202)
+async def submit_job(
+    request: Request[Any, Any, Any],
+    keys: NamedDependency[KeyService],
+    jobs: NamedDependency[JobService],
+) -> Response[dict[str, Any]]:
+    """Queue one production call; answers 202 with the job and its ``status_url``."""
+    api_key = authenticate(request, keys)
+    payload = await json_object(request)
+    job = await jobs.submit(api_key, payload, _base(request))
+    view = job_view(job, _base(request))
+    return Response(view, status_code=202, headers={"Location": view["status_url"]})
+
+
+@get(_paths("/jobs"), summary="List your jobs")
+async def list_jobs(
+    request: Request[Any, Any, Any],
+    keys: NamedDependency[KeyService],
+    jobs: NamedDependency[JobService],
+    limit: FromQuery[int] = _DEFAULT_PAGE,
+    before: FromQuery[str | None] = None,
+) -> dict[str, Any]:
+    """The key lineage's jobs, newest first; ``before`` (the last id) pages on."""
+    api_key = authenticate(request, keys)
+    found = await jobs.list(api_key, limit=limit, before=before)
+    base = _base(request)
+    page = max(1, min(limit, 100))
+    return {
+        "object": "list",
+        "data": [job_view(job, base) for job in found],
+        "has_more": len(found) == page,
+        "next_before": found[-1].id if len(found) == page else None,
+    }
+
+
+@get(_paths("/jobs/{job_id:str}"), summary="Read a job")
+async def get_job(
+    request: Request[Any, Any, Any],
+    keys: NamedDependency[KeyService],
+    jobs: NamedDependency[JobService],
+    job_id: FromPath[str],
+) -> dict[str, Any]:
+    """The job: status, timestamps, and its result or error once finished."""
+    api_key = authenticate(request, keys)
+    return job_view(await jobs.get(api_key, job_id), _base(request))
+
+
+@delete(_paths("/jobs/{job_id:str}"), summary="Cancel a job", status_code=200)
+async def cancel_job(
+    request: Request[Any, Any, Any],
+    keys: NamedDependency[KeyService],
+    jobs: NamedDependency[JobService],
+    job_id: FromPath[str],
+) -> dict[str, Any]:
+    """Cancel a queued or running job (nothing is charged); a finished one is unchanged."""
+    api_key = authenticate(request, keys)
+    return job_view(await jobs.cancel(api_key, job_id), _base(request))
+
+
+@post(_paths("/batches"), summary="Submit a batch of jobs", status_code=202)
+async def submit_batch(
+    request: Request[Any, Any, Any],
+    keys: NamedDependency[KeyService],
+    jobs: NamedDependency[JobService],
+) -> Response[dict[str, Any]]:
+    """Queue every job of the batch, or none (an invalid item is a 400 naming it)."""
+    api_key = authenticate(request, keys)
+    payload = await json_object(request)
+    found = await jobs.submit_batch(api_key, payload, _base(request))
+    view = batch_view(found, _base(request))
+    return Response(view, status_code=202, headers={"Location": view["status_url"]})
+
+
+@get(_paths("/batches/{batch_id:str}"), summary="Read a batch")
+async def get_batch(
+    request: Request[Any, Any, Any],
+    keys: NamedDependency[KeyService],
+    jobs: NamedDependency[JobService],
+    batch_id: FromPath[str],
+) -> dict[str, Any]:
+    """The batch: counts per status and every job with its result."""
+    api_key = authenticate(request, keys)
+    return batch_view(await jobs.get_batch(api_key, batch_id), _base(request))
+
+
+@delete(_paths("/batches/{batch_id:str}"), summary="Cancel a batch", status_code=200)
+async def cancel_batch(
+    request: Request[Any, Any, Any],
+    keys: NamedDependency[KeyService],
+    jobs: NamedDependency[JobService],
+    batch_id: FromPath[str],
+) -> dict[str, Any]:
+    """Cancel the batch's jobs not finished yet."""
+    api_key = authenticate(request, keys)
+    return batch_view(await jobs.cancel_batch(api_key, batch_id), _base(request))
+
+
+#: What the app mounts for jobs and batches.
+ROUTES: tuple[ControllerRouterHandler, ...] = (
+    submit_job,
+    list_jobs,
+    get_job,
+    cancel_job,
+    submit_batch,
+    get_batch,
+    cancel_batch,
+)
