@@ -473,6 +473,8 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
         }
     }
     job_paths, job_schemas, webhooks = job_openapi(_error_responses, security)
+    for submit in ("/api/jobs", "/api/batches"):
+        idempotent_operation(job_paths[submit]["post"])
     paths.update(job_paths)
     schemas.update(job_schemas)
     for path, item in paths.items():

@@ -15,6 +15,7 @@ from litestar.types import ControllerRouterHandler
 
 from renderkit_server.auth import authenticate
 from renderkit_server.bodies import json_object
+from renderkit_server.idempotency import Idempotency, idempotent
 from renderkit_server.jobs.service import JobService
 from renderkit_server.jobs.views import batch_view, job_view
 from renderkit_server.keys import KeyService
@@ -38,13 +39,19 @@ async def submit_job(
     request: Request[Any, Any, Any],
     keys: NamedDependency[KeyService],
     jobs: NamedDependency[JobService],
-) -> Response[dict[str, Any]]:
+    idempotency: NamedDependency[Idempotency],
+) -> Response[Any]:
     """Queue one production call; answers 202 with the job and its ``status_url``."""
     api_key = authenticate(request, keys)
-    payload = await json_object(request)
-    job = await jobs.submit(api_key, payload, _base(request))
-    view = job_view(job, _base(request))
-    return Response(view, status_code=202, headers={"Location": view["status_url"]})
+
+    async def work() -> Response[Any]:
+        payload = await json_object(request)
+        job = await jobs.submit(api_key, payload, _base(request))
+        view = job_view(job, _base(request))
+        return Response(view, status_code=202, headers={"Location": view["status_url"]})
+
+    # A retry with the same Idempotency-Key gets the same job back, not a second one.
+    return await idempotent(request, idempotency, api_key.key_id, work)
 
 
 @get(_paths("/jobs"), summary="List your jobs")
@@ -97,13 +104,19 @@ async def submit_batch(
     request: Request[Any, Any, Any],
     keys: NamedDependency[KeyService],
     jobs: NamedDependency[JobService],
-) -> Response[dict[str, Any]]:
+    idempotency: NamedDependency[Idempotency],
+) -> Response[Any]:
     """Queue every job of the batch, or none (an invalid item is a 400 naming it)."""
     api_key = authenticate(request, keys)
-    payload = await json_object(request)
-    found = await jobs.submit_batch(api_key, payload, _base(request))
-    view = batch_view(found, _base(request))
-    return Response(view, status_code=202, headers={"Location": view["status_url"]})
+
+    async def work() -> Response[Any]:
+        payload = await json_object(request)
+        found = await jobs.submit_batch(api_key, payload, _base(request))
+        view = batch_view(found, _base(request))
+        return Response(view, status_code=202, headers={"Location": view["status_url"]})
+
+    # A retry with the same Idempotency-Key gets the same batch back, not a second one.
+    return await idempotent(request, idempotency, api_key.key_id, work)
 
 
 @get(_paths("/batches/{batch_id:str}"), summary="Read a batch")
