@@ -172,16 +172,23 @@ def _amounts(
     concept: str,
     number_format: NumberFormat,
     quantities: frozenset[Decimal] = frozenset(),
+    *,
+    every: bool = False,
 ) -> list[_Cand]:
+    """The first amount value of each ``concept`` label; ``every``: all of its amount values,
+    each later one trusted a little less ("VAT 376,37 71,51 447,88": a net, tax, gross row)."""
     out: list[_Cand] = []
     for kv in pairs:
         if kv.concept != concept:
             continue
+        taken = 0
         for value in kv.values:
             amount = _amount_of(value.text, number_format, quantities)
             if amount is not None:
-                out.append((amount, kv.strength * where_weight(value), kv))
-                break
+                out.append((amount, kv.strength * where_weight(value) * 0.9**taken, kv))
+                taken += 1
+                if not every:
+                    break
     return out
 
 
@@ -200,9 +207,12 @@ def _totals(
     discounts: list[_Cand | None] = [None] + [
         (abs(a), s, kv) for a, s, kv in _amounts(pairs, "discount", number_format, quantities)
     ]
-    # Without a tax line, no tax is a candidate too: subtotal - discount = total.
+    # Without a tax line, no tax is a candidate too: subtotal - discount = total. Every amount
+    # after a tax label is a candidate of the arithmetic, which decides between them.
     printed = _amounts(pairs, "tax", number_format, quantities)
-    taxes = printed or [(Decimal(0), 0.5, None)]
+    taxes = _amounts(pairs, "tax", number_format, quantities, every=True) or [
+        (Decimal(0), 0.5, None)
+    ]
     totals = _amounts(pairs, "total", number_format, quantities) + [
         (a, s * 0.8, kv) for a, s, kv in _amounts(pairs, "amount_due", number_format, quantities)
     ]
