@@ -100,6 +100,8 @@ class EvalOptions:
             mechanisms on their own).
         ranker: invoices' totals chosen by the learned ranker (as ``LocalExtractor``, the
             default); False: the label rules' choice.
+        date_ranker: invoices' issue dates chosen by the learned date ranker (as
+            ``LocalExtractor``, the default); False: the label rules' choice.
         calibrated: field confidence mapped through the shipped calibration
             (``LocalExtractor(calibrated=...)``); off gives the rules' raw figures.
     """
@@ -110,6 +112,7 @@ class EvalOptions:
     verbose: bool = False
     embedded_xml: bool = True
     ranker: bool = True
+    date_ranker: bool = True
     calibrated: bool = True
 
 
@@ -187,7 +190,9 @@ async def _parse_source(
 ) -> dict[str, _Parsed]:
     manifest = json.loads(manifest_path.read_text())  # noqa: ASYNC240 - a CLI, not a server
     schema = _schema_for(manifest)
-    extractor = LocalExtractor(ranker=options.ranker, calibrated=options.calibrated)
+    extractor = LocalExtractor(
+        ranker=options.ranker, date_ranker=options.date_ranker, calibrated=options.calibrated
+    )
     out: dict[str, _Parsed] = {}
     limiter = anyio.CapacityLimiter(options.concurrency)
 
@@ -697,6 +702,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="invoice totals chosen by the learned ranker (the default; --no-ranker: the rules)",
     )
     parser.add_argument(
+        "--date-ranker",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="invoice issue dates chosen by the learned date ranker (the default; "
+        "--no-date-ranker: the rules)",
+    )
+    parser.add_argument(
         "--no-calibration",
         action="store_true",
         help="report the rules' raw field confidence (no calibration map)",
@@ -722,6 +734,7 @@ def options_from(args: argparse.Namespace, *, synthetic: bool = False) -> EvalOp
         verbose=args.verbose,
         embedded_xml=not args.no_embedded_xml,
         ranker=args.ranker,
+        date_ranker=args.date_ranker,
         calibrated=not args.no_calibration,
     )
 

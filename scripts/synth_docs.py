@@ -37,6 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", required=True, help="the set's folder (created)")
     parser.add_argument("--photos", action="store_true", help="photo-like variants")
+    parser.add_argument(
+        "--other-dates",
+        action="store_true",
+        help="invoices also print order, period, delivery, reference and print-stamp dates",
+    )
     parser.add_argument("--chromium", default="/usr/bin/chromium", help="the browser to use")
     parser.add_argument("--slots", type=int, default=2, help="pages rendered at once")
     return parser
@@ -53,6 +58,7 @@ async def _main(args: argparse.Namespace) -> int:
             Path(args.out),
             browser=browser,
             photos=args.photos,
+            other_dates=args.other_dates,
             concurrency=args.slots * 2,
         )
     seconds = time.perf_counter() - started

@@ -1,4 +1,5 @@
-"""Train the invoice-total ranker on synthetic invoices and write its model file.
+"""Train an invoice ranker (the total's, or the issue date's) on synthetic invoices and write
+its model file.
 
 Usage::
 
@@ -17,11 +18,24 @@ The folds are grouped by the totals block's layout family (the truth's
 twice, carried-forward subtotals, tax lines), so a held-out score is one of a layout the fold
 never saw, not merely of a document it never saw. The file holds the weights, the map, the
 feature names and how it was trained; renderkit scores with it in plain Python.
+
+``--field date`` trains the issue-date ranker instead: every date printed under an
+issue-date label (:func:`renderkit.parsing.extract.invoice.invoice_date_candidates`,
+:func:`renderkit.parsing.rank.dates.issue_date_choices`) is one example, labelled by whether it
+is the issue date, and the folds are grouped by the document's language (the
+label wordings differ by language), so a held-out score is of wordings its fold never saw.
+Sets made with ``scripts/synth_docs.py --other-dates`` print the dates that must not be taken
+for it (order, period, delivery, referenced invoice, print stamp)::
+
+    python scripts/synth_docs.py --kind invoice --count 300 --seed 31 --other-dates --out /tmp/d31
+    python scripts/train_ranker.py /tmp/d31 --field date --seed 0 \\
+        --out src/renderkit/parsing/models/invoice_date.json
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import math
 import sys
@@ -36,8 +50,9 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
 from renderkit.parsing import OcrEngine, ParseLimits, ocr_engine
-from renderkit.parsing.extract.invoice import total_candidates
+from renderkit.parsing.extract.invoice import invoice_date_candidates, total_candidates
 from renderkit.parsing.rank.candidates import FEATURES
+from renderkit.parsing.rank.dates import DATE_FEATURES, issue_date_choices
 from renderkit.parsing.rank.model import MODEL_VERSION
 from renderkit.parsing.readers.document import read_document
 
@@ -46,36 +61,51 @@ __all__ = ["main"]
 _C = 1.0
 
 
+# Per field: the truth's key, the candidates, and the truth's layout key the folds group by.
+_FIELDS = {"total": ("total", "totals_family"), "date": ("date", "language")}
+
+
+def _candidates(field: str, document: Any, truth: str) -> tuple[list[bool], list[list[float]]]:
+    if field == "date":
+        dates, features = invoice_date_candidates(document)
+        day = datetime.date.fromisoformat(truth)
+        # The ranker chooses among the dates under an issue-date label, as in reading.
+        chosen = issue_date_choices(dates)
+        return [dates[i].value == day for i in chosen], [features[i] for i in chosen]
+    candidates, features = total_candidates(document)
+    return [c.value == Decimal(truth) for c in candidates], features
+
+
 async def _examples(
-    roots: Sequence[Path], ocr: OcrEngine
+    roots: Sequence[Path], ocr: OcrEngine, field: str = "total"
 ) -> tuple[list[list[float]], list[int], list[int], list[str], dict[str, int]]:
     rows: list[list[float]] = []
     labels: list[int] = []
     groups: list[int] = []
     families: list[str] = []
-    counts = {"documents": 0, "without_total": 0, "total_not_a_candidate": 0}
+    key, family_key = _FIELDS[field]
+    counts = {"documents": 0, f"without_{key}": 0, f"{key}_not_a_candidate": 0}
     for root in roots:
         for manifest_path in sorted(root.glob("*/manifest.json")):
             manifest = json.loads(manifest_path.read_text())
             for doc in manifest["documents"]:
                 counts["documents"] += 1
-                truth = doc["expected"].get("total")
+                truth = doc["expected"].get(key)
                 if truth is None:
-                    counts["without_total"] += 1
+                    counts[f"without_{key}"] += 1
                     continue
                 content = (manifest_path.parent / doc["file"]).read_bytes()
                 document = await read_document(content, doc["mime"], ocr=ocr, limits=ParseLimits())
-                candidates, features = total_candidates(document)
-                hits = [c.value == Decimal(truth) for c in candidates]
+                hits, features = _candidates(field, document, truth)
                 if not any(hits):
-                    counts["total_not_a_candidate"] += 1
+                    counts[f"{key}_not_a_candidate"] += 1
                     continue
                 group = counts["documents"]
                 truth = json.loads((manifest_path.parent / doc["truth"]).read_text())
                 rows += features
                 labels += [int(h) for h in hits]
                 groups += [group] * len(hits)
-                families += [truth["layout"]["totals_family"]] * len(hits)
+                families += [truth["layout"][family_key]] * len(hits)
     return rows, labels, groups, families, counts
 
 
@@ -103,6 +133,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--out", required=True, help="the model file to write")
+    parser.add_argument(
+        "--field", choices=sorted(_FIELDS), default="total", help="the field to rank"
+    )
     parser.add_argument("--cache", help="folder caching OCR results (as eval_parse.py's)")
     args = parser.parse_args(argv)
     ocr: OcrEngine = ocr_engine()
@@ -111,7 +144,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from eval_parse import CachedOcr
 
         ocr = CachedOcr(ocr, Path(args.cache))
-    rows, labels, groups, families, counts = anyio.run(_examples, [Path(s) for s in args.sets], ocr)
+    rows, labels, groups, families, counts = anyio.run(
+        _examples, [Path(s) for s in args.sets], ocr, args.field
+    )
+    names = DATE_FEATURES if args.field == "date" else FEATURES
     x, y, g = np.array(rows, dtype=float), np.array(labels), np.array(groups)
     family = np.array(families)
     # Held-out scores per fold: the calibration map is fitted on them, never on the data a
@@ -139,7 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     data = {
         "version": MODEL_VERSION,
         "name": Path(args.out).stem,
-        "features": list(FEATURES),
+        "features": list(names),
         "mean": [round(float(v), 6) for v in mean],
         "scale": [round(float(v), 6) for v in scale],
         "weights": [round(float(v), 6) for v in model.coef_[0]],
@@ -153,16 +189,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for s in args.sets
             ],
             "model": f"sklearn LogisticRegression(C={_C}), Platt map on {args.folds} folds "
-            "grouped by layout family",
+            f"grouped by {_FIELDS[args.field][1]}",
             **counts,
             **figures,
         },
     }
     Path(args.out).write_text(json.dumps(data, indent=1) + "\n")
     print(json.dumps(data["training"], indent=1))
-    for name, weight in sorted(
-        zip(FEATURES, data["weights"], strict=True), key=lambda t: -abs(t[1])
-    ):
+    for name, weight in sorted(zip(names, data["weights"], strict=True), key=lambda t: -abs(t[1])):
         print(f"{weight:+.3f} {name}")
     return 0
 

@@ -60,6 +60,10 @@ class LocalExtractor:
             total, its calibrated probability as the confidence; on by default since it passed
             the dev set's decision rule (docs/parsing.md, "Learned ranking"); False keeps the
             label rules' choice.
+        date_ranker: let the learned date ranker (:mod:`~renderkit.parsing.rank.dates`)
+            choose an invoice's issue date among the dates under an issue-date label, its
+            calibrated probability as the confidence; on by default since it passed the dev
+            set's decision rule (docs/parsing.md, "Learned ranking"); False keeps the rules'.
         calibrated: map each field's confidence through the calibration fitted on synthetic
             documents (:mod:`~renderkit.parsing.fill.calibration`); False reports the rules'
             raw figures. Values are the same either way.
@@ -75,6 +79,7 @@ class LocalExtractor:
         arbiter_threshold: float = DEFAULT_THRESHOLD,
         arbiter_timeout: float = DEFAULT_TIMEOUT,
         ranker: bool = True,
+        date_ranker: bool = True,
         calibrated: bool = True,
     ) -> None:
         self.day_first = day_first
@@ -82,6 +87,7 @@ class LocalExtractor:
         self.arbiter_threshold = arbiter_threshold
         self.arbiter_timeout = arbiter_timeout
         self.ranker = ranker
+        self.date_ranker = date_ranker
         self.calibrated = calibrated
 
     async def extract(
@@ -125,7 +131,9 @@ class LocalExtractor:
     def _found(self, document: Document, hints: str | None) -> tuple[str, Extracted]:
         kind, _ = classify(document.text + ("\n" + hints if hints else ""))
         day_first = self.day_first if self.day_first is not None else _day_first(hints)
-        return kind, extract_fields(kind, document, day_first=day_first, ranker=self.ranker)
+        return kind, extract_fields(
+            kind, document, day_first=day_first, ranker=self.ranker, date_ranker=self.date_ranker
+        )
 
     def _fill(
         self,

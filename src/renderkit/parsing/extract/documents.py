@@ -57,10 +57,13 @@ def extract_receipt(document: Document, day_first: bool) -> Extracted:
     return Extracted(fields=found)
 
 
-def extract_invoice(document: Document, day_first: bool, *, ranker: bool = False) -> Extracted:
+def extract_invoice(
+    document: Document, day_first: bool, *, ranker: bool = False, date_ranker: bool = False
+) -> Extracted:
     """An invoice or purchase order: the layout reading, the receipt rules filling its gaps
-    (``ranker``: the total chosen by the learned ranker, see :func:`invoice_fields`)."""
-    invoice = invoice_fields(document, ranker=ranker)
+    (``ranker``: the total chosen by the learned ranker, ``date_ranker``: the issue date by
+    the date ranker, see :func:`invoice_fields`)."""
+    invoice = invoice_fields(document, ranker=ranker, date_ranker=date_ranker)
     # Till receipts printed "TAX INVOICE" take the receipt path (classify), so here the layout
     # reading wins; the receipt rules only fill what it did not find, and where both read the
     # same value, the more confident reading (and its lines) stays.
@@ -128,15 +131,21 @@ EXTRACTORS: Mapping[str, TypeExtractor] = {
 
 
 def extract_fields(
-    kind: str, document: Document, *, day_first: bool, ranker: bool = False
+    kind: str,
+    document: Document,
+    *,
+    day_first: bool,
+    ranker: bool = False,
+    date_ranker: bool = False,
 ) -> Extracted:
     """The fields of a document of type ``kind``: its extractor's, then the document-wide values.
 
-    ``ranker`` lets the learned ranker choose an invoice's total (:func:`extract_invoice`).
+    ``ranker`` lets the learned ranker choose an invoice's total, ``date_ranker`` its issue
+    date (:func:`extract_invoice`).
     """
     extractor = EXTRACTORS.get(kind, extract_general)
-    if ranker and extractor is extract_invoice:
-        extracted = extract_invoice(document, day_first, ranker=True)
+    if (ranker or date_ranker) and extractor is extract_invoice:
+        extracted = extract_invoice(document, day_first, ranker=ranker, date_ranker=date_ranker)
     else:
         extracted = extractor(document, day_first)
     found = dict(extracted.fields)

@@ -44,9 +44,22 @@ from renderkit.parsing.rank.candidates import (
     amount_candidates,
     amount_features,
 )
+from renderkit.parsing.rank.dates import (
+    DATE_FEATURES,
+    DateCandidate,
+    date_candidates,
+    date_features,
+    issue_date_choices,
+)
 from renderkit.parsing.rank.model import Ranker, load_ranker
 
-__all__ = ["InvoiceFields", "day_first_vote", "invoice_fields", "total_candidates"]
+__all__ = [
+    "InvoiceFields",
+    "day_first_vote",
+    "invoice_date_candidates",
+    "invoice_fields",
+    "total_candidates",
+]
 
 _CENT = Decimal("0.01")
 # An amount, its strength and the label it was read under (None: the sum of the line items).
@@ -159,16 +172,23 @@ def _amounts(
     concept: str,
     number_format: NumberFormat,
     quantities: frozenset[Decimal] = frozenset(),
+    *,
+    every: bool = False,
 ) -> list[_Cand]:
+    """The first amount value of each ``concept`` label; ``every``: all of its amount values,
+    each later one trusted a little less ("VAT 376,37 71,51 447,88": a net, tax, gross row)."""
     out: list[_Cand] = []
     for kv in pairs:
         if kv.concept != concept:
             continue
+        taken = 0
         for value in kv.values:
             amount = _amount_of(value.text, number_format, quantities)
             if amount is not None:
-                out.append((amount, kv.strength * where_weight(value), kv))
-                break
+                out.append((amount, kv.strength * where_weight(value) * 0.9**taken, kv))
+                taken += 1
+                if not every:
+                    break
     return out
 
 
@@ -187,9 +207,12 @@ def _totals(
     discounts: list[_Cand | None] = [None] + [
         (abs(a), s, kv) for a, s, kv in _amounts(pairs, "discount", number_format, quantities)
     ]
-    # Without a tax line, no tax is a candidate too: subtotal - discount = total.
+    # Without a tax line, no tax is a candidate too: subtotal - discount = total. Every amount
+    # after a tax label is a candidate of the arithmetic, which decides between them.
     printed = _amounts(pairs, "tax", number_format, quantities)
-    taxes = printed or [(Decimal(0), 0.5, None)]
+    taxes = _amounts(pairs, "tax", number_format, quantities, every=True) or [
+        (Decimal(0), 0.5, None)
+    ]
     totals = _amounts(pairs, "total", number_format, quantities) + [
         (a, s * 0.8, kv) for a, s, kv in _amounts(pairs, "amount_due", number_format, quantities)
     ]
@@ -527,8 +550,48 @@ def _ranked_total(reading: _Reading, rules: Found | None) -> Found | None:
     return Found(value=str(pick.value), confidence=round(probability, 3), lines=lines)
 
 
+def invoice_date_candidates(
+    document: Document, layouts: Sequence[PageLayout] | None = None
+) -> tuple[list[DateCandidate], list[list[float]]]:
+    """Every date of ``document`` that could be its issue date, and each one's features
+    (:func:`~renderkit.parsing.rank.dates.date_features`): what the date ranker scores, in
+    training and in reading alike."""
+    return _date_candidates(_reading(document, layouts))
+
+
+def _date_candidates(reading: _Reading) -> tuple[list[DateCandidate], list[list[float]]]:
+    candidates = date_candidates(reading.layouts, reading.pairs, reading.day_first)
+    return candidates, date_features(candidates)
+
+
+@functools.cache
+def _date_ranker() -> Ranker:
+    return load_ranker("invoice_date", DATE_FEATURES)
+
+
+def _ranked_date(reading: _Reading) -> Found | None:
+    """The issue date the learned ranker picks among the dates under an issue-date label
+    (:func:`~renderkit.parsing.rank.dates.issue_date_choices`), its calibrated probability as
+    the confidence (None: no such date; the rules' reading stays)."""
+    candidates, features = _date_candidates(reading)
+    choices = issue_date_choices(candidates)
+    if not choices:
+        return None
+    ranker = _date_ranker()
+    scores = {i: ranker.score(features[i]) for i in choices}
+    best = max(scores, key=lambda i: scores[i])
+    pick = candidates[best]
+    lines = (pick.line,) if pick.line is not None else ()
+    confidence = round(ranker.probability(scores[best]), 3)
+    return Found(value=pick.value.isoformat(), confidence=confidence, lines=lines)
+
+
 def invoice_fields(
-    document: Document, layouts: Sequence[PageLayout] | None = None, *, ranker: bool = False
+    document: Document,
+    layouts: Sequence[PageLayout] | None = None,
+    *,
+    ranker: bool = False,
+    date_ranker: bool = False,
 ) -> InvoiceFields:
     """The invoice fields of ``document`` with per-field confidences and the lines read.
 
@@ -537,6 +600,9 @@ def invoice_fields(
         layouts: its layout, when already built.
         ranker: choose the total with the learned ranker
             (:mod:`~renderkit.parsing.rank`) instead of the label rules.
+        date_ranker: choose the issue date with the learned date ranker
+            (:mod:`~renderkit.parsing.rank.dates`) instead of the label rules; the due date,
+            and terms counted from the issue date, still come from the rules.
     """
     reading = _reading(document, layouts)
     layouts, text, pairs = reading.layouts, reading.text, reading.pairs
@@ -572,6 +638,10 @@ def invoice_fields(
         )
     elif issued_on is not None and (term_due := _due_from_terms(text, issued_on)):
         fields["due_date"] = Found(value=term_due.isoformat(), confidence=0.7)
+    if date_ranker:
+        ranked_date = _ranked_date(reading)
+        if ranked_date is not None:
+            fields["date"] = ranked_date
 
     items = reading.items
     totals, total_warnings = _totals(pairs, number_format, items)

@@ -46,12 +46,16 @@ class BuiltSet:
     documents: tuple[SynthDocument, ...]
 
 
-def make_documents(kind: str, count: int, seed: int, *, photos: bool) -> list[SynthDocument]:
+def make_documents(
+    kind: str, count: int, seed: int, *, photos: bool, other_dates: bool = False
+) -> list[SynthDocument]:
     """The first ``count`` documents of ``kind`` for ``seed`` (no rendering)."""
     if kind not in KINDS:
         msg = f"kind must be one of {KINDS}, not {kind!r}"
         raise ValueError(msg)
-    return [make_document(kind, i, seed, photos=photos) for i in range(count)]
+    return [
+        make_document(kind, i, seed, photos=photos, other_dates=other_dates) for i in range(count)
+    ]
 
 
 def _raster(content: bytes) -> Image.Image:
@@ -106,6 +110,7 @@ async def build_set(
     browser: Browser,
     photos: bool = False,
     concurrency: int = 4,
+    other_dates: bool = False,
 ) -> BuiltSet:
     """Render ``count`` documents of ``kind`` under ``root`` with their labels.
 
@@ -116,7 +121,7 @@ async def build_set(
         ValueError: ``kind`` is not ``invoice`` or ``receipt``.
         RenderkitError: rendering failed (the browser's errors, unchanged).
     """
-    documents = make_documents(kind, count, seed, photos=photos)
+    documents = make_documents(kind, count, seed, photos=photos, other_dates=other_dates)
     folder = root / labels.SOURCE_DIRS[kind]
     (folder / "docs").mkdir(parents=True, exist_ok=True)
     (folder / "truth").mkdir(exist_ok=True)

@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from renderkit.parsing.synth import names, summary, values, wording
+from renderkit.parsing.synth import dates, names, summary, values, wording
 from renderkit.parsing.synth.layouts import Layout, choose_layout
 
 __all__ = ["Decoy", "LineItem", "SynthDocument", "make_document"]
@@ -195,6 +195,7 @@ class SynthDocument:
                 "total_twice": layout.total_twice,
                 "shipping": layout.shipping,
                 "carried": layout.carried,
+                "other_dates": list(layout.other_dates),
                 "totals_family": layout.totals_family,
             },
         }
@@ -307,6 +308,7 @@ def make_document(
     *,
     photos: bool,
     adjust: Callable[[Layout], Layout] | None = None,
+    other_dates: bool = False,
 ) -> SynthDocument:
     """The ``index``-th ``kind`` document of the set made with ``seed`` (deterministic).
 
@@ -321,6 +323,10 @@ def make_document(
     hard = random.Random(f"renderkit-synth-summary:{seed}:{kind}:{index}")
     if kind == "invoice":
         layout = attrs.evolve(layout, **summary.choose_summary(hard))
+    if kind == "invoice" and other_dates:
+        # Their own generator too: sets made without other dates stay as they were.
+        picks = dates.choose_other_dates(random.Random(f"renderkit-synth-dates:{seed}:{index}"))
+        layout = attrs.evolve(layout, other_dates=picks)
     if adjust is not None:
         layout = adjust(layout)
     locale = layout.locale
@@ -475,6 +481,15 @@ def _with_print(doc: SynthDocument, rng: random.Random) -> SynthDocument:
     if doc.kind == "invoice":
         extras, more = _hard_extras(doc, extras)
         decoys += more
+    if layout.other_dates:
+        rng_dates = random.Random(f"renderkit-synth-other-dates:{doc.id}:{doc.number}")
+        shown = dates.other_dates(layout.other_dates, doc.issued, language, doc.date, rng_dates)
+        extras.update(shown)
+        decoys += [
+            Decoy(role="other_date", text=v)
+            for k, v in shown.items()
+            if not k.endswith(("_label", "_method"))
+        ]
     return attrs.evolve(doc, printed=printed, decoys=tuple(decoys), extras=extras)
 
 

@@ -135,6 +135,8 @@ class Layout:
     total_twice: bool = False
     shipping: bool = False
     carried: bool = False
+    # Other dates printed besides the issue and due dates (see :mod:`.dates`); none by default.
+    other_dates: tuple[str, ...] = ()
 
     @property
     def family(self) -> str:

@@ -134,7 +134,16 @@ def invoice_fragment(doc: SynthDocument) -> str:
     ]
     if "due_date" in printed:
         meta.append(_meta_row(labels["due_date"], printed["due_date"]))
-    meta.append(_meta_row(extras["order_label"], extras["order"]))
+    order = extras["order"]
+    if "date_order" in extras:
+        order += f" {extras['date_order']}"
+    meta.append(_meta_row(extras["order_label"], order))
+    # Other dates (see .dates) go among the document's numbers, before or after its own dates.
+    place = random.Random(f"html-dates:{doc.id}")
+    for kind in ("period", "delivery", "reference"):
+        if f"date_{kind}" in extras:
+            row = _meta_row(extras[f"date_{kind}_label"], extras[f"date_{kind}"])
+            meta.insert(place.randint(0, len(meta)), row)
     if layout.parties == "two-column":
         # Seller and buyer addresses side by side, the document's numbers on a row below.
         seller_block = (
@@ -197,6 +206,14 @@ def invoice_fragment(doc: SynthDocument) -> str:
     ]
     if below:
         table += f"<div class='below'>{''.join(_meta_row(k, v) for k, v, _ in below)}</div>"
+    payment = ""
+    if "date_payment" in extras:
+        # A payment received, in a small table of its own under the totals (see .dates).
+        payment = (
+            f"<table class='payments'><tr><th>{_e(extras['date_payment_label'])}</th>"
+            f"<th>{_e(extras['date_payment_method'])}</th></tr><tr>"
+            f"<td>{_e(extras['date_payment'])}</td><td>{_e(printed['total'])}</td></tr></table>"
+        )
     shown = {
         "subtotal": printed.get("subtotal"),
         "discount": printed.get("discount"),
@@ -236,6 +253,8 @@ def invoice_fragment(doc: SynthDocument) -> str:
     if doc.bic:
         foot.append(_meta_row(labels["bic"], doc.bic))
     foot.append(f"<div>{_e(issuer.name)} · {_e(extras['since'])}</div>")
+    if "date_printed" in extras:
+        foot.append(f"<div>{_e(extras['date_printed'])}</div>")
     marks = ""
     if "watermark" in extras:
         marks += f"<div class='wm'>{_e(extras['watermark'])}</div>"
@@ -243,7 +262,7 @@ def invoice_fragment(doc: SynthDocument) -> str:
         marks += f"<div class='stamp'>{_e(extras['stamp'])}</div>"
     return (
         f"<style>{_css(doc, rng, accent)}</style><div class='page'>{marks}"
-        f"{header}<h1>{_e(extras['title'])}</h1>{parties}{box}{table}{totals_table}"
+        f"{header}<h1>{_e(extras['title'])}</h1>{parties}{box}{table}{totals_table}{payment}"
         f"<footer>{''.join(foot)}</footer></div>"
     )
 

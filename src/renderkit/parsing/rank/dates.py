@@ -1,0 +1,240 @@
+"""Every date of an invoice that could be its issue date, and the facts a ranker scores it by.
+
+An invoice prints more dates than its own: the due date, the date of the order it bills, a
+service period, a delivery date, an earlier invoice it refers to, a print stamp in the
+footer. A date label ("Date", "Datum") often starts those lines too ("Date of the original
+invoice", "Date: 30.10.2024 12:04:13 Page 1"), so the label alone does not decide. The facts
+about each date (the label it sits under and how many other words qualify that label, where it
+sits, whether it shares its segment with a second date or its row with a clock time, how it
+compares with the document's other dates) let a learned model choose. :func:`date_features`
+is the one place a candidate becomes numbers; training (``scripts/train_ranker.py --field
+date``) and reading use it alike.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Sequence
+
+import attrs
+
+from renderkit.parsing._protocol import BBox, Line
+from renderkit.parsing.extract.keyvalues import KeyValue, Value, where_weight
+from renderkit.parsing.extract.values import find_dates
+from renderkit.parsing.layout.model import PageLayout, Segment
+from renderkit.parsing.lexicons import tokens
+
+__all__ = [
+    "DATE_FEATURES",
+    "DateCandidate",
+    "date_candidates",
+    "date_features",
+    "issue_date_choices",
+]
+
+# The label concepts whose values are date candidates; "none": a date under no such label.
+_DATE_CONCEPTS = ("invoice_date", "due_date", "delivery_date")
+_CONCEPTS = (*_DATE_CONCEPTS, "none")
+_WHERE = ("inline", "right", "below")
+_CLOCK = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?::\d{2})?(?!\d)")
+# How many qualifying words count: beyond a few, a label is a sentence.
+_MAX_WORDS = 4
+
+#: The names of :func:`date_features`' values, in order (the model file repeats them).
+DATE_FEATURES: tuple[str, ...] = (
+    *(f"label_{c}" for c in _CONCEPTS),
+    "label_strength",
+    "label_whole",
+    *(f"where_{w}" for w in _WHERE),
+    "extra_words",
+    "qualified",
+    "value_prefix",
+    "y",
+    "x",
+    "from_top",
+    "dates_in_segment",
+    "later_in_segment",
+    "clock_in_row",
+    "earliest",
+    "latest",
+    "date_rank",
+    "before_due",
+    "equals_due",
+    "first_issue_label",
+)
+
+
+@attrs.frozen(kw_only=True)
+class DateCandidate:
+    """One date of the document and what is known about it on its own.
+
+    Attributes:
+        value: the date.
+        concept: the date label it was read under (``invoice_date``, ``due_date``,
+            ``delivery_date``), or ``none``.
+        strength: that label's strength times the weight of where the date sat (0 without one).
+        whole: the label is all its segment says.
+        where: ``inline``, ``right`` or ``below`` (``inline`` without a label).
+        extra_words: words around the label (or before the date) that are neither the label
+            nor the date: "Date *of the original invoice*".
+        value_prefix: the value holds something before the date: another document's number
+            ("PO-4711 (03.01.2024)").
+        y, x: the segment's centre, as fractions of the page.
+        page: the page it is printed on.
+        dates_in_segment: how many dates its segment holds (two: a period).
+        later_in_segment: not the first date of its segment.
+        clock_in_row: its row also prints a clock time (a print stamp).
+        line: the segment it was read from.
+    """
+
+    value: datetime.date
+    concept: str = "none"
+    strength: float = 0.0
+    whole: bool = False
+    where: str = "inline"
+    extra_words: int = 0
+    value_prefix: bool = False
+    y: float = 0.5
+    x: float = 0.5
+    page: int = 1
+    dates_in_segment: int = 1
+    later_in_segment: bool = False
+    clock_in_row: bool = False
+    line: Line | None = None
+
+
+def _words(text: str) -> int:
+    return sum(1 for word, _, _ in tokens(text) if any(c.isalpha() for c in word))
+
+
+def _labels(pairs: Sequence[KeyValue]) -> dict[tuple[int, BBox], list[tuple[KeyValue, str, int]]]:
+    """Per segment (page, bbox): the date labels whose values it holds, with where and the
+    offset in the segment's text from which the value starts."""
+    out: dict[tuple[int, BBox], list[tuple[KeyValue, str, int]]] = {}
+    for kv in pairs:
+        if kv.concept not in _DATE_CONCEPTS:
+            continue
+        segment = kv.hit.segment
+        for value in kv.values:
+            if value.where == "inline":
+                key, start = (segment.page, segment.bbox), kv.hit.end
+            else:
+                key, start = (value.page, value.bbox), 0
+            out.setdefault(key, []).append((kv, value.where, start))
+    return out
+
+
+def _weight(where: str) -> float:
+    return where_weight(Value(text="", where=where, page=1, bbox=(0.0, 0.0, 0.0, 0.0)))
+
+
+def date_candidates(
+    layouts: Sequence[PageLayout], pairs: Sequence[KeyValue], day_first: bool
+) -> list[DateCandidate]:
+    """Every date printed in ``layouts``, each with the strongest date label it is the value
+    of (or none), in reading order."""
+    labelled = _labels(pairs)
+    out: list[DateCandidate] = []
+    for layout in layouts:
+        for row in layout.rows:
+            clock = bool(_CLOCK.search(row.text))
+            for segment in row.segments:
+                found = find_dates(segment.text, day_first=day_first)
+                labels = labelled.get((segment.page, segment.bbox), [])
+                for index, (value, start, _) in enumerate(found):
+                    out.append(_candidate(segment, value, start, index, len(found), labels, clock))
+    return out
+
+
+def _candidate(
+    segment: Segment,
+    value: datetime.date,
+    start: int,
+    index: int,
+    count: int,
+    labels: Sequence[tuple[KeyValue, str, int]],
+    clock: bool,
+) -> DateCandidate:
+    best: tuple[float, KeyValue, str, int] | None = None
+    for kv, where, begin in labels:
+        weight = kv.strength * _weight(where)
+        if start >= begin and (best is None or weight > best[0]):
+            best = (weight, kv, where, begin)
+    concept, strength, whole, where = "none", 0.0, False, "inline"
+    begin = 0
+    if best is None:
+        extra = _words(segment.text[:start])
+    else:
+        strength, kv, where, begin = best
+        concept, hit = kv.concept, kv.hit
+        whole = hit.whole
+        # Words that qualify the label: before it in its segment, and between it (or the start
+        # of the value's segment) and the date.
+        extra = _words(hit.segment.text[: hit.start]) + _words(segment.text[begin:start])
+        if where != "inline":
+            extra += _words(hit.segment.text[hit.end :])
+    return DateCandidate(
+        value=value,
+        concept=concept,
+        strength=strength,
+        whole=whole,
+        where=where,
+        extra_words=min(extra, _MAX_WORDS),
+        value_prefix=any(c.isalnum() for c in segment.text[begin:start]),
+        y=(segment.bbox[1] + segment.bbox[3]) / 2,
+        x=(segment.bbox[0] + segment.bbox[2]) / 2,
+        page=segment.page,
+        dates_in_segment=count,
+        later_in_segment=index > 0,
+        clock_in_row=clock,
+        line=segment.as_line(),
+    )
+
+
+def date_features(candidates: Sequence[DateCandidate]) -> list[list[float]]:
+    """The feature vector (named by :data:`DATE_FEATURES`) of each of ``candidates``.
+
+    Some facts are relative to the document's other dates (earliest, latest, before a due
+    date, the first date under an issue-date label), so the whole list is scored at once.
+    """
+    distinct = sorted({c.value for c in candidates})
+    dues = [c.value for c in candidates if c.concept == "due_date"]
+    tops = sorted({(c.page, round(c.y, 4)) for c in candidates})
+    issue = [c for c in candidates if c.concept == "invoice_date"]
+    first_issue = issue[0] if issue else None
+    out: list[list[float]] = []
+    for c in candidates:
+        rank = distinct.index(c.value)
+        row = [
+            *(float(c.concept == k) for k in _CONCEPTS),
+            c.strength,
+            float(c.whole),
+            *(float(c.where == w) for w in _WHERE),
+            c.extra_words / _MAX_WORDS,
+            float(c.extra_words > 0),
+            float(c.value_prefix),
+            c.y,
+            c.x,
+            1.0 / (1 + tops.index((c.page, round(c.y, 4)))),
+            float(min(c.dates_in_segment, 3)),
+            float(c.later_in_segment),
+            float(c.clock_in_row),
+            float(rank == 0),
+            float(rank == len(distinct) - 1),
+            rank / max(len(distinct) - 1, 1),
+            float(any(0 < (d - c.value).days <= 120 for d in dues)),
+            float(c.value in dues),
+            float(c is first_issue),
+        ]
+        out.append(row)
+    return out
+
+
+def issue_date_choices(candidates: Sequence[DateCandidate]) -> list[int]:
+    """The indexes of the candidates the ranker chooses among: the dates under an issue-date
+    label. A date under no label, or under a due or delivery date's, informs the others'
+    features only: unlabelled dates in running text (appointments, periods, references) are
+    too many and too varied for the synthetic documents to teach which one is the issue date.
+    """
+    return [i for i, c in enumerate(candidates) if c.concept == "invoice_date"]

@@ -1,0 +1,136 @@
+"""The learned issue-date ranker: the other dates the factory prints, the features, the shipped
+model file, and invoices built so that a date label's first or strongest value is not the
+issue date."""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import json
+from importlib import resources
+
+from renderkit.parsing._protocol import Document
+from renderkit.parsing.extract.invoice import invoice_date_candidates, invoice_fields
+from renderkit.parsing.rank.dates import DATE_FEATURES, issue_date_choices
+from renderkit.parsing.rank.model import load_ranker
+from renderkit.parsing.synth import make_document, make_documents
+from renderkit.parsing.synth.dates import KINDS
+from renderkit.parsing.synth.render import invoice_html
+
+from .test_invoice import _page
+
+
+def _document(cells: list[tuple[float, float, str]]) -> Document:
+    return Document(mime_type="application/pdf", content=b"", pages=(_page(cells),))
+
+
+def _named(document: Document) -> list[tuple[dt.date, dict[str, float]]]:
+    candidates, rows = invoice_date_candidates(document)
+    assert all(len(row) == len(DATE_FEATURES) for row in rows)
+    return [
+        (c.value, dict(zip(DATE_FEATURES, row, strict=True)))
+        for c, row in zip(candidates, rows, strict=True)
+    ]
+
+
+# A service period, a referenced order with its date, the issue date and a print stamp with a
+# clock time and a page number in the footer.
+OTHERS = [
+    (0.05, 0.05, "Supplier Trading Ltd"),
+    (0.60, 0.05, "Invoice No: INV-301"),
+    (0.60, 0.07, "Service period: 01.02.2024 to 29.02.2024"),
+    (0.60, 0.09, "Order no PO-4711 (12.01.2024)"),
+    (0.60, 0.11, "Invoice date: 03.03.2024"),
+    (0.60, 0.13, "Due date: 02.04.2024"),
+    (0.05, 0.40, "Total"), (0.80, 0.40, "1,200.00 EUR"),
+    (0.05, 0.90, "Printed 05.03.2024 10:14:09 Page 1"),
+]  # fmt: skip
+
+
+def test_the_features_name_periods_print_stamps_qualified_labels_and_due_dates() -> None:
+    named = _named(_document(OTHERS))
+    by_value = {value: row for value, row in named}
+    start, end = by_value[dt.date(2024, 2, 1)], by_value[dt.date(2024, 2, 29)]
+    assert start["dates_in_segment"] == end["dates_in_segment"] == 2.0
+    assert start["later_in_segment"] == 0.0 and end["later_in_segment"] == 1.0
+    assert by_value[dt.date(2024, 3, 5)]["clock_in_row"] == 1.0
+    assert by_value[dt.date(2024, 3, 5)]["latest"] == 0.0
+    assert by_value[dt.date(2024, 4, 2)]["label_due_date"] == 1.0
+    assert by_value[dt.date(2024, 4, 2)]["latest"] == 1.0
+    issued = by_value[dt.date(2024, 3, 3)]
+    assert issued["label_invoice_date"] == 1.0 and issued["extra_words"] == 0.0
+    assert issued["before_due"] == 1.0 and issued["clock_in_row"] == 0.0
+    assert by_value[dt.date(2024, 1, 12)]["value_prefix"] == 1.0
+    assert by_value[dt.date(2024, 1, 12)]["earliest"] == 1.0
+
+
+def test_the_ranker_chooses_only_among_the_dates_under_an_issue_date_label() -> None:
+    candidates, _ = invoice_date_candidates(_document(OTHERS))
+    chosen = {candidates[i].value for i in issue_date_choices(candidates)}
+    assert dt.date(2024, 3, 3) in chosen
+    assert dt.date(2024, 4, 2) not in chosen and dt.date(2024, 3, 5) not in chosen
+
+
+# "Date" starts two rows: the date of an earlier invoice this one refers to, printed first
+# and under the longer label, and the document's own date.
+REFERENCE = [
+    (0.05, 0.05, "Supplier Trading Ltd"),
+    (0.60, 0.05, "Invoice No: INV-302"),
+    (0.60, 0.07, "Invoice date of the original invoice: 14.11.2023"),
+    (0.60, 0.09, "Date: 03.03.2024"),
+    (0.05, 0.40, "Total"), (0.80, 0.40, "1,200.00 EUR"),
+]  # fmt: skip
+
+
+def test_a_referenced_invoices_date_under_a_longer_label_is_not_taken_for_the_issue_date() -> None:
+    document = _document(REFERENCE)
+    assert invoice_fields(document).fields["date"].value == "2023-11-14"
+    ranked = invoice_fields(document, date_ranker=True).fields["date"]
+    assert ranked.value == "2024-03-03"
+    assert 0.0 < ranked.confidence <= 1.0
+    assert "03.03.2024" in " ".join(line.text for line in ranked.lines)
+
+
+def test_without_an_issue_date_label_the_rules_reading_stays() -> None:
+    document = _document(
+        [
+            (0.05, 0.05, "Supplier Trading Ltd"),
+            (0.60, 0.05, "Invoice No: INV-303"),
+            (0.60, 0.07, "03.03.2024"),
+            (0.05, 0.40, "Total"), (0.80, 0.40, "1,200.00 EUR"),
+        ]
+    )  # fmt: skip
+    rules = invoice_fields(document).fields["date"]
+    assert invoice_fields(document, date_ranker=True).fields["date"] == rules
+
+
+def test_the_shipped_date_model_loads_and_says_how_it_was_trained() -> None:
+    ranker = load_ranker("invoice_date", DATE_FEATURES)
+    assert ranker.features == DATE_FEATURES
+    data = json.loads(
+        resources.files("renderkit.parsing.models").joinpath("invoice_date.json").read_text()
+    )
+    training = data["training"]
+    assert "--field date" in training["command"] and training["seed"] == 0
+    assert "grouped by language" in training["model"]
+    assert all("seed 1" not in s and "seed 9001" not in s for s in training["sets"])
+    assert 0.8 < training["top1_held_out_folds"] <= 1.0
+
+
+def test_other_dates_are_printed_only_when_asked_and_sets_without_them_are_unchanged() -> None:
+    plain = make_documents("invoice", 20, 17, photos=False)
+    again = make_documents("invoice", 20, 17, photos=False, other_dates=False)
+    assert [invoice_html(d) for d in plain] == [invoice_html(d) for d in again]
+    assert all(not d.layout.other_dates for d in plain)
+    dated = [make_document("invoice", i, 17, photos=False, other_dates=True) for i in range(20)]
+    kinds = {k for d in dated for k in d.layout.other_dates}
+    assert kinds == set(KINDS)
+    for before, doc in zip(plain, dated, strict=True):
+        # The same document otherwise: same parties, numbers and dates.
+        assert doc.expected == before.expected
+        page = invoice_html(doc)
+        shown = [d.text for d in doc.decoys if d.role == "other_date"]
+        assert len(shown) == len(doc.layout.other_dates)
+        for text in shown:
+            assert html.escape(text, quote=True) in page, (doc.id, text)
+            assert doc.printed["date"] != text
