@@ -100,6 +100,8 @@ class EvalOptions:
             mechanisms on their own).
         ranker: invoices' totals chosen by the learned ranker (as ``LocalExtractor``, the
             default); False: the label rules' choice.
+        contract_ranker: contracts' terms chosen by the learned term ranker
+            (``LocalExtractor(contract_ranker=...)``, off by default).
         calibrated: field confidence mapped through the shipped calibration
             (``LocalExtractor(calibrated=...)``); off gives the rules' raw figures.
     """
@@ -110,6 +112,7 @@ class EvalOptions:
     verbose: bool = False
     embedded_xml: bool = True
     ranker: bool = True
+    contract_ranker: bool = False
     calibrated: bool = True
 
 
@@ -187,7 +190,11 @@ async def _parse_source(
 ) -> dict[str, _Parsed]:
     manifest = json.loads(manifest_path.read_text())  # noqa: ASYNC240 - a CLI, not a server
     schema = _schema_for(manifest)
-    extractor = LocalExtractor(ranker=options.ranker, calibrated=options.calibrated)
+    extractor = LocalExtractor(
+        ranker=options.ranker,
+        contract_ranker=options.contract_ranker,
+        calibrated=options.calibrated,
+    )
     out: dict[str, _Parsed] = {}
     limiter = anyio.CapacityLimiter(options.concurrency)
 
@@ -697,6 +704,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="invoice totals chosen by the learned ranker (the default; --no-ranker: the rules)",
     )
     parser.add_argument(
+        "--contract-ranker",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="contracts' terms chosen by the learned term ranker (off by default)",
+    )
+    parser.add_argument(
         "--no-calibration",
         action="store_true",
         help="report the rules' raw field confidence (no calibration map)",
@@ -722,6 +735,7 @@ def options_from(args: argparse.Namespace, *, synthetic: bool = False) -> EvalOp
         verbose=args.verbose,
         embedded_xml=not args.no_embedded_xml,
         ranker=args.ranker,
+        contract_ranker=args.contract_ranker,
         calibrated=not args.no_calibration,
     )
 

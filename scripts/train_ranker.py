@@ -1,4 +1,5 @@
-"""Train the invoice-total ranker on synthetic invoices and write its model file.
+"""Train a candidate ranker (an invoice's total, a contract's term) on synthetic documents and
+write its model file.
 
 Usage::
 
@@ -6,6 +7,15 @@ Usage::
     python scripts/synth_docs.py --kind invoice --count 150 --seed 4 --photos --out /tmp/train4
     python scripts/train_ranker.py /tmp/train3 /tmp/train4 --seed 0 \\
         --out src/renderkit/parsing/models/invoice_total.json
+    python scripts/synth_docs.py --kind contract --count 400 --seed 31 --out /tmp/train31
+    python scripts/train_ranker.py /tmp/train31 --field term --seed 0 \\
+        --out src/renderkit/parsing/models/contract_term.json
+
+``--field term`` (contracts): every duration of a contract
+(:func:`renderkit.parsing.extract.contract.term_candidates_of`) is one example, labelled by
+whether it equals the true term; contracts without a term give negatives only, which is how
+the model learns that notice and survival periods are no term. Folds are grouped by the
+truth's ``layout.family`` (how the parties are named, where the term sits).
 
 Only the synthetic factory's output is training data (its truth says which candidate is the
 total); the dev set is validation only. Every amount of a document
@@ -36,8 +46,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
 from renderkit.parsing import OcrEngine, ParseLimits, ocr_engine
+from renderkit.parsing.extract.contract import term_candidates_of
 from renderkit.parsing.extract.invoice import total_candidates
 from renderkit.parsing.rank.candidates import FEATURES
+from renderkit.parsing.rank.contract import TERM_FEATURES
 from renderkit.parsing.rank.model import MODEL_VERSION
 from renderkit.parsing.readers.document import read_document
 
@@ -79,6 +91,35 @@ async def _examples(
     return rows, labels, groups, families, counts
 
 
+async def _term_examples(
+    roots: Sequence[Path], ocr: OcrEngine
+) -> tuple[list[list[float]], list[int], list[int], list[str], dict[str, int]]:
+    rows: list[list[float]] = []
+    labels: list[int] = []
+    groups: list[int] = []
+    families: list[str] = []
+    counts = {"documents": 0, "without_term": 0, "term_not_a_candidate": 0}
+    for root in roots:
+        for manifest_path in sorted(root.glob("*/manifest.json")):
+            manifest = json.loads(manifest_path.read_text())
+            for doc in manifest["documents"]:
+                counts["documents"] += 1
+                truth = doc["expected"].get("term")
+                counts["without_term"] += truth is None
+                content = (manifest_path.parent / doc["file"]).read_bytes()
+                document = await read_document(content, doc["mime"], ocr=ocr, limits=ParseLimits())
+                candidates, features = term_candidates_of(document.text)
+                hits = [c.value == truth for c in candidates]
+                if truth is not None and not any(hits):
+                    counts["term_not_a_candidate"] += 1
+                    continue
+                rows += features
+                labels += [int(h) for h in hits]
+                groups += [counts["documents"]] * len(hits)
+                families += [doc["layout_family"]] * len(hits)
+    return rows, labels, groups, families, counts
+
+
 def _fit(x: Any, y: Any, seed: int) -> tuple[Any, Any, LogisticRegression]:
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
@@ -89,9 +130,12 @@ def _fit(x: Any, y: Any, seed: int) -> tuple[Any, Any, LogisticRegression]:
 
 
 def _top1(scores: Any, y: Any, groups: Any) -> float:
+    """The share of documents with a right candidate whose best-scored candidate is right."""
     right = total = 0
     for g in np.unique(groups):
         mask = groups == g
+        if not y[mask].any():
+            continue
         total += 1
         right += int(y[mask][int(np.argmax(scores[mask]))] == 1)
     return right / total if total else math.nan
@@ -103,6 +147,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--out", required=True, help="the model file to write")
+    parser.add_argument(
+        "--field",
+        choices=("total", "term"),
+        default="total",
+        help="total: invoices' totals (the default); term: contracts' terms",
+    )
     parser.add_argument("--cache", help="folder caching OCR results (as eval_parse.py's)")
     args = parser.parse_args(argv)
     ocr: OcrEngine = ocr_engine()
@@ -111,7 +161,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from eval_parse import CachedOcr
 
         ocr = CachedOcr(ocr, Path(args.cache))
-    rows, labels, groups, families, counts = anyio.run(_examples, [Path(s) for s in args.sets], ocr)
+    examples = _term_examples if args.field == "term" else _examples
+    features = TERM_FEATURES if args.field == "term" else FEATURES
+    rows, labels, groups, families, counts = anyio.run(examples, [Path(s) for s in args.sets], ocr)
     x, y, g = np.array(rows, dtype=float), np.array(labels), np.array(groups)
     family = np.array(families)
     # Held-out scores per fold: the calibration map is fitted on them, never on the data a
@@ -139,7 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     data = {
         "version": MODEL_VERSION,
         "name": Path(args.out).stem,
-        "features": list(FEATURES),
+        "features": list(features),
         "mean": [round(float(v), 6) for v in mean],
         "scale": [round(float(v), 6) for v in scale],
         "weights": [round(float(v), 6) for v in model.coef_[0]],
@@ -161,7 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Path(args.out).write_text(json.dumps(data, indent=1) + "\n")
     print(json.dumps(data["training"], indent=1))
     for name, weight in sorted(
-        zip(FEATURES, data["weights"], strict=True), key=lambda t: -abs(t[1])
+        zip(features, data["weights"], strict=True), key=lambda t: -abs(t[1])
     ):
         print(f"{weight:+.3f} {name}")
     return 0

@@ -60,6 +60,8 @@ class LocalExtractor:
             total, its calibrated probability as the confidence; on by default since it passed
             the dev set's decision rule (docs/parsing.md, "Learned ranking"); False keeps the
             label rules' choice.
+        contract_ranker: let the learned term ranker choose a contract's term among every
+            duration it prints (docs/parsing.md, "Contract term ranking"); off by default.
         calibrated: map each field's confidence through the calibration fitted on synthetic
             documents (:mod:`~renderkit.parsing.fill.calibration`); False reports the rules'
             raw figures. Values are the same either way.
@@ -75,6 +77,7 @@ class LocalExtractor:
         arbiter_threshold: float = DEFAULT_THRESHOLD,
         arbiter_timeout: float = DEFAULT_TIMEOUT,
         ranker: bool = True,
+        contract_ranker: bool = False,
         calibrated: bool = True,
     ) -> None:
         self.day_first = day_first
@@ -82,6 +85,7 @@ class LocalExtractor:
         self.arbiter_threshold = arbiter_threshold
         self.arbiter_timeout = arbiter_timeout
         self.ranker = ranker
+        self.contract_ranker = contract_ranker
         self.calibrated = calibrated
 
     async def extract(
@@ -125,7 +129,13 @@ class LocalExtractor:
     def _found(self, document: Document, hints: str | None) -> tuple[str, Extracted]:
         kind, _ = classify(document.text + ("\n" + hints if hints else ""))
         day_first = self.day_first if self.day_first is not None else _day_first(hints)
-        return kind, extract_fields(kind, document, day_first=day_first, ranker=self.ranker)
+        return kind, extract_fields(
+            kind,
+            document,
+            day_first=day_first,
+            ranker=self.ranker,
+            contract_ranker=self.contract_ranker,
+        )
 
     def _fill(
         self,

@@ -18,8 +18,15 @@ from typing import Any
 from renderkit.parsing.extract.found import Found
 from renderkit.parsing.extract.identifiers import legal_forms
 from renderkit.parsing.extract.values import find_dates
+from renderkit.parsing.rank.contract import (
+    TERM_FEATURES,
+    TermCandidate,
+    term_candidates,
+    term_features,
+)
+from renderkit.parsing.rank.model import Ranker, load_ranker
 
-__all__ = ["contract_fields", "defined_parties"]
+__all__ = ["contract_fields", "defined_parties", "term_candidates_of"]
 
 # How much of the document's start is read: definitions and the preamble come early.
 _HEAD = 4000
@@ -341,7 +348,19 @@ def _duration() -> re.Pattern[str]:
     return re.compile(_phrase_text("duration").replace("{number}", words), re.I)
 
 
-def _term(text: str) -> Found | None:
+def _cue_windows(text: str) -> list[tuple[int, int]]:
+    """The spans a term is read in: from a phrase making the agreement the subject of an
+    ending verb to the end of its sentence (at most 200 characters after the phrase)."""
+    spans = []
+    for cue in _phrase("term_cue", re.I).finditer(text):
+        window = text[cue.start() : cue.end() + 200]
+        window = re.split(r"(?<=[a-z)])\.\s+[A-Z]", window)[0]
+        spans.append((cue.start(), cue.start() + len(window)))
+    return spans
+
+
+def _term_pick(text: str) -> TermCandidate | None:
+    """The rules' term: the first duration after a phrase making the agreement its subject."""
     for cue in _phrase("term_cue", re.I).finditer(text):
         window = text[cue.start() : cue.end() + 200]
         window = re.split(r"(?<=[a-z)])\.\s+[A-Z]", window)[0]
@@ -351,18 +370,68 @@ def _term(text: str) -> Found | None:
         raw = re.sub(r"\s+", " ", duration.group("n").lower())
         number = int(raw) if raw.isdigit() else _number_words()[raw]
         unit = duration.group("unit").lower().rstrip("s")
-        return Found(value=f"{number} {unit}{'s' if number != 1 else ''}", confidence=0.55)
+        start = cue.start() + duration.start()
+        return TermCandidate(
+            value=f"{number} {unit}{'s' if number != 1 else ''}",
+            start=start,
+            end=cue.start() + duration.end(),
+        )
     return None
 
 
-def contract_fields(text: str) -> dict[str, Found]:
-    """Parties, effective date, governing-law jurisdiction and term of a contract."""
+def _term(text: str) -> Found | None:
+    pick = _term_pick(text)
+    return None if pick is None else Found(value=pick.value, confidence=0.55)
+
+
+def term_candidates_of(text: str) -> tuple[list[TermCandidate], list[list[float]]]:
+    """Every duration of a contract's text and its features (what the term ranker scores;
+    ``scripts/train_ranker.py --field term`` trains on the same)."""
+    text = _dates_joined(text)
+    candidates = term_candidates(text, _duration(), _number_words())
+    return candidates, term_features(text, candidates, _term_pick(text), _cue_windows(text))
+
+
+@functools.cache
+def _term_ranker() -> Ranker:
+    return load_ranker("contract_term", TERM_FEATURES)
+
+
+# A ranked term is given only when the model thinks it more likely right than not: many
+# contracts print durations (notice, survival, payment) and no term of their own.
+_TERM_MIN_PROBABILITY = 0.5
+
+
+def _ranked_term(text: str) -> Found | None:
+    """The duration the learned ranker picks, its calibrated probability as the confidence."""
+    candidates, features = term_candidates_of(text)
+    # A hard constraint, as the rules': only a duration in a sentence where the agreement is
+    # the subject of an ending verb can be its term; the model chooses among those.
+    cue = TERM_FEATURES.index("cue_window")
+    allowed = [i for i, f in enumerate(features) if f[cue]]
+    if not allowed:
+        return None
+    ranker = _term_ranker()
+    scores = {i: ranker.score(features[i]) for i in allowed}
+    best = max(allowed, key=lambda i: scores[i])
+    probability = ranker.probability(scores[best])
+    if probability < _TERM_MIN_PROBABILITY:
+        return None
+    return Found(value=candidates[best].value, confidence=round(probability, 4))
+
+
+def contract_fields(text: str, *, ranker: bool = False) -> dict[str, Found]:
+    """Parties, effective date, governing-law jurisdiction and term of a contract.
+
+    ``ranker``: the term is the duration the learned ranker picks (:func:`_ranked_term`)
+    instead of the rules' first duration after a term phrase.
+    """
     found: dict[str, Found] = {}
     for name, rule in (
         ("parties", _parties),
         ("effective_date", _effective_date),
         ("jurisdiction", _jurisdiction),
-        ("term", _term),
+        ("term", _ranked_term if ranker else _term),
     ):
         value = rule(text)
         if value is not None:
