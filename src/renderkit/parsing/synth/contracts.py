@@ -20,8 +20,11 @@ names come from :mod:`.names`. What varies, each a seeded choice:
   than the agreement, payment terms, cure periods, non-solicitation periods;
 - the effective date in several forms, with decoy dates (other agreements, signature dates).
 
-The truth's ``decoys`` lists every decoy duration, ``layout.family`` the structure (how the
-parties are named and where the term sits), the family a ranker's folds keep out together.
+Other companies are named too (a parent, affiliates in a list, a transaction's target, an
+adviser, an officer's title "President of <party>"): decoys for the parties. The truth's
+``decoys`` lists every decoy duration, ``decoy_names`` every decoy company, ``layout.family``
+the structure (how the parties are named and where the term sits), the family a ranker's folds
+keep out together.
 """
 
 from __future__ import annotations
@@ -153,13 +156,15 @@ class SynthContract:
     term: tuple[int, str] | None
     term_text: str | None
     decoys: tuple[str, ...]
+    decoy_names: tuple[str, ...]
     paragraphs: tuple[tuple[str, str], ...]
 
     @property
     def expected(self) -> dict[str, Any]:
         """The labels in the eval set's normal forms (the dev set's contract fields)."""
         out: dict[str, Any] = {
-            "party": [p.name for p in self.parties],
+            # The dev set's normal form spells "&" as "and" (its labels were normalised so).
+            "party": [p.name.replace(" & ", " and ") for p in self.parties],
             "jurisdiction": self.jurisdiction,
         }
         if self.effective is not None:
@@ -178,6 +183,7 @@ class SynthContract:
             "parties": [attrs.asdict(p) for p in self.parties],
             "term_text": self.term_text,
             "decoys": list(self.decoys),
+            "decoy_names": list(self.decoy_names),
             "layout": {**attrs.asdict(self.layout), "family": self.layout.family},
         }
 
@@ -415,6 +421,50 @@ def make_contract(index: int, seed: int) -> SynthContract:
                 "confidential information;",
             )
         )
+    # Other companies the contract names (a parent, affiliates, a transaction's target, an
+    # adviser): decoys for the parties, drawn from a generator of their own.
+    other = random.Random(f"renderkit-synth-names:{seed}:contract:{index}")
+    decoy_names: list[str] = []
+    decoy_clauses: list[tuple[str, str]] = []
+    first, second = parties[0], parties[1]
+    for shape in other.sample(range(4), other.randint(0, 3)):
+        name = _company(other)[0]
+        decoy_names.append(name)
+        if shape == 0:
+            paragraphs.append(
+                (
+                    "",
+                    f"WHEREAS, the {first.alias} is a wholly owned subsidiary of {name} (the "
+                    '"Parent");',
+                )
+            )
+        elif shape == 1:
+            more = [_company(other)[0] for _ in range(other.randint(1, 3))]
+            decoy_names += more
+            listed = ", ".join([name, *more[:-1]]) + f" and {more[-1]}"
+            decoy_clauses.append(
+                (
+                    "Affiliates",
+                    f"The obligations of the {second.alias} extend to its affiliates, including "
+                    f"{listed}.",
+                )
+            )
+        elif shape == 2:
+            paragraphs.append(
+                (
+                    "",
+                    "WHEREAS, the parties are considering a possible transaction involving "
+                    f'{name} (the "Target");',
+                )
+            )
+        else:
+            decoy_clauses.append(
+                (
+                    "Advisers",
+                    f"The {first.alias} has engaged {name} as its financial adviser in "
+                    "connection with the matters contemplated hereby.",
+                )
+            )
 
     # Clauses: fillers, decoys and the term, shuffled.
     n, unit = rng.choice(
@@ -442,6 +492,8 @@ def make_contract(index: int, seed: int) -> SynthContract:
                                     "Payment", "General")), text))  # fmt: skip
     clauses += rng.sample(_FILLER, rng.randint(2, 5))
     rng.shuffle(clauses)
+    for clause in decoy_clauses:
+        clauses.insert(other.randrange(len(clauses) + 1), clause)
     if layout.term_place == "buried" and clauses:
         # Inside another clause, far from any "Term" heading.
         at = rng.randrange(len(clauses))
@@ -472,7 +524,8 @@ def make_contract(index: int, seed: int) -> SynthContract:
         block = "" if p.individual else f"{name}\n"
         block += f"By: ______________\nName: {p.signer}\n"
         if not p.individual:
-            block += f"Title: {rng.choice(('President', 'Chief Executive Officer', 'Director'))}\n"
+            role = rng.choice(("President", "Chief Executive Officer", "Director"))
+            block += f"Title: {role}{f' of {p.name}' if other.random() < 0.3 else ''}\n"
         block += f"Date: {_date(signed, rng)}"
         paragraphs.append(("SIGNATURE", block))
     return SynthContract(
@@ -486,6 +539,7 @@ def make_contract(index: int, seed: int) -> SynthContract:
         term=term,
         term_text=term_text,
         decoys=tuple(decoys),
+        decoy_names=tuple(decoy_names),
         paragraphs=tuple(paragraphs),
     )
 
