@@ -100,8 +100,8 @@ class EvalOptions:
             mechanisms on their own).
         ranker: invoices' totals chosen by the learned ranker (as ``LocalExtractor``, the
             default); False: the label rules' choice.
-        contract_ranker: contracts' terms chosen by the learned term ranker
-            (``LocalExtractor(contract_ranker=...)``, off by default).
+        term_ranker, party_ranker: contracts' terms and parties chosen by the learned rankers
+            (``LocalExtractor(term_ranker=..., party_ranker=...)``).
         calibrated: field confidence mapped through the shipped calibration
             (``LocalExtractor(calibrated=...)``); off gives the rules' raw figures.
     """
@@ -112,7 +112,8 @@ class EvalOptions:
     verbose: bool = False
     embedded_xml: bool = True
     ranker: bool = True
-    contract_ranker: bool = False
+    term_ranker: bool = True
+    party_ranker: bool = False
     calibrated: bool = True
 
 
@@ -192,7 +193,8 @@ async def _parse_source(
     schema = _schema_for(manifest)
     extractor = LocalExtractor(
         ranker=options.ranker,
-        contract_ranker=options.contract_ranker,
+        term_ranker=options.term_ranker,
+        party_ranker=options.party_ranker,
         calibrated=options.calibrated,
     )
     out: dict[str, _Parsed] = {}
@@ -704,10 +706,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="invoice totals chosen by the learned ranker (the default; --no-ranker: the rules)",
     )
     parser.add_argument(
-        "--contract-ranker",
+        "--term-ranker",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="contracts' terms chosen by the learned term ranker (the default; --no-term-ranker: "
+        "the rules)",
+    )
+    parser.add_argument(
+        "--party-ranker",
         action=argparse.BooleanOptionalAction,
         default=False,
-        help="contracts' terms chosen by the learned term ranker (off by default)",
+        help="contracts' parties chosen by the learned party ranker (off by default)",
     )
     parser.add_argument(
         "--no-calibration",
@@ -735,7 +744,8 @@ def options_from(args: argparse.Namespace, *, synthetic: bool = False) -> EvalOp
         verbose=args.verbose,
         embedded_xml=not args.no_embedded_xml,
         ranker=args.ranker,
-        contract_ranker=args.contract_ranker,
+        term_ranker=args.term_ranker,
+        party_ranker=args.party_ranker,
         calibrated=not args.no_calibration,
     )
 

@@ -15,7 +15,10 @@ Usage::
 (:func:`renderkit.parsing.extract.contract.term_candidates_of`) is one example, labelled by
 whether it equals the true term; contracts without a term give negatives only, which is how
 the model learns that notice and survival periods are no term. Folds are grouped by the
-truth's ``layout.family`` (how the parties are named, where the term sits).
+truth's ``layout.family`` (how the parties are named, where the term sits). ``--field party``:
+every name the party rules propose (:func:`~renderkit.parsing.extract.contract.party_candidates_of`)
+is one example, labelled by whether it is one of the true parties (compared as the scorer
+compares them, "&" read as "and").
 
 Only the synthetic factory's output is training data (its truth says which candidate is the
 total); the dev set is validation only. Every amount of a document
@@ -34,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from collections.abc import Sequence
 from decimal import Decimal
@@ -46,10 +50,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
 from renderkit.parsing import OcrEngine, ParseLimits, ocr_engine
-from renderkit.parsing.extract.contract import term_candidates_of
+from renderkit.parsing.extract.contract import party_candidates_of, term_candidates_of
 from renderkit.parsing.extract.invoice import total_candidates
 from renderkit.parsing.rank.candidates import FEATURES
-from renderkit.parsing.rank.contract import TERM_FEATURES
+from renderkit.parsing.rank.contract import PARTY_FEATURES, TERM_FEATURES
 from renderkit.parsing.rank.model import MODEL_VERSION
 from renderkit.parsing.readers.document import read_document
 
@@ -120,6 +124,37 @@ async def _term_examples(
     return rows, labels, groups, families, counts
 
 
+def _party_key(name: str) -> str:
+    return " ".join(re.sub(r"[^0-9A-Z]+", " ", name.replace("&", " and ").upper()).split())
+
+
+async def _party_examples(
+    roots: Sequence[Path], ocr: OcrEngine
+) -> tuple[list[list[float]], list[int], list[int], list[str], dict[str, int]]:
+    rows: list[list[float]] = []
+    labels: list[int] = []
+    groups: list[int] = []
+    families: list[str] = []
+    counts = {"documents": 0, "parties": 0, "party_not_a_candidate": 0}
+    for root in roots:
+        for manifest_path in sorted(root.glob("*/manifest.json")):
+            manifest = json.loads(manifest_path.read_text())
+            for doc in manifest["documents"]:
+                counts["documents"] += 1
+                truth = {_party_key(p) for p in doc["expected"].get("party", [])}
+                content = (manifest_path.parent / doc["file"]).read_bytes()
+                document = await read_document(content, doc["mime"], ocr=ocr, limits=ParseLimits())
+                candidates, features = party_candidates_of(document.text)
+                hits = [_party_key(c.name) in truth for c in candidates]
+                counts["parties"] += len(truth)
+                counts["party_not_a_candidate"] += len(truth) - sum(hits)
+                rows += features
+                labels += [int(h) for h in hits]
+                groups += [counts["documents"]] * len(hits)
+                families += [doc["layout_family"]] * len(hits)
+    return rows, labels, groups, families, counts
+
+
 def _fit(x: Any, y: Any, seed: int) -> tuple[Any, Any, LogisticRegression]:
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
@@ -149,9 +184,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", required=True, help="the model file to write")
     parser.add_argument(
         "--field",
-        choices=("total", "term"),
+        choices=("total", "term", "party"),
         default="total",
-        help="total: invoices' totals (the default); term: contracts' terms",
+        help="total: invoices' totals (the default); term, party: contracts' terms, parties",
     )
     parser.add_argument("--cache", help="folder caching OCR results (as eval_parse.py's)")
     args = parser.parse_args(argv)
@@ -161,8 +196,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from eval_parse import CachedOcr
 
         ocr = CachedOcr(ocr, Path(args.cache))
-    examples = _term_examples if args.field == "term" else _examples
-    features = TERM_FEATURES if args.field == "term" else FEATURES
+    examples = {"term": _term_examples, "party": _party_examples}.get(args.field, _examples)
+    features = {"term": TERM_FEATURES, "party": PARTY_FEATURES}.get(args.field, FEATURES)
     rows, labels, groups, families, counts = anyio.run(examples, [Path(s) for s in args.sets], ocr)
     x, y, g = np.array(rows, dtype=float), np.array(labels), np.array(groups)
     family = np.array(families)

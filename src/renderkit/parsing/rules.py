@@ -60,8 +60,12 @@ class LocalExtractor:
             total, its calibrated probability as the confidence; on by default since it passed
             the dev set's decision rule (docs/parsing.md, "Learned ranking"); False keeps the
             label rules' choice.
-        contract_ranker: let the learned term ranker choose a contract's term among every
-            duration it prints (docs/parsing.md, "Contract term ranking"); off by default.
+        term_ranker: let the learned term ranker choose a contract's term among the
+            durations the term rules accept, its calibrated probability as the confidence; on
+            by default since it passed the dev set's decision rule (docs/parsing.md, "Contract
+            term and parties"); False keeps the rules' first duration.
+        party_ranker: let the learned party ranker choose a contract's parties among every
+            name the party rules propose (same section); off by default.
         calibrated: map each field's confidence through the calibration fitted on synthetic
             documents (:mod:`~renderkit.parsing.fill.calibration`); False reports the rules'
             raw figures. Values are the same either way.
@@ -77,7 +81,8 @@ class LocalExtractor:
         arbiter_threshold: float = DEFAULT_THRESHOLD,
         arbiter_timeout: float = DEFAULT_TIMEOUT,
         ranker: bool = True,
-        contract_ranker: bool = False,
+        term_ranker: bool = True,
+        party_ranker: bool = False,
         calibrated: bool = True,
     ) -> None:
         self.day_first = day_first
@@ -85,7 +90,8 @@ class LocalExtractor:
         self.arbiter_threshold = arbiter_threshold
         self.arbiter_timeout = arbiter_timeout
         self.ranker = ranker
-        self.contract_ranker = contract_ranker
+        self.term_ranker = term_ranker
+        self.party_ranker = party_ranker
         self.calibrated = calibrated
 
     async def extract(
@@ -134,7 +140,8 @@ class LocalExtractor:
             document,
             day_first=day_first,
             ranker=self.ranker,
-            contract_ranker=self.contract_ranker,
+            term_ranker=self.term_ranker,
+            party_ranker=self.party_ranker,
         )
 
     def _fill(

@@ -188,3 +188,135 @@ def term_features(
         ]
         rows.append(row)
     return rows
+
+
+# ---------------------------------------------------------------- parties
+
+#: Where a party candidate was found: the preamble clause, a name defined as a term, a
+#: signature block, or any name ending in a legal form in the contract's first pages.
+PARTY_SOURCES = ("preamble", "defined", "signature", "legal_form")
+
+# How a party is introduced right after its name: a description or a defined-term alias.
+_DESCRIBED = re.compile(r"^\s*,?\s*(an?\s+[a-z]|organi[sz]ed|incorporated|with\s+(its\s+)?offices)")
+_ALIAS = re.compile(
+    r"^[^()]{0,160}?\(\s*(the\s+|hereinafter\s+(referred\s+to\s+as\s+)?)?[\"“]", re.I
+)
+_ROLE_WORDS = re.compile(
+    r"\b(recipient|discloser|disclosing|receiving|company|client|customer|supplier|provider|"
+    r"consultant|buyer|seller|licensor|licensee|employee|executive|party)\b",
+    re.I,
+)
+_ADDRESS_BEFORE = re.compile(r"\b(at|in|of)\s+(\d+\s+)?$", re.I)
+# What comes before a company that is named but not a party: its relation to a party.
+_RELATION_BEFORE = re.compile(
+    r"\b(subsidiar\w*|affiliates?|parent|including|such\s+as|advis\w+|engaged|involving|"
+    r"transaction|merger|acquisition|of)\b[^.;]{0,40}$",
+    re.I,
+)
+_CONNECTOR_INSIDE = re.compile(r"\s(of|and)\s", re.I)
+# Other candidates named within this many characters: a list of affiliates.
+_NEIGHBOURHOOD = 200
+
+#: The names of :func:`party_features`' values, in order (the model file repeats them).
+PARTY_FEATURES: tuple[str, ...] = (
+    *(f"from_{s}" for s in PARTY_SOURCES),
+    "sources",
+    "legal_form",
+    "words",
+    "single_word",
+    "person_like",
+    "upper_case",
+    "has_digit",
+    "log_mentions",
+    "first_position",
+    "head_position",
+    "described_after",
+    "alias_after",
+    "role_word_near",
+    "in_signature_tail",
+    "address_before",
+    "place_word",
+    "preamble_order",
+    "rule_pick",
+    "relation_before",
+    "connector_inside",
+    "neighbours",
+)
+
+
+@attrs.frozen(kw_only=True)
+class PartyCandidate:
+    """One name that may be a party, and which mechanisms proposed it (``sources``; the
+    preamble's order of it in ``preamble_order``, -1 when not from the preamble)."""
+
+    name: str
+    sources: frozenset[str]
+    preamble_order: int = -1
+
+
+def party_features(
+    text: str,
+    candidates: list[PartyCandidate],
+    *,
+    legal_form: re.Pattern[str],
+    places: frozenset[str],
+    rule: frozenset[int],
+) -> list[list[float]]:
+    """The features of each candidate (names in :data:`PARTY_FEATURES`); ``legal_form``
+    matches a name ending in a legal form, ``places`` are the lexicon's places (casefolded),
+    ``rule`` the indexes of the candidates the rules chose."""
+    length = max(len(text), 1)
+    folded = text.casefold()
+    tail = folded[-4000:]
+    rows: list[list[float]] = []
+    firsts: list[int] = []
+    found: list[list[re.Match[str]]] = []
+    for c in candidates:
+        # A name is found again with its spaces as the text has them (line breaks included).
+        pattern = re.compile(r"\s+".join(re.escape(w) for w in c.name.casefold().split()))
+        matches = list(pattern.finditer(folded))
+        found.append(matches)
+        firsts.append(matches[0].start() if matches else length)
+    for index, c in enumerate(candidates):
+        key = c.name.casefold()
+        matches = found[index]
+        first = firsts[index]
+        after = text[matches[0].end() : matches[0].end() + 200] if matches else ""
+        before = text[max(0, first - 12) : first]
+        context = text[max(0, first - 80) : first]
+        neighbours = sum(
+            1 for i, f in enumerate(firsts) if i != index and abs(f - first) <= _NEIGHBOURHOOD
+        )
+        words = c.name.split()
+        person = (
+            2 <= len(words) <= 4
+            and not legal_form.search(c.name)
+            and all(w[:1].isupper() for w in words)
+        )
+        rows.append(
+            [
+                *(float(s in c.sources) for s in PARTY_SOURCES),
+                float(len(c.sources)),
+                float(bool(legal_form.search(c.name))),
+                float(len(words)),
+                float(len(words) == 1),
+                float(person),
+                float(c.name.isupper()),
+                float(any(ch.isdigit() for ch in c.name)),
+                math.log1p(len(matches)),
+                first / length,
+                float(first < 3000),
+                float(bool(_DESCRIBED.search(after))),
+                float(bool(_ALIAS.search(after))),
+                float(bool(_ROLE_WORDS.search(after[:160]))),
+                float(key in tail),
+                float(bool(_ADDRESS_BEFORE.search(before))),
+                float(key in places),
+                float(c.preamble_order),
+                float(index in rule),
+                float(bool(_RELATION_BEFORE.search(context))),
+                float(bool(_CONNECTOR_INSIDE.search(c.name))),
+                float(neighbours),
+            ]
+        )
+    return rows
