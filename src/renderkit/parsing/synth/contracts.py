@@ -21,7 +21,8 @@ names come from :mod:`.names`. What varies, each a seeded choice:
 - the effective date in several forms, with decoy dates (other agreements, signature dates).
 
 Other companies are named too (a parent, affiliates in a list, a transaction's target, an
-adviser, an officer's title "President of <party>"): decoys for the parties. The truth's
+adviser, an officer's title "President of <party>"), affiliates sometimes with short names of
+their own, and some signature blocks print no company: decoys for the parties. The truth's
 ``decoys`` lists every decoy duration, ``decoy_names`` every decoy company, ``layout.family``
 the structure (how the parties are named and where the term sits), the family a ranker's folds
 keep out together.
@@ -441,7 +442,14 @@ def make_contract(index: int, seed: int) -> SynthContract:
         elif shape == 1:
             more = [_company(other)[0] for _ in range(other.randint(1, 3))]
             decoy_names += more
-            listed = ", ".join([name, *more[:-1]]) + f" and {more[-1]}"
+            # Affiliates are often given short names of their own ('Norrel LLC ("NL")').
+            shown = [
+                f'{n} ("{"".join(w[0] for w in n.split()[:2]).upper()}")'
+                if other.random() < 0.5
+                else n
+                for n in [name, *more]
+            ]
+            listed = ", ".join(shown[:-1]) + f" and {shown[-1]}"
             decoy_clauses.append(
                 (
                     "Affiliates",
@@ -519,9 +527,12 @@ def make_contract(index: int, seed: int) -> SynthContract:
         )
     )
     signed = effective + dt.timedelta(days=rng.randrange(0, 20))
+    # Some signature blocks print no company name (only the signer), so a party may be named
+    # in the preamble alone.
+    named_blocks = other.random() >= 0.3
     for p in parties:
         name = p.name.upper() if layout.upper_signatures and not p.individual else p.name
-        block = "" if p.individual else f"{name}\n"
+        block = "" if p.individual or not named_blocks else f"{name}\n"
         block += f"By: ______________\nName: {p.signer}\n"
         if not p.individual:
             role = rng.choice(("President", "Chief Executive Officer", "Director"))
