@@ -52,6 +52,25 @@ def test_a_notice_period_printed_first_is_not_the_term() -> None:
     assert contract_fields(text, ranker=True)["term"].value == "2 years"
 
 
+def test_every_duration_is_a_candidate_however_it_is_printed() -> None:
+    text = (
+        "For 2 days, then twenty-four (24) months and seventy-seven weeks; 1234 years is "
+        "read as 234 years, 5years as 5 years, a 6-month period, x7 days and the holidays."
+    )
+    values = [c.value for c in term_candidates_of(text)[0]]
+    assert values == [
+        "2 days",
+        "24 months",
+        "77 weeks",
+        "234 years",
+        "234 years",
+        "5 years",
+        "5 years",
+        "6 months",
+        "7 days",
+    ]
+
+
 def test_a_survival_period_is_not_a_term_when_the_agreement_has_none() -> None:
     text = (
         _PREAMBLE + "1. Term\nThis Agreement shall remain in effect until terminated by either "

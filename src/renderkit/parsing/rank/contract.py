@@ -116,13 +116,37 @@ class TermCandidate:
     end: int
 
 
+# A duration's unit: where the (slow, many-alternative) duration pattern is worth trying.
+_UNIT = re.compile(r"(?:years?|months?|weeks?|days?)\b", re.I)
+# How far before its unit a duration may start ("twenty-four (24) " and spaces).
+_DURATION_REACH = 64
+
+
+def _durations(text: str, duration: re.Pattern[str]) -> list[re.Match[str]]:
+    """What ``duration.finditer(text)`` gives, tried only just before each unit word: the
+    pattern starts with a hundred number words, and trying it at every character of a
+    40-page contract cost about 50 ms."""
+    found: list[re.Match[str]] = []
+    last = 0
+    for unit in _UNIT.finditer(text):
+        start = max(last, unit.start() - _DURATION_REACH)
+        match = duration.search(text, start, unit.end())
+        while match is not None and match.end() < unit.end():
+            # A duration ending at an earlier unit was taken (or refused) there already.
+            match = duration.search(text, match.end(), unit.end())
+        if match is not None:
+            found.append(match)
+            last = match.end()
+    return found
+
+
 def term_candidates(
     text: str, duration: re.Pattern[str], numbers: dict[str, int]
 ) -> list[TermCandidate]:
     """Every duration ``duration`` (the contract rules' pattern, its groups ``n`` and ``unit``)
     finds in ``text``, in order, with its normal form (``numbers``: written-out numbers)."""
     out: list[TermCandidate] = []
-    for match in duration.finditer(text):
+    for match in _durations(text, duration):
         raw = re.sub(r"\s+", " ", match.group("n").lower())
         number = int(raw) if raw.isdigit() else numbers.get(raw)
         if number is None or number == 0:
