@@ -71,6 +71,27 @@ def test_every_duration_is_a_candidate_however_it_is_printed() -> None:
     ]
 
 
+def test_a_written_out_number_broken_after_its_hyphen_is_read_whole() -> None:
+    text = (
+        _PREAMBLE + "2. Term\nThis Agreement shall terminate, and none of its provisions shall "
+        "have any further effect, twenty-\nfour (24) months from the date of this Agreement.\n"
+    )
+    # PDFium gives a hyphen the browser broke a line at as U+0002.
+    for printed in (text, text.replace("-\n", "\x02")):
+        assert [c.value for c in term_candidates_of(printed)[0]] == ["24 months"]
+        assert contract_fields(printed)["term"].value == "24 months"
+        assert contract_fields(printed, ranker=True)["term"].value == "24 months"
+
+
+def test_what_the_agreement_covers_is_not_how_long_it_lasts() -> None:
+    text = (
+        _PREAMBLE + "1. Scope\nThis Agreement shall apply to all information disclosed during "
+        "the twelve (12) months following the Effective Date.\n\n" + _SIGNATURES
+    )
+    assert [c.value for c in term_candidates_of(text)[0]] == ["12 months"]
+    assert "term" not in contract_fields(text, ranker=True)
+
+
 def test_a_survival_period_is_not_a_term_when_the_agreement_has_none() -> None:
     text = (
         _PREAMBLE + "1. Term\nThis Agreement shall remain in effect until terminated by either "

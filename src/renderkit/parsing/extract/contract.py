@@ -439,7 +439,10 @@ def _preamble_date(text: str) -> Found | None:
 @functools.cache
 def _duration() -> re.Pattern[str]:
     words = "|".join(
-        re.escape(w).replace(r"\ ", r"\s+") for w in sorted(_number_words(), key=len, reverse=True)
+        # "twenty-\nfour": a PDF line may break after the hyphen of a written-out number,
+        # which PDFium's text layer gives as U+0002 when the browser hyphenated there.
+        re.escape(w).replace(r"\ ", r"\s+").replace(r"\-", "[-\x02]\\s*")
+        for w in sorted(_number_words(), key=len, reverse=True)
     )
     return re.compile(_phrase_text("duration").replace("{number}", words), re.I)
 
@@ -463,7 +466,7 @@ def _term_pick(text: str) -> TermCandidate | None:
         duration = _duration().search(window)
         if duration is None:
             continue
-        raw = re.sub(r"\s+", " ", duration.group("n").lower())
+        raw = re.sub(r"[-\x02]\s*", "-", re.sub(r"\s+", " ", duration.group("n").lower()))
         number = int(raw) if raw.isdigit() else _number_words()[raw]
         unit = duration.group("unit").lower().rstrip("s")
         start = cue.start() + duration.start()

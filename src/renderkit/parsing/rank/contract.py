@@ -56,6 +56,12 @@ _WORDS: dict[str, re.Pattern[str]] = {
     "employment": re.compile(r"\bemploy|\bengagement\b", re.I),
     "lookback": re.compile(r"\b(preceding|prior\s+to|before)\b", re.I),
     "during": re.compile(r"\bduring\b", re.I),
+    "applies": re.compile(r"\b(appl(y|ies)|govern\w*|covers?)\b", re.I),
+    "part_of_agreement": re.compile(
+        r"\b(portions?|parts?|provisions?|sections?|covenants?|obligations?)\b[^.;]{0,40}"
+        r"\bof\s+this\s+agreement\b",
+        re.I,
+    ),
 }
 # The agreement itself as the subject of an ending verb, before the candidate in its sentence.
 _AGREEMENT_ENDS = re.compile(
@@ -147,7 +153,7 @@ def term_candidates(
     finds in ``text``, in order, with its normal form (``numbers``: written-out numbers)."""
     out: list[TermCandidate] = []
     for match in _durations(text, duration):
-        raw = re.sub(r"\s+", " ", match.group("n").lower())
+        raw = re.sub(r"[-\x02]\s*", "-", re.sub(r"\s+", " ", match.group("n").lower()))
         number = int(raw) if raw.isdigit() else numbers.get(raw)
         if number is None or number == 0:
             continue

@@ -305,6 +305,13 @@ _DECOYS = (
     "Effective Date.",
     "This Agreement governs disclosures made within {d} after the Effective Date.",
     "The Employee will not, during employment and for {d} thereafter, work for a competitor.",
+    # The agreement as subject, but bounding only a part of it or what it covers.
+    "This Agreement shall apply to all information disclosed during the {d} following the "
+    "Effective Date.",
+    "The confidentiality provisions of this Agreement shall apply only to information "
+    "disclosed within {d} after the Effective Date.",
+    "If the engagement ends without cause, the non-competition covenant of this Agreement "
+    "shall end after {d}.",
     "If the Company terminates the engagement without cause, it shall continue to pay the fees "
     "for {d}.",
 )
