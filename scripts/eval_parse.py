@@ -102,6 +102,8 @@ class EvalOptions:
             default); False: the label rules' choice.
         date_ranker: invoices' issue dates chosen by the learned date ranker (as
             ``LocalExtractor``, the default); False: the label rules' choice.
+        term_ranker, party_ranker: contracts' terms and parties chosen by the learned rankers
+            (``LocalExtractor(term_ranker=..., party_ranker=...)``).
         calibrated: field confidence mapped through the shipped calibration
             (``LocalExtractor(calibrated=...)``); off gives the rules' raw figures.
     """
@@ -113,6 +115,8 @@ class EvalOptions:
     embedded_xml: bool = True
     ranker: bool = True
     date_ranker: bool = True
+    term_ranker: bool = True
+    party_ranker: bool = False
     calibrated: bool = True
 
 
@@ -191,7 +195,11 @@ async def _parse_source(
     manifest = json.loads(manifest_path.read_text())  # noqa: ASYNC240 - a CLI, not a server
     schema = _schema_for(manifest)
     extractor = LocalExtractor(
-        ranker=options.ranker, date_ranker=options.date_ranker, calibrated=options.calibrated
+        ranker=options.ranker,
+        date_ranker=options.date_ranker,
+        term_ranker=options.term_ranker,
+        party_ranker=options.party_ranker,
+        calibrated=options.calibrated,
     )
     out: dict[str, _Parsed] = {}
     limiter = anyio.CapacityLimiter(options.concurrency)
@@ -709,6 +717,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-date-ranker: the rules)",
     )
     parser.add_argument(
+        "--term-ranker",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="contracts' terms chosen by the learned term ranker (the default; --no-term-ranker: "
+        "the rules)",
+    )
+    parser.add_argument(
+        "--party-ranker",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="contracts' parties chosen by the learned party ranker (off by default)",
+    )
+    parser.add_argument(
         "--no-calibration",
         action="store_true",
         help="report the rules' raw field confidence (no calibration map)",
@@ -735,6 +756,8 @@ def options_from(args: argparse.Namespace, *, synthetic: bool = False) -> EvalOp
         embedded_xml=not args.no_embedded_xml,
         ranker=args.ranker,
         date_ranker=args.date_ranker,
+        term_ranker=args.term_ranker,
+        party_ranker=args.party_ranker,
         calibrated=not args.no_calibration,
     )
 

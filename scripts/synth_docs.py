@@ -4,12 +4,13 @@ Usage::
 
     python scripts/synth_docs.py --kind invoice --count 100 --seed 1 --out /tmp/synth
     python scripts/synth_docs.py --kind receipt --count 100 --seed 1 --out /tmp/synth --photos
+    python scripts/synth_docs.py --kind contract --count 100 --seed 9001 --out /tmp/contracts
     python scripts/eval_parse.py /tmp/synth --json /tmp/synth-figures.json
 
-Each run writes one source folder (``synth-invoices`` or ``synth-receipts``) under ``--out``,
-adds it to ``index.json`` and puts the scorer beside it, so runs of both kinds into one folder
-make one set. The same ``--seed`` gives the same documents and labels. See
-``renderkit.parsing.synth`` for what varies. The dev set is never read.
+Each run writes one source folder (``synth-invoices``, ``synth-receipts`` or
+``synth-contracts``) under ``--out``, adds it to ``index.json`` and puts the scorer beside it,
+so runs of several kinds into one folder make one set. The same ``--seed`` gives the same
+documents and labels. See ``renderkit.parsing.synth`` for what varies. The dev set is never read.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python scripts/synth_docs.py", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("--kind", choices=("invoice", "receipt"), required=True)
+    parser.add_argument("--kind", choices=("invoice", "receipt", "contract"), required=True)
     parser.add_argument("--count", type=int, required=True)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", required=True, help="the set's folder (created)")

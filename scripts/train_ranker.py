@@ -1,5 +1,5 @@
-"""Train an invoice ranker (the total's, or the issue date's) on synthetic invoices and write
-its model file.
+"""Train a candidate ranker (an invoice's total or issue date, a contract's term or parties) on
+synthetic documents and write its model file.
 
 Usage::
 
@@ -7,6 +7,18 @@ Usage::
     python scripts/synth_docs.py --kind invoice --count 150 --seed 4 --photos --out /tmp/train4
     python scripts/train_ranker.py /tmp/train3 /tmp/train4 --seed 0 \\
         --out src/renderkit/parsing/models/invoice_total.json
+    python scripts/synth_docs.py --kind contract --count 400 --seed 31 --out /tmp/train31
+    python scripts/train_ranker.py /tmp/train31 --field term --seed 0 \\
+        --out src/renderkit/parsing/models/contract_term.json
+
+``--field term`` (contracts): every duration of a contract
+(:func:`renderkit.parsing.extract.contract.term_candidates_of`) is one example, labelled by
+whether it equals the true term; contracts without a term give negatives only, which is how
+the model learns that notice and survival periods are no term. Folds are grouped by the
+truth's ``layout.family`` (how the parties are named, where the term sits). ``--field party``:
+every name the party rules propose (:func:`~renderkit.parsing.extract.contract.party_candidates_of`)
+is one example, labelled by whether it is one of the true parties (compared as the scorer
+compares them, "&" read as "and").
 
 Only the synthetic factory's output is training data (its truth says which candidate is the
 total); the dev set is validation only. Every amount of a document
@@ -38,6 +50,7 @@ import argparse
 import datetime
 import json
 import math
+import re
 import sys
 from collections.abc import Sequence
 from decimal import Decimal
@@ -50,8 +63,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
 from renderkit.parsing import OcrEngine, ParseLimits, ocr_engine
+from renderkit.parsing.extract.contract import party_candidates_of, term_candidates_of
 from renderkit.parsing.extract.invoice import invoice_date_candidates, total_candidates
 from renderkit.parsing.rank.candidates import FEATURES
+from renderkit.parsing.rank.contract import PARTY_FEATURES, TERM_FEATURES
 from renderkit.parsing.rank.dates import DATE_FEATURES, issue_date_choices
 from renderkit.parsing.rank.model import MODEL_VERSION
 from renderkit.parsing.readers.document import read_document
@@ -109,6 +124,80 @@ async def _examples(
     return rows, labels, groups, families, counts
 
 
+async def _term_examples(
+    roots: Sequence[Path], ocr: OcrEngine
+) -> tuple[list[list[float]], list[int], list[int], list[str], dict[str, int]]:
+    rows: list[list[float]] = []
+    labels: list[int] = []
+    groups: list[int] = []
+    families: list[str] = []
+    counts = {"documents": 0, "without_term": 0, "term_not_a_candidate": 0}
+    for root in roots:
+        for manifest_path in sorted(root.glob("*/manifest.json")):
+            manifest = json.loads(manifest_path.read_text())
+            for doc in manifest["documents"]:
+                counts["documents"] += 1
+                truth = doc["expected"].get("term")
+                counts["without_term"] += truth is None
+                content = (manifest_path.parent / doc["file"]).read_bytes()
+                document = await read_document(content, doc["mime"], ocr=ocr, limits=ParseLimits())
+                candidates, features = term_candidates_of(document.text)
+                hits = [c.value == truth for c in candidates]
+                if truth is not None and not any(hits):
+                    counts["term_not_a_candidate"] += 1
+                    continue
+                rows += features
+                labels += [int(h) for h in hits]
+                groups += [counts["documents"]] * len(hits)
+                families += [doc["layout_family"]] * len(hits)
+    return rows, labels, groups, families, counts
+
+
+def _party_key(name: str) -> str:
+    return " ".join(re.sub(r"[^0-9A-Z]+", " ", name.replace("&", " and ").upper()).split())
+
+
+async def _party_examples(
+    roots: Sequence[Path], ocr: OcrEngine
+) -> tuple[list[list[float]], list[int], list[int], list[str], dict[str, int]]:
+    rows: list[list[float]] = []
+    labels: list[int] = []
+    groups: list[int] = []
+    families: list[str] = []
+    counts = {"documents": 0, "parties": 0, "party_not_a_candidate": 0}
+    for root in roots:
+        for manifest_path in sorted(root.glob("*/manifest.json")):
+            manifest = json.loads(manifest_path.read_text())
+            for doc in manifest["documents"]:
+                counts["documents"] += 1
+                truth = {_party_key(p) for p in doc["expected"].get("party", [])}
+                content = (manifest_path.parent / doc["file"]).read_bytes()
+                document = await read_document(content, doc["mime"], ocr=ocr, limits=ParseLimits())
+                candidates, features = party_candidates_of(document.text)
+                hits = [_party_key(c.name) in truth for c in candidates]
+                counts["parties"] += len(truth)
+                counts["party_not_a_candidate"] += len(truth) - sum(hits)
+                rows += features
+                labels += [int(h) for h in hits]
+                groups += [counts["documents"]] * len(hits)
+                families += [doc["layout_family"]] * len(hits)
+    return rows, labels, groups, families, counts
+
+
+_CONTRACT_EXAMPLES = {"term": _term_examples, "party": _party_examples}
+_FEATURE_NAMES = {
+    "total": FEATURES,
+    "date": DATE_FEATURES,
+    "term": TERM_FEATURES,
+    "party": PARTY_FEATURES,
+}
+# The truth's layout key each field's folds group by.
+_GROUPED_BY = {field: family for field, (_, family) in _FIELDS.items()} | {
+    "term": "layout_family",
+    "party": "layout_family",
+}
+
+
 def _fit(x: Any, y: Any, seed: int) -> tuple[Any, Any, LogisticRegression]:
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
@@ -119,9 +208,12 @@ def _fit(x: Any, y: Any, seed: int) -> tuple[Any, Any, LogisticRegression]:
 
 
 def _top1(scores: Any, y: Any, groups: Any) -> float:
+    """The share of documents with a right candidate whose best-scored candidate is right."""
     right = total = 0
     for g in np.unique(groups):
         mask = groups == g
+        if not y[mask].any():
+            continue
         total += 1
         right += int(y[mask][int(np.argmax(scores[mask]))] == 1)
     return right / total if total else math.nan
@@ -134,7 +226,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--out", required=True, help="the model file to write")
     parser.add_argument(
-        "--field", choices=sorted(_FIELDS), default="total", help="the field to rank"
+        "--field",
+        choices=(*sorted(_FIELDS), "term", "party"),
+        default="total",
+        help="total, date: invoices' totals (the default) or issue dates; term, party: "
+        "contracts' terms, parties",
     )
     parser.add_argument("--cache", help="folder caching OCR results (as eval_parse.py's)")
     args = parser.parse_args(argv)
@@ -144,10 +240,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from eval_parse import CachedOcr
 
         ocr = CachedOcr(ocr, Path(args.cache))
-    rows, labels, groups, families, counts = anyio.run(
-        _examples, [Path(s) for s in args.sets], ocr, args.field
-    )
-    names = DATE_FEATURES if args.field == "date" else FEATURES
+    roots = [Path(s) for s in args.sets]
+    if args.field in _CONTRACT_EXAMPLES:
+        found = anyio.run(_CONTRACT_EXAMPLES[args.field], roots, ocr)
+    else:
+        found = anyio.run(_examples, roots, ocr, args.field)
+    rows, labels, groups, families, counts = found
+    names = _FEATURE_NAMES[args.field]
     x, y, g = np.array(rows, dtype=float), np.array(labels), np.array(groups)
     family = np.array(families)
     # Held-out scores per fold: the calibration map is fitted on them, never on the data a
@@ -189,7 +288,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for s in args.sets
             ],
             "model": f"sklearn LogisticRegression(C={_C}), Platt map on {args.folds} folds "
-            f"grouped by {_FIELDS[args.field][1]}",
+            f"grouped by {_GROUPED_BY[args.field]}",
             **counts,
             **figures,
         },

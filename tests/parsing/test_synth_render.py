@@ -1,5 +1,6 @@
 """The synthetic factory through a real Chromium: the text layer holds every label as printed,
-receipts come out at their paper's width, and a written set is scored by the eval harness."""
+receipts come out at their paper's width, contracts parse back, and a written set is scored by
+the eval harness."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ import pytest
 from PIL import Image
 
 from renderkit.browser import ChromiumPool
+from renderkit.parsing import ParseRequest, parse
 from renderkit.parsing.synth import make_documents, render_document
+from renderkit.parsing.synth.contracts import SynthContract
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
@@ -99,3 +102,25 @@ def test_a_written_set_is_scored_by_the_eval_harness(tmp_path: Path) -> None:
     assert sum(f["documents"] for f in invoices["folds"]["folds"]) == 6
     assert "== folds: 5 per source" in report.stdout
     assert figures["calibration"]["target"]["overall"]["min_confidence"] == 0.8
+
+
+async def test_a_rendered_contract_prints_its_parties_and_term_and_parses_back(
+    pool: ChromiumPool,
+) -> None:
+    contracts = make_documents("contract", 6, seed=23, photos=True)
+    right = 0
+    for contract in contracts:
+        assert isinstance(contract, SynthContract)
+        ext, mime, content = await render_document(contract, pool)
+        assert (ext, mime) == ("pdf", "application/pdf")
+        text = _squeeze(_text_layer(content))
+        for party in contract.parties:
+            assert _squeeze(party.name) in text, (contract.id, party.name)
+        assert contract.term_text is not None and _squeeze(contract.term_text) in text
+        result = await parse(ParseRequest.from_bytes(content, "application/pdf"))
+        assert result.document_type == "contract", contract.id
+        term = contract.expected.get("term")
+        # The ranked term is the truth or nothing, never a decoy duration.
+        assert result.data.get("term") in (term, None), contract.id
+        right += term is not None and result.data.get("term") == term
+    assert right >= 1

@@ -64,6 +64,12 @@ class LocalExtractor:
             choose an invoice's issue date among the dates under an issue-date label, its
             calibrated probability as the confidence; on by default since it passed the dev
             set's decision rule (docs/parsing.md, "Learned ranking"); False keeps the rules'.
+        term_ranker: let the learned term ranker choose a contract's term among the
+            durations the term rules accept, its calibrated probability as the confidence; on
+            by default since it passed the dev set's decision rule (docs/parsing.md, "Contract
+            term and parties"); False keeps the rules' first duration.
+        party_ranker: let the learned party ranker choose a contract's parties among every
+            name the party rules propose (same section); off by default.
         calibrated: map each field's confidence through the calibration fitted on synthetic
             documents (:mod:`~renderkit.parsing.fill.calibration`); False reports the rules'
             raw figures. Values are the same either way.
@@ -80,6 +86,8 @@ class LocalExtractor:
         arbiter_timeout: float = DEFAULT_TIMEOUT,
         ranker: bool = True,
         date_ranker: bool = True,
+        term_ranker: bool = True,
+        party_ranker: bool = False,
         calibrated: bool = True,
     ) -> None:
         self.day_first = day_first
@@ -88,6 +96,8 @@ class LocalExtractor:
         self.arbiter_timeout = arbiter_timeout
         self.ranker = ranker
         self.date_ranker = date_ranker
+        self.term_ranker = term_ranker
+        self.party_ranker = party_ranker
         self.calibrated = calibrated
 
     async def extract(
@@ -132,7 +142,13 @@ class LocalExtractor:
         kind, _ = classify(document.text + ("\n" + hints if hints else ""))
         day_first = self.day_first if self.day_first is not None else _day_first(hints)
         return kind, extract_fields(
-            kind, document, day_first=day_first, ranker=self.ranker, date_ranker=self.date_ranker
+            kind,
+            document,
+            day_first=day_first,
+            ranker=self.ranker,
+            date_ranker=self.date_ranker,
+            term_ranker=self.term_ranker,
+            party_ranker=self.party_ranker,
         )
 
     def _fill(

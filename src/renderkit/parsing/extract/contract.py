@@ -15,11 +15,23 @@ import tomllib
 from importlib import resources
 from typing import Any
 
+import attrs
+
 from renderkit.parsing.extract.found import Found
 from renderkit.parsing.extract.identifiers import legal_forms
 from renderkit.parsing.extract.values import find_dates
+from renderkit.parsing.rank.contract import (
+    PARTY_FEATURES,
+    TERM_FEATURES,
+    PartyCandidate,
+    TermCandidate,
+    party_features,
+    term_candidates,
+    term_features,
+)
+from renderkit.parsing.rank.model import Ranker, load_ranker
 
-__all__ = ["contract_fields", "defined_parties"]
+__all__ = ["contract_fields", "defined_parties", "party_candidates_of", "term_candidates_of"]
 
 # How much of the document's start is read: definitions and the preamble come early.
 _HEAD = 4000
@@ -239,6 +251,97 @@ def _same_party(a: str, b: str) -> bool:
     return key(a) == key(b)
 
 
+def _names(found: Found | None) -> list[str]:
+    """The names a parties rule found (its value is a list of names)."""
+    value = found.value if found is not None else []
+    return [str(name) for name in value] if isinstance(value, list) else []
+
+
+@functools.cache
+def _legal_name() -> re.Pattern[str]:
+    """A name ending in a legal form anywhere (the definition's name without its term)."""
+    forms = sorted(legal_forms(), key=len, reverse=True)
+    form = "|".join(re.escape(f).replace(r"\.", r"\.?") for f in forms)
+    word = _phrase_text("name_word")
+    return re.compile(
+        rf"(?P<name>(?:{word}\s+){{1,{_NAME_WORDS}}}?(?:[A-Z][\w&'’-]*,?\s+)?(?:{form}))(?![\w])"
+    )
+
+
+def _legal_form_names(text: str) -> list[str]:
+    names: list[str] = []
+    for match in _legal_name().finditer(text[:_HEAD]):
+        name = _party_name(_phrase("name_filler").sub("", match.group("name")))
+        if len(name.split()) >= 2 and _looks_like_name(name) and name not in names:
+            names.append(name)
+    return names
+
+
+def party_candidates_of(text: str) -> tuple[list[PartyCandidate], list[list[float]]]:
+    """Every name a contract's party rules propose (the preamble, defined terms, signature
+    blocks, names ending in a legal form), merged when they name the same party, and their
+    features (what the party ranker scores; ``train_ranker.py --field party`` trains on it)."""
+    preamble = _preamble_parties(text)
+    found: list[tuple[str, str, int]] = [
+        (str(name), "preamble", i) for i, name in enumerate(_names(preamble))
+    ]
+    found += [(name, "defined", -1) for name in defined_parties(text)]
+    found += [(name, "signature", -1) for name in _signature_parties(text)]
+    found += [(name, "legal_form", -1) for name in _legal_form_names(text)]
+    candidates: list[PartyCandidate] = []
+    for name, source, order in found:
+        at = next((i for i, c in enumerate(candidates) if _same_party(c.name, name)), None)
+        if at is None:
+            candidates.append(
+                PartyCandidate(name=name, sources=frozenset({source}), preamble_order=order)
+            )
+            continue
+        c = candidates[at]
+        candidates[at] = attrs.evolve(
+            c,
+            sources=c.sources | {source},
+            preamble_order=c.preamble_order if c.preamble_order >= 0 else order,
+        )
+    chosen = _names(_parties(text))
+    features = party_features(
+        text,
+        candidates,
+        legal_form=_legal_form_end(),
+        places=frozenset(p.casefold() for p in _places()),
+        rule=frozenset(
+            i for i, c in enumerate(candidates) if any(_same_party(c.name, n) for n in chosen)
+        ),
+    )
+    return candidates, features
+
+
+@functools.cache
+def _party_ranker() -> Ranker:
+    return load_ranker("contract_party", PARTY_FEATURES)
+
+
+# A name is a party when the model thinks it more likely than not; at most this many.
+_PARTY_MIN_PROBABILITY = 0.5
+_MAX_PARTIES = 4
+
+
+def _ranked_parties(text: str) -> Found | None:
+    """The names the learned ranker takes for parties, in the order the text names them, the
+    least of their calibrated probabilities as the confidence; the rules' parties when it
+    takes none."""
+    candidates, features = party_candidates_of(text)
+    ranker = _party_ranker()
+    chosen = [
+        (c, ranker.probability(ranker.score(f))) for c, f in zip(candidates, features, strict=True)
+    ]
+    chosen = [(c, p) for c, p in chosen if p >= _PARTY_MIN_PROBABILITY]
+    if not chosen:
+        return _parties(text)
+    chosen = sorted(chosen, key=lambda cp: -cp[1])[:_MAX_PARTIES]
+    names = [c.name for c, _ in sorted(chosen, key=lambda cp: candidates.index(cp[0]))]
+    return Found(value=names, confidence=round(min(p for _, p in chosen), 4))
+
+
 def _parties(text: str) -> Found | None:
     # A preamble names every party. Letters and undertakings have none: their parties are
     # the names defined as terms and the companies that sign.
@@ -336,33 +439,101 @@ def _preamble_date(text: str) -> Found | None:
 @functools.cache
 def _duration() -> re.Pattern[str]:
     words = "|".join(
-        re.escape(w).replace(r"\ ", r"\s+") for w in sorted(_number_words(), key=len, reverse=True)
+        # "twenty-\nfour": a PDF line may break after the hyphen of a written-out number,
+        # which PDFium's text layer gives as U+0002 when the browser hyphenated there.
+        re.escape(w).replace(r"\ ", r"\s+").replace(r"\-", "[-\x02]\\s*")
+        for w in sorted(_number_words(), key=len, reverse=True)
     )
     return re.compile(_phrase_text("duration").replace("{number}", words), re.I)
 
 
-def _term(text: str) -> Found | None:
+def _cue_windows(text: str) -> list[tuple[int, int]]:
+    """The spans a term is read in: from a phrase making the agreement the subject of an
+    ending verb to the end of its sentence (at most 200 characters after the phrase)."""
+    spans = []
+    for cue in _phrase("term_cue", re.I).finditer(text):
+        window = text[cue.start() : cue.end() + 200]
+        window = re.split(r"(?<=[a-z)])\.\s+[A-Z]", window)[0]
+        spans.append((cue.start(), cue.start() + len(window)))
+    return spans
+
+
+def _term_pick(text: str) -> TermCandidate | None:
+    """The rules' term: the first duration after a phrase making the agreement its subject."""
     for cue in _phrase("term_cue", re.I).finditer(text):
         window = text[cue.start() : cue.end() + 200]
         window = re.split(r"(?<=[a-z)])\.\s+[A-Z]", window)[0]
         duration = _duration().search(window)
         if duration is None:
             continue
-        raw = re.sub(r"\s+", " ", duration.group("n").lower())
+        raw = re.sub(r"[-\x02]\s*", "-", re.sub(r"\s+", " ", duration.group("n").lower()))
         number = int(raw) if raw.isdigit() else _number_words()[raw]
         unit = duration.group("unit").lower().rstrip("s")
-        return Found(value=f"{number} {unit}{'s' if number != 1 else ''}", confidence=0.55)
+        start = cue.start() + duration.start()
+        return TermCandidate(
+            value=f"{number} {unit}{'s' if number != 1 else ''}",
+            start=start,
+            end=cue.start() + duration.end(),
+        )
     return None
 
 
-def contract_fields(text: str) -> dict[str, Found]:
-    """Parties, effective date, governing-law jurisdiction and term of a contract."""
+def _term(text: str) -> Found | None:
+    pick = _term_pick(text)
+    return None if pick is None else Found(value=pick.value, confidence=0.55)
+
+
+def term_candidates_of(text: str) -> tuple[list[TermCandidate], list[list[float]]]:
+    """Every duration of a contract's text and its features (what the term ranker scores;
+    ``scripts/train_ranker.py --field term`` trains on the same)."""
+    text = _dates_joined(text)
+    candidates = term_candidates(text, _duration(), _number_words())
+    return candidates, term_features(text, candidates, _term_pick(text), _cue_windows(text))
+
+
+@functools.cache
+def _term_ranker() -> Ranker:
+    return load_ranker("contract_term", TERM_FEATURES)
+
+
+# A ranked term is given only when the model thinks it more likely right than not: many
+# contracts print durations (notice, survival, payment) and no term of their own.
+_TERM_MIN_PROBABILITY = 0.5
+
+
+def _ranked_term(text: str) -> Found | None:
+    """The duration the learned ranker picks, its calibrated probability as the confidence."""
+    candidates, features = term_candidates_of(text)
+    # A hard constraint, as the rules': only a duration in a sentence where the agreement is
+    # the subject of an ending verb can be its term; the model chooses among those.
+    cue = TERM_FEATURES.index("cue_window")
+    allowed = [i for i, f in enumerate(features) if f[cue]]
+    if not allowed:
+        return None
+    ranker = _term_ranker()
+    scores = {i: ranker.score(features[i]) for i in allowed}
+    best = max(allowed, key=lambda i: scores[i])
+    probability = ranker.probability(scores[best])
+    if probability < _TERM_MIN_PROBABILITY:
+        return None
+    return Found(value=candidates[best].value, confidence=round(probability, 4))
+
+
+def contract_fields(
+    text: str, *, ranker: bool = False, party_ranker: bool = False
+) -> dict[str, Found]:
+    """Parties, effective date, governing-law jurisdiction and term of a contract.
+
+    ``ranker``: the term is the duration the learned ranker picks (:func:`_ranked_term`)
+    instead of the rules' first duration after a term phrase. ``party_ranker``: the parties
+    are the names the party ranker takes (:func:`_ranked_parties`).
+    """
     found: dict[str, Found] = {}
     for name, rule in (
-        ("parties", _parties),
+        ("parties", _ranked_parties if party_ranker else _parties),
         ("effective_date", _effective_date),
         ("jurisdiction", _jurisdiction),
-        ("term", _term),
+        ("term", _ranked_term if ranker else _term),
     ):
         value = rule(text)
         if value is not None:

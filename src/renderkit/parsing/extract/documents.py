@@ -101,10 +101,14 @@ def _refuse_names(found: dict[str, Found]) -> None:
         del found["company"]
 
 
-def extract_contract(document: Document, day_first: bool) -> Extracted:
-    """A contract: parties, effective date, jurisdiction, term; its date is the effective date."""
+def extract_contract(
+    document: Document, day_first: bool, *, term_ranker: bool = False, party_ranker: bool = False
+) -> Extracted:
+    """A contract: parties, effective date, jurisdiction, term; its date is the effective date
+    (``term_ranker``, ``party_ranker``: the term, the parties chosen by the learned rankers,
+    see :func:`contract_fields`)."""
     found = receipt_fields(list(document.lines), day_first=day_first)
-    contract = contract_fields(document.text)
+    contract = contract_fields(document.text, ranker=term_ranker, party_ranker=party_ranker)
     found.update(contract)
     if "effective_date" in contract:
         found["date"] = contract["effective_date"]
@@ -137,15 +141,22 @@ def extract_fields(
     day_first: bool,
     ranker: bool = False,
     date_ranker: bool = False,
+    term_ranker: bool = False,
+    party_ranker: bool = False,
 ) -> Extracted:
     """The fields of a document of type ``kind``: its extractor's, then the document-wide values.
 
     ``ranker`` lets the learned ranker choose an invoice's total, ``date_ranker`` its issue
-    date (:func:`extract_invoice`).
+    date (:func:`extract_invoice`); ``term_ranker`` and ``party_ranker`` a contract's term and
+    parties (:func:`extract_contract`).
     """
     extractor = EXTRACTORS.get(kind, extract_general)
     if (ranker or date_ranker) and extractor is extract_invoice:
         extracted = extract_invoice(document, day_first, ranker=ranker, date_ranker=date_ranker)
+    elif extractor is extract_contract:
+        extracted = extract_contract(
+            document, day_first, term_ranker=term_ranker, party_ranker=party_ranker
+        )
     else:
         extracted = extractor(document, day_first)
     found = dict(extracted.fields)

@@ -1,4 +1,5 @@
-"""Synthetic invoices and receipts whose truth is known: for training, tests and evaluation only.
+"""Synthetic invoices, receipts and contracts whose truth is known: for training, tests and
+evaluation only (contracts: :mod:`.contracts`, ``--kind contract``).
 
 The parser never imports this package. ``scripts/synth_docs.py`` drives it::
 

@@ -18,6 +18,7 @@ from renderkit.browser import Browser, Capture, PdfOptions, Shell
 from renderkit.core.pdfium import run_pdfium
 from renderkit.core.shell import shell_head
 from renderkit.parsing.synth import labels
+from renderkit.parsing.synth.contracts import SynthContract, contract_fragment, make_contract
 from renderkit.parsing.synth.documents import SynthDocument, make_document
 from renderkit.parsing.synth.photo import photograph
 from renderkit.parsing.synth.render import invoice_fragment, receipt_lines, receipt_page
@@ -25,7 +26,10 @@ from renderkit.pdf import PAGE_SIZES
 
 __all__ = ["BuiltSet", "build_set", "make_documents", "render_document"]
 
-KINDS = ("invoice", "receipt")
+KINDS = ("invoice", "receipt", "contract")
+
+#: A synthetic document of any kind.
+AnyDocument = SynthDocument | SynthContract
 
 # Documents render on warm pages of these shells, as render_pdf and render_image render their
 # own templates. Their custom-HTML path would load each document in a fresh isolated context,
@@ -43,16 +47,19 @@ class BuiltSet:
     """What :func:`build_set` wrote: the source folder and its documents."""
 
     folder: Path
-    documents: tuple[SynthDocument, ...]
+    documents: tuple[AnyDocument, ...]
 
 
 def make_documents(
     kind: str, count: int, seed: int, *, photos: bool, other_dates: bool = False
-) -> list[SynthDocument]:
-    """The first ``count`` documents of ``kind`` for ``seed`` (no rendering)."""
+) -> list[AnyDocument]:
+    """The first ``count`` documents of ``kind`` for ``seed`` (no rendering; contracts are
+    never photographed, and ``other_dates`` is for invoices)."""
     if kind not in KINDS:
         msg = f"kind must be one of {KINDS}, not {kind!r}"
         raise ValueError(msg)
+    if kind == "contract":
+        return [make_contract(i, seed) for i in range(count)]
     return [
         make_document(kind, i, seed, photos=photos, other_dates=other_dates) for i in range(count)
     ]
@@ -74,14 +81,20 @@ def _photo(image: Image.Image, doc: SynthDocument) -> bytes:
     return photograph(image, random.Random(f"photo:{doc.id}:{doc.number}"))
 
 
-async def render_document(doc: SynthDocument, browser: Browser) -> tuple[str, str, bytes]:
+async def render_document(doc: AnyDocument, browser: Browser) -> tuple[str, str, bytes]:
     """``doc`` rendered: its file extension, MIME type and content.
 
-    Invoices are PDFs printed by Chromium (a real text layer); receipts are PNG slips;
-    documents whose layout says ``photo`` are JPEG photos of either.
+    Invoices and contracts are PDFs printed by Chromium (a real text layer, contracts on as
+    many pages as they need); receipts are PNG slips; documents whose layout says ``photo``
+    are JPEG photos of either.
     """
+    width, height = PAGE_SIZES["A4"]
+    if isinstance(doc, SynthContract):
+        pdf = await browser.print_fragment(
+            _SHELL, contract_fragment(doc), PdfOptions(paper_width=width, paper_height=height)
+        )
+        return "pdf", "application/pdf", pdf
     if doc.kind == "invoice":
-        width, height = PAGE_SIZES["A4"]
         pdf = await browser.print_fragment(
             _SHELL, invoice_fragment(doc), PdfOptions(paper_width=width, paper_height=height)
         )
@@ -118,7 +131,7 @@ async def build_set(
     ``root/index.json`` and puts the scorer at ``root/score.py`` (see :mod:`.labels`).
 
     Raises:
-        ValueError: ``kind`` is not ``invoice`` or ``receipt``.
+        ValueError: ``kind`` is not ``invoice``, ``receipt`` or ``contract``.
         RenderkitError: rendering failed (the browser's errors, unchanged).
     """
     documents = make_documents(kind, count, seed, photos=photos, other_dates=other_dates)
@@ -128,7 +141,7 @@ async def build_set(
     rendered: dict[str, tuple[str, str, bytes]] = {}
     limiter = anyio.CapacityLimiter(concurrency)
 
-    async def one(doc: SynthDocument) -> None:
+    async def one(doc: AnyDocument) -> None:
         async with limiter:
             rendered[doc.id] = await render_document(doc, browser)
 
@@ -141,7 +154,7 @@ async def build_set(
         file = f"docs/{doc.id}.{ext}"
         (folder / file).write_bytes(content)
         truth = doc.truth()
-        if doc.kind == "receipt":
+        if isinstance(doc, SynthDocument) and doc.kind == "receipt":
             # The slip's text line by line: the OCR ground truth of a receipt image.
             truth["printed_lines"] = receipt_lines(doc)
         text = json.dumps(truth, indent=1, ensure_ascii=False)

@@ -18,12 +18,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from renderkit.parsing.synth.contracts import SynthContract
 from renderkit.parsing.synth.documents import SynthDocument
 
 __all__ = ["FIELD_TYPES", "SOURCE_DIRS", "add_to_index", "manifest", "write_scorer"]
 
 #: The folder of each kind's source inside a set.
-SOURCE_DIRS = {"invoice": "synth-invoices", "receipt": "synth-receipts"}
+SOURCE_DIRS = {
+    "invoice": "synth-invoices",
+    "receipt": "synth-receipts",
+    "contract": "synth-contracts",
+}
 
 #: Per kind, the fields and their scoring types (those of the eval set's sources).
 FIELD_TYPES: dict[str, dict[str, str]] = {
@@ -40,6 +45,13 @@ FIELD_TYPES: dict[str, dict[str, str]] = {
         "iban": "id",
     },
     "receipt": {"company": "text", "address": "text", "date": "date", "total": "amount"},
+    # The dev set's contract fields and types (party is a list, term "N units").
+    "contract": {
+        "effective_date": "date",
+        "jurisdiction": "text",
+        "party": "text_list",
+        "term": "term",
+    },
 }
 
 _FIELDS: dict[str, str] = {
@@ -55,11 +67,17 @@ _FIELDS: dict[str, str] = {
     "iban": "the seller's IBAN, no spaces",
     "company": "the shop's name",
     "address": "the shop's address, lines joined by spaces",
+    "effective_date": "the contract's effective date, ISO YYYY-MM-DD (absent where none)",
+    "jurisdiction": "the place whose laws govern the contract",
+    "party": "LIST of the parties' full legal names (order irrelevant)",
+    "term": "the agreement's own duration, '{number} {unit}s' (absent where none)",
 }
 
 
 def manifest(
-    kind: str, seed: int, documents: list[tuple[SynthDocument, str, str, bytes]]
+    kind: str,
+    seed: int,
+    documents: list[tuple[SynthDocument | SynthContract, str, str, bytes]],
 ) -> dict[str, Any]:
     """The manifest of one source: ``documents`` are (document, file, mime, content)."""
     types = FIELD_TYPES[kind]
@@ -85,7 +103,9 @@ def manifest(
                 "expected": doc.expected,
                 "truth": f"truth/{doc.id}.json",
                 "layout_family": doc.layout.family,
-                "language": doc.layout.locale.language,
+                "language": doc.layout.language
+                if isinstance(doc, SynthContract)
+                else doc.layout.locale.language,
                 "photo": doc.layout.photo,
             }
             for doc, file, mime, content in documents
