@@ -20,6 +20,8 @@ from renderkit_server.state.render_locks import RenderLocks, SqliteRenderLocks
 from renderkit_server.state.revocations import RevocationStore, SqliteRevocationStore
 from renderkit_server.state.url_secrets import SqliteUrlSecretStore, UrlSecretStore
 from renderkit_server.state.usage import SqliteUsageStore, UsageStore
+from renderkit_server.state.webhook_outbox import SqliteWebhookOutbox, WebhookOutbox
+from renderkit_server.state.webhook_secrets import SqliteWebhookSecretStore, WebhookSecretStore
 
 __all__ = ["SharedState", "build_shared_state"]
 
@@ -38,6 +40,8 @@ class SharedState:
         ended_sessions: ended MCP session ids.
         render_locks: single-flight locks (a signed image rendered once however many
             first views arrive together).
+        webhook_secrets: each key lineage's webhook signing secrets.
+        webhook_outbox: webhook deliveries, pending and done, with their attempts.
         client: the Redis client every Redis backend uses (None without Redis).
     """
 
@@ -49,6 +53,8 @@ class SharedState:
     inflight: InflightLimiter
     ended_sessions: EndedSessions
     render_locks: RenderLocks
+    webhook_secrets: WebhookSecretStore
+    webhook_outbox: WebhookOutbox
     client: AsyncCloseable | None = None
 
     async def aclose(self) -> None:
@@ -61,6 +67,8 @@ class SharedState:
             self.render_cache,
             self.inflight,
             self.render_locks,
+            self.webhook_secrets,
+            self.webhook_outbox,
             self.client,
         )
 
@@ -96,6 +104,9 @@ def build_shared_state(
         ended_sessions=MemoryEndedSessions(),
         # SQLite, not memory: the workers of one host must agree on who renders.
         render_locks=SqliteRenderLocks(data / "locks.sqlite3"),
+        webhook_secrets=SqliteWebhookSecretStore(data / "webhook-secrets.sqlite3"),
+        # SQLite, not memory: a scheduled retry must survive a restart.
+        webhook_outbox=SqliteWebhookOutbox(data / "webhooks.sqlite3"),
     )
 
 
@@ -112,6 +123,8 @@ def _on_redis(
     from renderkit_server.state.revocations.redis import RedisRevocationStore
     from renderkit_server.state.url_secrets.redis import RedisUrlSecretStore
     from renderkit_server.state.usage.redis import RedisUsageStore
+    from renderkit_server.state.webhook_outbox.redis import RedisWebhookOutbox
+    from renderkit_server.state.webhook_secrets.redis import RedisWebhookSecretStore
 
     client = connect(url)
     return SharedState(
@@ -123,5 +136,7 @@ def _on_redis(
         inflight=RedisInflightLimiter(client, queue_timeout=settings.browser_queue_timeout),
         ended_sessions=RedisEndedSessions(client),
         render_locks=RedisRenderLocks(client),
+        webhook_secrets=RedisWebhookSecretStore(client),
+        webhook_outbox=RedisWebhookOutbox(client),
         client=client,
     )
