@@ -56,4 +56,5 @@ DEPENDENCIES: dict[str, Provide] = {
     "host": _provide(lambda s: s.host),
     "production": _provide(lambda s: s.production),
     "render_locks": _provide(lambda s: s.state.render_locks),
+    "webhooks": _provide(lambda s: s.webhooks),
 }
