@@ -222,6 +222,9 @@ class WebhookDispatcher:
                 # A store outage: log it and look again later, without the details (which
                 # may name hosts).
                 logger.warning("the webhook outbox is unavailable; retrying")
+            except Exception:
+                # A bug must not end the loop for good: every later webhook would wait.
+                logger.exception("a pass of the webhook delivery loop failed")
             if tried >= self.config.concurrency:
                 continue  # more may be due already
             with contextlib.suppress(TimeoutError):
@@ -250,6 +253,9 @@ class WebhookDispatcher:
         except RenderkitError:
             # Unsaved: the claim's lease runs out and the delivery is tried again.
             logger.warning("a webhook attempt could not be recorded; it will be retried")
+        except Exception:
+            # One delivery's bug must not cancel the others of its pass.
+            logger.exception("a webhook delivery failed unexpectedly; it will be retried")
 
     def _after(self, delivery: Delivery, attempt: Attempt) -> Delivery:
         attempts = (*delivery.attempts, attempt)

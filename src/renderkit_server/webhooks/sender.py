@@ -93,6 +93,8 @@ async def send(
     except httpx.HTTPError as exc:
         # The class only: messages can quote addresses the key holder did not choose.
         error = type(exc).__name__
+    except (httpx.InvalidURL, ValueError):
+        error = "invalid_url"  # written without check_webhook_url, and not a URL
     if error is None and status is not None and not 200 <= status < 300:
         error = "redirect" if 300 <= status < 400 else "http_status"
     return Attempt(

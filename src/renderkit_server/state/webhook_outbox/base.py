@@ -57,8 +57,9 @@ class Attempt:
         seconds: how long it took, to the answer or the failure.
         status: the receiver's HTTP status, None when there was no answer.
         error: why it failed without a 2xx: ``http_status``, ``redirect`` (a 3xx, never
-            followed), ``timeout``, ``blocked_url`` (the egress policy refused the address),
-            or the connection error's class (``ConnectError``...); None on success.
+            followed), ``timeout``, ``blocked_url`` (the egress policy refused the address,
+            or the host did not resolve), ``invalid_url``, or the connection error's class
+            (``ConnectError``...); None on success.
         excerpt: the start of the receiver's answer, bounded (never more than
             :data:`renderkit_server.webhooks.EXCERPT_CHARS` characters).
     """
