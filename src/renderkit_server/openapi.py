@@ -37,6 +37,8 @@ OPERATION_IDS: dict[str, str] = {
     "health": "health",
     "image/{filename}": "getSignedImage",
     "usage": "getUsage",
+    "webhooks/secret": "getWebhookSecret",
+    "webhooks/secret/rotate": "rotateWebhookSecret",
 }
 
 _TINY_PNG = (
@@ -170,6 +172,71 @@ EXAMPLES: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
         },
     ),
 }
+
+_WEBHOOK_SECRET_EXAMPLE = {
+    "success": True,
+    "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+    "created": "2026-11-27T04:00:00Z",
+    "previous_valid_until": None,
+}
+EXAMPLES["webhooks/secret"] = (None, _WEBHOOK_SECRET_EXAMPLE)
+EXAMPLES["webhooks/secret/rotate"] = (
+    {},
+    {**_WEBHOOK_SECRET_EXAMPLE, "previous_valid_until": "2026-11-28T04:00:00Z"},
+)
+
+_WEBHOOK_SECRET_RESPONSE: dict[str, Any] = {
+    "type": "object",
+    "required": ["success", "secret", "created", "previous_valid_until"],
+    "properties": {
+        "success": {"type": "boolean"},
+        "secret": {"type": "string", "pattern": "^whsec_", "description": "Standard Webhooks"},
+        "created": {"type": "string", "format": "date-time"},
+        "previous_valid_until": {
+            "type": ["string", "null"],
+            "format": "date-time",
+            "description": "Until when the secret the last rotation replaced still signs "
+            "beside this one (null without a rotation)",
+        },
+    },
+}
+
+# The body POSTed to a job's webhook_url (docs/webhooks.md), signed per Standard Webhooks.
+_WEBHOOK_EVENT: dict[str, Any] = {
+    "type": "object",
+    "required": ["type", "timestamp", "data"],
+    "properties": {
+        "type": {
+            "type": "string",
+            "enum": ["job.succeeded", "job.failed", "job.cancelled", "batch.completed"],
+        },
+        "timestamp": {"type": "string", "format": "date-time"},
+        "data": {"type": "object", "description": "The job or batch, as its GET shows it"},
+    },
+}
+_WEBHOOK_HEADERS = {
+    name: {"required": True, "schema": {"type": "string"}, "description": description}
+    for name, description in (
+        ("webhook-id", "The delivery's id, the same on every retry"),
+        ("webhook-timestamp", "Unix seconds of this attempt"),
+        ("webhook-signature", "Space-separated v1,<base64 HMAC-SHA256> signatures"),
+    )
+}
+
+
+def _webhook_secret_operation(key: str, summary: str, security: Any) -> dict[str, Any]:
+    return {
+        "operationId": OPERATION_IDS[key],
+        "summary": summary,
+        "description": "For the calling key's lineage only; answered with "
+        "`Cache-Control: no-store`. See the Webhooks page.",
+        "security": security,
+        "responses": {
+            "200": _json_ref("WebhookSecretResponse", "The secret"),
+            **_error_responses(401, 503),
+        },
+    }
+
 
 _INFO_DESCRIPTION = (
     "Images, PDFs, screenshots, speech and document parsing from JSON.\n\n"
@@ -412,6 +479,21 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
             },
         }
     }
+    schemas["WebhookSecretResponse"] = _WEBHOOK_SECRET_RESPONSE
+    schemas["WebhookEvent"] = _WEBHOOK_EVENT
+    paths["/api/webhooks/secret"] = {
+        "get": _webhook_secret_operation(
+            "webhooks/secret", "The webhook signing secret of the calling key", security
+        )
+    }
+    rotate = _webhook_secret_operation(
+        "webhooks/secret/rotate", "Rotate the webhook signing secret (with a grace)", security
+    )
+    rotate["requestBody"] = {  # none needed: the key says whose secret
+        "required": False,
+        "content": {"application/json": {"schema": {"type": "object", "maxProperties": 0}}},
+    }
+    paths["/api/webhooks/secret/rotate"] = {"post": rotate}
     health = {
         "type": "object",
         "required": ["status", "version", "uptime_seconds", "services"],
@@ -445,6 +527,26 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
         "openapi": "3.1.0",
         "info": {"title": "renderkit", "version": version, "description": _INFO_DESCRIPTION},
         "paths": paths,
+        "webhooks": {
+            "jobEvent": {
+                "post": {
+                    "summary": "A job or batch finished (sent to its webhook_url)",
+                    "parameters": [
+                        {"name": name, "in": "header", **header}
+                        for name, header in _WEBHOOK_HEADERS.items()
+                    ],
+                    "requestBody": {
+                        "required": True,
+                        "content": {
+                            "application/json": {
+                                "schema": {"$ref": "#/components/schemas/WebhookEvent"}
+                            }
+                        },
+                    },
+                    "responses": {"2XX": {"description": "Received; any other answer is retried"}},
+                }
+            }
+        },
         "components": {
             "schemas": schemas,
             "headers": _RATE_LIMIT_HEADERS,

@@ -116,6 +116,8 @@ async def test_each_endpoint_is_one_operation_with_a_stable_operation_id(
         "/api/health": "health",
         "/api/image/{filename}": "getSignedImage",
         "/api/usage": "getUsage",
+        "/api/webhooks/secret": "getWebhookSecret",
+        "/api/webhooks/secret/rotate": "rotateWebhookSecret",
     }
 
 

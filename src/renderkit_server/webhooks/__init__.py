@@ -12,6 +12,7 @@ Modules:
 - ``dispatcher``: ``WebhookDispatcher``, writing events to the durable outbox
   (:mod:`renderkit_server.state.webhook_outbox`) and the delivery loop with its retry
   schedule.
+- ``views``: ``delivery_json``, a delivery and its attempts as the API shows them.
 - ``routes``: ``GET /api/webhooks/secret`` and ``POST /api/webhooks/secret/rotate``;
   imported by the app, not here.
 
@@ -34,6 +35,7 @@ from renderkit_server.webhooks.egress import check_webhook_url, webhook_policy
 from renderkit_server.webhooks.secrets import WebhookSecrets
 from renderkit_server.webhooks.sender import EXCERPT_CHARS
 from renderkit_server.webhooks.signing import format_secret, signature_headers
+from renderkit_server.webhooks.views import delivery_json
 
 __all__ = [
     "EVENT_TYPES",
@@ -47,6 +49,7 @@ __all__ = [
     "WebhookPayloadTooLargeError",
     "WebhookSecrets",
     "check_webhook_url",
+    "delivery_json",
     "format_secret",
     "signature_headers",
     "webhook_policy",

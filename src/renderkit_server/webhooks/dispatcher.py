@@ -265,7 +265,8 @@ class WebhookDispatcher:
             return attrs.evolve(delivery, attempts=attempts, status="succeeded", due=None)
         step = len(attempts)
         if step < len(self.config.schedule):
-            due = attempt.at + timedelta(seconds=self._jitter(step))
+            # Counted from the attempt's end: a 10 s timeout must not eat a 5 s step.
+            due = self._clock() + timedelta(seconds=self._jitter(step))
             if due <= delivery.created + timedelta(seconds=self.config.max_age):
                 return attrs.evolve(delivery, attempts=attempts, due=due)
         self._observe("gave_up", None)

@@ -31,7 +31,8 @@ __all__ = [
 
 #: How a secret is shown to its holder: ``whsec_`` then the base64 of its bytes.
 SECRET_PREFIX = "whsec_"
-#: Secret length: 256 bits, the HMAC-SHA256 block's worth of key material that matters.
+#: Secret length: 256 bits, the HMAC-SHA256 output's size (the specification asks for 24 to
+#: 64 random bytes).
 SECRET_BYTES = 32
 
 

@@ -33,6 +33,7 @@ from renderkit_server.webhooks import (
     WebhookPayloadTooLargeError,
     WebhookSecrets,
     check_webhook_url,
+    delivery_json,
     format_secret,
     webhook_policy,
 )
@@ -155,6 +156,11 @@ async def test_a_receiver_failing_twice_then_succeeding_gets_three_attempts_and_
     # Only a bounded excerpt of the receiver's 10 kB answer is kept.
     assert done.attempts[0].excerpt.startswith("busy busy")
     assert len(done.attempts[0].excerpt) <= EXCERPT_CHARS
+    shown = delivery_json(done)
+    assert shown["status"] == "succeeded" and shown["next_attempt_at"] is None
+    assert [a["status_code"] for a in shown["attempts"]] == [503, 503, 204]
+    assert [a["error"] for a in shown["attempts"]] == ["http_status", "http_status", None]
+    assert all(a["at"].endswith("Z") and a["duration_ms"] >= 0 for a in shown["attempts"])
     # One message: every attempt has the same id, each signed for its own timestamp.
     assert len(hook.requests) == 3
     assert {r.headers["webhook-id"] for r in hook.requests} == {queued.id}
