@@ -76,6 +76,19 @@ async def test_replacing_the_expected_entry_succeeds_once(store: WebhookSecretSt
     assert await store.get("ab12") == ROTATED
 
 
+async def test_an_entry_read_back_with_microseconds_is_still_the_expected_one(
+    store: WebhookSecretStore,
+) -> None:
+    # Rotation compares what it read with what is stored: the round trip must be exact.
+    for micro in (1, 123457, 999999):
+        created = datetime(2026, 11, 27, 4, 0, 7, micro, tzinfo=UTC)
+        lineage = f"l{micro}"
+        await store.create(lineage, WebhookSecretEntry(current=b"a" * 32, created=created))
+        read = await store.get(lineage)
+        assert read is not None and read.created == created
+        assert await store.replace(lineage, read, ROTATED) is True
+
+
 async def test_replacing_an_unknown_lineage_writes_nothing(store: WebhookSecretStore) -> None:
     assert await store.replace("ab12", FIRST, ROTATED) is False
     assert await store.get("ab12") is None

@@ -167,12 +167,13 @@ class WebhookOutbox(Protocol):
         ...
 
 
-def _time(value: datetime | None) -> float | None:
-    return None if value is None else value.timestamp()
+# ISO text in the record (exact to the microsecond; a float timestamp is not).
+def _time(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
 
 
-def _from_time(value: float | None) -> datetime | None:
-    return None if value is None else datetime.fromtimestamp(value, tz=UTC)
+def _from_time(value: str | None) -> datetime | None:
+    return None if value is None else datetime.fromisoformat(value).astimezone(UTC)
 
 
 def encode(delivery: Delivery) -> str:
@@ -202,12 +203,12 @@ def decode(value: str | bytes) -> Delivery:
         url=data["url"],
         body=data["body"],
         subject=data["subject"],
-        created=datetime.fromtimestamp(data["created"], tz=UTC),
+        created=datetime.fromisoformat(data["created"]).astimezone(UTC),
         status=data["status"],
         due=_from_time(data["due"]),
         attempts=tuple(
             Attempt(
-                at=datetime.fromtimestamp(at, tz=UTC),
+                at=datetime.fromisoformat(at).astimezone(UTC),
                 seconds=seconds,
                 status=status,
                 error=error,

@@ -79,7 +79,8 @@ def encode(entry: WebhookSecretEntry) -> str:
     return json.dumps(
         {
             "current": base64.b64encode(entry.current).decode("ascii"),
-            "created": entry.created.timestamp(),
+            # ISO text, not a float: replace() compares the text, which must round-trip exactly.
+            "created": entry.created.isoformat(),
             "previous": None if previous is None else base64.b64encode(previous).decode("ascii"),
         },
         sort_keys=True,
@@ -92,6 +93,6 @@ def decode(value: str) -> WebhookSecretEntry:
     previous = data["previous"]
     return WebhookSecretEntry(
         current=base64.b64decode(data["current"]),
-        created=datetime.fromtimestamp(data["created"], tz=UTC),
+        created=datetime.fromisoformat(data["created"]).astimezone(UTC),
         previous=None if previous is None else base64.b64decode(previous),
     )
