@@ -240,6 +240,14 @@ class WebhookDispatcher:
 
     async def _deliver(self, delivery: Delivery) -> None:
         try:
+            if delivery.attempts and self._clock() > delivery.created + timedelta(
+                seconds=self.config.max_age
+            ):
+                # A retry left over past the maximum age (its replica died holding it, or
+                # the outbox was down): give up rather than try it late.
+                self._observe("gave_up", None)
+                await self.outbox.save(attrs.evolve(delivery, status="failed", due=None))
+                return
             keys = await self.secrets.signing_keys(delivery.lineage)
             attempt = await send(
                 self._client,

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from standardwebhooks import Webhook, WebhookVerificationError
 
@@ -19,6 +20,7 @@ from renderkit import InvalidRequestError
 from renderkit.core.netpolicy import UrlPolicy
 from renderkit_server.metrics import Metrics
 from renderkit_server.state.webhook_outbox import (
+    Attempt,
     Delivery,
     MemoryWebhookOutbox,
     SqliteWebhookOutbox,
@@ -205,6 +207,26 @@ async def test_a_delivery_past_its_maximum_age_gives_up_before_the_schedule_ends
         )
         done = await drain(dispatcher, queued.id)
     assert done.status == "failed" and len(done.attempts) == 1
+
+
+async def test_a_retry_claimed_after_the_maximum_age_gives_up_without_an_attempt(
+    make_dispatcher: Callable[..., WebhookDispatcher],
+) -> None:
+    outbox = MemoryWebhookOutbox()
+    dispatcher = make_dispatcher(outbox=outbox, max_age=60.0)
+    with receiver("ok") as hook:
+        queued = await dispatcher.enqueue(
+            lineage=LINEAGE, url=hook.url, event="job.succeeded", data=DATA
+        )
+        # As left by a replica that died while holding it, a day ago.
+        stored = await outbox.get(queued.id)
+        assert stored is not None
+        failed = Attempt(at=stored.created, seconds=10.0, error="timeout")
+        old = stored.created - timedelta(days=1)
+        await outbox.save(attrs.evolve(stored, created=old, attempts=(failed,)))
+        done = await drain(dispatcher, queued.id)
+        assert hook.requests == []
+    assert done.status == "failed" and done.attempts == (failed,)
 
 
 async def test_a_redirect_is_a_failed_attempt_and_is_not_followed(
