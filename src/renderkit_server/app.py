@@ -44,6 +44,7 @@ from renderkit_server.services import build_services
 from renderkit_server.settings import Settings
 from renderkit_server.state.render_cache import RenderCache
 from renderkit_server.usage import routes as usage_routes
+from renderkit_server.webhooks import routes as webhooks_routes
 
 __all__ = ["ROUTES", "create_app"]
 
@@ -59,6 +60,7 @@ ROUTES: tuple[ControllerRouterHandler, ...] = (
     signed_images.signed_image,
     *keys_routes.ROUTES,
     *usage_routes.ROUTES,
+    *webhooks_routes.ROUTES,
     *health.ROUTES,
     *files.ROUTES,
     *docs.ROUTES,
@@ -148,6 +150,7 @@ def create_app(
         background = (
             loop.create_task(services.keys.refresh_forever(every=_REVOCATION_REFRESH_SECONDS)),
             loop.create_task(services.mailer.run()),  # retries key e-mails SMTP refused
+            loop.create_task(services.webhooks.run()),  # delivers and retries webhooks
             loop.create_task(
                 metrics.sample_forever(services.engines.browser, services.engines.workers)
             ),

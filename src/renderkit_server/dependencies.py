@@ -58,4 +58,5 @@ DEPENDENCIES: dict[str, Provide] = {
     "idempotency": _provide(lambda s: s.idempotency),
     "render_locks": _provide(lambda s: s.state.render_locks),
     "jobs": _provide(lambda s: s.jobs),
+    "webhooks": _provide(lambda s: s.webhooks),
 }

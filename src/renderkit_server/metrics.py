@@ -19,6 +19,10 @@ What is measured:
   ``renderkit_job_queue_wait_seconds{kind}`` (submit to claim) and
   ``renderkit_job_run_seconds{kind}`` (claim to outcome) histograms; and
   ``renderkit_jobs_finished_total{kind,status}`` (succeeded, failed, cancelled, requeued).
+- ``renderkit_webhook_deliveries_total{outcome}`` and
+  ``renderkit_webhook_attempt_duration_seconds{outcome}``: webhook attempts that
+  succeeded (``success``) or failed (``failed_attempt``, retried or not), and deliveries
+  that gave up (``gave_up``, counted once per delivery, beside its last failed attempt).
 - ``renderkit_browser_{slots,busy,queued,healthy}{endpoint}`` and
   ``renderkit_workers_{max,busy,queued}{pool}``: capacity gauges, sampled every second.
 
@@ -72,6 +76,8 @@ _RENDER_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 40.0, 80.0)
 _HTTP_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, *_RENDER_BUCKETS[1:])
 # A job waits from milliseconds (idle queue) to hours (a month-end backlog).
 _JOB_WAIT_BUCKETS = (0.01, 0.05, 0.25, 1.0, 5.0, 30.0, 120.0, 600.0, 1800.0, 3600.0, 14400.0)
+# A webhook attempt is bounded by its timeout (10 s by default).
+_WEBHOOK_BUCKETS = (0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
 # The text format generate_latest writes (Litestar adds the charset).
 _TEXT_FORMAT = "text/plain; version=0.0.4"
@@ -129,6 +135,19 @@ class Metrics:
             "renderkit_cache_requests",
             "Render cache lookups by kind and result (hit, miss or bypass)",
             ["kind", "result"],
+            registry=r,
+        )
+        self.webhook_deliveries = Counter(
+            "renderkit_webhook_deliveries",
+            "Webhook attempts (success, failed_attempt) and deliveries that gave up (gave_up)",
+            ["outcome"],
+            registry=r,
+        )
+        self.webhook_seconds = Histogram(
+            "renderkit_webhook_attempt_duration_seconds",
+            "Webhook attempt latency, to the receiver's answer or the failure, by outcome",
+            ["outcome"],
+            buckets=_WEBHOOK_BUCKETS,
             registry=r,
         )
 
@@ -206,6 +225,13 @@ class Metrics:
             self.rejections.labels("rate", exc.metric).inc()
         elif isinstance(exc, FailedWorkExhaustedError):
             self.rejections.labels("failed_work", exc.metric).inc()
+
+    def observe_webhook(self, outcome: str, seconds: float | None) -> None:
+        """Count a webhook attempt (``success``, ``failed_attempt``, with its ``seconds``)
+        or a delivery that gave up (``gave_up``, ``seconds`` None)."""
+        self.webhook_deliveries.labels(outcome).inc()
+        if seconds is not None:
+            self.webhook_seconds.labels(outcome).observe(seconds)
 
     async def timed_render(self, operation: str, engines: Engines, run: Awaitable[T]) -> T:
         """Await ``run`` (one production call's work), counting its kind, backend and outcome.

@@ -38,6 +38,8 @@ OPERATION_IDS: dict[str, str] = {
     "health": "health",
     "image/{filename}": "getSignedImage",
     "usage": "getUsage",
+    "webhooks/secret": "getWebhookSecret",
+    "webhooks/secret/rotate": "rotateWebhookSecret",
 }
 
 _TINY_PNG = (
@@ -171,6 +173,58 @@ EXAMPLES: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
         },
     ),
 }
+
+_WEBHOOK_SECRET_EXAMPLE = {
+    "success": True,
+    "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+    "created": "2026-11-27T04:00:00Z",
+    "previous_valid_until": None,
+}
+EXAMPLES["webhooks/secret"] = (None, _WEBHOOK_SECRET_EXAMPLE)
+EXAMPLES["webhooks/secret/rotate"] = (
+    {},
+    {**_WEBHOOK_SECRET_EXAMPLE, "previous_valid_until": "2026-11-28T04:00:00Z"},
+)
+
+_WEBHOOK_SECRET_RESPONSE: dict[str, Any] = {
+    "type": "object",
+    "required": ["success", "secret", "created", "previous_valid_until"],
+    "properties": {
+        "success": {"type": "boolean"},
+        "secret": {"type": "string", "pattern": "^whsec_", "description": "Standard Webhooks"},
+        "created": {"type": "string", "format": "date-time"},
+        "previous_valid_until": {
+            "type": ["string", "null"],
+            "format": "date-time",
+            "description": "Until when the secret the last rotation replaced still signs "
+            "beside this one (null without a rotation)",
+        },
+    },
+}
+
+_WEBHOOK_HEADERS = {
+    name: {"required": True, "schema": {"type": "string"}, "description": description}
+    for name, description in (
+        ("webhook-id", "The delivery's id, the same on every retry"),
+        ("webhook-timestamp", "Unix seconds of this attempt"),
+        ("webhook-signature", "Space-separated v1,<base64 HMAC-SHA256> signatures"),
+    )
+}
+
+
+def _webhook_secret_operation(key: str, summary: str, security: Any) -> dict[str, Any]:
+    return {
+        "operationId": OPERATION_IDS[key],
+        "summary": summary,
+        "description": "For the calling key's lineage only; answered with "
+        "`Cache-Control: no-store`. See the Webhooks page.",
+        "security": security,
+        "responses": {
+            "200": _json_ref("WebhookSecretResponse", "The secret"),
+            **_error_responses(401, 503),
+        },
+    }
+
 
 _INFO_DESCRIPTION = (
     "Images, PDFs, screenshots, speech and document parsing from JSON.\n\n"
@@ -447,6 +501,20 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
             },
         }
     }
+    schemas["WebhookSecretResponse"] = _WEBHOOK_SECRET_RESPONSE
+    paths["/api/webhooks/secret"] = {
+        "get": _webhook_secret_operation(
+            "webhooks/secret", "The webhook signing secret of the calling key", security
+        )
+    }
+    rotate = _webhook_secret_operation(
+        "webhooks/secret/rotate", "Rotate the webhook signing secret (with a grace)", security
+    )
+    rotate["requestBody"] = {  # none needed: the key says whose secret
+        "required": False,
+        "content": {"application/json": {"schema": {"type": "object", "maxProperties": 0}}},
+    }
+    paths["/api/webhooks/secret/rotate"] = {"post": rotate}
     health = {
         "type": "object",
         "required": ["status", "version", "uptime_seconds", "services"],
@@ -473,6 +541,11 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
         }
     }
     job_paths, job_schemas, webhooks = job_openapi(_error_responses, security)
+    # Every event is signed per Standard Webhooks: its headers are the delivery's (webhooks/).
+    for event in webhooks.values():
+        event["post"]["parameters"] = [
+            {"name": name, "in": "header", **header} for name, header in _WEBHOOK_HEADERS.items()
+        ]
     for submit in ("/api/jobs", "/api/batches"):
         idempotent_operation(job_paths[submit]["post"])
     paths.update(job_paths)

@@ -56,6 +56,12 @@ from renderkit_server.settings import Settings
 from renderkit_server.state.build import SharedState, build_shared_state
 from renderkit_server.state.render_cache import RenderCache
 from renderkit_server.state.usage import UsageStore
+from renderkit_server.webhooks import (
+    DeliveryConfig,
+    WebhookDispatcher,
+    WebhookSecrets,
+    webhook_policy,
+)
 
 __all__ = [
     "Services",
@@ -65,6 +71,7 @@ __all__ = [
     "parse_limits",
     "quota_service",
     "trusted_proxies",
+    "webhook_dispatcher",
 ]
 
 logger = logging.getLogger("renderkit_server")
@@ -113,6 +120,9 @@ class Services:
             max_answer_bytes=self.settings.idempotency_max_answer_bytes,
         )
 
+    #: Webhook events, their delivery loop (run by the lifespan) and the lineages' secrets.
+    webhooks: WebhookDispatcher
+
     @property
     def production(self) -> Production:
         """What the metered pipeline uses (:func:`renderkit_server.operations.execute`)."""
@@ -138,6 +148,7 @@ class Services:
             self.engines.extractor,
             self.storage,
             self.mailer,
+            self.webhooks,
             # The stores (the key service's revocations among them) and their client, last.
             self.state,
         )
@@ -339,6 +350,31 @@ def browser_config(settings: Settings) -> BrowserConfig:
     )
 
 
+def webhook_dispatcher(
+    settings: Settings, state: SharedState, metrics: Metrics | None = None
+) -> WebhookDispatcher:
+    """The webhook dispatcher the settings describe, over the shared outbox and secrets."""
+    return WebhookDispatcher(
+        outbox=state.webhook_outbox,
+        secrets=WebhookSecrets(
+            state.webhook_secrets, grace=timedelta(seconds=settings.webhook_secret_grace_seconds)
+        ),
+        policy=webhook_policy(
+            allow_private=settings.allow_private_urls, allow_networks=settings.allow_networks
+        ),
+        config=DeliveryConfig(
+            timeout=settings.webhook_timeout,
+            schedule=settings.webhook_retry_schedule,
+            max_age=settings.webhook_max_age_seconds,
+            max_pending=settings.webhook_max_pending,
+            max_payload_bytes=settings.webhook_max_payload_bytes,
+            poll=settings.webhook_poll_seconds,
+            retention=settings.webhook_retention_seconds,
+        ),
+        metrics=metrics,
+    )
+
+
 def make_browser(settings: Settings) -> Browser:
     """The local pool, a remote browser (``browser_cdp_url``) or a fleet (``browser_cdp_urls``)."""
     config = browser_config(settings)
@@ -399,6 +435,7 @@ async def build_services(
             # The message only: the chained connection error can quote an endpoint's token.
             logger.error("the browser could not be started: %s", exc)
     quotas = quota_service(settings, state.usage, secret=secret)
+    metrics = metrics or Metrics()
     return Services(
         settings=settings,
         engines=engines,
@@ -413,7 +450,7 @@ async def build_services(
             retry_max_seconds=settings.mail_retry_max_seconds,
         ),
         trusted_proxies=proxies,
-        metrics=metrics or Metrics(),
+        metrics=metrics,
         mcp_sessions=McpSessions.from_secret(secret, ended=state.ended_sessions),
         url_secrets=UrlSecrets(state.url_secrets),
         storage_probe=storage_probe(storage),
@@ -433,4 +470,5 @@ async def build_services(
             notifier=notifier or RecordingNotifier(),
             retention_seconds=settings.jobs_retention_seconds,
         ),
+        webhooks=webhook_dispatcher(settings, state, metrics),
     )

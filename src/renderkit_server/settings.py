@@ -59,6 +59,16 @@ def _list(value: str, _name: str) -> tuple[str, ...]:
     return tuple(item.strip() for item in value.split(",") if item.strip())
 
 
+def _floats(value: str, name: str) -> tuple[float, ...]:
+    return tuple(_float(item, name) for item in _list(value, name))
+
+
+def _schedule(_inst: object, _attribute: object, value: tuple[float, ...]) -> None:
+    if not value or any(step < 0 for step in value):
+        msg = "webhook_retry_schedule needs at least one step, none negative"
+        raise ValueError(msg)
+
+
 def _networks(_inst: object, _attribute: object, value: tuple[str, ...]) -> None:
     # Checked at startup: a typo must stop the server, not fail every render later.
     for network in value:
@@ -162,6 +172,14 @@ _ENV: dict[str, tuple[str, Any]] = {
     "JOBS_RETENTION_SECONDS": ("jobs_retention_seconds", _int),
     "JOBS_LEASE_SECONDS": ("jobs_lease_seconds", _float),
     "JOBS_BROWSER_SHARE": ("jobs_browser_share", _int),
+    "WEBHOOK_TIMEOUT": ("webhook_timeout", _float),
+    "WEBHOOK_RETRY_SCHEDULE": ("webhook_retry_schedule", _floats),
+    "WEBHOOK_MAX_AGE_SECONDS": ("webhook_max_age_seconds", _float),
+    "WEBHOOK_MAX_PENDING": ("webhook_max_pending", _int),
+    "WEBHOOK_MAX_PAYLOAD_BYTES": ("webhook_max_payload_bytes", _int),
+    "WEBHOOK_POLL_SECONDS": ("webhook_poll_seconds", _float),
+    "WEBHOOK_SECRET_GRACE_SECONDS": ("webhook_secret_grace_seconds", _float),
+    "WEBHOOK_RETENTION_SECONDS": ("webhook_retention_seconds", _float),
 }
 
 #: The environment variable of each setting that has one, by setting name
@@ -341,6 +359,20 @@ class Settings:
         jobs_browser_share: percent of ``browser_slots`` this replica's job workers may use
             at once for browser work (rounded down, at least one), so queued jobs never
             take every slot from synchronous calls.
+        webhook_timeout: seconds for one webhook attempt, from resolving the receiver's
+            host to reading its answer.
+        webhook_retry_schedule: seconds before each webhook attempt, counted from the
+            previous one (the first from the event); each wait is drawn between 0 and its
+            step (full jitter); after the last step a delivery gives up.
+        webhook_max_age_seconds: no webhook attempt is made this long after its event.
+        webhook_max_pending: webhook deliveries one key lineage may have pending.
+        webhook_max_payload_bytes: the largest webhook body.
+        webhook_poll_seconds: seconds between looks at the webhook outbox for retries
+            that came due.
+        webhook_secret_grace_seconds: how long a rotated-out webhook secret keeps signing
+            beside the new one.
+        webhook_retention_seconds: how long finished webhook deliveries and their attempts
+            are kept.
     """
 
     data_dir: Path = Path("data")
@@ -475,6 +507,25 @@ class Settings:
     )
     jobs_lease_seconds: float = attrs.field(default=30.0, validator=attrs.validators.gt(0))
     jobs_browser_share: int = attrs.field(default=50, validator=attrs.validators.in_(range(1, 101)))
+    webhook_timeout: float = attrs.field(default=10.0, validator=attrs.validators.gt(0))
+    # Standard Webhooks' suggested schedule: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h.
+    webhook_retry_schedule: tuple[float, ...] = attrs.field(
+        default=(0.0, 5.0, 300.0, 1800.0, 7200.0, 18000.0, 36000.0), validator=_schedule
+    )
+    webhook_max_age_seconds: float = attrs.field(
+        default=24 * 3600.0, validator=attrs.validators.gt(0)
+    )
+    webhook_max_pending: int = attrs.field(default=1000, validator=attrs.validators.ge(1))
+    webhook_max_payload_bytes: int = attrs.field(
+        default=64 * 1024, validator=attrs.validators.ge(1024)
+    )
+    webhook_poll_seconds: float = attrs.field(default=1.0, validator=attrs.validators.gt(0))
+    webhook_secret_grace_seconds: float = attrs.field(
+        default=24 * 3600.0, validator=attrs.validators.ge(0)
+    )
+    webhook_retention_seconds: float = attrs.field(
+        default=7 * 24 * 3600.0, validator=attrs.validators.gt(0)
+    )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
@@ -549,6 +600,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
         "trusted_proxies",
         "allow_networks",
         "browser_cdp_urls",
+        "webhook_retry_schedule",
     ):
         if name in data:
             data[name] = tuple(data[name])

@@ -484,6 +484,16 @@ async def test_file_url_with_a_non_ascii_signature_is_403_not_a_server_error(
 async def test_every_concern_mounts_its_routes_on_both_prefixes(client: AsyncTestClient) -> None:
     paths = {route.path for route in client.app.routes}
 
-    for name in ("image", "pdf-gen", "audio", "screenshot", "parse", "keys/generate", "mcp"):
+    for name in (
+        "image",
+        "pdf-gen",
+        "audio",
+        "screenshot",
+        "parse",
+        "keys/generate",
+        "mcp",
+        "webhooks/secret",
+        "webhooks/secret/rotate",
+    ):
         assert {f"/api/{name}", f"/v1/{name}"} <= paths
     assert {"/api/health", "/v1/health/diagnostic", "/openapi.json", "/files/{key:path}"} <= paths

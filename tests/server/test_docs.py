@@ -123,6 +123,8 @@ async def test_each_endpoint_is_one_operation_with_a_stable_operation_id(
         ("/api/batches", "post"): "submitBatch",
         ("/api/batches/{batch_id}", "get"): "getBatch",
         ("/api/batches/{batch_id}", "delete"): "cancelBatch",
+        ("/api/webhooks/secret", "get"): "getWebhookSecret",
+        ("/api/webhooks/secret/rotate", "post"): "rotateWebhookSecret",
     }
 
 

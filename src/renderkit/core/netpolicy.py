@@ -19,7 +19,10 @@ import attrs
 
 from renderkit.core.errors import BlockedUrlError
 
-__all__ = ["UrlPolicy", "is_public_address"]
+__all__ = ["IPAddress", "UrlPolicy", "is_public_address"]
+
+#: An IPv4 or IPv6 address.
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 # Names the switch: without it a developer pointing at localhost cannot tell what to change.
 _PRIVATE_REFUSED = (
@@ -106,9 +109,23 @@ class UrlPolicy:
             BlockedUrlError: a non-http(s) scheme, or a host that is (or resolves to) a
                 non-public address, or that does not resolve.
         """
+        await self._vet(url, field, pin=False)
+
+    async def resolve(self, url: str, *, field: str | None = "url") -> tuple[IPAddress, ...]:
+        """The addresses of ``url``'s host that may be reached, for a caller connecting itself.
+
+        Connect to one of these, never to a fresh resolution of the name: a second lookup
+        may answer differently (DNS rebinding). Only http(s) URLs have addresses.
+
+        Raises:
+            BlockedUrlError: as :meth:`check`, and for ``data:``, ``blob:`` or ``about:``.
+        """
+        return await self._vet(url, field, pin=True)
+
+    async def _vet(self, url: str, field: str | None, *, pin: bool) -> tuple[IPAddress, ...]:
         parts = urlsplit(url)
-        if parts.scheme in ("data", "blob", "about"):
-            return
+        if parts.scheme in ("data", "blob", "about") and not pin:
+            return ()
         if parts.scheme not in ("http", "https"):
             msg = f"the {parts.scheme or 'empty'} scheme is not allowed"
             raise BlockedUrlError(msg, url=url, field=field)
@@ -116,9 +133,11 @@ class UrlPolicy:
         if not host:
             msg = "the URL has no host"
             raise BlockedUrlError(msg, url=url, field=field)
-        if self.allow_private:
-            return
-        if host in _METADATA_HOSTS or host == "localhost" or host.endswith(".localhost"):
+        if self.allow_private and not pin:
+            return ()
+        if not self.allow_private and (
+            host in _METADATA_HOSTS or host == "localhost" or host.endswith(".localhost")
+        ):
             msg = _PRIVATE_REFUSED
             raise BlockedUrlError(msg, url=url, field=field, private=True)
         literal = _literal_address(host)
@@ -126,13 +145,12 @@ class UrlPolicy:
             addresses = [literal]
         else:
             addresses = await self._resolve(host, url, field)
-        if not all(self._permitted(a) for a in addresses):
+        if not self.allow_private and not all(self._permitted(a) for a in addresses):
             msg = _PRIVATE_REFUSED
             raise BlockedUrlError(msg, url=url, field=field, private=True)
+        return tuple(addresses)
 
-    async def _resolve(
-        self, host: str, url: str, field: str | None
-    ) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    async def _resolve(self, host: str, url: str, field: str | None) -> list[IPAddress]:
         loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(self.resolve_timeout):

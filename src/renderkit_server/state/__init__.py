@@ -12,6 +12,8 @@ fake), ``sqlite.py`` (the processes of one host) and ``redis.py`` (every replica
     mcp_sessions/   ended MCP session ids                            memory        redis
     render_locks/   single flight of a signed image's first render   memory sqlite redis
     idempotency/    first answers of keyed POSTs (Idempotency-Key)   memory sqlite redis
+    webhook_secrets/  key lineage -> webhook signing secrets         memory sqlite redis
+    webhook_outbox/   webhook deliveries, their attempts and retries memory sqlite redis
 
 :mod:`.build` is the one place that chooses backends from the settings (Redis when
 ``redis_url`` is set, else SQLite in the data directory or memory) and the one place that

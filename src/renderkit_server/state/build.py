@@ -23,6 +23,8 @@ from renderkit_server.state.render_locks import RenderLocks, SqliteRenderLocks
 from renderkit_server.state.revocations import RevocationStore, SqliteRevocationStore
 from renderkit_server.state.url_secrets import SqliteUrlSecretStore, UrlSecretStore
 from renderkit_server.state.usage import SqliteUsageStore, UsageStore
+from renderkit_server.state.webhook_outbox import SqliteWebhookOutbox, WebhookOutbox
+from renderkit_server.state.webhook_secrets import SqliteWebhookSecretStore, WebhookSecretStore
 
 __all__ = ["SharedState", "build_shared_state"]
 
@@ -43,6 +45,8 @@ class SharedState:
             first views arrive together).
         idempotency: the first answers of keyed POSTs (``Idempotency-Key``).
         jobs: the asynchronous jobs' queue and records.
+        webhook_secrets: each key lineage's webhook signing secrets.
+        webhook_outbox: webhook deliveries, pending and done, with their attempts.
         client: the Redis client every Redis backend uses (None without Redis).
     """
 
@@ -56,6 +60,8 @@ class SharedState:
     render_locks: RenderLocks
     idempotency: IdempotencyStore
     jobs: JobStore
+    webhook_secrets: WebhookSecretStore
+    webhook_outbox: WebhookOutbox
     client: AsyncCloseable | None = None
 
     async def aclose(self) -> None:
@@ -70,6 +76,8 @@ class SharedState:
             self.render_locks,
             self.idempotency,
             self.jobs,
+            self.webhook_secrets,
+            self.webhook_outbox,
             self.client,
         )
 
@@ -109,6 +117,9 @@ def build_shared_state(
             data / "idempotency.sqlite3", max_per_lineage=settings.idempotency_max_keys
         ),
         jobs=SqliteJobStore(data / "jobs.sqlite3"),
+        webhook_secrets=SqliteWebhookSecretStore(data / "webhook-secrets.sqlite3"),
+        # SQLite, not memory: a scheduled retry must survive a restart.
+        webhook_outbox=SqliteWebhookOutbox(data / "webhooks.sqlite3"),
     )
 
 
@@ -126,6 +137,8 @@ def _on_redis(
     from renderkit_server.state.revocations.redis import RedisRevocationStore
     from renderkit_server.state.url_secrets.redis import RedisUrlSecretStore
     from renderkit_server.state.usage.redis import RedisUsageStore
+    from renderkit_server.state.webhook_outbox.redis import RedisWebhookOutbox
+    from renderkit_server.state.webhook_secrets.redis import RedisWebhookSecretStore
 
     client = connect(url)
     return SharedState(
@@ -141,5 +154,7 @@ def _on_redis(
         # The embedded queue until a Redis job store implements JobStore: jobs are then
         # per host (the replicas of one host share the file).
         jobs=SqliteJobStore(settings.data_dir / "jobs.sqlite3"),
+        webhook_secrets=RedisWebhookSecretStore(client),
+        webhook_outbox=RedisWebhookOutbox(client),
         client=client,
     )
