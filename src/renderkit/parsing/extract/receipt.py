@@ -33,7 +33,14 @@ from renderkit.parsing.extract.values import find_amounts, find_dates, find_emai
 from renderkit.parsing.layout.model import PageLayout, Row, Segment, build_layout, stacked_blocks
 from renderkit.parsing.lexicons import load_lexicon, tokens
 
-__all__ = ["line_amounts", "meaningful", "receipt_fields", "till_receipt", "trim_line"]
+__all__ = [
+    "line_amounts",
+    "meaningful",
+    "receipt_fields",
+    "till_receipt",
+    "trim_line",
+    "unmerge_rows",
+]
 
 
 def _alnum_ratio(text: str) -> float:
@@ -179,15 +186,70 @@ _HEADER_ROWS = 25
 
 def _top_lines(lines: Sequence[Line]) -> list[Line]:
     """The first page's lines above its first item, top to bottom, whatever order the OCR
-    engine returned them in (it may read a centred header out of order)."""
+    engine returned them in (it may read a centred header out of order); a line whose words
+    interleave two printed rows is cut into them (:func:`unmerge_rows`)."""
     first = [x for x in lines if x.page == lines[0].page] if lines else []
     out: list[Line] = []
     for block in stacked_blocks(first):
-        for line in block:
-            if _item_row(line) or len(out) >= _HEADER_ROWS:
-                return out
-            out.append(line)
+        for whole in block:
+            for line in unmerge_rows(whole):
+                if _item_row(line) or len(out) >= _HEADER_ROWS:
+                    return out
+                out.append(line)
     return out
+
+
+# Two words share a printed row when their boxes overlap by at least this share of the
+# shorter one's height.
+_SAME_ROW = 0.5
+
+
+def unmerge_rows(line: Line) -> tuple[Line, ...]:
+    """``line`` cut into the printed rows its words interleave, top row first; else itself.
+
+    On a photo turned more than a line's height across the paper's width, two short centred
+    rows ("NO 12, STREET 4" over "40000 TOWN, STATE") can be read as one line whose words
+    alternate between them. Each word, left to right, joins the row whose last word it
+    overlaps vertically (a tilted row's neighbours always do). Rows that merely follow each
+    other from left to right (an item and its amount, lower on a tilted photo) are one line
+    printed across a gap, not two: only rows whose words interleave are cut.
+    """
+    words = sorted(line.words, key=lambda w: w.bbox[0])
+    if len(words) < 3:
+        return (line,)
+    rows: list[list[Word]] = []
+    for word in words:
+        best, overlap = None, 0.0
+        for row in rows:
+            last = row[-1]
+            shared = min(word.bbox[3], last.bbox[3]) - max(word.bbox[1], last.bbox[1])
+            height = min(word.bbox[3] - word.bbox[1], last.bbox[3] - last.bbox[1])
+            share = shared / height if height > 0 else 0.0
+            if share >= _SAME_ROW and share > overlap:
+                best, overlap = row, share
+        if best is None:
+            rows.append([word])
+        else:
+            best.append(word)
+    if len(rows) != 2:
+        return (line,)
+    first, second = rows
+
+    # Interleaved: each row has a word between two of the other's.
+    def inside(row: list[Word], other: list[Word]) -> bool:
+        return any(other[0].bbox[0] < w.bbox[0] < other[-1].bbox[0] for w in row)
+
+    if not (inside(first, second) and inside(second, first)):
+        return (line,)
+    if min(len(first), len(second)) < 2:
+        return (line,)
+
+    def level(row: list[Word]) -> float:
+        return statistics.fmean((w.bbox[1] + w.bbox[3]) / 2 for w in row)
+
+    # The upper row: at the same place across the page, its words stand higher.
+    upper, lower = (first, second) if level(first) <= level(second) else (second, first)
+    return tuple(Line(words=tuple(row), page=line.page) for row in (upper, lower))
 
 
 def _item_row(line: Line) -> bool:
