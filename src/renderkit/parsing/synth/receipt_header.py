@@ -4,11 +4,13 @@ The plain header (name, registration number, two address lines, phone) is what t
 rules were written for; real slips are messier. Each document draws, from a generator of its
 own (so that adding this left every other choice of a seed as it was), some of:
 
-- a line before the name: a logo word, a branch or outlet name, the registration number, a
-  "TAX INVOICE" title, or a row of symbols a printed logo leaves in OCR;
+- a line before the name: a brand name above the legal name, a logo word, a branch or outlet
+  name, the registration number, a "TAX INVOICE" title, or a row of symbols a printed logo
+  leaves in OCR;
+- the registration number in brackets or after a label;
 - the name split over two lines (before its legal form, or in the middle);
 - the address over two to four lines: the street cut at its comma, the post code on its own
-  line, the town and the state apart;
+  line, the town and the state apart; sometimes a label ("ADDRESS:") before its first line;
 - contact and tax lines (phone, fax, e-mail, a tax registration number) after the address or
   between its lines;
 - a store or outlet number line and a title after the address.
@@ -54,6 +56,18 @@ _TAX_ID = {
     "de": ("USt-IdNr", "St.-Nr"),
     "fr": ("TVA", "SIRET"),
 }
+_REGISTRATION = {
+    "en": ("CO. REG NO", "COMPANY NO", "REG NO"),
+    "ms": ("CO. NO", "NO SYARIKAT", "CO. REG"),
+    "de": ("HRB", "HR-NR"),
+    "fr": ("RCS", "SIREN"),
+}
+_ADDRESS_LABEL = {
+    "en": ("ADDRESS", "ADD", "HQ", "SITE"),
+    "ms": ("ALAMAT", "ADDRESS", "HQ ADD"),
+    "de": ("ANSCHRIFT", "ADRESSE"),
+    "fr": ("ADRESSE", "SIÈGE"),
+}
 _NOISE = ("* * * * *", "=-=-=-=-=", "~~ ~~~ ~~", "#########", ". : . : . :")
 
 
@@ -65,7 +79,8 @@ class ReceiptHeader:
         lines: every line of the header, unpadded.
         name_lines: the lines the company name was printed on.
         address_lines: the lines the address was printed on (in order; others may sit
-            between them).
+            between them), the first after ``address_label`` when one is printed.
+        address_label: a label printed before the address ("ADDRESS:"), or "".
         cues: the variations drawn ("logo", "split_name", "postcode_alone"...).
         decoys: printed strings that are neither the name nor the address.
     """
@@ -73,13 +88,14 @@ class ReceiptHeader:
     lines: tuple[str, ...]
     name_lines: tuple[str, ...]
     address_lines: tuple[str, ...]
+    address_label: str
     cues: tuple[str, ...]
     decoys: tuple[str, ...]
 
 
 def _split_name(name: str, rng: random.Random, cues: list[str]) -> list[str]:
     words = name.split()
-    if len(words) < 2 or rng.random() >= 0.3:
+    if len(words) < 2 or rng.random() >= 0.2:
         return [name]
     cues.append("split_name")
     # Before the legal form where it has one of two words or more, else in the middle.
@@ -130,24 +146,33 @@ def receipt_header(
     cues: list[str] = []
     decoys: list[str] = []
     top: list[str] = []
-    registration_line = f"({registration})"
+    registration_line = (
+        f"({registration})"
+        if rng.random() < 0.75
+        else f"{rng.choice(_REGISTRATION[language])}: {registration}"
+    )
     registration_first = False
     draw = rng.random()
-    if draw < 0.15:
+    if draw < 0.1 and len(name.split()) >= 2:
+        # A brand or trade name printed above the legal name (the label is the legal name).
+        brand = f"{names.stem(rng, (1, 2))} {names.stem(rng, (1, 2))}"
+        top.append(brand.upper() if name.isupper() else brand)
+        cues.append("brand")
+    elif draw < 0.2:
         logo = re.sub(r"[^A-Za-z]", "", name.split()[0]).upper() or "SHOP"
         top.append(rng.choice((logo, f"~ {logo} ~", f"[{logo[:3]}]")))
         cues.append("logo")
-    elif draw < 0.25:
+    elif draw < 0.27:
         top.append(f"{rng.choice(_BRANCH[language])}: {names.stem(rng, (1, 2)).upper()}")
         cues.append("branch_first")
-    elif draw < 0.35:
+    elif draw < 0.34:
         top.append(registration_line)
         registration_first = True
         cues.append("registration_first")
-    elif draw < 0.45:
+    elif draw < 0.42:
         top.append(rng.choice(_TITLES[language]))
         cues.append("title_first")
-    elif draw < 0.52:
+    elif draw < 0.47:
         top.append(rng.choice(_NOISE))
         cues.append("noise")
     decoys += [t for t in top if t != registration_line]
@@ -156,6 +181,12 @@ def receipt_header(
     if not registration_first:
         body.append(registration_line)
     address_lines = _split_address(address, rng, cues)
+    label = ""
+    if rng.random() < 0.1:
+        # A label before the address, which is not part of it.
+        label = f"{rng.choice(_ADDRESS_LABEL[language])}:"
+        address_lines[0] = f"{label} {address_lines[0]}"
+        cues.append("address_label")
     contact = [f"TEL: {phone}"]
     if rng.random() < 0.3:
         contact.append(f"{_FAX[language]}: {names.phone(country, rng)}")
@@ -189,6 +220,7 @@ def receipt_header(
         lines=tuple(body),
         name_lines=tuple(name_lines),
         address_lines=tuple(address_lines),
+        address_label=label,
         cues=tuple(cues),
         decoys=tuple(decoys),
     )
