@@ -100,6 +100,8 @@ class EvalOptions:
             mechanisms on their own).
         ranker: invoices' totals chosen by the learned ranker (as ``LocalExtractor``, the
             default); False: the label rules' choice.
+        spans: the receipt fields (company, address) chosen by the span rankers
+            (``LocalExtractor(spans=...)``); none by default.
         calibrated: field confidence mapped through the shipped calibration
             (``LocalExtractor(calibrated=...)``); off gives the rules' raw figures.
     """
@@ -110,6 +112,7 @@ class EvalOptions:
     verbose: bool = False
     embedded_xml: bool = True
     ranker: bool = True
+    spans: tuple[str, ...] = ()
     calibrated: bool = True
 
 
@@ -187,7 +190,9 @@ async def _parse_source(
 ) -> dict[str, _Parsed]:
     manifest = json.loads(manifest_path.read_text())  # noqa: ASYNC240 - a CLI, not a server
     schema = _schema_for(manifest)
-    extractor = LocalExtractor(ranker=options.ranker, calibrated=options.calibrated)
+    extractor = LocalExtractor(
+        ranker=options.ranker, spans=options.spans, calibrated=options.calibrated
+    )
     out: dict[str, _Parsed] = {}
     limiter = anyio.CapacityLimiter(options.concurrency)
 
@@ -697,6 +702,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="invoice totals chosen by the learned ranker (the default; --no-ranker: the rules)",
     )
     parser.add_argument(
+        "--spans",
+        default="",
+        help="receipt fields chosen by the span rankers, comma-separated (company,address); "
+        "none by default",
+    )
+    parser.add_argument(
         "--no-calibration",
         action="store_true",
         help="report the rules' raw field confidence (no calibration map)",
@@ -722,6 +733,7 @@ def options_from(args: argparse.Namespace, *, synthetic: bool = False) -> EvalOp
         verbose=args.verbose,
         embedded_xml=not args.no_embedded_xml,
         ranker=args.ranker,
+        spans=tuple(f for f in args.spans.split(",") if f),
         calibrated=not args.no_calibration,
     )
 

@@ -1,4 +1,5 @@
-"""Train the invoice-total ranker on synthetic invoices and write its model file.
+"""Train a candidate ranker (an invoice's total, a receipt's name or address span) on
+synthetic documents and write its model file.
 
 Usage::
 
@@ -6,6 +7,14 @@ Usage::
     python scripts/synth_docs.py --kind invoice --count 150 --seed 4 --photos --out /tmp/train4
     python scripts/train_ranker.py /tmp/train3 /tmp/train4 --seed 0 \\
         --out src/renderkit/parsing/models/invoice_total.json
+    python scripts/train_ranker.py /tmp/receipts31 /tmp/receipts32 --field receipt_address \\
+        --seed 0 --out src/renderkit/parsing/models/receipt_address.json
+
+``--field receipt_company`` / ``receipt_address``: every span of a receipt's header lines
+(:func:`renderkit.parsing.extract.receipt.span_choices`) is one example, labelled by whether
+its value equals the truth's as the eval compares text (upper case, every run of other
+characters one space); the folds are grouped by the receipt header's variations (the truth's
+``extras.header_cues``).
 
 Only the synthetic factory's output is training data (its truth says which candidate is the
 total); the dev set is validation only. Every amount of a document
@@ -37,9 +46,12 @@ from sklearn.model_selection import GroupKFold
 
 from renderkit.parsing import OcrEngine, ParseLimits, ocr_engine
 from renderkit.parsing.extract.invoice import total_candidates
+from renderkit.parsing.extract.receipt import span_choices
 from renderkit.parsing.rank.candidates import FEATURES
 from renderkit.parsing.rank.model import MODEL_VERSION
+from renderkit.parsing.rank.spans import SPAN_FEATURES
 from renderkit.parsing.readers.document import read_document
+from renderkit.parsing.synth.score import NORM
 
 __all__ = ["main"]
 
@@ -79,6 +91,44 @@ async def _examples(
     return rows, labels, groups, families, counts
 
 
+async def _span_examples(
+    roots: Sequence[Path], ocr: OcrEngine, field: str
+) -> tuple[list[list[float]], list[int], list[int], list[str], dict[str, int]]:
+    rows: list[list[float]] = []
+    labels: list[int] = []
+    groups: list[int] = []
+    families: list[str] = []
+    counts = {"documents": 0, "without_value": 0, "value_not_a_candidate": 0, "rule_right": 0}
+    text = NORM["text"]
+    for root in roots:
+        for manifest_path in sorted(root.glob("*/manifest.json")):
+            manifest = json.loads(manifest_path.read_text())
+            for doc in manifest["documents"]:
+                counts["documents"] += 1
+                want = doc["expected"].get(field)
+                if not want:
+                    counts["without_value"] += 1
+                    continue
+                content = (manifest_path.parent / doc["file"]).read_bytes()
+                document = await read_document(content, doc["mime"], ocr=ocr, limits=ParseLimits())
+                choices = span_choices(list(document.lines)).get(field)
+                if choices is None:
+                    counts["value_not_a_candidate"] += 1
+                    continue
+                rule = choices.rule
+                counts["rule_right"] += int(rule is not None and text(rule.value) == text(want))
+                hits = [text(choices.value(i)) == text(want) for i in range(len(choices.spans))]
+                if not any(hits):
+                    counts["value_not_a_candidate"] += 1
+                    continue
+                truth = json.loads((manifest_path.parent / doc["truth"]).read_text())
+                rows += [list(f) for f in choices.features]
+                labels += [int(h) for h in hits]
+                groups += [counts["documents"]] * len(hits)
+                families += [truth["extras"].get("header_cues", "")] * len(hits)
+    return rows, labels, groups, families, counts
+
+
 def _fit(x: Any, y: Any, seed: int) -> tuple[Any, Any, LogisticRegression]:
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
@@ -104,6 +154,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--out", required=True, help="the model file to write")
     parser.add_argument("--cache", help="folder caching OCR results (as eval_parse.py's)")
+    parser.add_argument(
+        "--field",
+        choices=("invoice_total", "receipt_company", "receipt_address"),
+        default="invoice_total",
+        help="what the ranker chooses (default: an invoice's total)",
+    )
     args = parser.parse_args(argv)
     ocr: OcrEngine = ocr_engine()
     if args.cache:
@@ -111,7 +167,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from eval_parse import CachedOcr
 
         ocr = CachedOcr(ocr, Path(args.cache))
-    rows, labels, groups, families, counts = anyio.run(_examples, [Path(s) for s in args.sets], ocr)
+    roots = [Path(s) for s in args.sets]
+    if args.field == "invoice_total":
+        features = FEATURES
+        rows, labels, groups, families, counts = anyio.run(_examples, roots, ocr)
+    else:
+        features = SPAN_FEATURES
+        field = args.field.removeprefix("receipt_")
+        rows, labels, groups, families, counts = anyio.run(_span_examples, roots, ocr, field)
     x, y, g = np.array(rows, dtype=float), np.array(labels), np.array(groups)
     family = np.array(families)
     # Held-out scores per fold: the calibration map is fitted on them, never on the data a
@@ -139,7 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     data = {
         "version": MODEL_VERSION,
         "name": Path(args.out).stem,
-        "features": list(FEATURES),
+        "features": list(features),
         "mean": [round(float(v), 6) for v in mean],
         "scale": [round(float(v), 6) for v in scale],
         "weights": [round(float(v), 6) for v in model.coef_[0]],
@@ -161,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Path(args.out).write_text(json.dumps(data, indent=1) + "\n")
     print(json.dumps(data["training"], indent=1))
     for name, weight in sorted(
-        zip(FEATURES, data["weights"], strict=True), key=lambda t: -abs(t[1])
+        zip(features, data["weights"], strict=True), key=lambda t: -abs(t[1])
     ):
         print(f"{weight:+.3f} {name}")
     return 0

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from importlib import resources
 from typing import Any
 
@@ -60,6 +60,10 @@ class LocalExtractor:
             total, its calibrated probability as the confidence; on by default since it passed
             the dev set's decision rule (docs/parsing.md, "Learned ranking"); False keeps the
             label rules' choice.
+        spans: the receipt fields (``"company"``, ``"address"``) the span rankers
+            (:mod:`~renderkit.parsing.rank.spans`) choose among runs of the header lines, their
+            calibrated probability as the confidence; none by default (docs/parsing.md,
+            "Receipt spans").
         calibrated: map each field's confidence through the calibration fitted on synthetic
             documents (:mod:`~renderkit.parsing.fill.calibration`); False reports the rules'
             raw figures. Values are the same either way.
@@ -75,6 +79,7 @@ class LocalExtractor:
         arbiter_threshold: float = DEFAULT_THRESHOLD,
         arbiter_timeout: float = DEFAULT_TIMEOUT,
         ranker: bool = True,
+        spans: Collection[str] = (),
         calibrated: bool = True,
     ) -> None:
         self.day_first = day_first
@@ -82,6 +87,7 @@ class LocalExtractor:
         self.arbiter_threshold = arbiter_threshold
         self.arbiter_timeout = arbiter_timeout
         self.ranker = ranker
+        self.spans = tuple(spans)
         self.calibrated = calibrated
 
     async def extract(
@@ -125,7 +131,9 @@ class LocalExtractor:
     def _found(self, document: Document, hints: str | None) -> tuple[str, Extracted]:
         kind, _ = classify(document.text + ("\n" + hints if hints else ""))
         day_first = self.day_first if self.day_first is not None else _day_first(hints)
-        return kind, extract_fields(kind, document, day_first=day_first, ranker=self.ranker)
+        return kind, extract_fields(
+            kind, document, day_first=day_first, ranker=self.ranker, spans=self.spans
+        )
 
     def _fill(
         self,

@@ -9,7 +9,7 @@ own (letters, statements, forms...) get every general rule. The values every doc
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 import attrs
 
@@ -50,9 +50,13 @@ def with_rival(chosen: Found, rival: Found) -> Found:
     return attrs.evolve(chosen, alternatives=tuple(out))
 
 
-def extract_receipt(document: Document, day_first: bool) -> Extracted:
-    """A till receipt: merchant, address, date, total, amounts and items from the receipt rules."""
-    found = receipt_fields(list(document.lines), day_first=day_first)
+def extract_receipt(
+    document: Document, day_first: bool, *, spans: Collection[str] = ()
+) -> Extracted:
+    """A till receipt: merchant, address, date, total, amounts and items from the receipt rules
+    (``spans``: the fields among company and address chosen by the span rankers, see
+    :func:`~renderkit.parsing.extract.receipt.receipt_fields`)."""
+    found = receipt_fields(list(document.lines), day_first=day_first, spans=spans)
     _refuse_names(found)
     return Extracted(fields=found)
 
@@ -111,10 +115,13 @@ def extract_contract(document: Document, day_first: bool) -> Extracted:
     return Extracted(fields=found)
 
 
-def extract_general(document: Document, day_first: bool) -> Extracted:
-    """A type without rules of its own: every general rule, the receipt rules winning ties."""
+def extract_general(
+    document: Document, day_first: bool, *, spans: Collection[str] = ()
+) -> Extracted:
+    """A type without rules of its own: every general rule, the receipt rules winning ties
+    (``spans`` as for :func:`extract_receipt`)."""
     found = contract_fields(document.text)
-    found.update(receipt_fields(list(document.lines), day_first=day_first))
+    found.update(receipt_fields(list(document.lines), day_first=day_first, spans=spans))
     return Extracted(fields=found)
 
 
@@ -128,15 +135,26 @@ EXTRACTORS: Mapping[str, TypeExtractor] = {
 
 
 def extract_fields(
-    kind: str, document: Document, *, day_first: bool, ranker: bool = False
+    kind: str,
+    document: Document,
+    *,
+    day_first: bool,
+    ranker: bool = False,
+    spans: Collection[str] = (),
 ) -> Extracted:
     """The fields of a document of type ``kind``: its extractor's, then the document-wide values.
 
-    ``ranker`` lets the learned ranker choose an invoice's total (:func:`extract_invoice`).
+    ``ranker`` lets the learned ranker choose an invoice's total (:func:`extract_invoice`);
+    ``spans`` names the fields (``company``, ``address``) the span rankers choose on a receipt
+    (:func:`extract_receipt`, and the receipt rules of types without rules of their own).
     """
     extractor = EXTRACTORS.get(kind, extract_general)
     if ranker and extractor is extract_invoice:
         extracted = extract_invoice(document, day_first, ranker=True)
+    elif spans and extractor is extract_receipt:
+        extracted = extract_receipt(document, day_first, spans=spans)
+    elif spans and extractor is extract_general:
+        extracted = extract_general(document, day_first, spans=spans)
     else:
         extracted = extractor(document, day_first)
     found = dict(extracted.fields)
