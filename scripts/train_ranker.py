@@ -56,6 +56,8 @@ from renderkit.parsing.synth.score import NORM
 __all__ = ["main"]
 
 _C = 1.0
+# The synthetic validation sets' seeds: their documents are never training data.
+_VALIDATION_SEEDS = frozenset({1, 9001})
 
 
 async def _examples(
@@ -168,6 +170,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         ocr = CachedOcr(ocr, Path(args.cache))
     roots = [Path(s) for s in args.sets]
+    for root in roots:
+        for manifest_path in root.glob("*/manifest.json"):
+            seed = json.loads(manifest_path.read_text()).get("generator", {}).get("seed")
+            if seed in _VALIDATION_SEEDS:
+                parser.error(f"{manifest_path}: seed {seed} makes a validation set, never training")
     if args.field == "invoice_total":
         features = FEATURES
         rows, labels, groups, families, counts = anyio.run(_examples, roots, ocr)

@@ -158,3 +158,17 @@ def test_a_plain_header_keeps_the_rules_name_and_address() -> None:
     ranked = receipt_fields(lines, day_first=True, spans=("company", "address"))
     assert ranked["company"].value == rules["company"].value == "SERI MURNI TRADING"
     assert ranked["address"].value == rules["address"].value
+
+
+def test_a_label_before_the_address_is_no_part_of_the_spans_value() -> None:
+    lines = _receipt(
+        "CAHAYA MAJU SDN BHD",
+        "(112233-P)",
+        "ADDRESS: NO 5, JALAN DAHLIA 3",
+        "52100 KEPONG, SELANGOR",
+        "TEL: 03-6250 0000",
+    )
+    address = span_choices(lines)["address"]
+    values = {address.value(i) for i in range(len(address.spans))}
+    assert "NO 5, JALAN DAHLIA 3 52100 KEPONG, SELANGOR" in values
+    assert not any(v.startswith("ADDRESS") for v in values)
