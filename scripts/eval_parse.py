@@ -104,6 +104,8 @@ class EvalOptions:
             ``LocalExtractor``, the default); False: the label rules' choice.
         term_ranker, party_ranker: contracts' terms and parties chosen by the learned rankers
             (``LocalExtractor(term_ranker=..., party_ranker=...)``).
+        spans: the receipt fields (company, address) chosen by the span rankers
+            (``LocalExtractor(spans=...)``); none by default.
         calibrated: field confidence mapped through the shipped calibration
             (``LocalExtractor(calibrated=...)``); off gives the rules' raw figures.
     """
@@ -117,6 +119,7 @@ class EvalOptions:
     date_ranker: bool = True
     term_ranker: bool = True
     party_ranker: bool = False
+    spans: tuple[str, ...] = ()
     calibrated: bool = True
 
 
@@ -199,6 +202,7 @@ async def _parse_source(
         date_ranker=options.date_ranker,
         term_ranker=options.term_ranker,
         party_ranker=options.party_ranker,
+        spans=options.spans,
         calibrated=options.calibrated,
     )
     out: dict[str, _Parsed] = {}
@@ -730,6 +734,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="contracts' parties chosen by the learned party ranker (off by default)",
     )
     parser.add_argument(
+        "--spans",
+        default="",
+        help="receipt fields chosen by the span rankers, comma-separated (company,address); "
+        "none by default",
+    )
+    parser.add_argument(
         "--no-calibration",
         action="store_true",
         help="report the rules' raw field confidence (no calibration map)",
@@ -758,6 +768,7 @@ def options_from(args: argparse.Namespace, *, synthetic: bool = False) -> EvalOp
         date_ranker=args.date_ranker,
         term_ranker=args.term_ranker,
         party_ranker=args.party_ranker,
+        spans=tuple(f for f in args.spans.split(",") if f),
         calibrated=not args.no_calibration,
     )
 

@@ -1,5 +1,5 @@
-"""Train a candidate ranker (an invoice's total or issue date, a contract's term or parties) on
-synthetic documents and write its model file.
+"""Train a candidate ranker (an invoice's total or issue date, a contract's term or parties, a
+receipt's name or address span) on synthetic documents and write its model file.
 
 Usage::
 
@@ -10,6 +10,14 @@ Usage::
     python scripts/synth_docs.py --kind contract --count 400 --seed 31 --out /tmp/train31
     python scripts/train_ranker.py /tmp/train31 --field term --seed 0 \\
         --out src/renderkit/parsing/models/contract_term.json
+    python scripts/train_ranker.py /tmp/receipts31 /tmp/receipts32 --field receipt_address \\
+        --seed 0 --out src/renderkit/parsing/models/receipt_address.json
+
+``--field receipt_company`` / ``receipt_address``: every span of a receipt's header lines
+(:func:`renderkit.parsing.extract.receipt.span_choices`) is one example, labelled by whether
+its value equals the truth's as the eval compares text (upper case, every run of other
+characters one space); the folds are grouped by the receipt header's variations (the truth's
+``extras.header_cues``).
 
 ``--field term`` (contracts): every duration of a contract
 (:func:`renderkit.parsing.extract.contract.term_candidates_of`) is one example, labelled by
@@ -65,15 +73,20 @@ from sklearn.model_selection import GroupKFold
 from renderkit.parsing import OcrEngine, ParseLimits, ocr_engine
 from renderkit.parsing.extract.contract import party_candidates_of, term_candidates_of
 from renderkit.parsing.extract.invoice import invoice_date_candidates, total_candidates
+from renderkit.parsing.extract.receipt import span_choices
 from renderkit.parsing.rank.candidates import FEATURES
 from renderkit.parsing.rank.contract import PARTY_FEATURES, TERM_FEATURES
 from renderkit.parsing.rank.dates import DATE_FEATURES, issue_date_choices
 from renderkit.parsing.rank.model import MODEL_VERSION
+from renderkit.parsing.rank.spans import SPAN_FEATURES
 from renderkit.parsing.readers.document import read_document
+from renderkit.parsing.synth.score import NORM
 
 __all__ = ["main"]
 
 _C = 1.0
+# The synthetic validation sets' seeds: their documents are never training data.
+_VALIDATION_SEEDS = frozenset({1, 9001})
 
 
 # Per field: the truth's key, the candidates, and the truth's layout key the folds group by.
@@ -184,17 +197,59 @@ async def _party_examples(
     return rows, labels, groups, families, counts
 
 
+async def _span_examples(
+    roots: Sequence[Path], ocr: OcrEngine, field: str
+) -> tuple[list[list[float]], list[int], list[int], list[str], dict[str, int]]:
+    rows: list[list[float]] = []
+    labels: list[int] = []
+    groups: list[int] = []
+    families: list[str] = []
+    counts = {"documents": 0, "without_value": 0, "value_not_a_candidate": 0, "rule_right": 0}
+    text = NORM["text"]
+    for root in roots:
+        for manifest_path in sorted(root.glob("*/manifest.json")):
+            manifest = json.loads(manifest_path.read_text())
+            for doc in manifest["documents"]:
+                counts["documents"] += 1
+                want = doc["expected"].get(field)
+                if not want:
+                    counts["without_value"] += 1
+                    continue
+                content = (manifest_path.parent / doc["file"]).read_bytes()
+                document = await read_document(content, doc["mime"], ocr=ocr, limits=ParseLimits())
+                choices = span_choices(list(document.lines)).get(field)
+                if choices is None:
+                    counts["value_not_a_candidate"] += 1
+                    continue
+                rule = choices.rule
+                counts["rule_right"] += int(rule is not None and text(rule.value) == text(want))
+                hits = [text(choices.value(i)) == text(want) for i in range(len(choices.spans))]
+                if not any(hits):
+                    counts["value_not_a_candidate"] += 1
+                    continue
+                truth = json.loads((manifest_path.parent / doc["truth"]).read_text())
+                rows += [list(f) for f in choices.features]
+                labels += [int(h) for h in hits]
+                groups += [counts["documents"]] * len(hits)
+                families += [truth["extras"].get("header_cues", "")] * len(hits)
+    return rows, labels, groups, families, counts
+
+
 _CONTRACT_EXAMPLES = {"term": _term_examples, "party": _party_examples}
 _FEATURE_NAMES = {
     "total": FEATURES,
     "date": DATE_FEATURES,
     "term": TERM_FEATURES,
     "party": PARTY_FEATURES,
+    "receipt_company": SPAN_FEATURES,
+    "receipt_address": SPAN_FEATURES,
 }
 # The truth's layout key each field's folds group by.
 _GROUPED_BY = {field: family for field, (_, family) in _FIELDS.items()} | {
     "term": "layout_family",
     "party": "layout_family",
+    "receipt_company": "header_cues",
+    "receipt_address": "header_cues",
 }
 
 
@@ -227,10 +282,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", required=True, help="the model file to write")
     parser.add_argument(
         "--field",
-        choices=(*sorted(_FIELDS), "term", "party"),
+        choices=sorted(_FEATURE_NAMES),
         default="total",
         help="total, date: invoices' totals (the default) or issue dates; term, party: "
-        "contracts' terms, parties",
+        "contracts' terms, parties; receipt_company, receipt_address: receipts' header spans",
     )
     parser.add_argument("--cache", help="folder caching OCR results (as eval_parse.py's)")
     args = parser.parse_args(argv)
@@ -241,8 +296,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         ocr = CachedOcr(ocr, Path(args.cache))
     roots = [Path(s) for s in args.sets]
+    for root in roots:
+        for manifest_path in root.glob("*/manifest.json"):
+            seed = json.loads(manifest_path.read_text()).get("generator", {}).get("seed")
+            if seed in _VALIDATION_SEEDS:
+                parser.error(f"{manifest_path}: seed {seed} makes a validation set, never training")
     if args.field in _CONTRACT_EXAMPLES:
         found = anyio.run(_CONTRACT_EXAMPLES[args.field], roots, ocr)
+    elif args.field.startswith("receipt_"):
+        found = anyio.run(_span_examples, roots, ocr, args.field.removeprefix("receipt_"))
     else:
         found = anyio.run(_examples, roots, ocr, args.field)
     rows, labels, groups, families, counts = found

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from importlib import resources
 from typing import Any
 
@@ -70,6 +70,10 @@ class LocalExtractor:
             term and parties"); False keeps the rules' first duration.
         party_ranker: let the learned party ranker choose a contract's parties among every
             name the party rules propose (same section); off by default.
+        spans: the receipt fields (``"company"``, ``"address"``) the span rankers
+            (:mod:`~renderkit.parsing.rank.spans`) choose among runs of the header lines, their
+            calibrated probability as the confidence; none by default (docs/parsing.md,
+            "Receipt spans").
         calibrated: map each field's confidence through the calibration fitted on synthetic
             documents (:mod:`~renderkit.parsing.fill.calibration`); False reports the rules'
             raw figures. Values are the same either way.
@@ -88,6 +92,7 @@ class LocalExtractor:
         date_ranker: bool = True,
         term_ranker: bool = True,
         party_ranker: bool = False,
+        spans: Collection[str] = (),
         calibrated: bool = True,
     ) -> None:
         self.day_first = day_first
@@ -98,6 +103,7 @@ class LocalExtractor:
         self.date_ranker = date_ranker
         self.term_ranker = term_ranker
         self.party_ranker = party_ranker
+        self.spans = tuple(spans)
         self.calibrated = calibrated
 
     async def extract(
@@ -149,6 +155,7 @@ class LocalExtractor:
             date_ranker=self.date_ranker,
             term_ranker=self.term_ranker,
             party_ranker=self.party_ranker,
+            spans=self.spans,
         )
 
     def _fill(

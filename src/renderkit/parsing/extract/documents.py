@@ -9,7 +9,7 @@ own (letters, statements, forms...) get every general rule. The values every doc
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 import attrs
 
@@ -50,9 +50,13 @@ def with_rival(chosen: Found, rival: Found) -> Found:
     return attrs.evolve(chosen, alternatives=tuple(out))
 
 
-def extract_receipt(document: Document, day_first: bool) -> Extracted:
-    """A till receipt: merchant, address, date, total, amounts and items from the receipt rules."""
-    found = receipt_fields(list(document.lines), day_first=day_first)
+def extract_receipt(
+    document: Document, day_first: bool, *, spans: Collection[str] = ()
+) -> Extracted:
+    """A till receipt: merchant, address, date, total, amounts and items from the receipt rules
+    (``spans``: the fields among company and address chosen by the span rankers, see
+    :func:`~renderkit.parsing.extract.receipt.receipt_fields`)."""
+    found = receipt_fields(list(document.lines), day_first=day_first, spans=spans)
     _refuse_names(found)
     return Extracted(fields=found)
 
@@ -118,10 +122,13 @@ def extract_contract(
     return Extracted(fields=found)
 
 
-def extract_general(document: Document, day_first: bool) -> Extracted:
-    """A type without rules of its own: every general rule, the receipt rules winning ties."""
+def extract_general(
+    document: Document, day_first: bool, *, spans: Collection[str] = ()
+) -> Extracted:
+    """A type without rules of its own: every general rule, the receipt rules winning ties
+    (``spans`` as for :func:`extract_receipt`)."""
     found = contract_fields(document.text)
-    found.update(receipt_fields(list(document.lines), day_first=day_first))
+    found.update(receipt_fields(list(document.lines), day_first=day_first, spans=spans))
     return Extracted(fields=found)
 
 
@@ -143,12 +150,15 @@ def extract_fields(
     date_ranker: bool = False,
     term_ranker: bool = False,
     party_ranker: bool = False,
+    spans: Collection[str] = (),
 ) -> Extracted:
     """The fields of a document of type ``kind``: its extractor's, then the document-wide values.
 
     ``ranker`` lets the learned ranker choose an invoice's total, ``date_ranker`` its issue
     date (:func:`extract_invoice`); ``term_ranker`` and ``party_ranker`` a contract's term and
-    parties (:func:`extract_contract`).
+    parties (:func:`extract_contract`); ``spans`` names the fields (``company``, ``address``)
+    the span rankers choose on a receipt (:func:`extract_receipt`, and the receipt rules of
+    types without rules of their own).
     """
     extractor = EXTRACTORS.get(kind, extract_general)
     if (ranker or date_ranker) and extractor is extract_invoice:
@@ -157,6 +167,10 @@ def extract_fields(
         extracted = extract_contract(
             document, day_first, term_ranker=term_ranker, party_ranker=party_ranker
         )
+    elif spans and extractor is extract_receipt:
+        extracted = extract_receipt(document, day_first, spans=spans)
+    elif spans and extractor is extract_general:
+        extracted = extract_general(document, day_first, spans=spans)
     else:
         extracted = extractor(document, day_first)
     found = dict(extracted.fields)

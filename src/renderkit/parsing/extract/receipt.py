@@ -9,9 +9,10 @@ between amounts; none is fitted to a particular document.
 
 from __future__ import annotations
 
+import functools
 import re
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from decimal import Decimal
 
 import attrs
@@ -32,8 +33,26 @@ from renderkit.parsing.extract.receipt_patterns import receipt_patterns as _rx
 from renderkit.parsing.extract.values import find_amounts, find_dates, find_emails, find_phones
 from renderkit.parsing.layout.model import PageLayout, Row, Segment, build_layout, stacked_blocks
 from renderkit.parsing.lexicons import load_lexicon, tokens
+from renderkit.parsing.rank.model import Ranker, load_ranker
+from renderkit.parsing.rank.spans import (
+    SPAN_FEATURES,
+    SPAN_FIELDS,
+    LineFacts,
+    Span,
+    span_candidates,
+    span_features,
+)
 
-__all__ = ["line_amounts", "meaningful", "receipt_fields", "till_receipt", "trim_line"]
+__all__ = [
+    "SpanChoices",
+    "line_amounts",
+    "meaningful",
+    "receipt_fields",
+    "span_choices",
+    "till_receipt",
+    "trim_line",
+    "unmerge_rows",
+]
 
 
 def _alnum_ratio(text: str) -> float:
@@ -179,15 +198,70 @@ _HEADER_ROWS = 25
 
 def _top_lines(lines: Sequence[Line]) -> list[Line]:
     """The first page's lines above its first item, top to bottom, whatever order the OCR
-    engine returned them in (it may read a centred header out of order)."""
+    engine returned them in (it may read a centred header out of order); a line whose words
+    interleave two printed rows is cut into them (:func:`unmerge_rows`)."""
     first = [x for x in lines if x.page == lines[0].page] if lines else []
     out: list[Line] = []
     for block in stacked_blocks(first):
-        for line in block:
-            if _item_row(line) or len(out) >= _HEADER_ROWS:
-                return out
-            out.append(line)
+        for whole in block:
+            for line in unmerge_rows(whole):
+                if _item_row(line) or len(out) >= _HEADER_ROWS:
+                    return out
+                out.append(line)
     return out
+
+
+# Two words share a printed row when their boxes overlap by at least this share of the
+# shorter one's height.
+_SAME_ROW = 0.5
+
+
+def unmerge_rows(line: Line) -> tuple[Line, ...]:
+    """``line`` cut into the printed rows its words interleave, top row first; else itself.
+
+    On a photo turned more than a line's height across the paper's width, two short centred
+    rows ("NO 12, STREET 4" over "40000 TOWN, STATE") can be read as one line whose words
+    alternate between them. Each word, left to right, joins the row whose last word it
+    overlaps vertically (a tilted row's neighbours always do). Rows that merely follow each
+    other from left to right (an item and its amount, lower on a tilted photo) are one line
+    printed across a gap, not two: only rows whose words interleave are cut.
+    """
+    words = sorted(line.words, key=lambda w: w.bbox[0])
+    if len(words) < 3:
+        return (line,)
+    rows: list[list[Word]] = []
+    for word in words:
+        best, overlap = None, 0.0
+        for row in rows:
+            last = row[-1]
+            shared = min(word.bbox[3], last.bbox[3]) - max(word.bbox[1], last.bbox[1])
+            height = min(word.bbox[3] - word.bbox[1], last.bbox[3] - last.bbox[1])
+            share = shared / height if height > 0 else 0.0
+            if share >= _SAME_ROW and share > overlap:
+                best, overlap = row, share
+        if best is None:
+            rows.append([word])
+        else:
+            best.append(word)
+    if len(rows) != 2:
+        return (line,)
+    first, second = rows
+
+    # Interleaved: each row has a word between two of the other's.
+    def inside(row: list[Word], other: list[Word]) -> bool:
+        return any(other[0].bbox[0] < w.bbox[0] < other[-1].bbox[0] for w in row)
+
+    if not (inside(first, second) and inside(second, first)):
+        return (line,)
+    if min(len(first), len(second)) < 2:
+        return (line,)
+
+    def level(row: list[Word]) -> float:
+        return statistics.fmean((w.bbox[1] + w.bbox[3]) / 2 for w in row)
+
+    # The upper row: at the same place across the page, its words stand higher.
+    upper, lower = (first, second) if level(first) <= level(second) else (second, first)
+    return tuple(Line(words=tuple(row), page=line.page) for row in (upper, lower))
 
 
 def _item_row(line: Line) -> bool:
@@ -676,8 +750,202 @@ def _fix_address_codes(text: str) -> str:
     return _rx().floor_ordinal.sub(r"3\1", text)
 
 
-def receipt_fields(lines: Sequence[Line], *, day_first: bool) -> dict[str, Found]:
-    """Seller, address, date, number, amounts and line items of a receipt or invoice."""
+def _line_facts(line: Line) -> LineFacts:
+    """What a header line is, by the receipt patterns (the span ranker's view of it)."""
+    text = clean(line.text)
+    letters = [c for c in text if c.isalpha()]
+    return LineFacts(
+        postcode=bool(_rx().postcode.search(text)),
+        contact=bool(_rx().contact.search(text)) or bool(find_emails(text)),
+        registration=_is_registration(text),
+        address_word=bool(_rx().address_word.search(text)),
+        legal=bool(_rx().legal_suffix.search(text)),
+        trade=bool(_rx().business_word.search(fix_words(text, name_words()))),
+        stop=bool(_rx().header_stop.search(text)),
+        date=bool(find_dates(text)),
+        region=bool(_rx().region.match(text)),
+        label_number=bool(re.fullmatch(r"[A-Za-z ]{2,20}[:.]?\s*\d+", text)),
+        meaningful=meaningful(line),
+        digits=bool(re.search(r"\d", text)),
+        starts_digit=text[:1].isdigit(),
+        ends_comma=text.endswith(",") or line.text.rstrip().endswith(","),
+        paren=line.text.lstrip()[:1] == "(",
+        letters=len(letters),
+        upper=sum(c.isupper() for c in letters) / len(letters) if letters else 0.0,
+        confidence=_mean_confidence([line]),
+    )
+
+
+@attrs.frozen(kw_only=True)
+class SpanChoices:
+    """A receipt header's span candidates for one field, as training and reading see them.
+
+    Attributes:
+        field: ``company`` or ``address``.
+        lines: the header lines the spans index.
+        spans: the candidates.
+        texts: each candidate's lines' text, joined.
+        features: each candidate's features (:data:`~renderkit.parsing.rank.spans.SPAN_FEATURES`).
+        rule: the rules' value for the field, if any (its lines may lie outside the header).
+        page_words: every word of the receipt (OCR slips are repaired against them).
+    """
+
+    field: str
+    lines: tuple[Line, ...]
+    spans: tuple[Span, ...]
+    texts: tuple[str, ...]
+    features: tuple[tuple[float, ...], ...]
+    rule: Found | None
+    page_words: tuple[Word, ...]
+
+    def value(self, index: int) -> str:
+        """Candidate ``index``'s value, cut and repaired as the rules' value is."""
+        text = self.texts[index]
+        if self.field == "company":
+            return fix_words(agree_words(_strip_company(text), self.page_words), vocabulary())
+        address = _fix_address_codes(_unlabelled(text))
+        return fix_words(agree_words(address, self.page_words), address_words())
+
+
+def _indices(found: Found | None, lines: Sequence[Line]) -> tuple[int, ...] | None:
+    """The header lines ``found`` was read from; None when one of them is not a header line."""
+    if found is None:
+        return ()
+    out: list[int] = []
+    for line in found.lines:
+        ids = {id(w) for w in line.words}
+        at = next((i for i, x in enumerate(lines) if any(id(w) in ids for w in x.words)), None)
+        if at is None:
+            return None
+        out.append(at)
+    return tuple(sorted(set(out)))
+
+
+def span_choices(
+    lines: Sequence[Line], found: Mapping[str, Found] | None = None
+) -> dict[str, SpanChoices]:
+    """The name and address span candidates of a receipt, with the rules' own choices
+    (``found``, else read here): what the span rankers score, in training and in reading
+    alike (:mod:`renderkit.parsing.rank.spans`)."""
+    found = _rule_names(lines) if found is None else found
+    page_words = tuple(w for line in lines for w in line.words)
+    top = tuple(trim_line(x) for x in _top_lines(lines))
+    facts = [_line_facts(x) for x in top]
+    company_at = _indices(found.get("company"), top)
+    after = max(company_at) if company_at else -1
+    out: dict[str, SpanChoices] = {}
+    for field in SPAN_FIELDS:
+        rule = found.get(field)
+        at = _indices(rule, top)
+        if at is None:
+            continue  # read beside a label further down: the header's spans do not hold it
+        spans = span_candidates(facts, field, after=after)
+        out[field] = SpanChoices(
+            field=field,
+            lines=top,
+            spans=tuple(spans),
+            texts=tuple(" ".join(clean(top[i].text) for i in span.used) for span in spans),
+            features=tuple(
+                tuple(span_features(facts, span, after=after, rule=at)) for span in spans
+            ),
+            rule=rule,
+            page_words=page_words,
+        )
+    return out
+
+
+def _unlabelled(text: str) -> str:
+    """``text`` without a short label before a colon ("Address:", "HQ:") opening it, when an
+    address follows (a number or an address word): the label is not part of the address."""
+    match = re.match(r"[A-Za-z][A-Za-z .]{0,15}:\s*(?=\S)", text)
+    if match is None:
+        return text
+    rest = text[match.end() :]
+    return rest if re.search(r"\d", rest) or _rx().address_word.search(rest) else text
+
+
+# The rules' span stays when the span ranker gives it at least this probability.
+_KEEP_RULE = 0.5
+
+
+@functools.cache
+def _span_ranker(field: str) -> Ranker:
+    return load_ranker(f"receipt_{field}", SPAN_FEATURES)
+
+
+def _ranked_names(
+    lines: Sequence[Line], found: dict[str, Found], fields: Collection[str]
+) -> dict[str, Found]:
+    """``found`` with the ``fields`` (``company``, ``address``) the span rankers pick, each
+    with its calibrated probability as the confidence; the rules' value becomes a rival of a
+    name it replaces."""
+    out = dict(found)
+    for field, choices in span_choices(lines, found).items():
+        if field not in fields or not choices.spans:
+            continue
+        ranker = _span_ranker(field)
+        scores = [ranker.score(f) for f in choices.features]
+        best = max(range(len(scores)), key=scores.__getitem__)
+        probability = ranker.probability(scores[best])
+        ruled = _indices(choices.rule, choices.lines)
+        kept = [i for i, span in enumerate(choices.spans) if ruled and span.used == ruled]
+        if kept and ranker.probability(scores[kept[0]]) >= _KEEP_RULE:
+            # The model finds the rules' own lines more likely right than wrong: they stay.
+            continue
+        if choices.rule is None and probability < 0.5:
+            continue
+        value = choices.value(best)
+        if not value:
+            continue
+        used = tuple(choices.lines[i] for i in choices.spans[best].used)
+        pick = Found(value=value, confidence=round(probability, 3), lines=used)
+        if choices.rule is not None and field == "company":
+            rivals = [choices.rule, *choices.rule.alternatives]
+            pick = attrs.evolve(
+                pick, alternatives=tuple(r for r in rivals if r.value != value)[:_MAX_RIVALS]
+            )
+        out[field] = pick
+    return out
+
+
+def receipt_fields(
+    lines: Sequence[Line], *, day_first: bool, spans: Collection[str] = ()
+) -> dict[str, Found]:
+    """Seller, address, date, number, amounts and line items of a receipt or invoice.
+
+    ``spans``: the fields among ``company`` and ``address`` that are the spans the learned
+    span rankers pick (:func:`span_choices`) instead of the rules' lines.
+    """
+    found = _rule_names(lines)
+    if spans:
+        found = _ranked_names(lines, found, spans)
+    text = "\n".join(line.text for line in lines)
+    layouts = _layouts(lines)
+    rules: tuple[tuple[str, Callable[[], Found | None]], ...] = (
+        ("date", lambda: _date(lines, layouts, day_first and day_first_vote(text))),
+        ("total", lambda: _total(lines, layouts)),
+        ("subtotal", lambda: _labelled_line_amount(lines, _rx().subtotal)),
+        ("tax", lambda: _labelled_line_amount(lines, _rx().tax_line)),
+        ("number", lambda: _number(lines)),
+    )
+    for name, rule in rules:
+        value = rule()
+        if value is not None:
+            found[name] = value
+    emails = find_emails(text)
+    if emails:
+        found["email"] = Found(value=emails[0], confidence=0.9)
+    phones = find_phones(text)
+    if phones:
+        found["phone"] = Found(value=phones[0], confidence=0.8)
+    items = _line_items(lines)
+    if items:
+        found["line_items"] = Found(value=items, confidence=0.5)
+    return found
+
+
+def _rule_names(lines: Sequence[Line]) -> dict[str, Found]:
+    """The seller's name and address by the receipt rules."""
     found: dict[str, Found] = {}
     top = _top_lines(lines)
     header = _header(top)
@@ -711,28 +979,6 @@ def receipt_fields(lines: Sequence[Line], *, day_first: bool) -> dict[str, Found
                     address_words(),
                 ),
             )
-    text = "\n".join(line.text for line in lines)
-    layouts = _layouts(lines)
-    rules: tuple[tuple[str, Callable[[], Found | None]], ...] = (
-        ("date", lambda: _date(lines, layouts, day_first and day_first_vote(text))),
-        ("total", lambda: _total(lines, layouts)),
-        ("subtotal", lambda: _labelled_line_amount(lines, _rx().subtotal)),
-        ("tax", lambda: _labelled_line_amount(lines, _rx().tax_line)),
-        ("number", lambda: _number(lines)),
-    )
-    for name, rule in rules:
-        value = rule()
-        if value is not None:
-            found[name] = value
-    emails = find_emails(text)
-    if emails:
-        found["email"] = Found(value=emails[0], confidence=0.9)
-    phones = find_phones(text)
-    if phones:
-        found["phone"] = Found(value=phones[0], confidence=0.8)
-    items = _line_items(lines)
-    if items:
-        found["line_items"] = Found(value=items, confidence=0.5)
     return found
 
 

@@ -37,6 +37,9 @@ What varies, each a seeded choice per document:
   ``total = subtotal - discount + shipping + tax``) and a carried-forward subtotal after half
   the items (the rest on a second PDF page); the truth's ``amounts`` lists every amount of the
   block with its role, ``total`` being the invoice total;
+- a messier receipt header (:mod:`.receipt_header`, from a generator of its own): brand, logo,
+  branch, registration or title lines before the name, the name over two lines, the address
+  over two to four lines with contact, tax-id and store lines around or inside it;
 - watermarks (``COPY``, ``KOPIE``, ``DUPLICATA``...) and rubber stamps (``PAID``, ``BEZAHLT``...);
 - identifiers: IBANs and VAT ids with valid checksums, computed (:mod:`.values`);
 - fonts: Inter, DejaVu Sans/Serif, Noto Sans/Serif on invoices; receipts are thermal-printer
@@ -48,8 +51,9 @@ What varies, each a seeded choice per document:
 Modules, one job each: :mod:`.names` (invented companies and addresses), :mod:`.values`
 (amounts, dates, checksummed ids), :mod:`.wording` (label words), :mod:`.layouts` (the layout
 choices), :mod:`.summary` (the harder totals block), :mod:`.documents` (content and truth),
-:mod:`.render` (HTML), :mod:`.photo`, :mod:`.labels` (manifest, index), :mod:`.score` (the
-set's scorer), :mod:`.build` (rendering a set on one browser).
+:mod:`.receipt_header` (a receipt's header lines), :mod:`.render` (HTML), :mod:`.photo`,
+:mod:`.labels` (manifest, index), :mod:`.score` (the set's scorer), :mod:`.build` (rendering a
+set on one browser).
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ import attrs
 
 from renderkit.parsing.synth import dates, names, summary, values, wording
 from renderkit.parsing.synth.layouts import Layout, choose_layout
+from renderkit.parsing.synth.receipt_header import receipt_header
 
 __all__ = ["Decoy", "LineItem", "SynthDocument", "make_document"]
 
@@ -478,6 +479,22 @@ def _with_print(doc: SynthDocument, rng: random.Random) -> SynthDocument:
             Decoy(role="change", text=extras["change"]),
             Decoy(role="registration", text=extras["registration"]),
         ]
+        header = receipt_header(
+            doc_id=doc.id,
+            number=doc.number,
+            name=doc.issuer.name,
+            address=doc.issuer.address,
+            phone=doc.issuer.phone,
+            email=doc.issuer.email,
+            registration=extras["registration"],
+            language=language,
+            country=layout.locale.country,
+        )
+        extras["header"] = "\n".join(header.lines)
+        extras["header_cues"] = " ".join(header.cues)
+        printed["company"] = "\n".join(header.name_lines)
+        printed["address"] = "\n".join(header.address_lines)
+        decoys += [Decoy(role="header", text=t) for t in header.decoys]
     if doc.kind == "invoice":
         extras, more = _hard_extras(doc, extras)
         decoys += more

@@ -331,11 +331,11 @@ def receipt_lines(doc: SynthDocument) -> list[str]:
         language, _RECEIPT_WORDS["en"]
     )
     rule = "-" * cols
-    out = [line.center(cols).rstrip() for line in _wrap(doc.issuer.name, cols)]
-    out.append(f"({doc.extras['registration']})".center(cols).rstrip())
-    for line in doc.issuer.address.lines:
-        out += [w.center(cols).rstrip() for w in _wrap(line, cols)]
-    out.append(f"TEL: {doc.issuer.phone}".center(cols).rstrip())
+    out = [
+        w.center(cols).rstrip()
+        for line in doc.extras["header"].split("\n")
+        for w in _wrap(line, cols)
+    ]
     out.append(rule)
     out.append(f"{number_label}: {doc.number}")
     out.append(f"{date_label}: {doc.printed['date']}  {doc.extras['time']}")
