@@ -111,8 +111,7 @@ def create_app(
         mailer: how keys are e-mailed instead of the configured mailer.
         speech: the speech provider instead of the configured one.
         extractor: the document extractor instead of the configured one.
-        notifier: announces finished jobs (webhooks); by default events are only kept
-            in memory.
+        notifier: announces finished jobs instead of the webhook outbox (tests).
 
     Returns:
         The app; its backends are built and started by its lifespan.

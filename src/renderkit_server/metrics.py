@@ -139,7 +139,8 @@ class Metrics:
         )
         self.webhook_deliveries = Counter(
             "renderkit_webhook_deliveries",
-            "Webhook attempts (success, failed_attempt) and deliveries that gave up (gave_up)",
+            "Webhook attempts (success, failed_attempt), deliveries that gave up (gave_up) "
+            "and events that could not be queued (not_queued)",
             ["outcome"],
             registry=r,
         )
@@ -227,8 +228,9 @@ class Metrics:
             self.rejections.labels("failed_work", exc.metric).inc()
 
     def observe_webhook(self, outcome: str, seconds: float | None) -> None:
-        """Count a webhook attempt (``success``, ``failed_attempt``, with its ``seconds``)
-        or a delivery that gave up (``gave_up``, ``seconds`` None)."""
+        """Count a webhook attempt (``success``, ``failed_attempt``, with its ``seconds``),
+        a delivery that gave up (``gave_up``) or an event that could not be queued
+        (``not_queued``), ``seconds`` None for both."""
         self.webhook_deliveries.labels(outcome).inc()
         if seconds is not None:
             self.webhook_seconds.labels(outcome).observe(seconds)

@@ -36,7 +36,8 @@ from renderkit_server.engines import Engines, workers
 from renderkit_server.files import FileSigner, FileUrls
 from renderkit_server.health import HostFacts
 from renderkit_server.idempotency import Idempotency
-from renderkit_server.jobs.notify import JobNotifier, RecordingNotifier
+from renderkit_server.jobs.delivery import WebhookNotifier
+from renderkit_server.jobs.notify import JobNotifier
 from renderkit_server.jobs.service import JobService
 from renderkit_server.keys import KeyService, KeySigner
 from renderkit_server.keys.url_secrets import UrlSecrets
@@ -436,6 +437,7 @@ async def build_services(
             logger.error("the browser could not be started: %s", exc)
     quotas = quota_service(settings, state.usage, secret=secret)
     metrics = metrics or Metrics()
+    webhooks = webhook_dispatcher(settings, state, metrics)
     return Services(
         settings=settings,
         engines=engines,
@@ -466,9 +468,9 @@ async def build_services(
             state.jobs,
             quotas=quotas,
             engines=engines,
-            # Without a webhook notifier, the latest events stay readable in memory only.
-            notifier=notifier or RecordingNotifier(),
+            notifier=notifier or WebhookNotifier(webhooks, metrics=metrics),
+            webhook_policy=webhooks.policy,
             retention_seconds=settings.jobs_retention_seconds,
         ),
-        webhooks=webhook_dispatcher(settings, state, metrics),
+        webhooks=webhooks,
     )

@@ -5,7 +5,9 @@
 * :mod:`.worker`: :class:`~.worker.JobWorkers`, the in-process workers running each job
   through :func:`renderkit_server.operations.execute`, and the sweeper;
 * :mod:`.views`: the JSON of a job, a batch and their webhook events;
-* :mod:`.notify`: :class:`JobNotifier`, the hook webhooks implement, and its events;
+* :mod:`.notify`: :class:`JobNotifier`, the hook finished jobs are announced through, and
+  its events; :mod:`.delivery`: ``WebhookNotifier``, the server's, writing them to the
+  webhook outbox;
 * :mod:`.routes`: ``/api/jobs`` and ``/api/batches``; :mod:`.openapi`: their description.
 
 The queue and the records live in :mod:`renderkit_server.state.jobs`.

@@ -1,11 +1,12 @@
 """The hook between finished jobs and whatever announces them (webhooks).
 
 The jobs side builds the event, :class:`JobEvent`, once per finished job and once per
-completed batch, and hands it to a :class:`JobNotifier`. It never signs or delivers: a
-webhook notifier does (Standard Webhooks signing, retries, egress policy), reading
-``webhook_url`` and ``owner`` (whose secret signs) from the event and sending ``body``
-exactly as built here. :class:`RecordingNotifier` keeps the events in memory (the test
-fake, and the default when nothing delivers).
+completed batch, and hands it to a :class:`JobNotifier`. The server's notifier,
+:class:`~renderkit_server.jobs.delivery.WebhookNotifier`, writes it to the webhook outbox
+(Standard Webhooks signing, retries and the egress policy are the outbox's business),
+reading ``webhook_url``, ``owner`` (whose secret signs) and ``id`` (the ``webhook-id``) from
+the event and sending its ``type`` and ``data``. :class:`RecordingNotifier` keeps the
+events in memory (the test fake).
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ class JobEvent:
 
     Attributes:
         id: unique per event and stable across redeliveries (the ``webhook-id``): the job
-            or batch id and the event type.
+            or batch id and its final status (``job_<hex>_succeeded``), free of ``.``.
         type: what happened.
+        subject: the job or batch id (its webhook deliveries are listed under it).
         owner: the key lineage the job or batch belongs to (whose webhook secret signs).
         webhook_url: where the owner asked for the event; ``None`` when nowhere.
         body: the JSON payload, ``{"type", "timestamp", "data"}``, ``data`` being the job
@@ -45,6 +47,7 @@ class JobEvent:
 
     id: str
     type: EventType
+    subject: str
     owner: str
     webhook_url: str | None
     body: Mapping[str, Any]
@@ -72,8 +75,7 @@ class JobNotifier(Protocol):
 class RecordingNotifier:
     """Keeps the latest ``keep`` events in :attr:`events`, in order; delivers nothing.
 
-    The test fake, and the server's notifier when none delivers webhooks (bounded, so a
-    long-running server does not grow with it).
+    The test fake (bounded, so a long-running test server does not grow with it).
     """
 
     def __init__(self, *, keep: int = 1000) -> None:

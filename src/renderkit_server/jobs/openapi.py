@@ -11,13 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 from renderkit_server.jobs.notify import EVENT_TYPES
-from renderkit_server.jobs.submission import (
-    KINDS,
-    METADATA_MAX_BYTES,
-    METADATA_MAX_DEPTH,
-    WEBHOOK_URL_MAX_LENGTH,
-)
+from renderkit_server.jobs.submission import KINDS, METADATA_MAX_BYTES, METADATA_MAX_DEPTH
 from renderkit_server.state.jobs import JOB_STATUSES
+from renderkit_server.webhooks.egress import MAX_URL_CHARS
 
 __all__ = ["JOB_OPERATION_IDS", "job_openapi"]
 
@@ -41,8 +37,54 @@ _METADATA = {
 _WEBHOOK_URL = {
     "type": ["string", "null"],
     "format": "uri",
-    "maxLength": WEBHOOK_URL_MAX_LENGTH,
-    "description": "Where the finished event is POSTed (see webhooks)",
+    "maxLength": MAX_URL_CHARS,
+    "description": "Where the finished event is POSTed (see webhooks); it must pass the "
+    "server's egress policy (no private or loopback address unless the operator allows them)",
+}
+_TRUNCATED = {
+    "type": "boolean",
+    "description": "Only in a webhook event whose whole body would exceed the payload limit: "
+    "`result` (a batch's `jobs`) is left out; read it at `status_url`",
+}
+_DELIVERY = {
+    "type": "object",
+    "required": ["id", "url", "status", "created", "next_attempt_at", "attempts"],
+    "properties": {
+        "id": {"type": "string", "description": "The `webhook-id` header, the same on retries"},
+        "url": {"type": "string", "format": "uri"},
+        "status": {"type": "string", "enum": ["pending", "succeeded", "failed"]},
+        "created": {"type": "string", "format": "date-time"},
+        "next_attempt_at": _TIME,
+        "attempts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["at", "duration_ms", "status_code", "error", "response_excerpt"],
+                "properties": {
+                    "at": {"type": "string", "format": "date-time"},
+                    "duration_ms": {"type": "integer"},
+                    "status_code": {"type": ["integer", "null"]},
+                    "error": {
+                        "type": ["string", "null"],
+                        "description": "http_status, redirect, timeout, blocked_url, "
+                        "invalid_url or the connection error's class; null on success",
+                    },
+                    "response_excerpt": {"type": "string"},
+                },
+            },
+        },
+    },
+}
+_WEBHOOK = {
+    "type": "object",
+    "description": "Reading one job or batch: its webhook deliveries, oldest first",
+    "required": ["deliveries"],
+    "properties": {
+        "deliveries": {
+            "type": "array",
+            "items": {"$ref": "#/components/schemas/WebhookDelivery"},
+        }
+    },
 }
 _KIND = {
     "type": "string",
@@ -102,6 +144,8 @@ _JOB = {
             "description": "On failure: the error envelope; `status` is the HTTP status the "
             "synchronous call would have had",
         },
+        "webhook": _WEBHOOK,
+        "truncated": _TRUNCATED,
     },
 }
 
@@ -160,6 +204,8 @@ _BATCH = {
             "properties": {status: {"type": "integer"} for status in JOB_STATUSES},
         },
         "jobs": {"type": "array", "items": {"$ref": "#/components/schemas/Job"}},
+        "webhook": _WEBHOOK,
+        "truncated": _TRUNCATED,
     },
 }
 
@@ -195,6 +241,33 @@ _EXAMPLE_JOB = {
     "metadata": {"order": "A-17"},
     "batch_id": None,
     "webhook_url": "https://hooks.example.com/renderkit",
+}
+_EXAMPLE_READ = {
+    **_EXAMPLE_JOB,
+    "status": "succeeded",
+    "started_at": "2026-11-27T05:00:01Z",
+    "finished_at": "2026-11-27T05:00:03Z",
+    "attempts": 1,
+    "webhook": {
+        "deliveries": [
+            {
+                "id": f"{_ID}_succeeded",
+                "url": "https://hooks.example.com/renderkit",
+                "status": "succeeded",
+                "created": "2026-11-27T05:00:03Z",
+                "next_attempt_at": None,
+                "attempts": [
+                    {
+                        "at": "2026-11-27T05:00:03Z",
+                        "duration_ms": 84,
+                        "status_code": 204,
+                        "error": None,
+                        "response_excerpt": "",
+                    }
+                ],
+            }
+        ]
+    },
 }
 _EXAMPLE_SUBMISSION = {
     "kind": "image",
@@ -338,7 +411,7 @@ def job_openapi(
                 "(`result`) or error envelope (`error`). A job of another key answers 404 like "
                 "an id that does not exist.",
                 parameters=[_path_id("job_id", "job")],
-                responses={"200": _json("Job", "The job", _EXAMPLE_JOB), **errors(401, 404)},
+                responses={"200": _json("Job", "The job", _EXAMPLE_READ), **errors(401, 404)},
             ),
             "delete": op(
                 "jobs/{job_id}",
@@ -401,6 +474,7 @@ def job_openapi(
         "BatchSubmission": _BATCH_SUBMISSION,
         "Batch": _BATCH,
         "JobEvent": _EVENT,
+        "WebhookDelivery": _DELIVERY,
     }
     webhooks = {
         "jobFinished": {

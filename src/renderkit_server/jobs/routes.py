@@ -19,6 +19,8 @@ from renderkit_server.idempotency import Idempotency, idempotent
 from renderkit_server.jobs.service import JobService
 from renderkit_server.jobs.views import batch_view, job_view
 from renderkit_server.keys import KeyService
+from renderkit_server.state.webhook_outbox import Delivery
+from renderkit_server.webhooks import WebhookDispatcher
 
 __all__ = ["ROUTES"]
 
@@ -32,6 +34,13 @@ def _paths(path: str) -> list[str]:
 
 def _base(request: Request[Any, Any, Any]) -> str:
     return str(request.base_url).rstrip("/")
+
+
+async def _deliveries(
+    webhooks: WebhookDispatcher, owner: str, subject: str, webhook_url: str | None
+) -> list[Delivery]:
+    # Without a webhook_url nothing was ever queued: no outbox read.
+    return [] if webhook_url is None else await webhooks.deliveries(owner, subject)
 
 
 @post(_paths("/jobs"), summary="Submit a job", status_code=202)
@@ -80,11 +89,15 @@ async def get_job(
     request: Request[Any, Any, Any],
     keys: NamedDependency[KeyService],
     jobs: NamedDependency[JobService],
+    webhooks: NamedDependency[WebhookDispatcher],
     job_id: FromPath[str],
 ) -> dict[str, Any]:
-    """The job: status, timestamps, and its result or error once finished."""
+    """The job: status, timestamps, its result or error once finished, and its webhook
+    deliveries with every attempt."""
     api_key = authenticate(request, keys)
-    return job_view(await jobs.get(api_key, job_id), _base(request))
+    job = await jobs.get(api_key, job_id)
+    deliveries = await _deliveries(webhooks, job.owner, job.id, job.webhook_url)
+    return job_view(job, _base(request), deliveries=deliveries)
 
 
 @delete(_paths("/jobs/{job_id:str}"), summary="Cancel a job", status_code=200)
@@ -124,11 +137,16 @@ async def get_batch(
     request: Request[Any, Any, Any],
     keys: NamedDependency[KeyService],
     jobs: NamedDependency[JobService],
+    webhooks: NamedDependency[WebhookDispatcher],
     batch_id: FromPath[str],
 ) -> dict[str, Any]:
-    """The batch: counts per status and every job with its result."""
+    """The batch: counts per status, every job with its result, and the batch's webhook
+    deliveries with every attempt."""
     api_key = authenticate(request, keys)
-    return batch_view(await jobs.get_batch(api_key, batch_id), _base(request))
+    found = await jobs.get_batch(api_key, batch_id)
+    batch = found.batch
+    deliveries = await _deliveries(webhooks, batch.owner, batch.id, batch.webhook_url)
+    return batch_view(found, _base(request), deliveries=deliveries)
 
 
 @delete(_paths("/batches/{batch_id:str}"), summary="Cancel a batch", status_code=200)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from renderkit import RenderkitError
+from renderkit.core.netpolicy import UrlPolicy
 from renderkit_server import errors
 from renderkit_server.engines import Engines
 from renderkit_server.errors import HttpProblem
@@ -74,6 +75,8 @@ class JobService:
         quotas: the plans (caps, weights) and the burst limit a submission counts against.
         engines: what a request's admission is checked against.
         notifier: announces finished jobs and completed batches.
+        webhook_policy: the egress policy a ``webhook_url`` must pass at submit (the
+            webhook dispatcher's).
         retention_seconds: how long jobs and batches stay readable.
         wake: called after each submission (the local workers look at once).
         clock: Unix seconds; the store's clock should agree.
@@ -86,6 +89,7 @@ class JobService:
         quotas: QuotaService,
         engines: Engines,
         notifier: JobNotifier,
+        webhook_policy: UrlPolicy,
         retention_seconds: int,
         wake: Callable[[], None] = lambda: None,
         clock: Callable[[], float] = time.time,
@@ -94,6 +98,7 @@ class JobService:
         self.quotas = quotas
         self.notifier = notifier
         self._engines = engines
+        self._webhook_policy = webhook_policy
         self._retention = retention_seconds
         self._wake = wake
         self._clock = clock
@@ -108,11 +113,12 @@ class JobService:
         """Validate and queue one job.
 
         Raises:
-            InvalidRequestError: the body or its request is invalid (nothing queued).
+            InvalidRequestError: the body or its request is invalid, or its ``webhook_url``
+                is refused by the webhook policy (nothing queued).
             RateLimitedError: the key's burst limit is reached.
             TooManyJobsError: the lineage's cap of unfinished jobs is reached.
         """
-        submission = parse_job(payload, engines=self._engines)
+        submission = await parse_job(payload, engines=self._engines, policy=self._webhook_policy)
         await self.quotas.reserve(key.key_id, key.plan, {})  # one request of the burst limit
         now = self._clock()
         job = self._job(key, submission, now, base_url, batch_id=None)
@@ -129,7 +135,12 @@ class JobService:
             RateLimitedError, TooManyJobsError: as :meth:`submit`.
         """
         limits = self.quotas.limits(key.plan)
-        submission = parse_batch(payload, engines=self._engines, max_jobs=limits.batch_size)
+        submission = await parse_batch(
+            payload,
+            engines=self._engines,
+            policy=self._webhook_policy,
+            max_jobs=limits.batch_size,
+        )
         await self.quotas.reserve(key.key_id, key.plan, {})
         now = self._clock()
         batch_id = new_id("batch")

@@ -3,7 +3,10 @@
 A job's ``request`` is validated exactly as its synchronous endpoint would validate it
 (structure, then the operation's own admission check), so a request that would be a 400
 now is a 400 now, not a failed job later. Errors name the field from the top of the body:
-``request.data.title`` for a job, ``jobs[3].request.data.title`` for a batch item.
+``request.data.title`` for a job, ``jobs[3].request.data.title`` for a batch item. A
+``webhook_url`` must pass the server's webhook egress policy
+(:func:`~renderkit_server.webhooks.check_webhook_url`, the screenshots' rules), so a URL
+nothing could ever be delivered to is refused before anything is queued.
 """
 
 from __future__ import annotations
@@ -11,20 +14,20 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 import attrs
 
 from renderkit import FieldError, InvalidRequestError, structure
+from renderkit.core.netpolicy import UrlPolicy
 from renderkit_server.bodies import json_depth
 from renderkit_server.engines import Engines
 from renderkit_server.operations import OPERATIONS, Operation
+from renderkit_server.webhooks import check_webhook_url
 
 __all__ = [
     "KINDS",
     "METADATA_MAX_BYTES",
     "METADATA_MAX_DEPTH",
-    "WEBHOOK_URL_MAX_LENGTH",
     "BatchSubmission",
     "JobSubmission",
     "parse_batch",
@@ -45,8 +48,6 @@ KINDS: Mapping[str, str] = {
 METADATA_MAX_BYTES = 2048
 #: Deepest nesting of ``metadata`` (an object holding objects two levels down).
 METADATA_MAX_DEPTH = 3
-#: Longest ``webhook_url``.
-WEBHOOK_URL_MAX_LENGTH = 2048
 
 _JOB_FIELDS = frozenset({"kind", "request", "webhook_url", "metadata"})
 _ITEM_FIELDS = frozenset({"kind", "request", "metadata"})
@@ -72,36 +73,44 @@ class BatchSubmission:
     metadata: Mapping[str, Any] | None = None
 
 
-def parse_job(payload: Mapping[str, Any], *, engines: Engines) -> JobSubmission:
+async def parse_job(
+    payload: Mapping[str, Any], *, engines: Engines, policy: UrlPolicy
+) -> JobSubmission:
     """Check a ``POST /api/jobs`` body.
+
+    Args:
+        payload: the body.
+        engines: what admission checks against.
+        policy: the webhook egress policy ``webhook_url`` must pass.
 
     Raises:
         InvalidRequestError: naming every field that is wrong (unknown fields included).
     """
     errors = _unknown(payload, _JOB_FIELDS, "")
-    webhook_url = _webhook_url(payload.get("webhook_url"), "webhook_url", errors)
     job = _item(payload, "", engines, errors)
+    webhook_url = await _webhook_url(payload.get("webhook_url"), policy, errors)
     if errors:
         raise InvalidRequestError(errors)
     assert job is not None  # no errors means the item parsed
     return attrs.evolve(job, webhook_url=webhook_url)
 
 
-def parse_batch(
-    payload: Mapping[str, Any], *, engines: Engines, max_jobs: int | None
+async def parse_batch(
+    payload: Mapping[str, Any], *, engines: Engines, policy: UrlPolicy, max_jobs: int | None
 ) -> BatchSubmission:
     """Check a ``POST /api/batches`` body: all of it, every item, or nothing is queued.
 
     Args:
         payload: the body.
         engines: what admission checks against.
+        policy: the webhook egress policy ``webhook_url`` must pass.
         max_jobs: the plan's ``batch_size`` (None: no cap).
 
     Raises:
         InvalidRequestError: naming every field that is wrong (``jobs[3].request.data...``).
     """
     errors = _unknown(payload, _BATCH_FIELDS, "")
-    webhook_url = _webhook_url(payload.get("webhook_url"), "webhook_url", errors)
+    webhook_url = await _webhook_url(payload.get("webhook_url"), policy, errors)
     metadata = _metadata(payload.get("metadata"), "metadata", errors)
     items = payload.get("jobs")
     if not isinstance(items, list) or not items:
@@ -168,18 +177,14 @@ def _unknown(payload: Mapping[str, Any], known: frozenset[str], prefix: str) -> 
     ]
 
 
-def _webhook_url(value: object, field: str, errors: list[FieldError]) -> str | None:
+async def _webhook_url(value: object, policy: UrlPolicy, errors: list[FieldError]) -> str | None:
     if value is None:
         return None
-    if not isinstance(value, str) or len(value) > WEBHOOK_URL_MAX_LENGTH:
-        message = f"must be an http(s) URL of at most {WEBHOOK_URL_MAX_LENGTH} characters"
-        errors.append(FieldError(field=field, message=message))
+    try:
+        return await check_webhook_url(value, policy)
+    except InvalidRequestError as exc:  # names webhook_url, at the top of job and batch alike
+        errors.extend(exc.errors)
         return None
-    parts = urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.username:
-        errors.append(FieldError(field=field, message="must be an http(s) URL without userinfo"))
-        return None
-    return value
 
 
 def _metadata(value: object, field: str, errors: list[FieldError]) -> Mapping[str, Any] | None:

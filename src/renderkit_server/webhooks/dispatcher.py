@@ -15,6 +15,7 @@ import contextlib
 import json
 import logging
 import random
+import re
 import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
@@ -34,6 +35,7 @@ from renderkit_server.webhooks.signing import new_message_id
 
 __all__ = [
     "EVENT_TYPES",
+    "MESSAGE_ID",
     "DeliveryConfig",
     "WebhookDispatcher",
     "WebhookPayloadTooLargeError",
@@ -43,6 +45,9 @@ logger = logging.getLogger("renderkit_server")
 
 #: The events a webhook announces.
 EVENT_TYPES = frozenset({"job.succeeded", "job.failed", "job.cancelled", "batch.completed"})
+
+#: What a ``webhook-id`` given to :meth:`WebhookDispatcher.enqueue` may look like.
+MESSAGE_ID = re.compile(r"[A-Za-z0-9_:-]{1,128}")
 
 # Seconds between purges of finished deliveries past their retention.
 _PURGE_EVERY = 3600.0
@@ -140,6 +145,7 @@ class WebhookDispatcher:
         event: str,
         data: Mapping[str, Any],
         subject: str = "",
+        message_id: str | None = None,
     ) -> Delivery:
         """Write an event for ``url`` as a pending delivery, tried at once by the loop.
 
@@ -147,21 +153,31 @@ class WebhookDispatcher:
         is expected to have passed :func:`~renderkit_server.webhooks.check_webhook_url`;
         every attempt checks the address again.
 
+        Idempotent on ``message_id``: an event whose id the outbox holds already is not
+        written again, and the delivery recorded first is returned.
+
         Args:
             lineage: the key lineage that owns the event (its secret signs it).
             url: the receiver.
             event: one of :data:`EVENT_TYPES`.
             data: the event's JSON object.
             subject: what the event is about (a job or batch id), to list its deliveries.
+            message_id: the ``webhook-id``, stable for one event (letters, digits, ``_``,
+                ``-`` and ``:``); a fresh one when None.
 
         Raises:
-            ValueError: ``event`` is not one of :data:`EVENT_TYPES`.
+            ValueError: ``event`` is not one of :data:`EVENT_TYPES`, or ``message_id`` is
+                not a valid id.
             WebhookPayloadTooLargeError: the body exceeds ``max_payload_bytes``.
             WebhookBacklogFullError: the lineage has ``max_pending`` deliveries pending.
             StorageUnavailableError: the outbox could not be reached.
         """
         if event not in EVENT_TYPES:
             msg = f"unknown webhook event type {event!r}"
+            raise ValueError(msg)
+        if message_id is not None and not MESSAGE_ID.fullmatch(message_id):
+            # The signed content is "<id>.<timestamp>.<body>": an id must not hold the "."
+            msg = f"invalid webhook message id {message_id!r}"
             raise ValueError(msg)
         now = self._clock()
         body = json.dumps(
@@ -174,7 +190,7 @@ class WebhookDispatcher:
             msg = f"the webhook payload is larger than {limit} bytes"
             raise WebhookPayloadTooLargeError(msg, limit=limit)
         delivery = Delivery(
-            id=new_message_id(),
+            id=message_id or new_message_id(),
             lineage=lineage,
             url=url,
             body=body,
@@ -182,7 +198,8 @@ class WebhookDispatcher:
             created=now,
             due=now + timedelta(seconds=self._jitter(0)),
         )
-        await self.outbox.add(delivery, max_pending=self.config.max_pending)
+        if not await self.outbox.add(delivery, max_pending=self.config.max_pending):
+            return await self.outbox.get(delivery.id) or delivery
         self._wake.set()
         return delivery
 

@@ -159,3 +159,17 @@ async def test_a_delivery_added_by_one_replica_is_claimed_once_across_both(
     assert [d.id for d in claimed] == ["msg_1"]
     assert await first.claim(T0, lease=60, limit=10) == []
     assert (await first.get("msg_1")) == claimed[0]
+
+
+async def test_a_delivery_whose_id_is_recorded_is_not_added_again(outbox: WebhookOutbox) -> None:
+    assert await outbox.add(delivery(1), max_pending=1) is True
+    again = attrs.evolve(delivery(1), url="https://example.org/other")
+    # A repeat is no new delivery, and no backlog refusal either (the backlog is full).
+    assert await outbox.add(again, max_pending=1) is False
+    found = await outbox.get("msg_1")
+    assert found is not None and found.url == "https://example.com/hook"
+    await outbox.save(attrs.evolve(delivery(1), status="succeeded", due=None))
+    assert await outbox.add(delivery(1), max_pending=10) is False
+    found = await outbox.get("msg_1")
+    assert found is not None and found.status == "succeeded"
+    assert [d.id for d in await outbox.for_subject("ab12", "job_1")] == ["msg_1"]

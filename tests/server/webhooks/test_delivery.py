@@ -427,3 +427,46 @@ async def test_the_payload_and_the_pending_backlog_are_bounded(
         )
     with pytest.raises(ValueError, match="unknown webhook event"):
         await dispatcher.enqueue(lineage="other", url="http://127.0.0.1:9/", event="x", data={})
+
+
+async def test_an_event_enqueued_twice_under_one_message_id_is_delivered_once(
+    make_dispatcher: Callable[..., WebhookDispatcher],
+) -> None:
+    dispatcher = make_dispatcher()
+    with receiver("ok") as hook:
+        first = await dispatcher.enqueue(
+            lineage=LINEAGE,
+            url=hook.url,
+            event="job.succeeded",
+            data=DATA,
+            subject="job_1",
+            message_id="job_1_succeeded",
+        )
+        second = await dispatcher.enqueue(
+            lineage=LINEAGE,
+            url=hook.url,
+            event="job.succeeded",
+            data=DATA,
+            subject="job_1",
+            message_id="job_1_succeeded",
+        )
+        assert second == first
+        done = await drain(dispatcher, "job_1_succeeded")
+        assert await dispatcher.run_once() == 0
+    assert done.status == "succeeded"
+    assert [r.headers["webhook-id"] for r in hook.requests] == ["job_1_succeeded"]
+
+
+async def test_a_message_id_holding_the_signatures_separator_is_refused(
+    make_dispatcher: Callable[..., WebhookDispatcher],
+) -> None:
+    dispatcher = make_dispatcher()
+    with pytest.raises(ValueError, match="invalid webhook message id"):
+        await dispatcher.enqueue(
+            lineage=LINEAGE,
+            url="http://127.0.0.1:9/",
+            event="job.succeeded",
+            data=DATA,
+            message_id="job_1.succeeded",
+        )
+    assert await dispatcher.deliveries(LINEAGE, "") == []

@@ -109,9 +109,15 @@ class Delivery:
 class WebhookOutbox(Protocol):
     """Persists :class:`Delivery` records by id."""
 
-    async def add(self, delivery: Delivery, *, max_pending: int) -> None:
+    async def add(self, delivery: Delivery, *, max_pending: int) -> bool:
         """Record a new pending ``delivery`` (its ``due`` set), unless its lineage already
         has ``max_pending`` pending deliveries.
+
+        A delivery whose id is already recorded (pending or finished, until purged) is not
+        written again: the same event announced twice is delivered once.
+
+        Returns:
+            True when written, False when the id was already recorded (nothing changed).
 
         Raises:
             WebhookBacklogFullError: the lineage's backlog is full (nothing is written).

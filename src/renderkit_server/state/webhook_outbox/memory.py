@@ -17,8 +17,10 @@ class MemoryWebhookOutbox:
     def __init__(self) -> None:
         self._deliveries: dict[str, Delivery] = {}
 
-    async def add(self, delivery: Delivery, *, max_pending: int) -> None:
+    async def add(self, delivery: Delivery, *, max_pending: int) -> bool:
         """See :meth:`WebhookOutbox.add`."""
+        if delivery.id in self._deliveries:
+            return False
         pending = sum(
             1
             for d in self._deliveries.values()
@@ -27,6 +29,7 @@ class MemoryWebhookOutbox:
         if pending >= max_pending:
             raise backlog_full(max_pending)
         self._deliveries[delivery.id] = delivery
+        return True
 
     async def claim(self, now: datetime, *, lease: float, limit: int) -> list[Delivery]:
         """See :meth:`WebhookOutbox.claim`."""

@@ -20,9 +20,10 @@ __all__ = ["RedisWebhookOutbox"]
 
 _WHAT = "webhook outbox"
 
-# The backlog check and the write in one step: two replicas adding at once cannot both
-# take the last place.
+# The duplicate and backlog checks and the write in one step: two replicas adding at once
+# cannot both take the last place, nor both write one id. 1: written, 2: the id was there.
 _ADD = """
+if redis.call('EXISTS', KEYS[3]) == 1 then return 2 end
 if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
 redis.call('SADD', KEYS[1], ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
@@ -62,7 +63,7 @@ class RedisWebhookOutbox:
     def _subject(self, lineage: str, subject: str) -> str:
         return f"{self._prefix}:subject:{lineage}:{subject}"
 
-    async def add(self, delivery: Delivery, *, max_pending: int) -> None:
+    async def add(self, delivery: Delivery, *, max_pending: int) -> bool:
         """See :meth:`WebhookOutbox.add`."""
         due = delivery.due or delivery.created
         with redis_errors(_WHAT):
@@ -83,6 +84,7 @@ class RedisWebhookOutbox:
             )
         if not added:
             raise backlog_full(max_pending)
+        return int(added) == 1
 
     async def claim(self, now: datetime, *, lease: float, limit: int) -> list[Delivery]:
         """See :meth:`WebhookOutbox.claim`."""

@@ -50,10 +50,12 @@ class SqliteWebhookOutbox:
     def __repr__(self) -> str:
         return f"SqliteWebhookOutbox({self._db.path!r})"
 
-    async def add(self, delivery: Delivery, *, max_pending: int) -> None:
+    async def add(self, delivery: Delivery, *, max_pending: int) -> bool:
         """See :meth:`WebhookOutbox.add`."""
-        if not await self._db.run(_add, _row(delivery), max_pending):
+        added = await self._db.run(_add, _row(delivery), max_pending)
+        if added is None:
             raise backlog_full(max_pending)
+        return added
 
     async def claim(self, now: datetime, *, lease: float, limit: int) -> list[Delivery]:
         """See :meth:`WebhookOutbox.claim`."""
@@ -90,14 +92,17 @@ class SqliteWebhookOutbox:
         await self._db.aclose()
 
 
-def _add(conn: sqlite3.Connection, row: tuple[object, ...], max_pending: int) -> bool:
+def _add(conn: sqlite3.Connection, row: tuple[object, ...], max_pending: int) -> bool | None:
+    # True: written; False: the id was there already; None: the backlog is full.
     with immediate(conn):
+        if conn.execute("SELECT 1 FROM webhook_deliveries WHERE id = ?", (row[0],)).fetchone():
+            return False
         (pending,) = conn.execute(
             "SELECT COUNT(*) FROM webhook_deliveries WHERE lineage = ? AND status = 'pending'",
             (row[1],),
         ).fetchone()
         if pending >= max_pending:
-            return False
+            return None
         conn.execute(_UPSERT, row)
     return True
 
