@@ -13,21 +13,14 @@ from __future__ import annotations
 
 import collections
 from collections.abc import Mapping
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
+# The webhooks' own vocabulary: what the jobs announce is what a webhook can carry.
+from renderkit_server.webhooks.dispatcher import EVENT_TYPES, EventType
+
 __all__ = ["EVENT_TYPES", "EventType", "JobEvent", "JobNotifier", "RecordingNotifier"]
-
-EventType = Literal["job.succeeded", "job.failed", "job.cancelled", "batch.completed"]
-
-#: Every event type, as the ``type`` of the body.
-EVENT_TYPES: tuple[EventType, ...] = (
-    "job.succeeded",
-    "job.failed",
-    "job.cancelled",
-    "batch.completed",
-)
 
 
 @attrs.frozen(kw_only=True)

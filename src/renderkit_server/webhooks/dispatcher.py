@@ -19,7 +19,7 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 import httpx
@@ -37,14 +37,23 @@ __all__ = [
     "EVENT_TYPES",
     "MESSAGE_ID",
     "DeliveryConfig",
+    "EventType",
     "WebhookDispatcher",
     "WebhookPayloadTooLargeError",
 ]
 
 logger = logging.getLogger("renderkit_server")
 
-#: The events a webhook announces.
-EVENT_TYPES = frozenset({"job.succeeded", "job.failed", "job.cancelled", "batch.completed"})
+#: What a webhook announces: a job that ended, a batch whose every job ended.
+EventType = Literal["job.succeeded", "job.failed", "job.cancelled", "batch.completed"]
+
+#: Every event type, as the ``type`` of the body.
+EVENT_TYPES: tuple[EventType, ...] = (
+    "job.succeeded",
+    "job.failed",
+    "job.cancelled",
+    "batch.completed",
+)
 
 #: What a ``webhook-id`` given to :meth:`WebhookDispatcher.enqueue` may look like.
 MESSAGE_ID = re.compile(r"[A-Za-z0-9_:-]{1,128}")
