@@ -6,6 +6,7 @@ key), then hands the lineage and the body to :class:`~renderkit_server.jobs.serv
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from litestar import Request, Response, delete, get, post
@@ -43,6 +44,22 @@ async def _deliveries(
     return [] if webhook_url is None else await webhooks.deliveries(owner, subject)
 
 
+async def _accepted(
+    request: Request[Any, Any, Any],
+    idempotency: Idempotency,
+    lineage: str,
+    queue: Callable[[dict[str, Any], str], Awaitable[dict[str, Any]]],
+) -> Response[Any]:
+    """Read the body, ``queue`` it, answer 202 with its view and ``Location``; a retry with the
+    same Idempotency-Key gets the same job or batch back, not a second one."""
+
+    async def work() -> Response[Any]:
+        view = await queue(await json_object(request), _base(request))
+        return Response(view, status_code=202, headers={"Location": view["status_url"]})
+
+    return await idempotent(request, idempotency, lineage, work)
+
+
 @post(_paths("/jobs"), summary="Submit a job", status_code=202)
 async def submit_job(
     request: Request[Any, Any, Any],
@@ -53,14 +70,10 @@ async def submit_job(
     """Queue one production call; answers 202 with the job and its ``status_url``."""
     api_key = authenticate(request, keys)
 
-    async def work() -> Response[Any]:
-        payload = await json_object(request)
-        job = await jobs.submit(api_key, payload, _base(request))
-        view = job_view(job, _base(request))
-        return Response(view, status_code=202, headers={"Location": view["status_url"]})
+    async def queue(payload: dict[str, Any], base: str) -> dict[str, Any]:
+        return job_view(await jobs.submit(api_key, payload, base), base)
 
-    # A retry with the same Idempotency-Key gets the same job back, not a second one.
-    return await idempotent(request, idempotency, api_key.key_id, work)
+    return await _accepted(request, idempotency, api_key.key_id, queue)
 
 
 @get(_paths("/jobs"), summary="List your jobs")
@@ -122,14 +135,10 @@ async def submit_batch(
     """Queue every job of the batch, or none (an invalid item is a 400 naming it)."""
     api_key = authenticate(request, keys)
 
-    async def work() -> Response[Any]:
-        payload = await json_object(request)
-        found = await jobs.submit_batch(api_key, payload, _base(request))
-        view = batch_view(found, _base(request))
-        return Response(view, status_code=202, headers={"Location": view["status_url"]})
+    async def queue(payload: dict[str, Any], base: str) -> dict[str, Any]:
+        return batch_view(await jobs.submit_batch(api_key, payload, base), base)
 
-    # A retry with the same Idempotency-Key gets the same batch back, not a second one.
-    return await idempotent(request, idempotency, api_key.key_id, work)
+    return await _accepted(request, idempotency, api_key.key_id, queue)
 
 
 @get(_paths("/batches/{batch_id:str}"), summary="Read a batch")
