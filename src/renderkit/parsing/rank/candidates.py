@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from decimal import Decimal
 
 import attrs
@@ -103,12 +103,14 @@ def _centre(bbox: BBox) -> tuple[float, float]:
     return (bbox[0] + bbox[2]) / 2, (bbox[1] + bbox[3]) / 2
 
 
-def _labels(pairs: Sequence[KeyValue]) -> dict[tuple[int, BBox], list[tuple[KeyValue, str, int]]]:
-    """Per segment (page, bbox): the amount labels whose values it holds, with where and the
-    offset in the segment's text from which the value starts."""
+def labels_by_segment(
+    pairs: Sequence[KeyValue], concepts: Collection[str]
+) -> dict[tuple[int, BBox], list[tuple[KeyValue, str, int]]]:
+    """Per segment (page, bbox): the labels of ``concepts`` whose values it holds, with where
+    and the offset in the segment's text from which the value starts."""
     out: dict[tuple[int, BBox], list[tuple[KeyValue, str, int]]] = {}
     for kv in pairs:
-        if kv.concept not in _AMOUNT_CONCEPTS:
+        if kv.concept not in concepts:
             continue
         segment = kv.hit.segment
         for value in kv.values:
@@ -132,7 +134,7 @@ def amount_candidates(
     These are the amounts the label rules consider, all of them rather than the last of each
     value, and refused ones too (the refusal is a feature): the ranker decides.
     """
-    labelled = _labels(pairs)
+    labelled = labels_by_segment(pairs, _AMOUNT_CONCEPTS)
     out: list[AmountCandidate] = []
     for layout in layouts:
         heights = [s.height for row in layout.rows for s in row.segments] or [1.0]

@@ -19,11 +19,12 @@ from collections.abc import Sequence
 
 import attrs
 
-from renderkit.parsing._protocol import BBox, Line
+from renderkit.parsing._protocol import Line
 from renderkit.parsing.extract.keyvalues import KeyValue, Value, where_weight
 from renderkit.parsing.extract.values import find_dates
 from renderkit.parsing.layout.model import PageLayout, Segment
 from renderkit.parsing.lexicons import tokens
+from renderkit.parsing.rank.candidates import labels_by_segment
 
 __all__ = [
     "DATE_FEATURES",
@@ -108,23 +109,6 @@ def _words(text: str) -> int:
     return sum(1 for word, _, _ in tokens(text) if any(c.isalpha() for c in word))
 
 
-def _labels(pairs: Sequence[KeyValue]) -> dict[tuple[int, BBox], list[tuple[KeyValue, str, int]]]:
-    """Per segment (page, bbox): the date labels whose values it holds, with where and the
-    offset in the segment's text from which the value starts."""
-    out: dict[tuple[int, BBox], list[tuple[KeyValue, str, int]]] = {}
-    for kv in pairs:
-        if kv.concept not in _DATE_CONCEPTS:
-            continue
-        segment = kv.hit.segment
-        for value in kv.values:
-            if value.where == "inline":
-                key, start = (segment.page, segment.bbox), kv.hit.end
-            else:
-                key, start = (value.page, value.bbox), 0
-            out.setdefault(key, []).append((kv, value.where, start))
-    return out
-
-
 def _weight(where: str) -> float:
     return where_weight(Value(text="", where=where, page=1, bbox=(0.0, 0.0, 0.0, 0.0)))
 
@@ -134,7 +118,7 @@ def date_candidates(
 ) -> list[DateCandidate]:
     """Every date printed in ``layouts``, each with the strongest date label it is the value
     of (or none), in reading order."""
-    labelled = _labels(pairs)
+    labelled = labels_by_segment(pairs, _DATE_CONCEPTS)
     out: list[DateCandidate] = []
     for layout in layouts:
         for row in layout.rows:
