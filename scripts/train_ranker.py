@@ -60,17 +60,18 @@ import json
 import math
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import anyio
+import attrs
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
-from renderkit.parsing import OcrEngine, ParseLimits, ocr_engine
+from renderkit.parsing import Document, OcrEngine, ParseLimits, ocr_engine
 from renderkit.parsing.extract.contract import party_candidates_of, term_candidates_of
 from renderkit.parsing.extract.invoice import invoice_date_candidates, total_candidates
 from renderkit.parsing.extract.receipt import span_choices
@@ -104,135 +105,119 @@ def _candidates(field: str, document: Any, truth: str) -> tuple[list[bool], list
     return [c.value == Decimal(truth) for c in candidates], features
 
 
-async def _examples(
-    roots: Sequence[Path], ocr: OcrEngine, field: str = "total"
-) -> tuple[list[list[float]], list[int], list[int], list[str], dict[str, int]]:
-    rows: list[list[float]] = []
-    labels: list[int] = []
-    groups: list[int] = []
-    families: list[str] = []
+_Found = tuple[list[list[float]], list[int], list[int], list[str], dict[str, int]]
+
+
+@attrs.define
+class _Examples:
+    """The training rows of every document walked, with each row's document and family."""
+
+    counts: dict[str, int]
+    rows: list[list[float]] = attrs.Factory(list)
+    labels: list[int] = attrs.Factory(list)
+    groups: list[int] = attrs.Factory(list)
+    families: list[str] = attrs.Factory(list)
+
+    def add(self, hits: Sequence[bool], features: Sequence[Sequence[float]], family: str) -> None:
+        """One document's candidates: whether each is right, its features, its fold family."""
+        self.rows += [list(f) for f in features]
+        self.labels += [int(h) for h in hits]
+        self.groups += [self.counts["documents"]] * len(hits)
+        self.families += [family] * len(hits)
+
+    def found(self) -> _Found:
+        return self.rows, self.labels, self.groups, self.families, self.counts
+
+
+async def _walk(
+    roots: Sequence[Path], counts: dict[str, int]
+) -> AsyncIterator[tuple[Path, dict[str, Any]]]:
+    """Every document entry of the sets' manifests with its folder, counting them."""
+    for root in roots:
+        for manifest_path in sorted(root.glob("*/manifest.json")):
+            manifest = json.loads(manifest_path.read_text())
+            for doc in manifest["documents"]:
+                counts["documents"] += 1
+                yield manifest_path.parent, doc
+
+
+async def _read(folder: Path, doc: Mapping[str, Any], ocr: OcrEngine) -> Document:
+    content = (folder / doc["file"]).read_bytes()
+    return await read_document(content, doc["mime"], ocr=ocr, limits=ParseLimits())
+
+
+def _truth(folder: Path, doc: Mapping[str, Any]) -> dict[str, Any]:
+    found: dict[str, Any] = json.loads((folder / doc["truth"]).read_text())
+    return found
+
+
+async def _examples(roots: Sequence[Path], ocr: OcrEngine, field: str = "total") -> _Found:
     key, family_key = _FIELDS[field]
-    counts = {"documents": 0, f"without_{key}": 0, f"{key}_not_a_candidate": 0}
-    for root in roots:
-        for manifest_path in sorted(root.glob("*/manifest.json")):
-            manifest = json.loads(manifest_path.read_text())
-            for doc in manifest["documents"]:
-                counts["documents"] += 1
-                truth = doc["expected"].get(key)
-                if truth is None:
-                    counts[f"without_{key}"] += 1
-                    continue
-                content = (manifest_path.parent / doc["file"]).read_bytes()
-                document = await read_document(content, doc["mime"], ocr=ocr, limits=ParseLimits())
-                hits, features = _candidates(field, document, truth)
-                if not any(hits):
-                    counts[f"{key}_not_a_candidate"] += 1
-                    continue
-                group = counts["documents"]
-                truth = json.loads((manifest_path.parent / doc["truth"]).read_text())
-                rows += features
-                labels += [int(h) for h in hits]
-                groups += [group] * len(hits)
-                families += [truth["layout"][family_key]] * len(hits)
-    return rows, labels, groups, families, counts
+    out = _Examples(counts={"documents": 0, f"without_{key}": 0, f"{key}_not_a_candidate": 0})
+    async for folder, doc in _walk(roots, out.counts):
+        truth = doc["expected"].get(key)
+        if truth is None:
+            out.counts[f"without_{key}"] += 1
+            continue
+        hits, features = _candidates(field, await _read(folder, doc, ocr), truth)
+        if not any(hits):
+            out.counts[f"{key}_not_a_candidate"] += 1
+            continue
+        out.add(hits, features, _truth(folder, doc)["layout"][family_key])
+    return out.found()
 
 
-async def _term_examples(
-    roots: Sequence[Path], ocr: OcrEngine
-) -> tuple[list[list[float]], list[int], list[int], list[str], dict[str, int]]:
-    rows: list[list[float]] = []
-    labels: list[int] = []
-    groups: list[int] = []
-    families: list[str] = []
-    counts = {"documents": 0, "without_term": 0, "term_not_a_candidate": 0}
-    for root in roots:
-        for manifest_path in sorted(root.glob("*/manifest.json")):
-            manifest = json.loads(manifest_path.read_text())
-            for doc in manifest["documents"]:
-                counts["documents"] += 1
-                truth = doc["expected"].get("term")
-                counts["without_term"] += truth is None
-                content = (manifest_path.parent / doc["file"]).read_bytes()
-                document = await read_document(content, doc["mime"], ocr=ocr, limits=ParseLimits())
-                candidates, features = term_candidates_of(document.text)
-                hits = [c.value == truth for c in candidates]
-                if truth is not None and not any(hits):
-                    counts["term_not_a_candidate"] += 1
-                    continue
-                rows += features
-                labels += [int(h) for h in hits]
-                groups += [counts["documents"]] * len(hits)
-                families += [doc["layout_family"]] * len(hits)
-    return rows, labels, groups, families, counts
+async def _term_examples(roots: Sequence[Path], ocr: OcrEngine) -> _Found:
+    out = _Examples(counts={"documents": 0, "without_term": 0, "term_not_a_candidate": 0})
+    async for folder, doc in _walk(roots, out.counts):
+        truth = doc["expected"].get("term")
+        out.counts["without_term"] += truth is None
+        candidates, features = term_candidates_of((await _read(folder, doc, ocr)).text)
+        hits = [c.value == truth for c in candidates]
+        if truth is not None and not any(hits):
+            out.counts["term_not_a_candidate"] += 1
+            continue
+        out.add(hits, features, doc["layout_family"])
+    return out.found()
 
 
 def _party_key(name: str) -> str:
     return " ".join(re.sub(r"[^0-9A-Z]+", " ", name.replace("&", " and ").upper()).split())
 
 
-async def _party_examples(
-    roots: Sequence[Path], ocr: OcrEngine
-) -> tuple[list[list[float]], list[int], list[int], list[str], dict[str, int]]:
-    rows: list[list[float]] = []
-    labels: list[int] = []
-    groups: list[int] = []
-    families: list[str] = []
-    counts = {"documents": 0, "parties": 0, "party_not_a_candidate": 0}
-    for root in roots:
-        for manifest_path in sorted(root.glob("*/manifest.json")):
-            manifest = json.loads(manifest_path.read_text())
-            for doc in manifest["documents"]:
-                counts["documents"] += 1
-                truth = {_party_key(p) for p in doc["expected"].get("party", [])}
-                content = (manifest_path.parent / doc["file"]).read_bytes()
-                document = await read_document(content, doc["mime"], ocr=ocr, limits=ParseLimits())
-                candidates, features = party_candidates_of(document.text)
-                hits = [_party_key(c.name) in truth for c in candidates]
-                counts["parties"] += len(truth)
-                counts["party_not_a_candidate"] += len(truth) - sum(hits)
-                rows += features
-                labels += [int(h) for h in hits]
-                groups += [counts["documents"]] * len(hits)
-                families += [doc["layout_family"]] * len(hits)
-    return rows, labels, groups, families, counts
+async def _party_examples(roots: Sequence[Path], ocr: OcrEngine) -> _Found:
+    out = _Examples(counts={"documents": 0, "parties": 0, "party_not_a_candidate": 0})
+    async for folder, doc in _walk(roots, out.counts):
+        truth = {_party_key(p) for p in doc["expected"].get("party", [])}
+        candidates, features = party_candidates_of((await _read(folder, doc, ocr)).text)
+        hits = [_party_key(c.name) in truth for c in candidates]
+        out.counts["parties"] += len(truth)
+        out.counts["party_not_a_candidate"] += len(truth) - sum(hits)
+        out.add(hits, features, doc["layout_family"])
+    return out.found()
 
 
-async def _span_examples(
-    roots: Sequence[Path], ocr: OcrEngine, field: str
-) -> tuple[list[list[float]], list[int], list[int], list[str], dict[str, int]]:
-    rows: list[list[float]] = []
-    labels: list[int] = []
-    groups: list[int] = []
-    families: list[str] = []
+async def _span_examples(roots: Sequence[Path], ocr: OcrEngine, field: str) -> _Found:
     counts = {"documents": 0, "without_value": 0, "value_not_a_candidate": 0, "rule_right": 0}
+    out = _Examples(counts=counts)
     text = NORM["text"]
-    for root in roots:
-        for manifest_path in sorted(root.glob("*/manifest.json")):
-            manifest = json.loads(manifest_path.read_text())
-            for doc in manifest["documents"]:
-                counts["documents"] += 1
-                want = doc["expected"].get(field)
-                if not want:
-                    counts["without_value"] += 1
-                    continue
-                content = (manifest_path.parent / doc["file"]).read_bytes()
-                document = await read_document(content, doc["mime"], ocr=ocr, limits=ParseLimits())
-                choices = span_choices(list(document.lines)).get(field)
-                if choices is None:
-                    counts["value_not_a_candidate"] += 1
-                    continue
-                rule = choices.rule
-                counts["rule_right"] += int(rule is not None and text(rule.value) == text(want))
-                hits = [text(choices.value(i)) == text(want) for i in range(len(choices.spans))]
-                if not any(hits):
-                    counts["value_not_a_candidate"] += 1
-                    continue
-                truth = json.loads((manifest_path.parent / doc["truth"]).read_text())
-                rows += [list(f) for f in choices.features]
-                labels += [int(h) for h in hits]
-                groups += [counts["documents"]] * len(hits)
-                families += [truth["extras"].get("header_cues", "")] * len(hits)
-    return rows, labels, groups, families, counts
+    async for folder, doc in _walk(roots, out.counts):
+        want = doc["expected"].get(field)
+        if not want:
+            out.counts["without_value"] += 1
+            continue
+        choices = span_choices(list((await _read(folder, doc, ocr)).lines)).get(field)
+        if choices is None:
+            out.counts["value_not_a_candidate"] += 1
+            continue
+        rule = choices.rule
+        out.counts["rule_right"] += int(rule is not None and text(rule.value) == text(want))
+        hits = [text(choices.value(i)) == text(want) for i in range(len(choices.spans))]
+        if not any(hits):
+            out.counts["value_not_a_candidate"] += 1
+            continue
+        out.add(hits, choices.features, _truth(folder, doc)["extras"].get("header_cues", ""))
+    return out.found()
 
 
 _CONTRACT_EXAMPLES = {"term": _term_examples, "party": _party_examples}
@@ -246,8 +231,8 @@ _FEATURE_NAMES = {
 }
 # The truth's layout key each field's folds group by.
 _GROUPED_BY = {field: family for field, (_, family) in _FIELDS.items()} | {
-    "term": "layout_family",
-    "party": "layout_family",
+    "term": "layout family",
+    "party": "layout family",
     "receipt_company": "header_cues",
     "receipt_address": "header_cues",
 }
