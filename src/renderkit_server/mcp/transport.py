@@ -239,20 +239,29 @@ class _Call:
         if not isinstance(arguments, dict):
             raise RpcError(INVALID_PARAMS, "params.arguments must be an object")
         try:
-            if tasks.wants_task(params, self.version):
-                return await self._submit_task(tool, arguments)
+            as_task = tasks.wants_task(params, self.version)
             key = _idempotency_key(self.request, params)
             api_key = self._authenticate()
             if key is None:
+                if as_task:
+                    return await self._submit_task(tool, arguments, api_key)
                 return (await self._run_tool(tool, arguments, api_key))[1]
-            # Keyed (see docs/mcp.md): the same call again gets the first result, unrun.
+            # Keyed (see docs/mcp.md): the same call again gets the first result (or the
+            # same task), unrun. A task call is another request than the direct one.
+            fingerprint: dict[str, Any] = {"name": name, "arguments": arguments}
+            if as_task:
+                fingerprint["task"] = True
             answered = await self.backends.idempotency.run(
                 lineage=api_key.key_id,
                 method="POST",
                 path=f"{self.request.url.path}#tools/call",
                 key=key,
-                fingerprint=canonical_fingerprint({"name": name, "arguments": arguments}),
-                work=lambda: self._stored_tool(tool, arguments, api_key),
+                fingerprint=canonical_fingerprint(fingerprint),
+                work=lambda: (
+                    self._stored_task(tool, arguments, api_key)
+                    if as_task
+                    else self._stored_tool(tool, arguments, api_key)
+                ),
             )
         except (RenderkitError, errors.HttpProblem) as exc:
             return self._tool_error(name, exc)
@@ -263,15 +272,23 @@ class _Call:
         result: dict[str, Any] = msgspec.json.decode(answer.body)
         return result
 
-    async def _submit_task(self, tool: McpTool, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def _submit_task(
+        self, tool: McpTool, arguments: dict[str, Any], api_key: ApiKey
+    ) -> dict[str, Any]:
         """A task-augmented call: the operation queued as a job, its task answered at once.
 
         The ``inline`` choice does not apply: a task's result links its file.
         """
-        api_key = self._authenticate()
         _, arguments = inline_mode(tool, arguments)
         base = str(self.request.base_url).rstrip("/")
         return await tasks.submit(self.backends.jobs, api_key, tool, arguments, base)
+
+    async def _stored_task(
+        self, tool: McpTool, arguments: dict[str, Any], api_key: ApiKey
+    ) -> StoredAnswer:
+        """The created task as an answer to keep (202, as ``POST /api/jobs`` answers)."""
+        result = await self._submit_task(tool, arguments, api_key)
+        return StoredAnswer(status=202, headers={}, body=msgspec.json.encode(result))
 
     async def task_method(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
         """``tasks/get``, ``tasks/result``, ``tasks/cancel`` and ``tasks/list``, with the

@@ -193,3 +193,24 @@ async def test_a_cancelled_task_stops_its_job_and_has_no_result(tmp_path: Path) 
     assert payload["error"]["code"] == -32602
     assert job["status"] == "cancelled"
     assert usage["metrics"]["images"]["used"] == 0
+
+
+async def test_a_retried_task_call_with_its_idempotency_key_gets_the_same_task(
+    http: httpx.AsyncClient,
+) -> None:
+    key = await _key(http)
+    agent = Agent(http, key)
+    meta = {"io.renderkit/idempotency-key": "task-call-1"}
+    params = {"name": "generate_image", "arguments": ARGUMENTS, "task": {}, "_meta": meta}
+
+    first = await agent.result("tools/call", params)
+    again = await agent.result("tools/call", params)
+    direct = await agent.result(
+        "tools/call", {"name": "generate_image", "arguments": ARGUMENTS, "_meta": meta}
+    )
+    await agent.result("tasks/result", {"taskId": first["task"]["taskId"]})
+
+    assert again["task"]["taskId"] == first["task"]["taskId"]
+    assert len((await agent.result("tasks/list"))["tasks"]) == 1
+    assert direct["isError"] is True  # the same key for another request: a conflict
+    assert "IDEMPOTENCY_KEY_REUSED" in direct["content"][0]["text"]
