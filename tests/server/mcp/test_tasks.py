@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import mcp_types
 import pytest
 
 from renderkit import NavigationError
@@ -57,6 +58,7 @@ class Agent:
             "tools/call",
             {"name": "generate_image", "arguments": arguments, "task": {"ttl": 60_000}},
         )
+        mcp_types.CreateTaskResult.model_validate(created)  # the SDK's shapes, as a client reads
         task: dict[str, Any] = created["task"]
         return task
 
@@ -96,6 +98,11 @@ async def test_the_tasks_revision_announces_tasks_and_every_tool_may_run_as_one(
     tools = (await agent.result("tools/list"))["tools"]
     old_tools = (await older.result("tools/list"))["tools"]
 
+    capabilities = mcp_types.InitializeResult.model_validate(init).capabilities
+    assert capabilities.tasks is not None
+    assert capabilities.tasks.requests is not None
+    assert capabilities.tasks.requests.tools is not None
+    assert all(mcp_types.Tool.model_validate(tool).execution for tool in tools)
     assert init["capabilities"]["tasks"] == {
         "list": {},
         "cancel": {},
@@ -119,6 +126,8 @@ async def test_a_task_is_the_job_and_its_result_is_the_tool_result_charged_once(
     job = (await http.get(f"/api/jobs/{task['taskId']}", headers={"X-SVC-Key": key})).json()
     usage = (await http.get("/api/usage", headers={"X-SVC-Key": key})).json()
 
+    mcp_types.CallToolResult.model_validate(payload)
+    assert mcp_types.GetTaskResult.model_validate(done).status == "completed"
     assert task["status"] == "working"
     assert task["taskId"].startswith("job_")
     assert task["pollInterval"] > 0
@@ -141,6 +150,7 @@ async def test_another_keys_task_is_not_found_and_not_listed(http: httpx.AsyncCl
         assert refused["error"]["code"] == -32602, method
     assert (await stranger.result("tasks/list"))["tasks"] == []
     listed = await owner.result("tasks/list")
+    mcp_types.ListTasksResult.model_validate(listed)
     assert [t["taskId"] for t in listed["tasks"]] == [task["taskId"]]
     anonymous = await Agent(http, None).send("tasks/list")
     assert anonymous["error"]["code"] == -32600
@@ -188,7 +198,7 @@ async def test_a_cancelled_task_stops_its_job_and_has_no_result(tmp_path: Path) 
         job = (await http.get(f"/api/jobs/{task['taskId']}", headers={"X-SVC-Key": key})).json()
         usage = (await http.get("/api/usage", headers={"X-SVC-Key": key})).json()
 
-    assert cancelled["status"] == "cancelled"
+    assert mcp_types.CancelTaskResult.model_validate(cancelled).status == "cancelled"
     assert again["error"]["code"] == -32602
     assert payload["error"]["code"] == -32602
     assert job["status"] == "cancelled"
