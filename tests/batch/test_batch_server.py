@@ -4,6 +4,7 @@ with the same summary and exit status; Ctrl-C cancels what it submitted."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -16,7 +17,9 @@ import httpx
 import pytest
 from litestar import Litestar
 
-from renderkit import NavigationError
+from renderkit import AsyncClient, NavigationError
+from renderkit.batch import to_job
+from renderkit.batch._remote import as_completed_on_server
 from renderkit.cli import main
 from renderkit.testing import FakeBrowser
 from renderkit.testing._fake_browser import RecordedRender
@@ -149,3 +152,48 @@ def test_ctrl_c_cancels_the_jobs_submitted_to_the_server_and_prints_the_summary(
     assert statuses == ["cancelled"] * 4
     assert "interrupted" in stdout
     assert "4 job(s) not finished" in stderr
+
+
+class _HangingFirstSubmit(httpx.AsyncBaseTransport):
+    """A server whose first submit never answers (the job may be queued; its id never
+    arrives), and which answers everything after it."""
+
+    def __init__(self) -> None:
+        self.seen: list[httpx.Request] = []
+        self.hanging = asyncio.Event()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.seen.append(request)
+        view = {"id": "job_1", "object": "job", "kind": "image", "status": "queued"}
+        if request.method == "POST" and not self.hanging.is_set():
+            self.hanging.set()
+            await asyncio.Event().wait()
+        if request.method == "DELETE":
+            return httpx.Response(200, json={**view, "status": "cancelled"})
+        return httpx.Response(202, json=view)
+
+
+@pytest.mark.anyio
+async def test_an_interrupted_submit_is_found_by_its_key_and_cancelled() -> None:
+    transport = _HangingFirstSubmit()
+    jobs = [to_job(image_job("One"), where="line 1", line=1)]
+
+    async def consume() -> None:
+        async with AsyncClient("http://render.test", "sk", transport=transport) as client:
+            async for _ in as_completed_on_server(jobs, client):
+                pass
+
+    task = asyncio.ensure_future(consume())
+    await asyncio.wait_for(transport.hanging.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    methods = [(r.method, r.url.path) for r in transport.seen]
+    assert methods == [
+        ("POST", "/api/jobs"),
+        ("POST", "/api/jobs"),
+        ("DELETE", "/api/jobs/job_1"),
+    ]
+    keys = {r.headers["idempotency-key"] for r in transport.seen if r.method == "POST"}
+    assert len(keys) == 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+import uuid
 from collections.abc import AsyncIterator, Sequence
 
 import anyio
@@ -61,22 +62,26 @@ async def as_completed_on_server(
     waiting: list[_Submitted] = []
     following = 0
     delay = poll
+    # The submit under way, by its idempotency key: interrupted, it may have queued a job
+    # whose id never arrived.
+    submitting: tuple[Job, str] | None = None
     try:
         while following < len(jobs) or waiting:
             while following < len(jobs):
                 job, started = jobs[following], time.perf_counter()
+                submitting = (job, str(uuid.uuid4()))
                 try:
-                    remote = await client.submit(job.kind, job.request)
-                except RateLimitError as exc:
-                    if exc.code != _TOO_MANY_JOBS or not waiting:
-                        yield _failed(following, job, exc, started)
-                        following += 1
-                        continue
-                    break  # the plan's limit: submit more once one of ours finished
+                    remote = await client.submit(
+                        job.kind, job.request, idempotency_key=submitting[1]
+                    )
                 except RenderkitError as exc:
+                    submitting = None  # refused: nothing was queued
+                    if isinstance(exc, RateLimitError) and exc.code == _TOO_MANY_JOBS and waiting:
+                        break  # the plan's limit: submit more once one of ours finished
                     yield _failed(following, job, exc, started)
                     following += 1
                     continue
+                submitting = None
                 waiting.append(_Submitted(index=following, job=job, remote=remote, started=started))
                 following += 1
             if not waiting:
@@ -90,6 +95,19 @@ async def as_completed_on_server(
                     delay = poll
                     yield await _outcome(submitted, client)
     finally:
+        with contextlib.suppress(RenderkitError):
+            if submitting is not None:
+                # The same key again answers the job the interrupted submit queued (or
+                # queues it now), so it is cancelled like the others.
+                job, key = submitting
+                waiting.append(
+                    _Submitted(
+                        index=-1,
+                        job=job,
+                        remote=await client.submit(job.kind, job.request, idempotency_key=key),
+                        started=0.0,
+                    )
+                )
         for submitted in waiting:
             # Unreachable now: the job stays the server's, visible in its list.
             with contextlib.suppress(RenderkitError):
