@@ -1,4 +1,5 @@
-"""``renderkit.client.verify_webhook`` accepts what the server's signer and the
+"""``renderkit.client.verify_webhook`` accepts what the server's signer (and its delivery to a
+loopback receiver) and the
 ``standardwebhooks`` package sign, and refuses tampered, stale or foreign webhooks."""
 
 from __future__ import annotations
@@ -6,12 +7,22 @@ from __future__ import annotations
 import datetime
 import json
 
+import anyio
 import pytest
 from standardwebhooks import Webhook
 
 from renderkit import WebhookVerificationError
 from renderkit.client import verify_webhook
+from renderkit_server.state.webhook_outbox import MemoryWebhookOutbox
+from renderkit_server.state.webhook_secrets import MemoryWebhookSecretStore
+from renderkit_server.webhooks import (
+    DeliveryConfig,
+    WebhookDispatcher,
+    WebhookSecrets,
+    webhook_policy,
+)
 from renderkit_server.webhooks.signing import format_secret, new_secret, signature_headers
+from tests.server.webhooks._receiver import receiver
 
 NOW = 1_795_000_000
 BODY = json.dumps({"type": "job.succeeded", "data": {"id": "job_1"}}).encode()
@@ -94,3 +105,39 @@ def test_the_tolerance_is_the_callers_to_choose() -> None:
     headers = _signed(secret, when=NOW - 600)
 
     assert verify_webhook(BODY, headers, secret, tolerance=900, now=NOW)
+
+
+@pytest.mark.anyio
+async def test_a_webhook_the_server_delivered_to_a_loopback_receiver_verifies() -> None:
+    secrets = WebhookSecrets(MemoryWebhookSecretStore(), grace=datetime.timedelta(hours=1))
+    dispatcher = WebhookDispatcher(
+        outbox=MemoryWebhookOutbox(),
+        secrets=secrets,
+        policy=webhook_policy(allow_private=True, allow_networks=()),
+        config=DeliveryConfig(timeout=2.0, schedule=(0.0,)),
+    )
+    try:
+        with receiver("ok") as hook:
+            queued = await dispatcher.enqueue(
+                lineage="0123456789abcdef",
+                url=hook.url,
+                event="job.succeeded",
+                data={"id": "job_1", "status": "succeeded"},
+                subject="job_1",
+            )
+            with anyio.fail_after(15):
+                while not hook.requests:
+                    await dispatcher.run_once()
+                    await anyio.sleep(0.02)
+        secret = format_secret((await secrets.fetch("0123456789abcdef")).current)
+    finally:
+        await dispatcher.aclose()
+    [request] = hook.requests
+
+    event = verify_webhook(request.body, request.headers, secret)
+
+    assert event["type"] == "job.succeeded"
+    assert event["data"] == {"id": "job_1", "status": "succeeded"}
+    assert request.headers["webhook-id"] == queued.id
+    with pytest.raises(WebhookVerificationError):
+        verify_webhook(request.body, request.headers, format_secret(new_secret()))
