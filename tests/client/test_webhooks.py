@@ -1,6 +1,6 @@
-"""``renderkit.client.verify_webhook`` accepts what the server's signer (and its delivery to a
-loopback receiver) and the
-``standardwebhooks`` package sign, and refuses tampered, stale or foreign webhooks."""
+"""``renderkit.client.verify_webhook`` accepts what the server's signer (also delivered to a
+loopback receiver) and the ``standardwebhooks`` package sign, and refuses tampered, stale or
+foreign webhooks."""
 
 from __future__ import annotations
 
