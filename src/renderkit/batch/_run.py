@@ -11,14 +11,14 @@ import attrs
 
 from renderkit.batch._jobs import Job, JobRequest, to_job
 from renderkit.browser import Browser
+from renderkit.client import JobResult
 from renderkit.core.errors import ConfigurationError, RenderkitError
-from renderkit.image import ImageRequest, ImageResult, render_image
-from renderkit.parsing import Extractor, ParseRequest, ParseResult, parse
-from renderkit.pdf import PdfRequest, PdfResult, render_pdf
-from renderkit.screenshot import ScreenshotRequest, ScreenshotResult, screenshot
+from renderkit.image import ImageRequest, render_image
+from renderkit.parsing import Extractor, ParseRequest, parse
+from renderkit.pdf import PdfRequest, render_pdf
+from renderkit.screenshot import ScreenshotRequest, screenshot
 from renderkit.speech import (
     AudioRequest,
-    AudioResult,
     SpeechProvider,
     default_speech_provider,
     synthesize,
@@ -31,7 +31,6 @@ __all__ = ["DEFAULT_CONCURRENCY", "JobOutcome", "JobResult", "as_completed", "re
 #: the next jobs are validated and encoded, without queueing the whole batch in the pool.
 DEFAULT_CONCURRENCY = 4
 
-JobResult = ImageResult | PdfResult | ScreenshotResult | AudioResult | ParseResult
 AnyJob = Job | JobRequest | Mapping[str, Any]
 
 

@@ -14,6 +14,11 @@ still run. Files stay inside ``--out``: an output that passes through a symbolic
 refused, and writes never follow one. Exit status: 0 when every job is done or skipped,
 1 when any failed, 2 when the jobs file cannot be read, 130 when interrupted (Ctrl-C stops
 scheduling, cancels the running jobs and still prints the summary and the failures).
+
+With ``--server URL`` (and ``--key``, default ``RENDERKIT_API_KEY``) the jobs run on that
+renderkit server instead, as its jobs (``POST /api/jobs``): all submitted as fast as the key's
+plan queues them, polled, and their files downloaded into the same layout; the summary and
+exit status are the same, and Ctrl-C cancels the submitted jobs still running on the server.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from typing import Any
 import attrs
 
 from renderkit.batch._jobs import Job, job_error, to_job
+from renderkit.batch._remote import as_completed_on_server
 from renderkit.batch._report import (
     Failure,
     Progress,
@@ -43,6 +49,7 @@ from renderkit.batch._report import (
 from renderkit.batch._run import DEFAULT_CONCURRENCY, JobOutcome, as_completed
 from renderkit.browser import ChromiumPool
 from renderkit.browser.cli import add_browser_arguments, browser_config
+from renderkit.client import AsyncClient
 from renderkit.core.cli import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -69,7 +76,8 @@ Each line is one job: {"kind": "image", "request": {...}, "output": "cards/a.png
            (og-card-hello-world.png, invoice-INV-0042.pdf), -2, -3... when shared
 
 Jobs whose output file exists are skipped, so running the same command again
-finishes an interrupted batch.
+finishes an interrupted batch. With --server the jobs run on a renderkit server
+as its jobs, and their files are downloaded into the same layout.
 """
 _EPILOG = """\
 exit status:
@@ -106,6 +114,15 @@ def add_batch_command(subparsers: Any) -> argparse.ArgumentParser:
         "--retry-failed",
         action="store_true",
         help="run each failed job once more at the end (not invalid or blocked ones)",
+    )
+    parser.add_argument(
+        "--server",
+        metavar="URL",
+        help="run the jobs on this renderkit server, as its jobs, instead of a local browser",
+    )
+    parser.add_argument(
+        "--key",
+        help="the server's API key with --server (default: the RENDERKIT_API_KEY variable)",
     )
     add_browser_arguments(parser)
     parser.set_defaults(run=run_batch_command)
@@ -160,7 +177,7 @@ async def run_batch_command(args: argparse.Namespace) -> int:
     remove_stale_parts(out)  # what a killed run left behind
     total = len(pending) + tally.skipped + len(tally.failures)
     progress = Progress(total=total)
-    needs_browser = any(job.kind in _BROWSER_KINDS for job, _ in pending)
+    needs_browser = args.server is None and any(job.kind in _BROWSER_KINDS for job, _ in pending)
     with _cancel_on_interrupt() as interrupt:
         try:
             await _run_pending(args, pending, tally, progress, needs_browser=needs_browser)
@@ -202,6 +219,9 @@ async def _run_pending(
     """Run the pending jobs (and, with ``--retry-failed``, the failed ones once more)."""
     async with contextlib.AsyncExitStack() as stack:
         browser = None
+        client = None
+        if args.server is not None:
+            client = await stack.enter_async_context(AsyncClient(args.server, args.key))
         if needs_browser:
             # One pool for the whole batch, as wide as the batch runs; it launches Chromium
             # on the first render.
@@ -211,18 +231,19 @@ async def _run_pending(
         with progress:
             # Said at once: a cold Chromium takes seconds before the first job finishes, and
             # off a terminal nothing else would show that the command is working.
-            progress.note(_start_line(args.jobs, len(pending), tally, browser=needs_browser))
-            retry = await _render(args, browser, pending, tally, progress)
+            progress.note(_start_line(args, len(pending), tally, browser=needs_browser))
+            retry = await _render(args, browser, client, pending, tally, progress)
             if args.retry_failed and retry:
                 progress.note(f"retrying {len(retry)} failed job(s)")
                 progress.extend(len(retry))
                 again = {job.line for job, _ in retry}
                 tally.failures = [f for f in tally.failures if f.line not in again]
-                await _render(args, browser, retry, tally, progress)
+                await _render(args, browser, client, retry, tally, progress)
 
 
-def _start_line(jobs: Path, pending: int, tally: _Tally, *, browser: bool) -> str:
+def _start_line(args: argparse.Namespace, pending: int, tally: _Tally, *, browser: bool) -> str:
     """``renderkit batch: 50 jobs from jobs.jsonl (2 already done), starting Chromium...``"""
+    jobs: Path = args.jobs
     others = [
         f"{count} {what}"
         for count, what in ((tally.skipped, "already done"), (len(tally.failures), "invalid"))
@@ -231,6 +252,8 @@ def _start_line(jobs: Path, pending: int, tally: _Tally, *, browser: bool) -> st
     line = f"renderkit batch: {pending} job(s) to run from {jobs.name}"
     if others:
         line += f" ({', '.join(others)})"
+    if args.server is not None:
+        return line + f" on {args.server}"
     return line + (", starting Chromium..." if browser and pending else "")
 
 
@@ -289,14 +312,21 @@ def _uncancel() -> None:
 async def _render(
     args: argparse.Namespace,
     browser: ChromiumPool | None,
+    client: AsyncClient | None,
     pending: list[tuple[Job, PurePosixPath]],
     tally: _Tally,
     progress: Progress,
 ) -> list[tuple[Job, PurePosixPath]]:
-    """Run ``pending``, writing each file as it comes; returns the jobs worth retrying."""
+    """Run ``pending`` (here, or on the server when there is a ``client``), writing each
+    file as it comes; returns the jobs worth retrying."""
     retry: list[tuple[Job, PurePosixPath]] = []
     jobs = [job for job, _ in pending]
-    async for outcome in as_completed(jobs, browser=browser, concurrency=args.concurrency):
+    outcomes = (
+        as_completed(jobs, browser=browser, concurrency=args.concurrency)
+        if client is None
+        else as_completed_on_server(jobs, client)
+    )
+    async for outcome in outcomes:
         job, relative = pending[outcome.index]
         message = _finish(outcome, args.out, relative)
         if message is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -14,6 +14,7 @@ import httpx
 
 from renderkit.client._download import download_blocking, downloaded
 from renderkit.client._errors import error_from_response
+from renderkit.client._jobs import JOB_KINDS, AsyncBatch, AsyncJob
 from renderkit.client._results import (
     LazyContent,
     Loader,
@@ -24,7 +25,11 @@ from renderkit.client._results import (
     screenshot_result,
 )
 from renderkit.core.converter import unstructure
-from renderkit.core.errors import ConfigurationError, ServerUnreachableError
+from renderkit.core.errors import (
+    ConfigurationError,
+    InvalidRequestError,
+    ServerUnreachableError,
+)
 from renderkit.core.retry import RetryPolicy, Sleep, parse_retry_after, send_with_retries
 from renderkit.image import ImageRequest, ImageResult
 from renderkit.parsing import ParseRequest, ParseResult
@@ -220,6 +225,88 @@ class AsyncClient:
         """Parse a document on the server; see :func:`renderkit.parse`."""
         return parse_result(await self._call("parse", request, idempotency_key))
 
+    async def submit(
+        self,
+        kind: str,
+        request: object,
+        *,
+        webhook_url: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+    ) -> AsyncJob:
+        """Queue one operation as a server job (``POST /api/jobs``) and return at once.
+
+        ``await (await client.submit("pdf", request)).result()`` returns what
+        :meth:`render_pdf` returns, without holding a connection while it runs.
+
+        Args:
+            kind: ``image``, ``pdf``, ``screenshot``, ``audio`` or ``parse``.
+            request: the operation's request model or mapping, as its method takes.
+            webhook_url: where the server announces the finished job (signed; see
+                :func:`~renderkit.client.verify_webhook`).
+            metadata: your own JSON object, returned with the job as given.
+            idempotency_key: the submit's ``Idempotency-Key``: a repeat returns the same job.
+
+        Raises:
+            InvalidRequestError: the server refused the request (nothing was queued).
+        """
+        body = self._job_body(kind, request, webhook_url, metadata)
+        view, _ = await self._request("POST", "/api/jobs", body, idempotency_key)
+        return AsyncJob(self, view)
+
+    async def submit_batch(
+        self,
+        jobs: Iterable[tuple[str, object] | Mapping[str, Any]],
+        *,
+        webhook_url: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+    ) -> AsyncBatch:
+        """Queue many operations as one batch (``POST /api/batches``), announced once.
+
+        Args:
+            jobs: ``(kind, request)`` pairs, or ``{"kind", "request", "metadata"}`` mappings.
+            webhook_url: where the server announces the batch once its last job finished.
+            metadata: your own JSON object for the batch.
+            idempotency_key: the submit's ``Idempotency-Key``: a repeat returns the same batch.
+
+        Raises:
+            InvalidRequestError: an item is invalid (named ``jobs[3]...``); nothing was queued.
+        """
+        items = []
+        for job in jobs:
+            if isinstance(job, Mapping):
+                item = self._job_body(job["kind"], job["request"], None, job.get("metadata"))
+            else:
+                item = self._job_body(job[0], job[1], None, None)
+            items.append(item)
+        body: dict[str, Any] = {"jobs": items}
+        if webhook_url is not None:
+            body["webhook_url"] = webhook_url
+        if metadata is not None:
+            body["metadata"] = dict(metadata)
+        view, _ = await self._request("POST", "/api/batches", body, idempotency_key)
+        return AsyncBatch(self, view)
+
+    async def job(self, job_id: str) -> AsyncJob:
+        """The job ``job_id`` as the server has it now (another process may have submitted it)."""
+        view, _ = await self._request("GET", f"/api/jobs/{job_id}")
+        return AsyncJob(self, view)
+
+    @staticmethod
+    def _job_body(
+        kind: str, request: object, webhook_url: str | None, metadata: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
+        if kind not in JOB_KINDS:
+            msg = f"kind must be one of {', '.join(sorted(JOB_KINDS))}, not {kind!r}"
+            raise InvalidRequestError.single("kind", msg)
+        body: dict[str, Any] = {"kind": kind, "request": _body(request)}
+        if webhook_url is not None:
+            body["webhook_url"] = webhook_url
+        if metadata is not None:
+            body["metadata"] = dict(metadata)
+        return body
+
     async def download(self, result: T) -> T:
         """Fetch a result's file without blocking the event loop; returns the result.
 
@@ -240,13 +327,27 @@ class AsyncClient:
     async def _call(
         self, name: str, request: object, idempotency_key: str | None = None
     ) -> dict[str, Any]:
-        body = _body(request)
+        return (await self._request("POST", f"/api/{name}", _body(request), idempotency_key))[0]
+
+    async def _request(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        idempotency_key: str | None = None,
+    ) -> tuple[dict[str, Any], float | None]:
+        """Send one API call with the retries; its JSON answer and its ``Retry-After``.
+
+        A POST carries an ``Idempotency-Key``; GET and DELETE are idempotent already.
+        """
         # One key per logical call, sent again on each of its retries: a retry after a
         # timeout gets the first answer instead of a second render and charge.
-        headers = {IDEMPOTENCY_HEADER: idempotency_key or str(uuid.uuid4())}
+        headers = {}
+        if method == "POST":
+            headers[IDEMPOTENCY_HEADER] = idempotency_key or str(uuid.uuid4())
 
         async def send() -> httpx.Response:
-            response = await self._http.post(f"/api/{name}", json=body, headers=headers)
+            response = await self._http.request(method, path, json=body, headers=headers)
             if _in_progress(response):
                 raise _FirstStillRunning(response)
             wait = parse_retry_after(response.headers.get("retry-after"))
@@ -260,7 +361,7 @@ class AsyncClient:
         policy = attrs.evolve(self._retry, retry_on=(*self._retry.retry_on, _FirstStillRunning))
         try:
             response = await _reach(
-                f"{self._http.base_url}/api/{name}",
+                f"{self._http.base_url}{path}",
                 lambda: send_with_retries(send, policy, sleep=self._sleep),
             )
         except (_NotWorthWaiting, _FirstStillRunning) as stop:
@@ -268,7 +369,7 @@ class AsyncClient:
         if response.is_error:
             raise error_from_response(response)
         answer: dict[str, Any] = response.json()
-        return answer
+        return answer, parse_retry_after(response.headers.get("retry-after"))
 
     def _loader(self) -> Loader:
         retry, timeout = self._retry, self._timeout

@@ -35,7 +35,7 @@ from renderkit.core.errors import (
 )
 from renderkit.core.retry import parse_retry_after
 
-__all__ = ["error_from_response"]
+__all__ = ["error_from_envelope", "error_from_response"]
 
 # What a provider error names as its provider when only the server knows which one failed.
 _REMOTE = "renderkit-server"
@@ -84,11 +84,26 @@ def error_from_response(response: httpx.Response) -> RenderkitError:
         body = response.json()
     except ValueError:
         body = None
-    if not isinstance(body, dict):
-        body = {}
-    message = str(body.get("error") or f"HTTP {response.status_code}")
+    return error_from_envelope(
+        body if isinstance(body, dict) else {},
+        response.status_code,
+        parse_retry_after(response.headers.get("retry-after")),
+    )
+
+
+def error_from_envelope(
+    body: dict[str, Any], status: int, retry_after: float | None = None
+) -> RenderkitError:
+    """The library exception an error envelope stands for: an error answer's body, or the
+    ``error`` of a failed job (whose ``status`` is what the synchronous call would have had).
+
+    Args:
+        body: the envelope (``error``, ``code``, ``fields``...).
+        status: the HTTP status it came with.
+        retry_after: the seconds a ``Retry-After`` asked for, if any.
+    """
+    message = str(body.get("error") or f"HTTP {status}")
     code = str(body.get("code") or "")
-    retry_after = parse_retry_after(response.headers.get("retry-after"))
     if code in ("INVALID_FIELD", "MISSING_FIELD"):
         fields = [f for f in body.get("fields") or [] if isinstance(f, dict)]
         missing = code == "MISSING_FIELD"
@@ -98,10 +113,10 @@ def error_from_response(response: httpx.Response) -> RenderkitError:
     build = _BY_CODE.get(code)
     if build is not None:
         return build(message, body, retry_after)
-    if response.status_code == 401:
+    if status == 401:
         return AuthenticationError(message, status=401, code=code or "UNAUTHORIZED")
-    if response.status_code == 429:
+    if status == 429:
         return RateLimitError(
             message, status=429, code=code or "RATE_LIMITED", retry_after=retry_after
         )
-    return ApiError(message, status=response.status_code, code=code or "HTTP_ERROR")
+    return ApiError(message, status=status, code=code or "HTTP_ERROR")

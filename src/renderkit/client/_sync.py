@@ -8,7 +8,7 @@ runs (Jupyter), and shares every behaviour of the async client.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -17,6 +17,7 @@ import httpx
 from anyio.from_thread import BlockingPortal
 
 from renderkit.client._async import DEFAULT_RETRY, AsyncClient
+from renderkit.client._sync_jobs import Batch, Job
 from renderkit.core.retry import RetryPolicy
 from renderkit.image import ImageRequest, ImageResult
 from renderkit.parsing import ParseRequest, ParseResult
@@ -115,3 +116,45 @@ class Client:
     ) -> ParseResult:
         """Parse a document on the server; see :func:`renderkit.parse`."""
         return self._run(lambda: self._client.parse(request, idempotency_key=idempotency_key))
+
+    def submit(
+        self,
+        kind: str,
+        request: object,
+        *,
+        webhook_url: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+    ) -> Job:
+        """Queue one operation as a server job; see :meth:`AsyncClient.submit`."""
+        job = self._run(
+            lambda: self._client.submit(
+                kind,
+                request,
+                webhook_url=webhook_url,
+                metadata=metadata,
+                idempotency_key=idempotency_key,
+            )
+        )
+        return Job(job, self._run)
+
+    def submit_batch(
+        self,
+        jobs: Iterable[tuple[str, object] | Mapping[str, Any]],
+        *,
+        webhook_url: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+    ) -> Batch:
+        """Queue many operations as one batch; see :meth:`AsyncClient.submit_batch`."""
+        items = list(jobs)
+        batch = self._run(
+            lambda: self._client.submit_batch(
+                items, webhook_url=webhook_url, metadata=metadata, idempotency_key=idempotency_key
+            )
+        )
+        return Batch(batch, self._run)
+
+    def job(self, job_id: str) -> Job:
+        """The job ``job_id`` as the server has it now."""
+        return Job(self._run(lambda: self._client.job(job_id)), self._run)

@@ -22,6 +22,9 @@ Every error the library raises derives from :class:`RenderkitError`::
     ├── ProviderError                                    an external provider failed (.status)
     │   └── ProviderUnavailableError
     ├── MissingDependencyError(RenderkitError, ImportError)
+    ├── JobCancelledError                                a server job was cancelled (.job_id)
+    ├── JobTimeoutError(RenderkitError, TimeoutError)    a job did not finish in the wait
+    ├── WebhookVerificationError(RenderkitError, ValueError)  a webhook's signature is wrong
     └── ApiError                                         a hosted API refused a call (client
         └── RateLimitError                               only: .status, .code); over quota or
                                                          burst rate (.retry_after)
@@ -46,6 +49,8 @@ __all__ = [
     "ConfigurationError",
     "FieldError",
     "InvalidRequestError",
+    "JobCancelledError",
+    "JobTimeoutError",
     "MissingDependencyError",
     "NavigationError",
     "ObjectNotFoundError",
@@ -60,6 +65,7 @@ __all__ = [
     "StorageFullError",
     "StorageUnavailableError",
     "TenantBusyError",
+    "WebhookVerificationError",
     "WorkersBusyError",
 ]
 
@@ -258,3 +264,25 @@ class RateLimitError(ApiError):
     ) -> None:
         super().__init__(message, status=status, code=code)
         self.retry_after = retry_after
+
+
+class JobCancelledError(RenderkitError):
+    """A server job asked for its result was cancelled (``DELETE``), so it has none."""
+
+    def __init__(self, message: str, *, job_id: str) -> None:
+        super().__init__(message)
+        self.job_id = job_id
+
+
+class JobTimeoutError(RenderkitError, TimeoutError):
+    """A server job had not finished when the caller's wait ran out; it keeps running."""
+
+    def __init__(self, message: str, *, job_id: str, timeout: float) -> None:
+        super().__init__(message)
+        self.job_id = job_id
+        self.timeout = timeout
+
+
+class WebhookVerificationError(RenderkitError, ValueError):
+    """A webhook's signature headers are missing, stale or do not match the secret: the
+    request did not come from the server (or was replayed), and must be refused."""

@@ -35,6 +35,9 @@ __all__ = [
     "wants_preview",
 ]
 
+#: The revisions whose tools declare ``execution.taskSupport`` (see :mod:`.tasks`).
+TASK_REVISIONS = frozenset({"2025-11-25"})
+
 #: Files up to this size also travel inline (an image, audio or embedded resource block), so
 #: an agent can look at a small image without fetching it; larger ones only as a link.
 INLINE_LIMIT = 1_000_000
@@ -109,6 +112,9 @@ class McpTool:
         if version_at_least(version, "2025-06-18"):
             tool["title"] = op.title
             tool["outputSchema"] = portable_schema(response_schema(op.name))
+        if version in TASK_REVISIONS:
+            # Every tool may run as a task (a job): a client that asks gets a task id at once.
+            tool["execution"] = {"taskSupport": "optional"}
         return tool
 
 

@@ -43,7 +43,9 @@ from renderkit_server.idempotency import (
     parse_key,
 )
 from renderkit_server.idempotency.http import KEPT_HEADERS
+from renderkit_server.jobs.service import JobService
 from renderkit_server.keys import ApiKey, KeyService
+from renderkit_server.mcp import tasks
 from renderkit_server.mcp.hosts import check_origin
 from renderkit_server.mcp.modern import MODERN_VERSIONS, check_envelope, is_modern
 from renderkit_server.mcp.previews import Preview, preview_image
@@ -127,6 +129,7 @@ class _Backends:
     keys: KeyService
     production: Production
     idempotency: Idempotency
+    jobs: JobService
 
 
 # --- method handlers --------------------------------------------------------------------------
@@ -177,6 +180,8 @@ class _Call:
             return {"tools": tool_definitions(self.version)}
         if method == "tools/call":
             return await self.call_tool(message.params)
+        if method.startswith("tasks/") and tasks.has_tasks(self.version):
+            return await self.task_method(method, message.params)
         raise RpcError(METHOD_NOT_FOUND, f"method not found: {method[:100]}")
 
     async def _modern_method(self, message: Message) -> dict[str, Any]:
@@ -209,9 +214,12 @@ class _Call:
         info: dict[str, Any] = {"name": "renderkit", "version": renderkit.__version__}
         if version_at_least(version, "2025-06-18"):
             info["title"] = "renderkit"
+        capabilities: dict[str, Any] = {"tools": {"listChanged": False}}
+        if tasks.has_tasks(version):
+            capabilities["tasks"] = tasks.server_capability()
         return {
             "protocolVersion": version,
-            "capabilities": {"tools": {"listChanged": False}},
+            "capabilities": capabilities,
             "serverInfo": info,
             "instructions": INSTRUCTIONS,
         }
@@ -231,18 +239,29 @@ class _Call:
         if not isinstance(arguments, dict):
             raise RpcError(INVALID_PARAMS, "params.arguments must be an object")
         try:
+            as_task = tasks.wants_task(params, self.version)
             key = _idempotency_key(self.request, params)
             api_key = self._authenticate()
             if key is None:
+                if as_task:
+                    return await self._submit_task(tool, arguments, api_key)
                 return (await self._run_tool(tool, arguments, api_key))[1]
-            # Keyed (see docs/mcp.md): the same call again gets the first result, unrun.
+            # Keyed (see docs/mcp.md): the same call again gets the first result (or the
+            # same task), unrun. A task call is another request than the direct one.
+            fingerprint: dict[str, Any] = {"name": name, "arguments": arguments}
+            if as_task:
+                fingerprint["task"] = True
             answered = await self.backends.idempotency.run(
                 lineage=api_key.key_id,
                 method="POST",
                 path=f"{self.request.url.path}#tools/call",
                 key=key,
-                fingerprint=canonical_fingerprint({"name": name, "arguments": arguments}),
-                work=lambda: self._stored_tool(tool, arguments, api_key),
+                fingerprint=canonical_fingerprint(fingerprint),
+                work=lambda: (
+                    self._stored_task(tool, arguments, api_key)
+                    if as_task
+                    else self._stored_tool(tool, arguments, api_key)
+                ),
             )
         except (RenderkitError, errors.HttpProblem) as exc:
             return self._tool_error(name, exc)
@@ -252,6 +271,59 @@ class _Call:
             self.headers[REPLAYED_HEADER] = "true"
         result: dict[str, Any] = msgspec.json.decode(answer.body)
         return result
+
+    async def _submit_task(
+        self, tool: McpTool, arguments: dict[str, Any], api_key: ApiKey
+    ) -> dict[str, Any]:
+        """A task-augmented call: the operation queued as a job, its task answered at once.
+
+        The ``inline`` choice does not apply: a task's result links its file.
+        """
+        _, arguments = inline_mode(tool, arguments)
+        base = str(self.request.base_url).rstrip("/")
+        return await tasks.submit(self.backends.jobs, api_key, tool, arguments, base)
+
+    async def _stored_task(
+        self, tool: McpTool, arguments: dict[str, Any], api_key: ApiKey
+    ) -> StoredAnswer:
+        """The created task as an answer to keep (202, as ``POST /api/jobs`` answers)."""
+        result = await self._submit_task(tool, arguments, api_key)
+        return StoredAnswer(status=202, headers={}, body=msgspec.json.encode(result))
+
+    async def task_method(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """``tasks/get``, ``tasks/result``, ``tasks/cancel`` and ``tasks/list``, with the
+        caller's key: a task of another key is "not found", like an id that never existed."""
+        try:
+            api_key = self._authenticate()
+        except (RenderkitError, errors.HttpProblem) as exc:
+            raise _rpc_of(exc) from None
+        jobs = self.backends.jobs
+        if method == "tasks/list":
+            cursor = params.get("cursor")
+            page = await jobs.list(
+                api_key, limit=_TASK_PAGE, before=cursor if isinstance(cursor, str) else None
+            )
+            listed: dict[str, Any] = {"tasks": [tasks.task_view(job) for job in page]}
+            if len(page) == _TASK_PAGE:
+                listed["nextCursor"] = page[-1].id
+            return listed
+        task_id = params.get("taskId")
+        if not isinstance(task_id, str):
+            raise RpcError(INVALID_PARAMS, "params.taskId must be the task id (a string)")
+        if method not in ("tasks/get", "tasks/result", "tasks/cancel"):
+            raise RpcError(METHOD_NOT_FOUND, f"method not found: {method[:100]}")
+        try:
+            job = await jobs.get(api_key, task_id)
+            if method == "tasks/get":
+                return tasks.task_view(job)
+            if method == "tasks/result":
+                return await tasks.task_result(jobs, api_key, job, self.version)
+            if job.finished:
+                msg = f"task {task_id} is already {tasks.task_view(job)['status']}"
+                raise RpcError(INVALID_PARAMS, msg)
+            return tasks.task_view(await jobs.cancel(api_key, task_id))
+        except errors.HttpProblem as exc:
+            raise _rpc_of(exc) from None
 
     async def _stored_tool(
         self, tool: McpTool, arguments: dict[str, Any], api_key: ApiKey
@@ -307,6 +379,20 @@ class _Call:
         # clients start an OAuth flow this server does not offer, where an error result tells
         # the agent what to do.
         return authenticate(self.request, self.backends.keys)
+
+
+#: Tasks per ``tasks/list`` page.
+_TASK_PAGE = 50
+
+
+def _rpc_of(exc: RenderkitError | errors.HttpProblem) -> RpcError:
+    """A refused ``tasks/*`` request (no key, an unknown task) as a JSON-RPC error."""
+    described = errors.envelope(exc)
+    if described is None:
+        raise exc
+    status, body, _ = described
+    code = INVALID_PARAMS if status == 404 else INVALID_REQUEST
+    return RpcError(code, str(body.get("error", "refused")), data={"code": body.get("code")})
 
 
 def _idempotency_key(request: Request[Any, Any, Any], params: Mapping[str, Any]) -> str | None:
@@ -397,11 +483,16 @@ async def mcp_post(
     mcp_sessions: NamedDependency[McpSessions],
     production: NamedDependency[Production],
     idempotency: NamedDependency[Idempotency],
+    jobs: NamedDependency[JobService],
 ) -> Response[Any]:
     """One JSON-RPC message (or a 2025-03-26 batch) from an MCP client."""
     raw = await request.body()  # read first: early answers must not strand the body
     backends = _Backends(
-        sessions=mcp_sessions, keys=keys, production=production, idempotency=idempotency
+        sessions=mcp_sessions,
+        keys=keys,
+        production=production,
+        idempotency=idempotency,
+        jobs=jobs,
     )
     try:
         check_origin(request.headers, settings)
