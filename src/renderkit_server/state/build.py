@@ -111,6 +111,7 @@ def _on_redis(
     # Imported here: they need the optional redis package, which only Redis users install.
     from renderkit_server.state._redis import connect
     from renderkit_server.state.inflight.redis import RedisInflightLimiter
+    from renderkit_server.state.jobs.redis import RedisJobStore
     from renderkit_server.state.key_owners.redis import RedisKeyOwnerStore
     from renderkit_server.state.mcp_sessions.redis import RedisEndedSessions
     from renderkit_server.state.render_cache.redis import RedisRenderCache
@@ -129,8 +130,6 @@ def _on_redis(
         inflight=RedisInflightLimiter(client, queue_timeout=settings.browser_queue_timeout),
         ended_sessions=RedisEndedSessions(client),
         render_locks=RedisRenderLocks(client),
-        # The embedded queue until a Redis job store implements JobStore: jobs are then
-        # per host (the replicas of one host share the file).
-        jobs=SqliteJobStore(settings.data_dir / "jobs.sqlite3"),
+        jobs=RedisJobStore(client),
         client=client,
     )
