@@ -154,7 +154,8 @@ class JobWorkers:
         claimed = time.monotonic()
         waited = (job.started_at or job.created_at) - job.created_at
         status = "failed"
-        finished: Job | None = None
+        result: dict[str, Any] | None = None
+        error: dict[str, Any] | None = None
         try:
             async with self._slot(operation.name):
                 execution = await execute(
@@ -167,10 +168,7 @@ class JobWorkers:
                     charge_id=job.id,
                     burst=False,
                 )
-            status = "succeeded"
-            finished = await self._service.store.finish(
-                claim, status="succeeded", result=execution.body
-            )
+            status, result = "succeeded", execution.body
         except asyncio.CancelledError:
             if job.id not in self._voided:  # the app is stopping: give the job back
                 status = "requeued"
@@ -178,6 +176,7 @@ class JobWorkers:
                 raise
             task.uncancel()
             status = "cancelled"
+            return
         except Exception as exc:
             described = envelope(exc)
             error = described[1] if described is not None else dict(_INTERNAL_ERROR)
@@ -188,7 +187,6 @@ class JobWorkers:
                 if await self._service.store.requeue(claim):
                     await asyncio.sleep(self._poll)  # let the machine drain first
                 return
-            finished = await self._service.store.finish(claim, status="failed", error=error)
         finally:
             beat.cancel()
             self._running.pop(job.id, None)
@@ -196,6 +194,13 @@ class JobWorkers:
             self._metrics.observe_job(
                 job.kind, status, waited=waited, ran=time.monotonic() - claimed
             )
+        # Outside the try: a failure to record is no failure of the job. The claim is then
+        # left to expire and the job runs again (its charge is not repeated).
+        finished: Job | None
+        if result is not None:
+            finished = await self._service.store.finish(claim, status="succeeded", result=result)
+        else:
+            finished = await self._service.store.finish(claim, status="failed", error=error)
         if finished is not None:
             await self._service.announce(finished)
 
