@@ -132,6 +132,14 @@ def plans_page() -> str:
                     for p in plans.values()
                 ),
             ),
+            (
+                "asynchronous jobs queued or running at once (all of a key's lineage)",
+                *(_limit(p.jobs_active) for p in plans.values()),
+            ),
+            (
+                "jobs per batch",
+                *(_limit(p.batch_size) for p in plans.values()),
+            ),
         ],
     )
     # The meanings are the API reference's own (components.headers), written once.
@@ -150,6 +158,12 @@ def plans_page() -> str:
                 f"more requests in one {BURST_WINDOW_SECONDS} s window than the plan's burst "
                 "limit (windows are aligned on the clock, shared by every replica)",
                 "wait `Retry-After` seconds (at most a minute); spread requests out",
+            ),
+            (
+                "429 `TOO_MANY_JOBS`",
+                "the key lineage has as many jobs queued or running as its plan allows",
+                "wait `Retry-After` seconds, or for some jobs to finish "
+                "(see [Jobs and webhooks](jobs.md))",
             ),
             (
                 "429 `RATE_LIMITED` on `/api/keys/*`",

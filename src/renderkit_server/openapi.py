@@ -20,6 +20,7 @@ import attrs
 
 from renderkit import ImageData
 from renderkit.core.schema import json_schema
+from renderkit_server.jobs.openapi import job_openapi
 from renderkit_server.operations import OPERATIONS, Operation
 from renderkit_server.quotas import PLAN_NAMES
 
@@ -268,6 +269,7 @@ def _error_responses(*statuses: int) -> dict[str, Any]:
         400: "Invalid or missing parameters",
         401: "Missing or invalid API key",
         403: "Forbidden",
+        404: "No such job or batch, or not yours (the same answer either way)",
         413: "Request body too large",
         415: "Body is not JSON",
         429: "A monthly quota (X-RateLimit-*) or a window limit (RateLimit-Policy, "
@@ -437,6 +439,9 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
             },
         }
     }
+    job_paths, job_schemas, webhooks = job_openapi(_error_responses, security)
+    paths.update(job_paths)
+    schemas.update(job_schemas)
     for path, item in paths.items():
         for operation in item.values():
             if path.removeprefix("/api/") in EXAMPLES:  # JSON operations; images show parameters
@@ -445,6 +450,7 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
         "openapi": "3.1.0",
         "info": {"title": "renderkit", "version": version, "description": _INFO_DESCRIPTION},
         "paths": paths,
+        "webhooks": webhooks,
         "components": {
             "schemas": schemas,
             "headers": _RATE_LIMIT_HEADERS,
