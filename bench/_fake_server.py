@@ -9,6 +9,7 @@ stack on this machine.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -43,7 +44,19 @@ def main() -> None:
         settings = Settings(
             data_dir=data_dir,
             admin_token="bench-admin-token-0123456789",
-            plans={"starter": {"images": None, "burst_per_minute": None}},
+            plans={
+                "starter": {
+                    "images": None,
+                    "burst_per_minute": None,
+                    "jobs_active": None,
+                    "batch_size": None,
+                }
+            },
+            # bench_jobs.py names the queue's backend this way (unset: the embedded queue).
+            redis_url=os.environ.get("RENDERKIT_REDIS_URL") or None,
+            # Both job workers may render at once, as the 2 sync clients bench_jobs.py
+            # compares them with (a server keeps half of its slots for sync calls).
+            jobs_browser_share=100,
         )
         app = create_app(settings, browser=FakeBrowser())
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import socket
@@ -34,12 +35,15 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start(kind: str, data_dir: str) -> tuple[subprocess.Popen[bytes], str]:
+def start(
+    kind: str, data_dir: str, environment: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     args = [sys.executable, str(HERE / "_fake_server.py"), str(port), data_dir]
     if kind == "peer":
         args.append("peer")
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {**os.environ, **(environment or {})}
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     base = f"http://127.0.0.1:{port}"
     for _ in range(200):
         try:

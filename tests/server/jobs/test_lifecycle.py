@@ -146,3 +146,17 @@ async def test_jobs_are_listed_newest_first_a_page_at_a_time(serve: Any) -> None
         assert first["has_more"]
         assert [j["id"] for j in rest["data"]] == ids[:1]
         assert not rest["has_more"]
+
+
+async def test_metrics_show_the_queue_and_each_jobs_wait_run_and_outcome(serve: Any) -> None:
+    async with serve() as client:
+        key = await issue_key(client)
+        job = await submit(client, key)
+        await wait_for(client, key, job["id"], "succeeded")
+
+        text = (await client.get("/metrics")).text
+
+        assert 'renderkit_jobs_finished_total{kind="image",status="succeeded"} 1.0' in text
+        assert 'renderkit_job_queue_wait_seconds_count{kind="image"} 1.0' in text
+        assert 'renderkit_job_run_seconds_count{kind="image"} 1.0' in text
+        assert "renderkit_jobs_queued" in text

@@ -161,3 +161,20 @@ async def test_expired_jobs_read_as_404(serve: Any) -> None:
         from tests.server.jobs.conftest import services
 
         assert await services(client).jobs.store.sweep() == 1
+
+
+async def test_a_request_nested_past_the_body_limit_is_refused_before_decoding(
+    serve: Any,
+) -> None:
+    async with serve(jobs_workers=0) as client:
+        key = await issue_key(client)
+        deep = '{"kind": "image", "request": ' + "[" * 5000 + "]" * 5000 + "}"
+
+        response = await client.post(
+            "/api/jobs",
+            content=deep.encode(),
+            headers={**auth(key), "Content-Type": "application/json"},
+        )
+
+        assert response.status_code == 400
+        assert response.json()["code"] == "INVALID_JSON"

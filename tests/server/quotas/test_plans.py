@@ -38,7 +38,10 @@ def test_default_plans_follow_the_decisions_table() -> None:
         browser_slot_share=34,
         browser_queue_share=25,
         failed_work_seconds=120,
+        jobs_active=100,
+        batch_size=100,
     )
+    assert [plans[name].jobs_active for name in plans] == [100, 1_000, 5_000, None]
     assert [plans[name].browser_inflight for name in plans] == [1, 2, 4, None]
     assert plans["pro"].audio_characters == 100_000
     assert plans["pro"].burst_per_minute == 60
