@@ -84,3 +84,25 @@ async def test_a_job_record_keeps_empty_lists_and_nested_json_as_given(redis_url
     assert done is not None
     assert done.metadata == job.metadata
     assert done.result == {"facts": [], "ok": True}
+
+
+@pytest.mark.anyio
+async def test_a_sweep_cleans_an_owners_indexes_even_after_redis_dropped_the_job_itself(
+    redis_url: str,
+) -> None:
+    clock = FakeClock()
+    client = await fresh_redis(redis_url)
+    try:
+        store = RedisJobStore(client, clock=clock)
+        jobs = [new_job(clock, retention=10) for _ in range(600)]
+        await store.submit(jobs)
+        await client.delete(f"renderkit:jobs:job:{jobs[0].id}")  # as Redis's own expiry would
+        clock.advance(11)
+
+        deleted = await store.sweep()
+
+        left = sorted(k.decode() for k in await client.keys("renderkit:jobs:*"))
+    finally:
+        await client.aclose()
+    assert deleted == 599  # one key was already gone; every other in steps of 500
+    assert left == ["renderkit:jobs:ranks"]

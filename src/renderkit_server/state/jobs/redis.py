@@ -12,7 +12,9 @@ under ``renderkit:jobs`` (one Redis, not a Cluster: the scripts touch keys they 
     owner:<owner>  zset   an owner's job ids by creation time (list, newest first)
     active:<owner> set    an owner's queued and running job ids (the cap)
     ranks          hash   each owner's last rank;  vtime  string  the virtual time
-    expiry         zset   "job:<id>" / "batch:<id>" by expires_at (the sweep)
+    expiry         zset   "job:<id> <owner>" / "batch:<id>" by expires_at (the sweep;
+                          the owner is in the member, so the owner's indexes are cleaned
+                          even if Redis dropped the job's key first)
 
 JSON fields (request, result, metadata...) are written by Python and only copied by the
 scripts, never decoded there: Lua's cjson cannot tell ``[]`` from ``{}``. Each job and batch
@@ -40,6 +42,8 @@ __all__ = ["RedisJobStore"]
 _WHAT = "job store"
 #: How long after its retention Redis drops a job's key by itself (sweeps are the rule).
 _GRACE_SECONDS = 86_400
+#: Expired records one sweep script deletes.
+_SWEEP_STEP = 500
 
 # A held claim: running, same token, lease not run out. ARGV: prefix, id, token, now.
 _HELD = """
@@ -86,7 +90,7 @@ for _ = 1, njobs do
     redis.call('ZADD', p .. 'ready', last, id)
     redis.call('ZADD', p .. 'owner:' .. owner, created, id)
     redis.call('SADD', active, id)
-    redis.call('ZADD', p .. 'expiry', expires, 'job:' .. id)
+    redis.call('ZADD', p .. 'expiry', expires, 'job:' .. id .. ' ' .. owner)
     i = i + 4 + nfields
 end
 redis.call('HSET', p .. 'ranks', owner, last)
@@ -227,28 +231,26 @@ redis.call('HSET', batch, 'completed_at', ARGV[3])
 return 1
 """
 
-# ARGV: prefix, now. Deletes what expired and its index entries; returns the jobs deleted.
+# ARGV: prefix, now, limit. Deletes at most limit expired records and their index entries;
+# returns {records looked at, jobs deleted}.
 _SWEEP = """
 local p, now = ARGV[1], tonumber(ARGV[2])
+local members = redis.call('ZRANGEBYSCORE', p .. 'expiry', '-inf', now, 'LIMIT', 0, ARGV[3])
 local deleted = 0
-for _, member in ipairs(redis.call('ZRANGEBYSCORE', p .. 'expiry', '-inf', now)) do
+for _, member in ipairs(members) do
     redis.call('ZREM', p .. 'expiry', member)
-    local kind, id = string.match(member, '^(%a+):(.+)$')
-    if kind == 'job' then
-        local owner = redis.call('HGET', p .. 'job:' .. id, 'owner')
-        if owner then
-            redis.call('ZREM', p .. 'owner:' .. owner, id)
-            redis.call('SREM', p .. 'active:' .. owner, id)
-            deleted = deleted + 1
-        end
+    local id, owner = string.match(member, '^job:([^ ]+) (.*)$')
+    if id then
+        redis.call('ZREM', p .. 'owner:' .. owner, id)
+        redis.call('SREM', p .. 'active:' .. owner, id)
         redis.call('ZREM', p .. 'ready', id)
         redis.call('ZREM', p .. 'running', id)
-        redis.call('DEL', p .. 'job:' .. id)
+        deleted = deleted + redis.call('DEL', p .. 'job:' .. id)
     else
-        redis.call('DEL', p .. 'batch:' .. id)
+        redis.call('DEL', p .. 'batch:' .. string.sub(member, 7))
     end
 end
-return deleted
+return {#members, deleted}
 """
 
 # ARGV: prefix, now. Queued live jobs by kind, as a flat kind/count list.
@@ -556,9 +558,15 @@ class RedisJobStore:
         return {flat[i].decode(): int(flat[i + 1]) for i in range(0, len(flat), 2)}
 
     async def sweep(self) -> int:
-        """See :meth:`JobStore.sweep`."""
+        """See :meth:`JobStore.sweep`; a few hundred records per script, so a day's worth
+        expiring at once never holds Redis for long."""
+        now, deleted = _num(self._clock()), 0
         with redis_errors(_WHAT):
-            return int(await self._sweep(args=[self._p, _num(self._clock())]))
+            while True:
+                seen, gone = await self._sweep(args=[self._p, now, str(_SWEEP_STEP)])
+                deleted += int(gone)
+                if int(seen) < _SWEEP_STEP:
+                    return deleted
 
     async def aclose(self) -> None:
         """Nothing of its own to release: the client belongs to whoever made it."""
