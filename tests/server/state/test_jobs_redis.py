@@ -4,6 +4,7 @@ claim one job twice, keys that Redis itself expires, and the claim of a dead wor
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
 
 import pytest
@@ -106,3 +107,23 @@ async def test_a_sweep_cleans_an_owners_indexes_even_after_redis_dropped_the_job
         await client.aclose()
     assert deleted == 599  # one key was already gone; every other in steps of 500
     assert left == ["renderkit:jobs:ranks"]
+
+
+@pytest.mark.anyio
+async def test_a_cancellation_the_redis_client_swallowed_is_raised_after_the_call(
+    redis_client: redis.asyncio.Redis,
+) -> None:
+    store = RedisJobStore(redis_client)
+
+    async def worker() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        task.cancel()
+        # What redis-py does when the cancel lands at the wrong moment of a command:
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(0)
+        await store.claim("w", 30)
+        pytest.fail("the worker ran on after its cancellation")
+
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.create_task(worker())
