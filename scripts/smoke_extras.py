@@ -56,7 +56,12 @@ MODULES = {
         "renderkit.testing",
     ),
     "server": ("renderkit_server.app", "renderkit_server.main", "uvicorn", "litestar"),
-    "server-redis": ("renderkit_server.app", "renderkit_server.main", "redis.asyncio"),
+    "server-redis": (
+        "renderkit_server.app",
+        "renderkit_server.main",
+        "redis.asyncio",
+        "renderkit_server.state.jobs.redis",
+    ),
     "ocr": ("rapidocr", "onnxruntime"),
     "s3": ("aioboto3", "renderkit.storage.s3"),
     "audio": ("av",),

@@ -130,6 +130,7 @@ def _on_redis(
     from renderkit_server.state._redis import connect
     from renderkit_server.state.idempotency.redis import RedisIdempotencyStore
     from renderkit_server.state.inflight.redis import RedisInflightLimiter
+    from renderkit_server.state.jobs.redis import RedisJobStore
     from renderkit_server.state.key_owners.redis import RedisKeyOwnerStore
     from renderkit_server.state.mcp_sessions.redis import RedisEndedSessions
     from renderkit_server.state.render_cache.redis import RedisRenderCache
@@ -151,9 +152,7 @@ def _on_redis(
         ended_sessions=RedisEndedSessions(client),
         render_locks=RedisRenderLocks(client),
         idempotency=RedisIdempotencyStore(client, max_per_lineage=settings.idempotency_max_keys),
-        # The embedded queue until a Redis job store implements JobStore: jobs are then
-        # per host (the replicas of one host share the file).
-        jobs=SqliteJobStore(settings.data_dir / "jobs.sqlite3"),
+        jobs=RedisJobStore(client),
         webhook_secrets=RedisWebhookSecretStore(client),
         webhook_outbox=RedisWebhookOutbox(client),
         client=client,

@@ -4,10 +4,11 @@
   tenancy, fairness, leases, retention), and the records :class:`Job`, :class:`Batch`,
   :class:`Claim`;
 * :mod:`.memory`: :class:`MemoryJobStore`, one process (the test fake);
-* :mod:`.sqlite`: :class:`SqliteJobStore`, the embedded default: the processes of one host.
+* :mod:`.sqlite`: :class:`SqliteJobStore`, the embedded default: the processes of one host;
+* :mod:`.redis`: :class:`RedisJobStore`, every replica sharing one Redis (imported only by
+  :mod:`renderkit_server.state.build`, under the ``redis`` extra).
 
-A Redis backend implements the same protocol; every backend runs the contract in
-``tests/server/state/jobs_contract.py``.
+Every backend runs the contract in ``tests/server/state/jobs_contract.py``.
 """
 
 from __future__ import annotations
