@@ -34,7 +34,7 @@ import zlib
 
 from renderkit.core.errors import InvalidRequestError
 
-__all__ = ["StreamCeilings", "check_streams"]
+__all__ = ["StreamCeilings", "check_streams", "is_encrypted"]
 
 _STREAM = re.compile(rb">>\s*stream(?:\r\n|\r|\n)?")
 _FILTER = re.compile(rb"/Filter\s*(\[[^\]]*\]|/[^\s/\[\]<>()]+)")
@@ -68,6 +68,11 @@ class StreamCeilings:
         self.images = images
 
 
+def is_encrypted(content: bytes) -> bool:
+    """Whether the raw bytes carry an ``/Encrypt`` dictionary anywhere (any revision)."""
+    return _ENCRYPT.search(content) is not None
+
+
 def check_streams(content: bytes, ceilings: StreamCeilings, *, field: str = "file") -> None:
     """Refuse a PDF any of whose streams decodes past its ceiling (see the module docstring).
 
@@ -78,7 +83,7 @@ def check_streams(content: bytes, ceilings: StreamCeilings, *, field: str = "fil
         InvalidRequestError: on ``field`` (the request field that carried the PDF), naming
             the ceiling that was passed.
     """
-    if _ENCRYPT.search(content):  # anywhere: an update's trailer may sit mid-file
+    if is_encrypted(content):  # anywhere: an update's trailer may sit mid-file
         # Ciphertext cannot be measured; owner-password-only PDFs are the only ones PDFium
         # would open, and their streams would be inflated unmeasured.
         msg = "is an encrypted PDF; send it decrypted"
