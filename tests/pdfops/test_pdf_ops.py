@@ -8,6 +8,7 @@ import time
 import zipfile
 
 import pikepdf
+import pypdfium2
 import pytest
 from anyio import fail_after as anyio_fail_after
 from PIL import Image
@@ -291,3 +292,59 @@ async def test_objects_that_refer_to_each_other_in_a_loop_are_processed_without_
             }
         )
     assert result.pages == 1 and "LOOP" in page_texts(result.content)[0]
+
+
+def _ink_box(content: bytes) -> tuple[float, float, float, float]:
+    """The box of the dark pixels of page 1 as displayed, as fractions of its size."""
+    document = pypdfium2.PdfDocument(content)
+    try:
+        image = document[0].render(scale=0.5).to_pil().convert("L")
+    finally:
+        document.close()
+    dark = image.point(lambda value: 255 if value < 128 else 0)
+    left, top, right, bottom = dark.getbbox()
+    width, height = image.size
+    return left / width, top / height, right / width, bottom / height
+
+
+@pytest.mark.parametrize("turn", [0, 90, 180, 270])
+async def test_a_stamp_lands_where_asked_on_the_page_as_displayed_whatever_its_rotation(
+    turn: int,
+) -> None:
+    blank = many_pages_pdf(1).replace(b"[0 0 100 100]", b"[0 0 600 300]")
+    if turn:
+        blank = (
+            await pdf_ops({"files": [{"file": b64(blank)}], "rotate": {"angle": turn}})
+        ).content
+    black = io.BytesIO()
+    Image.new("RGB", (10, 10), (0, 0, 0)).save(black, "PNG")
+    mark = {"image": b64(black.getvalue()), "width": 40, "opacity": 1, "angle": 0}
+    top_right = await pdf_ops(
+        {"files": [{"file": b64(blank)}], "watermark": {**mark, "position": "top-right"}}
+    )
+    left, top, right, bottom = _ink_box(top_right.content)
+    assert left > 0.5 and bottom < 0.5, (left, top, right, bottom)
+    bottom_left = await pdf_ops(
+        {"files": [{"file": b64(blank)}], "watermark": {**mark, "position": "bottom-left"}}
+    )
+    left, top, right, bottom = _ink_box(bottom_left.content)
+    assert right < 0.5 and top > 0.5, (left, top, right, bottom)
+
+
+async def test_stamping_leaves_the_pages_own_content_streams_byte_for_byte() -> None:
+    compressed = io.BytesIO()
+    with pikepdf.open(io.BytesIO(THREE)) as source:
+        source.save(compressed, compress_streams=True)  # Flate: decoding would show
+    with pikepdf.open(compressed) as source:
+        original = [page.Contents.read_raw_bytes() for page in source.pages]
+        assert all(page.Contents.Filter == "/FlateDecode" for page in source.pages)
+    result = await pdf_ops(
+        {
+            "files": [{"file": b64(compressed.getvalue())}],
+            "watermark": {"text": "X"},
+            "page_numbers": {},
+        }
+    )
+    with pikepdf.open(io.BytesIO(result.content)) as pdf:
+        for page, raw in zip(pdf.pages, original, strict=True):
+            assert raw in [stream.read_raw_bytes() for stream in page.Contents]

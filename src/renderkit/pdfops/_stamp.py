@@ -1,7 +1,8 @@
 """Drawing over pages: text and image watermarks, page numbers.
 
-Each stamp is a Form XObject laid over the page with qpdf's overlay (which wraps the page's
-own content in ``q``/``Q``, so whatever state it leaves cannot move the stamp). Positions
+Each stamp is a Form XObject drawn after the page's own content, which is wrapped in
+``q``/``Q`` (so whatever graphics state it leaves cannot move the stamp); the page's
+content streams are never decoded. Positions
 are given on the page *as displayed*: the stamp's content starts with the matrix that undoes
 the page's ``/Rotate`` and its box's offset. Text uses Helvetica, one of the 14 fonts every
 reader has, so nothing is embedded; its widths (for centring) come from pypdf's AFM tables.
@@ -125,7 +126,12 @@ def _overlay(
     form.Subtype = pikepdf.Name.Form
     form.BBox = pikepdf.Array(list(frame.box))
     form.Resources = resources
-    page.add_overlay(form, pikepdf.Rectangle(*frame.box))
+    # Not Page.add_overlay: it coalesces the page's content streams (decoding them) and
+    # fits the form into the page by its own rules. Here the page's content is wrapped in
+    # q/Q as separate streams (nothing decoded) and the form drawn in user space as is.
+    name = page.add_resource(form, pikepdf.Name.XObject, prefix="RkS")
+    page.contents_add(b"q\n", prepend=True)
+    page.contents_add(b"\nQ\nq " + str(name).encode() + b" Do Q\n", prepend=False)
 
 
 def _font(pdf: pikepdf.Pdf) -> pikepdf.Object:
