@@ -348,3 +348,14 @@ async def test_stamping_leaves_the_pages_own_content_streams_byte_for_byte() -> 
     with pikepdf.open(io.BytesIO(result.content)) as pdf:
         for page, raw in zip(pdf.pages, original, strict=True):
             assert raw in [stream.read_raw_bytes() for stream in page.Contents]
+
+
+async def test_page_lists_that_multiply_pages_are_refused_before_any_work() -> None:
+    limits = PdfOpsLimits(max_pages=10)
+    one = {"file": b64(TWO)}
+    with pytest.raises(InvalidRequestError) as caught:
+        await pdf_ops({"files": [one], "pages": ",".join(["1-2"] * 6)}, limits=limits)
+    assert caught.value.errors[0].field == "pages"
+    with pytest.raises(InvalidRequestError) as caught:
+        await pdf_ops({"files": [one], "split": ["1-2"] * 6}, limits=limits)
+    assert caught.value.errors[0].field == "split"

@@ -79,7 +79,8 @@ class PdfOpsLimits:
     Attributes:
         max_bytes: largest decoded input PDF, attachment or stamp image (default 20 MB).
         max_total_bytes: all inputs and attachments together (default 60 MB).
-        max_pages: most pages of one input and of the document produced (default 500).
+        max_pages: most pages of one input, of all inputs together, of the document
+            produced, and of all ``split`` parts together (default 500).
         max_objects: most PDF objects in one input (default 500,000; a 500-page report
             holds about 10,000).
         max_inflated_bytes: most bytes one input's streams decode to together (default

@@ -159,6 +159,10 @@ def _produce(
     splits = [
         expand(text, count, field=f"split[{index}]") for index, text in enumerate(req.split or ())
     ]
+    split_pages = sum(len(indexes) for indexes in splits)
+    if split_pages > limits.max_pages:  # ranges may overlap: each part is written whole
+        msg = f"name {split_pages:,} pages together; at most {limits.max_pages:,} are written"
+        raise InvalidRequestError.single("split", msg)
     # Every check has passed: from here on the work is done.
     base = opened[0]
     _edit.merge_into(base, opened[1:])
