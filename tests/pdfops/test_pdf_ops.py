@@ -15,6 +15,7 @@ from PIL import Image
 
 from renderkit import InvalidRequestError
 from renderkit.pdfops import PdfOpsLimits, PdfOpsRequest, pdf_ops
+from renderkit.testing import FakeBrowser
 
 from ..parsing._documents import many_pages_pdf, text_pdf
 from ..parsing._hostile import (
@@ -359,3 +360,17 @@ async def test_page_lists_that_multiply_pages_are_refused_before_any_work() -> N
     with pytest.raises(InvalidRequestError) as caught:
         await pdf_ops({"files": [one], "split": ["1-2"] * 6}, limits=limits)
     assert caught.value.errors[0].field == "split"
+
+
+async def test_a_bad_upload_is_refused_before_any_input_is_rendered() -> None:
+    browser = FakeBrowser()
+    letter = {"template": "letter", "data": {"body": "Dear Bob,"}}
+    with pytest.raises(InvalidRequestError) as caught:
+        await pdf_ops(
+            {"files": [{"render": letter}, {"file": b64(content_bomb_pdf(512_000_000))}]},
+            browser=browser,
+        )
+    assert caught.value.errors[0].field == "files[1].file"
+    assert browser.renders == []
+    done = await pdf_ops({"files": [{"render": letter}, {"file": b64(TWO)}]}, browser=browser)
+    assert len(browser.renders) == 1 and done.pages == 3

@@ -1,17 +1,18 @@
 """:func:`pdf_ops`: one request's page operations, every ceiling checked before the work.
 
 What is cheap and can fail runs first, on the event loop: the sizes of the base64 fields
-(before decoding), the stamp texts' encoding, the stamp image's header. Then renderkit's own
-renders (the browser's work), then everything qpdf does in one blocking call in a worker
-(a :class:`~renderkit.core.workers.WorkerPool` when given: the server's PDF pool).
+(before decoding), the stamp texts' encoding, the stamp image's header. Then the uploads
+are opened within their ceilings, before the browser renders the ``render`` inputs, which
+are opened next; then qpdf's work. Every qpdf call runs in a worker (a
+:class:`~renderkit.core.workers.WorkerPool` when given: the server's PDF pool).
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, TypeVar, TypeVarTuple
 
 import anyio.to_thread
 import pikepdf
@@ -28,6 +29,9 @@ from renderkit.pdfops._models import PdfOpsLimits, PdfOpsRequest, PdfOpsResult, 
 from renderkit.pdfops._ranges import expand
 
 __all__ = ["pdf_ops"]
+
+T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
 
 
 class _Inputs:
@@ -120,35 +124,50 @@ async def pdf_ops(
     if req.renders and browser is None:
         msg = "pdf_ops needs a browser to render the inputs given as render"
         raise ConfigurationError(msg)
-    for index, item in enumerate(req.files):
-        if item.render is not None:
-            assert browser is not None
-            rendered = await render_pdf(item.render, browser=browser, max_pages=limits.max_pages)
-            inputs.pdfs[index] = rendered.content
-    if workers is not None:
-        return await workers.run(_process, req, inputs, limits)
-    return await anyio.to_thread.run_sync(_process, req, inputs, limits)
-
-
-def _process(req: PdfOpsRequest, inputs: _Inputs, limits: PdfOpsLimits) -> PdfOpsResult:
-    opened: list[pikepdf.Pdf] = []
+    opened: list[pikepdf.Pdf | None] = [None] * len(req.files)
     try:
-        for index, (item, content) in enumerate(zip(req.files, inputs.pdfs, strict=True)):
-            field = f"files[{index}].{'file' if item.file is not None else 'render'}"
-            opened.append(open_pdf(content, password=item.password, field=field, limits=limits))
-        return _produce(req, inputs, opened, limits)
+        # The uploads pass every ceiling before the browser renders anything.
+        await _run(workers, _open_inputs, req, inputs, limits, opened)
+        for index, item in enumerate(req.files):
+            if item.render is not None:
+                assert browser is not None
+                pages = limits.max_pages
+                rendered = await render_pdf(item.render, browser=browser, max_pages=pages)
+                inputs.pdfs[index] = rendered.content
+        await _run(workers, _open_inputs, req, inputs, limits, opened)
+        ready = [pdf for pdf in opened if pdf is not None]
+        return await _run(workers, _produce, req, inputs, ready, limits)
     finally:
         for pdf in opened:
-            pdf.close()
+            if pdf is not None:
+                pdf.close()
+
+
+async def _run(workers: WorkerPool | None, fn: Callable[[*Ts], T], *args: *Ts) -> T:
+    if workers is not None:
+        return await workers.run(fn, *args)
+    return await anyio.to_thread.run_sync(fn, *args)
+
+
+def _open_inputs(
+    req: PdfOpsRequest, inputs: _Inputs, limits: PdfOpsLimits, opened: list[pikepdf.Pdf | None]
+) -> None:
+    """Open every input that has bytes and is not open yet, in ``opened``'s slots."""
+    for index, (item, content) in enumerate(zip(req.files, inputs.pdfs, strict=True)):
+        if opened[index] is not None or not content:
+            continue
+        field = f"files[{index}].{'file' if item.file is not None else 'render'}"
+        opened[index] = open_pdf(content, password=item.password, field=field, limits=limits)
+    total = sum(len(pdf.pages) for pdf in opened if pdf is not None)
+    if total > limits.max_pages:
+        msg = f"have {total:,} pages together; at most {limits.max_pages:,} are accepted"
+        raise InvalidRequestError.single("files", msg)
 
 
 def _produce(
     req: PdfOpsRequest, inputs: _Inputs, opened: list[pikepdf.Pdf], limits: PdfOpsLimits
 ) -> PdfOpsResult:
     total = sum(len(pdf.pages) for pdf in opened)
-    if total > limits.max_pages:
-        msg = f"have {total:,} pages together; at most {limits.max_pages:,} are accepted"
-        raise InvalidRequestError.single("files", msg)
     selected = expand(req.pages, total, field="pages")
     if len(selected) > limits.max_pages:
         msg = f"names {len(selected):,} pages; at most {limits.max_pages:,} are accepted"
