@@ -289,6 +289,7 @@ def test_version_prints_the_installed_version(capsys) -> None:
         ["image"],
         ["sign-url"],
         ["pdf"],
+        ["pdf-ops"],
         ["screenshot"],
         ["audio"],
         ["parse"],

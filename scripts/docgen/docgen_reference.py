@@ -87,7 +87,7 @@ def plans_page() -> str:
     plans = default_plans()
     units = {
         "images": "images",
-        "pdfs": "PDFs",
+        "pdfs": "PDFs (pdf-gen; pdf-ops: 1, plus 1 per input it renders)",
         "audio_minutes": "minutes of audio",
         "audio_characters": "characters of speech",
         "screenshots": "screenshots",

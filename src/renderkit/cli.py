@@ -19,6 +19,7 @@ from renderkit.demo import add_demo_command
 from renderkit.image.cli import add_image_command, add_sign_url_command
 from renderkit.parsing.cli import add_parse_command
 from renderkit.pdf.cli import add_pdf_command
+from renderkit.pdfops.cli import add_pdf_ops_command
 from renderkit.screenshot.cli import add_screenshot_command
 from renderkit.speech.cli import add_audio_command, add_speech_command
 
@@ -41,6 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     add_image_command(sub)
     add_sign_url_command(sub)
     add_pdf_command(sub)
+    add_pdf_ops_command(sub)
     add_screenshot_command(sub)
     add_audio_command(sub)
     add_speech_command(sub)

@@ -7,6 +7,7 @@ import attrs
 from renderkit.browser import Browser
 from renderkit.core.workers import WorkerPool
 from renderkit.parsing import Extractor, OcrEngine, ParseLimits, RapidOcr
+from renderkit.pdfops import PdfOpsLimits
 from renderkit.speech import SpeechProvider
 from renderkit_server.settings import Settings
 
@@ -55,6 +56,7 @@ class Engines:
         workers: the bounded pools CPU-heavy work runs in (``ocr`` holds ``workers.ocr``).
         pdf_max_pages: the page cap of a rendered PDF or screenshot.
         parse_timeout: seconds a parse may take.
+        pdfops_limits: the input bounds of a pdf-ops call (its time: ``parse_timeout``).
         speech_timeout: seconds a synthesis may take; it also bounds the script's length
             (:func:`renderkit.speech.budget.check_budget`).
     """
@@ -68,6 +70,7 @@ class Engines:
     pdf_max_pages: int
     parse_timeout: float
     speech_timeout: float
+    pdfops_limits: PdfOpsLimits = attrs.field(factory=PdfOpsLimits)
 
     @property
     def ocr_tool(self) -> str:

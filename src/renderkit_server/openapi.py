@@ -33,6 +33,7 @@ OPERATION_IDS: dict[str, str] = {
     "screenshot": "takeScreenshot",
     "audio": "generateAudio",
     "parse": "parseDocument",
+    "pdf-ops": "editPdf",
     "keys/generate": "generateKey",
     "keys/regenerate": "regenerateKey",
     "health": "health",
@@ -132,6 +133,30 @@ EXAMPLES: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
             "pages": 1,
             "extractor": "local",
             "credits_used": 1,
+        },
+    ),
+    "pdf-ops": (
+        {
+            "files": [
+                {"render": {"template": "letter", "data": {"subject": "Hi", "body": "Hello"}}},
+                {"file": "JVBERi0xLjcK..."},
+            ],
+            "watermark": {"text": "DRAFT", "opacity": 0.2},
+            "page_numbers": {"format": "Page {n} of {total}"},
+            "encrypt": {"owner_password": "owner-secret", "permissions": ["print"]},
+        },
+        {
+            "success": True,
+            "url": _FILE_URL.replace("images", "pdfs").replace(".png", ".pdf"),
+            "pages": 3,
+            "format": "pdf",
+            "steps": ["merge", "watermark", "page_numbers", "encrypt"],
+            "parts": [{"filename": "document.pdf", "pages": 3, "size_bytes": 48211}],
+            "attachments": [],
+            "encrypted": True,
+            "size_bytes": 48211,
+            "cached": False,
+            "credits_used": 2,
         },
     ),
     "keys/generate": (

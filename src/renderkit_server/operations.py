@@ -30,8 +30,10 @@ from renderkit import (
     synthesize,
 )
 from renderkit.browser import Browser, TenantAware, TenantClass
+from renderkit.core.media import MEDIA_TYPES
 from renderkit.core.times import isoformat_z
 from renderkit.parsing import DOCUMENT_TYPES
+from renderkit.pdfops import PdfOpsRequest, pdf_ops
 from renderkit.speech.budget import check_budget
 from renderkit.storage import Storage
 from renderkit.storage.files import store_file
@@ -76,7 +78,7 @@ PRODUCTION_ERRORS: tuple[int, ...] = (400, 401, 409, 413, 415, 429, 500, 502, 50
 
 @attrs.frozen(kw_only=True)
 class Operation:
-    """One production capability (image, pdf, audio, screenshot, parse).
+    """One production capability (image, pdf, audio, screenshot, parse, pdf-ops).
 
     The operation is the one description of its endpoint: REST, the OpenAPI document and
     the MCP tool all read the request model, the success body (:meth:`response_schema`) and
@@ -668,6 +670,109 @@ PARSE = Operation(
     },
 )
 
+
+async def _run_pdf_ops(request: PdfOpsRequest, engines: Engines) -> Output:
+    timeout = engines.parse_timeout
+    try:
+        with anyio.fail_after(timeout):
+            result = await pdf_ops(
+                request,
+                browser=engines.browser,
+                limits=engines.pdfops_limits,
+                workers=engines.workers.pdf,
+            )
+    except TimeoutError:
+        msg = f"the PDF operations took longer than {timeout:g} s; send fewer or smaller PDFs"
+        raise RenderTimeoutError(msg, timeout=timeout) from None
+    first = result.parts[0]
+    return Output(
+        content=result.content,
+        content_type=MEDIA_TYPES[result.format],
+        extension=result.format,
+        filename=first.filename
+        if len(result.parts) == 1
+        else first.filename.rsplit("-", 1)[0] + ".zip",
+        facts={
+            "pages": result.pages,
+            "format": result.format,
+            "steps": list(result.steps),
+            "parts": [
+                {"filename": part.filename, "pages": part.pages, "size_bytes": part.size_bytes}
+                for part in result.parts
+            ],
+            "attachments": [
+                {
+                    "filename": item.filename,
+                    "mime_type": item.mime_type,
+                    "description": item.description,
+                    "size_bytes": item.size,
+                }
+                for item in result.attachments
+            ],
+            "encrypted": result.encrypted,
+        },
+    )
+
+
+PDF_OPS = Operation(
+    name="pdf-ops",
+    kind="pdfs",
+    metric="pdfs",
+    model=PdfOpsRequest,
+    title="Merge, split, stamp or encrypt PDFs",
+    description=(
+        "Page operations on PDFs given as base64 uploads (`files[].file`, `password` for an "
+        "encrypted one) or rendered first from pdf-gen requests (`files[].render`). Steps, "
+        "run in this order: merge the files; `pages` (select and reorder, e.g. `1-3,5,8-`); "
+        "`rotate` (90/180/270, optional `pages`); `watermark` (text or PNG/JPEG `image`, "
+        "opacity, angle, position, font_size); `page_numbers` (format `Page {n} of {total}`, "
+        "position); `metadata` (title, author, subject, keywords, language, created, "
+        "modified); `attachments` (filename, base64 file, mime_type, description); `split` "
+        "(one PDF per range, answered as a ZIP); `encrypt` (AES-256, owner_password, "
+        "user_password, permissions print/copy/modify/annotate). Returns the file URL, page "
+        "count, steps applied and the attachments the result embeds. Charges one PDF, plus "
+        "one per rendered input."
+    ),
+    run=_run_pdf_ops,
+    # Each rendered input is a PDF render of its own.
+    charges=lambda req: {"pdfs": 1 + req.renders},
+    fields={
+        "pages": {"type": "integer", "description": "Pages produced (all parts)"},
+        "format": {"type": "string", "enum": ["pdf", "zip"]},
+        "steps": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "The steps applied, in order",
+        },
+        "parts": {
+            "type": "array",
+            "description": "The PDFs produced: one, or one per split range (in the ZIP)",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "filename": {"type": "string"},
+                    "pages": {"type": "integer"},
+                    "size_bytes": {"type": "integer"},
+                },
+            },
+        },
+        "attachments": {
+            "type": "array",
+            "description": "The files the (first) produced PDF embeds",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "filename": {"type": "string"},
+                    "mime_type": {"type": "string"},
+                    "description": {"type": "string"},
+                    "size_bytes": {"type": "integer"},
+                },
+            },
+        },
+        "encrypted": {"type": "boolean"},
+    },
+)
+
 #: Operations by endpoint name.
 OPERATIONS: dict[str, Operation] = {
     "image": IMAGE,
@@ -675,4 +780,5 @@ OPERATIONS: dict[str, Operation] = {
     "screenshot": SCREENSHOT,
     "audio": AUDIO,
     "parse": PARSE,
+    "pdf-ops": PDF_OPS,
 }

@@ -1,4 +1,4 @@
-"""readers.streams: every stream of a PDF decoded on the raw bytes, bounded, before PDFium."""
+"""core.pdfstreams: every stream of a PDF decoded on the raw bytes, bounded, before PDFium."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import zlib
 import pytest
 
 from renderkit import InvalidRequestError
-from renderkit.parsing.readers.streams import StreamCeilings, check_streams
+from renderkit.core.pdfstreams import StreamCeilings, check_streams
 
 from ._documents import _assemble, text_pdf
 from ._hostile import attachment_bomb_pdf, content_bomb_pdf, deflated_zeros, huge_image_pdf

@@ -111,6 +111,7 @@ async def test_each_endpoint_is_one_operation_with_a_stable_operation_id(
         ("/api/screenshot", "post"): "takeScreenshot",
         ("/api/audio", "post"): "generateAudio",
         ("/api/parse", "post"): "parseDocument",
+        ("/api/pdf-ops", "post"): "editPdf",
         ("/api/keys/generate", "post"): "generateKey",
         ("/api/keys/regenerate", "post"): "regenerateKey",
         ("/api/health", "get"): "health",

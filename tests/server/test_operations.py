@@ -31,6 +31,11 @@ PAYLOADS: dict[str, dict[str, Any]] = {
         "mimeType": "application/pdf",
         "include_provenance": True,
     },
+    "pdf-ops": {
+        "files": [{"file": base64.b64encode(text_pdf([["One"], ["Two"]])).decode()}],
+        "pages": "2",
+        "watermark": {"text": "DRAFT"},
+    },
 }
 
 

@@ -32,6 +32,8 @@ MEDIA_TYPES: Mapping[str, str] = {
     # The same Ogg/Opus under its container's name: ``-o talk.ogg`` names it.
     "ogg": "audio/ogg",
     "aac": "audio/aac",
+    # pdf-ops' split answers several PDFs in one archive.
+    "zip": "application/zip",
 }
 
 # Other extensions in common use for the same formats.

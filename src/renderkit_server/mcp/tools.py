@@ -1,4 +1,4 @@
-"""The five MCP tools: definitions generated from the operations, and their results.
+"""The six MCP tools: definitions generated from the operations, and their results.
 
 Each tool is a production operation under an agent-facing name. Its ``inputSchema`` is the
 JSON Schema of the operation's request model and its ``outputSchema`` the schema of the REST
@@ -203,6 +203,16 @@ TOOLS: dict[str, McpTool] = {
             open_world=False,
             summary="Read a PDF or a photo/scan of a document (invoice, receipt, contract, "
             "form...) and get its fields as JSON.",
+        ),
+        McpTool(
+            name="edit_pdf",
+            cost="one PDF (plus one per input rendered from a template)",
+            operation=OPERATIONS["pdf-ops"],
+            read_only=False,
+            # Rendered inputs may load remote images, as generate_pdf does.
+            open_world=True,
+            summary="Merge, split, rotate, watermark, number, describe, attach files to or "
+            "password-protect PDFs (uploaded, or rendered from templates first).",
         ),
     )
 }

@@ -148,6 +148,7 @@ async def test_the_sdk_client_negotiates_and_lists_every_tool_with_schemas(
         "generate_audio",
         "take_screenshot",
         "parse_document",
+        "edit_pdf",
     }
     image = tools["generate_image"]
     assert image.title == "Generate an image"
@@ -155,6 +156,8 @@ async def test_the_sdk_client_negotiates_and_lists_every_tool_with_schemas(
     assert image.output_schema["properties"]["url"]["format"] == "uri"
     assert image.annotations.read_only_hint is False
     assert tools["parse_document"].annotations.read_only_hint is True
+    assert "files" in tools["edit_pdf"].input_schema["properties"]
+    assert tools["edit_pdf"].annotations.read_only_hint is False
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto", "2026-07-28"])

@@ -42,7 +42,7 @@ async def xml_attachments(content: bytes, *, max_bytes: int) -> list[Attachment]
     Each attachment's decoded size is asked first and added to a running total, which must
     stay within ``max_bytes``: one stream named by 32 attachments counts 32 times, so
     neither the bytes kept nor the inflating PDFium does can grow past the limit (each
-    stream's own size was bounded before, by ``readers.streams``).
+    stream's own size was bounded before, by ``core.pdfstreams``).
 
     Raises:
         InvalidRequestError: on field ``file``: the attachments read decode to more than

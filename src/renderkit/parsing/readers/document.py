@@ -12,8 +12,6 @@ time (OCR runs outside the lock).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import io
 from typing import Any, cast
 
@@ -27,11 +25,12 @@ from PIL import Image, UnidentifiedImageError
 from renderkit.core.errors import ConfigurationError, InvalidRequestError, RenderkitError
 from renderkit.core.media import MEDIA_TYPES
 from renderkit.core.pdfium import run_pdfium
+from renderkit.core.pdfstreams import StreamCeilings, check_streams
+from renderkit.core.uploads import decode_file
 from renderkit.core.workers import WorkerPool, usable_cpus
 from renderkit.parsing._protocol import Document, Line, Page, Word
 from renderkit.parsing.readers.decrypt import decrypted
 from renderkit.parsing.readers.ocr import OcrEngine
-from renderkit.parsing.readers.streams import StreamCeilings, check_streams
 
 __all__ = [
     "MIME_TYPES",
@@ -100,42 +99,6 @@ class ParseLimits:
     max_ocr_pixels: int = attrs.field(default=250_000_000, validator=_positive)
     max_embedded_bytes: int = attrs.field(default=8_000_000, validator=_positive)
     max_inflated_bytes: int = attrs.field(default=100_000_000, validator=_positive)
-
-
-def _size(n: int) -> str:
-    return f"{n / 1_000_000:g} MB" if n >= 1_000_000 else f"{n:,} bytes"
-
-
-def decode_file(value: str, *, max_bytes: int) -> bytes:
-    """Decode the base64 ``file`` field (standard or URL-safe alphabet, optional ``data:`` URL
-    prefix, whitespace ignored).
-
-    Raises:
-        InvalidRequestError: on field ``file``: not base64, empty, or over ``max_bytes``.
-    """
-    text = value.strip()
-    if text.startswith("data:") and "," in text[:200]:
-        text = text.split(",", 1)[1]
-    if len(text) // 4 * 3 > max_bytes + max_bytes // 50 + 1024:
-        # Refuse before decoding (whitespace could make this estimate high, hence the slack).
-        msg = f"is larger than the {_size(max_bytes)} limit"
-        raise InvalidRequestError.single("file", msg)
-    compact = "".join(text.split())
-    if "-" in compact or "_" in compact:
-        compact = compact.replace("-", "+").replace("_", "/")
-    compact += "=" * (-len(compact) % 4)
-    try:
-        content = base64.b64decode(compact, validate=True)
-    except (binascii.Error, ValueError):
-        msg = "is not valid base64"
-        raise InvalidRequestError.single("file", msg) from None
-    if not content:
-        msg = "is empty"
-        raise InvalidRequestError.single("file", msg)
-    if len(content) > max_bytes:
-        msg = f"is larger than the {_size(max_bytes)} limit ({_size(len(content))})"
-        raise InvalidRequestError.single("file", msg)
-    return content
 
 
 def sniff_mime_type(content: bytes) -> str | None:

@@ -1,4 +1,7 @@
-"""What a PDF's streams decode to, bounded, measured on the raw bytes before PDFium reads them.
+"""What a PDF's streams decode to, bounded, measured on the raw bytes before a PDF library
+reads them.
+
+Shared by ``parse`` (before PDFium) and ``pdfops`` (before qpdf), hence in ``core``.
 
 PDFium inflates a stream whole when it reads it (a page's content, an attachment), with no
 ceiling: 0.5 MB of Flate data can become 512 MB. So before any PDFium call the file is
@@ -31,7 +34,7 @@ import zlib
 
 from renderkit.core.errors import InvalidRequestError
 
-__all__ = ["StreamCeilings", "check_streams"]
+__all__ = ["StreamCeilings", "check_streams", "is_encrypted"]
 
 _STREAM = re.compile(rb">>\s*stream(?:\r\n|\r|\n)?")
 _FILTER = re.compile(rb"/Filter\s*(\[[^\]]*\]|/[^\s/\[\]<>()]+)")
@@ -65,20 +68,26 @@ class StreamCeilings:
         self.images = images
 
 
-def check_streams(content: bytes, ceilings: StreamCeilings) -> None:
+def is_encrypted(content: bytes) -> bool:
+    """Whether the raw bytes carry an ``/Encrypt`` dictionary anywhere (any revision)."""
+    return _ENCRYPT.search(content) is not None
+
+
+def check_streams(content: bytes, ceilings: StreamCeilings, *, field: str = "file") -> None:
     """Refuse a PDF any of whose streams decodes past its ceiling (see the module docstring).
 
     Pure Python over the raw bytes; it holds no PDFium lock. Time is linear in the file plus
     the bytes decoded, which the ceilings bound.
 
     Raises:
-        InvalidRequestError: on field ``file``, naming the ceiling that was passed.
+        InvalidRequestError: on ``field`` (the request field that carried the PDF), naming
+            the ceiling that was passed.
     """
-    if _ENCRYPT.search(content):  # anywhere: an update's trailer may sit mid-file
+    if is_encrypted(content):  # anywhere: an update's trailer may sit mid-file
         # Ciphertext cannot be measured; owner-password-only PDFs are the only ones PDFium
         # would open, and their streams would be inflated unmeasured.
         msg = "is an encrypted PDF; send it decrypted"
-        raise InvalidRequestError.single("file", msg)
+        raise InvalidRequestError.single(field, msg)
     view = memoryview(content)
     other_total = image_total = 0
     for match in _STREAM.finditer(content):
@@ -95,19 +104,19 @@ def check_streams(content: bytes, ceilings: StreamCeilings) -> None:
                     f"embeds a file that decodes to more than the {_mb(ceilings.embedded)} "
                     "limit (max_embedded_bytes)"
                 )
-                raise InvalidRequestError.single("file", msg)
-        elif _IMAGE.search(window) and (bound := _image_bound(window, ceilings.pixels)):
+                raise InvalidRequestError.single(field, msg)
+        elif _IMAGE.search(window) and (bound := _image_bound(window, ceilings.pixels, field)):
             size = _decoded_size(data, extent, filters, bound)
             if size > bound:
                 msg = "has an image whose data decodes to more than its declared size"
-                raise InvalidRequestError.single("file", msg)
+                raise InvalidRequestError.single(field, msg)
             image_total += size
             if image_total > ceilings.images:
                 msg = (
                     f"has images that decode to more than {_mb(ceilings.images)} together "
                     "(4 bytes a pixel of max_ocr_pixels)"
                 )
-                raise InvalidRequestError.single("file", msg)
+                raise InvalidRequestError.single(field, msg)
             continue
         else:
             size = _decoded_size(data, extent, filters, budget)
@@ -117,7 +126,7 @@ def check_streams(content: bytes, ceilings: StreamCeilings) -> None:
                 f"has streams that decode to more than the {_mb(ceilings.inflated)} limit "
                 "(max_inflated_bytes)"
             )
-            raise InvalidRequestError.single("file", msg)
+            raise InvalidRequestError.single(field, msg)
 
 
 def _mb(n: int) -> str:
@@ -147,7 +156,7 @@ def _filters(window: bytes) -> list[bytes]:
     return _NAME.findall(found.group(1))
 
 
-def _image_bound(window: bytes, max_pixels: int) -> int | None:
+def _image_bound(window: bytes, max_pixels: int, field: str) -> int | None:
     """Bytes the declared image may decode to, or None when its size is not stated directly.
 
     Raises:
@@ -159,7 +168,7 @@ def _image_bound(window: bytes, max_pixels: int) -> int | None:
     w, h = int(width.group(1)), int(height.group(1))
     if w * h > max_pixels:
         msg = f"has an image of {w}x{h} pixels (at most {max_pixels:,})"
-        raise InvalidRequestError.single("file", msg)
+        raise InvalidRequestError.single(field, msg)
     return w * h * 4 + h + 4096
 
 

@@ -1,0 +1,74 @@
+"""``renderkit pdf-ops``: files in, the produced PDF (or ZIP) out."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import pikepdf
+import pytest
+
+from renderkit import cli
+
+from ._pdfs import page_texts, rotations
+from .test_pdf_ops import THREE, TWO
+
+
+def test_pdf_ops_merges_stamps_numbers_attaches_and_encrypts_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.pdf").write_bytes(THREE)
+    (tmp_path / "b.pdf").write_bytes(TWO)
+    (tmp_path / "notes.txt").write_text("hello")
+    out = tmp_path / "out.pdf"
+    argv = [
+        "pdf-ops",
+        str(tmp_path / "a.pdf"),
+        str(tmp_path / "b.pdf"),
+        "--pages",
+        "1,4-5",
+        "--rotate",
+        "90",
+        "--watermark",
+        "COPY",
+        "--page-numbers",
+        "--title",
+        "Pack",
+        "--attach",
+        str(tmp_path / "notes.txt"),
+        "--owner-password",
+        "own",
+        "--user-password",
+        "pw",
+        "-o",
+        str(out),
+    ]
+    assert cli.main(argv) == 0
+    texts = page_texts(out.read_bytes(), password="pw")
+    assert [("COPY" in t, f"Page {n} of 3" in t) for n, t in enumerate(texts, 1)] == [
+        (True, True)
+    ] * 3
+    with pikepdf.open(out, password="pw") as pdf:
+        assert [int(page.Rotate) for page in pdf.pages] == [90, 90, 90]
+        assert str(pdf.docinfo["/Title"]) == "Pack"
+        assert pdf.attachments["notes.txt"].get_file().read_bytes() == b"hello"
+    assert "1 PDF, 3 page(s)" in capsys.readouterr().err
+
+
+def test_pdf_ops_split_writes_a_zip_of_the_parts(tmp_path: Path) -> None:
+    (tmp_path / "a.pdf").write_bytes(THREE)
+    out = tmp_path / "parts.zip"
+    argv = ["pdf-ops", str(tmp_path / "a.pdf"), "--split", "1-2", "--split", "3", "-o", str(out)]
+    assert cli.main(argv) == 0
+    with zipfile.ZipFile(io.BytesIO(out.read_bytes())) as archive:
+        parts = [archive.read(name) for name in archive.namelist()]
+    assert [len(page_texts(part)) for part in parts] == [2, 1]
+    assert rotations(parts[1]) == [0]
+
+
+def test_pdf_ops_reports_an_invalid_range_without_writing(tmp_path: Path) -> None:
+    (tmp_path / "a.pdf").write_bytes(THREE)
+    out = tmp_path / "x.pdf"
+    assert cli.main(["pdf-ops", str(tmp_path / "a.pdf"), "--pages", "9", "-o", str(out)]) != 0
+    assert not out.exists()
