@@ -42,6 +42,7 @@ KINDS: Mapping[str, str] = {
     "screenshot": "screenshot",
     "audio": "audio",
     "parse": "parse",
+    "pdf-ops": "pdf-ops",
 }
 
 #: Largest ``metadata`` object, as compact JSON: labels, not payloads.
