@@ -70,6 +70,9 @@ class LocalExtractor:
             term and parties"); False keeps the rules' first duration.
         party_ranker: let the learned party ranker choose a contract's parties among every
             name the party rules propose (same section); off by default.
+        issuer_ranker: let the learned issuer ranker (:mod:`~renderkit.parsing.rank.issuer`)
+            choose an invoice's issuer among the names the party rules propose, its calibrated
+            probability as the confidence (docs/parsing.md, "The issuer"); off by default.
         spans: the receipt fields (``"company"``, ``"address"``) the span rankers
             (:mod:`~renderkit.parsing.rank.spans`) choose among runs of the header lines, their
             calibrated probability as the confidence; none by default (docs/parsing.md,
@@ -92,6 +95,7 @@ class LocalExtractor:
         date_ranker: bool = True,
         term_ranker: bool = True,
         party_ranker: bool = False,
+        issuer_ranker: bool = False,
         spans: Collection[str] = (),
         calibrated: bool = True,
     ) -> None:
@@ -103,6 +107,7 @@ class LocalExtractor:
         self.date_ranker = date_ranker
         self.term_ranker = term_ranker
         self.party_ranker = party_ranker
+        self.issuer_ranker = issuer_ranker
         self.spans = tuple(spans)
         self.calibrated = calibrated
 
@@ -155,6 +160,7 @@ class LocalExtractor:
             date_ranker=self.date_ranker,
             term_ranker=self.term_ranker,
             party_ranker=self.party_ranker,
+            issuer_ranker=self.issuer_ranker,
             spans=self.spans,
         )
 
