@@ -105,7 +105,7 @@ class EvalOptions:
         term_ranker, party_ranker: contracts' terms and parties chosen by the learned rankers
             (``LocalExtractor(term_ranker=..., party_ranker=...)``).
         issuer_ranker: invoices' issuers chosen by the learned issuer ranker
-            (``LocalExtractor(issuer_ranker=...)``); off by default.
+            (``LocalExtractor(issuer_ranker=...)``, the default); False: the party rules'.
         spans: the receipt fields (company, address) chosen by the span rankers
             (``LocalExtractor(spans=...)``); none by default.
         calibrated: field confidence mapped through the shipped calibration
@@ -121,7 +121,7 @@ class EvalOptions:
     date_ranker: bool = True
     term_ranker: bool = True
     party_ranker: bool = False
-    issuer_ranker: bool = False
+    issuer_ranker: bool = True
     spans: tuple[str, ...] = ()
     calibrated: bool = True
 
@@ -740,8 +740,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--issuer-ranker",
         action=argparse.BooleanOptionalAction,
-        default=False,
-        help="invoices' issuers chosen by the learned issuer ranker (off by default)",
+        default=True,
+        help="invoices' issuers chosen by the learned issuer ranker (the default; "
+        "--no-issuer-ranker: the party rules)",
     )
     parser.add_argument(
         "--spans",

@@ -72,7 +72,8 @@ class LocalExtractor:
             name the party rules propose (same section); off by default.
         issuer_ranker: let the learned issuer ranker (:mod:`~renderkit.parsing.rank.issuer`)
             choose an invoice's issuer among the names the party rules propose, its calibrated
-            probability as the confidence (docs/parsing.md, "The issuer"); off by default.
+            probability as the confidence; on by default since it passed the dev set's decision
+            rule (docs/parsing.md, "The issuer"); False keeps the party rules' order.
         spans: the receipt fields (``"company"``, ``"address"``) the span rankers
             (:mod:`~renderkit.parsing.rank.spans`) choose among runs of the header lines, their
             calibrated probability as the confidence; none by default (docs/parsing.md,
@@ -95,7 +96,7 @@ class LocalExtractor:
         date_ranker: bool = True,
         term_ranker: bool = True,
         party_ranker: bool = False,
-        issuer_ranker: bool = False,
+        issuer_ranker: bool = True,
         spans: Collection[str] = (),
         calibrated: bool = True,
     ) -> None:

@@ -56,6 +56,7 @@ from renderkit.parsing.rank.issuer import (
     IssuerCandidate,
     issuer_candidates,
     issuer_features,
+    name_key,
 )
 from renderkit.parsing.rank.model import Ranker, load_ranker
 
@@ -676,9 +677,14 @@ def _ranked_issuer(
     )
     # Each candidate's probability is fitted on its own; where rivals are likely too (a trade
     # name and a legal name, both plausible) the pick's share of their sum is the honest
-    # figure, never more than its own probability.
+    # figure, never more than its own probability. A rival spelling the same name ("Ltd" and
+    # "Ltd.") is no rival.
     probabilities = [ranker.probability(x) for x in scores]
-    share = probabilities[order[0]] / sum(probabilities)
+    same = name_key(best.value)
+    others = sum(
+        p for c, p in zip(candidates, probabilities, strict=True) if name_key(c.value) != same
+    )
+    share = probabilities[order[0]] / (probabilities[order[0]] + others)
     return Found(
         value=best.value,
         confidence=round(min(probabilities[order[0]], share), 3),

@@ -25,7 +25,13 @@ from renderkit.parsing.extract.found import clean
 from renderkit.parsing.extract.parties import Party, is_label, legal_form_at_end, legal_names
 from renderkit.parsing.layout.model import PageLayout, Segment
 
-__all__ = ["ISSUER_FEATURES", "IssuerCandidate", "issuer_candidates", "issuer_features"]
+__all__ = [
+    "ISSUER_FEATURES",
+    "IssuerCandidate",
+    "issuer_candidates",
+    "issuer_features",
+    "name_key",
+]
 
 #: The feature names, in the order :func:`issuer_features` gives them (repeated in the file).
 ISSUER_FEATURES = (
@@ -179,7 +185,8 @@ def _extent(layout: PageLayout) -> tuple[float, float]:
     return max(s.bbox[2] for s in segments) or 1.0, max(s.bbox[3] for s in segments) or 1.0
 
 
-def _key(text: str) -> str:
+def name_key(text: str) -> str:
+    """``text`` compared as a name: case folded, every run of other characters one space."""
     return " ".join(re.sub(r"[^\w]+", " ", text.casefold()).split())
 
 
@@ -198,7 +205,7 @@ def issuer_features(
         for n, layout in by_page.items()
     }
     raw = [s.text for layout in layouts for row in layout.rows for s in row.segments]
-    texts = [_key(t) for t in raw]
+    texts = [name_key(t) for t in raw]
     # The first word of a web or e-mail domain ("info@name.com"): how letterheads spell the
     # seller, rarely the buyer.
     mails = {m.group(1).casefold() for t in raw for m in re.finditer(r"(?:@|www\.)([^\W_]+)", t)}
@@ -206,7 +213,7 @@ def issuer_features(
         c.segment.height / medians[c.segment.page] for c in candidates if c.top_order is not None
     ]
     tallest = max(top_heights, default=0.0)
-    keys = [_key(c.value) for c in candidates]
+    keys = [name_key(c.value) for c in candidates]
     out: list[list[float]] = []
     for candidate, key in zip(candidates, keys, strict=True):
         segment = candidate.segment
