@@ -123,7 +123,7 @@ def test_the_candidates_features_see_the_footer_line_the_mail_domain_and_contain
 def test_a_confident_issuer_needs_its_rivals_to_be_unlikely() -> None:
     found = invoice_fields(_document(TRADE), issuer_ranker=True).fields["company"]
     ranker = load_ranker("invoice_issuer", ISSUER_FEATURES)
-    candidates, rows = invoice_issuer_candidates(_document(TRADE))
+    _, rows = invoice_issuer_candidates(_document(TRADE))
     probabilities = [ranker.probability(ranker.score(r)) for r in rows]
     assert found.confidence <= max(probabilities) + 1e-3
     assert found.confidence <= max(probabilities) / sum(probabilities) + 1e-3
