@@ -104,6 +104,8 @@ class EvalOptions:
             ``LocalExtractor``, the default); False: the label rules' choice.
         term_ranker, party_ranker: contracts' terms and parties chosen by the learned rankers
             (``LocalExtractor(term_ranker=..., party_ranker=...)``).
+        issuer_ranker: invoices' issuers chosen by the learned issuer ranker
+            (``LocalExtractor(issuer_ranker=...)``, the default); False: the party rules'.
         spans: the receipt fields (company, address) chosen by the span rankers
             (``LocalExtractor(spans=...)``); none by default.
         calibrated: field confidence mapped through the shipped calibration
@@ -119,6 +121,7 @@ class EvalOptions:
     date_ranker: bool = True
     term_ranker: bool = True
     party_ranker: bool = False
+    issuer_ranker: bool = True
     spans: tuple[str, ...] = ()
     calibrated: bool = True
 
@@ -202,6 +205,7 @@ async def _parse_source(
         date_ranker=options.date_ranker,
         term_ranker=options.term_ranker,
         party_ranker=options.party_ranker,
+        issuer_ranker=options.issuer_ranker,
         spans=options.spans,
         calibrated=options.calibrated,
     )
@@ -734,6 +738,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="contracts' parties chosen by the learned party ranker (off by default)",
     )
     parser.add_argument(
+        "--issuer-ranker",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="invoices' issuers chosen by the learned issuer ranker (the default; "
+        "--no-issuer-ranker: the party rules)",
+    )
+    parser.add_argument(
         "--spans",
         default="",
         help="receipt fields chosen by the span rankers, comma-separated (company,address); "
@@ -768,6 +779,7 @@ def options_from(args: argparse.Namespace, *, synthetic: bool = False) -> EvalOp
         date_ranker=args.date_ranker,
         term_ranker=args.term_ranker,
         party_ranker=args.party_ranker,
+        issuer_ranker=args.issuer_ranker,
         spans=tuple(f for f in args.spans.split(",") if f),
         calibrated=not args.no_calibration,
     )

@@ -43,6 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="invoices also print order, period, delivery, reference and print-stamp dates",
     )
+    parser.add_argument(
+        "--hard-issuers",
+        action="store_true",
+        help="invoices print trade names, slogans or the buyer's block atop the letterhead",
+    )
     parser.add_argument("--chromium", default="/usr/bin/chromium", help="the browser to use")
     parser.add_argument("--slots", type=int, default=2, help="pages rendered at once")
     return parser
@@ -60,6 +65,7 @@ async def _main(args: argparse.Namespace) -> int:
             browser=browser,
             photos=args.photos,
             other_dates=args.other_dates,
+            hard_issuers=args.hard_issuers,
             concurrency=args.slots * 2,
         )
     seconds = time.perf_counter() - started

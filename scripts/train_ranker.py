@@ -73,11 +73,16 @@ from sklearn.model_selection import GroupKFold
 
 from renderkit.parsing import Document, OcrEngine, ParseLimits, ocr_engine
 from renderkit.parsing.extract.contract import party_candidates_of, term_candidates_of
-from renderkit.parsing.extract.invoice import invoice_date_candidates, total_candidates
+from renderkit.parsing.extract.invoice import (
+    invoice_date_candidates,
+    invoice_issuer_candidates,
+    total_candidates,
+)
 from renderkit.parsing.extract.receipt import span_choices
 from renderkit.parsing.rank.candidates import FEATURES
 from renderkit.parsing.rank.contract import PARTY_FEATURES, TERM_FEATURES
 from renderkit.parsing.rank.dates import DATE_FEATURES, issue_date_choices
+from renderkit.parsing.rank.issuer import ISSUER_FEATURES
 from renderkit.parsing.rank.model import MODEL_VERSION
 from renderkit.parsing.rank.spans import SPAN_FEATURES
 from renderkit.parsing.readers.document import read_document
@@ -220,12 +225,41 @@ async def _span_examples(roots: Sequence[Path], ocr: OcrEngine, field: str) -> _
     return out.found()
 
 
-_CONTRACT_EXAMPLES = {"term": _term_examples, "party": _party_examples}
+async def _issuer_examples(roots: Sequence[Path], ocr: OcrEngine) -> _Found:
+    counts = {"documents": 0, "issuer_not_a_candidate": 0, "rule_right": 0}
+    out = _Examples(counts=counts)
+    text = NORM["text"]
+    async for folder, doc in _walk(roots, out.counts):
+        want = text(doc["expected"]["issuer"])
+        candidates, features = invoice_issuer_candidates(await _read(folder, doc, ocr))
+        hits = [text(c.value) == want for c in candidates]
+        rules = features_rule_pick(features)
+        out.counts["rule_right"] += int(rules is not None and hits[rules])
+        if not any(hits):
+            out.counts["issuer_not_a_candidate"] += 1
+            continue
+        layout = _truth(folder, doc)["layout"]
+        out.add(hits, features, f"{layout.get('issuer_style', 'plain')}/{layout['parties']}")
+    return out.found()
+
+
+def features_rule_pick(features: Sequence[Sequence[float]]) -> int | None:
+    """The candidate the party rules chose (its ``rules_pick`` feature), if any."""
+    at = ISSUER_FEATURES.index("rules_pick")
+    return next((i for i, f in enumerate(features) if f[at]), None)
+
+
+_CONTRACT_EXAMPLES = {
+    "term": _term_examples,
+    "party": _party_examples,
+    "issuer": _issuer_examples,
+}
 _FEATURE_NAMES = {
     "total": FEATURES,
     "date": DATE_FEATURES,
     "term": TERM_FEATURES,
     "party": PARTY_FEATURES,
+    "issuer": ISSUER_FEATURES,
     "receipt_company": SPAN_FEATURES,
     "receipt_address": SPAN_FEATURES,
 }
@@ -233,6 +267,7 @@ _FEATURE_NAMES = {
 _GROUPED_BY = {field: family for field, (_, family) in _FIELDS.items()} | {
     "term": "layout family",
     "party": "layout family",
+    "issuer": "letterhead style and party layout",
     "receipt_company": "header_cues",
     "receipt_address": "header_cues",
 }
@@ -269,7 +304,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--field",
         choices=sorted(_FEATURE_NAMES),
         default="total",
-        help="total, date: invoices' totals (the default) or issue dates; term, party: "
+        help="total, date, issuer: invoices' totals (the default), issue dates or issuers; "
+        "term, party: "
         "contracts' terms, parties; receipt_company, receipt_address: receipts' header spans",
     )
     parser.add_argument("--cache", help="folder caching OCR results (as eval_parse.py's)")

@@ -70,6 +70,10 @@ class LocalExtractor:
             term and parties"); False keeps the rules' first duration.
         party_ranker: let the learned party ranker choose a contract's parties among every
             name the party rules propose (same section); off by default.
+        issuer_ranker: let the learned issuer ranker (:mod:`~renderkit.parsing.rank.issuer`)
+            choose an invoice's issuer among the names the party rules propose, its calibrated
+            probability as the confidence; on by default since it passed the dev set's decision
+            rule (docs/parsing.md, "The issuer"); False keeps the party rules' order.
         spans: the receipt fields (``"company"``, ``"address"``) the span rankers
             (:mod:`~renderkit.parsing.rank.spans`) choose among runs of the header lines, their
             calibrated probability as the confidence; none by default (docs/parsing.md,
@@ -92,6 +96,7 @@ class LocalExtractor:
         date_ranker: bool = True,
         term_ranker: bool = True,
         party_ranker: bool = False,
+        issuer_ranker: bool = True,
         spans: Collection[str] = (),
         calibrated: bool = True,
     ) -> None:
@@ -103,6 +108,7 @@ class LocalExtractor:
         self.date_ranker = date_ranker
         self.term_ranker = term_ranker
         self.party_ranker = party_ranker
+        self.issuer_ranker = issuer_ranker
         self.spans = tuple(spans)
         self.calibrated = calibrated
 
@@ -155,6 +161,7 @@ class LocalExtractor:
             date_ranker=self.date_ranker,
             term_ranker=self.term_ranker,
             party_ranker=self.party_ranker,
+            issuer_ranker=self.issuer_ranker,
             spans=self.spans,
         )
 

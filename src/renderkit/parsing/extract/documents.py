@@ -62,12 +62,20 @@ def extract_receipt(
 
 
 def extract_invoice(
-    document: Document, day_first: bool, *, ranker: bool = False, date_ranker: bool = False
+    document: Document,
+    day_first: bool,
+    *,
+    ranker: bool = False,
+    date_ranker: bool = False,
+    issuer_ranker: bool = False,
 ) -> Extracted:
     """An invoice or purchase order: the layout reading, the receipt rules filling its gaps
     (``ranker``: the total chosen by the learned ranker, ``date_ranker``: the issue date by
-    the date ranker, see :func:`invoice_fields`)."""
-    invoice = invoice_fields(document, ranker=ranker, date_ranker=date_ranker)
+    the date ranker, ``issuer_ranker``: the issuer by the issuer ranker, see
+    :func:`invoice_fields`)."""
+    invoice = invoice_fields(
+        document, ranker=ranker, date_ranker=date_ranker, issuer_ranker=issuer_ranker
+    )
     # Till receipts printed "TAX INVOICE" take the receipt path (classify), so here the layout
     # reading wins; the receipt rules only fill what it did not find, and where both read the
     # same value, the more confident reading (and its lines) stays.
@@ -150,19 +158,27 @@ def extract_fields(
     date_ranker: bool = False,
     term_ranker: bool = False,
     party_ranker: bool = False,
+    issuer_ranker: bool = False,
     spans: Collection[str] = (),
 ) -> Extracted:
     """The fields of a document of type ``kind``: its extractor's, then the document-wide values.
 
     ``ranker`` lets the learned ranker choose an invoice's total, ``date_ranker`` its issue
-    date (:func:`extract_invoice`); ``term_ranker`` and ``party_ranker`` a contract's term and
-    parties (:func:`extract_contract`); ``spans`` names the fields (``company``, ``address``)
+    date, ``issuer_ranker`` its issuer (:func:`extract_invoice`); ``term_ranker`` and
+    ``party_ranker`` a contract's term and parties (:func:`extract_contract`); ``spans`` names
+    the fields (``company``, ``address``)
     the span rankers choose on a receipt (:func:`extract_receipt`, and the receipt rules of
     types without rules of their own).
     """
     extractor = EXTRACTORS.get(kind, extract_general)
-    if (ranker or date_ranker) and extractor is extract_invoice:
-        extracted = extract_invoice(document, day_first, ranker=ranker, date_ranker=date_ranker)
+    if (ranker or date_ranker or issuer_ranker) and extractor is extract_invoice:
+        extracted = extract_invoice(
+            document,
+            day_first,
+            ranker=ranker,
+            date_ranker=date_ranker,
+            issuer_ranker=issuer_ranker,
+        )
     elif extractor is extract_contract:
         extracted = extract_contract(
             document, day_first, term_ranker=term_ranker, party_ranker=party_ranker

@@ -51,6 +51,13 @@ from renderkit.parsing.rank.dates import (
     date_features,
     issue_date_choices,
 )
+from renderkit.parsing.rank.issuer import (
+    ISSUER_FEATURES,
+    IssuerCandidate,
+    issuer_candidates,
+    issuer_features,
+    name_key,
+)
 from renderkit.parsing.rank.model import Ranker, load_ranker
 
 __all__ = [
@@ -58,10 +65,13 @@ __all__ = [
     "day_first_vote",
     "invoice_date_candidates",
     "invoice_fields",
+    "invoice_issuer_candidates",
     "total_candidates",
 ]
 
 _CENT = Decimal("0.01")
+# The issuer ranker's pick and its rivals kept for the arbiter.
+_MAX_ISSUER_RIVALS = 6
 # An amount, its strength and the label it was read under (None: the sum of the line items).
 _Cand = tuple[Decimal, float, "KeyValue | None"]
 
@@ -586,12 +596,110 @@ def _ranked_date(reading: _Reading) -> Found | None:
     return Found(value=pick.value.isoformat(), confidence=confidence, lines=lines)
 
 
+@attrs.frozen(kw_only=True)
+class _Seller:
+    """The seller's identifiers and the segments printing them."""
+
+    iban: Found | None
+    vat: Found | None
+    warnings: tuple[str, ...]
+    ids: tuple[Segment, ...]
+
+
+def _seller(reading: _Reading, blocks: Sequence[Party]) -> _Seller:
+    layouts, text, pairs = reading.layouts, reading.text, reading.pairs
+    customer_text = re.sub(
+        r"[\s.\-]", "", " ".join(p.text for p in blocks if p.role == "customer").upper()
+    )
+    iban, iban_warnings = _iban(text, pairs, customer_text)
+    vat, vat_warnings = _vat_id(text, pairs, blocks)
+    ids = tuple(
+        s
+        for layout in layouts
+        for row in layout.rows
+        for s in row.segments
+        if any(
+            v is not None and str(v.value) in re.sub(r"[\s.\-]", "", s.text.upper())
+            for v in (vat, iban)
+        )
+    )
+    warnings = (*(iban_warnings if iban else ()), *(vat_warnings if vat else ()))
+    return _Seller(iban=iban, vat=vat, warnings=tuple(warnings), ids=ids)
+
+
+def invoice_issuer_candidates(
+    document: Document, layouts: Sequence[PageLayout] | None = None
+) -> tuple[list[IssuerCandidate], list[list[float]]]:
+    """Every name of ``document`` that could be its issuer, and each one's features
+    (:func:`~renderkit.parsing.rank.issuer.issuer_features`): what the issuer ranker scores,
+    in training and in reading alike."""
+    reading = _reading(document, layouts)
+    blocks = parties(reading.layouts, reading.pairs)
+    ids = _seller(reading, blocks).ids
+    return _issuer_candidates(reading, blocks, ids, issuer(reading.layouts, blocks, ids))
+
+
+def _issuer_candidates(
+    reading: _Reading, blocks: Sequence[Party], ids: Sequence[Segment], rules: Found | None
+) -> tuple[list[IssuerCandidate], list[list[float]]]:
+    ranked = (
+        [] if rules is None else [str(rules.value), *(str(a.value) for a in rules.alternatives)]
+    )
+    candidates = issuer_candidates(reading.layouts, blocks, ids)
+    return candidates, issuer_features(candidates, reading.layouts, ranked)
+
+
+@functools.cache
+def _issuer_ranker() -> Ranker:
+    return load_ranker("invoice_issuer", ISSUER_FEATURES)
+
+
+def _ranked_issuer(
+    reading: _Reading, blocks: Sequence[Party], ids: Sequence[Segment], rules: Found | None
+) -> Found | None:
+    """The issuer the learned ranker picks among the names the party rules propose (the
+    buyer's block and titles, stamps and table headers refused), its calibrated probability as
+    the confidence; the other candidates, best first, are its rivals for the arbiter."""
+    candidates, features = _issuer_candidates(reading, blocks, ids, rules)
+    if not candidates:
+        return rules
+    ranker = _issuer_ranker()
+    scores = [ranker.score(f) for f in features]
+    order = sorted(range(len(candidates)), key=lambda i: -scores[i])
+    best = candidates[order[0]]
+    rivals = tuple(
+        Found(
+            value=candidates[i].value,
+            confidence=round(ranker.probability(scores[i]), 3),
+            lines=(candidates[i].segment.as_line(),),
+        )
+        for i in order[1:_MAX_ISSUER_RIVALS]
+    )
+    # Each candidate's probability is fitted on its own; where rivals are likely too (a trade
+    # name and a legal name, both plausible) the pick's share of their sum is the honest
+    # figure, never more than its own probability. A rival spelling the same name ("Ltd" and
+    # "Ltd.") is no rival.
+    probabilities = [ranker.probability(x) for x in scores]
+    same = name_key(best.value)
+    others = sum(
+        p for c, p in zip(candidates, probabilities, strict=True) if name_key(c.value) != same
+    )
+    share = probabilities[order[0]] / (probabilities[order[0]] + others)
+    return Found(
+        value=best.value,
+        confidence=round(min(probabilities[order[0]], share), 3),
+        lines=(best.segment.as_line(),),
+        alternatives=rivals,
+    )
+
+
 def invoice_fields(
     document: Document,
     layouts: Sequence[PageLayout] | None = None,
     *,
     ranker: bool = False,
     date_ranker: bool = False,
+    issuer_ranker: bool = False,
 ) -> InvoiceFields:
     """The invoice fields of ``document`` with per-field confidences and the lines read.
 
@@ -603,6 +711,8 @@ def invoice_fields(
         date_ranker: choose the issue date with the learned date ranker
             (:mod:`~renderkit.parsing.rank.dates`) instead of the label rules; the due date,
             and terms counted from the issue date, still come from the rules.
+        issuer_ranker: choose the issuer with the learned issuer ranker
+            (:mod:`~renderkit.parsing.rank.issuer`) among the names the party rules propose.
     """
     reading = _reading(document, layouts)
     layouts, text, pairs = reading.layouts, reading.text, reading.pairs
@@ -661,28 +771,15 @@ def invoice_fields(
     if buyer is not None and buyer.name:
         line = buyer.heading.hit.segment.as_line()
         fields["customer"] = Found(value=buyer.name, confidence=0.8, lines=(line,))
-    customer_text = re.sub(
-        r"[\s.\-]", "", " ".join(p.text for p in blocks if p.role == "customer").upper()
-    )
-    iban, iban_warnings = _iban(text, pairs, customer_text)
-    if iban is not None:
-        fields["iban"] = iban
-        warnings += iban_warnings
-    vat, vat_warnings = _vat_id(text, pairs, blocks)
-    if vat is not None:
-        fields["vat_id"] = vat
-        warnings += vat_warnings
-    seller_ids = [
-        s
-        for layout in layouts
-        for row in layout.rows
-        for s in row.segments
-        if any(
-            v is not None and str(v.value) in re.sub(r"[\s.\-]", "", s.text.upper())
-            for v in (vat, iban)
-        )
-    ]
-    found_issuer = issuer(layouts, blocks, seller_ids)
+    sellers = _seller(reading, blocks)
+    if sellers.iban is not None:
+        fields["iban"] = sellers.iban
+    if sellers.vat is not None:
+        fields["vat_id"] = sellers.vat
+    warnings += sellers.warnings
+    found_issuer = issuer(layouts, blocks, sellers.ids)
+    if issuer_ranker:
+        found_issuer = _ranked_issuer(reading, blocks, sellers.ids, found_issuer)
     if found_issuer is not None:
         fields["company"] = found_issuer
     if items:

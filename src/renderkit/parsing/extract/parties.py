@@ -27,7 +27,7 @@ from renderkit.parsing.extract.keyvalues import KeyValue, find_labels
 from renderkit.parsing.layout.model import PageLayout, Segment
 from renderkit.parsing.lexicons import load_lexicon, load_terms, tokens
 
-__all__ = ["Party", "issuer", "parties"]
+__all__ = ["Party", "is_label", "issuer", "legal_form_at_end", "legal_names", "parties"]
 
 _ROLES = ("seller", "customer")
 # A block ends where the gap to the next row exceeds this many text heights.
@@ -41,6 +41,8 @@ _DOCUMENT_FIELDS = frozenset(
         "subtotal", "total", "amount_due", "tax", "payment_terms", "document_title", "currency",
     }
 )  # fmt: skip
+# A row in type this much taller than the block's rows so far starts something else.
+_TALLER = 1.2
 # A party block is an address: a dozen rows at most.
 _MAX_ROWS = 12
 # The issuer's candidates kept: the chosen one and a few rivals for the arbiter.
@@ -73,7 +75,8 @@ class Party:
         return "\n".join(s.text for s in (self.heading.hit.segment, *self.segments))
 
 
-def _is_label(segment: Segment) -> bool:
+def is_label(segment: Segment) -> bool:
+    """Whether ``segment`` is a label (ends in a colon, or starts with a whole lexicon label)."""
     text = segment.text.strip()
     if text.endswith((":", "：")):
         return True
@@ -113,9 +116,12 @@ def _region(layout: PageLayout, kv: KeyValue) -> tuple[Segment, ...]:
         first = aligned[0]
         if _heading_role(first) is not None or _document_field(first):
             break
+        if out and first.height > _TALLER * max(s.height for s in out):
+            # Bigger type below an address: the next party's letterhead, not this block.
+            break
         taken = [first]
         position = row.segments.index(first)
-        if _is_label(first) or (
+        if is_label(first) or (
             position + 1 < len(row.segments)
             and row.segments[position + 1].text.lstrip().startswith((":", "："))
         ):
@@ -140,7 +146,7 @@ def _name_in(kv: KeyValue, segments: Sequence[Segment], pairs: Sequence[KeyValue
     names = [
         _name(s.text.lstrip(":： "))
         for s in segments
-        if not _is_label(s) and _name_like(clean(s.text.lstrip(":： ")))
+        if not is_label(s) and _name_like(clean(s.text.lstrip(":： ")))
     ]
     # A line with a legal form is the name; otherwise the first line that can be one.
     legal = [n for n in names if _legal().search(n)]
@@ -200,6 +206,12 @@ def parties(layouts: Sequence[PageLayout], pairs: Sequence[KeyValue]) -> list[Pa
 def _legal() -> re.Pattern[str]:
     forms = sorted(legal_forms(), key=len, reverse=True)
     return re.compile(r"\b(" + "|".join(re.escape(f) for f in forms) + r")(?=$|[\s,·|)])")
+
+
+def legal_form_at_end(text: str) -> bool:
+    """Whether ``text`` ends in a legal form (``GmbH``, ``S.A.``, ``Ltd``)."""
+    raw = text.rstrip()
+    return any(m.end() >= len(raw.rstrip(".")) for m in _legal().finditer(raw))
 
 
 def _name(text: str) -> str:
@@ -282,7 +294,7 @@ def issuer(
                 continue
             if sum(c.isalpha() for c in text) < 3 or re.search(r"\d{3}", text):
                 continue
-            if _is_label(segment) or issuer_refusal(text) is not None:
+            if is_label(segment) or issuer_refusal(text) is not None:
                 # A title, a stamp or a table header is big type at the top, and no name.
                 continue
             candidates.append(Found(value=text, confidence=0.4, lines=(segment.as_line(),)))

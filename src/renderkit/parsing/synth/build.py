@@ -51,17 +51,26 @@ class BuiltSet:
 
 
 def make_documents(
-    kind: str, count: int, seed: int, *, photos: bool, other_dates: bool = False
+    kind: str,
+    count: int,
+    seed: int,
+    *,
+    photos: bool,
+    other_dates: bool = False,
+    hard_issuers: bool = False,
 ) -> list[AnyDocument]:
     """The first ``count`` documents of ``kind`` for ``seed`` (no rendering; contracts are
-    never photographed, and ``other_dates`` is for invoices)."""
+    never photographed, and ``other_dates`` and ``hard_issuers`` are for invoices)."""
     if kind not in KINDS:
         msg = f"kind must be one of {KINDS}, not {kind!r}"
         raise ValueError(msg)
     if kind == "contract":
         return [make_contract(i, seed) for i in range(count)]
     return [
-        make_document(kind, i, seed, photos=photos, other_dates=other_dates) for i in range(count)
+        make_document(
+            kind, i, seed, photos=photos, other_dates=other_dates, hard_issuers=hard_issuers
+        )
+        for i in range(count)
     ]
 
 
@@ -124,6 +133,7 @@ async def build_set(
     photos: bool = False,
     concurrency: int = 4,
     other_dates: bool = False,
+    hard_issuers: bool = False,
 ) -> BuiltSet:
     """Render ``count`` documents of ``kind`` under ``root`` with their labels.
 
@@ -134,7 +144,9 @@ async def build_set(
         ValueError: ``kind`` is not ``invoice``, ``receipt`` or ``contract``.
         RenderkitError: rendering failed (the browser's errors, unchanged).
     """
-    documents = make_documents(kind, count, seed, photos=photos, other_dates=other_dates)
+    documents = make_documents(
+        kind, count, seed, photos=photos, other_dates=other_dates, hard_issuers=hard_issuers
+    )
     folder = root / labels.SOURCE_DIRS[kind]
     (folder / "docs").mkdir(parents=True, exist_ok=True)
     (folder / "truth").mkdir(exist_ok=True)

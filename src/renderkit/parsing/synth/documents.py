@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from renderkit.parsing.synth import dates, names, summary, values, wording
+from renderkit.parsing.synth import dates, issuers, names, summary, values, wording
 from renderkit.parsing.synth.layouts import Layout, choose_layout
 from renderkit.parsing.synth.receipt_header import receipt_header
 
@@ -197,6 +197,7 @@ class SynthDocument:
                 "shipping": layout.shipping,
                 "carried": layout.carried,
                 "other_dates": list(layout.other_dates),
+                "issuer_style": "+".join(layout.issuer_style) or "plain",
                 "totals_family": layout.totals_family,
             },
         }
@@ -310,6 +311,7 @@ def make_document(
     photos: bool,
     adjust: Callable[[Layout], Layout] | None = None,
     other_dates: bool = False,
+    hard_issuers: bool = False,
 ) -> SynthDocument:
     """The ``index``-th ``kind`` document of the set made with ``seed`` (deterministic).
 
@@ -328,6 +330,11 @@ def make_document(
         # Their own generator too: sets made without other dates stay as they were.
         picks = dates.choose_other_dates(random.Random(f"renderkit-synth-dates:{seed}:{index}"))
         layout = attrs.evolve(layout, other_dates=picks)
+    if kind == "invoice" and hard_issuers:
+        style = issuers.choose_issuer_style(
+            random.Random(f"renderkit-synth-issuer-style:{seed}:{index}")
+        )
+        layout = attrs.evolve(layout, issuer_style=style)
     if adjust is not None:
         layout = adjust(layout)
     locale = layout.locale
@@ -507,6 +514,18 @@ def _with_print(doc: SynthDocument, rng: random.Random) -> SynthDocument:
             for k, v in shown.items()
             if not k.endswith(("_label", "_method"))
         ]
+    if layout.issuer_style:
+        rng_issuer = random.Random(f"renderkit-synth-issuer:{doc.id}:{doc.number}")
+        shown = issuers.letterhead(
+            layout.issuer_style,
+            doc.issuer.name,
+            names.legal_forms(layout.locale.country),
+            language,
+            int(year),
+            rng_issuer,
+        )
+        extras.update(shown)
+        decoys += [Decoy(role=k, text=v) for k, v in shown.items() if k != "buyer_top"]
     return attrs.evolve(doc, printed=printed, decoys=tuple(decoys), extras=extras)
 
 

@@ -137,6 +137,8 @@ class Layout:
     carried: bool = False
     # Other dates printed besides the issue and due dates (see :mod:`.dates`); none by default.
     other_dates: tuple[str, ...] = ()
+    # Letterheads that trip an issuer reader (see :mod:`.issuers`); none by default.
+    issuer_style: tuple[str, ...] = ()
 
     @property
     def family(self) -> str:

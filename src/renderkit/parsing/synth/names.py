@@ -11,7 +11,7 @@ import random
 
 import attrs
 
-__all__ = ["Address", "Party", "company_name", "party", "phone", "stem"]
+__all__ = ["Address", "Party", "company_name", "legal_forms", "party", "phone", "stem"]
 
 _ONSETS = ("b", "br", "d", "dr", "f", "g", "gr", "k", "kl", "l", "m", "n", "p", "pr", "r", "s",
            "st", "t", "tr", "v", "z", "h", "j", "sk", "pl")  # fmt: skip
@@ -76,6 +76,11 @@ def stem(rng: random.Random, syllables: tuple[int, int] = (2, 3)) -> str:
     """An invented pronounceable word, capitalised ("Voramek")."""
     n = rng.randint(*syllables)
     return "".join(_syllable(rng) for _ in range(n)).capitalize()
+
+
+def legal_forms(country: str) -> tuple[str, ...]:
+    """The legal forms the factory gives companies of ``country``."""
+    return _FLAVOURS[country]["forms"]
 
 
 def company_name(country: str, rng: random.Random) -> str:

@@ -63,6 +63,8 @@ header{{display:flex;justify-content:{align};align-items:center;gap:14px;
   {"flex-direction:row-reverse;" if layout.header == "right" else ""}
   {"flex-direction:column;text-align:center;" if layout.header == "centre" else ""}}}
 .issuer .name{{font-weight:700;font-size:1.25em}}
+.slogan{{font-size:1.7em;font-weight:700;font-style:italic;margin:0 0 6px}}
+.buyer-top{{margin:0 0 18px}}
 .logo-text{{font-size:2.1em;font-weight:800;color:{accent};letter-spacing:0}}
 h1{{font-size:1.7em;color:{accent};margin:18px 0 10px}}
 .parties{{display:flex;gap:30px;margin:10px 0 16px}}
@@ -115,8 +117,15 @@ def invoice_fragment(doc: SynthDocument) -> str:
         logo = f'<img src="{_logo_png(issuer.name, rng, accent)}" width="64" height="64" alt="">'
     elif layout.logo == "text":
         logo = f'<div class="logo-text">{_e(issuer.name.split()[0].upper())}</div>'
+    # A letterhead may show a trade name instead of the legal name, and a slogan above it
+    # (see .issuers); the legal name then stands in the footer and the seller's block only.
+    shown_name = extras.get("trade_name", issuer.name)
+    if "trade_name" in extras and layout.logo == "text":
+        logo = f'<div class="logo-text">{_e(shown_name.upper())}</div>'
+    slogan = f"<div class='slogan'>{_e(extras['slogan'])}</div>" if "slogan" in extras else ""
     header = (
-        f"<header>{logo}<div class='issuer'><div class='name'>{_e(issuer.name)}</div>{lines}"
+        f"{slogan}<header>{logo}<div class='issuer'><div class='name'>{_e(shown_name)}</div>"
+        f"{lines}"
         f"<div>{_e(extras['phone_label'])} {_e(issuer.phone)}</div><div>{_e(issuer.email)}</div>"
         "</div></header>"
     )
@@ -144,6 +153,10 @@ def invoice_fragment(doc: SynthDocument) -> str:
         if f"date_{kind}" in extras:
             row = _meta_row(extras[f"date_{kind}_label"], extras[f"date_{kind}"])
             meta.insert(place.randint(0, len(meta)), row)
+    top = ""
+    if "buyer_top" in extras:
+        # The buyer's address printed above the letterhead, as a window envelope wants it.
+        top, buyer_block = f"<section class='buyer-top'>{buyer_block}</section>", ""
     if layout.parties == "two-column":
         # Seller and buyer addresses side by side, the document's numbers on a row below.
         seller_block = (
@@ -262,7 +275,7 @@ def invoice_fragment(doc: SynthDocument) -> str:
         marks += f"<div class='stamp'>{_e(extras['stamp'])}</div>"
     return (
         f"<style>{_css(doc, rng, accent)}</style><div class='page'>{marks}"
-        f"{header}<h1>{_e(extras['title'])}</h1>{parties}{box}{table}{totals_table}{payment}"
+        f"{top}{header}<h1>{_e(extras['title'])}</h1>{parties}{box}{table}{totals_table}{payment}"
         f"<footer>{''.join(foot)}</footer></div>"
     )
 

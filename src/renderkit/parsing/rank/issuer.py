@@ -1,0 +1,259 @@
+"""An invoice's issuer as candidates and features, for the learned issuer ranker.
+
+The party rules (:func:`renderkit.parsing.extract.parties.issuer`) take the seller block's
+name, else the legal name printed most often, else the first text at the top of the page: a
+fixed order that fails where a trade name is printed bigger than the legal name, where a
+slogan stands above the name, or where the buyer's block comes first. Here every name those
+rules can propose is one candidate (merged by its text), described by where and how it is
+printed, so that a model weighs the evidence instead of an order of precedence.
+
+Hard constraints stay outside the model: a text in the buyer's block and a document title,
+stamp or table header (:func:`~renderkit.parsing.extract.constraints.issuer_refusal`) are no
+candidates at all.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Sequence
+
+import attrs
+
+from renderkit.parsing.extract.constraints import issuer_refusal
+from renderkit.parsing.extract.found import clean
+from renderkit.parsing.extract.parties import Party, is_label, legal_form_at_end, legal_names
+from renderkit.parsing.layout.model import PageLayout, Segment
+
+__all__ = [
+    "ISSUER_FEATURES",
+    "IssuerCandidate",
+    "issuer_candidates",
+    "issuer_features",
+    "name_key",
+]
+
+#: The feature names, in the order :func:`issuer_features` gives them (repeated in the file).
+ISSUER_FEATURES = (
+    "seller_block",
+    "legal_name",
+    "top_text",
+    "rules_pick",
+    "rules_rank",
+    "legal_form",
+    "mentions",
+    "id_block",
+    "first_page",
+    "rel_y",
+    "rel_x",
+    "footer",
+    "low",
+    "height_ratio",
+    "tallest_top",
+    "top_order",
+    "words",
+    "lower_share",
+    "upper",
+    "digits",
+    "whole_segment",
+    "in_a_legal_name",
+    "holds_another",
+    "mail_domain",
+    "punctuation_end",
+)
+# The rows at the top of the first page whose texts are candidates.
+_TOP_ROWS = 8
+_NO_RANK = 6
+# Below this share of the page's height, a line is in the footer.
+_FOOTER = 0.75
+
+
+@attrs.frozen(kw_only=True)
+class IssuerCandidate:
+    """One name that could be the issuer.
+
+    Attributes:
+        value: the name as it would be returned.
+        segment: the segment printing it first (page, then top to bottom).
+        sources: which rules proposed it (``seller_block``, ``legal_name``, ``top_text``,
+            ``footer``: the first part of a footer line split by separators).
+        top_order: its rank among the top-of-page texts (None: not one).
+        id_block: a mention sits in the block printing the seller's VAT id or IBAN.
+    """
+
+    value: str
+    segment: Segment
+    sources: frozenset[str]
+    top_order: int | None
+    id_block: bool
+
+
+def _top_texts(layouts: Sequence[PageLayout], buyers: Sequence[Party]) -> list[Segment]:
+    out: list[Segment] = []
+    for row in layouts[0].rows[:_TOP_ROWS] if layouts else ():
+        for segment in row.segments:
+            text = clean(segment.text)
+            if any(p.holds(segment) for p in buyers):
+                continue
+            if sum(c.isalpha() for c in text) < 3 or re.search(r"\d{3}", text) or "@" in text:
+                continue
+            if is_label(segment):
+                continue
+            out.append(segment)
+    return out
+
+
+def issuer_candidates(
+    layouts: Sequence[PageLayout], found: Sequence[Party], seller_ids: Sequence[Segment] = ()
+) -> list[IssuerCandidate]:
+    """Every name the party rules could propose as the issuer, the buyer's and refused ones
+    left out, merged by their text, in the order the rules would try them."""
+    buyers = [p for p in found if p.role == "customer"]
+    excluded = {clean(s.text) for p in buyers for s in p.segments}
+    excluded |= {p.name for p in buyers if p.name}
+    by_page = {layout.number: layout for layout in layouts}
+    id_blocks = {
+        id(block) for s in seller_ids if (block := by_page[s.page].block_of(s)) is not None
+    }
+
+    def in_id_block(segment: Segment) -> bool:
+        block = by_page[segment.page].block_of(segment)
+        return block is not None and id(block) in id_blocks
+
+    merged: dict[str, IssuerCandidate] = {}
+
+    def add(value: str, segment: Segment, source: str, top: int | None = None) -> None:
+        if not value or value in excluded or issuer_refusal(value) is not None:
+            return
+        known = merged.get(value)
+        if known is None:
+            merged[value] = IssuerCandidate(
+                value=value,
+                segment=segment,
+                sources=frozenset({source}),
+                top_order=top,
+                id_block=in_id_block(segment),
+            )
+            return
+        merged[value] = attrs.evolve(
+            known,
+            sources=known.sources | {source},
+            top_order=known.top_order if known.top_order is not None else top,
+            id_block=known.id_block or in_id_block(segment),
+        )
+
+    for party in found:
+        if party.role == "seller" and party.name:
+            add(party.name, party.heading.hit.segment, "seller_block")
+    for name, segment in legal_names(layouts):
+        if any(p.holds(segment) for p in buyers):
+            continue
+        add(name, segment, "legal_name")
+    for order, segment in enumerate(_top_texts(layouts, buyers)):
+        add(clean(segment.text), segment, "top_text", order)
+    for name, segment in _footer_names(layouts, buyers):
+        add(name, segment, "footer")
+    return list(merged.values())
+
+
+def _footer_names(
+    layouts: Sequence[PageLayout], buyers: Sequence[Party]
+) -> list[tuple[str, Segment]]:
+    """The first part of a footer line split by separators ("Name · since 1990", "Name |
+    Street 1 | Town"), when it reads like a name: the legal line of a letterhead."""
+    out: list[tuple[str, Segment]] = []
+    for layout in layouts:
+        _, height = _extent(layout)
+        for row in layout.rows:
+            for segment in row.segments:
+                if segment.bbox[1] < _FOOTER * height or any(p.holds(segment) for p in buyers):
+                    continue
+                parts = re.split(r"\s[·|•–-]\s", segment.text)
+                if len(parts) < 2 or is_label(segment):
+                    continue
+                name = clean(parts[0])
+                letters = sum(c.isalpha() for c in name)
+                if letters >= 4 and len(name.split()) >= 2 and not re.search(r"\d|[:@]", name):
+                    out.append((name, segment))
+    return out
+
+
+def _extent(layout: PageLayout) -> tuple[float, float]:
+    segments = [s for row in layout.rows for s in row.segments]
+    if not segments:
+        return 1.0, 1.0
+    return max(s.bbox[2] for s in segments) or 1.0, max(s.bbox[3] for s in segments) or 1.0
+
+
+def name_key(text: str) -> str:
+    """``text`` compared as a name: case folded, every run of other characters one space."""
+    return " ".join(re.sub(r"[^\w]+", " ", text.casefold()).split())
+
+
+def issuer_features(
+    candidates: Sequence[IssuerCandidate],
+    layouts: Sequence[PageLayout],
+    rules: Sequence[str] = (),
+) -> list[list[float]]:
+    """The features of each candidate (:data:`ISSUER_FEATURES`); ``rules`` is the party
+    rules' ranked list of names (:func:`~renderkit.parsing.extract.parties.issuer`)."""
+    by_page = {layout.number: layout for layout in layouts}
+    extents = {n: _extent(layout) for n, layout in by_page.items()}
+    medians = {
+        n: statistics.median([s.height for row in layout.rows for s in row.segments] or [1.0])
+        or 1.0
+        for n, layout in by_page.items()
+    }
+    raw = [s.text for layout in layouts for row in layout.rows for s in row.segments]
+    texts = [name_key(t) for t in raw]
+    # The first word of a web or e-mail domain ("info@name.com"): how letterheads spell the
+    # seller, rarely the buyer.
+    mails = {m.group(1).casefold() for t in raw for m in re.finditer(r"(?:@|www\.)([^\W_]+)", t)}
+    top_heights = [
+        c.segment.height / medians[c.segment.page] for c in candidates if c.top_order is not None
+    ]
+    tallest = max(top_heights, default=0.0)
+    keys = [name_key(c.value) for c in candidates]
+    out: list[list[float]] = []
+    for candidate, key in zip(candidates, keys, strict=True):
+        segment = candidate.segment
+        width, height = extents[segment.page]
+        ratio = segment.height / medians[segment.page]
+        words = candidate.value.split()
+        letters = [c for c in candidate.value if c.isalpha()]
+        lower = sum(1 for w in words if w[:1].islower())
+        mentions = sum(1 for t in texts if key and f" {key} " in f" {t} ")
+        first_word = re.sub(r"\W", "", words[0].casefold()) if words else ""
+        others = [k for k in keys if k and k != key]
+        rank = rules.index(candidate.value) if candidate.value in rules else _NO_RANK
+        out.append(
+            [
+                float("seller_block" in candidate.sources),
+                float("legal_name" in candidate.sources),
+                float("top_text" in candidate.sources),
+                float(rank == 0),
+                float(min(rank, _NO_RANK)),
+                float(legal_form_at_end(candidate.value)),
+                float(min(mentions, 5)),
+                float(candidate.id_block),
+                float(segment.page == 1),
+                segment.bbox[1] / height,
+                segment.bbox[0] / width,
+                float("footer" in candidate.sources),
+                float(segment.bbox[1] / height > _FOOTER),
+                min(ratio, 4.0),
+                float(candidate.top_order is not None and ratio >= tallest - 1e-6),
+                float(candidate.top_order if candidate.top_order is not None else _TOP_ROWS),
+                float(min(len(words), 10)),
+                lower / len(words) if words else 0.0,
+                float(bool(letters) and all(c.isupper() for c in letters)),
+                float(any(c.isdigit() for c in candidate.value)),
+                float(clean(segment.text) == candidate.value),
+                float(any(f" {key} " in f" {o} " for o in others)),
+                float(any(f" {o} " in f" {key} " for o in others)),
+                float(len(first_word) >= 3 and first_word in mails),
+                float(candidate.value.rstrip()[-1:] in "!?."
+                      and not legal_form_at_end(candidate.value)),
+            ]
+        )  # fmt: skip
+    return out
