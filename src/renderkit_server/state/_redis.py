@@ -8,6 +8,7 @@ install hint; only the ``redis.py`` backends and the builder import it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Iterator
 
@@ -44,15 +45,25 @@ def connect(url: str, *, timeout: float = 5.0) -> redis.asyncio.Redis:
 
 @contextlib.contextmanager
 def redis_errors(what: str) -> Iterator[None]:
-    """Turn a Redis failure into :class:`StorageUnavailableError` naming ``what`` failed.
+    """Turn a Redis failure into :class:`StorageUnavailableError` naming ``what`` failed, and
+    never let a cancellation be lost.
 
     Only the exception's class is reported: redis-py messages can name the host and port.
+
+    redis-py's asyncio client can swallow a task's cancellation when it lands at the wrong
+    moment of a command (redis/redis-py#2028, #2551): the command then returns normally and
+    the task runs on. The job workers and the webhook delivery loop call their stores in a
+    loop, so a lost cancellation would keep them (and the app's shutdown, which waits for
+    them) running for ever; a cancellation still pending once the call returns is raised.
     """
     try:
         yield
     except redis.exceptions.RedisError as exc:
         msg = f"the {what} is unavailable ({type(exc).__name__})"
         raise StorageUnavailableError(msg) from exc
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 class RedisTextMap:

@@ -25,12 +25,10 @@ to the scripts, so the replicas' clocks must agree to within the lease (NTP does
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import redis.asyncio
@@ -274,23 +272,6 @@ return out
 """
 
 
-@contextlib.contextmanager
-def _redis_call() -> Iterator[None]:
-    """Report a Redis failure as the store's, and never let a cancellation be lost.
-
-    redis-py's asyncio client can swallow a task's cancellation when it lands at the wrong
-    moment of a command (redis/redis-py#2028, #2551): the command then returns normally and
-    the task runs on. A job worker calls the store in a loop, so a lost cancellation would
-    keep it (and the app's shutdown, which waits for it) running for ever; a cancellation
-    still pending once the call returns is raised here instead.
-    """
-    with redis_errors(_WHAT):
-        yield
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError
-
-
 def _num(value: float | None) -> str:
     # repr keeps every digit of a float, so a time reads back equal to what was written.
     return "" if value is None else repr(float(value))
@@ -424,12 +405,12 @@ class RedisJobStore:
                 "completed_at", _num(batch.completed_at),
             ]  # fmt: skip
             args += [str(len(fields)), batch.id, str(self._expire_at(batch.expires_at)), *fields]
-        with _redis_call():
+        with redis_errors(_WHAT):
             return bool(await self._submit(args=args))
 
     async def get(self, job_id: str, *, owner: str) -> Job | None:
         """See :meth:`JobStore.get`."""
-        with _redis_call():
+        with redis_errors(_WHAT):
             raw = await self._client.hgetall(self._p + "job:" + job_id)
         return self._visible(_text(raw), owner)
 
@@ -437,7 +418,7 @@ class RedisJobStore:
         """See :meth:`JobStore.list`."""
         index = self._p + "owner:" + owner
         count = max(limit, 1)
-        with _redis_call():
+        with redis_errors(_WHAT):
             if before is None:
                 start = 0
             else:
@@ -478,7 +459,7 @@ class RedisJobStore:
             str(max_attempts),
             _json(ABANDONED),
         ]
-        with _redis_call():
+        with redis_errors(_WHAT):
             flat = await self._claim(args=args)
         if not flat:
             return None
@@ -488,7 +469,7 @@ class RedisJobStore:
         """See :meth:`JobStore.heartbeat`."""
         now = self._clock()
         args = [self._p, claim.job.id, claim.token, _num(now), _num(now + lease_seconds)]
-        with _redis_call():
+        with redis_errors(_WHAT):
             return bool(await self._heartbeat(args=args))
 
     async def finish(
@@ -509,25 +490,25 @@ class RedisJobStore:
             _json(result),
             _json(error),
         ]
-        with _redis_call():
+        with redis_errors(_WHAT):
             flat = await self._finish(args=args)
         return _job(_pairs(flat)) if flat else None
 
     async def requeue(self, claim: Claim) -> bool:
         """See :meth:`JobStore.requeue`."""
         args = [self._p, claim.job.id, claim.token, _num(self._clock())]
-        with _redis_call():
+        with redis_errors(_WHAT):
             return bool(await self._requeue(args=args))
 
     async def cancel(self, job_id: str, *, owner: str) -> Job | None:
         """See :meth:`JobStore.cancel`."""
-        with _redis_call():
+        with redis_errors(_WHAT):
             await self._cancel(args=[self._p, _num(self._clock()), owner, job_id])
         return await self.get(job_id, owner=owner)
 
     async def get_batch(self, batch_id: str, *, owner: str) -> BatchView | None:
         """See :meth:`JobStore.get_batch`."""
-        with _redis_call():
+        with redis_errors(_WHAT):
             f = _text(await self._client.hgetall(self._p + "batch:" + batch_id))
             if not f or f["owner"] != owner or float(f["expires_at"]) <= self._clock():
                 return None
@@ -554,13 +535,13 @@ class RedisJobStore:
         if view is None:
             return None
         ids = [job.id for job in view.jobs]
-        with _redis_call():
+        with redis_errors(_WHAT):
             await self._cancel(args=[self._p, _num(self._clock()), owner, *ids])
         return await self.get_batch(batch_id, owner=owner)
 
     async def complete_batch(self, batch_id: str) -> Batch | None:
         """See :meth:`JobStore.complete_batch`."""
-        with _redis_call():
+        with redis_errors(_WHAT):
             done = await self._complete(args=[self._p, batch_id, _num(self._clock())])
             if not done:
                 return None
@@ -572,7 +553,7 @@ class RedisJobStore:
 
     async def depth(self) -> dict[str, int]:
         """See :meth:`JobStore.depth`. Reads every queued job: a metrics scrape, not a hot path."""
-        with _redis_call():
+        with redis_errors(_WHAT):
             flat = await self._depth(args=[self._p, _num(self._clock())])
         return {flat[i].decode(): int(flat[i + 1]) for i in range(0, len(flat), 2)}
 
@@ -580,7 +561,7 @@ class RedisJobStore:
         """See :meth:`JobStore.sweep`; a few hundred records per script, so a day's worth
         expiring at once never holds Redis for long."""
         now, deleted = _num(self._clock()), 0
-        with _redis_call():
+        with redis_errors(_WHAT):
             while True:
                 seen, gone = await self._sweep(args=[self._p, now, str(_SWEEP_STEP)])
                 deleted += int(gone)
