@@ -54,10 +54,12 @@ from renderkit.parsing import (
     OcrEngine,
     Page,
     ParseRequest,
+    Rankers,
     TesseractOcr,
     ocr_engine,
     parse,
 )
+from renderkit.parsing.rank.switches import DEFAULT_RANKERS
 
 __all__ = [
     "BANDS",
@@ -98,16 +100,8 @@ class EvalOptions:
         verbose: print each prediction to stderr.
         embedded_xml: read e-invoices from their embedded XML (off measures the general
             mechanisms on their own).
-        ranker: invoices' totals chosen by the learned ranker (as ``LocalExtractor``, the
-            default); False: the label rules' choice.
-        date_ranker: invoices' issue dates chosen by the learned date ranker (as
-            ``LocalExtractor``, the default); False: the label rules' choice.
-        term_ranker, party_ranker: contracts' terms and parties chosen by the learned rankers
-            (``LocalExtractor(term_ranker=..., party_ranker=...)``).
-        issuer_ranker: invoices' issuers chosen by the learned issuer ranker
-            (``LocalExtractor(issuer_ranker=...)``, the default); False: the party rules'.
-        spans: the receipt fields (company, address) chosen by the span rankers
-            (``LocalExtractor(spans=...)``); none by default.
+        rankers: which fields the learned rankers choose (``LocalExtractor(rankers=...)``; by
+            default the ones it uses).
         calibrated: field confidence mapped through the shipped calibration
             (``LocalExtractor(calibrated=...)``); off gives the rules' raw figures.
     """
@@ -117,12 +111,7 @@ class EvalOptions:
     concurrency: int = 2
     verbose: bool = False
     embedded_xml: bool = True
-    ranker: bool = True
-    date_ranker: bool = True
-    term_ranker: bool = True
-    party_ranker: bool = False
-    issuer_ranker: bool = True
-    spans: tuple[str, ...] = ()
+    rankers: Rankers = DEFAULT_RANKERS
     calibrated: bool = True
 
 
@@ -200,15 +189,7 @@ async def _parse_source(
 ) -> dict[str, _Parsed]:
     manifest = json.loads(manifest_path.read_text())  # noqa: ASYNC240 - a CLI, not a server
     schema = _schema_for(manifest)
-    extractor = LocalExtractor(
-        ranker=options.ranker,
-        date_ranker=options.date_ranker,
-        term_ranker=options.term_ranker,
-        party_ranker=options.party_ranker,
-        issuer_ranker=options.issuer_ranker,
-        spans=options.spans,
-        calibrated=options.calibrated,
-    )
+    extractor = LocalExtractor(rankers=options.rankers, calibrated=options.calibrated)
     out: dict[str, _Parsed] = {}
     limiter = anyio.CapacityLimiter(options.concurrency)
 
@@ -775,12 +756,14 @@ def options_from(args: argparse.Namespace, *, synthetic: bool = False) -> EvalOp
         concurrency=args.concurrency,
         verbose=args.verbose,
         embedded_xml=not args.no_embedded_xml,
-        ranker=args.ranker,
-        date_ranker=args.date_ranker,
-        term_ranker=args.term_ranker,
-        party_ranker=args.party_ranker,
-        issuer_ranker=args.issuer_ranker,
-        spans=tuple(f for f in args.spans.split(",") if f),
+        rankers=Rankers(
+            total=args.ranker,
+            date=args.date_ranker,
+            issuer=args.issuer_ranker,
+            term=args.term_ranker,
+            party=args.party_ranker,
+            spans=tuple(f for f in args.spans.split(",") if f),
+        ),
         calibrated=not args.no_calibration,
     )
 

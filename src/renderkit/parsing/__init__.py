@@ -3,6 +3,8 @@
 - :func:`parse`: a :class:`ParseRequest` in, a :class:`ParseResult` out.
 - :class:`Extractor`: the protocol; :class:`LocalExtractor` (offline rules, the default),
   :class:`OpenAIExtractor` and :class:`AnthropicExtractor` (remote models over httpx).
+- :class:`Rankers`: which fields the local extractor's learned rankers choose
+  (:data:`RULES_ONLY`: none).
 - :class:`Arbiter`: a language model the local extractor may ask to choose between the
   candidates of a name it is unsure of (off by default): :class:`OpenAIArbiter`,
   :class:`AnthropicArbiter`, :class:`MemoryArbiter` (see :mod:`renderkit.parsing.arbiter`).
@@ -31,6 +33,7 @@ from renderkit.parsing.arbiter import AnthropicArbiter, Arbiter, MemoryArbiter, 
 from renderkit.parsing.extract.classify import classify
 from renderkit.parsing.llm import AnthropicExtractor, OpenAIExtractor
 from renderkit.parsing.pipeline import parse
+from renderkit.parsing.rank.switches import RULES_ONLY, Rankers
 from renderkit.parsing.readers.document import ParseLimits, read_document
 from renderkit.parsing.readers.ocr import OCR_ENGINES, OcrEngine, ocr_engine
 from renderkit.parsing.readers.rapidocr import RapidOcr
@@ -41,6 +44,7 @@ __all__ = [
     "DOCUMENT_TYPES",
     "OCR_ENGINES",
     "PARSE_MIME_TYPES",
+    "RULES_ONLY",
     "AnthropicArbiter",
     "AnthropicExtractor",
     "Arbiter",
@@ -58,6 +62,7 @@ __all__ = [
     "ParseLimits",
     "ParseRequest",
     "ParseResult",
+    "Rankers",
     "RapidOcr",
     "TesseractOcr",
     "Usage",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
@@ -27,6 +27,7 @@ from renderkit.parsing.extract.classify import classify
 from renderkit.parsing.extract.documents import Extracted, extract_fields
 from renderkit.parsing.fill.calibration import load_calibration
 from renderkit.parsing.fill.fields import fill_schema, type_fields
+from renderkit.parsing.rank.switches import DEFAULT_RANKERS, Rankers
 
 __all__ = ["LocalExtractor"]
 
@@ -56,28 +57,11 @@ class LocalExtractor:
         arbiter_threshold: name fields whose confidence is at or above it are not asked about.
         arbiter_timeout: seconds the arbiter may take per document, retries included; past
             it the rules' choice stays (with a warning).
-        ranker: let the learned ranker (:mod:`~renderkit.parsing.rank`) choose an invoice's
-            total, its calibrated probability as the confidence; on by default since it passed
-            the dev set's decision rule (docs/parsing.md, "Learned ranking"); False keeps the
-            label rules' choice.
-        date_ranker: let the learned date ranker (:mod:`~renderkit.parsing.rank.dates`)
-            choose an invoice's issue date among the dates under an issue-date label, its
-            calibrated probability as the confidence; on by default since it passed the dev
-            set's decision rule (docs/parsing.md, "Learned ranking"); False keeps the rules'.
-        term_ranker: let the learned term ranker choose a contract's term among the
-            durations the term rules accept, its calibrated probability as the confidence; on
-            by default since it passed the dev set's decision rule (docs/parsing.md, "Contract
-            term and parties"); False keeps the rules' first duration.
-        party_ranker: let the learned party ranker choose a contract's parties among every
-            name the party rules propose (same section); off by default.
-        issuer_ranker: let the learned issuer ranker (:mod:`~renderkit.parsing.rank.issuer`)
-            choose an invoice's issuer among the names the party rules propose, its calibrated
-            probability as the confidence; on by default since it passed the dev set's decision
-            rule (docs/parsing.md, "The issuer"); False keeps the party rules' order.
-        spans: the receipt fields (``"company"``, ``"address"``) the span rankers
-            (:mod:`~renderkit.parsing.rank.spans`) choose among runs of the header lines, their
-            calibrated probability as the confidence; none by default (docs/parsing.md,
-            "Receipt spans").
+        rankers: which fields the learned rankers (:mod:`~renderkit.parsing.rank`) choose,
+            their calibrated probability as the confidence: by default those that passed the
+            dev set's decision rule (an invoice's total, issue date and issuer, a contract's
+            term; docs/parsing.md, "Learned ranking"); :data:`~renderkit.parsing.RULES_ONLY`
+            keeps the rules' choices.
         calibrated: map each field's confidence through the calibration fitted on synthetic
             documents (:mod:`~renderkit.parsing.fill.calibration`); False reports the rules'
             raw figures. Values are the same either way.
@@ -92,24 +76,14 @@ class LocalExtractor:
         arbiter: Arbiter | None = None,
         arbiter_threshold: float = DEFAULT_THRESHOLD,
         arbiter_timeout: float = DEFAULT_TIMEOUT,
-        ranker: bool = True,
-        date_ranker: bool = True,
-        term_ranker: bool = True,
-        party_ranker: bool = False,
-        issuer_ranker: bool = True,
-        spans: Collection[str] = (),
+        rankers: Rankers = DEFAULT_RANKERS,
         calibrated: bool = True,
     ) -> None:
         self.day_first = day_first
         self.arbiter = arbiter
         self.arbiter_threshold = arbiter_threshold
         self.arbiter_timeout = arbiter_timeout
-        self.ranker = ranker
-        self.date_ranker = date_ranker
-        self.term_ranker = term_ranker
-        self.party_ranker = party_ranker
-        self.issuer_ranker = issuer_ranker
-        self.spans = tuple(spans)
+        self.rankers = rankers
         self.calibrated = calibrated
 
     async def extract(
@@ -157,12 +131,7 @@ class LocalExtractor:
             kind,
             document,
             day_first=day_first,
-            ranker=self.ranker,
-            date_ranker=self.date_ranker,
-            term_ranker=self.term_ranker,
-            party_ranker=self.party_ranker,
-            issuer_ranker=self.issuer_ranker,
-            spans=self.spans,
+            rankers=self.rankers,
         )
 
     def _fill(

@@ -9,7 +9,8 @@ own (letters, statements, forms...) get every general rule. The values every doc
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Mapping
+from typing import Protocol
 
 import attrs
 
@@ -20,6 +21,7 @@ from renderkit.parsing.extract.found import Found
 from renderkit.parsing.extract.invoice import invoice_fields
 from renderkit.parsing.extract.receipt import receipt_fields
 from renderkit.parsing.extract.values import find_currency, find_dates, find_emails, find_phones
+from renderkit.parsing.rank.switches import RULES_ONLY, Rankers
 
 __all__ = ["EXTRACTORS", "Extracted", "extract_fields", "with_rival"]
 
@@ -37,8 +39,13 @@ class Extracted:
     warnings: tuple[str, ...] = ()
 
 
-#: A document type's extractor: the document and whether ambiguous dates are day first.
-TypeExtractor = Callable[[Document, bool], Extracted]
+class TypeExtractor(Protocol):
+    """A document type's extractor: the document, whether ambiguous dates are day first, and
+    which fields the learned rankers choose."""
+
+    def __call__(self, document: Document, day_first: bool, *, rankers: Rankers) -> Extracted:
+        """The type's fields."""
+        ...
 
 
 def with_rival(chosen: Found, rival: Found) -> Found:
@@ -51,12 +58,12 @@ def with_rival(chosen: Found, rival: Found) -> Found:
 
 
 def extract_receipt(
-    document: Document, day_first: bool, *, spans: Collection[str] = ()
+    document: Document, day_first: bool, *, rankers: Rankers = RULES_ONLY
 ) -> Extracted:
     """A till receipt: merchant, address, date, total, amounts and items from the receipt rules
-    (``spans``: the fields among company and address chosen by the span rankers, see
+    (``rankers.spans``: the fields among company and address chosen by the span rankers, see
     :func:`~renderkit.parsing.extract.receipt.receipt_fields`)."""
-    found = receipt_fields(list(document.lines), day_first=day_first, spans=spans)
+    found = receipt_fields(list(document.lines), day_first=day_first, spans=rankers.spans)
     _refuse_names(found)
     return Extracted(fields=found)
 
@@ -65,16 +72,13 @@ def extract_invoice(
     document: Document,
     day_first: bool,
     *,
-    ranker: bool = False,
-    date_ranker: bool = False,
-    issuer_ranker: bool = False,
+    rankers: Rankers = RULES_ONLY,
 ) -> Extracted:
     """An invoice or purchase order: the layout reading, the receipt rules filling its gaps
-    (``ranker``: the total chosen by the learned ranker, ``date_ranker``: the issue date by
-    the date ranker, ``issuer_ranker``: the issuer by the issuer ranker, see
+    (``rankers``: the total, issue date and issuer chosen by the learned rankers, see
     :func:`invoice_fields`)."""
     invoice = invoice_fields(
-        document, ranker=ranker, date_ranker=date_ranker, issuer_ranker=issuer_ranker
+        document, ranker=rankers.total, date_ranker=rankers.date, issuer_ranker=rankers.issuer
     )
     # Till receipts printed "TAX INVOICE" take the receipt path (classify), so here the layout
     # reading wins; the receipt rules only fill what it did not find, and where both read the
@@ -114,13 +118,13 @@ def _refuse_names(found: dict[str, Found]) -> None:
 
 
 def extract_contract(
-    document: Document, day_first: bool, *, term_ranker: bool = False, party_ranker: bool = False
+    document: Document, day_first: bool, *, rankers: Rankers = RULES_ONLY
 ) -> Extracted:
     """A contract: parties, effective date, jurisdiction, term; its date is the effective date
-    (``term_ranker``, ``party_ranker``: the term, the parties chosen by the learned rankers,
-    see :func:`contract_fields`)."""
+    (``rankers``: the term and the parties chosen by the learned rankers, see
+    :func:`contract_fields`)."""
     found = receipt_fields(list(document.lines), day_first=day_first)
-    contract = contract_fields(document.text, ranker=term_ranker, party_ranker=party_ranker)
+    contract = contract_fields(document.text, ranker=rankers.term, party_ranker=rankers.party)
     found.update(contract)
     if "effective_date" in contract:
         found["date"] = contract["effective_date"]
@@ -131,12 +135,12 @@ def extract_contract(
 
 
 def extract_general(
-    document: Document, day_first: bool, *, spans: Collection[str] = ()
+    document: Document, day_first: bool, *, rankers: Rankers = RULES_ONLY
 ) -> Extracted:
     """A type without rules of its own: every general rule, the receipt rules winning ties
-    (``spans`` as for :func:`extract_receipt`)."""
+    (``rankers.spans`` as for :func:`extract_receipt`)."""
     found = contract_fields(document.text)
-    found.update(receipt_fields(list(document.lines), day_first=day_first, spans=spans))
+    found.update(receipt_fields(list(document.lines), day_first=day_first, spans=rankers.spans))
     return Extracted(fields=found)
 
 
@@ -154,41 +158,13 @@ def extract_fields(
     document: Document,
     *,
     day_first: bool,
-    ranker: bool = False,
-    date_ranker: bool = False,
-    term_ranker: bool = False,
-    party_ranker: bool = False,
-    issuer_ranker: bool = False,
-    spans: Collection[str] = (),
+    rankers: Rankers = RULES_ONLY,
 ) -> Extracted:
     """The fields of a document of type ``kind``: its extractor's, then the document-wide values.
 
-    ``ranker`` lets the learned ranker choose an invoice's total, ``date_ranker`` its issue
-    date, ``issuer_ranker`` its issuer (:func:`extract_invoice`); ``term_ranker`` and
-    ``party_ranker`` a contract's term and parties (:func:`extract_contract`); ``spans`` names
-    the fields (``company``, ``address``)
-    the span rankers choose on a receipt (:func:`extract_receipt`, and the receipt rules of
-    types without rules of their own).
+    ``rankers`` says which fields the learned rankers choose (the rules alone by default).
     """
-    extractor = EXTRACTORS.get(kind, extract_general)
-    if (ranker or date_ranker or issuer_ranker) and extractor is extract_invoice:
-        extracted = extract_invoice(
-            document,
-            day_first,
-            ranker=ranker,
-            date_ranker=date_ranker,
-            issuer_ranker=issuer_ranker,
-        )
-    elif extractor is extract_contract:
-        extracted = extract_contract(
-            document, day_first, term_ranker=term_ranker, party_ranker=party_ranker
-        )
-    elif spans and extractor is extract_receipt:
-        extracted = extract_receipt(document, day_first, spans=spans)
-    elif spans and extractor is extract_general:
-        extracted = extract_general(document, day_first, spans=spans)
-    else:
-        extracted = extractor(document, day_first)
+    extracted = EXTRACTORS.get(kind, extract_general)(document, day_first, rankers=rankers)
     found = dict(extracted.fields)
     text = document.text
     currency = find_currency(text)
