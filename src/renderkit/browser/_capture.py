@@ -33,6 +33,7 @@ from renderkit.core.errors import (
     RenderError,
 )
 from renderkit.core.media import MAX_PIXELS
+from renderkit.core.waits import wait_set
 
 __all__ = [
     "inject",
@@ -217,11 +218,8 @@ async def settle(slot: Slot, remaining_ms: Remaining) -> None:
     while (left := deadline - loop.time()) > 0:
         slot.activity.clear()
         window = _QUIET_WINDOW if slot.inflight == 0 else left
-        try:
-            await asyncio.wait_for(slot.activity.wait(), min(window, left))
-        except TimeoutError:
-            if slot.inflight == 0:
-                return
+        if not await wait_set(slot.activity, min(window, left)) and slot.inflight == 0:
+            return
 
 
 async def _navigate(

@@ -14,7 +14,6 @@ is safe.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol, TypeVar
@@ -31,6 +30,7 @@ from renderkit.core.errors import (
     RenderError,
     RenderTimeoutError,
 )
+from renderkit.core.waits import wait_set
 
 __all__ = ["Budget", "RenderWatch", "WatchedBrowser"]
 
@@ -228,8 +228,7 @@ class RenderWatch:
         except (PlaywrightError, RuntimeError, WebSocketException) as exc:
             # A DevTools call failed: the browser may be dying (its connection closes a
             # moment after a renderer's), which is not the page's fault.
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(attempt.lost.wait(), self._death_grace)
+            await wait_set(attempt.lost, self._death_grace)
             if attempt.lost.is_set() or not self._browser.connected:
                 raise self._lost(attempt.generation) from exc
             text = str(exc)

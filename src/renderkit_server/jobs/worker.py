@@ -30,6 +30,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from renderkit import StorageUnavailableError
+from renderkit.core.waits import wait_set
 from renderkit_server.errors import envelope
 from renderkit_server.jobs.service import JobService
 from renderkit_server.metrics import Metrics
@@ -133,8 +134,7 @@ class JobWorkers:
                 await asyncio.sleep(self._poll)
                 continue
             if claim is None:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._doorbell.wait(), self._poll)
+                await wait_set(self._doorbell, self._poll)
                 self._doorbell.clear()
                 continue
             try:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 import uuid
 
 import attrs
+
+from renderkit.core.waits import wait_set
 
 __all__ = ["MemoryRenderLocks"]
 
@@ -55,8 +56,7 @@ class MemoryRenderLocks:
         # Never past the lock's own expiry: a holder that vanished frees it then.
         limit = min(timeout, held.expires_at - time.monotonic())
         if limit > 0:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(held.freed.wait(), limit)
+            await wait_set(held.freed, limit)
 
     async def aclose(self) -> None:
         """Nothing to release."""
