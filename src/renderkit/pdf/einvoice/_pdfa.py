@@ -1,0 +1,101 @@
+"""PDF/A-3b with the invoice XML attached (Factur-X, ZUGFeRD 2.x): an sRGB output intent
+added with pypdf, then the XML, its ``AFRelationship`` and the PDF/A + Factur-X XMP
+metadata written by the ``factur-x`` package.
+
+Chromium already embeds (subsets of) every font it prints with and never encrypts, which
+PDF/A requires; what it lacks is the output intent and the XMP identification.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+
+import facturx
+from PIL import ImageCms
+from pypdf import PdfReader, PdfWriter
+from pypdf.generic import (
+    ArrayObject,
+    DecodedStreamObject,
+    DictionaryObject,
+    NameObject,
+    NumberObject,
+    TextStringObject,
+)
+
+__all__ = ["SRGB_IDENTIFIER", "pdfa3_with_xml", "srgb_profile"]
+
+#: The output condition the intent names (the registry name of sRGB).
+SRGB_IDENTIFIER = "sRGB IEC61966-2.1"
+
+
+@functools.cache
+def srgb_profile() -> bytes:
+    """An sRGB ICC profile, made by LittleCMS (through Pillow's ImageCms).
+
+    LittleCMS stamps its profiles version 4.4; PDF/A-2 and -3 cite ICC.1:2004-10 (4.2),
+    whose structure the profile already has, so the header says 4.2 and the optional
+    profile id (an MD5 over the header) is cleared rather than left stale.
+    """
+    profile = bytearray(ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes())
+    profile[8:12] = bytes([4, 0x20, 0, 0])
+    profile[84:100] = bytes(16)
+    return bytes(profile)
+
+
+def _with_output_intent(pdf: bytes) -> bytes:
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf)))
+    icc = DecodedStreamObject()
+    icc.set_data(srgb_profile())
+    icc.update({NameObject("/N"): NumberObject(3)})
+    intent = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/OutputIntent"),
+            NameObject("/S"): NameObject("/GTS_PDFA1"),
+            NameObject("/OutputConditionIdentifier"): TextStringObject(SRGB_IDENTIFIER),
+            NameObject("/Info"): TextStringObject(SRGB_IDENTIFIER),
+            NameObject("/DestOutputProfile"): writer._add_object(icc.flate_encode()),
+        }
+    )
+    writer._root_object[NameObject("/OutputIntents")] = ArrayObject([writer._add_object(intent)])
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def pdfa3_with_xml(
+    pdf: bytes,
+    xml: bytes,
+    *,
+    level: str,
+    title: str | None,
+    author: str | None,
+    subject: str | None,
+    lang: str,
+) -> bytes:
+    """``pdf`` (Chromium's) as a PDF/A-3b carrying ``xml`` as ``factur-x.xml``.
+
+    Args:
+        level: the Factur-X level written in the XMP (``en16931``, ``extended``).
+        lang: the document language (``/Lang``), a BCP 47 tag.
+    """
+    with_intent = _with_output_intent(pdf)
+    metadata = {
+        "author": author or "",
+        "keywords": "Factur-X, ZUGFeRD, EN 16931, e-invoice",
+        "title": title or "",
+        "subject": subject or "",
+    }
+    # EN 16931 and richer: the XML is an alternative representation of the page (the
+    # relationship Factur-X and ZUGFeRD prescribe for these profiles).
+    result: bytes = facturx.generate_from_binary(
+        with_intent,
+        xml,
+        flavor="factur-x",
+        level=level,
+        check_xsd=False,  # checked already, with the Schematron
+        pdf_metadata=metadata,
+        lang=lang,
+        afrelationship="alternative",
+    )
+    return result
