@@ -16,7 +16,7 @@ from drafthorse.models.tradelines import LineItem
 
 from renderkit.pdf._einvoice_profiles import EInvoiceProfile
 from renderkit.pdf._templates import InvoiceTotals
-from renderkit.pdf.einvoice._facts import InvoiceFacts, PartyFacts
+from renderkit.pdf.einvoice._facts import EXEMPT_CATEGORIES, InvoiceFacts, PartyFacts
 
 __all__ = ["cii_xml"]
 
@@ -39,7 +39,7 @@ def cii_xml(facts: InvoiceFacts, profile: EInvoiceProfile) -> bytes:
     doc.header.issue_date_time = facts.issue_date
     for text in facts.notes:
         note = IncludedNote()
-        note.content.add(text)
+        note.content = text
         doc.header.notes.add(note)
 
     agreement = doc.trade.agreement
@@ -69,10 +69,10 @@ def cii_xml(facts: InvoiceFacts, profile: EInvoiceProfile) -> bytes:
         tax = ApplicableTradeTax()
         tax.calculated_amount = group.tax
         tax.type_code = "VAT"
-        if group.exemption_reason and group.category != "S":
+        code = facts.category(group.category, group.rate)
+        if group.exemption_reason and code in EXEMPT_CATEGORIES:
             tax.exemption_reason = group.exemption_reason
         tax.basis_amount = group.basis
-        code = facts.category(group.category, group.rate)
         tax.category_code = code
         tax.rate_applicable_percent = group.rate or Decimal(0)
         settlement.trade_tax.add(tax)

@@ -13,7 +13,11 @@ from renderkit.pdf._models import InvoiceData, Party
 from renderkit.pdf._payment import compact
 from renderkit.pdf._templates import InvoiceTotals, invoice_totals, iso_date, paragraphs
 
-__all__ = ["InvoiceFacts", "PartyFacts", "invoice_facts"]
+__all__ = ["EXEMPT_CATEGORIES", "InvoiceFacts", "PartyFacts", "invoice_facts"]
+
+#: The VAT categories whose breakdown states an exemption reason (BR-E-10, BR-AE-10...);
+#: S and Z must state none (BR-S-10, BR-Z-10), so a reason given on such lines is not written.
+EXEMPT_CATEGORIES = frozenset({"E", "AE", "K", "G", "O"})
 
 #: UN/ECE Recommendation 20 "one" (a unit, piece): the unit of a line that names none.
 DEFAULT_UNIT = "C62"

@@ -13,7 +13,7 @@ from decimal import Decimal
 from lxml import etree
 
 from renderkit.pdf._einvoice_profiles import EInvoiceProfile
-from renderkit.pdf.einvoice._facts import InvoiceFacts, PartyFacts
+from renderkit.pdf.einvoice._facts import EXEMPT_CATEGORIES, InvoiceFacts, PartyFacts
 
 __all__ = ["ubl_xml"]
 
@@ -83,7 +83,7 @@ def ubl_xml(facts: InvoiceFacts, profile: EInvoiceProfile) -> bytes:
         amount(subtotal, "TaxableAmount", group.basis)
         amount(subtotal, "TaxAmount", group.tax)
         code = facts.category(group.category, group.rate)
-        reason = group.exemption_reason if code != "S" else None
+        reason = group.exemption_reason if code in EXEMPT_CATEGORIES else None
         _category(subtotal, "TaxCategory", code, group.rate, reason)
     monetary = _cac(root, "LegalMonetaryTotal")
     amount(monetary, "LineExtensionAmount", totals.subtotal)
