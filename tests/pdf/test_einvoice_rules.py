@@ -122,3 +122,10 @@ def test_one_rate_gives_the_same_tax_as_before_the_categories() -> None:
 
     assert totals.tax == ((totals.subtotal - 1) * Decimal("8.25") / 100).quantize(Decimal("0.01"))
     assert len(totals.taxes) == 1
+
+
+def test_a_control_character_that_xml_cannot_hold_is_refused_naming_the_field() -> None:
+    request = sample(einvoice="ubl")
+    request["data"]["line_items"][1]["description"] = "Montage\x07"
+
+    assert "control characters" in _fields(request)["data.line_items[1].description"]

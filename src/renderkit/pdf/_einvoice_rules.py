@@ -8,9 +8,12 @@ is then checked against the XSD and the Schematron by :mod:`renderkit.pdf.einvoi
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
+import attrs
 from babel.numbers import get_currency_precision
 
 from renderkit.core.errors import FieldError
@@ -38,6 +41,8 @@ def einvoice_problems(data: Any, profile: EInvoiceProfile) -> list[FieldError]:
     def bad(field: str, message: str) -> None:
         errors.append(FieldError(field=f"data.{field}", message=message))
 
+    for field in _unwritable_text(attrs.asdict(data)):
+        bad(field, "contains control characters, which XML 1.0 cannot hold")
     if get_currency_precision(data.currency) > 2:
         bad("currency", "e-invoices state amounts with at most 2 decimals (BR-DEC)")
     for name, rule in (
@@ -128,6 +133,22 @@ def _xrechnung_problems(data: Any) -> list[FieldError]:
     if payment is None or not payment.iban:
         need("payment.iban", "is required for XRechnung (payment instructions, BR-DE-1/23)")
     return errors
+
+
+# The characters XML 1.0 cannot carry at all (not even escaped): C0 controls but tab, LF, CR.
+_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _unwritable_text(value: object, path: str = "") -> Iterator[str]:
+    if isinstance(value, str):
+        if _NOT_XML.search(value):
+            yield path
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _unwritable_text(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _unwritable_text(item, f"{path}[{index}]")
 
 
 def _rate(item: Any, invoice_rate: float | None) -> float:
