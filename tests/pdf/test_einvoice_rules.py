@@ -129,3 +129,14 @@ def test_a_control_character_that_xml_cannot_hold_is_refused_naming_the_field() 
     request["data"]["line_items"][1]["description"] = "Montage\x07"
 
     assert "control characters" in _fields(request)["data.line_items[1].description"]
+
+
+def test_a_currency_without_cents_is_refused_for_the_extended_profile_only() -> None:
+    request = sample(einvoice_profile="extended")
+    request["data"]["currency"] = "JPY"
+    request["data"]["line_items"][0]["unit_price"] = 18990
+    request["data"]["line_items"][2]["unit_price"] = 4995
+
+    assert "en16931" in _fields(request)["data.currency"]
+    request["einvoice_profile"] = "en16931"
+    assert structure(request, PdfRequest).data.currency == "JPY"

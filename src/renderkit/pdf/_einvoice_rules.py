@@ -43,8 +43,13 @@ def einvoice_problems(data: Any, profile: EInvoiceProfile) -> list[FieldError]:
 
     for field in _unwritable_text(attrs.asdict(data)):
         bad(field, "contains control characters, which XML 1.0 cannot hold")
-    if get_currency_precision(data.currency) > 2:
+    digits = get_currency_precision(data.currency)
+    if digits > 2:
         bad("currency", "e-invoices state amounts with at most 2 decimals (BR-DEC)")
+    elif digits < 2 and profile.level == "extended":
+        # The page rounds tax to whole yen; EXTENDED's BR-FXEXT-S-09 allows 0.01 per line
+        # against the exact tax, which only EN 16931's own tolerance (one unit) admits.
+        bad("currency", f"{data.currency} has no cents: use the en16931 profile")
     for name, rule in (
         ("invoice_number", "BT-1"),
         ("company_name", "BT-27"),

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import io
+import re
+import zlib
 
 import facturx
 from PIL import ImageCms
@@ -18,6 +20,7 @@ from pypdf.generic import (
     ArrayObject,
     DecodedStreamObject,
     DictionaryObject,
+    IndirectObject,
     NameObject,
     NumberObject,
     TextStringObject,
@@ -43,7 +46,80 @@ def srgb_profile() -> bytes:
     return bytes(profile)
 
 
+_TRAILER = re.compile(rb"trailer\s*<<(?P<body>.*?)>>\s*startxref\s*(?P<xref>\d+)\s*%%EOF\s*$", re.S)
+
+
 def _with_output_intent(pdf: bytes) -> bytes:
+    """``pdf`` with an sRGB output intent in its catalog.
+
+    Written as an incremental update (the ICC stream, the intent and the catalog restated
+    with ``/OutputIntents``, appended with their own cross-reference section): factur-x
+    rewrites the whole file next anyway, and a second full rewrite here would cost as much
+    as the render's own finishing. A file without a classic trailer is rewritten by pypdf.
+    """
+    return _append_output_intent(pdf) or _rewrite_with_output_intent(pdf)
+
+
+def _append_output_intent(pdf: bytes) -> bytes | None:
+    match = _TRAILER.search(pdf[-4096:])
+    if match is None:
+        return None
+    body = match.group("body")
+    size = re.search(rb"/Size\s+(\d+)", body)
+    if size is None:
+        return None
+    catalog = PdfReader(io.BytesIO(pdf)).trailer["/Root"]
+    reference = catalog.indirect_reference
+    if reference is None:
+        return None
+    first = int(size.group(1))
+    icc_number, intent_number = first, first + 1
+    restated = DictionaryObject(catalog)
+    restated[NameObject("/OutputIntents")] = ArrayObject(
+        [IndirectObject(intent_number, 0, None)]  # type: ignore[arg-type]
+    )
+    catalog_bytes = io.BytesIO()
+    restated.write_to_stream(catalog_bytes)
+    icc = zlib.compress(srgb_profile())
+    objects = [
+        (
+            icc_number,
+            b"<</N 3 /Filter /FlateDecode /Length %d>>\nstream\n%s\nendstream" % (len(icc), icc),
+        ),
+        (
+            intent_number,
+            b"<</Type /OutputIntent /S /GTS_PDFA1 /OutputConditionIdentifier (%s)"
+            b" /Info (%s) /DestOutputProfile %d 0 R>>"
+            % (SRGB_IDENTIFIER.encode(), SRGB_IDENTIFIER.encode(), icc_number),
+        ),
+        (reference.idnum, catalog_bytes.getvalue()),
+    ]
+    out = bytearray(pdf if pdf.endswith(b"\n") else pdf + b"\n")
+    offsets = []
+    for number, content in objects:
+        offsets.append((number, len(out)))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, content)
+    xref = len(out)
+    out += b"xref\n0 1\n0000000000 65535 f \n"
+    for number, offset in sorted(offsets):
+        generation = reference.generation if number == reference.idnum else 0
+        out += b"%d 1\n%010d %05d n \n" % (number, offset, generation)
+    kept = b"".join(
+        m.group(0) + b" "
+        for m in re.finditer(rb"/(?:Info|ID)\s*(?:\d+\s+\d+\s+R|\[[^\]]*\])", body)
+    )
+    out += b"trailer\n<</Size %d /Root %d %d R %s/Prev %s>>\nstartxref\n%d\n%%%%EOF\n" % (
+        intent_number + 1,
+        reference.idnum,
+        reference.generation,
+        kept,
+        match.group("xref"),
+        xref,
+    )
+    return bytes(out)
+
+
+def _rewrite_with_output_intent(pdf: bytes) -> bytes:
     writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf)))
     icc = DecodedStreamObject()
     icc.set_data(srgb_profile())
