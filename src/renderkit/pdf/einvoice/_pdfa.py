@@ -68,16 +68,14 @@ def _append_output_intent(pdf: bytes) -> bytes | None:
     size = re.search(rb"/Size\s+(\d+)", body)
     if size is None:
         return None
-    catalog = PdfReader(io.BytesIO(pdf)).trailer["/Root"]
-    reference = catalog.indirect_reference
-    if reference is None:
+    catalog = PdfReader(io.BytesIO(pdf)).trailer["/Root"].get_object()
+    if not isinstance(catalog, DictionaryObject) or catalog.indirect_reference is None:
         return None
+    reference = catalog.indirect_reference
     first = int(size.group(1))
     icc_number, intent_number = first, first + 1
     restated = DictionaryObject(catalog)
-    restated[NameObject("/OutputIntents")] = ArrayObject(
-        [IndirectObject(intent_number, 0, None)]  # type: ignore[arg-type]
-    )
+    restated[NameObject("/OutputIntents")] = ArrayObject([IndirectObject(intent_number, 0, None)])
     catalog_bytes = io.BytesIO()
     restated.write_to_stream(catalog_bytes)
     icc = zlib.compress(srgb_profile())
