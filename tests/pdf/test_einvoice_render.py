@@ -163,5 +163,12 @@ async def test_a_refused_e_invoice_names_the_field_and_costs_no_render() -> None
 async def test_zugferd_is_embedded_with_the_fake_browser_too() -> None:
     result = await render_pdf(sample(einvoice="zugferd"), browser=FakeBrowser())
 
-    reader = PdfReader(io.BytesIO(result.content))
+    # The fake's PDF has two revisions (render_pdf appends the metadata): the output intent
+    # must number its objects after the last one and keep the document information.
+    reader = PdfReader(io.BytesIO(result.content), strict=True)
     assert reader.attachments["factur-x.xml"] == [result.einvoice_xml]
+    assert reader.metadata is not None
+    assert reader.metadata.author == "Nordlicht Werkzeuge GmbH"
+    assert reader.metadata.producer == "renderkit (Chromium)"
+    intent = _resolved(reader.trailer["/Root"]["/OutputIntents"][0])
+    assert _resolved(intent["/DestOutputProfile"]).get_data()[36:40] == b"acsp"

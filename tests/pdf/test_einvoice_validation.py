@@ -216,7 +216,8 @@ async def _parsed(pdf: bytes) -> Any:
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(request=_invoices())
-def test_generated_invoices_are_valid_e_invoices_that_parse_back_exactly(
+@pytest.mark.anyio
+async def test_generated_invoices_are_valid_e_invoices_that_parse_back_exactly(
     request: dict[str, Any],
 ) -> None:
     xml, report = _written(request)
@@ -229,7 +230,7 @@ def test_generated_invoices_are_valid_e_invoices_that_parse_back_exactly(
     else:
         pdf = pdf_carrying("invoice.xml", xml)
 
-    result = anyio.run(_parsed, pdf)
+    result = await _parsed(pdf)
 
     assert result.extractor == "embedded-xml"
     assert result.data == _expected(request)

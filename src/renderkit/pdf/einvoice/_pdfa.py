@@ -46,7 +46,9 @@ def srgb_profile() -> bytes:
     return bytes(profile)
 
 
-_TRAILER = re.compile(rb"trailer\s*<<(?P<body>.*?)>>\s*startxref\s*(?P<xref>\d+)\s*%%EOF\s*$", re.S)
+_TRAILER = re.compile(
+    rb"trailer\s*<<(?P<body>.*?)>>\s*startxref\s*(?P<xref>\d+)\s*%%EOF\s*\Z", re.S
+)
 
 
 def _with_output_intent(pdf: bytes) -> bytes:
@@ -61,7 +63,10 @@ def _with_output_intent(pdf: bytes) -> bytes:
 
 
 def _append_output_intent(pdf: bytes) -> bytes | None:
-    match = _TRAILER.search(pdf[-4096:])
+    # The last trailer only: an updated file has one per revision, and the first one's
+    # /Size would hand out object numbers already taken.
+    start = pdf.rfind(b"trailer", max(0, len(pdf) - 4096))
+    match = _TRAILER.match(pdf, start) if start >= 0 else None
     if match is None:
         return None
     body = match.group("body")
