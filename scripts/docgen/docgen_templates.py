@@ -19,7 +19,7 @@ from docgen_markdown import fenced, fields_table, rst_to_markdown, table
 import renderkit
 from renderkit.browser import ChromiumPool
 from renderkit.core.schema import json_schema
-from renderkit.demo import IMAGE_SAMPLES, PDF_SAMPLES
+from renderkit.demo import EINVOICE_SAMPLE, IMAGE_SAMPLES, PDF_SAMPLES
 
 
 def _first_page_png(pdf: bytes) -> bytes:
@@ -45,6 +45,8 @@ async def _render_all() -> dict[str, bytes]:
         for name, request in PDF_SAMPLES.items():
             pdf = await renderkit.render_pdf(request, browser=browser)
             previews[f"pdf-{name}.png"] = _first_page_png(pdf.content)
+        einvoice = await renderkit.render_pdf(EINVOICE_SAMPLE, browser=browser)
+        previews["pdf-einvoice.png"] = _first_page_png(einvoice.content)
     return previews
 
 
@@ -134,7 +136,7 @@ def templates_page() -> str:
         "Request options are in [PDF request options](#pdf-request-options).\n\n",
     ]
     models = {
-        "invoice": ("InvoiceData", "LineItem"),
+        "invoice": ("InvoiceData", "LineItem", "PaymentDetails", "Party"),
         "certificate": ("CertificateData",),
         "report": ("ReportData", "ReportSection"),
         "letter": ("LetterData",),
@@ -152,5 +154,13 @@ def templates_page() -> str:
             parts.append(f"`{model}` fields:\n\n" + fields_table(schema) + "\n")
         parts.append(f"![{name} preview: first page](gallery/pdf-{name}.png)\n\n")
         parts.append(_example(PDF_SAMPLES[name], "pdf-gen", "render_pdf"))
+        if name == "invoice":
+            parts += [
+                "\n#### invoice as a Factur-X e-invoice\n\n",
+                "With `einvoice`, the same page becomes a PDF/A-3b carrying the EN 16931 XML "
+                "(see [E-invoices](einvoices.md)).\n\n",
+                "![Factur-X invoice preview: first page](gallery/pdf-einvoice.png)\n\n",
+                _example(EINVOICE_SAMPLE, "pdf-gen", "render_pdf"),
+            ]
     parts += ["\n### PDF request options\n\n", fields_table({"properties": pdf_options})]
     return "".join(parts)

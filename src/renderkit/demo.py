@@ -19,6 +19,7 @@ from renderkit.pdf import PDF_TEMPLATES, render_pdf
 from renderkit.speech import LocalSpeechProvider, synthesize
 
 __all__ = [
+    "EINVOICE_SAMPLE",
     "IMAGE_SAMPLES",
     "PDF_SAMPLES",
     "add_demo_command",
@@ -160,6 +161,73 @@ PDF_SAMPLES: dict[str, dict[str, Any]] = {
         "html": "<h1>Hello</h1><p>Any HTML document, printed by Chromium.</p>",
         "footer_html": '<div style="font-size:9px;margin:auto">'
         '<span class="pageNumber"></span> / <span class="totalPages"></span></div>',
+    },
+}
+
+
+#: A complete Factur-X (EN 16931) invoice request: the e-invoice guide and the gallery show
+#: it, the tests check that it validates and parses back exactly.
+EINVOICE_SAMPLE: dict[str, Any] = {
+    "template": "invoice",
+    "einvoice": "factur-x",
+    "locale": "de-DE",
+    "data": {
+        "company_name": "Nordlicht Werkzeuge GmbH",
+        "company_email": "rechnung@nordlicht.example",
+        "client_name": "Hafenbau Kiel AG",
+        "client_email": "kreditoren@hafenbau.example",
+        "invoice_number": "NW-2026-0815",
+        "invoice_date": "2026-03-02",
+        "due_date": "2026-04-01",
+        "currency": "EUR",
+        "tax_rate": 19,
+        "discount": 25,
+        "buyer_reference": "04011000-12345-03",
+        "seller": {
+            "street": "Werftstraße 12",
+            "postcode": "24143",
+            "city": "Kiel",
+            "country": "DE",
+            "vat_id": "DE 123 456 789",
+            "contact_name": "Jana Ohlsen",
+            "phone": "+49 431 555 0100",
+        },
+        "buyer": {
+            "street": "Kaistraße 1",
+            "postcode": "24103",
+            "city": "Kiel",
+            "country": "DE",
+            "vat_id": "DE987654321",
+        },
+        "payment": {
+            "account_holder": "Nordlicht Werkzeuge GmbH",
+            "iban": "DE89 3704 0044 0532 0130 00",
+            "bic": "COBADEFFXXX",
+            "reference": "NW-2026-0815",
+        },
+        "line_items": [
+            {"description": "Drehmomentschlüssel 40-200 Nm", "quantity": 4, "unit_price": 189.9},
+            {
+                "description": "Montage vor Ort",
+                "quantity": 6.5,
+                "unit_price": 78,
+                "unit_code": "HUR",
+            },
+            {
+                "description": "Fachbuch Schweißtechnik",
+                "quantity": 2,
+                "unit_price": 49.95,
+                "tax_rate": 7,
+            },
+            {
+                "description": "Versicherung des Transports",
+                "quantity": 1,
+                "unit_price": 35,
+                "tax_category": "E",
+                "tax_exemption_reason": "Steuerfrei nach § 4 Nr. 10 UStG",
+            },
+        ],
+        "notes": "Vielen Dank für Ihren Auftrag.",
     },
 }
 

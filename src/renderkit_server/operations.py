@@ -412,19 +412,26 @@ IMAGE = Operation(
 
 async def _run_pdf(request: PdfRequest, engines: Engines) -> Output:
     result = await render_pdf(request, browser=engines.browser, max_pages=engines.pdf_max_pages)
+    facts: dict[str, Any] = {
+        "pages": result.pages,
+        "pages_est": result.pages,
+        "page_size": result.page_size,
+        "landscape": result.landscape,
+        "template": result.template,
+        "format": result.format,
+    }
+    if result.einvoice is not None:
+        facts.update(
+            einvoice=result.einvoice,
+            einvoice_profile=result.einvoice_profile,
+            einvoice_validated=list(result.einvoice_checks),
+        )
     return Output(
         content=result.content,
         content_type=result.content_type,
-        extension="pdf",
+        extension=result.format,
         filename=result.filename,
-        facts={
-            "pages": result.pages,
-            "pages_est": result.pages,
-            "page_size": result.page_size,
-            "landscape": result.landscape,
-            "template": result.template,
-            "format": "pdf",
-        },
+        facts=facts,
     )
 
 
@@ -442,7 +449,11 @@ PDF = Operation(
         "none/small/normal/large, locale (labels, dates and numbers: en, de, fr, es, ar, ja...; "
         "right-to-left locales print mirrored pages). Returns the file's URL and exact page count. "
         "A report needs a title or a section, a letter a body or a subject; a `data` field the "
-        "template does not display is named in `warnings` (`strict: true` refuses it instead)."
+        "template does not display is named in `warnings` (`strict: true` refuses it instead). "
+        "Invoices with `einvoice` (factur-x, zugferd, xrechnung, ubl; `einvoice_profile` "
+        "en16931 by default) are also written as EN 16931 e-invoices, validated against the "
+        "XSD and Schematron: Factur-X/ZUGFeRD as a PDF/A-3b carrying the XML, XRechnung and "
+        "UBL as the XML itself (`einvoice_embed: true` for the PDF)."
     ),
     run=_run_pdf,
     warnings=lambda req: req.warnings,
@@ -457,7 +468,27 @@ PDF = Operation(
         "page_size": {"type": "string", "enum": ["A4", "Letter", "Legal", "A3"]},
         "landscape": {"type": "boolean"},
         "template": {"type": "string", "description": "The template name as sent"},
-        "format": {"type": "string", "enum": ["pdf"]},
+        "format": {
+            "type": "string",
+            "enum": ["pdf", "xml"],
+            "description": "xml: an XRechnung or UBL e-invoice answered as its XML",
+        },
+    },
+    optional_fields={
+        "einvoice": {
+            "type": "string",
+            "enum": ["factur-x", "zugferd", "xrechnung", "ubl"],
+            "description": "The e-invoice written (only when one was asked)",
+        },
+        "einvoice_profile": {"type": "string", "description": "Its profile (en16931...)"},
+        "einvoice_validated": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": (
+                "The checks the XML passed: xsd, schematron-en16931 or schematron-extended "
+                "(the official EN 16931 rules), xrechnung-br-de"
+            ),
+        },
     },
 )
 

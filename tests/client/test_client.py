@@ -34,6 +34,7 @@ from renderkit_server.settings import Settings
 
 from .._sleeps import Sleeps
 from ..parsing._documents import text_pdf
+from ..pdf._einvoice_data import sample
 
 ADMIN = "admin-token-for-the-client-tests-0123"
 
@@ -134,6 +135,18 @@ def test_render_pdf_returns_a_pdf_result_with_its_pages(client: Client) -> None:
     assert isinstance(result, PdfResult)
     assert result.pages == 1
     assert result.content.startswith(b"%PDF-")
+
+
+def test_an_xrechnung_reaches_the_client_as_its_xml_with_the_e_invoice_facts(
+    client: Client,
+) -> None:
+    result = client.render_pdf(sample(einvoice="xrechnung"))
+
+    assert result.format == "xml"
+    assert result.content_type == "application/xml"
+    assert result.einvoice == "xrechnung"
+    assert result.einvoice_checks == ("xsd", "schematron-en16931", "xrechnung-br-de")
+    assert result.content.startswith(b"<?xml")
 
 
 def test_the_servers_warnings_reach_the_client_result(client: Client) -> None:

@@ -30,10 +30,12 @@ VALUES: dict[str, Any] = {
     "line_items": [{"description": SENTINEL, "unit_price": 3}],
     "sections": [{"heading": SENTINEL}],
     "payment": {"bank_name": SENTINEL},
+    "seller": {"street": SENTINEL},
+    "buyer": {"city": SENTINEL},
     "tax_rate": 7.5,
     "discount": 1,
 }
-TEXT_LIKE = {"line_items", "sections", "payment"}
+TEXT_LIKE = {"line_items", "sections", "payment", "seller", "buyer"}
 
 
 def _value(name: str) -> Any:

@@ -168,6 +168,11 @@ def pdf_result(body: dict[str, Any], loader: Loader) -> PdfResult:
             template=body["template"],
             url=body["url"],
             warnings=tuple(body.get("warnings") or ()),
+            format=body.get("format", "pdf"),
+            # The XML of an embedded e-invoice stays inside the PDF (einvoice_xml is None).
+            einvoice=body.get("einvoice"),
+            einvoice_profile=body.get("einvoice_profile"),
+            einvoice_checks=tuple(body.get("einvoice_validated") or ()),
         ),
         loader,
     )

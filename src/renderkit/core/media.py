@@ -25,6 +25,8 @@ MEDIA_TYPES: Mapping[str, str] = {
     "jpeg": "image/jpeg",
     "webp": "image/webp",
     "pdf": "application/pdf",
+    # E-invoices answered as their XML (XRechnung, UBL).
+    "xml": "application/xml",
     "mp3": "audio/mpeg",
     "wav": "audio/wav",
     # Opus is written in an Ogg container; AAC as ADTS, which streams from the first byte.

@@ -59,7 +59,11 @@ def _validator_schema(validator: Any) -> dict[str, Any]:
             merged.update(_validator_schema(inner))
         return merged
     if isinstance(validator, v._Optional):
-        return _validator_schema(validator.inner)
+        inner = _validator_schema(validator.inner)
+        # An optional choice also accepts null: an enum without it would refuse the default.
+        if "enum" in inner and None not in inner["enum"]:
+            inner["enum"] = [*inner["enum"], None]
+        return inner
     if isinstance(validator, v._InRange):
         return {"minimum": validator.low, "maximum": validator.high}
     if isinstance(validator, v._MaxLength):

@@ -2,9 +2,10 @@
 
 :func:`render_pdf` takes a :class:`PdfRequest` (or a dict in the HTTP API's shape) and a
 :class:`~renderkit.browser.Browser`. Each template's data is a public model
-(:class:`InvoiceData` with :class:`LineItem` and :class:`PaymentDetails`,
+(:class:`InvoiceData` with :class:`LineItem`, :class:`PaymentDetails` and :class:`Party`,
 :class:`CertificateData`, :class:`ReportData` with :class:`ReportSection`, :class:`LetterData`,
-:class:`CustomData`). The request's ``locale`` sets labels, dates, amounts and direction.
+:class:`CustomData`). The request's ``locale`` sets labels, dates, amounts and direction. An invoice
+request with ``einvoice`` is also written as an EN 16931 e-invoice (:mod:`renderkit.pdf.einvoice`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from renderkit.pdf._models import (
     InvoiceData,
     LetterData,
     LineItem,
+    Party,
     PaymentDetails,
     PdfRequest,
     PdfResult,
@@ -35,6 +37,7 @@ __all__ = [
     "InvoiceData",
     "LetterData",
     "LineItem",
+    "Party",
     "PaymentDetails",
     "PdfRequest",
     "PdfResult",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -15,6 +16,7 @@ from renderkit.core.errors import FieldError, InvalidRequestError
 from renderkit.core.fields import given, ignored_fields, warning_text
 from renderkit.core.filenames import suggested_filename
 from renderkit.core.results import FileResult
+from renderkit.pdf._einvoice_profiles import EINVOICE_FORMATS, EInvoiceProfile, profile_of
 from renderkit.pdf._locale import DEFAULT_LOCALE
 from renderkit.pdf._payment import bic_problem, iban_problem
 from renderkit.pdf._templates import NAME_STYLES, TEMPLATE_FIELDS
@@ -23,11 +25,13 @@ __all__ = [
     "PAGE_SIZES",
     "PDF_TEMPLATES",
     "PDF_TEMPLATE_FIELDS",
+    "TAX_CATEGORIES",
     "CertificateData",
     "CustomData",
     "InvoiceData",
     "LetterData",
     "LineItem",
+    "Party",
     "PaymentDetails",
     "PdfRequest",
     "PdfResult",
@@ -97,6 +101,44 @@ def _upper(value: object) -> object:
     return value.upper() if isinstance(value, str) else value
 
 
+def _lower(value: object) -> object:
+    return value.lower() if isinstance(value, str) else value
+
+
+def _compact(value: object) -> object:
+    return re.sub(r"[\s.\-]", "", value).upper() if isinstance(value, str) else value
+
+
+#: EN 16931 VAT category codes (UNCL 5305, the subset the standard allows).
+TAX_CATEGORIES = ("S", "Z", "E", "AE", "K", "G", "O", "L", "M")
+
+
+def _unit_code_problem(value: str) -> str | None:
+    if re.fullmatch(r"[A-Z0-9]{1,3}", value):
+        return None
+    return "is not a UN/ECE Recommendation 20 unit code (e.g. C62, HUR, DAY, KGM)"
+
+
+def _means_code_problem(value: str) -> str | None:
+    if re.fullmatch(r"[0-9]{1,2}|ZZZ", value):
+        return None
+    return "is not a UNCL 4461 payment means code (e.g. 58 SEPA credit transfer, 30, 49)"
+
+
+def _country_problem(value: str) -> str | None:
+    if re.fullmatch(r"[A-Z]{2}", value):
+        return None
+    return "is not an ISO 3166-1 alpha-2 country code (e.g. DE, FR, US)"
+
+
+def _vat_id_problem(value: str) -> str | None:
+    # EN 16931 BR-CO-09: the VAT identifier starts with the ISO 3166-1 country prefix
+    # (Greece uses EL); the rest is the national number.
+    if re.fullmatch(r"[A-Z]{2}[A-Z0-9+*]{2,13}", value):
+        return None
+    return "is not a VAT identifier: expected a country prefix and the number (DE123456789)"
+
+
 @checked
 @attrs.frozen(kw_only=True)
 class LineItem:
@@ -106,11 +148,29 @@ class LineItem:
         description: what was sold.
         quantity: how many (0 or more; fractions allowed).
         unit_price: price of one unit in the invoice currency.
+        tax_category: e-invoices: the line's VAT category (UNCL 5305): ``S`` standard
+            (default when a rate above 0 applies), ``Z`` zero rated, ``E`` exempt, ``AE``
+            reverse charge, ``K`` intra-community supply, ``G`` export, ``O`` outside the
+            scope of VAT, ``L``/``M`` Canary Islands and Ceuta/Melilla taxes.
+        tax_rate: the line's rate in percent, when it differs from the invoice's
+            ``tax_rate``.
+        tax_exemption_reason: why an ``E``, ``AE``, ``K``, ``G`` or ``O`` line carries no VAT
+            (printed in the e-invoice's VAT breakdown).
+        unit_code: e-invoices: the unit of the quantity, a UN/ECE Recommendation 20 code
+            (``C62`` one, the default; ``HUR`` hour, ``DAY``, ``KGM``, ``MTR``...).
     """
 
     description: str | None = _text(1_000)
     quantity: float = attrs.field(default=1.0, validator=v.in_range(0, 1e9))
     unit_price: float = attrs.field(validator=v.in_range(-1e12, 1e12))
+    tax_category: str | None = attrs.field(
+        default=None, converter=_upper, validator=v.optional(v.choice(TAX_CATEGORIES))
+    )
+    tax_rate: float | None = attrs.field(default=None, validator=v.optional(v.in_range(0, 100)))
+    tax_exemption_reason: str | None = _text(1_000)
+    unit_code: str | None = attrs.field(
+        default=None, converter=_upper, validator=v.optional(v.passes(_unit_code_problem))
+    )
 
 
 @checked
@@ -125,6 +185,9 @@ class PaymentDetails:
             is printed in groups of four.
         bic: the bank's BIC (SWIFT code), 8 or 11 characters.
         reference: what the payer should quote with the transfer (e.g. the invoice number).
+        means_code: e-invoices: how payment is made (UNCL 4461): ``58`` SEPA credit
+            transfer (the default with an IBAN), ``30`` credit transfer, ``49`` direct
+            debit, ``48`` card, ``10`` cash, ``1`` not defined (the default otherwise).
     """
 
     account_holder: str | None = _text(300)
@@ -138,6 +201,46 @@ class PaymentDetails:
         validator=v.optional(attrs.validators.and_(v.max_length(32), v.passes(bic_problem))),
     )
     reference: str | None = _text(300)
+    means_code: str | None = attrs.field(
+        default=None, validator=v.optional(v.passes(_means_code_problem))
+    )
+
+
+@checked
+@attrs.frozen(kw_only=True)
+class Party:
+    """What an e-invoice states about the seller or the buyer beyond the printed name and
+    address (EN 16931 BG-4/BG-7).
+
+    Attributes:
+        street: the street line of the postal address (BT-35/BT-50).
+        city: the city (BT-37/BT-52).
+        postcode: the post code (BT-38/BT-53).
+        country: ISO 3166-1 alpha-2 country code (BT-40/BT-55), required for e-invoices.
+        vat_id: the VAT identifier with its country prefix (BT-31/BT-48), e.g. DE123456789.
+        tax_registration: a tax number other than the VAT id (BT-32), e.g. a German
+            Steuernummer; a seller needs a VAT id or this.
+        contact_name: a contact person (BT-41; XRechnung requires the seller's).
+        phone: the contact's telephone (BT-42; XRechnung requires the seller's).
+        email: the contact's e-mail (BT-43); the seller's falls back to ``company_email``.
+        electronic_address: the party's electronic address (BT-34/BT-49, an e-mail scheme
+            ``EM``); XRechnung requires both; falls back to the party's e-mail.
+    """
+
+    street: str | None = _text(300)
+    city: str | None = _text(200)
+    postcode: str | None = _text(50)
+    country: str | None = attrs.field(
+        default=None, converter=_upper, validator=v.optional(v.passes(_country_problem))
+    )
+    vat_id: str | None = attrs.field(
+        default=None, converter=_compact, validator=v.optional(v.passes(_vat_id_problem))
+    )
+    tax_registration: str | None = _text(100)
+    contact_name: str | None = _text(300)
+    phone: str | None = _text(100)
+    email: str | None = _text(300)
+    electronic_address: str | None = _text(300)
 
 
 @checked
@@ -163,6 +266,13 @@ class InvoiceData:
         notes: free text printed under the totals.
         payment: bank details printed with the totals (only the fields given).
         brand_color: accent colour.
+        seller: e-invoices: the seller's country, VAT id, structured address and contact
+            (see :class:`Party`); the VAT id is printed under the seller's address.
+        buyer: e-invoices: the same for the buyer.
+        buyer_reference: the buyer's reference (BT-10; XRechnung's Leitweg-ID); printed.
+
+    Fields only e-invoices need are checked only when the request asks for one
+    (``einvoice``): a plain invoice stays as free as before.
 
     In a currency without a minor unit (JPY, KRW...), unit prices and the discount must be
     whole amounts: ``30000.5`` JPY is refused rather than printed as ``¥30,000.5`` (a form
@@ -202,6 +312,9 @@ class InvoiceData:
     notes: str | None = _text(5_000)
     payment: PaymentDetails | None = None
     brand_color: str | None = _color()
+    seller: Party | None = None
+    buyer: Party | None = None
+    buyer_reference: str | None = _text(200)
 
     def __attrs_post_init__(self) -> None:
         if currency_digits(self.currency) > 0:
@@ -472,6 +585,16 @@ class PdfRequest:
             (default true); the library ignores it.
         strict: refuse (rather than warn about) a ``data`` field the template does not
             display (default false).
+        einvoice: invoices only: also write the invoice as an EN 16931 e-invoice,
+            ``factur-x`` or ``zugferd`` (a PDF/A-3b carrying the CII XML), ``xrechnung``
+            (XRechnung 3.0, CII syntax) or ``ubl`` (UBL 2.1): these two answer with the XML
+            itself unless ``einvoice_embed``. The fields an e-invoice needs are then
+            required (see :class:`InvoiceData`), and the XML is checked against its XSD and
+            the EN 16931 Schematron before it is returned.
+        einvoice_profile: the profile: ``en16931`` (default) or ``extended`` for factur-x
+            and zugferd, ``xrechnung`` for zugferd, xrechnung (its only one) and ubl.
+        einvoice_embed: xrechnung and ubl: answer with the PDF/A-3b carrying the XML instead
+            of the XML.
 
     A report needs a title or a section and a letter a body or a subject: without them the
     page would be blank, so the request is refused naming the field.
@@ -492,8 +615,14 @@ class PdfRequest:
     locale: str = attrs.field(default=DEFAULT_LOCALE, validator=v.locale_tag())
     cache: bool = True
     strict: bool = False
+    einvoice: str | None = attrs.field(
+        default=None, validator=v.optional(v.choice(EINVOICE_FORMATS))
+    )
+    einvoice_profile: str | None = attrs.field(default=None, converter=_lower)
+    einvoice_embed: bool = False
 
     def __attrs_post_init__(self) -> None:
+        self._check_einvoice()
         if self.kind == "custom":
             if not (self.document_html and self.document_html.strip()):
                 raise InvalidRequestError.single(
@@ -511,6 +640,41 @@ class PdfRequest:
         rule = _CONTENT_RULES.get(self.kind)
         if rule is not None and not _has_content(self.data, rule[0]):
             raise InvalidRequestError.single(rule[1], rule[2], missing=True)
+
+    def _check_einvoice(self) -> None:
+        if self.einvoice is None:
+            for name in ("einvoice_profile", "einvoice_embed"):
+                if getattr(self, name):
+                    raise InvalidRequestError.single(name, "is only valid with einvoice")
+            return
+        if self.kind != "invoice":
+            raise InvalidRequestError.single("einvoice", "is only valid with the invoice template")
+        profiles = EINVOICE_FORMATS[self.einvoice]
+        if self.einvoice_profile is not None and self.einvoice_profile not in profiles:
+            names = ", ".join(profiles)
+            msg = f"{self.einvoice} supports the profiles {names}"
+            raise InvalidRequestError.single("einvoice_profile", msg)
+        if self.einvoice_embed and self.einvoice in ("factur-x", "zugferd"):
+            raise InvalidRequestError.single(
+                "einvoice_embed", f"{self.einvoice} is always embedded in the PDF"
+            )
+        # A lazy import: the rules price the invoice with the template's calculation.
+        from renderkit.pdf._einvoice_rules import einvoice_problems
+
+        errors = einvoice_problems(self.data, self.einvoice_profile_info)
+        if errors:
+            raise InvalidRequestError(errors)
+
+    @property
+    def einvoice_profile_info(self) -> EInvoiceProfile:
+        """The e-invoice profile asked for (the format's default when none is named).
+
+        Raises:
+            KeyError: no e-invoice was asked for.
+        """
+        if self.einvoice is None:
+            raise KeyError("einvoice")
+        return profile_of(self.einvoice, self.einvoice_profile)
 
     @property
     def ignored_fields(self) -> tuple[FieldError, ...]:
@@ -592,7 +756,7 @@ class PdfResult(FileResult):
 
     Attributes:
         content: the PDF file.
-        pages: the exact page count, read from the file.
+        pages: the exact page count, read from the file (0 for an e-invoice answered as XML).
         page_size: A4, Letter, Legal or A3.
         landscape: whether pages are landscape.
         template: the template name as requested.
@@ -601,6 +765,12 @@ class PdfResult(FileResult):
         key, url: where the file was stored, when a storage backend was given.
         warnings: ``data`` fields the template does not display, one line each (see
             :attr:`PdfRequest.warnings`).
+        format: ``pdf``, or ``xml`` for an XRechnung or UBL e-invoice answered as its XML.
+        einvoice: the e-invoice format written (``factur-x``...), None without one.
+        einvoice_profile: its profile (``en16931``...).
+        einvoice_checks: the checks the XML passed: ``xsd``, ``schematron-en16931`` or
+            ``schematron-extended``, and ``xrechnung-br-de`` (see :mod:`renderkit.pdf.einvoice`).
+        einvoice_xml: the XML, also when it is embedded in the PDF.
     """
 
     content: bytes = attrs.field(repr=False)
@@ -614,11 +784,15 @@ class PdfResult(FileResult):
     key: str | None = None
     url: str | None = None
     warnings: tuple[str, ...] = ()
-    format: str = attrs.field(default="pdf", init=False)
+    format: str = attrs.field(default="pdf", validator=v.choice(("pdf", "xml")))
+    einvoice: str | None = None
+    einvoice_profile: str | None = None
+    einvoice_checks: tuple[str, ...] = ()
+    einvoice_xml: bytes | None = attrs.field(default=None, repr=False)
 
-    def _repr_png_(self) -> bytes:
+    def _repr_png_(self) -> bytes | None:
         # Jupyter: show the first page.
-        return _first_page_png(self.content)
+        return _first_page_png(self.content) if self.format == "pdf" else None
 
 
 @functools.lru_cache(maxsize=8)

@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import anyio.to_thread
 import attrs
 import pypdfium2
 from pypdf import PdfReader, PdfWriter
@@ -17,8 +18,10 @@ from renderkit.core.converter import structure
 from renderkit.core.errors import InvalidRequestError, RenderError
 from renderkit.core.pdfium import page_count
 from renderkit.core.shell import script_font_face_css, shell_head
-from renderkit.pdf._models import MARGINS, PAGE_SIZES, PdfRequest, PdfResult
+from renderkit.pdf._einvoice_profiles import DEFAULT_PROFILE
+from renderkit.pdf._models import MARGINS, PAGE_SIZES, InvoiceData, PdfRequest, PdfResult
 from renderkit.pdf._templates import pdf_css, render_document
+from renderkit.pdf.einvoice import ValidationReport, pdfa3_with_xml, write_einvoice
 from renderkit.storage import Storage
 from renderkit.storage.files import attach_storage
 
@@ -53,14 +56,19 @@ async def render_pdf(
 
     Returns:
         The PDF with its exact page count (read from the file), page size and orientation,
-        and a warning for each ``data`` field the template does not display.
+        and a warning for each ``data`` field the template does not display. With
+        ``einvoice``: Factur-X and ZUGFeRD give a PDF/A-3b carrying the XML; XRechnung and
+        UBL give the XML itself (``format`` ``xml``) unless ``einvoice_embed``; either way
+        the result names the format, the profile and the checks the XML passed.
 
     Raises:
         InvalidRequestError: a field is missing or invalid, a report or letter would print
             a blank page, a strict request has a field the template does not display, an
             image in the data failed to
             load (the error names the field, e.g. ``data.company_logo``), or the document has
-            more than ``max_pages`` pages (naming ``html``, or ``data`` for templates).
+            more than ``max_pages`` pages (naming ``html``, or ``data`` for templates), or
+            an e-invoice lacks a field it needs (``data.seller.vat_id``...) or would break
+            an EN 16931 rule.
         BlockedUrlError: an image or the custom HTML points at a disallowed address.
         RenderTimeoutError: the render exceeded the browser's time limit.
         BrowserBusyError: the browser's queue is full.
@@ -68,6 +76,16 @@ async def render_pdf(
         StorageError: storing the file failed.
     """
     req = request if isinstance(request, PdfRequest) else structure(request, PdfRequest)
+    einvoice: tuple[bytes, ValidationReport] | None = None
+    if req.einvoice is not None:
+        # Written and checked before the browser works: a refused invoice costs no render.
+        assert isinstance(req.data, InvoiceData)  # einvoice is only valid with invoices
+        einvoice = await anyio.to_thread.run_sync(
+            write_einvoice, req.data, req.einvoice_profile_info
+        )
+        if not (req.einvoice_profile_info.embedded or req.einvoice_embed):
+            # XRechnung and UBL answer with the XML: nothing is printed.
+            return await attach_storage(_xml_result(req, *einvoice), storage, kind="pdfs")
     width, height = PAGE_SIZES[req.page_size]
     landscape = req.effective_landscape
 
@@ -105,16 +123,58 @@ async def render_pdf(
         field = "html" if req.kind == "custom" else "data"
         msg = f"the document has more than {max_pages} pages"
         raise InvalidRequestError.single(field, msg)
+    facts: dict[str, Any] = {}
+    if einvoice is not None:
+        xml, report = einvoice
+        content = await anyio.to_thread.run_sync(
+            functools.partial(
+                pdfa3_with_xml,
+                content,
+                xml,
+                level=req.einvoice_profile_info.level,
+                title=title,
+                author=author,
+                subject=subject,
+                lang=req.locale,
+            )
+        )
+        facts = _einvoice_facts(req, xml, report)
+    filename = req.suggested_filename
     result = PdfResult(
         content=content,
         pages=pages,
         page_size=req.page_size,
         landscape=landscape,
         template=req.template,
-        filename=req.suggested_filename,
+        filename=filename,
         warnings=req.warnings,
+        **facts,
     )
     return await attach_storage(result, storage, kind="pdfs")
+
+
+def _einvoice_facts(req: PdfRequest, xml: bytes, report: ValidationReport) -> dict[str, Any]:
+    assert req.einvoice is not None
+    return {
+        "einvoice": req.einvoice,
+        "einvoice_profile": req.einvoice_profile or DEFAULT_PROFILE[req.einvoice],
+        "einvoice_checks": report.checks,
+        "einvoice_xml": xml,
+    }
+
+
+def _xml_result(req: PdfRequest, xml: bytes, report: ValidationReport) -> PdfResult:
+    return PdfResult(
+        content=xml,
+        pages=0,
+        page_size=req.page_size,
+        landscape=req.effective_landscape,
+        template=req.template,
+        filename=req.suggested_filename.removesuffix(".pdf") + ".xml",
+        warnings=req.warnings,
+        format="xml",
+        **_einvoice_facts(req, xml, report),
+    )
 
 
 async def finish_pdf(

@@ -56,14 +56,17 @@ __all__ = [
     "NAME_STYLES",
     "TEMPLATES",
     "TEMPLATE_FIELDS",
+    "ZERO_RATED",
     "DocumentFields",
     "InvoiceLine",
     "InvoiceTotals",
     "RenderedDocument",
+    "TaxSubtotal",
     "brand_palette",
     "format_document_date",
     "format_money",
     "invoice_totals",
+    "iso_date",
     "paragraphs",
     "pdf_css",
     "render_document",
@@ -114,7 +117,7 @@ TEMPLATE_FIELDS: Mapping[str, DocumentFields] = {
     "invoice": _shown(
         "company_name company_address company_email company_logo client_name client_address"
         " client_email invoice_number invoice_date due_date currency line_items tax_rate"
-        " discount notes payment brand_color",
+        " discount notes payment brand_color seller buyer buyer_reference",
         discount="line_items",
     ),
     "certificate": _shown(
@@ -204,7 +207,8 @@ def _address(text: object) -> list[str]:
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
 
-def _iso_date(text: str | None) -> dt.date | None:
+def iso_date(text: str | None) -> dt.date | None:
+    """The date of an ISO ``YYYY-MM-DD`` text, else None."""
     if text is None or not (match := _ISO_DATE.fullmatch(text)):
         return None
     try:
@@ -221,7 +225,7 @@ def format_document_date(value: object, locale: str = DEFAULT_LOCALE) -> str | N
     ``de`` and ``2026年11月22日`` in ``ja``.
     """
     text = _clean(value)
-    date = _iso_date(text)
+    date = iso_date(text)
     if date is None:
         return text
     loc = document_locale(locale)
@@ -273,6 +277,29 @@ class InvoiceLine:
     unit_price: Decimal
     total: Decimal
     """quantity x unit price, rounded half-up to the currency's minor unit."""
+    tax_category: str | None = None
+    """The line's VAT category code (UNCL 5305: S, Z, E, AE, K, G, O...), when given."""
+    tax_rate: Decimal | None = None
+    """The line's rate in percent: its own, else the invoice's (None when neither is given)."""
+    exemption_reason: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class TaxSubtotal:
+    """The tax of the lines that share a category and a rate (an EN 16931 VAT breakdown,
+    BG-23): the discount's share is taken off their sum before the tax is computed."""
+
+    category: str | None
+    rate: Decimal | None
+    lines_total: Decimal
+    """The sum of the group's line totals."""
+    discount: Decimal
+    """The group's share of the invoice discount."""
+    basis: Decimal
+    """lines_total - discount: what the tax is taken of (BT-116)."""
+    tax: Decimal
+    """basis x rate / 100, rounded half-up (BT-117)."""
+    exemption_reason: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -290,6 +317,16 @@ class InvoiceTotals:
     """Percent, as given (None when there is no tax)."""
     tax: Decimal
     total: Decimal
+    taxes: tuple[TaxSubtotal, ...] = ()
+    """One entry per (category, rate) in the order first met; their taxes sum to ``tax``."""
+
+
+#: VAT categories that charge no VAT: a line of one takes rate 0, not the invoice's rate.
+ZERO_RATED = frozenset({"Z", "E", "AE", "K", "G", "O"})
+
+
+def _optional_decimal(value: object, field: str) -> Decimal | None:
+    return None if value is None else _decimal(value, field)
 
 
 def invoice_totals(
@@ -299,14 +336,20 @@ def invoice_totals(
     tax_rate: float | None,
     discount: float | None,
 ) -> InvoiceTotals:
-    """Price an invoice with exact decimal arithmetic.
+    """Price an invoice with exact decimal arithmetic: the one calculation both the printed
+    page and the e-invoice XML use.
 
     Each line total is quantity x unit price rounded half-up to the currency's minor unit
     (from babel: USD 2 digits, JPY 0, BHD 3); the subtotal is their sum; the discount is
-    capped at the subtotal (and at zero); tax is (subtotal - discount) x rate / 100 rounded
-    half-up; total = subtotal - discount + tax. Floats are converted through ``str`` so 0.335
-    stays 0.335. Line items are mappings (or objects) with ``description``, ``quantity``
-    (default 1) and ``unit_price`` (default 0).
+    capped at the subtotal (and at zero). Lines are grouped by tax category and rate (a
+    line's own ``tax_rate``, else the invoice's): the discount is shared among the groups in
+    proportion to their totals (rounded; the last group takes the remainder), and each
+    group's tax is (group total - its discount share) x rate / 100 rounded half-up, as EN
+    16931 rounds tax per category on the sum, never per line. tax is the groups' sum and
+    total = subtotal - discount + tax. With one rate this is (subtotal - discount) x rate.
+    Floats are converted through ``str`` so 0.335 stays 0.335. Line items are mappings (or
+    objects) with ``description``, ``quantity`` (default 1), ``unit_price`` (default 0) and
+    optionally ``tax_category``, ``tax_rate`` and ``tax_exemption_reason``.
 
     Raises:
         ValueError: for an unknown currency code or a value that is not a finite number.
@@ -318,25 +361,33 @@ def invoice_totals(
     def money(amount: Decimal) -> Decimal:
         return amount.quantize(quantum, rounding=ROUND_HALF_UP)
 
+    rate = None if tax_rate is None else _decimal(tax_rate, "tax_rate")
     lines = []
     for index, item in enumerate(line_items):
         raw_quantity = _get(item, "quantity")
         raw_price = _get(item, "unit_price")
         quantity = _decimal(1 if raw_quantity is None else raw_quantity, f"line_items[{index}]")
         unit_price = _decimal(0 if raw_price is None else raw_price, f"line_items[{index}]")
+        own_rate = _optional_decimal(_get(item, "tax_rate"), f"line_items[{index}]")
+        category = _clean(_get(item, "tax_category"))
+        if own_rate is None and category in ZERO_RATED:
+            own_rate = Decimal(0)
         lines.append(
             InvoiceLine(
                 description=_clean(_get(item, "description")),
                 quantity=quantity,
                 unit_price=unit_price,
                 total=money(quantity * unit_price),
+                tax_category=category,
+                tax_rate=own_rate if own_rate is not None else rate,
+                exemption_reason=_clean(_get(item, "tax_exemption_reason")),
             )
         )
     subtotal = money(sum((line.total for line in lines), Decimal(0)))
     applied = Decimal(0) if discount is None else money(_decimal(discount, "discount"))
     applied = max(Decimal(0), min(applied, subtotal))
-    rate = None if tax_rate is None else _decimal(tax_rate, "tax_rate")
-    tax = money((subtotal - applied) * rate / 100) if rate else money(Decimal(0))
+    taxes = _tax_subtotals(lines, subtotal, applied, money)
+    tax = money(sum((group.tax for group in taxes), Decimal(0)))
     return InvoiceTotals(
         currency=code,
         precision=precision,
@@ -346,7 +397,48 @@ def invoice_totals(
         tax_rate=rate,
         tax=tax,
         total=money(subtotal - applied + tax),
+        taxes=taxes,
     )
+
+
+def _tax_subtotals(
+    lines: Sequence[InvoiceLine],
+    subtotal: Decimal,
+    discount: Decimal,
+    money: Any,
+) -> tuple[TaxSubtotal, ...]:
+    groups: dict[tuple[str | None, Decimal | None], list[InvoiceLine]] = {}
+    for line in lines:
+        # 19 and 19.0 are one rate: the key is the normalised number.
+        key_rate = None if line.tax_rate is None else line.tax_rate.normalize()
+        groups.setdefault((line.tax_category, key_rate), []).append(line)
+    out: list[TaxSubtotal] = []
+    left = discount
+    for index, ((category, rate), members) in enumerate(groups.items()):
+        lines_total = money(sum((m.total for m in members), Decimal(0)))
+        if index == len(groups) - 1:
+            share = left
+        elif subtotal:
+            share = min(left, money(discount * lines_total / subtotal))
+        else:
+            share = Decimal(0)
+        left -= share
+        basis = lines_total - share
+        tax = money(basis * rate / 100) if rate else money(Decimal(0))
+        out.append(
+            TaxSubtotal(
+                category=category,
+                rate=members[0].tax_rate,
+                lines_total=lines_total,
+                discount=share,
+                basis=basis,
+                tax=tax,
+                exemption_reason=next(
+                    (m.exemption_reason for m in members if m.exemption_reason), None
+                ),
+            )
+        )
+    return tuple(out)
 
 
 def format_money(
@@ -504,6 +596,14 @@ def _payment(raw: object) -> dict[str, str | None] | None:
     return fields if any(fields.values()) else None
 
 
+def _party_address(party: object) -> list[str]:
+    """An e-invoice party's structured address as printed lines (when no address text is
+    given): street, then postcode and city, then the country code."""
+    place = " ".join(p for p in (_clean(_get(party, "postcode")), _clean(_get(party, "city"))) if p)
+    lines = [_clean(_get(party, "street")), place, _clean(_get(party, "country"))]
+    return [line for line in lines if line] if party is not None else []
+
+
 def _invoice(data: Mapping[str, Any], loc: DocumentLocale) -> RenderedDocument:
     d = _fields(
         data,
@@ -541,24 +641,41 @@ def _invoice(data: Mapping[str, Any], loc: DocumentLocale) -> RenderedDocument:
         "tax_rate": _percent(totals.tax_rate, loc.babel) if totals.tax_rate else None,
         "total": money(totals.total),
     }
+    # One row per rate charged (lines may carry their own rates); none without tax.
+    taxes = [
+        {
+            "label": labels["tax"].format(rate=_percent(group.rate, loc.babel)),
+            "amount": money(group.tax),
+        }
+        for group in totals.taxes
+        if group.rate
+    ]
+    if not taxes and totals.tax_rate:
+        # A rate with nothing to tax yet still prints its row (at zero).
+        rate = _percent(totals.tax_rate, loc.babel)
+        taxes = [{"label": labels["tax"].format(rate=rate), "amount": money(totals.tax)}]
     due_date = format_document_date(d["due_date"], tag)
     notes = paragraphs(data.get("notes"))
     body = _render(
         "invoice",
         loc,
         d=d,
-        company_address=_address(d["company_address"]),
-        client_address=_address(d["client_address"]),
+        company_address=_address(d["company_address"]) or _party_address(data.get("seller")),
+        client_address=_address(d["client_address"]) or _party_address(data.get("buyer")),
         invoice_date=format_document_date(d["invoice_date"], tag),
         due_date=due_date,
         due_by=labels["due_by"].format(date=due_date)
-        if _iso_date(d["due_date"]) is not None
+        if iso_date(d["due_date"]) is not None
         else None,
         currency=code,
         items=items[: len(items) - tail],
         tail_items=items[len(items) - tail :],
         money=sums,
         tax_label=labels["tax"].format(rate=sums["tax_rate"]) if sums["tax_rate"] else None,
+        taxes=taxes,
+        seller_vat_id=_clean(_get(data.get("seller"), "vat_id")),
+        buyer_vat_id=_clean(_get(data.get("buyer"), "vat_id")),
+        buyer_reference=_clean(data.get("buyer_reference")),
         payment=_payment(data.get("payment")),
         notes=notes,
         notes_with_totals=_printed_lines(notes) <= _NOTES_WITH_TOTALS,
