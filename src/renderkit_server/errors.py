@@ -192,8 +192,15 @@ def _closest_path(request: Request[Any, Any, Any]) -> str | None:
         for route in request.app.routes
         if route.path.startswith(prefix) and "{" not in route.path
     ]
-    matches = difflib.get_close_matches(path, known, n=1, cutoff=0.6)
-    return matches[0] if matches else None
+    # The closest by difflib's ratio; of equally close paths the app's first (the operations
+    # table's order: /api/pdf suggests pdf-gen, not pdf-ops), where get_close_matches would
+    # take the alphabetically last.
+    best, best_score = None, 0.6
+    for candidate in known:
+        score = difflib.SequenceMatcher(None, candidate, path).ratio()
+        if score > best_score or (best is None and score == best_score):
+            best, best_score = candidate, score
+    return best
 
 
 def exception_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
