@@ -5,9 +5,9 @@ for the screenshot tool), installs Node 22, `@modelcontextprotocol/inspector` an
 `@modelcontextprotocol/conformance` under .tools/ when missing (from the npm registry; npm
 itself comes from apt-get when absent), then runs:
 
-- Inspector CLI: tools/list in the legacy and auto protocol eras, tools/list --strict,
-  tools/call of every tool with a key (each must succeed) and without one (exit 5, a tool
-  error), and the produced files are downloaded;
+- Inspector CLI: tools/list in the legacy, auto and modern protocol eras (every tool
+  listed), tools/list --strict, tools/call of every tool with a key (each must succeed)
+  and without one (exit 5, a tool error), and the produced files are downloaded;
 - conformance: the server scenarios that apply to a server with its own tools
   (server-initialize, ping, tools-list, server-session-lifecycle, dns-rebinding-protection,
   server-sse-multiple-streams; server-stateless and caching for 2026-07-28) at every revision
@@ -187,6 +187,17 @@ def main() -> int:
     return 0 if not failed else 1
 
 
+#: Every tool the endpoint lists: the production operations and the PDF page operations.
+_TOOLS = (
+    "generate_image",
+    "generate_pdf",
+    "generate_audio",
+    "take_screenshot",
+    "parse_document",
+    "edit_pdf",
+)
+
+
 def _run_inspector(
     checks: Checks, tools: dict[str, Path], env: dict[str, str], url: str, key: str, page_url: str
 ) -> None:
@@ -197,7 +208,7 @@ def _run_inspector(
             names = [tool["name"] for tool in json.loads(listed.stdout)["tools"]]
         checks.add(
             f"inspector tools/list ({era})",
-            len(names) == 5,
+            sorted(names) == sorted(_TOOLS),
             ", ".join(names) or listed.stderr[-300:],
         )
     strict = _inspector(tools, env, url, "--method", "tools/list", "--strict")
@@ -226,6 +237,7 @@ def _run_inspector(
         "generate_audio": {"script": "Hello from the MCP Inspector.", "format": "wav"},
         "take_screenshot": {"url": page_url},
         "parse_document": {"file": pdf_b64, "mimeType": "application/pdf"},
+        "edit_pdf": {"files": [{"file": pdf_b64}], "watermark": {"text": "INSPECTED"}},
     }
     for era in ("legacy", "auto", "modern"):
         for tool, arguments in calls.items():
