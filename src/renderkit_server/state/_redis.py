@@ -16,6 +16,7 @@ from renderkit import ConfigurationError, MissingDependencyError, StorageUnavail
 
 try:
     import redis.asyncio
+    import redis.backoff
     import redis.exceptions
 except ImportError as exc:  # pragma: no cover - only without the redis package
     msg = "shared state on Redis needs the redis package: pip install 'redis>=5'"
@@ -27,6 +28,15 @@ __all__ = ["RedisTextMap", "connect", "redis_errors"]
 def connect(url: str, *, timeout: float = 5.0) -> redis.asyncio.Redis:
     """A client for ``url``; no connection is made until the first command.
 
+    A command whose connection breaks is sent once more on a new connection, at once:
+    after a restart or failover the pool still holds connections the server closed, and it
+    cannot tell a reset one from a live one, so without the retry each of them would fail
+    one caller's request after the server is back. A second attempt is safe because the
+    scripts that must not run twice guard themselves: a charge is recorded once per charge
+    id, and a job claim whose answer was lost runs out its lease and is queued again.
+    Timeouts are not retried: a slow server would only be asked twice, and a refused
+    connection is refused again at once.
+
     Args:
         url: a ``redis://``, ``rediss://`` or ``unix://`` URL.
         timeout: socket connect and read timeout in seconds.
@@ -36,7 +46,11 @@ def connect(url: str, *, timeout: float = 5.0) -> redis.asyncio.Redis:
     """
     try:
         return redis.asyncio.Redis.from_url(
-            url, socket_timeout=timeout, socket_connect_timeout=timeout
+            url,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            retry=redis.asyncio.retry.Retry(redis.backoff.NoBackoff(), 1),
+            retry_on_error=[redis.exceptions.ConnectionError],
         )
     except ValueError as exc:
         msg = "RENDERKIT_REDIS_URL is malformed"
