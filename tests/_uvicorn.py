@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -45,7 +46,26 @@ async def served_app(app: Litestar, *, timeout: float = 60) -> AsyncIterator[htt
             yield client
     finally:
         server.should_exit = True
-        await task
+        await _stopped(task)
+
+
+async def _stopped(task: asyncio.Task[None], *, within: float = 60) -> None:
+    """Wait for the server's task to end; a shutdown that hangs fails with every task's stack.
+
+    A hung lifespan shutdown (a background loop that ignores its cancellation, a wait with
+    no timeout) would otherwise stall the whole test run with the event loop idle.
+    """
+    done, _ = await asyncio.wait({task}, timeout=within)
+    if task in done:
+        task.result()
+        return
+    stacks = io.StringIO()
+    for other in asyncio.all_tasks():
+        if other is not asyncio.current_task():
+            other.print_stack(limit=12, file=stacks)
+    task.cancel()
+    msg = f"the app did not shut down within {within} s; tasks still waiting:\n{stacks.getvalue()}"
+    raise AssertionError(msg)
 
 
 @contextlib.contextmanager

@@ -22,7 +22,7 @@ except ImportError as exc:  # pragma: no cover - only without the redis package
     msg = "shared state on Redis needs the redis package: pip install 'redis>=5'"
     raise MissingDependencyError(msg) from exc
 
-__all__ = ["RedisTextMap", "connect", "redis_errors"]
+__all__ = ["RedisTextMap", "connect", "raise_pending_cancellation", "redis_errors"]
 
 
 def connect(url: str, *, timeout: float = 5.0) -> redis.asyncio.Redis:
@@ -75,6 +75,12 @@ def redis_errors(what: str) -> Iterator[None]:
     except redis.exceptions.RedisError as exc:
         msg = f"the {what} is unavailable ({type(exc).__name__})"
         raise StorageUnavailableError(msg) from exc
+    raise_pending_cancellation()
+
+
+def raise_pending_cancellation() -> None:
+    """Raise the current task's cancellation if a Redis call returned over it (see
+    :func:`redis_errors`); call it after every Redis call outside ``redis_errors``."""
     task = asyncio.current_task()
     if task is not None and task.cancelling():
         raise asyncio.CancelledError

@@ -46,6 +46,9 @@ return 1
 _BACKOFF = (0.1, 0.2, 0.5, 1.0)
 
 
+_CLOSE_SECONDS = 5.0
+
+
 class RedisRevocationStore:
     """Revocation thresholds in a Redis hash, announced on a channel.
 
@@ -97,19 +100,25 @@ class RedisRevocationStore:
     ) -> None:
         pubsub = self._client.pubsub(ignore_subscribe_messages=True)
         try:
-            await pubsub.subscribe(self._key)
+            with redis_errors(_WHAT):
+                await pubsub.subscribe(self._key)
             await on_connected()
             while True:
                 # A bounded wait rather than listen(): that would hit the client's socket
-                # timeout on a quiet channel and look like a failure.
-                message = await pubsub.get_message(timeout=1.0)
+                # timeout on a quiet channel and look like a failure. redis_errors raises a
+                # cancellation the wait swallowed (its own timeout racing the shutdown's
+                # cancel): this loop would otherwise poll for ever and hang the shutdown.
+                with redis_errors(_WHAT):
+                    message = await pubsub.get_message(timeout=1.0)
                 if message is None or message.get("type") != "message":
                     continue
                 key_id, _, before = _text(message["data"]).rpartition(" ")
                 if before.isdigit():
                     on_revoked(key_id, int(before))
         finally:
-            with anyio.CancelScope(shield=True):
+            # Shielded so a cancelled feed still returns its connection, bounded so a
+            # server that stopped answering cannot hold the shutdown.
+            with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_SECONDS):
                 await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves it untyped
 
     async def aclose(self) -> None:

@@ -36,7 +36,7 @@ import redis.asyncio
 import redis.exceptions
 
 from renderkit import ConfigurationError
-from renderkit_server.state._redis import connect
+from renderkit_server.state._redis import connect, raise_pending_cancellation
 from renderkit_server.state.usage.base import (
     Lease,
     Reservation,
@@ -428,6 +428,9 @@ class RedisUsageStore:
             # redis-py messages can name the host and port; the class name is enough here
             # and can never leak the URL's password.
             raise store_failure("redis", type(exc).__name__) from exc
+        # A request waiting for an in-flight slot polls this store; a cancellation redis-py
+        # swallowed would keep it polling after its client left or the server stopped.
+        raise_pending_cancellation()
 
 
 def _limit_arg(limit: int | None) -> str | int:
