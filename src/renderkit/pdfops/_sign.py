@@ -16,7 +16,7 @@ B-LTA (revocation data and document time stamps) are not offered.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import anyio.to_thread
 import attrs
@@ -47,7 +47,9 @@ class Signer:
             B-T, else B-B.
     """
 
-    _signer: SimpleSigner = attrs.field(repr=False, eq=False, alias="signer")
+    # A pyHanko SimpleSigner, typed loosely: servers introspect the attributes of what they
+    # inject, and pyHanko is an optional extra that may not be importable there.
+    _signer: object = attrs.field(repr=False, eq=False, alias="signer")
     timestamp_url: str | None = None
 
     @classmethod
@@ -97,14 +99,14 @@ class Signer:
     @property
     def subject(self) -> str:
         """The signing certificate's subject as readers show it (``Common Name: ...``)."""
-        cert = self._signer.signing_cert
+        cert = self.pyhanko_signer.signing_cert
         assert cert is not None  # both constructors set it
         return str(cert.subject.human_friendly)
 
     @property
     def pyhanko_signer(self) -> SimpleSigner:
         """The pyHanko signer this wraps (for :func:`sign_pdf`)."""
-        return self._signer
+        return cast("SimpleSigner", self._signer)
 
 
 async def sign_pdf(
