@@ -239,3 +239,19 @@ async def test_a_bad_signature_field_name_is_refused(name: str) -> None:
             sign={"field_name": name},  # type: ignore[arg-type]
         )
     assert caught.value.errors[0].field.startswith("sign")
+
+
+async def test_an_input_signed_already_is_re_signed_only_under_another_field_name(
+    credentials: Credentials, signer: Signer
+) -> None:
+    signed = await sign_pdf(THREE, signer)
+    with pytest.raises(InvalidRequestError) as caught:
+        await pdf_ops({"files": [{"file": b64(signed)}], "sign": {}}, signer=signer)
+    assert caught.value.errors[0].field == "sign.field_name"
+    again = await pdf_ops(
+        {"files": [{"file": b64(signed)}], "sign": {"field_name": "Second"}}, signer=signer
+    )
+    old, new = await validate(again.content, credentials)
+    # qpdf copied the input into a new file: its signature no longer matches, as documented.
+    assert not old.status.intact
+    _assert_whole_and_trusted(new.status)
