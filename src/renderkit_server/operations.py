@@ -33,7 +33,7 @@ from renderkit.browser import Browser, TenantAware, TenantClass
 from renderkit.core.media import MEDIA_TYPES
 from renderkit.core.times import isoformat_z
 from renderkit.parsing import DOCUMENT_TYPES
-from renderkit.pdfops import PdfOpsRequest, check_signer, pdf_ops
+from renderkit.pdfops import SIGNATURE_LEVELS, PdfOpsRequest, check_signer, pdf_ops
 from renderkit.speech.budget import check_budget
 from renderkit.storage import Storage
 from renderkit.storage.files import store_file
@@ -817,7 +817,7 @@ PDF_OPS = Operation(
     optional_fields={
         "signature_level": {
             "type": "string",
-            "enum": ["B-B", "B-T"],
+            "enum": list(SIGNATURE_LEVELS),
             "description": "The PAdES baseline level of the signatures (signed results only)",
         }
     },

@@ -94,7 +94,8 @@ class Signer:
     @property
     def level(self) -> str:
         """The PAdES baseline level of this signer's signatures (``B-B`` or ``B-T``)."""
-        return "B-T" if self.timestamp_url else "B-B"
+        basic, timestamped = SIGNATURE_LEVELS
+        return timestamped if self.timestamp_url else basic
 
     @property
     def subject(self) -> str:
