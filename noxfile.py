@@ -30,6 +30,7 @@ EXTRAS = {
     "s3": "s3",
     "audio": "audio",
     "neural-speech": "neural-speech",
+    "sign": "sign",
 }
 
 

@@ -4,7 +4,7 @@
 extra (from constraints.txt), so a module that imports a package only another extra brings
 fails here, where CI's `.[dev]` install would hide it:
 
-    python scripts/smoke_extras.py bare|server|server-redis|ocr|s3|audio|neural-speech \
+    python scripts/smoke_extras.py bare|server|server-redis|ocr|s3|audio|neural-speech|sign \
         [--moto-server PATH]
 
 Each check imports the extra's modules, runs `renderkit --help` and makes one real call:
@@ -13,7 +13,9 @@ loopback port and ask /api/health and the diagnostic (server-redis against a red
 started here, on another free loopback port); ocr reads a rendered card back with RapidOCR
 and Tesseract; s3 stores and reads back a file on a moto server (run from the project's dev
 venv, given by --moto-server, so moto's own packages stay out of the venv under test); audio
-and neural-speech speak an MP3 with espeak-ng and Kokoro. Only the standard library is
+and neural-speech speak an MP3 with espeak-ng and Kokoro; sign signs a PDF with
+`renderkit pdf-ops --sign-p12` (a key made here) and checks it with pyHanko's validator.
+Only the standard library is
 imported at the top: everything else is what the check is about.
 """
 
@@ -66,6 +68,7 @@ MODULES = {
     "s3": ("aioboto3", "renderkit.storage.s3"),
     "audio": ("av",),
     "neural-speech": ("onnxruntime", "numpy", "av", "renderkit.speech.kokoro"),
+    "sign": ("pyhanko", "pyhanko_certvalidator", "renderkit.pdfops._pades"),
 }
 
 
@@ -285,6 +288,63 @@ def check_neural_speech(work: Path, _: argparse.Namespace) -> None:
     speak(work, "--provider", "kokoro")
 
 
+def check_sign(work: Path, _: argparse.Namespace) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    import pikepdf
+    from asn1crypto import x509 as asn1_x509
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.serialization import pkcs12
+    from cryptography.x509.oid import NameOID
+    from pyhanko.pdf_utils.reader import PdfFileReader
+    from pyhanko.sign.validation import validate_pdf_signature
+    from pyhanko_certvalidator import ValidationContext
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "smoke signer")])
+    now = datetime.now(UTC)
+    usage = x509.KeyUsage(True, True, False, False, False, False, False, False, False)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(hours=1))
+        .not_valid_after(now + timedelta(days=1))
+        .add_extension(usage, critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    encryption = serialization.BestAvailableEncryption(b"smoke-pass")
+    (work / "me.p12").write_bytes(
+        pkcs12.serialize_key_and_certificates(b"me", key, cert, None, encryption)
+    )
+    (work / "pass").write_text("smoke-pass\n")
+    with pikepdf.new() as pdf:
+        pdf.add_blank_page()
+        pdf.save(work / "in.pdf")
+    out = work / "signed.pdf"
+    run(
+        RENDERKIT,
+        "pdf-ops",
+        str(work / "in.pdf"),
+        "--sign-p12",
+        str(work / "me.p12"),
+        "--sign-passphrase-file",
+        str(work / "pass"),
+        "-o",
+        str(out),
+    )
+    trusted = asn1_x509.Certificate.load(cert.public_bytes(serialization.Encoding.DER))
+    with out.open("rb") as handle:
+        signature = PdfFileReader(handle).embedded_signatures[0]
+        status = validate_pdf_signature(signature, ValidationContext(trust_roots=[trusted]))
+    if not status.bottom_line:
+        fail(f"the signed PDF does not validate: {status.pretty_print_details()[:500]}")
+
+
 CHECKS: dict[str, Callable[[Path, argparse.Namespace], None]] = {
     "bare": check_bare,
     "server": check_server,
@@ -293,6 +353,7 @@ CHECKS: dict[str, Callable[[Path, argparse.Namespace], None]] = {
     "s3": check_s3,
     "audio": check_audio,
     "neural-speech": check_neural_speech,
+    "sign": check_sign,
 }
 
 

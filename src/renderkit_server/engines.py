@@ -7,7 +7,7 @@ import attrs
 from renderkit.browser import Browser
 from renderkit.core.workers import WorkerPool
 from renderkit.parsing import Extractor, OcrEngine, ParseLimits, RapidOcr
-from renderkit.pdfops import PdfOpsLimits
+from renderkit.pdfops import PdfOpsLimits, Signer
 from renderkit.speech import SpeechProvider
 from renderkit_server.settings import Settings
 
@@ -57,6 +57,7 @@ class Engines:
         pdf_max_pages: the page cap of a rendered PDF or screenshot.
         parse_timeout: seconds a parse may take.
         pdfops_limits: the input bounds of a pdf-ops call (its time: ``parse_timeout``).
+        signer: the operator's signer of pdf-ops ``sign``; None: signing is not enabled.
         speech_timeout: seconds a synthesis may take; it also bounds the script's length
             (:func:`renderkit.speech.budget.check_budget`).
     """
@@ -71,6 +72,7 @@ class Engines:
     parse_timeout: float
     speech_timeout: float
     pdfops_limits: PdfOpsLimits = attrs.field(factory=PdfOpsLimits)
+    signer: Signer | None = None
 
     @property
     def ocr_tool(self) -> str:

@@ -154,6 +154,7 @@ EXAMPLES: dict[str, tuple[dict[str, Any] | None, dict[str, Any]]] = {
             "parts": [{"filename": "document.pdf", "pages": 3, "size_bytes": 48211}],
             "attachments": [],
             "encrypted": True,
+            "signed": False,
             "size_bytes": 48211,
             "cached": False,
             "credits_used": 2,

@@ -33,7 +33,7 @@ from renderkit.browser import Browser, TenantAware, TenantClass
 from renderkit.core.media import MEDIA_TYPES
 from renderkit.core.times import isoformat_z
 from renderkit.parsing import DOCUMENT_TYPES
-from renderkit.pdfops import PdfOpsRequest, pdf_ops
+from renderkit.pdfops import SIGNATURE_LEVELS, PdfOpsRequest, check_signer, pdf_ops
 from renderkit.speech.budget import check_budget
 from renderkit.storage import Storage
 from renderkit.storage.files import store_file
@@ -711,6 +711,7 @@ async def _run_pdf_ops(request: PdfOpsRequest, engines: Engines) -> Output:
                 browser=engines.browser,
                 limits=engines.pdfops_limits,
                 workers=engines.workers.pdf,
+                signer=engines.signer,
             )
     except TimeoutError:
         msg = f"the PDF operations took longer than {timeout:g} s; send fewer or smaller PDFs"
@@ -741,8 +742,15 @@ async def _run_pdf_ops(request: PdfOpsRequest, engines: Engines) -> Output:
                 for item in result.attachments
             ],
             "encrypted": result.encrypted,
+            "signed": result.signature_level is not None,
+            **({"signature_level": result.signature_level} if result.signature_level else {}),
         },
     )
+
+
+def _admit_pdf_ops(request: PdfOpsRequest, engines: Engines) -> None:
+    # Before anything is reserved: a server without a signer refuses `sign` for free.
+    check_signer(request, engines.signer)
 
 
 PDF_OPS = Operation(
@@ -760,11 +768,14 @@ PDF_OPS = Operation(
         "position); `metadata` (title, author, subject, keywords, language, created, "
         "modified); `attachments` (filename, base64 file, mime_type, description); `split` "
         "(one PDF per range, answered as a ZIP); `encrypt` (AES-256, owner_password, "
-        "user_password, permissions print/copy/modify/annotate). Returns the file URL, page "
-        "count, steps applied and the attachments the result embeds. Charges one PDF, plus "
-        "one per rendered input."
+        "user_password, permissions print/copy/modify/annotate); `sign` (last: a PAdES "
+        "signature with the server operator's certificate, optional reason, location, "
+        "contact_info, field_name; 400 when the server has no signing certificate). Returns "
+        "the file URL, page count, steps applied and the attachments the result embeds. "
+        "Charges one PDF, plus one per rendered input."
     ),
     run=_run_pdf_ops,
+    admit=_admit_pdf_ops,
     # Each rendered input is a PDF render of its own.
     charges=lambda req: {"pdfs": 1 + req.renders},
     fields={
@@ -801,6 +812,14 @@ PDF_OPS = Operation(
             },
         },
         "encrypted": {"type": "boolean"},
+        "signed": {"type": "boolean", "description": "Whether each part is signed (`sign`)"},
+    },
+    optional_fields={
+        "signature_level": {
+            "type": "string",
+            "enum": list(SIGNATURE_LEVELS),
+            "description": "The PAdES baseline level of the signatures (signed results only)",
+        }
     },
 )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from datetime import timedelta
+from pathlib import Path
 
 import attrs
 
@@ -21,6 +22,7 @@ from renderkit.parsing import (
     ParseLimits,
     ocr_engine,
 )
+from renderkit.pdfops import Signer
 from renderkit.speech import (
     ElevenLabsProvider,
     KokoroAssets,
@@ -71,6 +73,7 @@ __all__ = [
     "make_browser",
     "parse_limits",
     "quota_service",
+    "signer",
     "trusted_proxies",
     "webhook_dispatcher",
 ]
@@ -292,6 +295,45 @@ def _arbiter(settings: Settings) -> Arbiter | None:
     )
 
 
+def _read_setting_file(path: Path, variable: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        msg = f"{variable} cannot be read ({exc.__class__.__name__})"
+        raise ConfigurationError(msg) from None
+
+
+def signer(settings: Settings) -> Signer | None:
+    """The operator's signer (``signing_p12_file``), or None when signing is not configured.
+
+    Raises:
+        ConfigurationError: a file cannot be read or the archive does not open with the
+            passphrase: the server does not start (no message quotes the passphrase).
+        MissingDependencyError: pyHanko (``renderkit[sign]``) is not installed.
+    """
+    if settings.signing_p12_file is None:
+        if settings.signing_p12_password_file is not None:
+            msg = "RENDERKIT_SIGNING_P12_PASSWORD_FILE is set without RENDERKIT_SIGNING_P12_FILE"
+            raise ConfigurationError(msg)
+        return None
+    archive = _read_setting_file(settings.signing_p12_file, "RENDERKIT_SIGNING_P12_FILE")
+    passphrase = None
+    if settings.signing_p12_password_file is not None:
+        raw = _read_setting_file(
+            settings.signing_p12_password_file, "RENDERKIT_SIGNING_P12_PASSWORD_FILE"
+        )
+        # One line: the newline an editor or `echo` adds is not part of the passphrase.
+        passphrase = raw.removesuffix(b"\n").removesuffix(b"\r")
+    try:
+        return Signer.from_pkcs12(archive, passphrase, timestamp_url=settings.signing_timestamp_url)
+    except ConfigurationError:
+        msg = (
+            "RENDERKIT_SIGNING_P12_FILE does not open with the passphrase in "
+            "RENDERKIT_SIGNING_P12_PASSWORD_FILE (or is not a PKCS#12 file)"
+        )
+        raise ConfigurationError(msg) from None
+
+
 def _extractor(settings: Settings) -> Extractor:
     arbiter = _arbiter(settings)
     if settings.parse_extractor == "local":
@@ -403,6 +445,7 @@ async def build_services(
     secret = settings.resolved_secret()
     proxies = trusted_proxies(settings)  # before anything starts: fail fast on a bad CIDR
     speech = speech or _speech(settings)  # likewise on a chosen engine that is not installed
+    signing = signer(settings)  # and on a signing key that does not open
     storage = storage or _storage(settings)
     pools = workers(settings)
     state = build_shared_state(settings, usage=usage_store, render_cache=render_cache)
@@ -424,6 +467,7 @@ async def build_services(
         pdf_max_pages=settings.pdf_max_pages,
         parse_timeout=settings.parse_timeout,
         speech_timeout=settings.speech_timeout,
+        signer=signing,
     )
     browser_failed = False
     start = getattr(browser, "start", None)

@@ -133,6 +133,9 @@ _ENV: dict[str, tuple[str, Any]] = {
     "MAIL_RETRY_SECONDS": ("mail_retry_seconds", _float),
     "MAIL_RETRY_MAX_SECONDS": ("mail_retry_max_seconds", _float),
     "CONFIG": ("config_file", lambda v, n: Path(v)),
+    "SIGNING_P12_FILE": ("signing_p12_file", lambda v, n: Path(v)),
+    "SIGNING_P12_PASSWORD_FILE": ("signing_p12_password_file", lambda v, n: Path(v)),
+    "SIGNING_TIMESTAMP_URL": ("signing_timestamp_url", lambda v, n: v),
     "SPEECH_PROVIDER": ("speech_provider", lambda v, n: v),
     "ELEVENLABS_API_KEY": ("elevenlabs_api_key", lambda v, n: v),
     "ESPEAK": ("espeak", lambda v, n: v),
@@ -277,6 +280,13 @@ class Settings:
             neural voice: ``renderkit[neural-speech]`` plus ``renderkit speech
             install-kokoro``); it speaks the premade voice ids. Kokoro voice ids
             (``af_heart``...) use Kokoro whenever it is installed, espeak-ng ids espeak-ng.
+        signing_p12_file: the operator's signing certificate, key and chain as a PKCS#12
+            file: pdf-ops ``sign`` signs with it (PAdES); unset, ``sign`` is refused (400).
+            Read once at startup; a file that does not open stops the server.
+        signing_p12_password_file: a file holding the PKCS#12 passphrase (one line; the
+            passphrase itself is never a setting, so it is never in the environment).
+        signing_timestamp_url: an RFC 3161 time-stamp authority: signatures become PAdES
+            B-T instead of B-B.
         kokoro_dir: the Kokoro cache install-kokoro wrote (default
             ``~/.cache/renderkit/kokoro``).
         kokoro_model: an operator's own Kokoro v1.0 ONNX file instead of the cache's.
@@ -434,6 +444,9 @@ class Settings:
     mail_retry_seconds: float = attrs.field(default=30.0, validator=attrs.validators.gt(0))
     mail_retry_max_seconds: float = attrs.field(default=1800.0, validator=attrs.validators.gt(0))
     config_file: Path | None = None
+    signing_p12_file: Path | None = None
+    signing_p12_password_file: Path | None = None
+    signing_timestamp_url: str | None = None
     plans: Mapping[str, Any] = attrs.field(factory=dict)
     speech_provider: str = attrs.field(
         default="local", validator=attrs.validators.in_(("local", "elevenlabs"))
@@ -592,8 +605,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
     if unknown:
         msg = f"unknown settings in the config file: {', '.join(unknown)}"
         raise ConfigurationError(msg)
-    if "data_dir" in data:
-        data["data_dir"] = Path(data["data_dir"])
+    for name in ("data_dir", "signing_p12_file", "signing_p12_password_file"):
+        if name in data:
+            data[name] = Path(data[name])
     for name in (
         "cors_origins",
         "mcp_allowed_hosts",

@@ -6,12 +6,15 @@ import io
 import zipfile
 from pathlib import Path
 
+import anyio
 import pikepdf
 import pytest
 
 from renderkit import cli
 
+from ._certs import make_credentials
 from ._pdfs import page_texts, rotations
+from ._verify import pades_level, validate
 from .test_pdf_ops import THREE, TWO
 
 
@@ -71,4 +74,49 @@ def test_pdf_ops_reports_an_invalid_range_without_writing(tmp_path: Path) -> Non
     (tmp_path / "a.pdf").write_bytes(THREE)
     out = tmp_path / "x.pdf"
     assert cli.main(["pdf-ops", str(tmp_path / "a.pdf"), "--pages", "9", "-o", str(out)]) != 0
+    assert not out.exists()
+
+
+def test_pdf_ops_signs_with_a_local_p12_and_its_passphrase_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    credentials = make_credentials()
+    (tmp_path / "a.pdf").write_bytes(THREE)
+    (tmp_path / "me.p12").write_bytes(credentials.p12)
+    (tmp_path / "pass").write_text(credentials.passphrase + "\n")
+    out = tmp_path / "signed.pdf"
+    argv = [
+        "pdf-ops",
+        str(tmp_path / "a.pdf"),
+        "--page-numbers",
+        "--sign-p12",
+        str(tmp_path / "me.p12"),
+        "--sign-passphrase-file",
+        str(tmp_path / "pass"),
+        "--sign-reason",
+        "Approved",
+        "-o",
+        str(out),
+    ]
+    assert cli.main(argv) == 0
+    assert "signed (PAdES B-B) as Common Name: renderkit test signer" in capsys.readouterr().err
+    [checked] = anyio.run(validate, out.read_bytes(), credentials)
+    assert checked.status.bottom_line and pades_level(checked.signature) == "B-B"
+    assert checked.signature.sig_object["/Reason"] == "Approved"
+
+
+def test_pdf_ops_with_a_wrong_p12_passphrase_exits_2_without_showing_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    credentials = make_credentials()
+    (tmp_path / "a.pdf").write_bytes(THREE)
+    (tmp_path / "me.p12").write_bytes(credentials.p12)
+    (tmp_path / "pass").write_text("not-it-9d2e")
+    out = tmp_path / "signed.pdf"
+    argv = ["pdf-ops", str(tmp_path / "a.pdf"), "--sign-p12", str(tmp_path / "me.p12")]
+    argv += ["--sign-passphrase-file", str(tmp_path / "pass"), "-o", str(out)]
+    assert cli.main(argv) == 2
+    captured = capsys.readouterr()
+    assert "--sign-p12 does not open" in captured.err
+    assert "not-it-9d2e" not in captured.err + captured.out
     assert not out.exists()

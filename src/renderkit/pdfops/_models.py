@@ -43,6 +43,7 @@ __all__ = [
     "PdfOpsResult",
     "PdfPart",
     "Rotation",
+    "Signature",
     "Watermark",
 ]
 
@@ -109,6 +110,13 @@ def _date_problem(value: str) -> str | None:
 
 
 _RANGE = passes(range_problem)
+
+
+def _field_name_problem(value: str) -> str | None:
+    # A form field's partial name: no periods (they separate a field's parents), not empty.
+    if not value or len(value) > 100 or "." in value or not value.isprintable():
+        return "must be 1 to 100 printable characters without a period"
+    return None
 
 
 @checked
@@ -275,6 +283,26 @@ class Encryption:
 
 @checked
 @attrs.frozen(kw_only=True)
+class Signature:
+    """Sign each produced PDF with the signer the caller configured (on a server: the
+    operator's; callers never send keys). PAdES B-B, or B-T when the signer has a time-stamp
+    authority. Always the last step: any later rewrite would break the signature.
+
+    Attributes:
+        reason: why it is signed (``Approved``), shown by readers.
+        location: where it was signed (``Berlin``).
+        contact_info: how to reach the signer.
+        field_name: the name of the invisible signature field created.
+    """
+
+    reason: str | None = attrs.field(default=None, validator=optional(max_length(500)))
+    location: str | None = attrs.field(default=None, validator=optional(max_length(500)))
+    contact_info: str | None = attrs.field(default=None, validator=optional(max_length(500)))
+    field_name: str = attrs.field(default="Signature1", validator=passes(_field_name_problem))
+
+
+@checked
+@attrs.frozen(kw_only=True)
 class PdfOpsRequest:
     """Page operations over one or more PDFs, applied in this order:
 
@@ -283,7 +311,10 @@ class PdfOpsRequest:
     3. ``rotate``; 4. ``watermark``; 5. ``page_numbers`` (over the selected pages);
     6. ``metadata``; 7. ``attachments`` added;
     8. ``split``: one document per range (``["1-2", "3-"]``); else one document;
-    9. ``encrypt``: each document produced.
+    9. ``encrypt``: each document produced;
+    10. ``sign``: each document produced, with the caller's signer (PAdES): last, since
+        any later rewrite would break the signature (an encrypted one is signed with its
+        owner password, inside the encryption).
 
     The first file's document properties (outline, attachments, metadata) are kept; the
     other files contribute their pages.
@@ -302,6 +333,7 @@ class PdfOpsRequest:
         default=None, validator=optional(max_items(100, noun="ranges"))
     )
     encrypt: Encryption | None = None
+    sign: Signature | None = None
     filename: str | None = attrs.field(default=None, validator=optional(max_length(200)))
 
     def __attrs_post_init__(self) -> None:
@@ -332,6 +364,7 @@ class PdfOpsRequest:
             "attachments": bool(self.attachments),
             "split": self.split is not None,
             "encrypt": self.encrypt is not None,
+            "sign": self.sign is not None,
         }
         return tuple(name for name, on in wanted.items() if on)
 
@@ -379,12 +412,15 @@ class PdfOpsResult:
         attachments: the files embedded in the (first) produced PDF, the first input's
             included.
         encrypted: whether the parts are encrypted.
+        signature_level: the PAdES baseline level each part is signed at (``B-B`` or
+            ``B-T``); None when unsigned.
     """
 
     parts: tuple[PdfPart, ...]
     steps: tuple[str, ...]
     attachments: tuple[AttachedFile, ...] = ()
     encrypted: bool = False
+    signature_level: str | None = None
 
     @property
     def pages(self) -> int:

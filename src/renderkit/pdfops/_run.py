@@ -15,6 +15,7 @@ from pathlib import PurePosixPath
 from typing import Any, TypeVar, TypeVarTuple
 
 import anyio.to_thread
+import attrs
 import pikepdf
 
 from renderkit.browser import Browser
@@ -27,8 +28,9 @@ from renderkit.pdfops import _edit, _stamp
 from renderkit.pdfops._intake import open_pdf
 from renderkit.pdfops._models import PdfOpsLimits, PdfOpsRequest, PdfOpsResult, PdfPart
 from renderkit.pdfops._ranges import expand
+from renderkit.pdfops._sign import Signer, signed
 
-__all__ = ["pdf_ops"]
+__all__ = ["check_signer", "pdf_ops"]
 
 T = TypeVar("T")
 Ts = TypeVarTuple("Ts")
@@ -89,20 +91,34 @@ def _decode(request: PdfOpsRequest, limits: PdfOpsLimits) -> _Inputs:
     return _Inputs(pdfs, attachments, image)
 
 
+def check_signer(request: PdfOpsRequest, signer: Signer | None) -> None:
+    """Refuse a request to ``sign`` when no signer is configured.
+
+    Raises:
+        InvalidRequestError: on ``sign``, which names signing as not enabled.
+    """
+    if request.sign is not None and signer is None:
+        msg = "signing is not enabled on this server (no signing certificate is configured)"
+        raise InvalidRequestError.single("sign", msg)
+
+
 async def pdf_ops(
     request: PdfOpsRequest | Mapping[str, Any],
     *,
     browser: Browser | None = None,
     limits: PdfOpsLimits | None = None,
     workers: WorkerPool | None = None,
+    signer: Signer | None = None,
 ) -> PdfOpsResult:
-    """Merge, select, rotate, stamp, number, describe, attach, split and encrypt PDFs.
+    """Merge, select, rotate, stamp, number, describe, attach, split, encrypt and sign PDFs.
 
     Args:
         request: a :class:`PdfOpsRequest`, or a JSON-like mapping in its shape.
         browser: renders the inputs given as ``render`` (pdf-gen requests); needed only then.
         limits: the ceilings applied to the inputs (defaults: :class:`PdfOpsLimits`).
         workers: the pool qpdf's work runs in; a worker thread when None.
+        signer: signs the results of a request with ``sign``; such a request is refused
+            without one.
 
     Returns:
         The produced PDF (or one per ``split`` range), the steps applied, and the files the
@@ -111,12 +127,16 @@ async def pdf_ops(
     Raises:
         InvalidRequestError: a field is invalid, or an input is not a PDF, is corrupt,
             encrypted without its password, or past a ceiling (each names its field, e.g.
-            ``files[1].file``); raised before the work it would bound.
+            ``files[1].file``); raised before the work it would bound. ``sign`` without a
+            ``signer``, before any work.
         ConfigurationError: an input is to be rendered and no browser was given.
         RenderkitError: rendering an input failed (see :func:`renderkit.render_pdf`).
+        ProviderUnavailableError: the signer's time-stamp authority did not answer.
+        MissingDependencyError: ``sign`` needs pyHanko (``renderkit[sign]``).
         WorkersBusyError: ``workers`` is full.
     """
     req = request if isinstance(request, PdfOpsRequest) else structure(request, PdfOpsRequest)
+    check_signer(req, signer)
     limits = limits or PdfOpsLimits()
     _check_total(req, limits)
     _check_texts(req)
@@ -136,7 +156,7 @@ async def pdf_ops(
                 inputs.pdfs[index] = rendered.content
         await _run(workers, _open_inputs, req, inputs, limits, opened)
         ready = [pdf for pdf in opened if pdf is not None]
-        return await _run(workers, _produce, req, inputs, ready, limits)
+        return await _run(workers, _produce, req, inputs, ready, limits, signer)
     finally:
         for pdf in opened:
             if pdf is not None:
@@ -165,7 +185,11 @@ def _open_inputs(
 
 
 def _produce(
-    req: PdfOpsRequest, inputs: _Inputs, opened: list[pikepdf.Pdf], limits: PdfOpsLimits
+    req: PdfOpsRequest,
+    inputs: _Inputs,
+    opened: list[pikepdf.Pdf],
+    limits: PdfOpsLimits,
+    signer: Signer | None,
 ) -> PdfOpsResult:
     total = sum(len(pdf.pages) for pdf in opened)
     selected = expand(req.pages, total, field="pages")
@@ -212,9 +236,31 @@ def _produce(
             _split_part(whole, indexes, req, f"{stem}-{number}.pdf")
             for number, indexes in enumerate(splits, start=1)
         )
+    if req.sign is not None:
+        assert signer is not None  # check_signer refused the request otherwise
+        parts = tuple(_sign_part(part, req, signer) for part in parts)
     return PdfOpsResult(
-        parts=parts, steps=req.steps, attachments=attached, encrypted=req.encrypt is not None
+        parts=parts,
+        steps=req.steps,
+        attachments=attached,
+        encrypted=req.encrypt is not None,
+        signature_level=signer.level if req.sign is not None and signer is not None else None,
     )
+
+
+def _sign_part(part: PdfPart, req: PdfOpsRequest, signer: Signer) -> PdfPart:
+    """``part`` signed: after every edit and the encryption, as nothing may rewrite it."""
+    assert req.sign is not None
+    content = signed(
+        part.content,
+        signer,
+        reason=req.sign.reason,
+        location=req.sign.location,
+        contact_info=req.sign.contact_info,
+        field_name=req.sign.field_name,
+        password=req.encrypt.owner_password if req.encrypt is not None else None,
+    )
+    return attrs.evolve(part, content=content)
 
 
 def _split_part(whole: bytes, indexes: list[int], req: PdfOpsRequest, name: str) -> PdfPart:

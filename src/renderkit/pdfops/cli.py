@@ -1,5 +1,6 @@
-"""``renderkit pdf-ops``: merge, select, rotate, stamp, number, describe, attach, split and
-encrypt PDF files, the same request :func:`~renderkit.pdfops.pdf_ops` takes."""
+"""``renderkit pdf-ops``: merge, select, rotate, stamp, number, describe, attach, split,
+encrypt and sign PDF files, the same request :func:`~renderkit.pdfops.pdf_ops` takes (the
+signer from a local ``.p12`` file)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,18 @@ import mimetypes
 from pathlib import Path
 from typing import Any
 
-from renderkit.core.cli import add_output_argument, command, read_bytes, report, write_output
+from renderkit.core.cli import (
+    CommandError,
+    add_output_argument,
+    command,
+    read_bytes,
+    report,
+    write_output,
+)
+from renderkit.core.errors import ConfigurationError
 from renderkit.pdfops._models import PERMISSIONS, POSITIONS
 from renderkit.pdfops._run import pdf_ops
+from renderkit.pdfops._sign import Signer
 
 __all__ = ["add_pdf_ops_command", "run_pdf_ops_command"]
 
@@ -20,9 +30,10 @@ def add_pdf_ops_command(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``pdf-ops`` sub-command to ``parser.add_subparsers()``'s result."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "pdf-ops",
-        help="merge, split, rotate, watermark, number, describe, attach or encrypt PDFs",
+        help="merge, split, rotate, watermark, number, describe, attach, encrypt or sign PDFs",
         description="Steps run in this order: merge the inputs, --pages, --rotate, "
-        "--watermark, --page-numbers, metadata, --attach, --split, encryption. "
+        "--watermark, --page-numbers, metadata, --attach, --split, encryption, and last "
+        "--sign (a PAdES signature; nothing may rewrite the file after it). "
         "A --split writes a ZIP of the parts.",
     )
     parser.add_argument("inputs", nargs="+", type=Path, metavar="PDF", help="input PDFs")
@@ -54,6 +65,27 @@ def add_pdf_ops_command(subparsers: Any) -> argparse.ArgumentParser:
         action="append",
         choices=list(PERMISSIONS),
         help="what readers may do without the owner password (repeat; default: print)",
+    )
+    parser.add_argument(
+        "--sign-p12",
+        type=Path,
+        metavar="P12",
+        help="sign each result with this PKCS#12 key and certificate (PAdES B-B; needs "
+        "renderkit[sign])",
+    )
+    parser.add_argument(
+        "--sign-passphrase-file",
+        type=Path,
+        metavar="FILE",
+        help="the file holding the --sign-p12 passphrase (one line; kept off the command "
+        "line, where other users could read it)",
+    )
+    parser.add_argument("--sign-reason", help="why it is signed (shown by readers)")
+    parser.add_argument("--sign-location", help="where it is signed")
+    parser.add_argument(
+        "--sign-timestamp-url",
+        metavar="URL",
+        help="an RFC 3161 time-stamp authority: the signature becomes PAdES B-T",
     )
     add_output_argument(parser)
     parser.set_defaults(run=run_pdf_ops_command)
@@ -114,7 +146,37 @@ def build_request(args: argparse.Namespace) -> dict[str, Any]:
             "user_password": args.user_password,
             "permissions": args.allow or ["print"],
         }
+    if args.sign_p12:
+        sign = {"reason": args.sign_reason, "location": args.sign_location}
+        request["sign"] = {name: value for name, value in sign.items() if value}
     return request
+
+
+def load_signer(args: argparse.Namespace) -> Signer | None:
+    """The signer of ``--sign-p12`` (None without it).
+
+    Raises:
+        CommandError: a file cannot be read, or the archive does not open with the
+            passphrase (which no message shows).
+    """
+    if args.sign_p12 is None:
+        if args.sign_passphrase_file is not None or args.sign_timestamp_url:
+            msg = "--sign-passphrase-file and --sign-timestamp-url need --sign-p12"
+            raise CommandError(msg)
+        return None
+    archive = read_bytes(args.sign_p12, what="--sign-p12")
+    passphrase = None
+    if args.sign_passphrase_file is not None:
+        raw = read_bytes(args.sign_passphrase_file, what="--sign-passphrase-file")
+        passphrase = raw.removesuffix(b"\n").removesuffix(b"\r")
+    try:
+        return Signer.from_pkcs12(archive, passphrase, timestamp_url=args.sign_timestamp_url)
+    except ConfigurationError:
+        msg = (
+            "--sign-p12 does not open with the passphrase of --sign-passphrase-file "
+            "(or is not a PKCS#12 file)"
+        )
+        raise CommandError(msg) from None
 
 
 @command("pdf-ops")
@@ -124,11 +186,14 @@ async def run_pdf_ops_command(args: argparse.Namespace) -> int:
     Raises:
         InvalidRequestError: an option or an input is invalid (before any work).
     """
-    result = await pdf_ops(build_request(args))
+    signer = load_signer(args)
+    result = await pdf_ops(build_request(args), signer=signer)
     write_output(args.output, result.content)
     parts = f"{len(result.parts)} PDFs in a ZIP" if len(result.parts) > 1 else "1 PDF"
     steps = ", ".join(result.steps) or "copied"
     report(f"{args.output}  {parts}, {result.pages} page(s) ({steps})")
     for item in result.attachments:
         report(f"attachment: {item.filename} {item.mime_type} {item.size:,} B")
+    if signer is not None:
+        report(f"signed (PAdES {result.signature_level}) as {signer.subject}")
     return 0

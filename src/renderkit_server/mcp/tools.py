@@ -211,8 +211,9 @@ TOOLS: dict[str, McpTool] = {
             read_only=False,
             # Rendered inputs may load remote images, as generate_pdf does.
             open_world=True,
-            summary="Merge, split, rotate, watermark, number, describe, attach files to or "
-            "password-protect PDFs (uploaded, or rendered from templates first).",
+            summary="Merge, split, rotate, watermark, number, describe, attach files to, "
+            "password-protect or sign (with the server's certificate, when it has one) PDFs "
+            "(uploaded, or rendered from templates first).",
         ),
     )
 }
