@@ -164,7 +164,8 @@ def _item(
         return None
     try:
         # Exactly the synchronous endpoint's checks (execute() runs them again at run time).
-        operation.admit(structure(request, operation.model), engines)
+        serving = operation.serving(request)
+        serving.admit(structure(request, serving.model), engines)
     except InvalidRequestError as exc:
         errors.extend(attrs.evolve(e, field=f"{prefix}request.{e.field}") for e in exc.errors)
         return None
