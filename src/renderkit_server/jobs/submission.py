@@ -34,12 +34,13 @@ __all__ = [
     "parse_job",
 ]
 
-#: The kinds a job may name: the five operations, by short name or endpoint name.
+#: The kinds a job may name: the operations, by short name or endpoint name.
 KINDS: Mapping[str, str] = {
     "image": "image",
     "pdf": "pdf-gen",
     "pdf-gen": "pdf-gen",
     "screenshot": "screenshot",
+    "read": "read",
     "audio": "audio",
     "parse": "parse",
     "pdf-ops": "pdf-ops",
