@@ -193,6 +193,7 @@ _TOOLS = (
     "generate_pdf",
     "generate_audio",
     "take_screenshot",
+    "read_url",
     "parse_document",
     "edit_pdf",
 )
@@ -236,6 +237,7 @@ def _run_inspector(
         "generate_pdf": {"template": "custom", "html": "<h1>Inspector</h1>"},
         "generate_audio": {"script": "Hello from the MCP Inspector.", "format": "wav"},
         "take_screenshot": {"url": page_url},
+        "read_url": {"url": page_url},
         "parse_document": {"file": pdf_b64, "mimeType": "application/pdf"},
         "edit_pdf": {"files": [{"file": pdf_b64}], "watermark": {"text": "INSPECTED"}},
     }

@@ -17,10 +17,11 @@ JSON-like dict) and the backends they need, and return frozen results::
     asyncio.run(main())  # in Jupyter, await the body of main() directly
 
 Each capability is a package (:mod:`renderkit.image`, :mod:`renderkit.pdf`,
-:mod:`renderkit.screenshot`, :mod:`renderkit.speech`, :mod:`renderkit.parsing`) whose public
-names are re-exported here; :func:`render_many` (:mod:`renderkit.batch`) runs many of them
-through one browser. :class:`Client` and :class:`AsyncClient` run the same five
-functions on a renderkit server instead (:mod:`renderkit.client`).
+:mod:`renderkit.screenshot`, :mod:`renderkit.reading`, :mod:`renderkit.speech`,
+:mod:`renderkit.parsing`) whose public names are re-exported here; :func:`render_many`
+(:mod:`renderkit.batch`) runs many of them through one browser. :class:`Client` and
+:class:`AsyncClient` run the same five functions on a renderkit server instead
+(:mod:`renderkit.client`).
 
 Nothing happens at import time and no environment variable is read: configuration is passed
 in (the one exception: :class:`Client` falls back to ``RENDERKIT_BASE_URL`` and
@@ -80,6 +81,7 @@ from renderkit.pdf import (
     PdfResult,
     render_pdf,
 )
+from renderkit.reading import PageMetadata, ReadRequest, ReadResult, read_page
 from renderkit.screenshot import DEVICES, ScreenshotRequest, ScreenshotResult, screenshot
 from renderkit.speech import AUDIO_FORMATS, AUDIO_MODELS, AudioRequest, AudioResult, synthesize
 
@@ -114,6 +116,7 @@ __all__ = [
     "MissingDependencyError",
     "NavigationError",
     "ObjectNotFoundError",
+    "PageMetadata",
     "ParseRequest",
     "ParseResult",
     "PdfRequest",
@@ -121,6 +124,8 @@ __all__ = [
     "ProviderError",
     "ProviderUnavailableError",
     "RateLimitError",
+    "ReadRequest",
+    "ReadResult",
     "RenderError",
     "RenderTimeoutError",
     "RenderkitError",
@@ -137,6 +142,7 @@ __all__ = [
     "WorkersBusyError",
     "__version__",
     "parse",
+    "read_page",
     "render_image",
     "render_many",
     "render_pdf",

@@ -20,14 +20,15 @@ from renderkit.image.cli import add_image_command, add_sign_url_command
 from renderkit.parsing.cli import add_parse_command
 from renderkit.pdf.cli import add_pdf_command
 from renderkit.pdfops.cli import add_pdf_ops_command
+from renderkit.reading.cli import add_read_command
 from renderkit.screenshot.cli import add_screenshot_command
 from renderkit.speech.cli import add_audio_command, add_speech_command
 
 __all__ = ["main"]
 
 # Plain text: argparse prints it as is, so no reStructuredText markup.
-_DESCRIPTION = """Render images, PDFs, screenshots and speech, and parse documents, from the
-command line. Each command has its own --help."""
+_DESCRIPTION = """Render images, PDFs, screenshots and speech, read web pages, and parse
+documents, from the command line. Each command has its own --help."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -44,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     add_pdf_command(sub)
     add_pdf_ops_command(sub)
     add_screenshot_command(sub)
+    add_read_command(sub)
     add_audio_command(sub)
     add_speech_command(sub)
     add_parse_command(sub)

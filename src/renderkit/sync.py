@@ -33,6 +33,8 @@ from renderkit.parsing import Extractor, ParseRequest, ParseResult
 from renderkit.parsing import parse as _parse
 from renderkit.pdf import PdfRequest, PdfResult
 from renderkit.pdf import render_pdf as _render_pdf
+from renderkit.reading import ReadRequest, ReadResult
+from renderkit.reading import read_page as _read_page
 from renderkit.screenshot import ScreenshotRequest, ScreenshotResult
 from renderkit.screenshot import screenshot as _screenshot
 from renderkit.speech import AudioRequest, AudioResult, SpeechProvider, default_speech_provider
@@ -42,6 +44,7 @@ from renderkit.storage import Storage
 __all__ = [
     "Renderkit",
     "parse",
+    "read_page",
     "render_image",
     "render_many",
     "render_pdf",
@@ -53,9 +56,9 @@ R = TypeVar("R")
 
 
 class Renderkit:
-    """renderkit's five operations as blocking methods, sharing one set of backends.
+    """renderkit's operations as blocking methods, sharing one set of backends.
 
-    Chromium is launched on the first image, PDF or screenshot, never for speech or
+    Chromium is launched on the first image, PDF, screenshot or page read, never for speech or
     parsing. Leaving the ``with`` block (or :meth:`close`) closes the browser and every
     backend given here: they may hold connections opened on the session's own event loop,
     which only that loop can close.
@@ -141,6 +144,10 @@ class Renderkit:
         """Blocking :func:`renderkit.screenshot` (same request, result and errors)."""
         return self._call(_screenshot, request, browser=self._pool, storage=self._storage)
 
+    def read_page(self, request: ReadRequest | Mapping[str, Any]) -> ReadResult:
+        """Blocking :func:`renderkit.read_page` (same request, result and errors)."""
+        return self._call(_read_page, request, browser=self._pool)
+
     def synthesize(self, request: AudioRequest | Mapping[str, Any]) -> AudioResult:
         """Blocking :func:`renderkit.synthesize` (same request, result and errors)."""
         return self._call(_synthesize, request, provider=self._speech, storage=self._storage)
@@ -203,6 +210,14 @@ def screenshot(
     """Capture one page with a browser launched for this call (see :class:`Renderkit`)."""
     with Renderkit(browser=browser, storage=storage) as rk:
         return rk.screenshot(request)
+
+
+def read_page(
+    request: ReadRequest | Mapping[str, Any], *, browser: BrowserConfig | None = None
+) -> ReadResult:
+    """Read one page with a browser launched for this call (see :class:`Renderkit`)."""
+    with Renderkit(browser=browser) as rk:
+        return rk.read_page(request)
 
 
 def synthesize(

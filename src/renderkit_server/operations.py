@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import attrs
@@ -20,9 +21,11 @@ from renderkit import (
     ImageRequest,
     ParseRequest,
     PdfRequest,
+    ReadRequest,
     RenderTimeoutError,
     ScreenshotRequest,
     parse,
+    read_page,
     render_image,
     render_pdf,
     screenshot,
@@ -30,10 +33,12 @@ from renderkit import (
     synthesize,
 )
 from renderkit.browser import Browser, TenantAware, TenantClass
+from renderkit.core.filenames import suggested_filename
 from renderkit.core.media import MEDIA_TYPES
 from renderkit.core.times import isoformat_z
 from renderkit.parsing import DOCUMENT_TYPES
 from renderkit.pdfops import SIGNATURE_LEVELS, PdfOpsRequest, check_signer, pdf_ops
+from renderkit.reading import READ_FORMATS, extractor_version
 from renderkit.speech.budget import check_budget
 from renderkit.storage import Storage
 from renderkit.storage.files import store_file
@@ -112,6 +117,10 @@ class Operation:
             display), answered as ``warnings``; None for operations without such warnings.
             A function of the request alone, so an answer from the render cache carries
             the same warnings as the render that stored it.
+        text_field: for an operation whose file is text (a read page), the body field that
+            also carries that text, given the request (``markdown``); None for the others.
+        route: the operation that serves a payload instead of this one (a screenshot asked
+            ``format: markdown`` is a read); None for this one.
     """
 
     name: str
@@ -133,6 +142,12 @@ class Operation:
     cache_shareable: Callable[[Any], bool] = lambda req: False
     admit: Callable[[Any, Engines], None] = lambda req, engines: None
     warnings: Callable[[Any], tuple[str, ...]] | None = None
+    text_field: Callable[[Any], str] | None = None
+    route: Callable[[object], Operation | None] = lambda payload: None
+
+    def serving(self, payload: object) -> Operation:
+        """The operation that serves ``payload``: this one, or the one :attr:`route` names."""
+        return self.route(payload) or self
 
     def response_schema(self) -> dict[str, Any]:
         """The JSON Schema of the success body :func:`execute` builds.
@@ -176,6 +191,8 @@ class Execution:
     headers: dict[str, str]
     content: bytes | None = None
     content_type: str = ""
+    #: The body field carrying the file's text (``markdown``), for a text result.
+    text_field: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -233,6 +250,7 @@ async def execute(
         FailedWorkExhaustedError: the key's timed-out calls spent its failed-work budget.
         RenderkitError: rendering or storing failed (the reservation is released).
     """
+    operation = operation.serving(payload)
     request = structure(payload, operation.model)
     operation.admit(request, production.engines)
     quotas, urls = production.quotas, production.urls
@@ -259,6 +277,7 @@ async def execute(
         body: dict[str, Any] = {
             "success": True,
             "url": await urls.url_for(entry.storage_key, base_url),
+            **_text(operation, request, found.hit.content),
             **entry.facts,
             **_warnings(operation, request),
             "size_bytes": entry.size,
@@ -270,6 +289,7 @@ async def execute(
             headers={**ticket.headers(), **found.headers},
             content=found.hit.content,
             content_type=entry.content_type,
+            text_field=operation.text_field(request) if operation.text_field else None,
         )
     charges = {operation.metric: 1, **operation.charges(request)}
     await production.failed_work.check(key_id, plan)
@@ -314,6 +334,7 @@ async def execute(
     body = {"success": True}
     if output.content is not None:  # a file's URL leads; its size follows the facts
         body["url"] = url
+        body.update(_text(operation, request, output.content))
     body.update(output.facts)
     body.update(_warnings(operation, request))
     if output.content is not None:
@@ -332,7 +353,15 @@ async def execute(
         headers={**ticket.headers(), **found.headers},
         content=output.content,
         content_type=output.content_type,
+        text_field=operation.text_field(request) if operation.text_field else None,
     )
+
+
+def _text(operation: Operation, request: object, content: bytes) -> dict[str, str]:
+    # A text result travels in the body too: the caller wants the text, the file is its copy.
+    if operation.text_field is None:
+        return {}
+    return {operation.text_field(request): content.decode("utf-8")}
 
 
 def _warnings(operation: Operation, request: object) -> dict[str, list[str]]:
@@ -525,11 +554,13 @@ SCREENSHOT = Operation(
         "laptop (1440x900), tablet (768x1024) or mobile (390x844 at 3x) browser, or a custom "
         "`viewport`. Options: fullPage (scrolls so lazy images load), darkMode, blockAds, "
         "delay (ms, at most 10000), selector (capture one element), quality. Returns the file "
-        "URL, pixel size, the final URL after redirects and the page's HTTP status."
+        "URL, pixel size, the final URL after redirects and the page's HTTP status. "
+        "`format` markdown, html or text reads the page instead: answered as POST /api/read."
     ),
     run=_run_screenshot,
     # Pages change: cached only when the request asks, and never once the operator disabled it.
     cache_ttl=lambda req, default: (req.cache_ttl or 0) if default > 0 else 0,
+    route=lambda payload: _read_route(payload),
     fields={
         "width": {"type": "integer", "description": "Pixels of the returned image"},
         "height": {"type": "integer", "description": "Pixels of the returned image"},
@@ -540,6 +571,105 @@ SCREENSHOT = Operation(
         "source_url": {"type": "string", "description": "Final URL after redirects"},
         "http_status": {"type": ["integer", "null"]},
         "warnings": {"type": "array", "items": {"type": "string"}},
+    },
+)
+
+
+def _read_route(payload: object) -> Operation | None:
+    """A screenshot asked as text (``format`` markdown, html or text) is a read."""
+    if isinstance(payload, Mapping) and payload.get("format") in READ_FORMATS:
+        return READ
+    return None
+
+
+_READ_EXTENSIONS = {"markdown": "md", "html": "html", "text": "txt"}
+
+
+async def _run_read(request: ReadRequest, engines: Engines) -> Output:
+    result = await read_page(request, browser=engines.browser)
+    metadata = result.metadata
+    extension = _READ_EXTENSIONS[result.format]
+    return Output(
+        content=result.content.encode("utf-8"),
+        content_type=f"{result.media_type}; charset=utf-8",
+        extension=extension,
+        filename=suggested_filename("page", urlsplit(result.final_url).hostname, extension),
+        facts={
+            "format": result.format,
+            "metadata": {
+                "title": metadata.title,
+                "description": metadata.description,
+                "canonical_url": metadata.canonical_url,
+                "language": metadata.language,
+                "og": dict(metadata.og),
+            },
+            "requested_url": result.requested_url,
+            "final_url": result.final_url,
+            "http_status": result.http_status,
+            "read_at": isoformat_z(result.read_at),
+            "warnings": list(result.warnings),
+        },
+    )
+
+
+async def _read_renderer(engines: Engines) -> str:
+    # A new extractor may answer differently: its version is part of the cache key.
+    return f"{await render_cache.browser_renderer(engines.browser)}+{extractor_version()}"
+
+
+_NULLABLE_STRING = {"type": ["string", "null"]}
+
+READ = Operation(
+    name="read",
+    kind="pages",
+    # Reads count as screenshots: the same browser work on the same kind of target.
+    metric="screenshots",
+    model=ReadRequest,
+    title="Read a web page",
+    description=(
+        "Read a public web page's main content as clean Markdown (default), simple HTML or "
+        "plain text: navigation, sidebars, footers, ads and cookie banners are left out; "
+        "headings, links, lists, tables and image alt text are kept. The page loads in a real "
+        "browser (scripts run), with the screenshot's controls: waitForSelector, delay, "
+        "clickSelector, hideSelectors, scrollPage, scripts, headers and cookies (sent to the "
+        "page's origin only). Returns the text under the format's name (`markdown`, `html` "
+        "or `text`), the page's metadata (title, description, canonical_url, language, "
+        "Open Graph `og`), the requested and final URL, the HTTP status and the stored file's "
+        "URL."
+    ),
+    run=_run_read,
+    cache_ttl=lambda req, default: (req.cache_ttl or 0) if default > 0 else 0,
+    renderer=_read_renderer,
+    text_field=lambda req: req.format,
+    fields={
+        "format": {"type": "string", "enum": list(READ_FORMATS)},
+        "metadata": {
+            "type": "object",
+            "required": ["title", "description", "canonical_url", "language", "og"],
+            "properties": {
+                "title": _NULLABLE_STRING,
+                "description": _NULLABLE_STRING,
+                "canonical_url": _NULLABLE_STRING,
+                "language": {**_NULLABLE_STRING, "description": "The page's lang, e.g. en-GB"},
+                "og": {
+                    "type": "object",
+                    "description": "Open Graph properties without the og: prefix",
+                    "additionalProperties": {"type": "string"},
+                },
+            },
+        },
+        "requested_url": {"type": "string"},
+        "final_url": {"type": "string", "description": "Where the page ended up"},
+        "http_status": {"type": ["integer", "null"]},
+        "read_at": {"type": "string", "format": "date-time"},
+        "warnings": {"type": "array", "items": {"type": "string"}},
+    },
+    optional_fields={
+        name: {
+            "type": "string",
+            "description": f"The main content as {name} (only the field `format` names)",
+        }
+        for name in READ_FORMATS
     },
 )
 
@@ -828,6 +958,7 @@ OPERATIONS: dict[str, Operation] = {
     "image": IMAGE,
     "pdf-gen": PDF,
     "screenshot": SCREENSHOT,
+    "read": READ,
     "audio": AUDIO,
     "parse": PARSE,
     "pdf-ops": PDF_OPS,

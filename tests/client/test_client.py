@@ -26,15 +26,18 @@ from renderkit import (
     ParseResult,
     PdfResult,
     RateLimitError,
+    ReadResult,
     ScreenshotResult,
 )
 from renderkit.core.retry import RetryPolicy
 from renderkit_server.app import create_app
 from renderkit_server.settings import Settings
 
+from .._server import serve
 from .._sleeps import Sleeps
 from ..parsing._documents import text_pdf
 from ..pdf._einvoice_data import sample
+from ..reading._pages import page_html
 
 ADMIN = "admin-token-for-the-client-tests-0123"
 
@@ -166,6 +169,27 @@ def test_screenshot_returns_a_screenshot_result_of_the_page(client: Client, serv
     assert result.http_status == 200
     assert result.source_url == f"{served.base}/api/health"
     assert png_size(result.content) == (result.width, result.height)
+
+
+def test_read_page_returns_a_read_result_with_the_pages_markdown_and_metadata(
+    client: Client,
+) -> None:
+    with serve() as site:
+        site.routes["/news"] = (200, "text/html", page_html("news"))
+        result = client.read_page({"url": site.url("/news")})
+
+    assert isinstance(result, ReadResult)
+    assert result.content.startswith("# Harbour bridge reopens after two-year repair")
+    assert result.metadata.language == "en-GB"
+    assert result.metadata.og["site_name"] == "The Coastal Courier"
+    assert result.final_url == site.url("/news")
+    assert result.read_at.tzinfo is not None
+
+
+def test_a_screenshot_asked_as_markdown_is_refused_before_any_call(client: Client) -> None:
+    with pytest.raises(InvalidRequestError) as info:
+        client.screenshot({"url": "https://example.com/", "format": "markdown"})
+    assert info.value.errors[0].field == "format"
 
 
 def test_synthesize_returns_an_audio_result_whose_file_has_its_duration(client: Client) -> None:

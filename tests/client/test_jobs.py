@@ -19,6 +19,7 @@ from renderkit import (
     JobCancelledError,
     JobTimeoutError,
     NavigationError,
+    ReadResult,
 )
 from renderkit.client import AsyncJob, Job
 from renderkit.core.retry import RetryPolicy
@@ -78,6 +79,21 @@ async def test_a_submitted_job_answers_at_once_and_its_result_is_the_synchronous
     assert result.url is not None
     assert result.content.startswith(b"\x89PNG")
     assert usage["metrics"]["images"]["used"] == 2  # the job once, the direct call once
+
+
+@pytest.mark.parametrize("kind", ["read", "screenshot"])
+async def test_a_read_job_and_a_screenshot_job_asked_for_markdown_answer_a_read_result(
+    tmp_path: Path, kind: str
+) -> None:
+    page = "<html><body><article><h1>Queued</h1><p>Read in the background.</p></article>"
+    async with served_app(_app(tmp_path, FakeBrowser(page_html=page))) as http:
+        key = await _key(http)
+        async with AsyncClient(str(http.base_url), key) as client:
+            job = await client.submit(kind, {"url": "https://example.com/", "format": "markdown"})
+            result = await job.result(timeout=30, poll=0.05)
+
+    assert isinstance(result, ReadResult)
+    assert result.content.startswith("# Queued")
 
 
 async def test_a_failed_job_raises_the_exception_the_synchronous_call_raises(

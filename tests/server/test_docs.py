@@ -109,6 +109,7 @@ async def test_each_endpoint_is_one_operation_with_a_stable_operation_id(
         ("/api/image", "post"): "generateImage",
         ("/api/pdf-gen", "post"): "generatePdf",
         ("/api/screenshot", "post"): "takeScreenshot",
+        ("/api/read", "post"): "readPage",
         ("/api/audio", "post"): "generateAudio",
         ("/api/parse", "post"): "parseDocument",
         ("/api/pdf-ops", "post"): "editPdf",

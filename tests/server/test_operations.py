@@ -25,6 +25,7 @@ PAYLOADS: dict[str, dict[str, Any]] = {
     "image": {"template": "og-card", "data": {"title": "Hello"}},
     "pdf-gen": {"template": "letter", "data": {"body": "Dear Bob,"}},
     "screenshot": {"url": "https://example.com/"},
+    "read": {"url": "https://example.com/"},
     "audio": {"script": "Hello there."},
     "parse": {
         "file": base64.b64encode(text_pdf([["Total 24.00"]])).decode(),

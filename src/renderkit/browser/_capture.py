@@ -190,6 +190,8 @@ async def _after_navigation(
     if shot.pdf is not None:
         await slot.page.emulate_media(media="print")
         content = await slot.print_pdf(shot.pdf)
+    elif shot.format == "html":
+        content = await _serialize_dom(slot, shot.max_html_chars)
     elif shot.selector is not None:
         content = await _capture_element(slot, shot)
     elif shot.full_page:
@@ -272,6 +274,38 @@ async def _scroll_through(slot: Slot, remaining_ms: Remaining) -> None:
             40,
         )
         await settle(slot, remaining_ms)
+
+
+async def _serialize_dom(slot: Slot, max_chars: int | None) -> bytes:
+    """The rendered DOM as UTF-8 HTML, without what the reader does not see.
+
+    Elements the page does not show (``display: none``, ``visibility: hidden``: collapsed
+    menus, closed dialogs, and what ``hide_selectors`` and ``block_cookie_banners`` hid) are
+    removed first, so an extractor never mistakes them for content. The size is measured in
+    the page: an oversized document is refused there and never crosses CDP.
+    """
+    html = await slot.page.evaluate(
+        """(max) => {
+          const root = document.documentElement;
+          if (!root) return '';
+          if (document.body) {
+            const unseen = [];
+            const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT);
+            for (let el = walk.nextNode(); el; el = walk.nextNode()) {
+              const style = getComputedStyle(el);
+              if (style.display === 'none' || style.visibility === 'hidden') unseen.push(el);
+            }
+            unseen.forEach(el => el.remove());
+          }
+          const html = root.outerHTML;
+          return max !== null && html.length > max ? null : html;
+        }""",
+        max_chars,
+    )
+    if html is None:
+        msg = f"the page's DOM is larger than {max_chars:,} characters"
+        raise InvalidRequestError.single("url", msg)
+    return str(html).encode("utf-8", "replace")
 
 
 async def _capture_element(slot: Slot, shot: PageShot) -> bytes:

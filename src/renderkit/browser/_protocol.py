@@ -83,7 +83,10 @@ class PageShot:
         block_ads: block requests to hosts on the ad/tracker list.
         delay_ms: wait this long after the page settled.
         selector: capture only the first element matching this CSS selector.
-        format, quality: the image encoding (ignored when ``pdf`` is set).
+        format, quality: the image encoding (ignored when ``pdf`` is set); ``html``
+            answers the rendered DOM instead of an image (UTF-8, for reading the page).
+        max_html_chars: with ``format: html``, the longest serialised DOM answered; a
+            longer one is refused inside the page, before it crosses to this process.
         pdf: print the page to PDF instead of capturing an image.
         wait_until: load, domcontentloaded or networkidle: when navigation is done.
         wait_for_selector: wait for an element matching this selector to be visible.
@@ -128,11 +131,13 @@ class PageShot:
     reduced_motion: bool = False
     omit_background: bool = False
     fail_on_status: tuple[int | str, ...] = ()
+    max_html_chars: int | None = None
 
 
 @attrs.frozen(kw_only=True)
 class PageCapture:
-    """A captured page: the file, where the page ended up, and what happened on the way."""
+    """A captured page: the file (or the DOM's HTML), where the page ended up, and what
+    happened on the way."""
 
     content: bytes
     final_url: str

@@ -22,6 +22,7 @@ from renderkit.client._results import (
     image_result,
     parse_result,
     pdf_result,
+    read_result,
     screenshot_result,
 )
 from renderkit.core.converter import unstructure
@@ -34,6 +35,7 @@ from renderkit.core.retry import RetryPolicy, Sleep, parse_retry_after, send_wit
 from renderkit.image import ImageRequest, ImageResult
 from renderkit.parsing import ParseRequest, ParseResult
 from renderkit.pdf import PdfRequest, PdfResult
+from renderkit.reading import READ_FORMATS, ReadRequest, ReadResult
 from renderkit.screenshot import ScreenshotRequest, ScreenshotResult
 from renderkit.speech import AudioRequest, AudioResult
 
@@ -209,9 +211,23 @@ class AsyncClient:
     async def screenshot(
         self, request: ScreenshotRequest | Mapping[str, Any], *, idempotency_key: str | None = None
     ) -> ScreenshotResult:
-        """Capture a page on the server; see :func:`renderkit.screenshot`."""
+        """Capture a page on the server; see :func:`renderkit.screenshot`.
+
+        Raises:
+            InvalidRequestError: ``format`` is markdown, html or text: that is
+                :meth:`read_page`'s answer, not a screenshot.
+        """
+        if isinstance(request, Mapping) and request.get("format") in READ_FORMATS:
+            msg = "markdown, html and text are read_page's formats, not a screenshot's"
+            raise InvalidRequestError.single("format", msg)
         answer = await self._call("screenshot", request, idempotency_key)
         return screenshot_result(answer, self._loader())
+
+    async def read_page(
+        self, request: ReadRequest | Mapping[str, Any], *, idempotency_key: str | None = None
+    ) -> ReadResult:
+        """Read a page's main content on the server; see :func:`renderkit.read_page`."""
+        return read_result(await self._call("read", request, idempotency_key))
 
     async def synthesize(
         self, request: AudioRequest | Mapping[str, Any], *, idempotency_key: str | None = None
@@ -240,7 +256,7 @@ class AsyncClient:
         :meth:`render_pdf` returns, without holding a connection while it runs.
 
         Args:
-            kind: ``image``, ``pdf``, ``screenshot``, ``audio`` or ``parse``.
+            kind: ``image``, ``pdf``, ``screenshot``, ``read``, ``audio`` or ``parse``.
             request: the operation's request model or mapping, as its method takes.
             webhook_url: where the server announces the finished job (signed; see
                 :func:`~renderkit.client.verify_webhook`).

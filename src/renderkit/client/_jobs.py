@@ -18,6 +18,7 @@ from renderkit.client._results import (
     image_result,
     parse_result,
     pdf_result,
+    read_result,
     screenshot_result,
 )
 from renderkit.core.errors import JobCancelledError, JobTimeoutError
@@ -25,12 +26,15 @@ from renderkit.core.retry import Sleep
 from renderkit.image import ImageResult
 from renderkit.parsing import ParseResult
 from renderkit.pdf import PdfResult
+from renderkit.reading import READ_FORMATS, ReadResult
 from renderkit.screenshot import ScreenshotResult
 from renderkit.speech import AudioResult
 
 __all__ = ["JOB_KINDS", "AsyncBatch", "AsyncJob", "JobResult", "build_result"]
 
-JobResult: TypeAlias = ImageResult | PdfResult | ScreenshotResult | AudioResult | ParseResult
+JobResult: TypeAlias = (
+    ImageResult | PdfResult | ScreenshotResult | ReadResult | AudioResult | ParseResult
+)
 """What a finished job's :meth:`AsyncJob.result` returns: its kind's synchronous result."""
 
 #: A job's kind -> the result its synchronous endpoint's body describes (``pdf`` and the
@@ -39,7 +43,11 @@ _RESULTS: dict[str, Callable[[dict[str, Any], Loader], JobResult]] = {
     "image": image_result,
     "pdf": pdf_result,
     "pdf-gen": pdf_result,
-    "screenshot": screenshot_result,
+    # A screenshot job asked for markdown, html or text was answered as a read.
+    "screenshot": lambda body, loader: (
+        read_result(body) if body.get("format") in READ_FORMATS else screenshot_result(body, loader)
+    ),
+    "read": lambda body, loader: read_result(body),
     "audio": audio_result,
     "parse": lambda body, loader: parse_result(body),
 }
@@ -122,7 +130,8 @@ class AsyncJob:
 
     @property
     def kind(self) -> str:
-        """The operation: ``image``, ``pdf-gen``, ``screenshot``, ``audio`` or ``parse``."""
+        """The operation: ``image``, ``pdf-gen``, ``screenshot``, ``read``, ``audio`` or
+        ``parse``."""
         return str(self.view["kind"])
 
     @property

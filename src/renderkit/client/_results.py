@@ -17,6 +17,7 @@ from typing import Any, ClassVar, TypeVar
 from renderkit.image import ImageResult
 from renderkit.parsing import FieldProvenance, ParseResult, Usage
 from renderkit.pdf import PdfResult
+from renderkit.reading import PageMetadata, ReadResult
 from renderkit.screenshot import ScreenshotResult
 from renderkit.speech import AudioResult
 
@@ -30,6 +31,7 @@ __all__ = [
     "image_result",
     "parse_result",
     "pdf_result",
+    "read_result",
     "screenshot_result",
 ]
 
@@ -213,6 +215,27 @@ def audio_result(body: dict[str, Any], loader: Loader) -> AudioResult:
             url=body["url"],
         ),
         loader,
+    )
+
+
+def read_result(body: dict[str, Any]) -> ReadResult:
+    """The read result a ``POST /api/read`` body describes (the text is in the body)."""
+    meta = body.get("metadata") or {}
+    return ReadResult(
+        content=body[body["format"]],
+        format=body["format"],
+        metadata=PageMetadata(
+            title=meta.get("title"),
+            description=meta.get("description"),
+            canonical_url=meta.get("canonical_url"),
+            language=meta.get("language"),
+            og=dict(meta.get("og") or {}),
+        ),
+        requested_url=body["requested_url"],
+        final_url=body["final_url"],
+        http_status=body.get("http_status"),
+        read_at=datetime.datetime.fromisoformat(body["read_at"]),
+        warnings=tuple(body.get("warnings") or ()),
     )
 
 

@@ -22,6 +22,7 @@ from renderkit.core.retry import RetryPolicy
 from renderkit.image import ImageRequest, ImageResult
 from renderkit.parsing import ParseRequest, ParseResult
 from renderkit.pdf import PdfRequest, PdfResult
+from renderkit.reading import ReadRequest, ReadResult
 from renderkit.screenshot import ScreenshotRequest, ScreenshotResult
 from renderkit.speech import AudioRequest, AudioResult
 
@@ -104,6 +105,12 @@ class Client:
     ) -> ScreenshotResult:
         """Capture a page on the server; see :func:`renderkit.screenshot`."""
         return self._run(lambda: self._client.screenshot(request, idempotency_key=idempotency_key))
+
+    def read_page(
+        self, request: ReadRequest | Mapping[str, Any], *, idempotency_key: str | None = None
+    ) -> ReadResult:
+        """Read a page's main content on the server; see :func:`renderkit.read_page`."""
+        return self._run(lambda: self._client.read_page(request, idempotency_key=idempotency_key))
 
     def synthesize(
         self, request: AudioRequest | Mapping[str, Any], *, idempotency_key: str | None = None

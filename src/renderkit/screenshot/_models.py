@@ -8,12 +8,12 @@ from urllib.parse import urlsplit
 
 import attrs
 
+from renderkit.core import pagecontrols as c
 from renderkit.core import validators as v
 from renderkit.core.converter import checked
 from renderkit.core.filenames import suggested_filename
 from renderkit.core.media import media_types
 from renderkit.core.results import FileResult
-from renderkit.screenshot import _checks as c
 
 __all__ = ["DEVICES", "MAX_DELAY_MS", "Device", "ScreenshotRequest", "ScreenshotResult", "Viewport"]
 

@@ -24,13 +24,22 @@ class RecordedRender:
     shell: str | None = None
 
 
+#: What a fake reading a page (``PageShot.format == "html"``) answers unless told otherwise.
+_PAGE_HTML = (
+    '<html lang="en"><head><title>A fake page</title></head><body><main><h1>A fake page</h1>'
+    "<p>The fake browser answers this document for every page it is asked to read.</p>"
+    "</main></body></html>"
+)
+
+
 class FakeBrowser:
     """A real :class:`~renderkit.browser.Browser` implementation that draws no HTML.
 
-    It returns a correctly sized, correctly encoded solid-colour image for every capture and
-    records each call in :attr:`renders`, so tests of code above the browser (the HTTP server,
-    quotas, storage) run in milliseconds. Pass ``handler`` to inject failures: it is called
-    with each :class:`RecordedRender` before the image is produced and may raise.
+    It returns a correctly sized, correctly encoded solid-colour image for every capture (and
+    ``page_html`` for a page read as HTML), recording each call in :attr:`renders`, so tests
+    of code above the browser (the HTTP server, quotas, storage) run in milliseconds. Pass
+    ``handler`` to inject failures: it is called with each :class:`RecordedRender` before
+    the result is produced and may raise.
     """
 
     def __init__(
@@ -38,8 +47,10 @@ class FakeBrowser:
         handler: Callable[[RecordedRender], None] | None = None,
         *,
         color: tuple[int, int, int] = (99, 102, 241),
+        page_html: str = _PAGE_HTML,
     ) -> None:
         self.renders: list[RecordedRender] = []
+        self._page_html = page_html
         self.closed = False
         self._handler = handler
         self._color = color
@@ -65,9 +76,12 @@ class FakeBrowser:
         return self._print(RecordedRender(kind="pdf-document", html=html, pdf=options))
 
     async def capture_url(self, shot: PageShot) -> PageCapture:
-        """Record the call and return a blank capture of the viewport (or a one-page PDF)."""
+        """Record the call and return a blank capture of the viewport (or a one-page PDF;
+        for ``format: html``, the fake's ``page_html``)."""
         if shot.pdf is not None:
             content = self._print(RecordedRender(kind="url-pdf", html=shot.url, pdf=shot.pdf))
+        elif shot.format == "html":
+            content = self._read(RecordedRender(kind="url-html", html=shot.url))
         else:
             capture = Capture(
                 width=shot.width,
@@ -82,6 +96,12 @@ class FakeBrowser:
     async def aclose(self) -> None:
         """Mark the fake closed."""
         self.closed = True
+
+    def _read(self, render: RecordedRender) -> bytes:
+        self.renders.append(render)
+        if self._handler is not None:
+            self._handler(render)
+        return self._page_html.encode("utf-8")
 
     def _print(self, render: RecordedRender) -> bytes:
         self.renders.append(render)

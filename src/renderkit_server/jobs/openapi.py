@@ -359,9 +359,10 @@ def job_openapi(
                 "jobs",
                 "post",
                 "Submit a job",
-                "Queue one production call (image, pdf, screenshot, audio, parse, pdf-ops) to "
-                "run in the background. The request is validated now, as its endpoint would; it is "
-                "charged only if it succeeds. Answers 202 with the job and a `Location` header.",
+                "Queue one production call (image, pdf, screenshot, read, audio, parse, "
+                "pdf-ops) to run in the background. The request is validated now, as its "
+                "endpoint would; it is charged only if it succeeds. Answers 202 with the job "
+                "and a `Location` header.",
                 requestBody=_body("JobSubmission", _EXAMPLE_SUBMISSION),
                 responses={
                     "202": _json("Job", "Queued", _EXAMPLE_JOB),

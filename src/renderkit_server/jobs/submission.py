@@ -34,12 +34,13 @@ __all__ = [
     "parse_job",
 ]
 
-#: The kinds a job may name: the five operations, by short name or endpoint name.
+#: The kinds a job may name: the operations, by short name or endpoint name.
 KINDS: Mapping[str, str] = {
     "image": "image",
     "pdf": "pdf-gen",
     "pdf-gen": "pdf-gen",
     "screenshot": "screenshot",
+    "read": "read",
     "audio": "audio",
     "parse": "parse",
     "pdf-ops": "pdf-ops",
@@ -164,7 +165,8 @@ def _item(
         return None
     try:
         # Exactly the synchronous endpoint's checks (execute() runs them again at run time).
-        operation.admit(structure(request, operation.model), engines)
+        serving = operation.serving(request)
+        serving.admit(structure(request, serving.model), engines)
     except InvalidRequestError as exc:
         errors.extend(attrs.evolve(e, field=f"{prefix}request.{e.field}") for e in exc.errors)
         return None

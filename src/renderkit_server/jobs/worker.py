@@ -43,7 +43,7 @@ logger = logging.getLogger("renderkit_server")
 
 #: The operations that hold a browser slot while they run.
 # pdf-ops counts as browser work: its inputs may be pdf-gen requests rendered first.
-BROWSER_KINDS = frozenset({"image", "pdf-gen", "screenshot", "pdf-ops"})
+BROWSER_KINDS = frozenset({"image", "pdf-gen", "screenshot", "read", "pdf-ops"})
 
 # Errors meaning "not now" rather than "never": the machine or a store is busy. The job
 # goes back to the queue (keeping its place) instead of failing.

@@ -1,4 +1,4 @@
-"""The six MCP tools: definitions generated from the operations, and their results.
+"""The MCP tools: definitions generated from the operations, and their results.
 
 Each tool is a production operation under an agent-facing name. Its ``inputSchema`` is the
 JSON Schema of the operation's request model and its ``outputSchema`` the schema of the REST
@@ -196,6 +196,17 @@ TOOLS: dict[str, McpTool] = {
             summary="See what a public web page looks like: capture it as an image or PDF.",
         ),
         McpTool(
+            name="read_url",
+            cost="one screenshot",
+            operation=OPERATIONS["read"],
+            # The stored file is the answer's copy: the call changes nothing an agent sees.
+            read_only=True,
+            open_world=True,
+            summary="Read what a public web page says: its main text as clean Markdown "
+            "(or HTML, or plain text) with its title, description, language and links, "
+            "for summarising, quoting or answering questions about the page.",
+        ),
+        McpTool(
             name="parse_document",
             cost="one parse",
             operation=OPERATIONS["parse"],
@@ -325,6 +336,8 @@ def success_result(
     An image comes as ``inline`` says: ``preview`` shows ``preview`` (none given: the link
     alone), ``full`` the file itself (up to :data:`INLINE_LIMIT`), ``none`` nothing inline.
     """
+    if execution.text_field is not None:
+        return _text_result(execution, version)
     text = json.dumps(execution.body, ensure_ascii=False)
     content: list[dict[str, Any]] = [{"type": "text", "text": text}]
     warnings = execution.body.get("warnings") or ()
@@ -338,6 +351,37 @@ def success_result(
     }
     if version_at_least(version, "2025-06-18"):
         result["structuredContent"] = execution.body
+    return result
+
+
+def _text_result(execution: Execution, version: str) -> dict[str, Any]:
+    """A text result (a read page): the text itself first, as the agent reads it; then the
+    rest of the body (metadata, URLs, warnings) as JSON; then a link to the stored file.
+
+    The text is inline already, so no revision gets the file embedded a second time.
+    """
+    field = execution.text_field
+    assert field is not None
+    body = execution.body
+    rest = {key: value for key, value in body.items() if key != field}
+    content: list[dict[str, Any]] = [
+        {"type": "text", "text": str(body.get(field, ""))},
+        {"type": "text", "text": json.dumps(rest, ensure_ascii=False)},
+    ]
+    url = body.get("url")
+    if url and version_at_least(version, "2025-06-18"):
+        content.append(
+            {
+                "type": "resource_link",
+                "uri": url,
+                "name": _file_name(url, execution.content_type),
+                "mimeType": execution.content_type.split(";", 1)[0],
+                "size": len(execution.content or b""),
+            }
+        )
+    result: dict[str, Any] = {"content": content, "isError": False}
+    if version_at_least(version, "2025-06-18"):
+        result["structuredContent"] = body
     return result
 
 

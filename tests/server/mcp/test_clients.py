@@ -147,6 +147,7 @@ async def test_the_sdk_client_negotiates_and_lists_every_tool_with_schemas(
         "generate_pdf",
         "generate_audio",
         "take_screenshot",
+        "read_url",
         "parse_document",
         "edit_pdf",
     }

@@ -1,4 +1,5 @@
-"""Validators for the screenshot page controls (headers, cookies, timezone, locale...)."""
+"""Validators for the page controls of screenshots and page reads (headers, cookies, timezone,
+locale...): both load a page the same way."""
 
 from __future__ import annotations
 
