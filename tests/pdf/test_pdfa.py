@@ -19,6 +19,7 @@ from renderkit import InvalidRequestError, RenderError, render_pdf
 from renderkit.browser import ChromiumPool
 from renderkit.core.converter import structure
 from renderkit.pdf import PdfRequest
+from renderkit.pdf._headings import heading_texts
 from renderkit.pdf._pdfa import DocumentInfo, finish_document
 
 from ._einvoice_data import sample
@@ -325,3 +326,32 @@ def test_info_and_xmp_state_the_same_title_author_and_dates() -> None:
         assert datetime.fromisoformat(meta["xmp:ModifyDate"]) == now
         assert pdf.Root.ViewerPreferences.DisplayDocTitle is True
     assert pdfa_problems(archival, "PDF/A-3b") == []
+
+
+def test_heading_texts_are_read_in_order_without_what_aria_hides() -> None:
+    html = (
+        "<h1>Title <b>bold</b></h1><p>x</p><h2><span aria-hidden='true'>01<i>x</i></span>"
+        "  Revenue\n now</h2><div><h3>A<br>B</h3></div>"
+    )
+
+    assert heading_texts(html) == ["Title bold", "Revenue now", "AB"]
+
+
+@pytest.mark.browser
+async def test_a_right_to_left_outline_keeps_the_words_in_reading_order(
+    pool: ChromiumPool,
+) -> None:
+    certificate = {**TEMPLATES["certificate"], "locale": "ar", "tagged": True}
+    heading = "مرحبا بالعالم الجميل"
+    custom = {
+        "template": "custom",
+        "html": f"<html dir='rtl' lang='ar'><body><h1>شهادة إتمام</h1><h2>{heading}</h2>",
+        "tagged": True,
+    }
+
+    printed = await render_pdf(certificate, browser=pool)
+    written = await render_pdf(custom, browser=pool)
+
+    # Chromium writes these titles word by word in visual (reversed) order.
+    assert _outline(printed.content) == [(1, "شهادة إتمام")]
+    assert _outline(written.content) == [(1, "شهادة إتمام"), (2, heading)]

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import functools
 import io
+import unicodedata
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 
 import attrs
@@ -87,6 +89,7 @@ def finish_document(
     info: DocumentInfo,
     standard: str | None,
     tagged: bool,
+    headings: Callable[[], Sequence[str]] | None = None,
     now: datetime | None = None,
 ) -> bytes:
     """``pdf`` (Chromium's) as the ``standard`` asks (a key of :data:`PDF_STANDARDS`, or
@@ -95,6 +98,8 @@ def finish_document(
     Blocking (a full rewrite by qpdf): call from a worker thread.
 
     Args:
+        headings: the text of the document's headings in order (read only when an outline
+            title holds right-to-left text, whose words Chromium writes in visual order).
         now: the creation and modification time written in Info and XMP alike (default:
             the current time).
 
@@ -117,6 +122,8 @@ def finish_document(
             if not isinstance(preferences, pikepdf.Dictionary):
                 preferences = root.ViewerPreferences = pikepdf.Dictionary()
             preferences.DisplayDocTitle = True
+            if headings is not None:
+                _restore_outline_titles(document, headings)
         if standard is not None:
             _check_fonts(document)
             _add_output_intent(document)
@@ -159,6 +166,38 @@ def _write_metadata(
             part, conformance = PDF_STANDARDS[standard]
             meta["pdfaid:part"] = str(part)
             meta["pdfaid:conformance"] = conformance
+
+
+def _outline_items(document: pikepdf.Pdf) -> Iterator[pikepdf.Dictionary]:
+    """The outline's items, depth first (the order of the headings in the document)."""
+    outlines = document.Root.get("/Outlines")
+    stack = [outlines.get("/First")] if isinstance(outlines, pikepdf.Dictionary) else []
+    seen: set[tuple[int, int]] = set()
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, pikepdf.Dictionary) or item.objgen in seen:
+            continue  # the end of a list, or a loop in a broken outline
+        seen.add(item.objgen)
+        yield item
+        stack.extend((item.get("/Next"), item.get("/First")))
+
+
+def _right_to_left(text: str) -> bool:
+    return any(unicodedata.bidirectional(c) in ("R", "AL") for c in text)
+
+
+def _restore_outline_titles(document: pikepdf.Pdf, headings: Callable[[], Sequence[str]]) -> None:
+    items = list(_outline_items(document))
+    if not any(_right_to_left(str(item.get("/Title", ""))) for item in items):
+        return
+    texts = headings()
+    if len(texts) != len(items):
+        return  # a heading Chromium left out (hidden, empty): no sure pairing
+    for item, text in zip(items, texts, strict=True):
+        title = str(item.get("/Title", ""))
+        # Only the order of the words is put right: a title with other words stays as is.
+        if title != text and sorted(title.split()) == sorted(text.split()):
+            item.Title = pikepdf.String(text)
 
 
 def _add_output_intent(document: pikepdf.Pdf) -> None:

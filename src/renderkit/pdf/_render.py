@@ -19,6 +19,7 @@ from renderkit.core.errors import InvalidRequestError, RenderError
 from renderkit.core.pdfium import page_count
 from renderkit.core.shell import script_font_face_css, shell_head
 from renderkit.pdf._einvoice_profiles import DEFAULT_PROFILE
+from renderkit.pdf._headings import heading_texts
 from renderkit.pdf._models import MARGINS, PAGE_SIZES, InvoiceData, PdfRequest, PdfResult
 from renderkit.pdf._pdfa import CREATOR, PRODUCER, DocumentInfo, finish_document
 from renderkit.pdf._templates import pdf_css, render_document
@@ -112,6 +113,7 @@ async def render_pdf(
         content = await browser.print_document(
             html, options(req.header_html, req.footer_html, req.title)
         )
+        printed_html = html
         title, author, subject = req.title, req.author, None
     else:
         document = render_document(req.kind, attrs.asdict(req.data), locale=req.locale)
@@ -123,6 +125,7 @@ async def render_pdf(
         )
         author = req.author or document.author
         subject = document.subject
+        printed_html = document.body
     content, pages = await finish_pdf(content, title=title, author=author, subject=subject)
     if max_pages is not None and pages > max_pages:
         field = "html" if req.kind == "custom" else "data"
@@ -149,6 +152,7 @@ async def render_pdf(
                 info=info,
                 standard=req.effective_pdf_standard,
                 tagged=req.tagged,
+                headings=functools.partial(heading_texts, printed_html),
             )
         )
     filename = req.suggested_filename
