@@ -103,17 +103,26 @@ def _metadata_problems(pdf: pikepdf.Pdf, part: str) -> list[str]:
 
 def _font_problems(pdf: pikepdf.Pdf) -> list[str]:
     problems = []
-    for obj in pdf.objects:
-        if not isinstance(obj, pikepdf.Dictionary) or obj.get("/Type") != "/Font":
-            continue
-        subtype = obj.get("/Subtype")
-        if subtype in ("/Type0", "/Type3"):
-            # A Type 0 font is embedded through its descendant (a font object too); a Type 3
+    holders = [page.obj for page in pdf.pages] + list(pdf.objects)
+    fonts: list[pikepdf.Dictionary] = []
+    for holder in holders:
+        resources = (
+            holder.get("/Resources")
+            if isinstance(holder, pikepdf.Dictionary | pikepdf.Stream)
+            else None
+        )
+        named = resources.get("/Font") if isinstance(resources, pikepdf.Dictionary) else None
+        for font in (named or pikepdf.Dictionary()).values():
+            fonts.append(font)
+            fonts.extend(font.get("/DescendantFonts", []))
+    for font in fonts:
+        if font.get("/Subtype") in ("/Type0", "/Type3"):
+            # A Type 0 font is embedded through its descendant (listed too); a Type 3
             # font's glyphs are content streams in the file.
             continue
-        descriptor = obj.get("/FontDescriptor")
+        descriptor = font.get("/FontDescriptor")
         if descriptor is None or not any(f"/FontFile{n}" in descriptor for n in ("", "2", "3")):
-            problems.append(f"the font {obj.get('/BaseFont')} is not embedded")
+            problems.append(f"the font {font.get('/BaseFont')} is not embedded")
     return problems
 
 

@@ -301,6 +301,7 @@ def test_finishing_makes_hidden_annotations_printable_and_drops_image_interpolat
 
 def test_finishing_refuses_a_pdf_with_a_font_it_does_not_embed() -> None:
     source = _pdf_with(annotation_flags=4, interpolate=False, font_file=False)
+    assert "the font /Lost is not embedded" in pdfa_problems(source, "PDF/A-3b")
 
     with pytest.raises(RenderError, match="Lost"):
         finish_document(source, info=DocumentInfo(lang="en"), standard="PDF/A-3b", tagged=False)
@@ -355,3 +356,23 @@ async def test_a_right_to_left_outline_keeps_the_words_in_reading_order(
     # Chromium writes these titles word by word in visual (reversed) order.
     assert _outline(printed.content) == [(1, "شهادة إتمام")]
     assert _outline(written.content) == [(1, "شهادة إتمام"), (2, heading)]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("tagged", [False, True])
+async def test_colour_emoji_drawn_as_type3_glyphs_still_make_a_pdfa(
+    pool: ChromiumPool, tagged: bool
+) -> None:
+    html = "<html><body><h1>Smile 😀</h1><p>Done ✓</p></body></html>"
+    request = {"template": "custom", "html": html, "pdf_standard": "PDF/A-2b", "tagged": tagged}
+
+    result = await render_pdf(request, browser=pool)
+
+    with pikepdf.open(io.BytesIO(result.content)) as pdf:
+        subtypes = {
+            str(o.Subtype)
+            for o in pdf.objects
+            if isinstance(o, pikepdf.Dictionary) and o.get("/Type") == "/Font"
+        }
+    assert "/Type3" in subtypes  # Chromium draws colour emoji as Type 3 glyphs
+    assert pdfa_problems(result.content, "PDF/A-2b") == []

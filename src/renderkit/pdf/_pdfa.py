@@ -226,14 +226,33 @@ def _make_printable(document: pikepdf.Pdf) -> None:
             del obj.Interpolate
 
 
-def _check_fonts(document: pikepdf.Pdf) -> None:
-    for obj in document.objects:
-        if (
-            not isinstance(obj, pikepdf.Dictionary)
-            or obj.get("/Type") != pikepdf.Name.FontDescriptor
-        ):
+def _fonts(document: pikepdf.Pdf) -> Iterator[pikepdf.Object]:
+    """Every font a resource dictionary names (pages, forms, Type 3 glyphs, appearance
+    streams), direct or not, and each Type 0 font's descendants."""
+    holders: list[pikepdf.Dictionary | pikepdf.Stream] = [page.obj for page in document.pages]
+    holders += [o for o in document.objects if isinstance(o, (pikepdf.Dictionary, pikepdf.Stream))]
+    for holder in holders:
+        resources = holder.get("/Resources")
+        fonts = resources.get("/Font") if isinstance(resources, pikepdf.Dictionary) else None
+        if not isinstance(fonts, pikepdf.Dictionary):
             continue
-        if not any(key in obj for key in ("/FontFile", "/FontFile2", "/FontFile3")):
-            name = str(obj.get("/FontName", "?")).lstrip("/")
+        for font in fonts.values():
+            if isinstance(font, pikepdf.Dictionary):
+                yield font
+                yield from font.get("/DescendantFonts", pikepdf.Array())
+
+
+def _check_fonts(document: pikepdf.Pdf) -> None:
+    for font in _fonts(document):
+        # A Type 0 font is embedded through its descendant; a Type 3 font (Chromium's
+        # colour emoji) is drawn by content streams in the file, and its descriptor,
+        # written for tagged output, rightly names no font program.
+        if font.get("/Subtype") in (pikepdf.Name.Type0, pikepdf.Name.Type3):
+            continue
+        descriptor = font.get("/FontDescriptor")
+        if not isinstance(descriptor, pikepdf.Dictionary) or not any(
+            key in descriptor for key in ("/FontFile", "/FontFile2", "/FontFile3")
+        ):
+            name = str(font.get("/BaseFont", "?")).lstrip("/")
             msg = f"the browser did not embed the font {name}, which PDF/A requires"
             raise RenderError(msg)
