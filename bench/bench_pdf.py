@@ -1,10 +1,13 @@
-"""Benchmark: the invoice template to PDF with a warm pool vs WeasyPrint on the same HTML.
+"""Benchmark: the invoice template to PDF with a warm pool vs WeasyPrint on the same HTML,
+and what PDF/A and tagging cost on top of a plain PDF.
 
-    python bench/bench_pdf.py [--rounds 30] [--record bench/results.toml]
+    python bench/bench_pdf.py [--rounds 30] [--record bench/results.toml] [--no-peer]
 
 Both produce the same document (the invoice fragment inside the same shell: packaged Inter
 fonts and the document CSS), interleaved round by round. WeasyPrint runs in a worker thread
-as a server would run it. Install it with `pip install weasyprint` (nox -s bench does).
+as a server would run it. Install it with `pip install weasyprint` (nox -s bench does);
+``--no-peer`` measures renderkit alone. The PDF/A-2b, tagged and PDF/A-2b + tagged variants
+of the same request run in the same rounds, so the medians compare like with like.
 """
 
 from __future__ import annotations
@@ -50,8 +53,17 @@ def summary(values: list[float]) -> str:
     return f"median {statistics.median(values) * 1000:7.1f} ms  (p90 {p90 * 1000:7.1f}, n={len(values)})"
 
 
-async def main(rounds: int, record_to: Path | None) -> None:
-    import weasyprint
+#: The request variants measured against the plain PDF, all in the same rounds.
+VARIANTS: dict[str, dict[str, object]] = {
+    "PDF/A-2b": {"pdf_standard": "PDF/A-2b"},
+    "tagged": {"tagged": True},
+    "PDF/A-2b + tagged": {"pdf_standard": "PDF/A-2b", "tagged": True},
+}
+
+
+async def main(rounds: int, record_to: Path | None, *, peer: bool = True) -> None:
+    if peer:
+        import weasyprint
 
     document = render_document("invoice", INVOICE)
     html = (
@@ -61,22 +73,34 @@ async def main(rounds: int, record_to: Path | None) -> None:
     )
 
     def weasy() -> bytes:
-        return weasyprint.HTML(string=html).write_pdf()
+        return weasyprint.HTML(string=html).write_pdf() if peer else b""
 
     body = {"template": "invoice", "data": INVOICE}
+    bodies = {name: {**body, **changes} for name, changes in VARIANTS.items()}
     async with ChromiumPool(BrowserConfig(slots=2)) as pool:
         for _ in range(3):
-            await render_pdf(body, browser=pool)
+            for request in (body, *bodies.values()):
+                await render_pdf(request, browser=pool)
             await asyncio.to_thread(weasy)
         ours, theirs = [], []
+        variants: dict[str, list[float]] = {name: [] for name in bodies}
         for _ in range(rounds):
             t = time.perf_counter()
             await render_pdf(body, browser=pool)
             ours.append(time.perf_counter() - t)
+            for name, request in bodies.items():
+                t = time.perf_counter()
+                await render_pdf(request, browser=pool)
+                variants[name].append(time.perf_counter() - t)
             t = time.perf_counter()
             await asyncio.to_thread(weasy)
             theirs.append(time.perf_counter() - t)
     print(f"renderkit invoice pdf (warm pool)  {summary(ours)}")
+    for name, times in variants.items():
+        extra = (statistics.median(times) - statistics.median(ours)) * 1000
+        print(f"  {name:<18} {summary(times)}  ({extra:+.1f} ms on the plain median)")
+    if not peer:
+        return
     print(f"WeasyPrint {weasyprint.__version__}, same HTML      {summary(theirs)}")
     ratio = statistics.median(ours) / statistics.median(theirs)
     print(f"renderkit time / WeasyPrint time: {ratio:.2f}")
@@ -94,6 +118,7 @@ async def main(rounds: int, record_to: Path | None) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--no-peer", action="store_true", help="skip WeasyPrint")
     add_record_option(parser)
     args = parser.parse_args()
-    asyncio.run(main(args.rounds, args.record))
+    asyncio.run(main(args.rounds, args.record, peer=not args.no_peer))

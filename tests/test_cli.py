@@ -6,6 +6,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+import pikepdf
 import pytest
 
 from renderkit import cli
@@ -273,6 +274,18 @@ def test_dash_output_writes_the_image_to_stdout_and_the_summary_to_stderr(
 def test_dash_output_writes_the_pdf_to_stdout(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     assert cli.main(["pdf", "--template", "letter", "--data", '{"body": "Hi"}', "-o", "-"]) == 0
     assert capsysbinary.readouterr().out.startswith(b"%PDF-")
+
+
+@pytest.mark.browser
+def test_pdf_standard_and_tagged_flags_print_a_tagged_pdfa(tmp_path: Path) -> None:
+    out = tmp_path / "letter.pdf"
+    argv = ["pdf", "--template", "letter", "--data", '{"body": "Hi"}', "-o", str(out)]
+
+    assert cli.main([*argv, "--pdf-standard", "PDF/A-3b", "--tagged"]) == 0
+
+    with pikepdf.open(out) as pdf:
+        assert pdf.open_metadata().pdfa_status == "3B"
+        assert "/StructTreeRoot" in pdf.Root
 
 
 def test_version_prints_the_installed_version(capsys) -> None:

@@ -37,6 +37,7 @@ from renderkit.core.filenames import suggested_filename
 from renderkit.core.media import MEDIA_TYPES
 from renderkit.core.times import isoformat_z
 from renderkit.parsing import DOCUMENT_TYPES
+from renderkit.pdf import PDF_STANDARDS
 from renderkit.pdfops import SIGNATURE_LEVELS, PdfOpsRequest, check_signer, pdf_ops
 from renderkit.reading import READ_FORMATS, extractor_version
 from renderkit.speech.budget import check_budget
@@ -449,6 +450,10 @@ async def _run_pdf(request: PdfRequest, engines: Engines) -> Output:
         "template": result.template,
         "format": result.format,
     }
+    if result.pdf_standard is not None:
+        facts["pdf_standard"] = result.pdf_standard
+    if result.tagged:
+        facts["tagged"] = True
     if result.einvoice is not None:
         facts.update(
             einvoice=result.einvoice,
@@ -482,7 +487,10 @@ PDF = Operation(
         "Invoices with `einvoice` (factur-x, zugferd, xrechnung, ubl; `einvoice_profile` "
         "en16931 by default) are also written as EN 16931 e-invoices, validated against the "
         "XSD and Schematron: Factur-X/ZUGFeRD as a PDF/A-3b carrying the XML, XRechnung and "
-        "UBL as the XML itself (`einvoice_embed: true` for the PDF)."
+        "UBL as the XML itself (`einvoice_embed: true` for the PDF). `pdf_standard` "
+        "PDF/A-2b or PDF/A-3b makes an archival PDF (sRGB output intent, XMP, embedded fonts); "
+        "`tagged: true` an accessible one (structure tree, outline of the headings, the "
+        "locale as its language)."
     ),
     run=_run_pdf,
     warnings=lambda req: req.warnings,
@@ -504,6 +512,15 @@ PDF = Operation(
         },
     },
     optional_fields={
+        "pdf_standard": {
+            "type": "string",
+            "enum": list(PDF_STANDARDS),
+            "description": "The PDF/A standard the file follows (only when it follows one)",
+        },
+        "tagged": {
+            "type": "boolean",
+            "description": "True when the file is a tagged PDF with an outline (as asked)",
+        },
         "einvoice": {
             "type": "string",
             "enum": ["factur-x", "zugferd", "xrechnung", "ubl"],

@@ -140,6 +140,24 @@ def test_render_pdf_returns_a_pdf_result_with_its_pages(client: Client) -> None:
     assert result.content.startswith(b"%PDF-")
 
 
+def test_a_pdfa_request_reaches_the_client_with_its_standard_and_tagging(
+    client: Client,
+) -> None:
+    plain = client.render_pdf({"template": "letter", "data": {"body": "Dear Bob,"}})
+    result = client.render_pdf(
+        {
+            "template": "letter",
+            "data": {"body": "Dear Bob,"},
+            "pdf_standard": "PDF/A-3b",
+            "tagged": True,
+        }
+    )
+
+    assert (plain.pdf_standard, plain.tagged) == (None, False)
+    assert (result.pdf_standard, result.tagged) == ("PDF/A-3b", True)
+    assert b"pdfaid" in result.content
+
+
 def test_an_xrechnung_reaches_the_client_as_its_xml_with_the_e_invoice_facts(
     client: Client,
 ) -> None:

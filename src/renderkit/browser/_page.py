@@ -137,6 +137,10 @@ class Slot:
             "displayHeaderFooter": bool(options.header_template or options.footer_template),
             "headerTemplate": options.header_template or "<span></span>",
             "footerTemplate": options.footer_template or "<span></span>",
+            # Only asked for: without it Chromium keeps its own default (tagged, no outline, in
+            # 156), so documents that never asked keep printing as they did.
+            **({"generateTaggedPDF": True} if options.tagged else {}),
+            **({"generateDocumentOutline": True} if options.tagged else {}),
         }
         if options.max_pages is not None:
             params["pageRanges"] = f"1-{options.max_pages + 1}"

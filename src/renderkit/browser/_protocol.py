@@ -56,6 +56,9 @@ class PdfOptions:
         title: the document title (PDF metadata).
         max_pages: when set, print only the first ``max_pages + 1`` pages: enough to tell
             that a document is over the cap without paying for the rest of it.
+        tagged: write a tagged PDF (a structure tree, ``/MarkInfo``) and an outline of the
+            document's headings, which Chromium derives from that structure; False leaves
+            tagging to Chromium's default (on, without an outline, in Chromium 156).
     """
 
     paper_width: float
@@ -66,6 +69,7 @@ class PdfOptions:
     footer_template: str | None = None
     title: str | None = None
     max_pages: int | None = None
+    tagged: bool = False
 
 
 @attrs.frozen(kw_only=True)

@@ -175,6 +175,8 @@ def pdf_result(body: dict[str, Any], loader: Loader) -> PdfResult:
             einvoice=body.get("einvoice"),
             einvoice_profile=body.get("einvoice_profile"),
             einvoice_checks=tuple(body.get("einvoice_validated") or ()),
+            pdf_standard=body.get("pdf_standard"),
+            tagged=bool(body.get("tagged", False)),
         ),
         loader,
     )

@@ -6,6 +6,8 @@
 :class:`CertificateData`, :class:`ReportData` with :class:`ReportSection`, :class:`LetterData`,
 :class:`CustomData`). The request's ``locale`` sets labels, dates, amounts and direction. An invoice
 request with ``einvoice`` is also written as an EN 16931 e-invoice (:mod:`renderkit.pdf.einvoice`).
+``pdf_standard`` (:data:`PDF_STANDARDS`: PDF/A-2b, PDF/A-3b) makes any document archival and
+``tagged`` makes it accessible (a structure tree, an outline, its language).
 """
 
 from __future__ import annotations
@@ -26,10 +28,12 @@ from renderkit.pdf._models import (
     ReportData,
     ReportSection,
 )
+from renderkit.pdf._pdfa import PDF_STANDARDS
 from renderkit.pdf._render import render_pdf
 
 __all__ = [
     "PAGE_SIZES",
+    "PDF_STANDARDS",
     "PDF_TEMPLATES",
     "PDF_TEMPLATE_FIELDS",
     "CertificateData",

@@ -19,6 +19,7 @@ from renderkit.core.results import FileResult
 from renderkit.pdf._einvoice_profiles import EINVOICE_FORMATS, EInvoiceProfile, profile_of
 from renderkit.pdf._locale import DEFAULT_LOCALE
 from renderkit.pdf._payment import bic_problem, iban_problem
+from renderkit.pdf._pdfa import PDF_STANDARDS
 from renderkit.pdf._templates import NAME_STYLES, TEMPLATE_FIELDS
 
 __all__ = [
@@ -493,6 +494,13 @@ def _page_size(value: object) -> object:
     return _PAGE_SIZE_NAMES.get(value.lower(), value) if isinstance(value, str) else value
 
 
+_STANDARD_NAMES = {name.lower(): name for name in PDF_STANDARDS}
+
+
+def _pdf_standard(value: object) -> object:
+    return _STANDARD_NAMES.get(value.lower(), value) if isinstance(value, str) else value
+
+
 def _schema_extra() -> dict[str, Any]:
     rules: list[dict[str, Any]] = []
     for kind, cls in _DATA_CLASSES.items():
@@ -595,6 +603,12 @@ class PdfRequest:
             and zugferd, ``xrechnung`` for zugferd, xrechnung (its only one) and ubl.
         einvoice_embed: xrechnung and ubl: answer with the PDF/A-3b carrying the XML instead
             of the XML.
+        pdf_standard: ``PDF/A-2b`` or ``PDF/A-3b`` for an archival PDF (an sRGB output
+            intent, XMP identification, every font embedded, no encryption); None (default)
+            for a plain PDF. An e-invoice carrying its XML is always PDF/A-3b.
+        tagged: a tagged (accessible) PDF: a structure tree, an outline of the headings,
+            ``/Lang`` from ``locale`` and the title shown in the viewer's window (default
+            false).
 
     A report needs a title or a section and a letter a body or a subject: without them the
     page would be blank, so the request is refused naming the field.
@@ -620,9 +634,14 @@ class PdfRequest:
     )
     einvoice_profile: str | None = attrs.field(default=None, converter=_lower)
     einvoice_embed: bool = False
+    pdf_standard: str | None = attrs.field(
+        default=None, converter=_pdf_standard, validator=v.optional(v.choice(PDF_STANDARDS))
+    )
+    tagged: bool = False
 
     def __attrs_post_init__(self) -> None:
         self._check_einvoice()
+        self._check_pdf_standard()
         if self.kind == "custom":
             if not (self.document_html and self.document_html.strip()):
                 raise InvalidRequestError.single(
@@ -664,6 +683,33 @@ class PdfRequest:
         errors = einvoice_problems(self.data, self.einvoice_profile_info)
         if errors:
             raise InvalidRequestError(errors)
+
+    def _check_pdf_standard(self) -> None:
+        if self.einvoice is None:
+            return
+        if not self.einvoice_in_pdf:
+            # XRechnung and UBL answer with the XML: no PDF to make archival or tagged.
+            for name in ("pdf_standard", "tagged"):
+                if getattr(self, name):
+                    msg = f"needs a PDF answer: {self.einvoice} answers with the XML"
+                    msg += " unless einvoice_embed"
+                    raise InvalidRequestError.single(name, msg)
+        elif self.pdf_standard == "PDF/A-2b":
+            msg = "an e-invoice carrying its XML is PDF/A-3b (PDF/A-2 allows no such attachment)"
+            raise InvalidRequestError.single("pdf_standard", msg)
+
+    @property
+    def einvoice_in_pdf(self) -> bool:
+        """Whether the answer is a PDF carrying an e-invoice's XML."""
+        if self.einvoice is None:
+            return False
+        return self.einvoice_profile_info.embedded or self.einvoice_embed
+
+    @property
+    def effective_pdf_standard(self) -> str | None:
+        """The PDF/A standard printed: the one asked for, and PDF/A-3b for a PDF carrying an
+        e-invoice."""
+        return "PDF/A-3b" if self.einvoice_in_pdf else self.pdf_standard
 
     @property
     def einvoice_profile_info(self) -> EInvoiceProfile:
@@ -771,6 +817,9 @@ class PdfResult(FileResult):
         einvoice_checks: the checks the XML passed: ``xsd``, ``schematron-en16931`` or
             ``schematron-extended``, and ``xrechnung-br-de`` (see :mod:`renderkit.pdf.einvoice`).
         einvoice_xml: the XML, also when it is embedded in the PDF.
+        pdf_standard: the PDF/A standard the file follows (``PDF/A-3b`` for a Factur-X
+            invoice), None for a plain PDF.
+        tagged: whether the file is a tagged PDF with an outline (as asked).
     """
 
     content: bytes = attrs.field(repr=False)
@@ -789,6 +838,8 @@ class PdfResult(FileResult):
     einvoice_profile: str | None = None
     einvoice_checks: tuple[str, ...] = ()
     einvoice_xml: bytes | None = attrs.field(default=None, repr=False)
+    pdf_standard: str | None = None
+    tagged: bool = False
 
     def _repr_png_(self) -> bytes | None:
         # Jupyter: show the first page.

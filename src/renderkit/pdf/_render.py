@@ -19,15 +19,20 @@ from renderkit.core.errors import InvalidRequestError, RenderError
 from renderkit.core.pdfium import page_count
 from renderkit.core.shell import script_font_face_css, shell_head
 from renderkit.pdf._einvoice_profiles import DEFAULT_PROFILE
+from renderkit.pdf._headings import heading_texts
 from renderkit.pdf._models import MARGINS, PAGE_SIZES, InvoiceData, PdfRequest, PdfResult
+from renderkit.pdf._pdfa import CREATOR, PRODUCER, DocumentInfo, finish_document
 from renderkit.pdf._templates import pdf_css, render_document
-from renderkit.pdf.einvoice import ValidationReport, pdfa3_with_xml, write_einvoice
+from renderkit.pdf.einvoice import (
+    EINVOICE_KEYWORDS,
+    ValidationReport,
+    attach_einvoice_xml,
+    write_einvoice,
+)
 from renderkit.storage import Storage
 from renderkit.storage.files import attach_storage
 
 __all__ = ["pdf_shell", "render_pdf"]
-
-_PRODUCER = "renderkit (Chromium)"
 
 
 @functools.cache
@@ -83,7 +88,7 @@ async def render_pdf(
         einvoice = await anyio.to_thread.run_sync(
             write_einvoice, req.data, req.einvoice_profile_info
         )
-        if not (req.einvoice_profile_info.embedded or req.einvoice_embed):
+        if not req.einvoice_in_pdf:
             # XRechnung and UBL answer with the XML: nothing is printed.
             return await attach_storage(_xml_result(req, *einvoice), storage, kind="pdfs")
     width, height = PAGE_SIZES[req.page_size]
@@ -99,6 +104,7 @@ async def render_pdf(
             footer_template=footer,
             title=title,
             max_pages=max_pages,
+            tagged=req.tagged,
         )
 
     if req.kind == "custom":
@@ -107,6 +113,7 @@ async def render_pdf(
         content = await browser.print_document(
             html, options(req.header_html, req.footer_html, req.title)
         )
+        printed_html = html
         title, author, subject = req.title, req.author, None
     else:
         document = render_document(req.kind, attrs.asdict(req.data), locale=req.locale)
@@ -118,27 +125,36 @@ async def render_pdf(
         )
         author = req.author or document.author
         subject = document.subject
+        printed_html = document.body
     content, pages = await finish_pdf(content, title=title, author=author, subject=subject)
     if max_pages is not None and pages > max_pages:
         field = "html" if req.kind == "custom" else "data"
         msg = f"the document has more than {max_pages} pages"
         raise InvalidRequestError.single(field, msg)
     facts: dict[str, Any] = {}
+    keywords = None
     if einvoice is not None:
         xml, report = einvoice
+        level = req.einvoice_profile_info.level
+        content = await anyio.to_thread.run_sync(
+            functools.partial(attach_einvoice_xml, content, xml, level=level)
+        )
+        keywords = EINVOICE_KEYWORDS
+        facts = _einvoice_facts(req, xml, report)
+    if req.effective_pdf_standard is not None or req.tagged:
+        info = DocumentInfo(
+            title=title, author=author, subject=subject, keywords=keywords, lang=req.locale
+        )
         content = await anyio.to_thread.run_sync(
             functools.partial(
-                pdfa3_with_xml,
+                finish_document,
                 content,
-                xml,
-                level=req.einvoice_profile_info.level,
-                title=title,
-                author=author,
-                subject=subject,
-                lang=req.locale,
+                info=info,
+                standard=req.effective_pdf_standard,
+                tagged=req.tagged,
+                headings=functools.partial(heading_texts, printed_html),
             )
         )
-        facts = _einvoice_facts(req, xml, report)
     filename = req.suggested_filename
     result = PdfResult(
         content=content,
@@ -148,6 +164,8 @@ async def render_pdf(
         template=req.template,
         filename=filename,
         warnings=req.warnings,
+        pdf_standard=req.effective_pdf_standard,
+        tagged=req.tagged,
         **facts,
     )
     return await attach_storage(result, storage, kind="pdfs")
@@ -190,7 +208,7 @@ async def finish_pdf(
     Raises:
         RenderError: the browser's output is not a readable PDF.
     """
-    metadata = {"/Producer": _PRODUCER, "/Creator": "renderkit"}
+    metadata = {"/Producer": PRODUCER, "/Creator": CREATOR}
     for key, value in (("/Title", title), ("/Author", author), ("/Subject", subject)):
         if value:
             metadata[key] = value

@@ -19,6 +19,7 @@ from renderkit.core.cli import (
 from renderkit.core.converter import structure
 from renderkit.pdf._locale import DEFAULT_LOCALE
 from renderkit.pdf._models import MARGINS, PAGE_SIZES, PDF_TEMPLATES, PdfRequest
+from renderkit.pdf._pdfa import PDF_STANDARDS
 from renderkit.pdf._render import render_pdf
 
 __all__ = ["add_pdf_command", "run_pdf_command"]
@@ -38,6 +39,12 @@ def add_pdf_command(subparsers: Any) -> argparse.ArgumentParser:
         default=DEFAULT_LOCALE,
         help="labels, dates and amounts of templates, e.g. de, de-DE, ar (default: en)",
     )
+    parser.add_argument(
+        "--pdf-standard", choices=list(PDF_STANDARDS), help="write an archival PDF/A file"
+    )
+    parser.add_argument(
+        "--tagged", action="store_true", help="a tagged PDF with an outline of the headings"
+    )
     add_output_argument(parser)
     add_browser_arguments(parser)
     parser.set_defaults(run=run_pdf_command)
@@ -56,7 +63,12 @@ async def run_pdf_command(args: argparse.Namespace) -> int:
     output_format(args.output, None, ("pdf",), default="pdf")
     request = template_request(args)
     request.update(
-        page_size=args.page_size, landscape=args.landscape, margin=args.margin, locale=args.locale
+        page_size=args.page_size,
+        landscape=args.landscape,
+        margin=args.margin,
+        locale=args.locale,
+        pdf_standard=args.pdf_standard,
+        tagged=args.tagged,
     )
     validated = structure(request, PdfRequest)
     async with ChromiumPool(browser_config(args)) as pool:

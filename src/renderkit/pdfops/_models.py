@@ -345,6 +345,13 @@ class PdfOpsRequest:
                 raise InvalidRequestError.single(where, problem)
         if self.split == []:
             raise InvalidRequestError.single("split", "must name at least one range")
+        if self.encrypt is not None:
+            for index, item in enumerate(self.files):
+                standard = item.render.effective_pdf_standard if item.render else None
+                if standard is not None:
+                    # PDF/A forbids encryption: the file would stop being what was asked.
+                    msg = f"cannot encrypt files[{index}], a {standard} document (PDF/A forbids it)"
+                    raise InvalidRequestError.single("encrypt", msg)
 
     @property
     def renders(self) -> int:

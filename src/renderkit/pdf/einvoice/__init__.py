@@ -6,7 +6,8 @@ XRechnung (CII) and UBL 2.1, from the same numbers the printed invoice shows.
   drafthorse, UBL with lxml following the UBL 2.1 schema (no maintained UBL builder exists in
   the registries), both from :func:`~renderkit.pdf._templates.invoice_totals`.
 - :func:`validate_einvoice_xml`: XSD + EN 16931 Schematron (Saxon) + XRechnung BR-DE rules.
-- :func:`pdfa3_with_xml`: the printed PDF as PDF/A-3b carrying the XML.
+- :func:`pdfa3_with_xml`: the printed PDF as PDF/A-3b carrying the XML
+  (:func:`attach_einvoice_xml`, then the PDF/A finishing every archival PDF gets).
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from renderkit.pdf._einvoice_profiles import (
     profile_of,
 )
 from renderkit.pdf._models import InvoiceData
+from renderkit.pdf._pdfa import SRGB_IDENTIFIER, srgb_profile
 from renderkit.pdf.einvoice._cii import cii_xml
 from renderkit.pdf.einvoice._facts import invoice_facts
-from renderkit.pdf.einvoice._pdfa import SRGB_IDENTIFIER, pdfa3_with_xml, srgb_profile
+from renderkit.pdf.einvoice._pdfa import EINVOICE_KEYWORDS, attach_einvoice_xml, pdfa3_with_xml
 from renderkit.pdf.einvoice._ubl import ubl_xml
 from renderkit.pdf.einvoice._validate import ValidationReport, validate_einvoice_xml
 from renderkit.pdf.einvoice._xrechnung import CHECKED_RULES as XRECHNUNG_RULES
@@ -29,10 +31,12 @@ from renderkit.pdf.einvoice._xrechnung import CHECKED_RULES as XRECHNUNG_RULES
 __all__ = [
     "DEFAULT_PROFILE",
     "EINVOICE_FORMATS",
+    "EINVOICE_KEYWORDS",
     "SRGB_IDENTIFIER",
     "XRECHNUNG_RULES",
     "EInvoiceProfile",
     "ValidationReport",
+    "attach_einvoice_xml",
     "pdfa3_with_xml",
     "profile_of",
     "srgb_profile",
