@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import io
 import zipfile
 from pathlib import Path
@@ -100,7 +101,11 @@ def test_pdf_ops_signs_with_a_local_p12_and_its_passphrase_file(
     ]
     assert cli.main(argv) == 0
     assert "signed (PAdES B-B) as Common Name: renderkit test signer" in capsys.readouterr().err
-    [checked] = anyio.run(validate, out.read_bytes(), credentials)
+    # In a thread of its own: an async fixture of an earlier module (a browser pool) can
+    # leave this thread marked as running asyncio, and anyio.run refuses to nest.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as thread:
+        content = out.read_bytes()
+        [checked] = thread.submit(lambda: anyio.run(validate, content, credentials)).result()
     assert checked.status.bottom_line and pades_level(checked.signature) == "B-B"
     assert checked.signature.sig_object["/Reason"] == "Approved"
 
