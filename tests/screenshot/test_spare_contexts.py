@@ -190,3 +190,20 @@ async def test_closing_the_pool_leaves_no_task_and_no_browser_process(
             break
         await asyncio.sleep(0.05)
     assert set(marked_by(os.getpid())) - processes_before == set()
+
+
+async def test_a_context_starts_no_browser_ui_page_of_its_own(
+    proxied_pool: ChromiumPool, site: tuple[LocalServer, Reports]
+) -> None:
+    server, _ = site
+    await screenshot({"url": server.url("/device")}, browser=proxied_pool)
+    browser = proxied_pool._browser
+    assert browser is not None
+    session = await browser.new_browser_cdp_session()
+    try:
+        targets = (await session.send("Target.getTargets"))["targetInfos"]
+    finally:
+        await session.detach()
+    # The omnibox popups of each context's window were WebUI pages with their own renderer.
+    assert [t["url"] for t in targets if t["type"] == "browser_ui"] == []
+    assert any(t["type"] == "page" for t in targets)
