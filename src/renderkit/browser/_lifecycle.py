@@ -221,8 +221,11 @@ class BrowserLifecycle:
         async with self._lock:
             await self._teardown()
             if self._playwright is not None:
+                # Bounded like every other wait of a close: stopping waits for Playwright's
+                # driver process to exit, and a close must never hang an app's shutdown.
                 with contextlib.suppress(Exception):
-                    await self._playwright.stop()
+                    async with asyncio.timeout(CLOSE_TIMEOUT):
+                        await self._playwright.stop()
                 self._playwright = None
             if self.egress is not None:
                 await self.egress.aclose()
