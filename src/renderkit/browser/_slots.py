@@ -148,13 +148,15 @@ class SlotPool(Generic[S]):
         """A page nobody used before, ready for ``profile``, closed after the render (in
         the background)."""
         slot = await self._take_spare(profile)
+        # Its replacement starts now, while this render runs, not after it: back-to-back
+        # renders then find it ready a render sooner.
+        self._refill_spares(profile)
         done = False
         try:
             yield slot
             done = True
         finally:
             self._retire(slot, lease, hung=not done)
-            self._refill_spares(profile)
 
     async def drop(self) -> None:
         """Close every idle and spare page: their browser is being torn down."""
