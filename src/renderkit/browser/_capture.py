@@ -178,7 +178,7 @@ async def _after_navigation(
     egress: EgressProxy | None,
 ) -> PageCapture:
     controls.failed_status(shot, response.status if response is not None else None)
-    await settle(slot, remaining_ms)
+    await settle(slot, remaining_ms, loaded=shot.wait_until == "load")
     await controls.after_load(slot.page, slot.cdp, shot, remaining_ms)
     if shot.scroll_page and not shot.full_page:
         await _scroll_through(slot, remaining_ms)
@@ -209,12 +209,17 @@ async def _after_navigation(
     )
 
 
-async def settle(slot: Slot, remaining_ms: Remaining) -> None:
+async def settle(slot: Slot, remaining_ms: Remaining, *, loaded: bool = False) -> None:
     """Wait until no request has been in flight for a short quiet window, within bounds.
 
     Playwright's "networkidle" waits a fixed 500 ms even on a finished page; tracking the
     requests ourselves ends the wait after 100 ms of quiet, or after 2 s whatever happens.
+    ``loaded``: the page just fired its load event; a page that then has nothing in flight
+    and nothing that could start a request later (no script, frame or media, see
+    ``_STATIC_PAGE``) needs no window at all.
     """
+    if loaded and slot.inflight == 0 and await _is_static(slot):
+        return
     loop = asyncio.get_running_loop()
     deadline = loop.time() + min(_QUIET_TIMEOUT_MS, remaining_ms()) / 1000
     while (left := deadline - loop.time()) > 0:
@@ -222,6 +227,33 @@ async def settle(slot: Slot, remaining_ms: Remaining) -> None:
         window = _QUIET_WINDOW if slot.inflight == 0 else left
         if not await wait_set(slot.activity, min(window, left)) and slot.inflight == 0:
             return
+
+
+# True when nothing in the loaded document can fetch anything more without the page being
+# scrolled or clicked: no script (an inline handler counts), no frame, plugin or media
+# element, no meta refresh. Images, styles and fonts of the first layout were all fetched
+# before the load event.
+_STATIC_PAGE = """(() => {
+  if (document.querySelector(
+    'script, iframe, frame, object, embed, video, audio, meta[http-equiv="refresh" i]'
+  )) return false;
+  const walker = document.createTreeWalker(document, NodeFilter.SHOW_ELEMENT);
+  for (let el = walker.nextNode(); el; el = walker.nextNode()) {
+    for (const name of el.getAttributeNames()) {
+      if (name.startsWith('on')) return false;
+    }
+  }
+  return true;
+})()"""
+
+
+async def _is_static(slot: Slot) -> bool:
+    if slot.direct is not None:
+        reply = await slot.direct.send(
+            "Runtime.evaluate", {"expression": _STATIC_PAGE, "returnByValue": True}
+        )
+        return reply.get("result", {}).get("value") is True
+    return bool(await slot.page.evaluate(_STATIC_PAGE))
 
 
 async def _navigate(

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import logging
-import socket
 import time
 from collections import deque
 from urllib.parse import urlsplit
@@ -136,33 +134,15 @@ class EgressProxy:
 
     async def _check(self, host: str, url: str) -> str | None:
         """The address to connect to, or None when the destination is refused."""
+        # One resolution, every address of it vetted, and the connection made to one of
+        # them, never to a fresh lookup (DNS rebinding); an IP literal is not looked up.
         try:
-            await self.policy.check(url)
-            infos = await asyncio.get_running_loop().getaddrinfo(
-                host, None, type=socket.SOCK_STREAM
-            )
-        except (BlockedUrlError, OSError):
+            addresses = await self.policy.resolve(url)
+        except BlockedUrlError:
             self.refused.append((time.monotonic(), host))
             logger.info("egress proxy refused a destination")
             return None
-        # Connect to an address the policy approved, never to a fresh resolution.
-        for info in infos:
-            address = str(info[4][0])
-            try:
-                await self.policy.check(f"http://{_bracket(address)}/")
-            except BlockedUrlError:
-                continue
-            return address
-        self.refused.append((time.monotonic(), host))
-        return None
-
-
-def _bracket(address: str) -> str:
-    return (
-        f"[{address}]"
-        if isinstance(ipaddress.ip_address(address.split("%")[0]), ipaddress.IPv6Address)
-        else address
-    )
+        return str(addresses[0])
 
 
 def _origin_form(method: str, target: str, version: str, rest: bytes) -> bytes:

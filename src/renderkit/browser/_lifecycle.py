@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 
 from playwright.async_api import Browser as PlaywrightBrowser
 from playwright.async_api import BrowserContext, CDPSession, Playwright, async_playwright
@@ -19,7 +19,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from renderkit.browser._config import BrowserConfig
 from renderkit.browser._egress import EgressProxy
-from renderkit.browser._page import CLOSE_TIMEOUT, Slot, close_target, open_slot
+from renderkit.browser._page import CLOSE_TIMEOUT, DeviceProfile, Slot, close_target, open_slot
 from renderkit.browser._process import ChromiumProcess, launch_chromium
 from renderkit.browser._tasks import TaskSet
 from renderkit.core.errors import BrowserUnavailableError
@@ -134,7 +134,10 @@ class BrowserLifecycle:
         if probe is None or generation != self._generation:
             return True
         try:
-            await asyncio.wait_for(probe.send("Browser.getVersion"), _PROBE_TIMEOUT)
+            # Not asyncio.wait_for: on Python 3.11 it can swallow the cancellation of the
+            # hang monitor that calls this (see renderkit.core.waits).
+            async with asyncio.timeout(_PROBE_TIMEOUT):
+                await probe.send("Browser.getVersion")
         except (TimeoutError, PlaywrightError):
             return False
         return True
@@ -147,8 +150,9 @@ class BrowserLifecycle:
         self._on_lost(generation)
         self._tasks.spawn(self.reset(generation))
 
-    async def open_slot(self) -> Slot:
-        """A new guarded page on the browser (launching it if needed).
+    async def open_slot(self, profile: Hashable | None = None) -> Slot:
+        """A new guarded page on the browser (launching it if needed), ready for ``profile``
+        (a :class:`DeviceProfile`) when one is given.
 
         Raises:
             BrowserUnavailableError: no browser could be had.
@@ -164,9 +168,19 @@ class BrowserLifecycle:
             browser = await self.ensure()
             generation = self._generation
             context = await self._new_context(browser)
-        return await open_slot(
-            context, generation=generation, endpoint=self._endpoint, policy=self._policy
-        )
+        device = profile if isinstance(profile, DeviceProfile) else None
+        try:
+            return await open_slot(
+                context,
+                generation=generation,
+                endpoint=self._endpoint,
+                policy=self._policy,
+                profile=device,
+            )
+        except BaseException:
+            # Half made (or its opening cancelled): nobody else holds the context.
+            self._tasks.spawn(_close_context(context))
+            raise
 
     async def _new_context(self, browser: PlaywrightBrowser) -> BrowserContext:
         if self.egress is None:
@@ -207,12 +221,17 @@ class BrowserLifecycle:
         async with self._lock:
             await self._teardown()
             if self._playwright is not None:
+                # Bounded like every other wait of a close: stopping waits for Playwright's
+                # driver process to exit, and a close must never hang an app's shutdown.
                 with contextlib.suppress(Exception):
-                    await self._playwright.stop()
+                    async with asyncio.timeout(CLOSE_TIMEOUT):
+                        await self._playwright.stop()
                 self._playwright = None
             if self.egress is not None:
                 await self.egress.aclose()
                 self.egress = None
+        # Whatever the teardown handed to the background (a half-made spare's context).
+        await self._tasks.drain()
 
     async def _connect(self) -> PlaywrightBrowser:
         if self._playwright is None:
@@ -272,3 +291,9 @@ class BrowserLifecycle:
                     await browser.close()
         if process is not None:
             await process.kill()
+
+
+async def _close_context(context: BrowserContext) -> None:
+    with contextlib.suppress(TimeoutError, PlaywrightError):
+        async with asyncio.timeout(CLOSE_TIMEOUT):
+            await context.close()

@@ -25,7 +25,7 @@ from renderkit.browser._lockdown import LOCKDOWN_SCRIPT
 from renderkit.browser._protocol import Capture, PageShot, PdfOptions
 from renderkit.core.netpolicy import UrlPolicy
 
-__all__ = ["CLOSE_TIMEOUT", "Slot", "close_target", "open_slot"]
+__all__ = ["CLOSE_TIMEOUT", "DeviceProfile", "Slot", "close_target", "open_slot"]
 
 logger = logging.getLogger("renderkit.browser")
 
@@ -33,6 +33,32 @@ logger = logging.getLogger("renderkit.browser")
 CLOSE_TIMEOUT = 5.0
 #: Seconds a hung page gets to be closed through DevTools before the context is closed.
 _KILL_TIMEOUT = 1.0
+
+
+@attrs.frozen(kw_only=True)
+class DeviceProfile:
+    """The device a screenshot's page is made for: what a spare context is made ready as."""
+
+    width: int
+    height: int
+    scale: float
+    mobile: bool
+    user_agent: str | None
+
+    @classmethod
+    def of(cls, shot: PageShot) -> DeviceProfile:
+        """The device ``shot`` asks for."""
+        return cls(
+            width=shot.width,
+            height=shot.height,
+            scale=shot.scale,
+            mobile=shot.mobile,
+            user_agent=shot.user_agent,
+        )
+
+
+#: The media a page shows until a screenshot asks otherwise: (colour scheme, motion).
+_DEFAULT_MEDIA = ("light", "no-preference")
 
 
 @attrs.define(kw_only=True, eq=False)
@@ -50,6 +76,10 @@ class Slot:
     generation: int
     shell: str | None = None
     metrics: tuple[int, int, float] | None = None
+    #: The device the page is emulating (None: none yet, or sized by ``set_metrics`` only).
+    profile: DeviceProfile | None = None
+    #: The emulated colour scheme and motion preference, once set.
+    media: tuple[str, str] | None = None
     #: When the page was last navigated (``time.monotonic``), to ask the egress proxy
     #: what it refused since.
     navigated_at: float = 0.0
@@ -75,17 +105,32 @@ class Slot:
         self.page.on("requestfinished", ended)
         self.page.on("requestfailed", ended)
 
-    async def emulate(self, shot: PageShot) -> None:
-        """Set the device, colour scheme and motion a screenshot asked for."""
-        await self.set_metrics(shot.width, shot.height, shot.scale, mobile=shot.mobile)
-        if shot.user_agent:
-            await self.cdp.send("Emulation.setUserAgentOverride", {"userAgent": shot.user_agent})
-        if shot.mobile:
+    async def prepare(self, profile: DeviceProfile) -> None:
+        """Make the page ready as ``profile`` before any screenshot needs it.
+
+        Run while the slot is a spare, so the first DevTools commands of a new context (which
+        wait for its renderer) are not paid by the capture that takes it.
+        """
+        await self.emulate_device(profile)
+        await self.emulate_media(*_DEFAULT_MEDIA)
+
+    async def emulate_device(self, profile: DeviceProfile) -> None:
+        """Set the viewport, pixel ratio, user agent and touch of ``profile`` (once per slot)."""
+        if self.profile == profile:
+            return
+        await self.set_metrics(profile.width, profile.height, profile.scale, mobile=profile.mobile)
+        if profile.user_agent:
+            await self.cdp.send("Emulation.setUserAgentOverride", {"userAgent": profile.user_agent})
+        if profile.mobile:
             await self.cdp.send(
                 "Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5}
             )
-        scheme = "dark" if shot.dark_mode else "light"
-        motion = "reduce" if shot.reduced_motion else "no-preference"
+        self.profile = profile
+
+    async def emulate_media(self, scheme: str, motion: str) -> None:
+        """Emulate ``prefers-color-scheme`` and ``prefers-reduced-motion`` (when changed)."""
+        if self.media == (scheme, motion):
+            return
         await self.cdp.send(
             "Emulation.setEmulatedMedia",
             {
@@ -95,6 +140,17 @@ class Slot:
                 ]
             },
         )
+        self.media = (scheme, motion)
+
+    async def emulate(self, shot: PageShot) -> None:
+        """Set the device, colour scheme and motion a screenshot asked for.
+
+        A spare made ready for the same device (:meth:`prepare`) has nothing left to send.
+        """
+        await self.emulate_device(DeviceProfile.of(shot))
+        scheme = "dark" if shot.dark_mode else "light"
+        motion = "reduce" if shot.reduced_motion else "no-preference"
+        await self.emulate_media(scheme, motion)
         if shot.omit_background:
             # On the capturing session, like the metrics: screenshots follow its emulation.
             await (self.direct or self.cdp).send(
@@ -178,12 +234,18 @@ class Slot:
 
 
 async def open_slot(
-    context: BrowserContext, *, generation: int, endpoint: str | None, policy: UrlPolicy
+    context: BrowserContext,
+    *,
+    generation: int,
+    endpoint: str | None,
+    policy: UrlPolicy,
+    profile: DeviceProfile | None = None,
 ) -> Slot:
     """The page of a new ``context``, locked down and guarded.
 
     ``endpoint``, the browser's DevTools URL, opens a direct connection to the page for
-    bulky results; None leaves them to Playwright's session.
+    bulky results; None leaves them to Playwright's session. ``profile``: the device the
+    page is made ready as (see :meth:`Slot.prepare`).
 
     Raises:
         PlaywrightError: the browser failed to create the page.
@@ -198,6 +260,8 @@ async def open_slot(
         slot.direct = await _open_direct(cdp, endpoint)
     slot.track_network()
     await guard.install(context)
+    if profile is not None:
+        await slot.prepare(profile)
     return slot
 
 

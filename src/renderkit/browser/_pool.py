@@ -30,7 +30,7 @@ from renderkit.browser._capture import shell_document as _shell_document  # noqa
 from renderkit.browser._config import BrowserConfig
 from renderkit.browser._fair import ANONYMOUS, DEFAULT_CLASS, Lease, Tenant, TenantClass
 from renderkit.browser._lifecycle import BrowserLifecycle
-from renderkit.browser._page import Slot
+from renderkit.browser._page import DeviceProfile, Slot
 from renderkit.browser._protocol import Capture, PageCapture, PageShot, PdfOptions, Shell
 from renderkit.browser._slots import SlotPool
 from renderkit.browser._stats import BrowserStats, MemberStats, redact_endpoint
@@ -226,7 +226,7 @@ class ChromiumPool:
         await self._policy.check(shot.url)  # fail fast with a clear error
 
         async def work(budget: Budget, lease: Lease) -> PageCapture:
-            async with self._slots.fresh(lease) as slot:
+            async with self._slots.fresh(lease, DeviceProfile.of(shot)) as slot:
                 return await capture_steps.shoot(
                     slot, shot, budget.remaining_ms, egress=self._lifecycle.egress
                 )

@@ -2,9 +2,12 @@
 
 A render first takes a :class:`~renderkit.browser._fair.Lease` (fairly across tenants,
 ``_fair``), then a page: a *warm* one for templates, kept and reused while it stays healthy,
-or a *fresh* one for the caller's own documents and URLs, used once and closed. Pages are
-opened and closed by a :class:`SlotSource` (the browser, ``_lifecycle``); the pool only
-decides which page serves which render, so it runs without a browser in its tests.
+or a *fresh* one for the caller's own documents and URLs, used once and closed. Fresh pages
+come from *spares*: pages opened in the background, ready for one device profile (a
+screenshot's viewport, scale, user agent and touch), kept per profile for the few profiles
+used last and never handed to more than one render. Pages are opened and closed by a
+:class:`SlotSource` (the browser, ``_lifecycle``); the pool only decides which page serves
+which render, so it runs without a browser in its tests.
 """
 
 from __future__ import annotations
@@ -12,8 +15,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-from collections.abc import AsyncIterator
-from typing import Generic, Protocol, TypeVar
+from collections.abc import AsyncIterator, Coroutine, Hashable
+from typing import Any, Generic, Protocol, TypeVar
 
 from playwright.async_api import Error as PlaywrightError
 
@@ -21,7 +24,13 @@ from renderkit.browser._fair import FairScheduler, Lease, Tenant
 from renderkit.browser._tasks import TaskSet
 from renderkit.core.errors import InvalidRequestError, RenderkitError
 
-__all__ = ["PooledSlot", "SlotPool", "SlotSource"]
+__all__ = ["SPARE_PROFILES", "PooledSlot", "SlotPool", "SlotSource"]
+
+#: Device profiles whose spares are kept at once (the least recently used one's go first):
+#: documents (no profile), the desktop and a phone, say.
+SPARE_PROFILES = 3
+#: Seconds a spare still opening is waited for when it is no longer wanted.
+_SPARE_WAIT = 10.0
 
 
 class PooledSlot(Protocol):
@@ -51,8 +60,9 @@ class SlotSource(Protocol[S]):
         """True once the pool is closing: no page goes back to the idle list."""
         ...
 
-    async def open_slot(self) -> S:
-        """A new page on the current browser (launching it if needed)."""
+    async def open_slot(self, profile: Hashable | None = None) -> S:
+        """A new page on the current browser (launching it if needed), made ready for
+        ``profile`` (a device) when one is given."""
         ...
 
     async def close_slot(self, slot: S, *, hung: bool) -> None:
@@ -71,7 +81,8 @@ class SlotPool(Generic[S]):
         source: opens and closes the pages.
         tasks: where background closes run (the pool's :class:`TaskSet`).
         slots, max_queue, tenant_queue: see :class:`~renderkit.browser.BrowserConfig`.
-        spare_contexts: fresh pages kept ready for documents and screenshots.
+        spare_contexts: fresh pages kept ready per device profile (for documents, and for
+            screenshots of each of the last :data:`SPARE_PROFILES` profiles used).
     """
 
     def __init__(
@@ -89,7 +100,17 @@ class SlotPool(Generic[S]):
         self._spare_contexts = spare_contexts
         self.scheduler = FairScheduler(slots=slots, max_queue=max_queue, tenant_queue=tenant_queue)
         self._idle: list[S] = []
-        self._spares: collections.deque[asyncio.Task[S]] = collections.deque()
+        # Per device profile (None: documents), the least recently used first.
+        self._spares: dict[Hashable | None, collections.deque[asyncio.Task[S]]] = {}
+        # Closes of healthy pages that hold no lease: at most one per slot, so used pages
+        # cannot pile up faster than they close.
+        self._free_closes = 0
+        self._close_limit = slots
+
+    @property
+    def spare_count(self) -> int:
+        """Spare pages kept ready or being opened, over every profile."""
+        return sum(len(spares) for spares in self._spares.values())
 
     async def acquire(self, tenant: Tenant, *, timeout: float) -> Lease:
         """Wait (fairly, see :class:`FairScheduler`) for the right to render.
@@ -123,20 +144,24 @@ class SlotPool(Generic[S]):
                 self._retire(slot, lease, hung=not healthy)
 
     @contextlib.asynccontextmanager
-    async def fresh(self, lease: Lease) -> AsyncIterator[S]:
-        """A page nobody used before, closed after the render (in the background)."""
-        slot = await self._take_spare()
+    async def fresh(self, lease: Lease, profile: Hashable | None = None) -> AsyncIterator[S]:
+        """A page nobody used before, ready for ``profile``, closed after the render (in
+        the background)."""
+        slot = await self._take_spare(profile)
+        # Its replacement starts now, while this render runs, not after it: back-to-back
+        # renders then find it ready a render sooner.
+        self._refill_spares(profile)
         done = False
         try:
             yield slot
             done = True
         finally:
             self._retire(slot, lease, hung=not done)
-            self._refill_spares()
 
     async def drop(self) -> None:
         """Close every idle and spare page: their browser is being torn down."""
-        spares, self._spares = list(self._spares), collections.deque()
+        spares = [task for queue in self._spares.values() for task in queue]
+        self._spares = {}
         idle, self._idle = self._idle, []
         for spare in spares:
             spare.cancel()
@@ -147,27 +172,61 @@ class SlotPool(Generic[S]):
             await self._source.drop_slot(slot)
 
     def _retire(self, slot: S, lease: Lease, *, hung: bool) -> None:
-        # Closing may block on a hung renderer, so it must not hold up the caller; the
-        # tenant's slot stays held until the page is really gone.
-        lease.retain()
+        # Closing may block on a hung renderer, so it must not hold up the caller. A page
+        # that failed keeps the tenant's slot held until it is really gone; a healthy one
+        # frees it at once unless as many healthy closes as slots are already under way.
+        held = hung or self._free_closes >= self._close_limit
+        if held:
+            lease.retain()
+        else:
+            self._free_closes += 1
 
         async def close() -> None:
             try:
                 await self._source.close_slot(slot, hung=hung)
             finally:
-                lease.release()
+                if held:
+                    lease.release()
+                else:
+                    self._free_closes -= 1
 
         self._tasks.spawn(close())
 
-    def _refill_spares(self) -> None:
-        # Creating a context spawns a renderer (~200 ms): keep a few ready for the next
-        # screenshots and custom documents. Each is used once, so none is shared by users.
-        while not self._source.closed and len(self._spares) < self._spare_contexts:
-            self._spares.append(asyncio.get_running_loop().create_task(self._source.open_slot()))
+    def _refill_spares(self, profile: Hashable | None) -> None:
+        # Creating a context spawns a renderer (~200 ms) and its first DevTools commands
+        # wait for it: keep a few ready, per device, for the next screenshots and custom
+        # documents. Each is used once, so none is shared by users.
+        if self._source.closed or self._spare_contexts == 0:
+            return
+        spares = self._spares.pop(profile, None) or collections.deque()
+        self._spares[profile] = spares  # now the most recently used
+        while len(spares) < self._spare_contexts:
+            spares.append(asyncio.get_running_loop().create_task(self._open(profile)))
+        while len(self._spares) > SPARE_PROFILES:
+            oldest = next(iter(self._spares))
+            for task in self._spares.pop(oldest):
+                self._tasks.spawn(self._discard_spare(task))
 
-    async def _take_spare(self) -> S:
-        while self._spares:
-            task = self._spares.popleft()
+    async def _discard_spare(self, task: asyncio.Task[S]) -> None:
+        # asyncio.wait, unlike awaiting the task, tells the spare's failure or cancellation
+        # from this close's own.
+        done, _ = await asyncio.wait({task}, timeout=_SPARE_WAIT)
+        if not done:
+            task.cancel()
+            await asyncio.wait({task}, timeout=_SPARE_WAIT)
+            return
+        if task.cancelled() or task.exception() is not None:
+            return
+        await self._source.close_slot(task.result(), hung=False)
+
+    def _open(self, profile: Hashable | None) -> Coroutine[Any, Any, S]:
+        # Without a profile the source is asked as before, for a page with no device.
+        return self._source.open_slot() if profile is None else self._source.open_slot(profile)
+
+    async def _take_spare(self, profile: Hashable | None) -> S:
+        spares = self._spares.get(profile)
+        while spares:
+            task = spares.popleft()
             try:
                 slot = await task
             except (PlaywrightError, RenderkitError):
@@ -175,7 +234,7 @@ class SlotPool(Generic[S]):
             if slot.generation == self._source.generation:
                 return slot
             self._tasks.spawn(self._source.close_slot(slot, hung=False))
-        return await self._source.open_slot()
+        return await self._open(profile)
 
     async def _take_idle(self) -> S:
         while self._idle:

@@ -23,6 +23,8 @@ class TaskSet:
         task.add_done_callback(self._tasks.discard)
 
     async def drain(self) -> None:
-        """Wait for every task started so far; their failures are theirs to log."""
-        if self._tasks:
+        """Wait for every task, those the tasks start included; their failures are theirs
+        to log."""
+        # A render ending while the pool closes still hands its page to a closing task.
+        while self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)

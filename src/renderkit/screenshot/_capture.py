@@ -31,8 +31,9 @@ async def screenshot(
     """Capture a web page.
 
     The page loads in an isolated browser context with the device's viewport, pixel ratio and
-    user agent; the capture waits for the load event plus a short network-quiet window (and
-    scrolls through the page first for full-page captures, so lazy images appear). Pages that
+    user agent; the capture waits for the load event, plus a short network-quiet window when
+    the page has scripts, frames or media (and scrolls through the page first for full-page
+    captures, so lazy images appear). Pages that
     answer 4xx/5xx are still captured, with a warning. Every request the page makes, redirects
     and subresources included, is checked against the browser's network policy.
 
