@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 from collections.abc import AsyncIterator
 
@@ -20,6 +21,7 @@ from litestar.middleware import DefineMiddleware
 from litestar.types import ControllerRouterHandler
 
 from renderkit.browser import Browser
+from renderkit.core.waits import cancel_and_wait
 from renderkit.parsing import Extractor
 from renderkit.speech import SpeechProvider
 from renderkit.storage import Storage
@@ -73,7 +75,11 @@ ROUTES: tuple[ControllerRouterHandler, ...] = (
 #: Seconds between full reloads of key revocations made by other processes: the longest an
 #: old key keeps working elsewhere when no notification reaches this process (SQLite, or a
 #: Redis notification lost with a silently dead subscriber connection).
+logger = logging.getLogger("renderkit_server")
+
 _REVOCATION_REFRESH_SECONDS = 1.0
+#: Seconds the background loops get to stop at shutdown before it goes on without them.
+_STOP_SECONDS = 10.0
 
 # Browser MCP clients must read the session id and the quota headers.
 _EXPOSED_HEADERS = [
@@ -160,11 +166,9 @@ def create_app(
         finally:
             # First: running jobs go back to the queue while the stores are still open.
             await workers.aclose()
-            for task in background:
-                task.cancel()
-            for task in background:
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+            stuck = await cancel_and_wait(*background, within=_STOP_SECONDS)
+            for task in stuck:  # a shutdown goes on; the task is named for whoever debugs it
+                logger.warning("a background task did not stop at shutdown: %r", task)
             await services.aclose()
             metrics.close()
 

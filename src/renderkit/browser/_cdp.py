@@ -16,6 +16,8 @@ from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 
+from renderkit.core.waits import cancel_and_wait
+
 __all__ = ["DirectCdp", "page_ws_url"]
 
 
@@ -82,6 +84,4 @@ class DirectCdp:
         """Close the connection."""
         with contextlib.suppress(Exception):
             await self._connection.close()
-        self._reader.cancel()
-        with contextlib.suppress(BaseException):
-            await self._reader
+        await cancel_and_wait(self._reader)

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from renderkit.core.errors import BlockedUrlError
 from renderkit.core.netpolicy import UrlPolicy
+from renderkit.core.waits import cancel_and_wait
 
 __all__ = ["EgressProxy"]
 
@@ -60,11 +61,7 @@ class EgressProxy:
         server, self._server = self._server, None
         if server is not None:
             server.close()
-        for task in list(self._connections):
-            task.cancel()
-        for task in list(self._connections):
-            with contextlib.suppress(BaseException):
-                await task
+        await cancel_and_wait(*self._connections)
         for writer in list(self._writers):
             writer.close()
         self._writers.clear()
@@ -191,6 +188,4 @@ async def _pipe_both(
         # The response side ending (upstream closed) ends the exchange.
         await downstream
     finally:
-        upstream.cancel()
-        with contextlib.suppress(BaseException):
-            await upstream
+        await cancel_and_wait(upstream)

@@ -34,6 +34,9 @@ from renderkit.core.errors import BrowserUnavailableError
 
 __all__ = ["ChromiumProcess", "chromium_args", "launch_chromium"]
 
+#: Seconds a killed Chromium gets to be reaped before the pool stops waiting for it.
+_REAP_SECONDS = 5.0
+
 logger = logging.getLogger("renderkit.browser")
 
 # Flags for a quiet, deterministic headless browser on a server. Background networking is
@@ -158,13 +161,18 @@ class ChromiumProcess:
         # Helpers (zygote, renderers) share the browser's process group; none may outlive it.
         self._kill_group()
         if self.process.returncode is None:
+            # asyncio.timeout, not wait_for, which on 3.11 can swallow the caller's
+            # cancellation; a SIGKILLed process is reaped at once, but never waited on for ever.
             try:
                 self.process.send_signal(signal.SIGTERM)
-                await asyncio.wait_for(self.process.wait(), 2)
+                async with asyncio.timeout(2):
+                    await self.process.wait()
             except (TimeoutError, ProcessLookupError):
                 with contextlib.suppress(ProcessLookupError):
                     self.process.kill()
-                await self.process.wait()
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(_REAP_SECONDS):
+                        await self.process.wait()
         if self.lifeline >= 0:
             os.close(self.lifeline)
             self.lifeline = -1

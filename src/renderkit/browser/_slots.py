@@ -23,6 +23,7 @@ from playwright.async_api import Error as PlaywrightError
 from renderkit.browser._fair import FairScheduler, Lease, Tenant
 from renderkit.browser._tasks import TaskSet
 from renderkit.core.errors import InvalidRequestError, RenderkitError
+from renderkit.core.waits import cancel_and_wait
 
 __all__ = ["SPARE_PROFILES", "PooledSlot", "SlotPool", "SlotSource"]
 
@@ -163,11 +164,9 @@ class SlotPool(Generic[S]):
         spares = [task for queue in self._spares.values() for task in queue]
         self._spares = {}
         idle, self._idle = self._idle, []
-        for spare in spares:
-            spare.cancel()
-        for spare in spares:
-            with contextlib.suppress(BaseException):
-                idle.append(await spare)
+        await cancel_and_wait(*spares)
+        # A spare that was ready before its cancellation still holds a page to close.
+        idle += [s.result() for s in spares if not s.cancelled() and s.exception() is None]
         for slot in idle:
             await self._source.drop_slot(slot)
 

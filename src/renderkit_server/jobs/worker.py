@@ -30,7 +30,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from renderkit import StorageUnavailableError
-from renderkit.core.waits import wait_set
+from renderkit.core.waits import cancel_and_wait, wait_set
 from renderkit_server.errors import envelope
 from renderkit_server.jobs.service import JobService
 from renderkit_server.metrics import Metrics
@@ -40,6 +40,9 @@ from renderkit_server.state.jobs import Claim, Job
 __all__ = ["BROWSER_KINDS", "JobWorkers", "maintain_forever"]
 
 logger = logging.getLogger("renderkit_server")
+
+#: Seconds the workers get to put their jobs back at shutdown before it goes on.
+_STOP_SECONDS = 10.0
 
 #: The operations that hold a browser slot while they run.
 # pdf-ops counts as browser work: its inputs may be pdf-gen requests rendered first.
@@ -117,11 +120,9 @@ class JobWorkers:
 
     async def aclose(self) -> None:
         """Stop every worker; running jobs go back to the queue uncharged."""
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        stuck = await cancel_and_wait(*self._tasks, within=_STOP_SECONDS)
+        for task in stuck:  # shutdown goes on; the job's lease runs out and it is queued again
+            logger.warning("a job worker did not stop at shutdown: %r", task)
         self._tasks = []
 
     async def _loop(self, name: str) -> None:
