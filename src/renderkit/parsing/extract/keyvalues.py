@@ -163,7 +163,8 @@ def _under(segment: Segment, other: Segment) -> bool:
 
 
 def _column(layout: PageLayout, row: Row, segment: Segment, lexicon: Lexicon) -> list[Segment]:
-    """The cells under ``segment``: the first within a few rows, then each next one as close.
+    """The cells under ``segment``: the first within a few rows, then each next one as close
+    while they are figures (the only columns :func:`_sum_row` reads past their first cell).
 
     The column ends at a label, or where no cell follows within ``_BELOW`` text heights.
     """
@@ -178,8 +179,14 @@ def _column(layout: PageLayout, row: Row, segment: Segment, lexicon: Lexicon) ->
         if _label_only(cell, lexicon):
             break
         cells.append(cell)
+        if not _figure(cell):
+            break
         limit = cell.bbox[3] + cell.height * _BELOW
     return cells
+
+
+def _figure(cell: Segment) -> bool:
+    return not any(ch.isalpha() for ch in cell.text)
 
 
 def _sum_row(cells: Sequence[Segment]) -> Segment | None:
@@ -190,7 +197,7 @@ def _sum_row(cells: Sequence[Segment]) -> Segment | None:
     holds to the cent is evidence enough of how the column writes numbers.
     """
     # The column of figures ends at the first cell with words in it (a footer, a note).
-    cells = list(itertools.takewhile(lambda c: not any(ch.isalpha() for ch in c.text), cells))
+    cells = list(itertools.takewhile(_figure, cells))
     if len(cells) < 3:
         return None
     for number_format in (DOT_DECIMAL, COMMA_DECIMAL):
