@@ -71,3 +71,26 @@ def test_how_long_obligations_under_the_agreement_survive_is_not_its_term() -> N
         "ten (10) years after your employment ends.\n"
     )
     assert "term" not in contract_fields(text)
+
+
+def test_an_agreement_lasting_until_an_anniversary_of_its_start_has_that_many_years() -> None:
+    text = "This Agreement shall be in effect until the fourth anniversary of the Effective Date."
+    assert contract_fields(text)["term"].value == "4 years"
+    assert contract_fields(text, ranker=True)["term"].value == "4 years"
+    text = "This Agreement shall continue until the 1st anniversary of the date hereof.\n"
+    assert contract_fields(text, ranker=True)["term"].value == "1 year"
+
+
+def test_an_agreement_called_an_nda_is_the_subject_of_its_term() -> None:
+    text = "This NDA shall continue in effect for two (2) years from the Effective Date.\n"
+    assert contract_fields(text, ranker=True)["term"].value == "2 years"
+    text = "This NDA will remain in effect until the second anniversary of the date of this NDA.\n"
+    assert contract_fields(text)["term"].value == "2 years"
+
+
+def test_an_anniversary_that_bounds_only_obligations_under_the_agreement_is_not_its_term() -> None:
+    text = (
+        "Your obligations of confidentiality under this Agreement shall continue until the "
+        "second anniversary of the Effective Date.\n"
+    )
+    assert "term" not in contract_fields(text, ranker=True)

@@ -66,3 +66,34 @@ def test_a_value_to_the_right_stops_at_the_next_label() -> None:
 def test_column_headers_are_left_to_the_tables() -> None:
     pairs = _pairs([(0.05, 0.1, "Description"), (0.50, 0.1, "Qty"), (0.70, 0.1, "Unit price")])
     assert {kv.concept for kv in pairs} & {"description", "quantity", "unit_price"} == set()
+
+
+def _summary(rows: list[str], footer: str | None = None) -> list[KeyValue]:
+    # A summary table: the label over a column of figures, one row per tax rate, then their sum.
+    cells = [(0.05, 0.50, "Net"), (0.70, 0.50, "Total")]
+    for i, figure in enumerate(rows):
+        cells.append((0.70, 0.515 + 0.015 * i, figure))
+    if footer is not None:
+        cells.append((0.70, 0.515 + 0.015 * len(rows), footer))
+    return _pairs(cells)
+
+
+def test_a_column_ending_in_the_sum_of_its_rows_gives_that_sum_as_the_value() -> None:
+    pairs = _summary(["250.40", "80.35", "330.75"])
+    assert _first(pairs, "total") == ("330.75", "below")
+
+
+def test_a_sum_row_is_found_in_comma_decimal_figures_and_past_a_footer() -> None:
+    pairs = _summary(["1.200,00", "300,50", "1.500,50"], footer="Registered office 12345")
+    assert _first(pairs, "total") == ("1.500,50", "below")
+
+
+def test_a_sum_row_may_differ_from_its_rows_by_a_rounding_cent() -> None:
+    pairs = _summary(["10.01", "20.01", "30.01"])
+    assert _first(pairs, "total") == ("30.01", "below")
+
+
+def test_a_column_whose_last_figure_is_no_sum_gives_its_first_row() -> None:
+    assert _first(_summary(["250.40", "80.35", "331.75"]), "total") == ("250.40", "below")
+    # Two rows are one figure and another, not parts and their sum.
+    assert _first(_summary(["100.00", "100.00"]), "total") == ("100.00", "below")

@@ -14,9 +14,11 @@ import pytest
 
 from renderkit.browser import ChromiumPool
 from renderkit.core.errors import ConfigurationError
-from renderkit.parsing import ParseLimits
+from renderkit.parsing import RULES_ONLY, ParseLimits, Rankers
 from renderkit.parsing._protocol import Document
+from renderkit.parsing.extract.documents import extract_invoice
 from renderkit.parsing.extract.invoice import invoice_fields, total_candidates
+from renderkit.parsing.extract.receipt import receipt_fields
 from renderkit.parsing.rank.candidates import FEATURES, AmountCandidate, amount_features
 from renderkit.parsing.rank.model import MODEL_VERSION, load_ranker, ranker_from_data
 from renderkit.parsing.readers.document import read_document
@@ -199,3 +201,25 @@ def test_the_shipped_model_was_calibrated_on_folds_that_keep_layout_families_out
     # Not separable any more: out of fold, some documents' totals are ranked below another.
     assert 0.8 < training["top1_held_out_folds"] < 1.0
     assert not {"seed 1", "seed 9001"} & {s.rsplit(" with ", 1)[-1] for s in training["sets"]}
+
+
+def test_a_ranked_totals_confidence_is_not_raised_by_the_receipt_rules_reading_it_too() -> None:
+    # Only an amount-payable line: the ranker doubts it, the receipt rules take it at once.
+    cells = [
+        (0.05, 0.05, "INVOICE"), (0.05, 0.08, "Kelvora Trading GmbH"),
+        (0.05, 0.20, "Description"), (0.60, 0.20, "Amount"),
+        (0.05, 0.23, "Consulting"), (0.60, 0.23, "4,800.00"),
+        (0.05, 0.26, "Travel"), (0.60, 0.26, "200.00"),
+        (0.45, 0.40, "Amount payable"), (0.70, 0.40, "5,000.00"),
+    ]  # fmt: skip
+    document = Document(mime_type="application/pdf", content=b"", pages=(_page(cells),))
+    ranked = invoice_fields(document, ranker=True).fields["total"]
+    receipt = receipt_fields(list(document.lines), day_first=True)["total"]
+    assert ranked.value == receipt.value == "5000.00"
+    assert ranked.confidence < 0.8 <= receipt.confidence
+
+    total = extract_invoice(document, day_first=True, rankers=Rankers()).fields["total"]
+    assert (total.value, total.confidence) == (ranked.value, ranked.confidence)
+    # Without the ranker the more confident of two equal readings stays, as before.
+    rules = extract_invoice(document, day_first=True, rankers=RULES_ONLY).fields["total"]
+    assert rules.confidence >= receipt.confidence

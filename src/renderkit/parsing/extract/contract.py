@@ -480,7 +480,31 @@ def _term_pick(text: str) -> TermCandidate | None:
 
 def _term(text: str) -> Found | None:
     pick = _term_pick(text)
-    return None if pick is None else Found(value=pick.value, confidence=0.55)
+    if pick is None:
+        return _anniversary_term(text)
+    return Found(value=pick.value, confidence=0.55)
+
+
+@functools.cache
+def _anniversary() -> re.Pattern[str]:
+    ordinals: dict[str, int] = _lexicon()["numbers"]["ordinals"]
+    words = "|".join(sorted(ordinals, key=len, reverse=True))
+    return re.compile(_phrase_text("anniversary").replace("{ordinal}", words), re.I)
+
+
+def _anniversary_term(text: str) -> Found | None:
+    """A term with no duration printed: the agreement lasting until the Nth anniversary of its
+    start, read where the rules read a term (after a phrase making the agreement the subject
+    of an ending verb), as N years."""
+    ordinals: dict[str, int] = _lexicon()["numbers"]["ordinals"]
+    for start, end in _cue_windows(text):
+        match = _anniversary().search(text, start, end)
+        if match is None:
+            continue
+        raw = match.group("n").lower()
+        years = int(raw[:-2]) if raw[:-2].isdigit() else ordinals[raw]
+        return Found(value=f"{years} year{'s' if years != 1 else ''}", confidence=0.55)
+    return None
 
 
 def term_candidates_of(text: str) -> tuple[list[TermCandidate], list[list[float]]]:
@@ -509,13 +533,13 @@ def _ranked_term(text: str) -> Found | None:
     cue = TERM_FEATURES.index("cue_window")
     allowed = [i for i, f in enumerate(features) if f[cue]]
     if not allowed:
-        return None
+        return _anniversary_term(text)
     ranker = _term_ranker()
     scores = {i: ranker.score(features[i]) for i in allowed}
     best = max(allowed, key=lambda i: scores[i])
     probability = ranker.probability(scores[best])
     if probability < _TERM_MIN_PROBABILITY:
-        return None
+        return _anniversary_term(text)
     return Found(value=candidates[best].value, confidence=round(probability, 4))
 
 

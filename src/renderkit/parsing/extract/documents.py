@@ -86,9 +86,17 @@ def extract_invoice(
     found = receipt_fields(list(document.lines), day_first=day_first)
     found.pop("line_items", None)
     receipt_names = dict(found)
+    # A ranked total's confidence is its ranker's calibrated probability: the receipt rules
+    # reading the same amount (a figure never calibrated on invoices) do not raise it.
+    ranked = {"total"} if rankers.total else set()
     for name, item in invoice.fields.items():
         rival = found.get(name)
-        if rival is None or rival.value != item.value or item.confidence >= rival.confidence:
+        if (
+            name in ranked
+            or rival is None
+            or rival.value != item.value
+            or item.confidence >= rival.confidence
+        ):
             found[name] = item
     company, receipt_company = found.get("company"), receipt_names.get("company")
     if company is not None and receipt_company is not None and company is not receipt_company:

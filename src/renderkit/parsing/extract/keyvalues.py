@@ -6,7 +6,9 @@ label printed on a page, the candidate values are, in order of preference:
 1. the rest of the label's own segment (``Invoice No: 4711``);
 2. the segments to its right on the same row, up to the next label (``Due date      1 May``);
 3. the first segment below it that overlaps it horizontally, within a few rows (a header
-   row of labels with the values underneath).
+   row of labels with the values underneath); where the cells below form a column of amounts
+   whose last is the sum of the others (a summary table with a row per tax rate and a sum
+   row), that last cell: the column's own total.
 
 The consumer (:mod:`renderkit.parsing.extract.invoice`) takes the first candidate that is a
 valid value for the concept (a date, an amount, an IBAN...), so geometry proposes and validation
@@ -15,12 +17,15 @@ decides.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
+from decimal import Decimal
 
 import attrs
 
 from renderkit.parsing._protocol import BBox
+from renderkit.parsing.extract.numbers import COMMA_DECIMAL, DOT_DECIMAL, parse_amount
 from renderkit.parsing.layout.model import PageLayout, Row, Segment
 from renderkit.parsing.lexicons import COLUMN_CONCEPTS, Lexicon, load_lexicon, load_terms, tokens
 
@@ -31,6 +36,8 @@ __all__ = ["KeyValue", "LabelHit", "Value", "find_labels", "key_values"]
 _SHORT = 3
 # How far below a label its value may be, in text heights.
 _BELOW = 3.5
+# How far a sum row may be from its addends' sum: each row rounded on its own.
+_CENT = Decimal("0.01")
 # Strength of a value by where it was found.
 _WHERE = {"inline": 1.0, "right": 0.95, "below": 0.85}
 _PUNCT = " \t:：#.=-–—|/"
@@ -143,15 +150,61 @@ def _label_only(segment: Segment, lexicon: Lexicon) -> bool:
 
 
 def _below(layout: PageLayout, row: Row, segment: Segment, lexicon: Lexicon) -> Segment | None:
-    x0, _, x1, y1 = segment.bbox
-    limit = y1 + segment.height * _BELOW
+    column = _column(layout, row, segment, lexicon)
+    if not column:
+        return None
+    return _sum_row(column) or column[0]
+
+
+def _under(segment: Segment, other: Segment) -> bool:
+    x0, _, x1, _ = segment.bbox
+    ox0, _, ox1, _ = other.bbox
+    return min(x1, ox1) - max(x0, ox0) > 0 or abs(ox0 - x0) < 0.01
+
+
+def _column(layout: PageLayout, row: Row, segment: Segment, lexicon: Lexicon) -> list[Segment]:
+    """The cells under ``segment``: the first within a few rows, then each next one as close
+    while they are figures (the only columns :func:`_sum_row` reads past their first cell).
+
+    The column ends at a label, or where no cell follows within ``_BELOW`` text heights.
+    """
+    cells: list[Segment] = []
+    limit = segment.bbox[3] + segment.height * _BELOW
     for later in layout.rows[row.index + 1 :]:
         if later.bbox[1] > limit:
-            return None
-        for other in later.segments:
-            ox0, _, ox1, _ = other.bbox
-            if min(x1, ox1) - max(x0, ox0) > 0 or abs(ox0 - x0) < 0.01:
-                return None if _label_only(other, lexicon) else other
+            break
+        cell = next((other for other in later.segments if _under(segment, other)), None)
+        if cell is None:
+            continue
+        if _label_only(cell, lexicon):
+            break
+        cells.append(cell)
+        if not _figure(cell):
+            break
+        limit = cell.bbox[3] + cell.height * _BELOW
+    return cells
+
+
+def _figure(cell: Segment) -> bool:
+    return not any(ch.isalpha() for ch in cell.text)
+
+
+def _sum_row(cells: Sequence[Segment]) -> Segment | None:
+    """The last figure of ``cells`` when it is the sum of two or more amounts above it.
+
+    A summary table prints a row per tax rate and then their sum, so the column's value is its
+    last row; the first row is one rate's part. Either decimal separator is tried: a sum that
+    holds to the cent is evidence enough of how the column writes numbers.
+    """
+    # The column of figures ends at the first cell with words in it (a footer, a note).
+    cells = list(itertools.takewhile(_figure, cells))
+    if len(cells) < 3:
+        return None
+    for number_format in (DOT_DECIMAL, COMMA_DECIMAL):
+        amounts = [parse_amount(cell.text, number_format) for cell in cells]
+        values = [a for a in amounts if a is not None]
+        if len(values) == len(cells) and values[-1] and abs(sum(values[:-1]) - values[-1]) <= _CENT:
+            return cells[-1]
     return None
 
 
