@@ -1,0 +1,47 @@
+"""Reading order across columns: a recursive cut of the page along its white space.
+
+A page is cut first at a vertical gutter running through the whole region (two columns are
+read one after the other), else at horizontal gaps (bands read top to bottom), and each part
+is cut again, until nothing more divides; what is left is read top to bottom, left to right.
+Cutting columns first keeps a gap that happens to line up across two columns of text from
+interleaving them; a heading or a table across the page blocks the gutter, so the page is
+cut into bands there first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from renderkit.parsing.markdown.pieces import Piece
+
+__all__ = ["reading_order"]
+
+# A gutter must be at least this wide (a fraction of the page width) to divide columns.
+_GUTTER = 0.015
+
+
+def _split(pieces: Sequence[Piece], axis: int, min_gap: float) -> list[list[Piece]]:
+    """``pieces`` in groups separated by a gap of at least ``min_gap`` along ``axis``."""
+    ordered = sorted(pieces, key=lambda p: p.bbox[axis])
+    groups: list[list[Piece]] = []
+    end = -1.0
+    for piece in ordered:
+        start, stop = piece.bbox[axis], piece.bbox[axis + 2]
+        if groups and start - end < min_gap:
+            groups[-1].append(piece)
+            end = max(end, stop)
+        else:
+            groups.append([piece])
+            end = stop
+    return groups
+
+
+def reading_order(pieces: Sequence[Piece]) -> list[Piece]:
+    """``pieces`` of one page in reading order."""
+    if len(pieces) <= 1:
+        return list(pieces)
+    for axis, gap in ((0, _GUTTER), (1, 0.0)):
+        groups = _split(pieces, axis, gap)
+        if len(groups) > 1:
+            return [p for group in groups for p in reading_order(group)]
+    return sorted(pieces, key=lambda p: (p.bbox[1], p.bbox[0]))
