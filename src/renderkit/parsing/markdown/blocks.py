@@ -3,8 +3,8 @@
 The layout model stacks aligned segments on close rows into blocks; a heading set right above
 its paragraph lands in the paragraph's block, so a block is cut wherever the text height or
 the weight changes. A block whose lines open with a bullet or a number is a list, and so is
-a block of short lines indented from the page's left margin (a list whose markers are drawn,
-not written, as browsers print them).
+a block of short lines indented from the line of text above them (a list whose markers are
+drawn, not written, as browsers print them).
 """
 
 from __future__ import annotations
@@ -55,18 +55,21 @@ def _marked_items(run: Sequence[Segment]) -> list[list[Segment]] | None:
 
 
 def _indented_list(run: Sequence[Segment], others: Sequence[Segment], aspect: float) -> bool:
-    """Short lines indented from the text around them, in the same column."""
+    """Short lines indented from the line of text right above them, in the same column."""
     if len(run) < 2:
         return False
     x0 = min(s.bbox[0] for s in run)
     x1 = max(s.bbox[2] for s in run)
-    around = [s for s in others if s.bbox[0] < x1 and s.bbox[2] > x0 and s not in run]
-    if not around:
+    top = run[0].bbox[1]
+    above = [
+        s for s in others if s.bbox[3] <= top and s.bbox[0] < x1 and s.bbox[2] > x0 and s not in run
+    ]
+    if not above:
         return False
-    left = min(s.bbox[0] for s in around)
-    width = max(s.bbox[2] for s in around) - left
+    nearest = max(above, key=lambda s: s.bbox[3])
+    width = nearest.bbox[2] - nearest.bbox[0]
     height = text_size(run) * aspect
-    return x0 - left >= _INDENT * height and all(
+    return x0 - nearest.bbox[0] >= _INDENT * height and all(
         (s.bbox[2] - s.bbox[0]) < _SHORT_LINE * width for s in run
     )
 

@@ -36,12 +36,35 @@ def _split(pieces: Sequence[Piece], axis: int, min_gap: float) -> list[list[Piec
     return groups
 
 
+def _columns(pieces: Sequence[Piece]) -> int:
+    return len(_split(pieces, 0, _GUTTER))
+
+
+def _bands(pieces: Sequence[Piece]) -> list[list[Piece]]:
+    """Horizontal bands, where consecutive bands that share a gutter are one band again.
+
+    Two columns whose paragraph gaps happen to line up would otherwise be cut into bands
+    across both columns and read line of blocks by line of blocks, interleaved.
+    """
+    bands: list[list[Piece]] = []
+    for band in _split(pieces, 1, 0.0):
+        if bands and _columns(band) > 1 and _columns(bands[-1]) > 1:
+            joined = [*bands[-1], *band]
+            if _columns(joined) > 1:
+                bands[-1] = joined
+                continue
+        bands.append(band)
+    return bands
+
+
 def reading_order(pieces: Sequence[Piece]) -> list[Piece]:
     """``pieces`` of one page in reading order."""
     if len(pieces) <= 1:
         return list(pieces)
-    for axis, gap in ((0, _GUTTER), (1, 0.0)):
-        groups = _split(pieces, axis, gap)
-        if len(groups) > 1:
-            return [p for group in groups for p in reading_order(group)]
+    columns = _split(pieces, 0, _GUTTER)
+    if len(columns) > 1:
+        return [p for column in columns for p in reading_order(column)]
+    bands = _bands(pieces)
+    if len(bands) > 1:
+        return [p for band in bands for p in reading_order(band)]
     return sorted(pieces, key=lambda p: (p.bbox[1], p.bbox[0]))

@@ -28,6 +28,7 @@ _ROW_GAP = 2.6
 _WRAP_GAP = 0.6
 # Columns whose cells average more characters than this hold prose, not values.
 _PROSE_CELL = 36
+_PROSE_WORDS = 5
 # A two-column run needs this many rows to be a table (a label and its value is not one).
 _TWO_COLUMN_ROWS = 3
 
@@ -84,7 +85,9 @@ def _runs(rows: Sequence[Row]) -> list[list[Row]]:
 def _columns(run: Sequence[Row]) -> list[tuple[float, float]] | None:
     """The columns' horizontal spans, from the rows of the run's most common shape."""
     counts = Counter(len(r.segments) for r in run if len(r.segments) >= 2)
-    width = counts.most_common(1)[0][0]
+    # The most common shape; of equally common ones the widest (a table's rows, not the
+    # label-and-value rows around it).
+    width = max(counts, key=lambda n: (counts[n], n))
     spans = [[1.0, 0.0] for _ in range(width)]
     for row in run:
         if len(row.segments) != width:
@@ -144,18 +147,42 @@ def _prose(rows: Sequence[Sequence[str]]) -> bool:
     long_columns = 0
     for column in range(width):
         cells = [r[column] for r in rows if r[column]]
-        if cells and sum(len(c) for c in cells) / len(cells) > _PROSE_CELL:
+        if not cells:
+            continue
+        chars = sum(len(c) for c in cells) / len(cells)
+        words = sum(len(c.split()) for c in cells) / len(cells)
+        if chars > _PROSE_CELL or words >= _PROSE_WORDS:
             long_columns += 1
     return long_columns >= 2 or (width == 2 and long_columns >= 1)
+
+
+def _aligned(row: Row, columns: Sequence[tuple[float, float]]) -> bool:
+    """Whether none of the row's segments spans two columns, and one stands in a column
+    (a total's label may stand left of the column it belongs to)."""
+    hits = [
+        sum(min(s.bbox[2], b) - max(s.bbox[0], a) > 0 for a, b in columns) for s in row.segments
+    ]
+    return max(hits) == 1
+
+
+def _trimmed(run: list[Row], columns: Sequence[tuple[float, float]]) -> list[Row]:
+    """The run from its first row of the full shape, up to the last row still aligned: the
+    label rows above a table and the notes under it are not its rows."""
+    start = next(i for i, r in enumerate(run) if len(r.segments) == len(columns))
+    end = start + 1
+    while end < len(run) and (len(run[end].segments) == 1 or _aligned(run[end], columns)):
+        end += 1
+    return run[start:end]
 
 
 def find_tables(layout: PageLayout, *, ocr: bool = False) -> list[Table]:
     """The tables of a page, top to bottom."""
     tables: list[Table] = []
-    for run in _runs(layout.rows):
-        columns = _columns(run)
+    for found in _runs(layout.rows):
+        columns = _columns(found)
         if columns is None:
             continue
+        run = _trimmed(found, columns)
         rows, taken, merged = _grid(run, columns)
         if len(columns) == 2 and len(rows) < _TWO_COLUMN_ROWS:
             continue
