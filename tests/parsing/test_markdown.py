@@ -19,6 +19,8 @@ from renderkit.parsing.markdown.order import reading_order
 from renderkit.parsing.markdown.pieces import Piece
 from renderkit.parsing.markdown.render import join_lines
 
+from ._documents import text_pdf
+
 pytestmark = pytest.mark.anyio
 
 ITEMS = [
@@ -209,3 +211,21 @@ def test_running_headers_footers_and_page_numbers_are_dropped_but_body_text_kept
     assert [[p.lines[0] for p in page] for page in kept] == [
         ["Body of page 1"], ["Body of page 2"], ["Body of page 3"]
     ]  # fmt: skip
+
+
+async def test_a_documents_links_html_and_page_marks_come_back_inert() -> None:
+    link = "See ![logo](https://example.test/?q=secret) and <img src=x>"
+    pdf = text_pdf([["Quarterly notes", link, "<!-- page 7 -->"]])
+    markdown = (await _markdown(pdf)).markdown
+    assert "![logo](" not in markdown
+    assert not re.search(r"(?<!\\)<(img|!-- page 7)", markdown)  # only escaped ones
+    assert "!\\[logo\\](https://example.test/?q=secret)" in markdown
+    assert len(re.findall(r"(?<!\\)<!-- page", markdown)) == 1  # renderkit's own alone
+
+
+def test_a_staircase_of_blocks_is_ordered_without_deep_recursion() -> None:
+    # Each cut would peel off one block: 3,000 levels deep without the bound.
+    stairs = [_piece(1, (i / 4000, i / 4000, i / 4000 + 0.0002, i / 4000 + 0.0002), str(i))
+              for i in range(3000)]  # fmt: skip
+    order = reading_order(list(reversed(stairs)))
+    assert [p.lines[0] for p in order] == [str(i) for i in range(3000)]

@@ -18,6 +18,11 @@ __all__ = ["reading_order"]
 
 # A gutter must be at least this wide (a fraction of the page width) to divide columns.
 _GUTTER = 0.015
+# Cuts nested deeper than this, or pages of more pieces, are read top to bottom instead: a
+# crafted page (a staircase of blocks) would otherwise recurse once per block, and its bands
+# cost a quadratic number of trial cuts.
+_MAX_DEPTH = 40
+_MAX_PIECES = 1_500
 
 
 def _split(pieces: Sequence[Piece], axis: int, min_gap: float) -> list[list[Piece]]:
@@ -57,14 +62,15 @@ def _bands(pieces: Sequence[Piece]) -> list[list[Piece]]:
     return bands
 
 
-def reading_order(pieces: Sequence[Piece]) -> list[Piece]:
+def reading_order(pieces: Sequence[Piece], *, depth: int = 0) -> list[Piece]:
     """``pieces`` of one page in reading order."""
     if len(pieces) <= 1:
         return list(pieces)
-    columns = _split(pieces, 0, _GUTTER)
-    if len(columns) > 1:
-        return [p for column in columns for p in reading_order(column)]
-    bands = _bands(pieces)
-    if len(bands) > 1:
-        return [p for band in bands for p in reading_order(band)]
+    if depth < _MAX_DEPTH and len(pieces) <= _MAX_PIECES:
+        columns = _split(pieces, 0, _GUTTER)
+        if len(columns) > 1:
+            return [p for c in columns for p in reading_order(c, depth=depth + 1)]
+        bands = _bands(pieces)
+        if len(bands) > 1:
+            return [p for b in bands for p in reading_order(b, depth=depth + 1)]
     return sorted(pieces, key=lambda p: (p.bbox[1], p.bbox[0]))

@@ -9,12 +9,13 @@ from renderkit.parsing.markdown._model import MarkdownBlock, MarkdownDocument
 from renderkit.parsing.markdown.blocks import BULLET
 from renderkit.parsing.markdown.pieces import Piece
 
-__all__ = ["join_lines", "render"]
+__all__ = ["block_markdown", "inert", "join_lines", "render"]
 
 # A word broken at a line's end: a letter, a hyphen; the next line goes on in lower case.
 _BROKEN = re.compile(r"[^\W\d_]-$")
 _SOFT_HYPHEN = "\u00ad"
 # Characters Markdown would read as syntax at the start of a paragraph's line.
+_INERT = re.compile(r"[\\<>\[\]`]")
 _LEADING_SYNTAX = re.compile(r"^(#{1,6}\s|[>|]|[-+*]\s|\d+[.)]\s)")
 
 
@@ -33,8 +34,19 @@ def join_lines(lines: Sequence[str]) -> str:
     return text.replace(_SOFT_HYPHEN, "")
 
 
+def inert(text: str) -> str:
+    """``text`` with the characters that make links, images, raw HTML and code escaped.
+
+    A document's text is untrusted: written as is, ``![](https://host/?q=...)`` or ``<img>``
+    would make a client that shows the Markdown fetch a URL the document chose, and a forged
+    ``<!-- page 9 -->`` would misplace what follows. Escaped, each shows as the characters it
+    is. Words are untouched (``_`` and ``*`` stay, so identifiers read as printed).
+    """
+    return _INERT.sub(r"\\\g<0>", text)
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ").strip()
+    return inert(text).replace("|", "\\|").replace("\n", " ").strip()
 
 
 def _table(piece: Piece) -> str:
@@ -54,10 +66,11 @@ def block_markdown(piece: Piece) -> str:
     if piece.kind == "table":
         return _table(piece)
     if piece.kind == "heading":
-        return "#" * piece.level + " " + join_lines(piece.lines)
+        return "#" * piece.level + " " + inert(join_lines(piece.lines))
     if piece.kind == "list":
-        return "\n".join("- " + BULLET.sub("", line.strip(), count=1) for line in piece.lines)
-    return _escape(join_lines(piece.lines))
+        items = (BULLET.sub("", line.strip(), count=1) for line in piece.lines)
+        return "\n".join("- " + inert(item) for item in items)
+    return _escape(inert(join_lines(piece.lines)))
 
 
 def _page_mark(number: int) -> str:
