@@ -7,7 +7,9 @@ Quality and seconds per document, for each tool on the same files:
 
 - born-digital PDFs: token recall against ``pdftotext`` (poppler): the share of the words
   pdftotext finds (counted with their repeats) that the Markdown has too. Target >= 0.99 for
-  renderkit. The files: the contracts and PDF invoices of the dev set (``--dev``, read from
+  renderkit. Also the body recall: the same against pdftotext's text without the running
+  headers, footers and page numbers (found on pdftotext's side, :func:`body_text`), which a
+  Markdown reader is asked to drop. The files: the contracts and PDF invoices of the dev set (``--dev``, read from
   that path, evaluation only, nothing copied), and invoices and reports renderkit renders here;
 - renderkit's invoices: the share of line items whose row comes back as a Markdown table row
   cell for cell (description, quantity, unit price, amount). Target 1.0;
@@ -70,6 +72,35 @@ def recall(reference: str, answer: str) -> float:
     want, got = tokens(reference), tokens(answer)
     total = sum(want.values())
     return sum(min(n, got[w]) for w, n in want.items()) / total if total else 1.0
+
+
+def body_text(reference: str) -> str:
+    """``reference`` (pdftotext's, pages split by form feeds) without its running headers and
+    footers, found on the reference's side alone: among the first and last two lines of each
+    page, those that come back, digits aside, on at least half the pages (two at least), and
+    lone page numbers. A Markdown reader is asked to drop them; this is the text it must keep.
+    """
+    pages = [
+        [line.strip() for line in page.splitlines() if line.strip()]
+        for page in reference.split("\f")
+    ]
+    pages = [p for p in pages if p]
+
+    def key(line: str) -> str:
+        return re.sub(r"\d+", "#", line.lower())
+
+    edges = [{key(line) for line in page[:2] + page[-2:]} for page in pages]
+    seen = Counter(k for keys in edges for k in keys)
+    needed = max(2, (len(pages) + 1) // 2)
+    kept = []
+    for page, keys in zip(pages, edges, strict=True):
+        for index, line in enumerate(page):
+            edge = index < 2 or index >= len(page) - 2
+            running = key(line) in keys and seen[key(line)] >= needed and len(pages) > 1
+            if edge and (running or re.fullmatch(r"\W*(page\s*)?\d{1,4}\W*", line, re.I)):
+                continue
+            kept.append(line)
+    return "\n".join(kept)
 
 
 def table_rows(markdown: str) -> list[list[str]]:
@@ -257,15 +288,19 @@ def main() -> None:
             figures[name] = {}
             references = {p: pdftotext(p) for p in paths}
             for tool_name, tool in tools.items():
-                scores, seconds, orders = [], [], []
+                scores, bodies, seconds, orders = [], [], [], []
                 for path in paths:
                     text, took = _timed(tool, path)
+                    print(f"  {name} / {tool_name} / {path.name}: {took:.2f} s", flush=True)
                     scores.append(recall(references[path], text))
+                    bodies.append(recall(body_text(references[path]), text))
                     seconds.append(took)
                     orders.append(in_order(text))
                 entry = {
                     "recall_mean": statistics.fmean(scores),
                     "recall_min": min(scores),
+                    "body_recall_mean": statistics.fmean(bodies),
+                    "body_recall_min": min(bodies),
                     "seconds_median": statistics.median(seconds),
                 }
                 if name == "two-column pages":

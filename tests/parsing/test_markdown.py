@@ -17,7 +17,7 @@ from renderkit.parsing.markdown import MarkdownDocument
 from renderkit.parsing.markdown.furniture import drop_furniture
 from renderkit.parsing.markdown.order import reading_order
 from renderkit.parsing.markdown.pieces import Piece
-from renderkit.parsing.markdown.render import join_lines
+from renderkit.parsing.markdown.render import block_markdown, join_lines
 
 from ._documents import text_pdf
 
@@ -229,3 +229,15 @@ def test_a_staircase_of_blocks_is_ordered_without_deep_recursion() -> None:
               for i in range(3000)]  # fmt: skip
     order = reading_order(list(reversed(stairs)))
     assert [p.lines[0] for p in order] == [str(i) for i in range(3000)]
+
+
+def test_list_items_keep_their_numbers_and_letters_and_lose_drawn_bullets() -> None:
+    piece = Piece(
+        page=1,
+        kind="list",
+        bbox=(0.1, 0.1, 0.9, 0.2),
+        lines=("6. Term of the agreement", "a) the first case", "• a plain point"),
+    )
+    assert block_markdown(piece) == (
+        "6. Term of the agreement\n- a) the first case\n- a plain point"
+    )

@@ -68,9 +68,23 @@ def block_markdown(piece: Piece) -> str:
     if piece.kind == "heading":
         return "#" * piece.level + " " + inert(join_lines(piece.lines))
     if piece.kind == "list":
-        items = (BULLET.sub("", line.strip(), count=1) for line in piece.lines)
-        return "\n".join("- " + inert(item) for item in items)
+        return "\n".join(_item(line.strip()) for line in piece.lines)
     return _escape(inert(join_lines(piece.lines)))
+
+
+def _item(line: str) -> str:
+    """A list item: a bullet drawn as a character becomes ``-``; a number or letter is kept,
+    since the text refers to it ("as set out in 6 above"): ``6.`` as an ordered item."""
+    marker = BULLET.match(line)
+    if marker is None:
+        return "- " + inert(line)
+    mark = marker.group(0).strip()
+    rest = inert(line[marker.end() :])
+    if mark[:1].isdigit() and mark.endswith("."):
+        return f"{mark} {rest}"
+    if mark[:1].isalnum() or mark.startswith("("):
+        return f"- {inert(mark)} {rest}"
+    return f"- {rest}"
 
 
 def _page_mark(number: int) -> str:
