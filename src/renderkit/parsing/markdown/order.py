@@ -22,7 +22,7 @@ _GUTTER = 0.015
 # crafted page (a staircase of blocks) would otherwise recurse once per block, and its bands
 # cost a quadratic number of trial cuts.
 _MAX_DEPTH = 40
-_MAX_PIECES = 1_500
+_MAX_PIECES = 600
 
 
 def _split(pieces: Sequence[Piece], axis: int, min_gap: float) -> list[list[Piece]]:
