@@ -37,6 +37,7 @@ from renderkit.core.filenames import suggested_filename
 from renderkit.core.media import MEDIA_TYPES
 from renderkit.core.times import isoformat_z
 from renderkit.parsing import DOCUMENT_TYPES
+from renderkit.parsing.markdown import BLOCK_KINDS
 from renderkit.pdf import PDF_STANDARDS
 from renderkit.pdfops import SIGNATURE_LEVELS, PdfOpsRequest, check_signer, pdf_ops
 from renderkit.reading import READ_FORMATS, extractor_version
@@ -779,8 +780,42 @@ async def _run_parse(request: ParseRequest, engines: Engines) -> Output:
         raise RenderTimeoutError(msg, timeout=timeout) from None
     facts = result.to_dict()
     del facts["success"]
-    facts["extractor"] = result.extractor
+    if request.wants_fields:
+        facts["extractor"] = result.extractor
     return Output(content=None, facts=facts)
+
+
+#: The body's fields with ``output`` ``markdown`` or ``fields+markdown``.
+MARKDOWN_FIELDS: dict[str, dict[str, Any]] = {
+    "markdown": {
+        "type": "string",
+        "description": "The document as Markdown; each page opens with <!-- page N -->",
+    },
+    "blocks": {
+        "type": "array",
+        "description": "The Markdown's blocks in order, each with where it was read",
+        "items": {
+            "type": "object",
+            "required": ["page", "bbox", "kind", "text"],
+            "properties": {
+                "page": {"type": "integer"},
+                "bbox": {
+                    "type": "array",
+                    "items": {"type": "number"},
+                    "minItems": 4,
+                    "maxItems": 4,
+                    "description": "x0, y0, x1, y1 as fractions of the page, top left 0,0",
+                },
+                "kind": {"type": "string", "enum": list(BLOCK_KINDS)},
+                "text": {"type": "string", "description": "The block's Markdown"},
+            },
+        },
+    },
+    "truncated": {
+        "type": "boolean",
+        "description": "max_chars ended the Markdown early, at a block boundary",
+    },
+}
 
 
 PARSE = Operation(
@@ -798,11 +833,21 @@ PARSE = Operation(
         "Schema `schema`, exactly its properties are filled and validated (mismatches become "
         "warnings). `hints` steer the extraction; `include_provenance` adds the page and box "
         "each field came from. Returns data, document_type, confidence 0-1 (overall and per "
-        "field) and warnings."
+        "field) and warnings. `output` `markdown` returns the whole document as Markdown "
+        "instead (headings, paragraphs, lists, tables, reading order across columns, page "
+        "markers; running headers and footers dropped) with `blocks`, the page and box of "
+        "each block; `fields+markdown` both; `max_chars` ends the Markdown at a block "
+        "boundary and sets `truncated`."
     ),
     run=_run_parse,
     stores_file=False,
     fields={
+        "warnings": {"type": "array", "items": {"type": "string"}},
+        "pages": {"type": "integer", "description": "Pages read"},
+    },
+    # The fields answer with output fields (the default) or fields+markdown, the Markdown
+    # with markdown or fields+markdown.
+    optional_fields={
         "data": {
             "type": "object",
             "description": "The extracted fields; exactly the schema's properties when given",
@@ -814,7 +859,6 @@ PARSE = Operation(
             "description": "Per found field, a confidence 0-1 that its value is right",
             "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1},
         },
-        "warnings": {"type": "array", "items": {"type": "string"}},
         "usage": {
             "type": "object",
             "required": ["input_tokens", "output_tokens"],
@@ -823,10 +867,8 @@ PARSE = Operation(
                 "output_tokens": {"type": "integer"},
             },
         },
-        "pages": {"type": "integer", "description": "Pages read"},
         "extractor": {"type": "string", "description": "local, openai, anthropic or embedded-xml"},
-    },
-    optional_fields={
+        **MARKDOWN_FIELDS,
         "provenance": {
             "type": "object",
             "description": "With include_provenance: per field, where it was read",
@@ -844,7 +886,7 @@ PARSE = Operation(
                     "text": {"type": "string"},
                 },
             },
-        }
+        },
     },
 )
 

@@ -234,6 +234,27 @@ def test_parse_returns_a_parse_result_with_the_fields_read(client: Client) -> No
     assert 24.0 in result.data.values() or "24" in repr(result.data)
 
 
+def test_parse_with_output_markdown_returns_the_document_and_its_blocks(client: Client) -> None:
+    import base64
+
+    document = text_pdf([["Minutes of the meeting", "The board approved the budget."]])
+    result = client.parse(
+        {
+            "file": base64.b64encode(document).decode(),
+            "mimeType": "application/pdf",
+            "output": "markdown",
+        }
+    )
+
+    assert result.output == "markdown" and result.data == {}
+    assert result.markdown is not None
+    assert "The board approved the budget." in result.markdown.markdown
+    assert result.markdown.blocks[0].page == 1
+    assert all(b.text in result.markdown.markdown for b in result.markdown.blocks)
+    # The same result as the library's, so it serialises to the same body.
+    assert result.to_dict()["markdown"] == result.markdown.markdown
+
+
 def test_a_400_raises_invalid_request_error_naming_the_field(client: Client) -> None:
     with pytest.raises(InvalidRequestError) as raised:
         client.render_image({"template": "og-card", "data": {"title": "x"}, "quality": 500})

@@ -16,6 +16,7 @@ from typing import Any, ClassVar, TypeVar
 
 from renderkit.image import ImageResult
 from renderkit.parsing import FieldProvenance, ParseResult, Usage
+from renderkit.parsing.markdown import MarkdownBlock, MarkdownDocument
 from renderkit.pdf import PdfResult
 from renderkit.reading import PageMetadata, ReadResult
 from renderkit.screenshot import ScreenshotResult
@@ -241,13 +242,32 @@ def read_result(body: dict[str, Any]) -> ReadResult:
     )
 
 
+def _markdown(body: dict[str, Any]) -> MarkdownDocument | None:
+    if "markdown" not in body:
+        return None
+    blocks = tuple(
+        MarkdownBlock(page=b["page"], bbox=tuple(b["bbox"]), kind=b["kind"], text=b["text"])
+        for b in body.get("blocks") or ()
+    )
+    return MarkdownDocument(
+        markdown=body["markdown"],
+        blocks=blocks,
+        pages=body.get("pages", 0),
+        truncated=bool(body.get("truncated")),
+    )
+
+
 def parse_result(body: dict[str, Any]) -> ParseResult:
-    """The parse result a ``POST /api/parse`` body describes (no file to fetch)."""
+    """The parse result a ``POST /api/parse`` body describes (no file to fetch): the fields,
+    the Markdown or both, as the request's ``output`` asked."""
     provenance = body.get("provenance")
+    markdown = _markdown(body)
+    fields = "data" in body
+    output = "fields" if markdown is None else "fields+markdown" if fields else "markdown"
     return ParseResult(
-        data=body["data"],
-        document_type=body["document_type"],
-        confidence=body["confidence"],
+        data=body.get("data") or {},
+        document_type=body.get("document_type", "other"),
+        confidence=body.get("confidence", 0.0),
         field_confidence=body.get("field_confidence") or {},
         warnings=tuple(body.get("warnings") or ()),
         usage=Usage(**(body.get("usage") or {})),
@@ -258,5 +278,7 @@ def parse_result(body: dict[str, Any]) -> ParseResult:
             name: FieldProvenance(page=p["page"], bbox=tuple(p["bbox"]), text=p["text"])
             for name, p in provenance.items()
         },
-        extractor=body.get("extractor", "remote"),
+        extractor=body.get("extractor", "remote" if fields else "none"),
+        markdown=markdown,
+        output=output,
     )

@@ -14,6 +14,7 @@ from renderkit.core.converter import checked
 from renderkit.core.errors import InvalidRequestError
 from renderkit.parsing._display import parse_result_html, parse_result_repr
 from renderkit.parsing._protocol import FieldProvenance, Usage
+from renderkit.parsing.markdown import OUTPUTS, MarkdownDocument
 
 __all__ = ["PARSE_MIME_TYPES", "FieldProvenance", "ParseRequest", "ParseResult", "Usage"]
 
@@ -31,6 +32,9 @@ _MAX_SCHEMA_CHARS = 200_000
 # Arrays and objects nested in a schema. jsonschema checks and validates by recursion, a few
 # frames per level: 40 levels (20 nested object properties) stay far below Python's limit.
 _MAX_SCHEMA_DEPTH = 40
+# The smallest character budget: room for a heading, a paragraph and the note saying where
+# the Markdown stops.
+_MIN_CHARS = 500
 
 
 def _nesting(value: object) -> int:
@@ -105,6 +109,11 @@ class ParseRequest:
         hints: plain-language guidance, e.g. ``the total is labelled "Amount payable"`` or
             ``dates are US month-first``.
         include_provenance: also return the page and bounding box each field was read from.
+        output: ``fields`` (default) the extracted fields; ``markdown`` the whole document as
+            Markdown with the page and box of every block (no field extraction);
+            ``fields+markdown`` both.
+        max_chars: with Markdown, the most characters of it to return: it then ends at a
+            block boundary with a line saying so, and ``truncated`` is true.
     """
 
     # Named as on the wire, so the generated JSON Schema and every error say "mimeType".
@@ -146,6 +155,20 @@ class ParseRequest:
     schema: dict[str, Any] | None = attrs.field(default=None, validator=_schema)
     hints: str | None = attrs.field(default=None, validator=v.optional(v.max_length(5_000)))
     include_provenance: bool = False
+    output: str = attrs.field(default="fields", validator=v.choice(OUTPUTS))
+    max_chars: int | None = attrs.field(
+        default=None, validator=v.optional(v.in_range(_MIN_CHARS, 50_000_000))
+    )
+
+    @property
+    def wants_fields(self) -> bool:
+        """Whether the fields are extracted (``output`` is not ``markdown`` alone)."""
+        return self.output != "markdown"
+
+    @property
+    def wants_markdown(self) -> bool:
+        """Whether the document comes back as Markdown too."""
+        return self.output != "fields"
 
     @property
     def mime_type(self) -> str:
@@ -161,6 +184,8 @@ class ParseRequest:
         schema: Mapping[str, Any] | None = None,
         hints: str | None = None,
         include_provenance: bool = False,
+        output: str = "fields",
+        max_chars: int | None = None,
     ) -> ParseRequest:
         """Build a request from raw file bytes (base64-encodes them).
 
@@ -176,6 +201,8 @@ class ParseRequest:
             schema=dict(schema) if isinstance(schema, Mapping) else schema,
             hints=hints,
             include_provenance=include_provenance,
+            output=output,
+            max_chars=max_chars,
         )
 
 
@@ -201,6 +228,10 @@ class ParseResult:
         provenance: per field, the page and bounding box it was read from (only with
             include_provenance).
         extractor: which extractor produced the data (local, openai, anthropic...).
+        markdown: the document as Markdown with each block's page and box (with ``output``
+            ``markdown`` or ``fields+markdown``).
+        output: what was asked for; with ``markdown`` alone no fields were extracted, and
+            ``data`` is empty.
     """
 
     data: dict[str, Any]
@@ -212,9 +243,18 @@ class ParseResult:
     pages: int = 0
     provenance: dict[str, FieldProvenance] | None = None
     extractor: str = "local"
+    markdown: MarkdownDocument | None = None
+    output: str = "fields"
 
     def to_dict(self) -> dict[str, Any]:
-        """The result as the JSON body of the HTTP API (both interface variants' fields)."""
+        """The result as the JSON body of the HTTP API (both interface variants' fields).
+
+        ``output`` decides what it holds: the fields, the Markdown (``markdown``, ``blocks``,
+        ``truncated``), or both; ``pages`` and ``warnings`` always.
+        """
+        if self.output == "markdown":
+            head = {"success": True, "warnings": list(self.warnings), "pages": self.pages}
+            return {**head, **self._markdown_body()}
         body: dict[str, Any] = {
             "success": True,
             "data": self.data,
@@ -230,7 +270,13 @@ class ParseResult:
                 name: {"page": p.page, "bbox": list(p.bbox), "text": p.text}
                 for name, p in self.provenance.items()
             }
-        return body
+        return {**body, **self._markdown_body()}
+
+    def _markdown_body(self) -> dict[str, Any]:
+        if self.markdown is None:
+            return {}
+        document = self.markdown.to_dict()
+        return {key: document[key] for key in ("markdown", "blocks", "truncated")}
 
     def __repr__(self) -> str:
         # Short on purpose: data can hold pages of contract text.

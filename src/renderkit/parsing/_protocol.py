@@ -15,6 +15,7 @@ __all__ = [
     "FieldProvenance",
     "Line",
     "Page",
+    "StyledWord",
     "Usage",
     "Word",
     "WordRun",
@@ -52,6 +53,21 @@ class Word:
     page: int
     bbox: BBox
     confidence: float = 1.0
+
+
+@attrs.frozen(kw_only=True)
+class StyledWord(Word):
+    """A word read from a PDF's text layer, with what its font says about it.
+
+    A subclass rather than a field of :class:`Word`, so OCR pages pickled before it existed
+    (evaluation caches) still compare and read as before.
+
+    Attributes:
+        bold: the word's font is a bold, semibold, black or heavy face (by its name: PDFium's
+            weight is often missing or wrong for subset fonts).
+    """
+
+    bold: bool = False
 
 
 class WordRun:

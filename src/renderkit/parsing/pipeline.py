@@ -9,7 +9,9 @@
    (:mod:`~renderkit.parsing.extract`), asks its arbiter, if it has one, about the names it is
    unsure of (:mod:`~renderkit.parsing.arbiter`) and fills them (:mod:`~renderkit.parsing.fill`);
 4. the data is validated against the schema and every field scored
-   (:mod:`~renderkit.parsing.fill.validation`, :mod:`~renderkit.parsing.fill.confidence`).
+   (:mod:`~renderkit.parsing.fill.validation`, :mod:`~renderkit.parsing.fill.confidence`);
+5. with ``output`` ``markdown`` or ``fields+markdown``, the read document is also written as
+   Markdown (:mod:`~renderkit.parsing.markdown`); ``markdown`` alone skips stages 2 to 4.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from renderkit.parsing.einvoice import (
 )
 from renderkit.parsing.fill.confidence import field_confidences, overall_confidence
 from renderkit.parsing.fill.validation import check_schema, validate
+from renderkit.parsing.markdown import MarkdownDocument, to_markdown
 from renderkit.parsing.readers.decrypt import decrypted
 from renderkit.parsing.readers.document import (
     ParseLimits,
@@ -89,7 +92,9 @@ async def parse(
             PDFium's lock allows); OCR pages are bounded by the OCR engine's own pool.
 
     Returns:
-        The data with its document type, confidence, warnings, token usage and page count.
+        The data with its document type, confidence, warnings, token usage and page count;
+        with ``output`` ``markdown`` or ``fields+markdown``, the document as Markdown with the
+        page and box of each block (``markdown`` alone extracts no fields: ``data`` is empty).
 
     Raises:
         InvalidRequestError: naming ``file`` (not base64, empty, too large, corrupt,
@@ -113,7 +118,12 @@ async def parse(
         )
     invoice: EInvoice | None = None
     xml_warnings: tuple[str, ...] = ()
-    if embedded_xml and req.mimeType == _PDF and sniff_mime_type(content) == _PDF:
+    if (
+        req.wants_fields
+        and embedded_xml
+        and req.mimeType == _PDF
+        and sniff_mime_type(content) == _PDF
+    ):
         # Attachments are read (and their total bounded) before any page is, so a PDF
         # refused for them has cost no OCR. read_document checks the streams again: cheap.
         await anyio.to_thread.run_sync(check_pdf_streams, content, limits)
@@ -127,6 +137,21 @@ async def parse(
         limits=limits,
         workers=workers,
     )
+    markdown: MarkdownDocument | None = None
+    if req.wants_markdown:
+        markdown = await anyio.to_thread.run_sync(
+            lambda: to_markdown(document, max_chars=req.max_chars)
+        )
+    if not req.wants_fields:
+        return ParseResult(
+            data={},
+            document_type="other",
+            confidence=0.0,
+            pages=len(document.pages),
+            extractor="none",
+            markdown=markdown,
+            output=req.output,
+        )
     engine = extractor if extractor is not None else LocalExtractor()
     engine_name: str = getattr(engine, "name", type(engine).__name__)
     if invoice is not None:
@@ -154,4 +179,6 @@ async def parse(
         pages=len(document.pages),
         provenance=dict(extraction.provenance) if req.include_provenance else None,
         extractor=engine_name,
+        markdown=markdown,
+        output=req.output,
     )

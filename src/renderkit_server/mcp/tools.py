@@ -28,9 +28,11 @@ __all__ = [
     "INLINE_MODES",
     "TOOLS",
     "McpTool",
+    "StoredText",
     "error_result",
     "inline_mode",
     "success_result",
+    "text_result",
     "tool_definitions",
     "wants_preview",
 ]
@@ -73,6 +75,15 @@ class McpTool:
         summary: what to use it for, prepended to the operation's description.
         cost: what a successful call uses of the API key's monthly quota.
         makes_images: its result may be an image, so it takes the ``inline`` argument.
+        preset: request fields the tool sets itself (``read_document``: the Markdown
+            output); they are left out of its input schema and refused as arguments.
+        hidden: request fields the tool does not offer (left out of its input schema,
+            refused as arguments), so an agent sees only what it needs.
+        description: what it does, when the operation's own description (which names the
+            fields the tool hides) would mislead.
+        reads_as: the body field whose text is the result's first content block, instead
+            of the JSON (``markdown``: the document itself); the tool's result also links
+            to it stored as a file.
     """
 
     name: str
@@ -82,10 +93,20 @@ class McpTool:
     summary: str
     cost: str
     makes_images: bool = False
+    preset: Mapping[str, Any] = attrs.field(factory=dict)
+    hidden: frozenset[str] = frozenset()
+    reads_as: str | None = None
+    description: str | None = None
 
     def input_schema(self) -> dict[str, Any]:
         """The request model's schema, plus ``inline`` for a tool that makes images."""
         schema: dict[str, Any] = portable_schema(json_schema(self.operation.model))
+        left_out = self.hidden | set(self.preset)
+        if left_out:
+            properties = {k: v for k, v in schema["properties"].items() if k not in left_out}
+            schema = {**schema, "properties": properties}
+            if "required" in schema:
+                schema["required"] = [k for k in schema["required"] if k not in left_out]
         if self.makes_images:
             properties = {**schema["properties"], _INLINE_ARGUMENT: _INLINE_SCHEMA}
             schema = {**schema, "properties": properties}
@@ -96,7 +117,8 @@ class McpTool:
         op = self.operation
         tool: dict[str, Any] = {
             "name": self.name,
-            "description": f"{self.summary} {op.description} Each successful call uses "
+            "description": f"{self.summary} {self.description or op.description} "
+            "Each successful call uses "
             f"{self.cost} of the API key's monthly quota; a failed call uses nothing.",
             "inputSchema": self.input_schema(),
         }
@@ -226,6 +248,28 @@ TOOLS: dict[str, McpTool] = {
             "password-protect or sign (with the server's certificate, when it has one) PDFs "
             "(uploaded, or rendered from templates first).",
         ),
+        McpTool(
+            name="read_document",
+            cost="one parse",
+            operation=OPERATIONS["parse"],
+            read_only=True,
+            open_world=False,
+            preset={"output": "markdown"},
+            hidden=frozenset({"schema", "hints", "include_provenance"}),
+            reads_as="markdown",
+            summary="Read a whole PDF or a photo/scan of a document as Markdown, to answer "
+            "questions about it or quote it: headings, paragraphs, lists and tables in "
+            "reading order, each page marked <!-- page N -->. The result's blocks give the "
+            "page and box (x0, y0, x1, y1, fractions of the page) of every block, to cite "
+            "where an answer came from. Set max_chars to bound a long document (it then "
+            "ends at a block boundary and says so). For an invoice's or receipt's fields "
+            "as JSON use parse_document.",
+            description="The file is base64 in `file`, its type in `mimeType` (PDF, JPEG, "
+            "PNG, WebP). PDF text layers are read directly, scans and photos by OCR; tables "
+            "come as Markdown tables, running headers and footers are dropped. Returns the "
+            "Markdown as text, a link to it stored as a .md file, and (structured) "
+            "`markdown`, `blocks`, `pages`, `truncated` and `warnings`.",
+        ),
     )
 }
 
@@ -246,13 +290,19 @@ def _file_name(url: str, content_type: str) -> str:
 
 
 def inline_mode(tool: McpTool, arguments: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-    """The ``inline`` choice of a call and the arguments left for the operation.
+    """The ``inline`` choice of a call and the arguments for the operation (the tool's
+    :attr:`McpTool.preset` fields added).
 
     Raises:
         InvalidRequestError: ``inline`` is not one of :data:`INLINE_MODES`, or the tool makes
-            no images (then it is an unknown field, like any other).
+            no images (then it is an unknown field, like any other); an argument is a field
+            the tool sets itself or does not offer.
     """
     rest = dict(arguments)
+    for name in sorted((tool.hidden | set(tool.preset)) & rest.keys()):
+        msg = f"is not an argument of {tool.name}"
+        raise InvalidRequestError.single(name, msg)
+    rest.update(tool.preset)
     if _INLINE_ARGUMENT not in rest or not tool.makes_images:
         return "preview", rest
     mode = rest.pop(_INLINE_ARGUMENT)
@@ -320,6 +370,56 @@ def _file_blocks(
             }
         )
     return blocks
+
+
+@attrs.frozen(kw_only=True)
+class StoredText:
+    """A tool's text result stored as a file (:attr:`McpTool.reads_as`).
+
+    Attributes:
+        url: where it can be fetched.
+        media_type: its type (``text/markdown``).
+        size: its size in bytes.
+    """
+
+    url: str
+    media_type: str
+    size: int
+
+
+def text_result(
+    tool: McpTool, execution: Execution, version: str, stored: StoredText | None
+) -> dict[str, Any]:
+    """A ``tools/call`` result whose first block is the text of the body's
+    :attr:`McpTool.reads_as` field (the Markdown, not JSON around it), then the warnings and
+    a link to the stored text; the whole body is the ``structuredContent``, or for a client
+    older than 2025-06-18 a JSON text block without the text already shown."""
+    assert tool.reads_as is not None
+    body = execution.body
+    content: list[dict[str, Any]] = [{"type": "text", "text": str(body.get(tool.reads_as, ""))}]
+    warnings = body.get("warnings") or ()
+    if warnings:
+        lines = "\n".join(f"- {w}" for w in warnings)
+        content.append({"type": "text", "text": f"Warnings:\n{lines}"})
+    result: dict[str, Any] = {"content": content, "isError": False}
+    if version_at_least(version, "2025-06-18"):
+        if stored is not None:
+            content.append(
+                {
+                    "type": "resource_link",
+                    "uri": stored.url,
+                    "name": _file_name(stored.url, stored.media_type),
+                    "mimeType": stored.media_type,
+                    "size": stored.size,
+                }
+            )
+        result["structuredContent"] = body
+    else:
+        rest = {k: v for k, v in body.items() if k != tool.reads_as}
+        if stored is not None:
+            rest["url"] = stored.url
+        content.append({"type": "text", "text": json.dumps(rest, ensure_ascii=False)})
+    return result
 
 
 def success_result(

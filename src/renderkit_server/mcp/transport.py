@@ -68,12 +68,14 @@ from renderkit_server.mcp.protocol import (
 )
 from renderkit_server.mcp.sessions import McpSessions
 from renderkit_server.mcp.streaming import JSON, accepts, stream, wants_stream
+from renderkit_server.mcp.texts import store_text
 from renderkit_server.mcp.tools import (
     TOOLS,
     McpTool,
     error_result,
     inline_mode,
     success_result,
+    text_result,
     tool_definitions,
     wants_preview,
 )
@@ -96,7 +98,8 @@ _CACHEABLE = {"ttlMs": 300_000, "cacheScope": "public"}
 INSTRUCTIONS = (
     "renderkit turns JSON into files and data: generate_image (social cards, banners), "
     "generate_pdf (invoices, certificates, reports, letters), generate_audio (speech), "
-    "take_screenshot (web pages) and parse_document (fields from PDFs and scans). "
+    "take_screenshot (web pages), parse_document (fields from PDFs and scans) and "
+    "read_document (a whole PDF or scan as Markdown, each block with its page and box). "
     "initialize, tools/list and ping are open; tools/call needs a renderkit API key in "
     "Authorization: Bearer <key> or X-SVC-Key and is billed like the REST API. Produced files "
     "come back as links that expire after a day."
@@ -358,6 +361,15 @@ class _Call:
                 raise
             return described[0], self._tool_error(tool.name, exc)
         self.headers.update(execution.headers)
+        if tool.reads_as is not None:
+            text = str(execution.body.get(tool.reads_as, ""))
+            stored = await store_text(
+                self.backends.production,
+                text,
+                kind=tool.operation.kind,
+                base_url=str(self.request.base_url).rstrip("/"),
+            )
+            return 200, text_result(tool, execution, self.version, stored)
         preview = None
         if wants_preview(execution, inline):
             workers = self.backends.production.engines.workers.image

@@ -150,6 +150,7 @@ async def test_the_sdk_client_negotiates_and_lists_every_tool_with_schemas(
         "read_url",
         "parse_document",
         "edit_pdf",
+        "read_document",
     }
     image = tools["generate_image"]
     assert image.title == "Generate an image"
@@ -159,6 +160,11 @@ async def test_the_sdk_client_negotiates_and_lists_every_tool_with_schemas(
     assert tools["parse_document"].annotations.read_only_hint is True
     assert "files" in tools["edit_pdf"].input_schema["properties"]
     assert tools["edit_pdf"].annotations.read_only_hint is False
+    # What an agent needs to read a document, and nothing of the field extraction.
+    reading = set(tools["read_document"].input_schema["properties"])
+    assert {"file", "mimeType", "max_chars"} <= reading
+    assert not reading & {"schema", "hints", "include_provenance", "output"}
+    assert tools["read_document"].annotations.read_only_hint is True
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto", "2026-07-28"])
@@ -260,6 +266,43 @@ async def test_parse_document_returns_the_fields_as_structured_content(
     assert data["number"] == "INV-77"
     assert data["total"] == 42.5
     assert _blocks(result, "resource_link") == []  # parse produces data, not a file
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_read_document_returns_the_markdown_as_text_and_links_it_stored(
+    server_url: str, api_key: str, mode: str
+) -> None:
+    lines = ["Quarterly minutes", "The board met on Monday and approved the budget.", "Next"]
+    pdf = text_pdf([lines, ["Second page of the minutes, kept for the record."]])
+    arguments = {"file": base64.b64encode(pdf).decode(), "mimeType": "application/pdf"}
+    async with _client(server_url, mode, api_key) as client:
+        result = await client.call_tool("read_document", arguments)
+    assert result.is_error is False, result.content
+    markdown = result.content[0].text
+    assert "The board met on Monday and approved the budget." in markdown
+    assert markdown.index("<!-- page 1 -->") < markdown.index("<!-- page 2 -->")
+    assert markdown.index("approved the budget") < markdown.index("Second page")
+    blocks = result.structured_content["blocks"]
+    assert {b["page"] for b in blocks} == {1, 2}
+    assert all(b["text"] in markdown for b in blocks)
+    (link,) = _blocks(result, "resource_link")
+    assert link.mime_type == "text/markdown"
+    assert (await _download(str(link.uri))).decode() == markdown
+
+
+async def test_read_document_refuses_the_arguments_it_sets_itself(
+    server_url: str, api_key: str
+) -> None:
+    pdf = text_pdf([["A short page of text to read back."]])
+    arguments = {
+        "file": base64.b64encode(pdf).decode(),
+        "mimeType": "application/pdf",
+        "output": "fields",
+    }
+    async with _client(server_url, "legacy", api_key) as client:
+        result = await client.call_tool("read_document", arguments)
+    assert result.is_error is True
+    assert "output" in result.content[0].text
 
 
 async def test_a_tool_call_without_a_key_is_an_error_result_the_agent_can_read(

@@ -158,7 +158,7 @@ async def test_stateless_tools_list_and_call_are_tagged_complete(mcp: AsyncTestC
     body, headers = _modern("tools/list")
     listed = (await _post(mcp, body, headers)).json()["result"]
     assert listed["resultType"] == "complete"
-    assert len(listed["tools"]) == 7
+    assert len(listed["tools"]) == 8
     assert listed["cacheScope"] == "public"
     key = await issue_key(mcp)
     body, headers = _modern("tools/call", headers={"X-SVC-Key": key}, **IMAGE_CALL)
@@ -287,6 +287,7 @@ async def test_tools_list_needs_no_key_and_generates_schemas_from_the_request_mo
         "read_url",
         "parse_document",
         "edit_pdf",
+        "read_document",
     ]
     # The request model's schema, plus `inline` where the result can be an image.
     image_schema = tools["generate_image"]["inputSchema"]
@@ -532,7 +533,7 @@ async def test_a_batch_is_answered_in_2025_03_26(mcp: AsyncTestClient) -> None:
     assert response.status_code == 200
     answers = {item["id"]: item for item in response.json()}
     assert answers[1]["result"] == {}
-    assert len(answers[2]["result"]["tools"]) == 7
+    assert len(answers[2]["result"]["tools"]) == 8
     assert answers[3]["error"]["code"] == -32600  # initialize may not be batched
 
 

@@ -12,6 +12,7 @@ time (OCR runs outside the lock).
 
 from __future__ import annotations
 
+import ctypes
 import io
 from typing import Any, cast
 
@@ -28,7 +29,7 @@ from renderkit.core.pdfium import run_pdfium
 from renderkit.core.pdfstreams import StreamCeilings, check_streams
 from renderkit.core.uploads import decode_file
 from renderkit.core.workers import WorkerPool, usable_cpus
-from renderkit.parsing._protocol import Document, Line, Page, Word
+from renderkit.parsing._protocol import Document, Line, Page, StyledWord
 from renderkit.parsing.readers.decrypt import decrypted
 from renderkit.parsing.readers.ocr import OcrEngine
 
@@ -56,6 +57,8 @@ _MIN_TEXT_CHARS = 16
 # A page image whose darkest and lightest grey differ by at most this much holds no legible
 # text, so it is not sent to OCR (blank pages cost a render, not an OCR pass).
 _BLANK_RANGE = 8
+# Font names of bold faces ("Inter-SemiBold", "Arial,Bold", "Helvetica-Black").
+_BOLD_NAMES = ("bold", "black", "heavy", "semibd", "demi")
 # Declared pixels per byte of an uploaded image above which it is refused as truncated or
 # forged. Photos and scans hold 1-50 pixels a byte (the dev set's densest: 49); only blank
 # images compress past a few thousand.
@@ -382,9 +385,10 @@ def _text_layer(
 ) -> tuple[Line, ...]:
     count = textpage.count_chars()
     lines: list[Line] = []
-    words: list[Word] = []
+    words: list[StyledWord] = []
     chars: list[str] = []
     box: list[float] = []
+    bold: list[bool] = []
 
     def end_word() -> None:
         if chars and box:
@@ -396,9 +400,12 @@ def _text_layer(
                 _frac(x1 / width),
                 _frac(1 - y0 / height),
             )
-            words.append(Word(text="".join(chars), page=number, bbox=bbox, confidence=1.0))
+            words.append(
+                StyledWord(text="".join(chars), page=number, bbox=bbox, bold=bool(bold and bold[0]))
+            )
         chars.clear()
         box.clear()
+        bold.clear()
 
     def end_line() -> None:
         end_word()
@@ -428,6 +435,8 @@ def _text_layer(
         tall = max(top - bottom, box[3] - box[1]) if box else top - bottom
         if box and left > box[2] + tall * 0.6 and right > box[2]:
             end_word()
+        if not chars:
+            bold.append(_is_bold(raw, i))
         chars.append(char)
         if box:
             box[:] = [min(box[0], left), min(box[1], bottom), max(box[2], right), max(box[3], top)]
@@ -435,6 +444,16 @@ def _text_layer(
             box.extend([left, bottom, right, top])
     end_line()
     return tuple(lines)
+
+
+def _is_bold(raw: Any, index: int) -> bool:
+    """Whether character ``index`` is set in a bold face, by its font's name."""
+    name = ctypes.create_string_buffer(96)
+    flags = ctypes.c_int()
+    if not pdfium_c.FPDFText_GetFontInfo(raw, index, name, len(name), ctypes.byref(flags)):
+        return False
+    lowered = name.value.decode("latin-1").lower()
+    return any(mark in lowered for mark in _BOLD_NAMES)
 
 
 def _frac(value: float) -> float:
