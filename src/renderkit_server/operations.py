@@ -785,6 +785,16 @@ async def _run_parse(request: ParseRequest, engines: Engines) -> Output:
     return Output(content=None, facts=facts)
 
 
+#: Where a block or a field was read on its page, in the answer schemas.
+_BBOX_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": {"type": "number"},
+    "minItems": 4,
+    "maxItems": 4,
+    "description": "x0, y0, x1, y1 as fractions of the page, top left 0,0",
+}
+
+
 #: The body's fields with ``output`` ``markdown`` or ``fields+markdown``.
 MARKDOWN_FIELDS: dict[str, dict[str, Any]] = {
     "markdown": {
@@ -799,13 +809,7 @@ MARKDOWN_FIELDS: dict[str, dict[str, Any]] = {
             "required": ["page", "bbox", "kind", "text"],
             "properties": {
                 "page": {"type": "integer"},
-                "bbox": {
-                    "type": "array",
-                    "items": {"type": "number"},
-                    "minItems": 4,
-                    "maxItems": 4,
-                    "description": "x0, y0, x1, y1 as fractions of the page, top left 0,0",
-                },
+                "bbox": _BBOX_SCHEMA,
                 "kind": {"type": "string", "enum": list(BLOCK_KINDS)},
                 "text": {"type": "string", "description": "The block's Markdown"},
             },
@@ -876,13 +880,7 @@ PARSE = Operation(
                 "type": "object",
                 "properties": {
                     "page": {"type": "integer"},
-                    "bbox": {
-                        "type": "array",
-                        "items": {"type": "number"},
-                        "minItems": 4,
-                        "maxItems": 4,
-                        "description": "x0, y0, x1, y1 as fractions of the page, top left 0,0",
-                    },
+                    "bbox": _BBOX_SCHEMA,
                     "text": {"type": "string"},
                 },
             },
