@@ -21,15 +21,15 @@ The text is inline already, so no revision gets the file embedded a second time.
 from __future__ import annotations
 
 import json
-import mimetypes
 from collections.abc import Mapping
 from typing import Any
 
 import attrs
 
 from renderkit import structure
+from renderkit.core.media import TEXT_MEDIA_TYPES
 from renderkit_server.mcp.protocol import version_at_least
-from renderkit_server.mcp.tools import TOOLS, McpTool, file_name
+from renderkit_server.mcp.tools import TOOLS, McpTool, file_name, warnings_blocks
 from renderkit_server.operations import OPERATIONS
 
 __all__ = [
@@ -93,21 +93,16 @@ def job_tool(kind: str, request: Mapping[str, Any]) -> McpTool | None:
     return max(fitting, key=lambda tool: len(tool.preset), default=None)
 
 
-def file_link(body: Mapping[str, Any], media_type: str | None = None) -> TextFile | None:
-    """The operation's own file (the body's ``url`` and ``size_bytes``) as a :class:`TextFile`.
-
-    Without ``media_type`` (a job's result records none) it is the one its extension names,
-    which is also what local storage serves the file as.
-    """
+def file_link(body: Mapping[str, Any], field: str) -> TextFile | None:
+    """The operation's own file (the body's ``url`` and ``size_bytes``) as a :class:`TextFile`,
+    its type the one of the text format ``field`` names (a job's result records no type)."""
     url = body.get("url")
     if not isinstance(url, str) or not url:
         return None
-    if media_type is None:
-        media_type = mimetypes.guess_type(url.split("?", 1)[0], strict=False)[0]
     size = body.get("size_bytes")
     return TextFile(
         url=url,
-        media_type=media_type.split(";", 1)[0] if media_type else None,
+        media_type=TEXT_MEDIA_TYPES.get(field),
         size=size if isinstance(size, int) else None,
     )
 
@@ -118,11 +113,10 @@ def text_first_result(
     """A ``tools/call`` result whose first block is the text of ``body[field]`` (see the
     module docstring for the blocks after it)."""
     structured = version_at_least(version, "2025-06-18")
-    content: list[dict[str, Any]] = [{"type": "text", "text": str(body.get(field, ""))}]
-    warnings = body.get("warnings") or ()
-    if warnings:
-        lines = "\n".join(f"- {w}" for w in warnings)
-        content.append({"type": "text", "text": f"Warnings:\n{lines}"})
+    content: list[dict[str, Any]] = [
+        {"type": "text", "text": str(body.get(field, ""))},
+        *warnings_blocks(body),
+    ]
     rest = {key: value for key, value in body.items() if key != field}
     if structured:
         omitted = {name: _count(rest.pop(name)) for name in sorted(BULKY_FIELDS & rest.keys())}

@@ -34,6 +34,7 @@ __all__ = [
     "success_result",
     "tool_definitions",
     "wants_preview",
+    "warnings_blocks",
 ]
 
 #: The revisions whose tools declare ``execution.taskSupport`` (see :mod:`.tasks`).
@@ -387,11 +388,10 @@ def success_result(
     alone), ``full`` the file itself (up to :data:`INLINE_LIMIT`), ``none`` nothing inline.
     """
     text = json.dumps(execution.body, ensure_ascii=False)
-    content: list[dict[str, Any]] = [{"type": "text", "text": text}]
-    warnings = execution.body.get("warnings") or ()
-    if warnings:
-        lines = "\n".join(f"- {w}" for w in warnings)
-        content.append({"type": "text", "text": f"Warnings:\n{lines}"})
+    content: list[dict[str, Any]] = [
+        {"type": "text", "text": text},
+        *warnings_blocks(execution.body),
+    ]
     blocks = _file_blocks(execution, version, inline, preview)
     result: dict[str, Any] = {
         "content": [*content, *blocks],
@@ -400,6 +400,15 @@ def success_result(
     if version_at_least(version, "2025-06-18"):
         result["structuredContent"] = execution.body
     return result
+
+
+def warnings_blocks(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The body's ``warnings`` spelled out in a text block of their own, when there are any."""
+    warnings = body.get("warnings") or ()
+    if not warnings:
+        return []
+    lines = "\n".join(f"- {w}" for w in warnings)
+    return [{"type": "text", "text": f"Warnings:\n{lines}"}]
 
 
 def error_result(body: Mapping[str, Any]) -> dict[str, Any]:

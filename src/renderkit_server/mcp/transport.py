@@ -343,16 +343,16 @@ class _Call:
             field = text_field(tool, job.kind, job.request)
         link = None
         if tool is not None and field is not None:
-            link = await self._text_file(tool, job.result or {}, field, media_type=None)
+            link = await self._text_file(tool, job.result or {}, field)
         return tasks.task_result(job, self.version, text_field=field, link=link)
 
     async def _text_file(
-        self, tool: McpTool, body: Mapping[str, Any], field: str, *, media_type: str | None
+        self, tool: McpTool, body: Mapping[str, Any], field: str
     ) -> TextFile | None:
         """Where a reading tool's text is as a file: the operation's own (a read page), or,
         for a tool whose operation stores none (a read document), the text stored now."""
         if tool.reads_as is None:
-            return file_link(body, media_type)
+            return file_link(body, field)
         return await store_text(
             self.backends.production,
             str(body.get(field, "")),
@@ -396,7 +396,7 @@ class _Call:
         field = tool.reads_as or execution.text_field
         if field is not None:
             body = execution.body
-            link = await self._text_file(tool, body, field, media_type=execution.content_type)
+            link = await self._text_file(tool, body, field)
             return 200, text_first_result(body, field=field, version=self.version, link=link)
         preview = None
         if wants_preview(execution, inline):
