@@ -196,7 +196,10 @@ _TOOLS = (
     "read_url",
     "parse_document",
     "edit_pdf",
+    "read_document",
 )
+#: The tools answering text first (the Markdown, then the rest as JSON): what each reads.
+_READING = {"read_url": "Hello", "read_document": "INV-9"}
 
 
 def _run_inspector(
@@ -240,10 +243,11 @@ def _run_inspector(
         "read_url": {"url": page_url},
         "parse_document": {"file": pdf_b64, "mimeType": "application/pdf"},
         "edit_pdf": {"files": [{"file": pdf_b64}], "watermark": {"text": "INSPECTED"}},
+        "read_document": {"file": pdf_b64, "mimeType": "application/pdf"},
     }
     for era in ("legacy", "auto", "modern"):
         for tool, arguments in calls.items():
-            if era != "legacy" and tool not in ("generate_image", "parse_document"):
+            if era != "legacy" and tool not in ("generate_image", "parse_document", *_READING):
                 continue
             result = _inspector(
                 tools,
@@ -281,6 +285,12 @@ def _run_inspector(
                     images = [b for b in body.get("content", []) if b.get("type") == "image"]
                     ok = ok and [b.get("mimeType") for b in images] == ["image/jpeg"]
                     detail += f", preview {[b.get('mimeType') for b in images]}"
+                if tool in _READING:
+                    # The text itself comes first, not JSON around it.
+                    first = (body.get("content") or [{}])[0]
+                    text = str(first.get("text", ""))
+                    ok = ok and _READING[tool] in text and not text.startswith("{")
+                    detail += f", first block {text[:40]!r}"
             checks.add(f"inspector tools/call {tool} ({era})", ok, detail)
     no_key = _inspector(
         tools,

@@ -215,6 +215,60 @@ async def test_the_read_url_tool_lists_a_schema_an_agent_can_fill(
     assert "markdown" in read["outputSchema"]["properties"]
 
 
+async def _tasks_session(client: AsyncTestClient, key: str) -> dict[str, str]:
+    headers = {**ACCEPT, "X-SVC-Key": key}
+    init = await client.post("/api/mcp", json=_init("2025-11-25"), headers=headers)
+    return {
+        **headers,
+        "Mcp-Session-Id": init.headers["mcp-session-id"],
+        "MCP-Protocol-Version": "2025-11-25",
+    }
+
+
+async def _rpc(
+    client: AsyncTestClient, headers: dict[str, str], method: str, params: dict[str, Any]
+) -> dict[str, Any]:
+    message = {"jsonrpc": "2.0", "id": 3, "method": method, "params": params}
+    response = await client.post("/api/mcp", json=message, headers=headers)
+    assert response.status_code == 200, response.text
+    result: dict[str, Any] = response.json()["result"]
+    return result
+
+
+@pytest.mark.parametrize(
+    ("tool", "path", "extra"),
+    [("read_url", "/recipe", {}), ("take_screenshot", "/docs", {"format": "markdown"})],
+)
+async def test_a_reading_task_answers_the_markdown_first_as_the_direct_call_does(
+    client: AsyncTestClient,
+    site: LocalServer,
+    keys: tuple[str, str],
+    tool: str,
+    path: str,
+    extra: dict[str, Any],
+) -> None:
+    headers = await _tasks_session(client, keys[0])
+    call = {"name": tool, "arguments": {"url": site.url(path), **extra}}
+    direct = await _rpc(client, headers, "tools/call", call)
+    created = await _rpc(client, headers, "tools/call", {**call, "task": {}})
+    task = await _rpc(client, headers, "tasks/result", {"taskId": created["task"]["taskId"]})
+
+    related = task["_meta"]["io.modelcontextprotocol/related-task"]
+    assert related == {"taskId": created["task"]["taskId"]}
+    for result in (direct, task):
+        markdown, facts, link = result["content"]
+        described = json.loads(facts["text"])
+        assert markdown["text"] == result["structuredContent"]["markdown"]
+        assert "markdown" not in described
+        assert described["format"] == "markdown"
+        assert link["type"] == "resource_link" and link["mimeType"] == "text/markdown"
+        assert link["uri"] == described["url"] == result["structuredContent"]["url"]
+        assert link["size"] == len(markdown["text"].encode())
+        stored = urlsplit(link["uri"])
+        assert (await client.get(f"{stored.path}?{stored.query}")).text == markdown["text"]
+    assert task["content"][0] == direct["content"][0]
+
+
 @pytest.fixture
 async def strict_client(make_settings: Callable[..., Settings]) -> AsyncIterator[AsyncTestClient]:
     # The operator's default: private addresses refused, by the browser's egress proxy.

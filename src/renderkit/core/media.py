@@ -12,6 +12,7 @@ from pathlib import PurePath
 __all__ = [
     "MAX_PIXELS",
     "MEDIA_TYPES",
+    "TEXT_MEDIA_TYPES",
     "format_of_path",
     "media_type_of_path",
     "media_types",
@@ -36,6 +37,14 @@ MEDIA_TYPES: Mapping[str, str] = {
     "aac": "audio/aac",
     # pdf-ops' split answers several PDFs in one archive.
     "zip": "application/zip",
+}
+
+#: Text format name -> MIME type, for the text renderkit produces (a page read as Markdown,
+#: simple HTML or plain text). Apart from :data:`MEDIA_TYPES`: no capability reads these.
+TEXT_MEDIA_TYPES: Mapping[str, str] = {
+    "markdown": "text/markdown",
+    "html": "text/html",
+    "text": "text/plain",
 }
 
 # Other extensions in common use for the same formats.

@@ -10,6 +10,7 @@ import attrs
 from renderkit.core import pagecontrols as c
 from renderkit.core import validators as v
 from renderkit.core.converter import checked
+from renderkit.core.media import TEXT_MEDIA_TYPES
 from renderkit.screenshot import DEVICES, MAX_DELAY_MS
 
 __all__ = [
@@ -170,4 +171,4 @@ class ReadResult:
     @property
     def media_type(self) -> str:
         """The content's media type: text/markdown, text/html or text/plain."""
-        return {"markdown": "text/markdown", "html": "text/html", "text": "text/plain"}[self.format]
+        return TEXT_MEDIA_TYPES[self.format]

@@ -21,12 +21,14 @@ from renderkit_server.jobs.service import JobService
 from renderkit_server.jobs.views import timestamp
 from renderkit_server.keys import ApiKey
 from renderkit_server.mcp.protocol import INVALID_PARAMS, RpcError, version_at_least
-from renderkit_server.mcp.tools import TASK_REVISIONS, McpTool, error_result
+from renderkit_server.mcp.reading import TextFile, text_first_result
+from renderkit_server.mcp.tools import TASK_REVISIONS, McpTool, error_result, file_name
 from renderkit_server.state.jobs import Job
 
 __all__ = [
     "RELATED_TASK",
     "TASK_VERSIONS",
+    "finished",
     "has_tasks",
     "server_capability",
     "task_result",
@@ -108,9 +110,8 @@ async def submit(
     return {"task": task_view(job)}
 
 
-async def task_result(jobs: JobService, key: ApiKey, job: Job, version: str) -> dict[str, Any]:
-    """``tasks/result``: wait until the job finished, then what ``tools/call`` would have
-    answered (its file as the body's ``url``), tied to the task in ``_meta``.
+async def finished(jobs: JobService, key: ApiKey, job: Job) -> Job:
+    """``tasks/result`` waits: the job once it finished.
 
     Raises:
         RpcError: -32602, the task was cancelled and has no result.
@@ -120,12 +121,26 @@ async def task_result(jobs: JobService, key: ApiKey, job: Job, version: str) -> 
         await anyio.sleep(wait)
         wait = min(_LONGEST_WAIT, wait * 2)
         job = await jobs.get(key, job.id)
-    related = {RELATED_TASK: {"taskId": job.id}}
     if job.status == "cancelled":
         raise RpcError(INVALID_PARAMS, f"task {job.id} was cancelled; it has no result")
+    return job
+
+
+def task_result(
+    job: Job, version: str, *, text_field: str | None = None, link: TextFile | None = None
+) -> dict[str, Any]:
+    """What ``tools/call`` would have answered for the finished ``job``, tied to the task in
+    ``_meta``: for a reading tool (``text_field`` given) the same text-first result, its text
+    as a file at ``link``; otherwise the body as JSON with a link to its file (``url``)."""
+    related = {RELATED_TASK: {"taskId": job.id}}
     if job.status == "failed":
         return {**error_result(job.error or {}), "_meta": related}
     body = dict(job.result or {})
+    if text_field is not None:
+        return {
+            **text_first_result(body, field=text_field, version=version, link=link),
+            "_meta": related,
+        }
     result: dict[str, Any] = {
         "content": [{"type": "text", "text": json.dumps(body, ensure_ascii=False)}],
         "isError": False,
@@ -133,9 +148,7 @@ async def task_result(jobs: JobService, key: ApiKey, job: Job, version: str) -> 
     }
     url = body.get("url")
     if url:
-        result["content"].append(
-            {"type": "resource_link", "uri": url, "name": url.split("?", 1)[0].rsplit("/", 1)[-1]}
-        )
+        result["content"].append({"type": "resource_link", "uri": url, "name": file_name(url)})
     if version_at_least(version, "2025-06-18"):
         result["structuredContent"] = body
     return result

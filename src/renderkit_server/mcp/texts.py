@@ -11,7 +11,7 @@ import logging
 
 from renderkit.core.errors import StorageError
 from renderkit.storage.files import store_file
-from renderkit_server.mcp.tools import StoredText
+from renderkit_server.mcp.reading import TextFile
 from renderkit_server.operations import Production
 
 __all__ = ["MARKDOWN", "store_text"]
@@ -24,7 +24,7 @@ MARKDOWN = "text/markdown; charset=utf-8"
 
 async def store_text(
     production: Production, text: str, *, kind: str, base_url: str | None
-) -> StoredText | None:
+) -> TextFile | None:
     """Store ``text`` as a Markdown file; its link, or None when storage failed."""
     content = text.encode("utf-8")
     try:
@@ -40,4 +40,4 @@ async def store_text(
     except StorageError as exc:
         logger.warning("MCP: the Markdown could not be stored: %s", exc)
         return None
-    return StoredText(url=url, media_type="text/markdown", size=len(content))
+    return TextFile(url=url, media_type="text/markdown", size=len(content))

@@ -28,13 +28,13 @@ __all__ = [
     "INLINE_MODES",
     "TOOLS",
     "McpTool",
-    "StoredText",
     "error_result",
+    "file_name",
     "inline_mode",
     "success_result",
-    "text_result",
     "tool_definitions",
     "wants_preview",
+    "warnings_blocks",
 ]
 
 #: The revisions whose tools declare ``execution.taskSupport`` (see :mod:`.tasks`).
@@ -284,7 +284,8 @@ def tool_definitions(version: str) -> tuple[dict[str, Any], ...]:
     return tuple(tool.definition(version) for tool in TOOLS.values())
 
 
-def _file_name(url: str, content_type: str) -> str:
+def file_name(url: str, content_type: str = "") -> str:
+    """The name a ``resource_link`` gives the file at ``url``: its last path segment."""
     path = url.split("?", 1)[0]
     return path.rsplit("/", 1)[-1] or content_type.replace("/", ".")
 
@@ -364,62 +365,12 @@ def _file_blocks(
             {
                 "type": "resource_link",
                 "uri": url,
-                "name": _file_name(url, media),
+                "name": file_name(url, media),
                 "mimeType": media,
                 "size": len(content),
             }
         )
     return blocks
-
-
-@attrs.frozen(kw_only=True)
-class StoredText:
-    """A tool's text result stored as a file (:attr:`McpTool.reads_as`).
-
-    Attributes:
-        url: where it can be fetched.
-        media_type: its type (``text/markdown``).
-        size: its size in bytes.
-    """
-
-    url: str
-    media_type: str
-    size: int
-
-
-def text_result(
-    tool: McpTool, execution: Execution, version: str, stored: StoredText | None
-) -> dict[str, Any]:
-    """A ``tools/call`` result whose first block is the text of the body's
-    :attr:`McpTool.reads_as` field (the Markdown, not JSON around it), then the warnings and
-    a link to the stored text; the whole body is the ``structuredContent``, or for a client
-    older than 2025-06-18 a JSON text block without the text already shown."""
-    assert tool.reads_as is not None
-    body = execution.body
-    content: list[dict[str, Any]] = [{"type": "text", "text": str(body.get(tool.reads_as, ""))}]
-    warnings = body.get("warnings") or ()
-    if warnings:
-        lines = "\n".join(f"- {w}" for w in warnings)
-        content.append({"type": "text", "text": f"Warnings:\n{lines}"})
-    result: dict[str, Any] = {"content": content, "isError": False}
-    if version_at_least(version, "2025-06-18"):
-        if stored is not None:
-            content.append(
-                {
-                    "type": "resource_link",
-                    "uri": stored.url,
-                    "name": _file_name(stored.url, stored.media_type),
-                    "mimeType": stored.media_type,
-                    "size": stored.size,
-                }
-            )
-        result["structuredContent"] = body
-    else:
-        rest = {k: v for k, v in body.items() if k != tool.reads_as}
-        if stored is not None:
-            rest["url"] = stored.url
-        content.append({"type": "text", "text": json.dumps(rest, ensure_ascii=False)})
-    return result
 
 
 def success_result(
@@ -436,14 +387,11 @@ def success_result(
     An image comes as ``inline`` says: ``preview`` shows ``preview`` (none given: the link
     alone), ``full`` the file itself (up to :data:`INLINE_LIMIT`), ``none`` nothing inline.
     """
-    if execution.text_field is not None:
-        return _text_result(execution, version)
     text = json.dumps(execution.body, ensure_ascii=False)
-    content: list[dict[str, Any]] = [{"type": "text", "text": text}]
-    warnings = execution.body.get("warnings") or ()
-    if warnings:
-        lines = "\n".join(f"- {w}" for w in warnings)
-        content.append({"type": "text", "text": f"Warnings:\n{lines}"})
+    content: list[dict[str, Any]] = [
+        {"type": "text", "text": text},
+        *warnings_blocks(execution.body),
+    ]
     blocks = _file_blocks(execution, version, inline, preview)
     result: dict[str, Any] = {
         "content": [*content, *blocks],
@@ -454,35 +402,13 @@ def success_result(
     return result
 
 
-def _text_result(execution: Execution, version: str) -> dict[str, Any]:
-    """A text result (a read page): the text itself first, as the agent reads it; then the
-    rest of the body (metadata, URLs, warnings) as JSON; then a link to the stored file.
-
-    The text is inline already, so no revision gets the file embedded a second time.
-    """
-    field = execution.text_field
-    assert field is not None
-    body = execution.body
-    rest = {key: value for key, value in body.items() if key != field}
-    content: list[dict[str, Any]] = [
-        {"type": "text", "text": str(body.get(field, ""))},
-        {"type": "text", "text": json.dumps(rest, ensure_ascii=False)},
-    ]
-    url = body.get("url")
-    if url and version_at_least(version, "2025-06-18"):
-        content.append(
-            {
-                "type": "resource_link",
-                "uri": url,
-                "name": _file_name(url, execution.content_type),
-                "mimeType": execution.content_type.split(";", 1)[0],
-                "size": len(execution.content or b""),
-            }
-        )
-    result: dict[str, Any] = {"content": content, "isError": False}
-    if version_at_least(version, "2025-06-18"):
-        result["structuredContent"] = body
-    return result
+def warnings_blocks(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The body's ``warnings`` spelled out in a text block of their own, when there are any."""
+    warnings = body.get("warnings") or ()
+    if not warnings:
+        return []
+    lines = "\n".join(f"- {w}" for w in warnings)
+    return [{"type": "text", "text": f"Warnings:\n{lines}"}]
 
 
 def error_result(body: Mapping[str, Any]) -> dict[str, Any]:

@@ -66,6 +66,13 @@ from renderkit_server.mcp.protocol import (
     result_body,
     version_at_least,
 )
+from renderkit_server.mcp.reading import (
+    TextFile,
+    file_link,
+    job_tool,
+    text_field,
+    text_first_result,
+)
 from renderkit_server.mcp.sessions import McpSessions
 from renderkit_server.mcp.streaming import JSON, accepts, stream, wants_stream
 from renderkit_server.mcp.texts import store_text
@@ -75,13 +82,13 @@ from renderkit_server.mcp.tools import (
     error_result,
     inline_mode,
     success_result,
-    text_result,
     tool_definitions,
     wants_preview,
 )
 from renderkit_server.operations import Production, execute
 from renderkit_server.settings import Settings
 from renderkit_server.state.idempotency import StoredAnswer
+from renderkit_server.state.jobs import Job
 
 __all__ = ["mcp_delete", "mcp_get", "mcp_post"]
 
@@ -320,13 +327,38 @@ class _Call:
             if method == "tasks/get":
                 return tasks.task_view(job)
             if method == "tasks/result":
-                return await tasks.task_result(jobs, api_key, job, self.version)
+                return await self._task_result(await tasks.finished(jobs, api_key, job))
             if job.finished:
                 msg = f"task {task_id} is already {tasks.task_view(job)['status']}"
                 raise RpcError(INVALID_PARAMS, msg)
             return tasks.task_view(await jobs.cancel(api_key, task_id))
         except errors.HttpProblem as exc:
             raise _rpc_of(exc) from None
+
+    async def _task_result(self, job: Job) -> dict[str, Any]:
+        """A finished task's result, text first when a reading tool submitted it."""
+        tool = job_tool(job.kind, job.request)
+        field = None
+        if tool is not None and job.status == "succeeded":
+            field = text_field(tool, job.kind, job.request)
+        link = None
+        if tool is not None and field is not None:
+            link = await self._text_file(tool, job.result or {}, field)
+        return tasks.task_result(job, self.version, text_field=field, link=link)
+
+    async def _text_file(
+        self, tool: McpTool, body: Mapping[str, Any], field: str
+    ) -> TextFile | None:
+        """Where a reading tool's text is as a file: the operation's own (a read page), or,
+        for a tool whose operation stores none (a read document), the text stored now."""
+        if tool.reads_as is None:
+            return file_link(body, field)
+        return await store_text(
+            self.backends.production,
+            str(body.get(field, "")),
+            kind=tool.operation.kind,
+            base_url=str(self.request.base_url).rstrip("/"),
+        )
 
     async def _stored_tool(
         self, tool: McpTool, arguments: dict[str, Any], api_key: ApiKey
@@ -361,15 +393,11 @@ class _Call:
                 raise
             return described[0], self._tool_error(tool.name, exc)
         self.headers.update(execution.headers)
-        if tool.reads_as is not None:
-            text = str(execution.body.get(tool.reads_as, ""))
-            stored = await store_text(
-                self.backends.production,
-                text,
-                kind=tool.operation.kind,
-                base_url=str(self.request.base_url).rstrip("/"),
-            )
-            return 200, text_result(tool, execution, self.version, stored)
+        field = tool.reads_as or execution.text_field
+        if field is not None:
+            body = execution.body
+            link = await self._text_file(tool, body, field)
+            return 200, text_first_result(body, field=field, version=self.version, link=link)
         preview = None
         if wants_preview(execution, inline):
             workers = self.backends.production.engines.workers.image

@@ -13,6 +13,7 @@ import asyncio
 import base64
 import contextlib
 import io
+import json
 import socket
 import warnings
 from collections.abc import AsyncIterator, Iterator
@@ -285,6 +286,27 @@ async def test_read_document_returns_the_markdown_as_text_and_links_it_stored(
     blocks = result.structured_content["blocks"]
     assert {b["page"] for b in blocks} == {1, 2}
     assert all(b["text"] in markdown for b in blocks)
+    described = json.loads(result.content[1].text)
+    assert "markdown" not in described and "blocks" not in described
+    assert described["omitted"] == {"blocks": len(blocks)}
+    (link,) = _blocks(result, "resource_link")
+    assert link.mime_type == "text/markdown"
+    assert (await _download(str(link.uri))).decode() == markdown
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_read_url_returns_the_page_as_markdown_then_its_facts_and_a_link(
+    server_url: str, api_key: str, web_page: LocalServer, mode: str
+) -> None:
+    async with _client(server_url, mode, api_key) as client:
+        result = await client.call_tool("read_url", {"url": web_page.url("/")})
+    assert result.is_error is False, result.content
+    markdown = result.content[0].text
+    assert "Seen by an agent" in markdown
+    assert markdown == result.structured_content["markdown"]
+    described = json.loads(result.content[1].text)
+    assert "markdown" not in described
+    assert described["metadata"]["title"] == "Agent page"
     (link,) = _blocks(result, "resource_link")
     assert link.mime_type == "text/markdown"
     assert (await _download(str(link.uri))).decode() == markdown

@@ -4,6 +4,8 @@ them with. A task is a job: same id, same key lineage, same charge."""
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,12 +20,20 @@ from renderkit_server.app import create_app
 from renderkit_server.mail import MemoryMailer
 from renderkit_server.settings import Settings
 from tests._uvicorn import served_app
+from tests.parsing._documents import text_pdf
 from tests.server.jobs.conftest import GatedBrowser
 
 pytestmark = pytest.mark.anyio
 
 TASKS = "2025-11-25"
 ARGUMENTS = {"template": "og-card", "data": {"title": "Agent"}, "scale": 1, "inline": "full"}
+MINUTES = text_pdf(
+    [
+        ["Quarterly minutes", "The board met on Monday and approved the budget."],
+        ["Second page of the minutes, kept for the record."],
+    ]
+)
+DOCUMENT = {"file": base64.b64encode(MINUTES).decode(), "mimeType": "application/pdf"}
 
 
 class Agent:
@@ -53,10 +63,11 @@ class Agent:
         result: dict[str, Any] = answer["result"]
         return result
 
-    async def call_as_task(self, arguments: dict[str, Any] = ARGUMENTS) -> dict[str, Any]:
+    async def call_as_task(
+        self, arguments: dict[str, Any] = ARGUMENTS, tool: str = "generate_image"
+    ) -> dict[str, Any]:
         created = await self.result(
-            "tools/call",
-            {"name": "generate_image", "arguments": arguments, "task": {"ttl": 60_000}},
+            "tools/call", {"name": tool, "arguments": arguments, "task": {"ttl": 60_000}}
         )
         mcp_types.CreateTaskResult.model_validate(created)  # the SDK's shapes, as a client reads
         task: dict[str, Any] = created["task"]
@@ -224,3 +235,60 @@ async def test_a_retried_task_call_with_its_idempotency_key_gets_the_same_task(
     assert len((await agent.result("tasks/list"))["tasks"]) == 1
     assert direct["isError"] is True  # the same key for another request: a conflict
     assert "IDEMPOTENCY_KEY_REUSED" in direct["content"][0]["text"]
+
+
+async def test_a_read_document_task_answers_the_markdown_first_as_the_direct_call_does(
+    http: httpx.AsyncClient,
+) -> None:
+    agent = Agent(http, await _key(http))
+
+    direct = await agent.result("tools/call", {"name": "read_document", "arguments": DOCUMENT})
+    task = await agent.call_as_task(DOCUMENT, tool="read_document")
+    payload = await agent.result("tasks/result", {"taskId": task["taskId"]})
+
+    mcp_types.CallToolResult.model_validate(payload)
+    assert payload["_meta"]["io.modelcontextprotocol/related-task"] == {"taskId": task["taskId"]}
+    for result in (direct, payload):
+        markdown, rest, link = result["content"]
+        structured = result["structuredContent"]
+        assert markdown["text"] == structured["markdown"]
+        assert "approved the budget" in markdown["text"]
+        described = json.loads(rest["text"])
+        # The text is the first block and the blocks are in structuredContent: neither is
+        # repeated in the JSON, which counts the blocks it leaves out.
+        assert "markdown" not in described and "blocks" not in described
+        assert described["omitted"] == {"blocks": len(structured["blocks"])}
+        assert {block["page"] for block in structured["blocks"]} == {1, 2}
+        assert link["type"] == "resource_link" and link["mimeType"] == "text/markdown"
+        assert described["url"] == link["uri"]
+        assert (await http.get(link["uri"])).text == markdown["text"]
+    assert payload["content"][0] == direct["content"][0]
+
+
+async def test_an_older_client_reads_a_document_markdown_first_with_its_blocks_in_the_json(
+    http: httpx.AsyncClient,
+) -> None:
+    agent = Agent(http, await _key(http), "2025-03-26")
+
+    result = await agent.result("tools/call", {"name": "read_document", "arguments": DOCUMENT})
+
+    markdown, rest = result["content"]
+    described = json.loads(rest["text"])
+    assert "structuredContent" not in result  # so the JSON is its only copy of the blocks
+    assert "approved the budget" in markdown["text"]
+    assert "markdown" not in described and "omitted" not in described
+    assert all(block["text"] in markdown["text"] for block in described["blocks"])
+    assert (await http.get(described["url"])).text == markdown["text"]
+
+
+async def test_a_parse_document_task_still_answers_its_fields_as_json(
+    http: httpx.AsyncClient,
+) -> None:
+    agent = Agent(http, await _key(http))
+
+    task = await agent.call_as_task(DOCUMENT, tool="parse_document")
+    payload = await agent.result("tasks/result", {"taskId": task["taskId"]})
+
+    assert json.loads(payload["content"][0]["text"]) == payload["structuredContent"]
+    assert "data" in payload["structuredContent"]
+    assert "markdown" not in payload["structuredContent"]
