@@ -11,9 +11,24 @@ from the ``espeak-ng`` program. How the request's settings map onto the engine:
 - ``stability``, ``similarity``, ``style`` and ``model`` have no counterpart: accepted,
   echoed, no effect.
 
-The script is cut into sentences (and a sentence over 510 tokens between clauses), spoken by
-at most ``parallel`` model calls at once over one shared session, and handed on in order as
-soon as each is ready: the first sentence is being encoded while the next ones are spoken.
+The script is cut into sentences (and a sentence over 510 tokens between clauses); the
+opening is cut shorter still (:func:`~renderkit.speech._kokoro_text.lead_in`: a first piece
+of at most 40 tokens, the next ones growing), so the first audio is ready after one short
+model call. That first call runs alone; then the rest are spoken by at most ``parallel``
+model calls at once and handed on in order as soon as each is ready: the first clause is
+being encoded (and streamed) while the next ones are spoken.
+
+Threads, and the rule against oversubscription: the provider keeps two sessions over the
+same model, a *wide* one with ``threads`` intra-op threads (default: the usable CPUs) and a
+*narrow* one with a single thread. A model call runs wide only when no other model call of
+this provider is running, so the idle cores speed up a short text or a first clause; as soon
+as calls overlap (the rest of a long text, or several requests) each runs narrow, so at most
+``parallel`` threads compute at once and never ``parallel x threads``. Several one-thread
+calls use the CPUs better than one call over several threads (the model's small layers
+spend much of a multi-threaded call waiting), and degrade far less on a shared machine. The
+provider sees only its own calls, not other processes: on a machine busy with other work a
+wide call is slower than a narrow one (pass ``threads=1`` there). The wide session costs
+about 280 MB more memory.
 """
 
 from __future__ import annotations
@@ -33,7 +48,7 @@ from renderkit.core.errors import (
 )
 from renderkit.core.optional import require_module
 from renderkit.core.workers import usable_cpus
-from renderkit.speech._kokoro_text import Chunk, plan_chunks
+from renderkit.speech._kokoro_text import Chunk, lead_in, plan_chunks
 from renderkit.speech._models import AudioRequest
 from renderkit.speech._protocol import PcmSink, SpeechAudio, Voice
 from renderkit.speech.kokoro_assets import KOKORO_VOICE_SHA256, KokoroAssets
@@ -166,11 +181,11 @@ class KokoroSpeechProvider:
     Args:
         assets: where the model and voices are (default: ``~/.cache/renderkit/kokoro``).
         espeak: the espeak-ng executable that writes the phonemes.
-        threads: onnxruntime intra-op threads per model call (default 1).
+        threads: onnxruntime intra-op threads of a model call that runs alone (default:
+            the usable CPUs, at most 4); 1 keeps every call on one thread and saves the
+            second session's memory. See the module's rule against oversubscription.
         parallel: model calls running at once, over every request (default: the CPUs, at
-            most 4). Several one-thread calls use the CPUs better than one call over several
-            threads (the model's small layers spend much of a multi-threaded call waiting),
-            and degrade far less on a machine shared with other work.
+            most 4), each on one thread.
     """
 
     name = "kokoro"
@@ -186,15 +201,18 @@ class KokoroSpeechProvider:
         assets: KokoroAssets | None = None,
         *,
         espeak: str = "espeak-ng",
-        threads: int = 1,
+        threads: int | None = None,
         parallel: int | None = None,
     ) -> None:
         self.assets = assets if assets is not None else KokoroAssets()
         self.espeak = espeak
-        self.threads = max(1, threads)
-        self.parallel = max(1, parallel if parallel is not None else min(usable_cpus(), 4))
+        cpus = min(usable_cpus(), 4)
+        self.threads = max(1, threads if threads is not None else cpus)
+        self.parallel = max(1, parallel if parallel is not None else cpus)
         self._limit = anyio.CapacityLimiter(self.parallel)
-        self._session: Any = None
+        self._session: Any = None  # narrow: one intra-op thread
+        self._wide: Any = None  # ``threads`` intra-op threads, for a call running alone
+        self._running = 0  # model calls in progress, over every request
         self._styles: dict[str, Any] = {}
         self._lock = threading.Lock()
 
@@ -230,23 +248,42 @@ class KokoroSpeechProvider:
         ]
         return [*KOKORO_VOICES.values(), *premade]
 
-    def _load(self) -> Any:
-        """The shared session (created, after verifying the files, on first use)."""
+    def _load(self) -> None:
+        """Create the sessions (after verifying the files) on first use.
+
+        Both at once: a narrow session made in the middle of a long text would stall it.
+        """
         with self._lock:
             if self._session is None:
-                onnxruntime: Any = require_module(
-                    "onnxruntime", purpose="the Kokoro engine", extra="neural-speech"
-                )
                 self.assets.verify()
-                options = onnxruntime.SessionOptions()
-                options.intra_op_num_threads = self.threads
-                options.inter_op_num_threads = 1
-                # Idle threads sleep instead of spinning: the encoders need those CPUs.
-                options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-                self._session = onnxruntime.InferenceSession(
-                    str(self.assets.model), options, providers=["CPUExecutionProvider"]
-                )
-            return self._session
+                self._session = self._new_session(1)
+                if self.threads > 1:
+                    self._wide = self._new_session(self.threads)
+
+    def _new_session(self, threads: int) -> Any:
+        onnxruntime: Any = require_module(
+            "onnxruntime", purpose="the Kokoro engine", extra="neural-speech"
+        )
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        # Idle threads sleep instead of spinning: the encoders need those CPUs.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        return onnxruntime.InferenceSession(
+            str(self.assets.model), options, providers=["CPUExecutionProvider"]
+        )
+
+    def _enter(self) -> Any:
+        """The session for a model call starting now: wide if it is the only one running."""
+        self._load()
+        with self._lock:
+            session = self._wide if self._running == 0 and self._wide is not None else None
+            self._running += 1
+            return session if session is not None else self._session
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._running -= 1
 
     def _run_options(self) -> Any:
         onnxruntime: Any = require_module(
@@ -265,7 +302,6 @@ class KokoroSpeechProvider:
     def _speak(self, chunk: Chunk, voice: str, speed: float, stop: _Stop) -> bytes:
         """One model call (blocking): the chunk's PCM, joined-ready; empty once stopped."""
         np = _numpy()
-        session = self._load()
         styles = self._style(voice)
         style = styles[min(len(chunk.tokens), styles.shape[0] - 1)][None, :]
         tokens = np.array([[0, *chunk.tokens, 0]], dtype=np.int64)
@@ -274,7 +310,11 @@ class KokoroSpeechProvider:
         if options is None:
             return b""
         try:
-            (audio,) = session.run(None, inputs, options)
+            session = self._enter()
+            try:
+                (audio,) = session.run(None, inputs, options)
+            finally:
+                self._leave()
         except Exception as exc:  # onnxruntime's C++ errors have no common Python base
             if stop.stopped:
                 return b""  # terminated on purpose: the caller is already unwinding
@@ -286,13 +326,14 @@ class KokoroSpeechProvider:
 
     def _plan(self, request: AudioRequest, language: str) -> list[Chunk]:
         try:
-            return plan_chunks(request.script, executable=self.espeak, language=language)
+            chunks = plan_chunks(request.script, executable=self.espeak, language=language)
         except FileNotFoundError as exc:
             msg = "the Kokoro engine needs espeak-ng for phonemes: apt-get install espeak-ng"
             raise MissingDependencyError(msg) from exc
         except (OSError, subprocess.SubprocessError) as exc:
             msg = "espeak-ng could not phonemize the script"
             raise ProviderError(msg, provider=self.name) from exc
+        return lead_in(chunks)
 
     async def synthesize(self, request: AudioRequest) -> SpeechAudio:
         """Speak the script; returns mono 16-bit PCM at 24 kHz.
@@ -338,10 +379,14 @@ class KokoroSpeechProvider:
         try:
             async with anyio.create_task_group() as tasks:
                 try:
-                    for index in range(len(chunks)):
-                        tasks.start_soon(speak, index)
+                    # The first (short) piece runs alone, on every idle core; the rest start
+                    # once it is done, while it is encoded and played.
+                    tasks.start_soon(speak, 0)
                     for index in range(len(chunks)):
                         await ready[index].wait()
+                        if index == 0:
+                            for later in range(1, len(chunks)):
+                                tasks.start_soon(speak, later)
                         pcm = spoken.pop(index)
                         if not pcm:
                             continue
@@ -367,4 +412,5 @@ class KokoroSpeechProvider:
         """Release the session and the voices (the memory is freed once calls finish)."""
         with self._lock:
             self._session = None
+            self._wide = None
             self._styles.clear()
