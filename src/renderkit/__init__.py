@@ -81,7 +81,15 @@ from renderkit.pdf import (
     render_pdf,
 )
 from renderkit.screenshot import DEVICES, ScreenshotRequest, ScreenshotResult, screenshot
-from renderkit.speech import AUDIO_FORMATS, AUDIO_MODELS, AudioRequest, AudioResult, synthesize
+from renderkit.speech import (
+    AUDIO_FORMATS,
+    AUDIO_MODELS,
+    AudioRequest,
+    AudioResult,
+    AudioStream,
+    synthesize,
+    synthesize_stream,
+)
 
 __version__ = "1.0.0"
 
@@ -97,6 +105,7 @@ __all__ = [
     "AsyncClient",
     "AudioRequest",
     "AudioResult",
+    "AudioStream",
     "AuthenticationError",
     "BlockedUrlError",
     "BrowserBusyError",
@@ -144,5 +153,6 @@ __all__ = [
     "sign_image_url",
     "structure",
     "synthesize",
+    "synthesize_stream",
     "unstructure",
 ]
