@@ -36,16 +36,28 @@ from renderkit import (
     RenderTimeoutError,
     structure,
 )
-from renderkit.speech import synthesize_stream
+from renderkit.speech import STREAMABLE_FORMATS, synthesize_stream
 from renderkit_server.operations import AUDIO, Production
 from renderkit_server.quotas import QuotaTicket, audio_charges
 
-__all__ = ["STREAM_FIELD", "stream_requested", "streamed_audio"]
+__all__ = ["STREAMABLE", "STREAM_FIELD", "STREAM_PROPERTY", "stream_requested", "streamed_audio"]
 
 logger = logging.getLogger(__name__)
 
 #: The body field asking for the audio itself, streamed, instead of a JSON answer with a URL.
 STREAM_FIELD = "stream"
+
+#: The formats a stream can be asked in (a WAV header holds the size, unknown up front).
+STREAMABLE = STREAMABLE_FORMATS
+
+#: How the OpenAPI document describes the field.
+STREAM_PROPERTY: dict[str, Any] = {
+    "type": "boolean",
+    "default": False,
+    "description": "Answer the audio file itself (chunked, as it is spoken: the first clause "
+    "plays while the rest is made) instead of JSON with a URL; mp3, opus, ogg or aac; not "
+    "with Idempotency-Key. Charged once, only when the stream completes.",
+}
 
 
 def stream_requested(payload: object) -> bool:
@@ -74,8 +86,8 @@ async def streamed_audio(
     """
     request = structure(payload, AudioRequest)
     AUDIO.admit(request, production.engines)
-    if request.format == "wav":
-        msg = "wav cannot be streamed (its header holds the size); ask for mp3, opus or aac"
+    if request.format not in STREAMABLE:
+        msg = f"{request.format} cannot be streamed; ask for one of {', '.join(STREAMABLE)}"
         raise InvalidRequestError.single("format", msg)
     charges = {AUDIO.metric: 1, **AUDIO.charges(request)}
     await production.failed_work.check(key_id, plan)

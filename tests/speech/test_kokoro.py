@@ -266,3 +266,35 @@ async def test_kokoro_is_understood_far_better_than_espeak(kokoro: KokoroSpeechP
     )
     assert kokoro_wer <= 0.15, kokoro_wer
     assert kokoro_wer < espeak_wer, (kokoro_wer, espeak_wer)
+
+
+class Watched(KokoroSpeechProvider):
+    """Kokoro noting, for each model call, whether it ran on the wide session."""
+
+    def __init__(self) -> None:
+        super().__init__(threads=2, parallel=2)
+        self.calls: list[bool] = []
+
+    def _enter(self, *, opening: bool) -> object:
+        session = super()._enter(opening=opening)
+        self.calls.append(session is self._wide)
+        return session
+
+
+@needs_kokoro
+async def test_the_opening_runs_alone_on_every_thread_and_overlapping_calls_on_one() -> None:
+    kokoro = Watched()
+    pieces: list[float] = []
+
+    async def sink(chunk: SpeechAudio) -> None:
+        pieces.append(len(chunk.data) / 48_000)
+
+    await kokoro.stream_pcm(request(script=PARAGRAPH), sink)
+
+    assert kokoro.calls[0] is True  # the opening: alone, wide
+    assert not any(kokoro.calls[1:])  # the rest overlap: each on one thread
+    assert kokoro._running == 0
+    assert pieces[0] < 3.0  # "The weather today is mild," not the whole first sentence
+    one = KokoroSpeechProvider(threads=1)
+    assert one._enter(opening=True) is one._session and one._wide is None
+    one._leave()

@@ -82,8 +82,8 @@ def test_the_opening_is_cut_into_growing_pieces_between_clauses_then_words() -> 
     word = tuple(to_tokens("tˈɛst"))  # 5 tokens
     space, comma, stop = KOKORO_VOCAB[" "], KOKORO_VOCAB[","], KOKORO_VOCAB["."]
     # A 6-word clause (35 tokens with its comma and space), then a 30-word clause.
-    first = [*sum(((*word, space) for _ in range(6)), ())][:-1] + [comma, space]
-    second = [*sum(((*word, space) for _ in range(30)), ())][:-1] + [stop]
+    first = [*[t for _ in range(6) for t in (*word, space)][:-1], comma, space]
+    second = [*[t for _ in range(30) for t in (*word, space)][:-1], stop]
     sentence = Chunk(tokens=(*first, *second), ends_sentence=True)
     after = Chunk(tokens=(*word, stop), ends_sentence=True)
 

@@ -12,6 +12,7 @@ Encoding into the output formats needs PyAV (``renderkit[audio]``), imported on 
 
 from __future__ import annotations
 
+from renderkit.speech._encode import STREAMABLE_FORMATS
 from renderkit.speech._models import (
     AUDIO_FORMATS,
     AUDIO_MODELS,
@@ -36,6 +37,7 @@ __all__ = [
     "KOKORO_VOICES",
     "MAX_SCRIPT_CHARACTERS",
     "PREMADE_VOICES",
+    "STREAMABLE_FORMATS",
     "AudioRequest",
     "AudioResult",
     "AudioStream",

@@ -20,10 +20,12 @@ being encoded (and streamed) while the next ones are spoken.
 
 Threads, and the rule against oversubscription: the provider keeps two sessions over the
 same model, a *wide* one with ``threads`` intra-op threads (default: the usable CPUs) and a
-*narrow* one with a single thread. A model call runs wide only when no other model call of
-this provider is running, so the idle cores speed up a short text or a first clause; as soon
-as calls overlap (the rest of a long text, or several requests) each runs narrow, so at most
-``parallel`` threads compute at once and never ``parallel x threads``. Several one-thread
+*narrow* one with a single thread. Only a request's opening piece runs wide, and only when no
+other model call of this provider is running, so the idle cores speed up a short text or a
+first clause; every other call (the rest of a text, which overlap, and the openings of
+requests arriving while others run) runs narrow, so at most ``parallel`` threads compute at
+once. The one overlap left: calls of other requests starting during a wide opening (a
+clause, under a second on an idle machine) run beside its ``threads``. Several one-thread
 calls use the CPUs better than one call over several threads (the model's small layers
 spend much of a multi-threaded call waiting), and degrade far less on a shared machine. The
 provider sees only its own calls, not other processes: on a machine busy with other work a
@@ -33,6 +35,7 @@ about 280 MB more memory.
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import threading
 from collections.abc import Callable
@@ -273,11 +276,13 @@ class KokoroSpeechProvider:
             str(self.assets.model), options, providers=["CPUExecutionProvider"]
         )
 
-    def _enter(self) -> Any:
-        """The session for a model call starting now: wide if it is the only one running."""
+    def _enter(self, *, opening: bool) -> Any:
+        """The session for a model call starting now: wide for a request's opening piece
+        when no other model call is running, else narrow."""
         self._load()
         with self._lock:
-            session = self._wide if self._running == 0 and self._wide is not None else None
+            wide = opening and self._running == 0 and self._wide is not None
+            session = self._wide if wide else None
             self._running += 1
             return session if session is not None else self._session
 
@@ -299,7 +304,9 @@ class KokoroSpeechProvider:
                 self._styles[name] = data.reshape(-1, 256)
             return self._styles[name]
 
-    def _speak(self, chunk: Chunk, voice: str, speed: float, stop: _Stop) -> bytes:
+    def _speak(
+        self, chunk: Chunk, voice: str, speed: float, stop: _Stop, *, opening: bool = False
+    ) -> bytes:
         """One model call (blocking): the chunk's PCM, joined-ready; empty once stopped."""
         np = _numpy()
         styles = self._style(voice)
@@ -310,7 +317,7 @@ class KokoroSpeechProvider:
         if options is None:
             return b""
         try:
-            session = self._enter()
+            session = self._enter(opening=opening)
             try:
                 (audio,) = session.run(None, inputs, options)
             finally:
@@ -370,9 +377,10 @@ class KokoroSpeechProvider:
 
         async def speak(index: int) -> None:
             async with self._limit:
-                spoken[index] = await anyio.to_thread.run_sync(
-                    self._speak, chunks[index], voice, request.speed, stop
+                speak_one = functools.partial(
+                    self._speak, chunks[index], voice, request.speed, stop, opening=index == 0
                 )
+                spoken[index] = await anyio.to_thread.run_sync(speak_one)
             ready[index].set()
 
         produced = 0
