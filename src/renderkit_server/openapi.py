@@ -436,9 +436,14 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
         model_name = op.model.__name__
         schemas[model_name] = _rewrite_refs(request_schema)
         schemas[f"{model_name}Response"] = op.response_schema()
+        body_name = model_name
         streamed: dict[str, Any] = {}
         if op is AUDIO:
-            schemas[model_name]["properties"][STREAM_FIELD] = STREAM_PROPERTY
+            # The endpoint's body is the model plus "stream" (jobs and MCP take the model).
+            body_name = f"{model_name}Body"
+            plain = schemas[model_name]
+            properties = {**plain["properties"], STREAM_FIELD: STREAM_PROPERTY}
+            schemas[body_name] = {**plain, "properties": properties}
             streamed = {
                 AUDIO_FORMATS[name].content_type: {"schema": {"type": "string", "format": "binary"}}
                 for name in STREAMABLE
@@ -454,7 +459,7 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
                         "required": True,
                         "content": {
                             "application/json": {
-                                "schema": {"$ref": f"#/components/schemas/{model_name}"}
+                                "schema": {"$ref": f"#/components/schemas/{body_name}"}
                             }
                         },
                     },

@@ -169,3 +169,16 @@ async def test_stream_false_answers_as_before_with_a_url(
     response = await client.post("/api/audio", json=body, headers={"X-SVC-Key": key})
     assert response.status_code == 200, response.text
     assert response.json()["url"].startswith("http")
+
+
+async def test_the_openapi_document_describes_the_stream_field_and_the_audio_answers(
+    served: tuple[Litestar, httpx.AsyncClient],
+) -> None:
+    _, client = served
+    document = (await client.get("/openapi.json")).json()
+    post = document["paths"]["/api/audio"]["post"]
+    body = post["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    schemas = document["components"]["schemas"]
+    assert schemas[body.rsplit("/", 1)[1]]["properties"]["stream"]["type"] == "boolean"
+    assert "stream" not in schemas["AudioRequest"]["properties"]  # jobs and MCP: unchanged
+    assert {"audio/mpeg", "audio/ogg", "audio/aac"} <= set(post["responses"]["200"]["content"])
