@@ -10,6 +10,7 @@ from renderkit.speech._kokoro_text import (
     Chunk,
     Clause,
     lead_in,
+    opening_clauses,
     pack_chunks,
     phonemize,
     plan_chunks,
@@ -96,6 +97,13 @@ def test_the_opening_is_cut_into_growing_pieces_between_clauses_then_words() -> 
     assert chunks[-1] == after  # past the limits, chunks are left whole
     spoken = [t for c in chunks for t in c.tokens if t != space]
     assert spoken == [t for c in (sentence, after) for t in c.tokens if t != space]
+
+
+def test_the_opening_is_whole_sentences_up_to_the_first_end_past_its_length() -> None:
+    clauses = split_clauses("One, two. " + "Three four five six seven. " * 20)
+    assert opening_clauses(clauses, characters=5) == 2  # "One," and "two."
+    assert opening_clauses(clauses, characters=30) == 3  # then the next full stop
+    assert opening_clauses(clauses[:2], characters=1_000) == 2  # a short script: all of it
 
 
 def test_a_short_first_sentence_is_not_cut() -> None:

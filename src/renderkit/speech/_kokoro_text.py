@@ -20,6 +20,7 @@ __all__ = [
     "Chunk",
     "Clause",
     "lead_in",
+    "opening_clauses",
     "pack_chunks",
     "phonemize",
     "plan_chunks",
@@ -273,6 +274,22 @@ def lead_in(chunks: list[Chunk], limits: tuple[int, ...] = LEAD_IN_LIMITS) -> li
         if tail:
             rest.insert(0, Chunk(tokens=tail, ends_sentence=chunk.ends_sentence))
     return [*out, *rest]
+
+
+#: Characters of the opening phonemized on their own, ahead of the rest (about the tokens the
+#: lead-in limits cover), so the first model call never waits for a long script's phonemes.
+OPENING_CHARACTERS = 300
+
+
+def opening_clauses(clauses: list[Clause], characters: int = OPENING_CHARACTERS) -> int:
+    """How many leading clauses make the opening: whole sentences, up to the first sentence
+    end at or after ``characters`` characters (all of them for a shorter script)."""
+    seen = 0
+    for index, clause in enumerate(clauses):
+        seen += len(clause.text) + 2
+        if clause.ends_sentence and seen >= characters:
+            return index + 1
+    return len(clauses)
 
 
 def plan_chunks(text: str, *, executable: str, language: str) -> list[Chunk]:

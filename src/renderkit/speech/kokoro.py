@@ -43,6 +43,7 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
+from anyio.abc import TaskGroup
 
 from renderkit.core.errors import (
     InvalidRequestError,
@@ -51,7 +52,15 @@ from renderkit.core.errors import (
 )
 from renderkit.core.optional import require_module
 from renderkit.core.workers import usable_cpus
-from renderkit.speech._kokoro_text import Chunk, lead_in, plan_chunks
+from renderkit.speech._kokoro_text import (
+    Chunk,
+    Clause,
+    lead_in,
+    opening_clauses,
+    pack_chunks,
+    phonemize,
+    split_clauses,
+)
 from renderkit.speech._models import AudioRequest
 from renderkit.speech._protocol import PcmSink, SpeechAudio, Voice
 from renderkit.speech.kokoro_assets import KOKORO_VOICE_SHA256, KokoroAssets
@@ -331,16 +340,17 @@ class KokoroSpeechProvider:
             stop.leave(options)
         return join_chunk(audio)
 
-    def _plan(self, request: AudioRequest, language: str) -> list[Chunk]:
+    def _plan(self, clauses: list[Clause], language: str) -> list[Chunk]:
+        """The model calls that speak ``clauses`` (blocking: espeak-ng writes the phonemes)."""
         try:
-            chunks = plan_chunks(request.script, executable=self.espeak, language=language)
+            phonemes = phonemize(clauses, executable=self.espeak, language=language)
         except FileNotFoundError as exc:
             msg = "the Kokoro engine needs espeak-ng for phonemes: apt-get install espeak-ng"
             raise MissingDependencyError(msg) from exc
         except (OSError, subprocess.SubprocessError) as exc:
             msg = "espeak-ng could not phonemize the script"
             raise ProviderError(msg, provider=self.name) from exc
-        return lead_in(chunks)
+        return pack_chunks(clauses, phonemes, language=language)
 
     async def synthesize(self, request: AudioRequest) -> SpeechAudio:
         """Speak the script; returns mono 16-bit PCM at 24 kHz.
@@ -361,18 +371,28 @@ class KokoroSpeechProvider:
         return SpeechAudio(data=b"".join(parts), sample_rate=KOKORO_SAMPLE_RATE)
 
     async def stream_pcm(self, request: AudioRequest, sink: PcmSink) -> None:
-        """Speak sentence by sentence, handing each to ``sink`` in order as it is ready.
+        """Speak piece by piece, handing each to ``sink`` in order as it is ready.
+
+        The opening (about 300 characters, whole sentences) is phonemized on its own and its
+        first piece spoken at once; the rest of the script is phonemized meanwhile.
 
         Raises what :meth:`synthesize` raises.
         """
         voice = self.voice_for(request.voice_id)
         language = KOKORO_VOICES[voice].language or "en-us"
-        chunks = await anyio.to_thread.run_sync(self._plan, request, language)
+        clauses = split_clauses(request.script)
+        cut = opening_clauses(clauses)
+        rest = clauses[cut:]
+        chunks = lead_in(await anyio.to_thread.run_sync(self._plan, clauses[:cut], language))
+        if not chunks and rest:  # nothing to say in the opening: plan the rest now
+            chunks, rest = lead_in(await anyio.to_thread.run_sync(self._plan, rest, language)), []
         if not chunks:
             msg = "the Kokoro engine found nothing to say in the script"
             raise ProviderError(msg, provider=self.name)
+        opening = len(chunks)
         spoken: dict[int, bytes] = {}
         ready = [anyio.Event() for _ in chunks]
+        planned = anyio.Event()
         stop = _Stop(self._run_options)
 
         async def speak(index: int) -> None:
@@ -383,6 +403,15 @@ class KokoroSpeechProvider:
                 spoken[index] = await anyio.to_thread.run_sync(speak_one)
             ready[index].set()
 
+        async def plan_rest(tasks: TaskGroup) -> None:
+            more = await anyio.to_thread.run_sync(self._plan, rest, language)
+            await ready[0].wait()  # the rest starts once the first piece is spoken
+            for chunk in more:
+                chunks.append(chunk)
+                ready.append(anyio.Event())
+                tasks.start_soon(speak, len(chunks) - 1)
+            planned.set()
+
         produced = 0
         try:
             async with anyio.create_task_group() as tasks:
@@ -390,16 +419,25 @@ class KokoroSpeechProvider:
                     # The first (short) piece runs alone, on every idle core; the rest start
                     # once it is done, while it is encoded and played.
                     tasks.start_soon(speak, 0)
-                    for index in range(len(chunks)):
+                    if rest:
+                        tasks.start_soon(plan_rest, tasks)
+                    else:
+                        planned.set()
+                    index = 0
+                    while index < len(chunks) or not planned.is_set():
+                        if index == len(chunks):
+                            await planned.wait()
+                            continue
                         await ready[index].wait()
                         if index == 0:
-                            for later in range(1, len(chunks)):
+                            for later in range(1, opening):
                                 tasks.start_soon(speak, later)
                         pcm = spoken.pop(index)
+                        index += 1
                         if not pcm:
                             continue
                         if produced:
-                            pcm = _pause(chunks[index - 1], request.speed) + pcm
+                            pcm = _pause(chunks[index - 2], request.speed) + pcm
                         produced += len(pcm)
                         await sink(SpeechAudio(data=pcm, sample_rate=KOKORO_SAMPLE_RATE))
                 except BaseException:
