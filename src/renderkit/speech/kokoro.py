@@ -389,6 +389,9 @@ class KokoroSpeechProvider:
         if not chunks:
             msg = "the Kokoro engine found nothing to say in the script"
             raise ProviderError(msg, provider=self.name)
+        # Creating the sessions (seconds on a busy machine, the first time) cannot be
+        # interrupted: a cancelled call leaves it to finish alone for the next one.
+        await anyio.to_thread.run_sync(self._load, abandon_on_cancel=True)
         opening = len(chunks)
         spoken: dict[int, bytes] = {}
         ready = [anyio.Event() for _ in chunks]
@@ -404,7 +407,10 @@ class KokoroSpeechProvider:
             ready[index].set()
 
         async def plan_rest(tasks: TaskGroup) -> None:
-            more = await anyio.to_thread.run_sync(self._plan, rest, language)
+            # A cancelled call does not wait for espeak-ng to finish the rest (it ends alone).
+            more = await anyio.to_thread.run_sync(
+                self._plan, rest, language, abandon_on_cancel=True
+            )
             await ready[0].wait()  # the rest starts once the first piece is spoken
             for chunk in more:
                 chunks.append(chunk)
