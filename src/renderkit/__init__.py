@@ -83,7 +83,15 @@ from renderkit.pdf import (
 )
 from renderkit.reading import PageMetadata, ReadRequest, ReadResult, read_page
 from renderkit.screenshot import DEVICES, ScreenshotRequest, ScreenshotResult, screenshot
-from renderkit.speech import AUDIO_FORMATS, AUDIO_MODELS, AudioRequest, AudioResult, synthesize
+from renderkit.speech import (
+    AUDIO_FORMATS,
+    AUDIO_MODELS,
+    AudioRequest,
+    AudioResult,
+    AudioStream,
+    synthesize,
+    synthesize_stream,
+)
 
 __version__ = "1.0.0"
 
@@ -99,6 +107,7 @@ __all__ = [
     "AsyncClient",
     "AudioRequest",
     "AudioResult",
+    "AudioStream",
     "AuthenticationError",
     "BlockedUrlError",
     "BrowserBusyError",
@@ -150,5 +159,6 @@ __all__ = [
     "sign_image_url",
     "structure",
     "synthesize",
+    "synthesize_stream",
     "unstructure",
 ]

@@ -18,10 +18,11 @@ from typing import Any
 
 import attrs
 
-from renderkit import ImageData
+from renderkit import AUDIO_FORMATS, ImageData
 from renderkit.core.schema import json_schema
+from renderkit_server.audiostream import STREAM_FIELD, STREAM_PROPERTY, STREAMABLE
 from renderkit_server.jobs.openapi import job_openapi
-from renderkit_server.operations import OPERATIONS, Operation
+from renderkit_server.operations import AUDIO, OPERATIONS, Operation
 from renderkit_server.quotas import PLAN_NAMES
 
 __all__ = ["OPERATION_IDS", "idempotent_operation", "openapi_document", "response_schema"]
@@ -461,6 +462,18 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
         model_name = op.model.__name__
         schemas[model_name] = _rewrite_refs(request_schema)
         schemas[f"{model_name}Response"] = op.response_schema()
+        body_name = model_name
+        streamed: dict[str, Any] = {}
+        if op is AUDIO:
+            # The endpoint's body is the model plus "stream" (jobs and MCP take the model).
+            body_name = f"{model_name}Body"
+            plain = schemas[model_name]
+            properties = {**plain["properties"], STREAM_FIELD: STREAM_PROPERTY}
+            schemas[body_name] = {**plain, "properties": properties}
+            streamed = {
+                AUDIO_FORMATS[name].content_type: {"schema": {"type": "string", "format": "binary"}}
+                for name in STREAMABLE
+            }
         paths[f"/api/{op.name}"] = {
             "post": idempotent_operation(
                 {
@@ -472,7 +485,7 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
                         "required": True,
                         "content": {
                             "application/json": {
-                                "schema": {"$ref": f"#/components/schemas/{model_name}"}
+                                "schema": {"$ref": f"#/components/schemas/{body_name}"}
                             }
                         },
                     },
@@ -483,7 +496,8 @@ def openapi_document(operations: Iterable[Operation], *, version: str) -> dict[s
                             "content": {
                                 "application/json": {
                                     "schema": {"$ref": f"#/components/schemas/{model_name}Response"}
-                                }
+                                },
+                                **streamed,
                             },
                         },
                         **_error_responses(*op.error_statuses),

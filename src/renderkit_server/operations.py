@@ -54,6 +54,7 @@ from renderkit_server.state.render_cache import lookup as render_cache
 from renderkit_server.state.render_cache import scope as cache_scope
 
 __all__ = [
+    "AUDIO",
     "OPERATIONS",
     "PRODUCTION_ERRORS",
     "Execution",

@@ -4,7 +4,9 @@ production operation, and the OpenAPI document describing them.
 Each handler authenticates, reads the JSON body and hands both to the metered pipeline
 (:func:`renderkit_server.operations.execute`), which the MCP tools share; a client that
 disconnects cancels its call (:mod:`renderkit_server.disconnect`). A call sent with an
-``Idempotency-Key`` runs once per key (:mod:`renderkit_server.idempotency`).
+``Idempotency-Key`` runs once per key (:mod:`renderkit_server.idempotency`). ``/api/audio``
+with ``"stream": true`` answers the audio itself as it is spoken
+(:mod:`renderkit_server.audiostream`).
 """
 
 from __future__ import annotations
@@ -17,14 +19,17 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.types import ControllerRouterHandler
 
 import renderkit
+from renderkit import InvalidRequestError
+from renderkit_server.audiostream import STREAM_FIELD, stream_requested, streamed_audio
 from renderkit_server.auth import authenticate, extract_key
 from renderkit_server.bodies import json_object
 from renderkit_server.disconnect import until_disconnected
 from renderkit_server.idempotency import Idempotency, idempotent
+from renderkit_server.idempotency.keys import HEADER as IDEMPOTENCY_HEADER
 from renderkit_server.keys import KeyService
 from renderkit_server.keys.url_secrets import UrlSecrets
 from renderkit_server.openapi import openapi_document
-from renderkit_server.operations import OPERATIONS, Operation, Production, execute
+from renderkit_server.operations import AUDIO, OPERATIONS, Operation, Production, execute
 
 __all__ = ["ROUTES", "openapi", "operation_handler"]
 
@@ -53,6 +58,15 @@ def operation_handler(operation: Operation) -> HTTPRouteHandler:
 
         async def work() -> Response[Any]:
             payload = await json_object(request)
+            if operation is AUDIO and stream_requested(payload):
+                if request.headers.get(IDEMPOTENCY_HEADER) is not None:
+                    msg = "a streamed answer cannot be replayed: leave out Idempotency-Key"
+                    raise InvalidRequestError.single(STREAM_FIELD, msg)
+                # The answer is the audio itself, sent as it is spoken; the sender watches
+                # for the client going away.
+                return await streamed_audio(
+                    payload, production=production, key_id=api_key.key_id, plan=api_key.plan
+                )
             # The work stops (and charges nothing) when the client goes away.
             result = await until_disconnected(
                 request.receive,

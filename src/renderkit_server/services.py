@@ -238,7 +238,7 @@ def _kokoro(settings: Settings) -> KokoroSpeechProvider | None:
     return KokoroSpeechProvider(
         assets,
         espeak=settings.espeak,
-        threads=settings.kokoro_threads or 1,
+        threads=settings.kokoro_threads,
         parallel=settings.kokoro_parallel,
     )
 

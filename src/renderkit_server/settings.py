@@ -290,7 +290,8 @@ class Settings:
         kokoro_dir: the Kokoro cache install-kokoro wrote (default
             ``~/.cache/renderkit/kokoro``).
         kokoro_model: an operator's own Kokoro v1.0 ONNX file instead of the cache's.
-        kokoro_threads: onnxruntime threads per Kokoro call (default 1).
+        kokoro_threads: onnxruntime threads of a Kokoro call running alone (default: the
+            CPUs, at most 4; 1 on a machine busy with other work, and to save ~280 MB).
         kokoro_parallel: Kokoro calls (sentences) running at once over every request;
             unset: the CPUs, at most 4. Memory grows little with it: the model is shared.
         speech_timeout: seconds one synthesis may take (504 beyond, the engine stopped); a

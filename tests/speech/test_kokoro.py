@@ -25,6 +25,7 @@ from renderkit.speech import (
     SpeechRouter,
     synthesize,
 )
+from renderkit.speech._kokoro_text import Chunk, Clause, split_clauses
 from renderkit.speech._models import AudioRequest, AudioResult
 from renderkit.speech._protocol import PcmSink, StreamingSpeechProvider, Voice
 from renderkit.speech.kokoro import KOKORO_SAMPLE_RATE, KOKORO_VOICES, join_chunk
@@ -266,3 +267,71 @@ async def test_kokoro_is_understood_far_better_than_espeak(kokoro: KokoroSpeechP
     )
     assert kokoro_wer <= 0.15, kokoro_wer
     assert kokoro_wer < espeak_wer, (kokoro_wer, espeak_wer)
+
+
+class Watched(KokoroSpeechProvider):
+    """Kokoro noting, for each model call, whether it ran on the wide session."""
+
+    def __init__(self) -> None:
+        super().__init__(threads=2, parallel=2)
+        self.calls: list[bool] = []
+
+    def _enter(self, *, opening: bool) -> object:
+        session = super()._enter(opening=opening)
+        self.calls.append(session is self._wide)
+        return session
+
+
+@needs_kokoro
+async def test_the_opening_runs_alone_on_every_thread_and_overlapping_calls_on_one() -> None:
+    kokoro = Watched()
+    pieces: list[float] = []
+
+    async def sink(chunk: SpeechAudio) -> None:
+        pieces.append(len(chunk.data) / 48_000)
+
+    await kokoro.stream_pcm(request(script=PARAGRAPH), sink)
+
+    assert kokoro.calls[0] is True  # the opening: alone, wide
+    assert not any(kokoro.calls[1:])  # the rest overlap: each on one thread
+    assert kokoro._running == 0
+    assert pieces[0] < 3.0  # "The weather today is mild," not the whole first sentence
+    one = KokoroSpeechProvider(threads=1)
+    assert one._enter(opening=True) is one._session and one._wide is None
+    one._leave()
+
+
+class Planning(KokoroSpeechProvider):
+    """Kokoro noting how many clauses each phonemizing run covers, and when."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.plans: list[tuple[int, float]] = []
+
+    def _plan(self, clauses: list[Clause], language: str) -> list[Chunk]:
+        chunks = super()._plan(clauses, language)
+        self.plans.append((len(clauses), time.monotonic()))
+        return chunks
+
+
+class Heard(Exception):
+    """Raised by the test's sink once the first audio has arrived."""
+
+
+@needs_kokoro
+async def test_a_long_script_speaks_its_opening_before_the_rest_is_phonemized_with_it() -> None:
+    kokoro = Planning()
+    script = PARAGRAPH * 8  # about 1,900 characters
+    heard: list[float] = []
+
+    async def sink(chunk: SpeechAudio) -> None:
+        heard.append(time.monotonic())
+        raise Heard
+
+    with pytest.raises(Heard):
+        await kokoro.stream_pcm(request(script=script), sink)
+
+    total = len(split_clauses(script))
+    (opening, _), *rest = kokoro.plans
+    assert opening < total / 4  # the opening alone went first
+    assert sum(n for n, _ in rest) in (0, total - opening)  # the rest, if planned by then

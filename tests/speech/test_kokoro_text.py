@@ -7,7 +7,10 @@ import pytest
 from renderkit.speech._kokoro_text import (
     KOKORO_VOCAB,
     MAX_TOKENS,
+    Chunk,
     Clause,
+    lead_in,
+    opening_clauses,
     pack_chunks,
     phonemize,
     plan_chunks,
@@ -74,6 +77,38 @@ def test_long_sentences_are_cut_between_clauses_then_words_within_the_limit() ->
     assert len(huge) == 3
     assert all(len(c.tokens) <= MAX_TOKENS for c in huge)
     assert sum(c.tokens.count(KOKORO_VOCAB["t"]) for c in huge) == 400  # no word lost
+
+
+def test_the_opening_is_cut_into_growing_pieces_between_clauses_then_words() -> None:
+    word = tuple(to_tokens("tˈɛst"))  # 5 tokens
+    space, comma, stop = KOKORO_VOCAB[" "], KOKORO_VOCAB[","], KOKORO_VOCAB["."]
+    # A 6-word clause (35 tokens with its comma and space), then a 30-word clause.
+    first = [*[t for _ in range(6) for t in (*word, space)][:-1], comma, space]
+    second = [*[t for _ in range(30) for t in (*word, space)][:-1], stop]
+    sentence = Chunk(tokens=(*first, *second), ends_sentence=True)
+    after = Chunk(tokens=(*word, stop), ends_sentence=True)
+
+    chunks = lead_in([sentence, after], limits=(40, 90))
+
+    assert chunks[0].tokens == tuple(first[:-1])  # the whole first clause, at its comma
+    assert len(chunks[1].tokens) <= 90
+    assert chunks[1].tokens[-1] != space  # cut between words
+    assert [c.ends_sentence for c in chunks] == [False, False, True, True]
+    assert chunks[-1] == after  # past the limits, chunks are left whole
+    spoken = [t for c in chunks for t in c.tokens if t != space]
+    assert spoken == [t for c in (sentence, after) for t in c.tokens if t != space]
+
+
+def test_the_opening_is_whole_sentences_up_to_the_first_end_past_its_length() -> None:
+    clauses = split_clauses("One, two. " + "Three four five six seven. " * 20)
+    assert opening_clauses(clauses, characters=5) == 2  # "One," and "two."
+    assert opening_clauses(clauses, characters=30) == 3  # then the next full stop
+    assert opening_clauses(clauses[:2], characters=1_000) == 2  # a short script: all of it
+
+
+def test_a_short_first_sentence_is_not_cut() -> None:
+    short = Chunk(tokens=tuple(to_tokens("hˈaɪ.")), ends_sentence=True)
+    assert lead_in([short, short]) == [short, short]
 
 
 @needs_espeak

@@ -1,8 +1,9 @@
 """Speech from text: :func:`synthesize` and the engines it speaks with.
 
 :func:`synthesize` takes an :class:`AudioRequest` (or a dict in the HTTP API's shape) and
-returns an :class:`AudioResult` in one of :data:`AUDIO_FORMATS`. Every provider satisfies the
-:class:`SpeechProvider` protocol; the provider is chosen per deployment:
+returns an :class:`AudioResult` in one of :data:`AUDIO_FORMATS`; :func:`synthesize_stream`
+hands the encoded file over piece by piece while it is still being spoken. Every provider
+satisfies the :class:`SpeechProvider` protocol; the provider is chosen per deployment:
 :class:`LocalSpeechProvider` (espeak-ng, offline, the default), :class:`KokoroSpeechProvider`
 (a neural voice, offline, ``renderkit[neural-speech]``) or :class:`ElevenLabsProvider` (the
 ElevenLabs API over httpx); :class:`SpeechRouter` picks one of several per ``voice_id``.
@@ -11,6 +12,7 @@ Encoding into the output formats needs PyAV (``renderkit[audio]``), imported on 
 
 from __future__ import annotations
 
+from renderkit.speech._encode import STREAMABLE_FORMATS
 from renderkit.speech._models import (
     AUDIO_FORMATS,
     AUDIO_MODELS,
@@ -20,6 +22,7 @@ from renderkit.speech._models import (
     AudioResult,
 )
 from renderkit.speech._protocol import SpeechAudio, SpeechProvider, Voice
+from renderkit.speech._stream import AudioStream, synthesize_stream
 from renderkit.speech._synthesize import synthesize
 from renderkit.speech.elevenlabs import ElevenLabsProvider
 from renderkit.speech.espeak import PREMADE_VOICES, LocalSpeechProvider
@@ -34,8 +37,10 @@ __all__ = [
     "KOKORO_VOICES",
     "MAX_SCRIPT_CHARACTERS",
     "PREMADE_VOICES",
+    "STREAMABLE_FORMATS",
     "AudioRequest",
     "AudioResult",
+    "AudioStream",
     "ElevenLabsProvider",
     "KokoroAssets",
     "KokoroSpeechProvider",
@@ -47,4 +52,5 @@ __all__ = [
     "default_speech_provider",
     "install_kokoro",
     "synthesize",
+    "synthesize_stream",
 ]

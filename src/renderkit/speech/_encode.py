@@ -23,6 +23,7 @@ from renderkit.speech._protocol import SpeechAudio
 
 __all__ = [
     "MP3_FRAME",
+    "STREAMABLE_FORMATS",
     "AudioInfo",
     "EncodedAudio",
     "Mp3Part",
@@ -47,6 +48,17 @@ _CODEC_OPTIONS: dict[str, dict[str, str]] = {
     "libmp3lame": {"compression_level": "7", "reservoir": "0"},
     "libopus": {"vbr": "constrained"},
 }
+
+# A streamed file is written front to back, never seeked: MP3 gets no Xing/Info header
+# (its frame counts are only known at the end; a constant bit rate needs none), and Ogg
+# closes a page every 100 ms instead of every second, so audio leaves as soon as it is made.
+_STREAM_MUXER_OPTIONS: dict[str, dict[str, str]] = {
+    "mp3": {"write_xing": "0"},
+    "ogg": {"page_duration": "100000"},
+}
+
+#: Output formats :class:`PcmEncoder` can write as a stream (WAV's header holds the size).
+STREAMABLE_FORMATS = ("mp3", "opus", "ogg", "aac")
 
 # LAME's own low-pass for 128 kbps mono at 44.1 kHz is about 17 kHz.
 _LAME_LOWPASS_HZ = 16_000
@@ -124,18 +136,41 @@ def _layout(channels: int) -> str:
     return "stereo" if channels == 2 else "mono"
 
 
+class _Pieces:
+    """A write-only, unseekable file: the muxer writes a stream, front to back."""
+
+    def __init__(self) -> None:
+        self.pieces: list[bytes] = []
+
+    def write(self, data: bytes) -> int:
+        self.pieces.append(bytes(data))
+        return len(data)
+
+    def take(self) -> bytes:
+        data = b"".join(self.pieces)
+        self.pieces.clear()
+        return data
+
+
 class PcmEncoder:
     """Encode 16-bit interleaved PCM into ``encoding`` chunk by chunk (resampled, mono).
 
     Feed chunks as a provider produces them, then call :meth:`finish` for the file. Calls
     block (run them in a worker thread) and must not overlap; any thread may make them.
 
+    With ``stream=True`` the file is written front to back (one encoder for the whole
+    stream, so the pieces concatenate into one valid file): :meth:`take` returns the bytes
+    written since the last call, and :meth:`finish` the rest. Only
+    :data:`STREAMABLE_FORMATS` can be streamed.
+
     Raises:
         RenderError: FFmpeg could not set up the encoder.
         MissingDependencyError: PyAV is not installed.
     """
 
-    def __init__(self, encoding: AudioEncoding, *, sample_rate: int, channels: int) -> None:
+    def __init__(
+        self, encoding: AudioEncoding, *, sample_rate: int, channels: int, stream: bool = False
+    ) -> None:
         av = _av()
         self.encoding = encoding
         self.sample_rate = sample_rate
@@ -147,9 +182,12 @@ class PcmEncoder:
         self._pending = b""
         self._samples = 0
         self._closed = False
-        self._out = io.BytesIO()
+        self._out: io.BytesIO | _Pieces = _Pieces() if stream else io.BytesIO()
+        #: Seconds of audio fed so far.
+        self.duration_seconds = 0.0
+        muxer = _STREAM_MUXER_OPTIONS.get(encoding.container, {}) if stream else {}
         try:
-            self._container: Any = av.open(self._out, "w", format=encoding.container)
+            self._container: Any = av.open(self._out, "w", format=encoding.container, options=muxer)
             self._stream: Any = self._container.add_stream(
                 encoding.codec,
                 rate=encoding.sample_rate,
@@ -197,6 +235,7 @@ class PcmEncoder:
         frame.pts = self._samples
         frame.time_base = Fraction(1, self.sample_rate)
         self._samples += samples
+        self.duration_seconds = self._samples / self.sample_rate
         try:
             for resampled in self._resampler.resample(frame):
                 self._container.mux(self._stream.encode(resampled))
@@ -223,7 +262,14 @@ class PcmEncoder:
             self.close()
             msg = f"could not encode the speech as {self.encoding.format}"
             raise RenderError(msg) from exc
-        return self._out.getvalue()
+        return self._out.take() if isinstance(self._out, _Pieces) else self._out.getvalue()
+
+    def take(self) -> bytes:
+        """The bytes of a stream written since the last call (b"" if none yet)."""
+        if not isinstance(self._out, _Pieces):
+            msg = "take() needs an encoder made with stream=True"
+            raise RuntimeError(msg)
+        return self._out.take()
 
     def close(self) -> None:
         """Abandon the file and free the encoder (after a failure); idempotent."""

@@ -19,6 +19,8 @@ __all__ = [
     "MAX_TOKENS",
     "Chunk",
     "Clause",
+    "lead_in",
+    "opening_clauses",
     "pack_chunks",
     "phonemize",
     "plan_chunks",
@@ -228,6 +230,66 @@ def pack_chunks(
             close(ends_sentence=True)
     close(ends_sentence=True)
     return chunks
+
+
+#: Token limits of the opening pieces (then whole sentences): a first model call short enough
+#: to answer within a second on an idle machine, then pieces that grow while the ones before
+#: them play (40 tokens speak for about 2.5 s), so a listener hears no gap.
+LEAD_IN_LIMITS: tuple[int, ...] = (40, 90, 200)
+
+_CLAUSE_MARKS = frozenset(KOKORO_VOCAB[mark] for mark in ",;:—")
+
+
+def _head(tokens: tuple[int, ...], limit: int) -> int:
+    """Where to cut ``tokens`` so the head holds at most ``limit``: after the last clause
+    mark that keeps the head over half the limit, else at the last space, else at the limit."""
+    words = [i for i in range(1, limit + 1) if tokens[i] == _SPACE]
+    clauses = [i for i in words if tokens[i - 1] in _CLAUSE_MARKS and i > limit // 2]
+    if clauses:
+        return clauses[-1]
+    return words[-1] if words else limit
+
+
+def lead_in(chunks: list[Chunk], limits: tuple[int, ...] = LEAD_IN_LIMITS) -> list[Chunk]:
+    """Cut the opening of ``chunks`` into pieces within ``limits`` (one limit per piece, in
+    order), between clauses where one falls in the second half of the limit, else between
+    words; the chunks after the last limit are left whole."""
+    out: list[Chunk] = []
+    rest = list(chunks)
+    for limit in limits:
+        if not rest:
+            break
+        chunk = rest.pop(0)
+        if len(chunk.tokens) <= limit:
+            out.append(chunk)
+            continue
+        cut = _head(chunk.tokens, limit)
+        head = chunk.tokens[:cut]
+        while head and head[-1] == _SPACE:
+            head = head[:-1]
+        tail = chunk.tokens[cut:]
+        while tail and tail[0] == _SPACE:
+            tail = tail[1:]
+        out.append(Chunk(tokens=head, ends_sentence=False))
+        if tail:
+            rest.insert(0, Chunk(tokens=tail, ends_sentence=chunk.ends_sentence))
+    return [*out, *rest]
+
+
+#: Characters of the opening phonemized on their own, ahead of the rest (about the tokens the
+#: lead-in limits cover), so the first model call never waits for a long script's phonemes.
+OPENING_CHARACTERS = 300
+
+
+def opening_clauses(clauses: list[Clause], characters: int = OPENING_CHARACTERS) -> int:
+    """How many leading clauses make the opening: whole sentences, up to the first sentence
+    end at or after ``characters`` characters (all of them for a shorter script)."""
+    seen = 0
+    for index, clause in enumerate(clauses):
+        seen += len(clause.text) + 2
+        if clause.ends_sentence and seen >= characters:
+            return index + 1
+    return len(clauses)
 
 
 def plan_chunks(text: str, *, executable: str, language: str) -> list[Chunk]:

@@ -11,13 +11,31 @@ from the ``espeak-ng`` program. How the request's settings map onto the engine:
 - ``stability``, ``similarity``, ``style`` and ``model`` have no counterpart: accepted,
   echoed, no effect.
 
-The script is cut into sentences (and a sentence over 510 tokens between clauses), spoken by
-at most ``parallel`` model calls at once over one shared session, and handed on in order as
-soon as each is ready: the first sentence is being encoded while the next ones are spoken.
+The script is cut into sentences (and a sentence over 510 tokens between clauses); the
+opening is cut shorter still (:func:`~renderkit.speech._kokoro_text.lead_in`: a first piece
+of at most 40 tokens, the next ones growing), so the first audio is ready after one short
+model call. That first call runs alone; then the rest are spoken by at most ``parallel``
+model calls at once and handed on in order as soon as each is ready: the first clause is
+being encoded (and streamed) while the next ones are spoken.
+
+Threads, and the rule against oversubscription: the provider keeps two sessions over the
+same model, a *wide* one with ``threads`` intra-op threads (default: the usable CPUs) and a
+*narrow* one with a single thread. Only a request's opening piece runs wide, and only when no
+other model call of this provider is running, so the idle cores speed up a short text or a
+first clause; every other call (the rest of a text, which overlap, and the openings of
+requests arriving while others run) runs narrow, so at most ``parallel`` threads compute at
+once. The one overlap left: calls of other requests starting during a wide opening (a
+clause, under a second on an idle machine) run beside its ``threads``. Several one-thread
+calls use the CPUs better than one call over several threads (the model's small layers
+spend much of a multi-threaded call waiting), and degrade far less on a shared machine. The
+provider sees only its own calls, not other processes: on a machine busy with other work a
+wide call is slower than a narrow one (pass ``threads=1`` there). The wide session costs
+about 280 MB more memory.
 """
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import threading
 from collections.abc import Callable
@@ -25,6 +43,7 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
+from anyio.abc import TaskGroup
 
 from renderkit.core.errors import (
     InvalidRequestError,
@@ -33,7 +52,15 @@ from renderkit.core.errors import (
 )
 from renderkit.core.optional import require_module
 from renderkit.core.workers import usable_cpus
-from renderkit.speech._kokoro_text import Chunk, plan_chunks
+from renderkit.speech._kokoro_text import (
+    Chunk,
+    Clause,
+    lead_in,
+    opening_clauses,
+    pack_chunks,
+    phonemize,
+    split_clauses,
+)
 from renderkit.speech._models import AudioRequest
 from renderkit.speech._protocol import PcmSink, SpeechAudio, Voice
 from renderkit.speech.kokoro_assets import KOKORO_VOICE_SHA256, KokoroAssets
@@ -166,11 +193,11 @@ class KokoroSpeechProvider:
     Args:
         assets: where the model and voices are (default: ``~/.cache/renderkit/kokoro``).
         espeak: the espeak-ng executable that writes the phonemes.
-        threads: onnxruntime intra-op threads per model call (default 1).
+        threads: onnxruntime intra-op threads of a model call that runs alone (default:
+            the usable CPUs, at most 4); 1 keeps every call on one thread and saves the
+            second session's memory. See the module's rule against oversubscription.
         parallel: model calls running at once, over every request (default: the CPUs, at
-            most 4). Several one-thread calls use the CPUs better than one call over several
-            threads (the model's small layers spend much of a multi-threaded call waiting),
-            and degrade far less on a machine shared with other work.
+            most 4), each on one thread.
     """
 
     name = "kokoro"
@@ -186,15 +213,18 @@ class KokoroSpeechProvider:
         assets: KokoroAssets | None = None,
         *,
         espeak: str = "espeak-ng",
-        threads: int = 1,
+        threads: int | None = None,
         parallel: int | None = None,
     ) -> None:
         self.assets = assets if assets is not None else KokoroAssets()
         self.espeak = espeak
-        self.threads = max(1, threads)
-        self.parallel = max(1, parallel if parallel is not None else min(usable_cpus(), 4))
+        cpus = min(usable_cpus(), 4)
+        self.threads = max(1, threads if threads is not None else cpus)
+        self.parallel = max(1, parallel if parallel is not None else cpus)
         self._limit = anyio.CapacityLimiter(self.parallel)
-        self._session: Any = None
+        self._session: Any = None  # narrow: one intra-op thread
+        self._wide: Any = None  # ``threads`` intra-op threads, for a call running alone
+        self._running = 0  # model calls in progress, over every request
         self._styles: dict[str, Any] = {}
         self._lock = threading.Lock()
 
@@ -230,23 +260,44 @@ class KokoroSpeechProvider:
         ]
         return [*KOKORO_VOICES.values(), *premade]
 
-    def _load(self) -> Any:
-        """The shared session (created, after verifying the files, on first use)."""
+    def _load(self) -> None:
+        """Create the sessions (after verifying the files) on first use.
+
+        Both at once: a narrow session made in the middle of a long text would stall it.
+        """
         with self._lock:
             if self._session is None:
-                onnxruntime: Any = require_module(
-                    "onnxruntime", purpose="the Kokoro engine", extra="neural-speech"
-                )
                 self.assets.verify()
-                options = onnxruntime.SessionOptions()
-                options.intra_op_num_threads = self.threads
-                options.inter_op_num_threads = 1
-                # Idle threads sleep instead of spinning: the encoders need those CPUs.
-                options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-                self._session = onnxruntime.InferenceSession(
-                    str(self.assets.model), options, providers=["CPUExecutionProvider"]
-                )
-            return self._session
+                self._session = self._new_session(1)
+                if self.threads > 1:
+                    self._wide = self._new_session(self.threads)
+
+    def _new_session(self, threads: int) -> Any:
+        onnxruntime: Any = require_module(
+            "onnxruntime", purpose="the Kokoro engine", extra="neural-speech"
+        )
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        # Idle threads sleep instead of spinning: the encoders need those CPUs.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        return onnxruntime.InferenceSession(
+            str(self.assets.model), options, providers=["CPUExecutionProvider"]
+        )
+
+    def _enter(self, *, opening: bool) -> Any:
+        """The session for a model call starting now: wide for a request's opening piece
+        when no other model call is running, else narrow."""
+        self._load()
+        with self._lock:
+            wide = opening and self._running == 0 and self._wide is not None
+            session = self._wide if wide else None
+            self._running += 1
+            return session if session is not None else self._session
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._running -= 1
 
     def _run_options(self) -> Any:
         onnxruntime: Any = require_module(
@@ -262,10 +313,11 @@ class KokoroSpeechProvider:
                 self._styles[name] = data.reshape(-1, 256)
             return self._styles[name]
 
-    def _speak(self, chunk: Chunk, voice: str, speed: float, stop: _Stop) -> bytes:
+    def _speak(
+        self, chunk: Chunk, voice: str, speed: float, stop: _Stop, *, opening: bool = False
+    ) -> bytes:
         """One model call (blocking): the chunk's PCM, joined-ready; empty once stopped."""
         np = _numpy()
-        session = self._load()
         styles = self._style(voice)
         style = styles[min(len(chunk.tokens), styles.shape[0] - 1)][None, :]
         tokens = np.array([[0, *chunk.tokens, 0]], dtype=np.int64)
@@ -274,7 +326,11 @@ class KokoroSpeechProvider:
         if options is None:
             return b""
         try:
-            (audio,) = session.run(None, inputs, options)
+            session = self._enter(opening=opening)
+            try:
+                (audio,) = session.run(None, inputs, options)
+            finally:
+                self._leave()
         except Exception as exc:  # onnxruntime's C++ errors have no common Python base
             if stop.stopped:
                 return b""  # terminated on purpose: the caller is already unwinding
@@ -284,15 +340,17 @@ class KokoroSpeechProvider:
             stop.leave(options)
         return join_chunk(audio)
 
-    def _plan(self, request: AudioRequest, language: str) -> list[Chunk]:
+    def _plan(self, clauses: list[Clause], language: str) -> list[Chunk]:
+        """The model calls that speak ``clauses`` (blocking: espeak-ng writes the phonemes)."""
         try:
-            return plan_chunks(request.script, executable=self.espeak, language=language)
+            phonemes = phonemize(clauses, executable=self.espeak, language=language)
         except FileNotFoundError as exc:
             msg = "the Kokoro engine needs espeak-ng for phonemes: apt-get install espeak-ng"
             raise MissingDependencyError(msg) from exc
         except (OSError, subprocess.SubprocessError) as exc:
             msg = "espeak-ng could not phonemize the script"
             raise ProviderError(msg, provider=self.name) from exc
+        return pack_chunks(clauses, phonemes, language=language)
 
     async def synthesize(self, request: AudioRequest) -> SpeechAudio:
         """Speak the script; returns mono 16-bit PCM at 24 kHz.
@@ -313,40 +371,79 @@ class KokoroSpeechProvider:
         return SpeechAudio(data=b"".join(parts), sample_rate=KOKORO_SAMPLE_RATE)
 
     async def stream_pcm(self, request: AudioRequest, sink: PcmSink) -> None:
-        """Speak sentence by sentence, handing each to ``sink`` in order as it is ready.
+        """Speak piece by piece, handing each to ``sink`` in order as it is ready.
+
+        The opening (about 300 characters, whole sentences) is phonemized on its own and its
+        first piece spoken at once; the rest of the script is phonemized meanwhile.
 
         Raises what :meth:`synthesize` raises.
         """
         voice = self.voice_for(request.voice_id)
         language = KOKORO_VOICES[voice].language or "en-us"
-        chunks = await anyio.to_thread.run_sync(self._plan, request, language)
+        clauses = split_clauses(request.script)
+        cut = opening_clauses(clauses)
+        rest = clauses[cut:]
+        chunks = lead_in(await anyio.to_thread.run_sync(self._plan, clauses[:cut], language))
+        if not chunks and rest:  # nothing to say in the opening: plan the rest now
+            chunks, rest = lead_in(await anyio.to_thread.run_sync(self._plan, rest, language)), []
         if not chunks:
             msg = "the Kokoro engine found nothing to say in the script"
             raise ProviderError(msg, provider=self.name)
+        # Creating the sessions (seconds on a busy machine, the first time) cannot be
+        # interrupted: a cancelled call leaves it to finish alone for the next one.
+        await anyio.to_thread.run_sync(self._load, abandon_on_cancel=True)
+        opening = len(chunks)
         spoken: dict[int, bytes] = {}
         ready = [anyio.Event() for _ in chunks]
+        planned = anyio.Event()
         stop = _Stop(self._run_options)
 
         async def speak(index: int) -> None:
             async with self._limit:
-                spoken[index] = await anyio.to_thread.run_sync(
-                    self._speak, chunks[index], voice, request.speed, stop
+                speak_one = functools.partial(
+                    self._speak, chunks[index], voice, request.speed, stop, opening=index == 0
                 )
+                spoken[index] = await anyio.to_thread.run_sync(speak_one)
             ready[index].set()
+
+        async def plan_rest(tasks: TaskGroup) -> None:
+            # A cancelled call does not wait for espeak-ng to finish the rest (it ends alone).
+            more = await anyio.to_thread.run_sync(
+                self._plan, rest, language, abandon_on_cancel=True
+            )
+            await ready[0].wait()  # the rest starts once the first piece is spoken
+            for chunk in more:
+                chunks.append(chunk)
+                ready.append(anyio.Event())
+                tasks.start_soon(speak, len(chunks) - 1)
+            planned.set()
 
         produced = 0
         try:
             async with anyio.create_task_group() as tasks:
                 try:
-                    for index in range(len(chunks)):
-                        tasks.start_soon(speak, index)
-                    for index in range(len(chunks)):
+                    # The first (short) piece runs alone, on every idle core; the rest start
+                    # once it is done, while it is encoded and played.
+                    tasks.start_soon(speak, 0)
+                    if rest:
+                        tasks.start_soon(plan_rest, tasks)
+                    else:
+                        planned.set()
+                    index = 0
+                    while index < len(chunks) or not planned.is_set():
+                        if index == len(chunks):
+                            await planned.wait()
+                            continue
                         await ready[index].wait()
+                        if index == 0:
+                            for later in range(1, opening):
+                                tasks.start_soon(speak, later)
                         pcm = spoken.pop(index)
+                        index += 1
                         if not pcm:
                             continue
                         if produced:
-                            pcm = _pause(chunks[index - 1], request.speed) + pcm
+                            pcm = _pause(chunks[index - 2], request.speed) + pcm
                         produced += len(pcm)
                         await sink(SpeechAudio(data=pcm, sample_rate=KOKORO_SAMPLE_RATE))
                 except BaseException:
@@ -367,4 +464,5 @@ class KokoroSpeechProvider:
         """Release the session and the voices (the memory is freed once calls finish)."""
         with self._lock:
             self._session = None
+            self._wide = None
             self._styles.clear()
