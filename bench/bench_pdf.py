@@ -106,7 +106,7 @@ def typst_compiler() -> Callable[[dict[str, object]], bytes]:
 
 
 async def main(
-    rounds: int, record_to: Path | None, *, peer: bool = True, weasy: bool = False
+    rounds: int, record_to: Path | None, *, peer: bool = True, weasy: bool = False, note: str = ""
 ) -> None:
     compile_typst = typst_compiler() if peer else None
     data = invoice_data(30)
@@ -137,9 +137,10 @@ async def main(
     weasy_times: list[float] = []
     variants: dict[str, list[float]] = {name: [] for name in bodies}
     async with ChromiumPool(BrowserConfig(slots=2)) as pool:
-        pids = _process_tree(os.getpid())
         for n in range(-3, rounds):
             request = numbered(n + 10_000)
+            # Listed every round, outside the timing: Chromium starts renderers as it needs them.
+            pids = _process_tree(os.getpid())
             cpu, t = _cpu_seconds(pids), time.perf_counter()
             result = await render_pdf({"template": "invoice", "data": request}, browser=pool)
             ours.append(time.perf_counter() - t)
@@ -194,7 +195,7 @@ async def main(
         notes=(
             f"{rounds} rounds interleaved, a new invoice number each round; renderkit/Typst "
             f"pairwise median {pairwise:.2f}; CPU medians (all processes) {_ms(ours_cpu):.1f} vs "
-            f"{_ms(theirs_cpu):.1f} ms ({cpu_ratio:.2f}); load average {load:.2f} after the rounds"
+            f"{_ms(theirs_cpu):.1f} ms ({cpu_ratio:.2f})" + (f"; {note}" if note else "")
         ),
     )
 
@@ -204,6 +205,9 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--no-peer", action="store_true", help="skip Typst")
     parser.add_argument("--weasyprint", action="store_true", help="also time WeasyPrint")
+    parser.add_argument("--note", default="", help="added to the recorded result's notes")
     add_record_option(parser)
     args = parser.parse_args()
-    asyncio.run(main(args.rounds, args.record, peer=not args.no_peer, weasy=args.weasyprint))
+    asyncio.run(
+        main(args.rounds, args.record, peer=not args.no_peer, weasy=args.weasyprint, note=args.note)
+    )
