@@ -1,5 +1,6 @@
-"""Benchmark: the 30-line invoice template to PDF with a warm pool vs Typst, and what PDF/A
-and tagging cost on top of a plain PDF.
+"""Benchmark: the 30-line invoice to PDF on a warm pool vs Typst, plus PDF/A and tagged.
+
+What PDF/A and tagging cost on top of a plain PDF is measured in the same rounds.
 
     python bench/bench_pdf.py [--rounds 30] [--record bench/results.toml] [--no-peer]
         [--weasyprint]
