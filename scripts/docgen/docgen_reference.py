@@ -339,6 +339,10 @@ _RECORDED_FIGURES = (
     ("deploy.md#sizing-measured-here", "one replica vs a remote browser vs two replicas"),
     ("operations.md#soak", "20 clients for 5 minutes: latencies, memory, processes"),
     (
+        "pdfa.md#what-the-print-step-costs",
+        "PDFs: the 30-line invoice's print step, one change at a time, and against Typst",
+    ),
+    (
         "security.md#fair-use-one-key-or-one-plan-cannot-starve-the-others",
         "one key flooding the pool while another renders og-cards",
     ),
