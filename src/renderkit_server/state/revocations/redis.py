@@ -99,11 +99,21 @@ class RedisRevocationStore:
         on_connected: Callable[[], Awaitable[None]],
     ) -> None:
         pubsub = self._client.pubsub(ignore_subscribe_messages=True)
+        reconnects = _Reconnects()
         try:
             with redis_errors(_WHAT):
                 await pubsub.subscribe(self._key)
+            # The client retries a broken connection once, and a pub/sub connection then
+            # subscribes again by itself: the feed would never hear of the outage, and
+            # revocations announced during it would wait for the next periodic reload.
+            connection: Any = pubsub.connection  # typed None by redis-py until subscribed
+            connection.register_connect_callback(reconnects.seen)
             await on_connected()
+            heard = reconnects.count
             while True:
+                if reconnects.count != heard:
+                    heard = reconnects.count
+                    await on_connected()  # reconnected under the feed: reload what was missed
                 # A bounded wait rather than listen(): that would hit the client's socket
                 # timeout on a quiet channel and look like a failure. redis_errors raises a
                 # cancellation the wait swallowed (its own timeout racing the shutdown's
@@ -116,6 +126,9 @@ class RedisRevocationStore:
                 if before.isdigit():
                     on_revoked(key_id, int(before))
         finally:
+            subscribed: Any = pubsub.connection
+            if subscribed is not None:
+                subscribed.deregister_connect_callback(reconnects.seen)
             # Shielded so a cancelled feed still returns its connection, bounded so a
             # server that stopped answering cannot hold the shutdown.
             with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_SECONDS):
@@ -123,6 +136,18 @@ class RedisRevocationStore:
 
     async def aclose(self) -> None:
         """Nothing to release: the client belongs to the caller."""
+
+
+class _Reconnects:
+    """Counts the connections a pub/sub connection made after its first (redis-py keeps
+    connect callbacks as weak methods, so this is an object the feed holds)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def seen(self, connection: object) -> None:
+        """A connect callback: the connection was (re)established."""
+        self.count += 1
 
 
 def _text(value: str | bytes) -> str:
