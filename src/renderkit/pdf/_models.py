@@ -502,13 +502,52 @@ def _pdf_standard(value: object) -> object:
 
 
 def _schema_extra() -> dict[str, Any]:
+    # One rule per template (its data model and what it needs), not one per fact: each rule
+    # multiplies the work of schema-driven generators (schemathesis gave up on nine).
+    text = {"type": "string", "pattern": "\\S"}
+    section = {
+        "anyOf": [{"required": [n], "properties": {n: text}} for n in ("heading", "body")]
+        + [{"required": ["bullets"], "properties": {"bullets": {"contains": text}}}]
+    }
     rules: list[dict[str, Any]] = []
     for kind, cls in _DATA_CLASSES.items():
         names = [name for name, canonical in PDF_TEMPLATES.items() if canonical == kind]
+        data: dict[str, Any] = {"$ref": f"#/$defs/{cls.__name__}"}
+        then: dict[str, Any] = {"properties": {"data": data}}
+        if kind in _CONTENT_RULES:
+            # A report or a letter needs content (see _CONTENT_RULES).
+            fields = _CONTENT_RULES[kind][0]
+            needs = [
+                {
+                    "required": [n],
+                    "properties": {n: {"contains": section} if n == "sections" else text},
+                }
+                for n in fields
+            ]
+            then = {
+                "required": ["data"],
+                "properties": {"data": {"allOf": [data, {"anyOf": needs}]}},
+            }
+        if kind == "custom":
+            # custom needs a document: a non-blank top-level html (variant B), or data.html (A).
+            then["anyOf"] = [
+                {"required": ["html"], "properties": {"html": text}},
+                {
+                    "required": ["data"],
+                    "properties": {
+                        "html": {"type": "null"},
+                        "data": {
+                            "type": "object",
+                            "required": ["html"],
+                            "properties": {"html": text},
+                        },
+                    },
+                },
+            ]
         rules.append(
             {
                 "if": {"properties": {"template": {"enum": names}}, "required": ["template"]},
-                "then": {"properties": {"data": {"$ref": f"#/$defs/{cls.__name__}"}}},
+                "then": then,
             }
         )
     rules.append(
@@ -520,46 +559,6 @@ def _schema_extra() -> dict[str, Any]:
                     "header_html": {"type": "null"},
                     "footer_html": {"type": "null"},
                 }
-            },
-        }
-    )
-    # A report or a letter needs content (see _CONTENT_RULES).
-    text = {"type": "string", "pattern": "\\S"}
-    section = {
-        "anyOf": [{"required": [n], "properties": {n: text}} for n in ("heading", "body")]
-        + [{"required": ["bullets"], "properties": {"bullets": {"contains": text}}}]
-    }
-    for kind, (fields, _, _) in _CONTENT_RULES.items():
-        names = [name for name, canonical in PDF_TEMPLATES.items() if canonical == kind]
-        needs = [
-            {"required": [n], "properties": {n: {"contains": section} if n == "sections" else text}}
-            for n in fields
-        ]
-        rules.append(
-            {
-                "if": {"properties": {"template": {"enum": names}}, "required": ["template"]},
-                "then": {"required": ["data"], "properties": {"data": {"anyOf": needs}}},
-            }
-        )
-    # custom needs a document: a non-blank top-level html (variant B), or else data.html (A).
-    rules.append(
-        {
-            "if": {"properties": {"template": {"const": "custom"}}, "required": ["template"]},
-            "then": {
-                "anyOf": [
-                    {"required": ["html"], "properties": {"html": text}},
-                    {
-                        "required": ["data"],
-                        "properties": {
-                            "html": {"type": "null"},
-                            "data": {
-                                "type": "object",
-                                "required": ["html"],
-                                "properties": {"html": text},
-                            },
-                        },
-                    },
-                ]
             },
         }
     )
