@@ -155,7 +155,7 @@ async def against_takumi(pool: ChromiumPool, rounds: int, record_to: Path | None
         record(
             record_to,
             benchmark="bench_image.py",
-            case=f"og-card PNG at scale {scale} (1200x630 @{scale}x), warm pool, one at a time",
+            case=f"og-card PNG at scale {scale} (1200x630 @{scale}x), one at a time, vs Takumi",
             unit="ms",
             renderkit=statistics.median(ours[scale]) * 1000,
             peer=TAKUMI,
@@ -221,7 +221,7 @@ async def against_playwright(pool: ChromiumPool, rounds: int, record_to: Path | 
     print(f"playwright new page+setContent+screenshot png @2x  {ms(baseline)}")
     print(f"speed-up vs straightforward: {ratio:.1f}x  ({load()})")
     peer = "Playwright on the same Chromium: new page, set_content, screenshot"
-    case = "og-card {} at scale 2 (1200x630 @2x), warm pool, one at a time, vs Playwright"
+    case = "og-card {} at scale 2 (1200x630 @2x), warm pool, one at a time"
     record(
         record_to,
         benchmark="bench_image.py",
