@@ -13,8 +13,9 @@ import pytest
 from renderkit import InvalidRequestError
 from renderkit.browser import BrowserConfig, Capture, PageShot, Shell
 from renderkit.browser._capture import inject, load_shell, shoot
-from renderkit.browser._lifecycle import BrowserLifecycle
+from renderkit.browser._lifecycle import BrowserLifecycle, launch_flags
 from renderkit.browser._page import Slot
+from renderkit.browser._process import UNLIMITED_FRAMES
 from renderkit.browser._tasks import TaskSet
 from renderkit.core.netpolicy import UrlPolicy
 
@@ -133,3 +134,13 @@ async def test_a_killed_browser_is_reported_lost_with_its_generation() -> None:
         assert await lifecycle.responsive(generation - 1)  # an old browser is not probed
     finally:
         await lifecycle.aclose()
+
+
+@pytest.mark.parametrize(("limit", "flagged"), [(False, True), (True, False)])
+def test_a_pool_browser_draws_frames_on_demand_unless_asked_to_keep_the_60_hz_clock(
+    limit: bool, flagged: bool
+) -> None:
+    config = BrowserConfig(frame_rate_limit=limit, extra_args=("--mute-audio",))
+    flags = launch_flags(config)
+    assert (UNLIMITED_FRAMES in flags) is flagged
+    assert flags[-1] == "--mute-audio"  # the caller's own flags come last, so they win

@@ -30,6 +30,15 @@ class BrowserConfig:
         allow_private_network: let pages reach private and loopback addresses.
         allow_networks: CIDR ranges pages may reach even though they are private.
         spare_contexts: fresh contexts kept ready for screenshots and custom documents.
+        frame_rate_limit: keep Chromium's 60 Hz frame clock (local mode). Off by default:
+            a capture asks for a new frame and then waits for it, and at 60 Hz that wait is
+            two or three ticks, ~25 ms of every template render (measured, issue #30).
+            Without the limit a frame is drawn as soon as it is asked for; the cost is that a
+            page running an animation or a requestAnimationFrame loop draws continuously, a
+            whole core while it is open (measured: 4.7 s of CPU in 4 s against 0.3 s). Template
+            pages and spares are static; screenshots of animated sites and custom documents
+            with animations are what pay. Set True for a pool that mostly screenshots such
+            sites.
         extra_args: more Chromium flags (local mode).
         user: the account a locally launched Chromium runs as when the process is root
             (name or uid), with Chromium's sandbox on. ``None`` keeps root, which forces
@@ -50,5 +59,6 @@ class BrowserConfig:
     allow_private_network: bool = False
     allow_networks: tuple[str, ...] = ()
     spare_contexts: int = attrs.field(default=2, validator=attrs.validators.in_(range(0, 9)))
+    frame_rate_limit: bool = False
     extra_args: tuple[str, ...] = ()
     user: str | int | None = "nobody"

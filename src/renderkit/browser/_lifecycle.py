@@ -20,12 +20,12 @@ from playwright.async_api import Error as PlaywrightError
 from renderkit.browser._config import BrowserConfig
 from renderkit.browser._egress import EgressProxy
 from renderkit.browser._page import CLOSE_TIMEOUT, DeviceProfile, Slot, close_target, open_slot
-from renderkit.browser._process import ChromiumProcess, launch_chromium
+from renderkit.browser._process import UNLIMITED_FRAMES, ChromiumProcess, launch_chromium
 from renderkit.browser._tasks import TaskSet
 from renderkit.core.errors import BrowserUnavailableError
 from renderkit.core.netpolicy import UrlPolicy
 
-__all__ = ["BrowserLifecycle"]
+__all__ = ["BrowserLifecycle", "launch_flags"]
 
 logger = logging.getLogger("renderkit.browser")
 
@@ -33,6 +33,13 @@ logger = logging.getLogger("renderkit.browser")
 _PROBE_TIMEOUT = 2.0
 #: Seconds an idle page of a browser being torn down gets to close.
 _DROP_TIMEOUT = 1.0
+
+
+def launch_flags(config: BrowserConfig) -> list[str]:
+    """The Chromium flags ``config`` adds to the pool's own (local mode), its
+    ``extra_args`` last so they can override."""
+    frames = [] if config.frame_rate_limit else [UNLIMITED_FRAMES]
+    return [*frames, *config.extra_args]
 
 
 class BrowserLifecycle:
@@ -239,7 +246,7 @@ class BrowserLifecycle:
         config = self._config
         endpoint = config.cdp_url
         if endpoint is None:
-            extra = list(config.extra_args)
+            extra = launch_flags(config)
             if not config.allow_private_network:
                 # Every byte the browser fetches leaves through the policy-enforcing proxy
                 # (redirects and DNS included); "<-loopback>" stops Chromium bypassing it

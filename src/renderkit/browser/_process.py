@@ -32,7 +32,7 @@ from renderkit.browser._account import (
 from renderkit.browser._warden import OWNER_VARIABLE, WARDEN_SCRIPT, owner_marker, reap_orphans
 from renderkit.core.errors import BrowserUnavailableError
 
-__all__ = ["ChromiumProcess", "chromium_args", "launch_chromium"]
+__all__ = ["UNLIMITED_FRAMES", "ChromiumProcess", "chromium_args", "launch_chromium"]
 
 #: Seconds a killed Chromium gets to be reaped before the pool stops waiting for it.
 _REAP_SECONDS = 5.0
@@ -72,6 +72,10 @@ _BASE_ARGS = (
     "--remote-debugging-address=127.0.0.1",
     "--remote-debugging-port=0",
 )
+
+#: Draw a frame when one is asked for rather than on the next 60 Hz tick (see
+#: ``BrowserConfig.frame_rate_limit``): a capture waits for a fresh frame.
+UNLIMITED_FRAMES = "--disable-frame-rate-limit"
 
 
 # Each browser context a pool opens is a new window of the new headless mode, and used for
