@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import re
 import zoneinfo
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -18,9 +18,11 @@ __all__ = [
     "MAX_INJECTED_CHARS",
     "MAX_SELECTORS",
     "WAIT_UNTIL",
+    "PageControlled",
     "cookies",
     "headers",
     "locale",
+    "page_controls",
     "selectors",
     "status_ranges",
     "timezone",
@@ -136,3 +138,60 @@ def status_ranges(_: object, attribute: attrs.Attribute[Any], value: list[int | 
         low, high = match.group(1), match.group(2) or match.group(1)
         if int(low) > int(high):
             _fail(attribute, f"{entry!r} is an empty range")
+
+
+class PageControlled(Protocol):
+    """A request that loads a page: the controls a screenshot and a page read share."""
+
+    @property
+    def url(self) -> str: ...
+    @property
+    def block_ads(self) -> bool: ...
+    @property
+    def delay(self) -> int: ...
+    @property
+    def wait_until(self) -> str: ...
+    @property
+    def wait_for_selector(self) -> str | None: ...
+    @property
+    def hide_selectors(self) -> list[str]: ...
+    @property
+    def click_selector(self) -> str | None: ...
+    @property
+    def block_cookie_banners(self) -> bool: ...
+    @property
+    def scroll_page(self) -> bool: ...
+    @property
+    def scripts(self) -> str | None: ...
+    @property
+    def headers(self) -> dict[str, str]: ...
+    @property
+    def cookies(self) -> dict[str, str]: ...
+    @property
+    def timezone(self) -> str | None: ...
+    @property
+    def locale(self) -> str | None: ...
+    @property
+    def fail_on_status(self) -> list[int | str]: ...
+
+
+def page_controls(request: PageControlled) -> dict[str, Any]:
+    """The browser's page-shot arguments for how ``request`` loads its page, written once for
+    screenshots and page reads (each adds its device and what it captures)."""
+    return {
+        "url": request.url,
+        "block_ads": request.block_ads,
+        "delay_ms": request.delay,
+        "wait_until": request.wait_until,
+        "wait_for_selector": request.wait_for_selector,
+        "hide_selectors": tuple(request.hide_selectors),
+        "click_selector": request.click_selector,
+        "block_cookie_banners": request.block_cookie_banners,
+        "scroll_page": request.scroll_page,
+        "scripts": request.scripts,
+        "headers": tuple(request.headers.items()),
+        "cookies": tuple(request.cookies.items()),
+        "timezone": request.timezone,
+        "locale": request.locale,
+        "fail_on_status": tuple(request.fail_on_status),
+    }

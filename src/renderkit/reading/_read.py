@@ -10,6 +10,7 @@ import anyio
 
 from renderkit.browser import Browser, PageShot
 from renderkit.core.converter import structure
+from renderkit.core.pagecontrols import page_controls
 from renderkit.reading._extract import extract_page
 from renderkit.reading._models import MAX_DOM_CHARS, MAX_OUTPUT_CHARS, ReadRequest, ReadResult
 from renderkit.screenshot import DEVICES
@@ -50,27 +51,13 @@ async def read_page(
     req = request if isinstance(request, ReadRequest) else structure(request, ReadRequest)
     device = DEVICES[req.device]
     shot = PageShot(
-        url=req.url,
+        **page_controls(req),
         width=device.width,
         height=device.height,
         scale=device.scale,
         mobile=device.mobile,
         user_agent=device.user_agent,
-        block_ads=req.block_ads,
-        delay_ms=req.delay,
         format="html",
-        wait_until=req.wait_until,
-        wait_for_selector=req.wait_for_selector,
-        hide_selectors=tuple(req.hide_selectors),
-        click_selector=req.click_selector,
-        block_cookie_banners=req.block_cookie_banners,
-        scroll_page=req.scroll_page,
-        scripts=req.scripts,
-        headers=tuple(req.headers.items()),
-        cookies=tuple(req.cookies.items()),
-        timezone=req.timezone,
-        locale=req.locale,
-        fail_on_status=tuple(req.fail_on_status),
         max_html_chars=max_dom_chars,
     )
     captured = await browser.capture_url(shot)

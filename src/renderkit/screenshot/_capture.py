@@ -12,6 +12,7 @@ from PIL import Image
 from renderkit.browser import Browser, PageShot, PdfOptions
 from renderkit.core.converter import structure
 from renderkit.core.errors import InvalidRequestError
+from renderkit.core.pagecontrols import page_controls
 from renderkit.core.pdfium import page_count
 from renderkit.pdf import PAGE_SIZES
 from renderkit.screenshot._models import ScreenshotRequest, ScreenshotResult
@@ -64,7 +65,7 @@ async def screenshot(
         width, height = PAGE_SIZES["A4"]
         pdf = PdfOptions(paper_width=width, paper_height=height, margin=0.4, max_pages=max_pages)
     shot = PageShot(
-        url=req.url,
+        **page_controls(req),
         width=profile.width,
         height=profile.height,
         scale=profile.scale,
@@ -72,27 +73,13 @@ async def screenshot(
         user_agent=profile.user_agent,
         full_page=req.full_page,
         dark_mode=req.dark_mode,
-        block_ads=req.block_ads,
-        delay_ms=req.delay,
         selector=req.selector,
         format="png" if pdf else req.format,
         quality=req.quality,
         pdf=pdf,
-        wait_until=req.wait_until,
-        wait_for_selector=req.wait_for_selector,
-        hide_selectors=tuple(req.hide_selectors),
-        click_selector=req.click_selector,
-        block_cookie_banners=req.block_cookie_banners,
-        scroll_page=req.scroll_page,
         styles=req.styles,
-        scripts=req.scripts,
-        headers=tuple(req.headers.items()),
-        cookies=tuple(req.cookies.items()),
-        timezone=req.timezone,
-        locale=req.locale,
         reduced_motion=req.reduced_motion,
         omit_background=req.omit_background,
-        fail_on_status=tuple(req.fail_on_status),
     )
     captured = await browser.capture_url(shot)
     warnings: list[str] = []
