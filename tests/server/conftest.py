@@ -4,6 +4,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from litestar.testing import AsyncTestClient
 
@@ -55,7 +56,7 @@ async def client(
 
 
 async def issue_key(
-    client: AsyncTestClient, plan: str = "starter", email: str = "a@example.com"
+    client: AsyncTestClient | httpx.AsyncClient, plan: str = "starter", email: str = "a@example.com"
 ) -> str:
     headers = {"Authorization": f"Bearer {ADMIN}"} if plan != "starter" else {}
     response = await client.post(

@@ -18,16 +18,9 @@ from renderkit_server.settings import Settings
 from .._uvicorn import served_app
 from ..pdfops._pdfs import b64, page_texts
 from ..pdfops.test_pdf_ops import THREE, TWO, hostile_inputs
+from .conftest import issue_key
 
 pytestmark = pytest.mark.anyio
-
-
-async def _key(client: httpx.AsyncClient) -> str:
-    response = await client.post(
-        "/api/keys/generate", json={"email": "ops@example.com", "plan": "starter"}
-    )
-    assert response.status_code == 200, response.text
-    return str(response.json()["key"])
 
 
 async def _used(client: httpx.AsyncClient, key: str) -> dict[str, int]:
@@ -40,7 +33,7 @@ async def test_pdf_ops_over_http_stores_the_pdf_charges_one_pdf_and_refuses_host
 ) -> None:
     app = create_app(make_settings(), browser=FakeBrowser(), mailer=MemoryMailer())
     async with served_app(app) as client:
-        key = await _key(client)
+        key = await issue_key(client, email="ops@example.com")
         headers = {"X-SVC-Key": key}
         before = await _used(client, key)
         for name, content in hostile_inputs().items():
@@ -80,7 +73,7 @@ async def test_a_split_is_answered_as_a_zip_of_the_parts(
 ) -> None:
     app = create_app(make_settings(), browser=FakeBrowser(), mailer=MemoryMailer())
     async with served_app(app) as client:
-        key = await _key(client)
+        key = await issue_key(client, email="ops@example.com")
         body = {"files": [{"file": b64(THREE)}], "split": ["1", "2-3"]}
         done = await client.post("/api/pdf-ops", json=body, headers={"X-SVC-Key": key})
         assert done.status_code == 200, done.text

@@ -26,6 +26,7 @@ from ..pdfops._certs import Credentials, make_credentials
 from ..pdfops._pdfs import b64, page_texts
 from ..pdfops._verify import pades_level, validate
 from ..pdfops.test_pdf_ops import THREE
+from .conftest import issue_key
 
 pytestmark = pytest.mark.anyio
 
@@ -44,14 +45,6 @@ def p12_files(tmp_path: Path, credentials: Credentials) -> dict[str, Path]:
     return {"signing_p12_file": archive, "signing_p12_password_file": password}
 
 
-async def _key(client: httpx.AsyncClient) -> str:
-    response = await client.post(
-        "/api/keys/generate", json={"email": "signer@example.com", "plan": "starter"}
-    )
-    assert response.status_code == 200, response.text
-    return str(response.json()["key"])
-
-
 async def _pdfs_used(client: httpx.AsyncClient, key: str) -> tuple[int, int]:
     metrics = (await client.get("/api/usage", headers={"X-SVC-Key": key})).json()["metrics"]
     return metrics["pdfs"]["used"], metrics["pdfs"]["in_flight"]
@@ -66,7 +59,7 @@ async def test_the_operators_p12_signs_a_pdf_ops_result_charged_as_one_pdf(
     caplog.set_level(logging.DEBUG)
     app = create_app(make_settings(**p12_files), browser=FakeBrowser(), mailer=MemoryMailer())
     async with served_app(app) as client:
-        key = await _key(client)
+        key = await issue_key(client, email="signer@example.com")
         headers = {"X-SVC-Key": key}
         body = {
             "files": [{"file": b64(THREE)}],
@@ -106,7 +99,7 @@ async def test_a_server_without_a_signing_certificate_refuses_sign_with_400_and_
 ) -> None:
     app = create_app(make_settings(), browser=FakeBrowser(), mailer=MemoryMailer())
     async with served_app(app) as client:
-        key = await _key(client)
+        key = await issue_key(client, email="signer@example.com")
         headers = {"X-SVC-Key": key}
         body = {"files": [{"file": b64(THREE)}], "sign": {}}
         refused = await client.post("/api/pdf-ops", json=body, headers=headers)
