@@ -78,6 +78,12 @@ class EgressProxy:
             await self._serve(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
             pass
+        except asyncio.CancelledError:
+            # Only aclose cancels a connection. Python 3.11's start_server logs a handler
+            # that ends cancelled as "Exception in callback" (its done-callback asks a
+            # cancelled task for its exception), so a closing proxy's handlers end normally.
+            if self._server is not None:
+                raise
         finally:
             self._connections.discard(task)
             self._writers.discard(writer)
