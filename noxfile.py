@@ -128,8 +128,13 @@ def docs(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Every benchmark under bench/, each against its peer in the same run."""
-    session.run(PY, "-m", "pip", "install", "-q", "weasyprint", external=True)
+    """Every benchmark under bench/, each against its peer in the same run.
+
+    The Python peers (Typst, MarkItDown, pymupdf4llm) come from the `bench` extra, pinned by
+    constraints.txt; the npm peers install themselves under .tools/ on first use."""
+    session.run(
+        PY, "-m", "pip", "install", "-q", "-c", "constraints.txt", "-e", ".[bench]", external=True
+    )
     for script in sorted(Path("bench").glob("bench_*.py")):
         session.run(PY, str(script), *session.posargs, external=True)
 
