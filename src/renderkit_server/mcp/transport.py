@@ -343,14 +343,15 @@ class _Call:
             field = text_field(tool, job.kind, job.request)
         link = None
         if tool is not None and field is not None:
-            link = await self._text_file(tool, job.result or {}, field)
+            link = await self._text_file(tool, job.result or {}, field, job_id=job.id)
         return tasks.task_result(job, self.version, text_field=field, link=link)
 
     async def _text_file(
-        self, tool: McpTool, body: Mapping[str, Any], field: str
+        self, tool: McpTool, body: Mapping[str, Any], field: str, *, job_id: str | None = None
     ) -> TextFile | None:
         """Where a reading tool's text is as a file: the operation's own (a read page), or,
-        for a tool whose operation stores none (a read document), the text stored now."""
+        for a tool whose operation stores none (a read document), the text stored now (once
+        per task, for a task's result)."""
         if tool.reads_as is None:
             return file_link(body, field)
         return await store_text(
@@ -358,6 +359,7 @@ class _Call:
             str(body.get(field, "")),
             kind=tool.operation.kind,
             base_url=str(self.request.base_url).rstrip("/"),
+            job_id=job_id,
         )
 
     async def _stored_tool(

@@ -9,6 +9,7 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import mcp_types
@@ -263,6 +264,23 @@ async def test_a_read_document_task_answers_the_markdown_first_as_the_direct_cal
         assert described["url"] == link["uri"]
         assert (await http.get(link["uri"])).text == markdown["text"]
     assert payload["content"][0] == direct["content"][0]
+
+
+async def test_a_read_document_task_stores_its_markdown_once_however_often_it_is_fetched(
+    http: httpx.AsyncClient,
+) -> None:
+    agent = Agent(http, await _key(http))
+    task = await agent.call_as_task(DOCUMENT, tool="read_document")
+
+    links = []
+    for _ in range(3):
+        payload = await agent.result("tasks/result", {"taskId": task["taskId"]})
+        links.append(payload["content"][2]["uri"])
+
+    # One stored file, named by its task; each answer signs a fresh link to it.
+    assert len({urlsplit(link).path for link in links}) == 1
+    assert task["taskId"] in urlsplit(links[0]).path
+    assert (await http.get(links[-1])).text == payload["content"][0]["text"]
 
 
 async def test_an_older_client_reads_a_document_markdown_first_with_its_blocks_in_the_json(
