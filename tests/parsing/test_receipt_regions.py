@@ -122,3 +122,32 @@ def test_a_receipts_run_together_name_is_reported_with_its_spaces() -> None:
         ]
     )
     assert found["company"] == "PELANGI STATIONERY SHOP"
+
+
+def test_a_branch_name_in_brackets_under_the_address_is_part_of_it() -> None:
+    found = _fields(
+        [
+            "KEDAI BUKU CERAH SDN BHD",
+            "NO. 8, JALAN KENANGA 2,",
+            "52100 KEPONG, KUALA LUMPUR",
+            "(CERAH KEPONG BARU)",
+            "TEL: 03-1111 2222",
+            "TOTAL 8.50",
+        ]
+    )
+    assert found["address"] == (
+        "NO. 8, JALAN KENANGA 2 52100 KEPONG, KUALA LUMPUR (CERAH KEPONG BARU)"
+    )
+
+
+def test_a_bracketed_line_with_figures_under_the_address_is_not_a_branch_name() -> None:
+    found = _fields(
+        [
+            "KEDAI BUKU CERAH SDN BHD",
+            "NO. 8, JALAN KENANGA 2,",
+            "52100 KEPONG, KUALA LUMPUR",
+            "(MEMBER NO 88)",
+            "TOTAL 8.50",
+        ]
+    )
+    assert found["address"] == "NO. 8, JALAN KENANGA 2 52100 KEPONG, KUALA LUMPUR"

@@ -427,7 +427,14 @@ def _continues_address(previous: Line, text: str) -> bool:
         or re.match(r"^\d{3,}-", text)
         or re.search(r",\W*$", previous.text)  # "12345 TOWN," goes on to the state
         or (_rx().postcode.search(text) and len(text.split()) <= 4)  # a second post-code line
+        or _outlet_line(text)
     )
+
+
+def _outlet_line(text: str) -> bool:
+    """Whether ``text`` is a branch's name in brackets, as a chain's till prints it under the
+    address of the outlet ("(ACME MIDVALLEY)"): words only, wholly in one pair of brackets."""
+    return bool(re.fullmatch(r"\(\s*[A-Za-z][A-Za-z .&'-]{2,40}\)", text))
 
 
 def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Line]:
