@@ -151,29 +151,3 @@ def test_a_bracketed_line_with_figures_under_the_address_is_not_a_branch_name() 
         ]
     )
     assert found["address"] == "NO. 8, JALAN KENANGA 2 52100 KEPONG, KUALA LUMPUR"
-
-
-def test_a_brand_line_spelled_out_by_the_legal_names_initials_is_part_of_the_name() -> None:
-    found = _fields(
-        [
-            "PELANGI CERAH",
-            "PC BOOK SUPPLY SDN BHD",
-            "NO. 8, JALAN KENANGA 2,",
-            "52100 KEPONG, KUALA LUMPUR",
-            "TOTAL 8.50",
-        ]
-    )
-    assert found["company"] == "PELANGI CERAH PC BOOK SUPPLY SDN BHD"
-
-
-def test_a_brand_line_the_legal_name_does_not_abbreviate_stays_out_of_the_name() -> None:
-    found = _fields(
-        [
-            "PELANGI CERAH",
-            "KEDAI BUKU MAJU SDN BHD",
-            "NO. 8, JALAN KENANGA 2,",
-            "52100 KEPONG, KUALA LUMPUR",
-            "TOTAL 8.50",
-        ]
-    )
-    assert found["company"] == "KEDAI BUKU MAJU SDN BHD"

@@ -312,20 +312,6 @@ def _name_line(line: Line) -> bool:
     return bool(letters) and upper and not re.search(r"\d", line.text)
 
 
-def _spelled_out(line: str, name: str) -> bool:
-    """Whether ``line`` spells out the initials ``name`` opens with ("ACME BRIGHT" above
-    "AB TRADING SDN BHD"): the brand the legal name abbreviates, printed as part of it."""
-    words = clean(line).split()
-    head = clean(name).split(" ", 1)[0]
-    initials = "".join(w[0] for w in words)
-    return (
-        2 <= len(words) <= 4
-        and all(w.isalpha() and w.isupper() for w in words)
-        and head.isalpha()
-        and head.upper() == initials.upper()
-    )
-
-
 def _closing_line(used: Sequence[Line], lines: Sequence[Line]) -> Line | None:
     """The line that closes a parenthesis a name left open ("NAME (BRANCH" / "AREA) SDN BHD").
 
@@ -364,7 +350,6 @@ def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | No
                     _is_continuation(first)
                     or (len(used) == 1 and len(pattern.split(first, 1)[0].split()) < 1)
                     or _open_paren(previous.text)
-                    or (len(used) == 1 and _spelled_out(previous.text, first))
                 )
                 if not joins or not _name_line(previous):
                     break
