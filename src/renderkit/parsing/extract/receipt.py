@@ -433,7 +433,7 @@ def _continues_address(previous: Line, text: str) -> bool:
 
 def _outlet_line(text: str) -> bool:
     """Whether ``text`` is a branch's name in brackets, as a chain's till prints it under the
-    address of the outlet ("(ACME MIDVALLEY)"): words only, wholly in one pair of brackets."""
+    address of the outlet ("(ACME NORTHGATE)"): words only, wholly in one pair of brackets."""
     return bool(re.fullmatch(r"\(\s*[A-Za-z][A-Za-z .&'-]{2,40}\)", text))
 
 
