@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from renderkit.parsing._protocol import Line, Word
-from renderkit.parsing.extract.ocrfix import address_words, agree_words, fix_words, name_words
+from renderkit.parsing.extract.ocrfix import (
+    address_words,
+    agree_words,
+    fix_words,
+    name_words,
+    split_run_together,
+)
 from renderkit.parsing.extract.receipt import receipt_fields
 from renderkit.parsing.lexicons.regions import region_words
 
@@ -88,3 +94,60 @@ def test_a_legal_form_with_lookalike_letters_is_read_as_the_legal_form() -> None
 def test_a_date_run_into_the_number_before_it_by_a_dash_is_still_read() -> None:
     found = _fields(["KEDAI BUKU SDN BHD", "ORD #12 -REG #7-05/11/201917:40:02", "TOTAL 8.50"])
     assert found["date"] == "2019-11-05"
+
+
+def test_a_letter_spaced_name_read_as_one_run_is_split_before_its_trade_words() -> None:
+    assert split_run_together("PELANGIBOOKSTORE", name_words()) == "PELANGI BOOK STORE"
+    assert split_run_together("ORKIDTRADINGENTERPRISE", name_words()) == "ORKID TRADING ENTERPRISE"
+
+
+def test_a_long_word_holding_one_trade_word_is_not_split() -> None:
+    # One known word after an unknown head is as likely a word of its own as a joined name.
+    assert split_run_together("HYPERMARKET", name_words()) == "HYPERMARKET"
+    assert split_run_together("PELANGIMARKETING", name_words()) == "PELANGIMARKETING"
+    # Short runs, words in lower case and known words themselves stay as read.
+    assert split_run_together("BOOKSTORE", name_words()) == "BOOKSTORE"
+    assert split_run_together("Pelangibookstore", name_words()) == "Pelangibookstore"
+    assert split_run_together("SUPERMARKET", name_words()) == "SUPERMARKET"
+
+
+def test_a_receipts_run_together_name_is_reported_with_its_spaces() -> None:
+    found = _fields(
+        [
+            "PELANGISTATIONERYSHOP",
+            "NO. 8, JALAN KENANGA 2,",
+            "52100 KEPONG, KUALA LUMPUR",
+            "TEL: 03-1111 2222",
+            "TOTAL 8.50",
+        ]
+    )
+    assert found["company"] == "PELANGI STATIONERY SHOP"
+
+
+def test_a_branch_name_in_brackets_under_the_address_is_part_of_it() -> None:
+    found = _fields(
+        [
+            "KEDAI BUKU CERAH SDN BHD",
+            "NO. 8, JALAN KENANGA 2,",
+            "52100 KEPONG, KUALA LUMPUR",
+            "(CERAH KEPONG BARU)",
+            "TEL: 03-1111 2222",
+            "TOTAL 8.50",
+        ]
+    )
+    assert found["address"] == (
+        "NO. 8, JALAN KENANGA 2 52100 KEPONG, KUALA LUMPUR (CERAH KEPONG BARU)"
+    )
+
+
+def test_a_bracketed_line_with_figures_under_the_address_is_not_a_branch_name() -> None:
+    found = _fields(
+        [
+            "KEDAI BUKU CERAH SDN BHD",
+            "NO. 8, JALAN KENANGA 2,",
+            "52100 KEPONG, KUALA LUMPUR",
+            "(MEMBER NO 88)",
+            "TOTAL 8.50",
+        ]
+    )
+    assert found["address"] == "NO. 8, JALAN KENANGA 2 52100 KEPONG, KUALA LUMPUR"

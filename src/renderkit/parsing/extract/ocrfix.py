@@ -18,7 +18,14 @@ from collections.abc import Iterable, Sequence
 from renderkit.parsing._protocol import Word
 from renderkit.parsing.lexicons.regions import region_words
 
-__all__ = ["address_words", "agree_words", "fix_words", "name_words", "vocabulary"]
+__all__ = [
+    "address_words",
+    "agree_words",
+    "fix_words",
+    "name_words",
+    "split_run_together",
+    "vocabulary",
+]
 
 # Letters Tesseract mistakes for one another on broken print (each group is interchangeable).
 _CONFUSABLE = ("MNHW", "ILTJ1", "ODUQ0", "EFL", "S5", "B8", "G6C", "Z2", "KR", "VY")
@@ -145,3 +152,47 @@ def agree_words(text: str, words: Sequence[Word], *, margin: float = 0.15) -> st
         return found[0].title() if word.istitle() else word
 
     return re.sub(r"(?<![^\W\d_])[^\W\d_]{4,}(?![^\W\d_])", fix, text)
+
+
+# A run of capitals at least this long may be a letter-spaced name read without its spaces.
+_RUN = 12
+# The unknown word a run-together name may open with ("ACME" in "ACMESTATIONERYSHOP").
+_HEAD = 3
+
+
+def _trade_tail(run: str, words: frozenset[str]) -> list[str] | None:
+    """``run`` as an optional unknown head and then known words, the longest known word
+    peeled off the end first; None when it does not end in known words."""
+    if run in words:
+        return [run]
+    for known in sorted((w for w in words if run.endswith(w) and w != run), key=len, reverse=True):
+        head = run[: -len(known)]
+        rest = _trade_tail(head, words)
+        if rest is not None:
+            return [*rest, known]
+        if len(head) >= _HEAD and head.isalpha():
+            return [head, known]
+    return None
+
+
+def split_run_together(text: str, words: frozenset[str]) -> str:
+    """``text`` with a name OCR read without its spaces split before its trade words.
+
+    A name printed letter-spaced (wide tracking, as shop names are at the top of a till
+    receipt) has gaps between letters as wide as those between words, so the recogniser
+    returns one run of letters: "ACMESTATIONERYSHOP". A run of at least twelve capitals that
+    is none of ``words`` and reads as at least two of them after an optional unknown head
+    is split between them ("ACME STATIONERY SHOP"); a long word holding only one known word
+    ("HYPERMARKET") is left alone.
+    """
+
+    def split(match: re.Match[str]) -> str:
+        run = match.group(0)
+        if run in words:
+            return run
+        parts = _trade_tail(run, words)
+        if parts is None or sum(p in words for p in parts) < 2:
+            return run
+        return " ".join(parts)
+
+    return re.sub(rf"(?<![^\W\d_])[A-Z]{{{_RUN},}}(?![^\W\d_])", split, text)

@@ -26,6 +26,7 @@ from renderkit.parsing.extract.ocrfix import (
     agree_words,
     fix_words,
     name_words,
+    split_run_together,
     vocabulary,
 )
 from renderkit.parsing.extract.receipt_patterns import form_pattern
@@ -426,7 +427,14 @@ def _continues_address(previous: Line, text: str) -> bool:
         or re.match(r"^\d{3,}-", text)
         or re.search(r",\W*$", previous.text)  # "12345 TOWN," goes on to the state
         or (_rx().postcode.search(text) and len(text.split()) <= 4)  # a second post-code line
+        or _outlet_line(text)
     )
+
+
+def _outlet_line(text: str) -> bool:
+    """Whether ``text`` is a branch's name in brackets, as a chain's till prints it under the
+    address of the outlet ("(ACME NORTHGATE)"): words only, wholly in one pair of brackets."""
+    return bool(re.fullmatch(r"\(\s*[A-Za-z][A-Za-z .&'-]{2,40}\)", text))
 
 
 def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Line]:
@@ -802,9 +810,16 @@ class SpanChoices:
         """Candidate ``index``'s value, cut and repaired as the rules' value is."""
         text = self.texts[index]
         if self.field == "company":
-            return fix_words(agree_words(_strip_company(text), self.page_words), vocabulary())
+            return _repaired_name(_strip_company(text), self.page_words)
         address = _fix_address_codes(_unlabelled(text))
         return fix_words(agree_words(address, self.page_words), address_words())
+
+
+def _repaired_name(name: str, page_words: Sequence[Word]) -> str:
+    """A seller's name with OCR's slips undone: a word read better elsewhere on the page, a
+    letter-spaced name read as one run, a trade or place word one letter off."""
+    agreed = split_run_together(agree_words(name, page_words), name_words())
+    return fix_words(agreed, vocabulary())
 
 
 def _indices(found: Found | None, lines: Sequence[Line]) -> tuple[int, ...] | None:
@@ -957,8 +972,7 @@ def _rule_names(lines: Sequence[Line]) -> dict[str, Found]:
         if company.confidence > 0.55 or _mean_confidence(company.lines) >= 0.75:
 
             def repaired(name: Found) -> Found:
-                value = fix_words(agree_words(str(name.value), page_words), vocabulary())
-                return attrs.evolve(name, value=value)
+                return attrs.evolve(name, value=_repaired_name(str(name.value), page_words))
 
             rivals = tuple(repaired(r) for r in _company_rivals(header, company))
             found["company"] = attrs.evolve(repaired(company), alternatives=rivals)
