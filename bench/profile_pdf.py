@@ -11,6 +11,12 @@ load average, since the machine is shared: wall medians and the mean CPU time of
 process involved (Chromium, the Playwright driver, Python), which the load disturbs less.
 ``--fonts DIR`` adds a variant printing with ``Inter-<Weight>-latin.woff2`` from DIR (e.g.
 Inter subset to Latin with fontTools' pyftsubset) instead of the packaged Inter.
+
+``--phases`` instead times every step of whole ``render_pdf`` calls on a warm pool, as the
+library runs them: the request model, the template render (Python: Jinja, Babel), putting
+the fragment into the warm page, setting the title, ``Page.printToPDF``, the metadata and
+page count; "pool" is what the pool adds around its page work (queueing, the watch) and
+"other" the rest of the call. Each step is timed by wrapping the function that does it.
 """
 
 from __future__ import annotations
@@ -70,6 +76,81 @@ def _subset_faces(folder: Path) -> str:
             f"font-weight:{weight};src:url(data:font/woff2;base64,{data}) format('woff2')}}"
         )
     return "\n".join(rules) + ".rkd{font-family:'Inter Subset',sans-serif}"
+
+
+async def phases(rounds: int) -> None:
+    """Median wall time of each step of ``render_pdf`` for the 30-line invoice."""
+    import renderkit.pdf._render as render_module
+    from renderkit import render_pdf
+    from renderkit.browser import BrowserConfig, ChromiumPool
+    from renderkit.browser import _capture as capture_steps
+    from renderkit.browser._cdp import DirectCdp
+    from renderkit.browser._pool import ChromiumPool as Pool
+
+    spent: dict[str, list[float]] = {}
+
+    def timed(owner: Any, name: str, phase: str) -> None:
+        inner = getattr(owner, name)
+        if asyncio.iscoroutinefunction(inner):
+
+            async def wrapper(*args: Any, **kwargs: Any) -> Any:
+                t = time.perf_counter()
+                try:
+                    return await inner(*args, **kwargs)
+                finally:
+                    spent.setdefault(phase, []).append(time.perf_counter() - t)
+
+        else:
+
+            def wrapper(*args: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
+                t = time.perf_counter()
+                try:
+                    return inner(*args, **kwargs)
+                finally:
+                    spent.setdefault(phase, []).append(time.perf_counter() - t)
+
+        setattr(owner, name, wrapper)
+
+    send = DirectCdp.send
+
+    async def cdp_send(self: DirectCdp, method: str, params: Any = None) -> Any:
+        t = time.perf_counter()
+        try:
+            return await send(self, method, params)
+        finally:
+            if method == "Page.printToPDF":
+                spent.setdefault("print (Page.printToPDF)", []).append(time.perf_counter() - t)
+            elif str((params or {}).get("expression", "")).startswith("document.title"):
+                spent.setdefault("title", []).append(time.perf_counter() - t)
+
+    DirectCdp.send = cdp_send  # type: ignore[method-assign]
+    timed(render_module, "structure", "request model")
+    timed(render_module, "render_document", "template (Python: Jinja, Babel)")
+    timed(capture_steps, "load_shell", "warm page check")
+    timed(capture_steps, "inject", "fragment into the warm page")
+    timed(render_module, "finish_pdf", "metadata + page count")
+    timed(Pool, "print_fragment", "pool")
+    data = invoice_request(30)["data"]
+    assert isinstance(data, dict)
+    totals: list[float] = []
+    async with ChromiumPool(BrowserConfig(slots=2)) as pool:
+        for n in range(rounds + 3):
+            if n == 3:
+                spent.clear()
+                totals.clear()
+            body = {"template": "invoice", "data": {**data, "invoice_number": f"INV-{n:04d}"}}
+            t = time.perf_counter()
+            await render_pdf(body, browser=pool)
+            totals.append(time.perf_counter() - t)
+    medians = {phase: statistics.median(times) * 1000 for phase, times in spent.items()}
+    steps = ("warm page check", "fragment into the warm page", "title", "print (Page.printToPDF)")
+    medians["pool"] -= sum(medians.get(step, 0.0) for step in steps)
+    total = statistics.median(totals) * 1000
+    medians["other"] = total - sum(medians.values())
+    print(f"load average {os.getloadavg()[0]:.2f}, {rounds} render_pdf calls, medians")
+    for phase, ms in medians.items():
+        print(f"  {phase:<36} {ms:7.2f} ms  {ms / total:6.1%}")
+    print(f"  {'render_pdf':<36} {total:7.2f} ms")
 
 
 async def main(rounds: int, fonts: Path | None) -> None:
@@ -160,5 +241,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--fonts", type=Path, help="a folder of Inter-<Weight>-latin.woff2")
+    parser.add_argument("--phases", action="store_true", help="time each step of render_pdf")
     args = parser.parse_args()
-    asyncio.run(main(args.rounds, args.fonts))
+    asyncio.run(phases(args.rounds) if args.phases else main(args.rounds, args.fonts))

@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+from babel.numbers import format_currency, get_minus_sign_symbol
 
 from renderkit import InvalidRequestError, cli
 from renderkit.core.converter import structure
@@ -127,6 +128,24 @@ def test_amounts_follow_the_locale_and_the_currencys_digits(
     amount: str, currency: str, locale: str, expected: str
 ) -> None:
     assert NBSP.sub(" ", format_money(Decimal(amount), currency, locale=locale)) == expected
+
+
+@pytest.mark.parametrize("locale", sorted(LABEL_LANGUAGES))
+def test_amounts_read_as_babels_currency_format_writes_them_in_every_label_language(
+    locale: str,
+) -> None:
+    # format_money keeps each locale's pattern with the symbol in place rather than asking
+    # babel for every amount: the text must stay what babel's format_currency gives.
+    loc = document_locale(locale).babel
+    sign = get_minus_sign_symbol(loc).replace("-", "\u2212")
+    for currency in ("USD", "EUR", "JPY", "KWD", "SAR", "INR", "CHF", "XXX"):
+        for amount in ("0", "-5", "1234.5", "0.335", "-1234567.891", "12345678901234.56"):
+            for exact in (False, True):
+                number = Decimal(amount)
+                expected = format_currency(
+                    number, currency, locale=loc, decimal_quantization=not exact
+                ).replace("-", sign)
+                assert format_money(number, currency, exact=exact, locale=locale) == expected
 
 
 def test_a_negative_amount_carries_a_minus_sign_never_a_hyphen() -> None:

@@ -1,6 +1,7 @@
 """What the print step leaves out to be fast changes nothing a reader sees: every template
-and custom HTML printed untagged (the default) and tagged, rasterized with pdftoppm and
-compared pixel by pixel, and the untagged file really carries no structure tree."""
+and custom HTML printed untagged (the default) and tagged, and every template printed from
+the warm page as it is (documents hidden on screen) and as it was (shown), rasterized with
+pdftoppm and compared pixel by pixel; the untagged file really carries no structure tree."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ import pytest
 from PIL import Image, ImageChops
 
 from renderkit import render_pdf
-from renderkit.browser import ChromiumPool
+from renderkit.browser import ChromiumPool, PdfOptions, Shell
+from renderkit.pdf._render import _PRINT_ONLY
 
 from .test_pdfa import TEMPLATES
 
@@ -77,3 +79,53 @@ async def test_a_plain_pdf_is_untagged_and_a_tagged_one_is_tagged(pool: Chromium
     assert plain.pages == tagged.pages == 2
     # The structure tree is most of a tagged invoice: leaving it out halves the file.
     assert len(plain.content) < 0.7 * len(tagged.content)
+
+
+class _ShownOnScreen:
+    """The pool, printing templates from the pdf shell without its screen-hiding rule: the
+    warm page as it was before documents were laid out for print only."""
+
+    def __init__(self, pool: ChromiumPool) -> None:
+        self._pool = pool
+
+    async def print_fragment(self, shell: Shell, fragment: str, options: PdfOptions) -> bytes:
+        assert _PRINT_ONLY in shell.head
+        shown = Shell(name=f"{shell.name}-shown", head=shell.head.replace(_PRINT_ONLY, ""))
+        return await self._pool.print_fragment(shown, fragment, options)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pool, name)
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="pdftoppm (poppler-utils) missing")
+@pytest.mark.parametrize("tagged", [False, True], ids=["plain", "tagged"])
+@pytest.mark.parametrize("name", sorted(set(CASES) - {"custom"}))
+async def test_a_document_hidden_on_screen_prints_exactly_as_one_shown(
+    pool: ChromiumPool, name: str, tagged: bool
+) -> None:
+    request = {**CASES[name], "tagged": tagged}
+    hidden = await render_pdf(request, browser=pool)
+    shown = await render_pdf(request, browser=_ShownOnScreen(pool))  # type: ignore[arg-type]
+
+    with tempfile.TemporaryDirectory() as folder:
+        before = _pages_png(shown.content, Path(folder), "shown")
+        after = _pages_png(hidden.content, Path(folder), "hidden")
+    assert before
+    assert len(before) == len(after) == hidden.pages == shown.pages
+    for one, other in zip(before, after, strict=True):
+        assert ImageChops.difference(one, other).getbbox() is None
+    if tagged:
+        # Chromium builds the structure tree from the printed layout: hidden on screen, the
+        # document still has every heading in its outline.
+        with (
+            pikepdf.open(io.BytesIO(hidden.content)) as a,
+            pikepdf.open(io.BytesIO(shown.content)) as b,
+        ):
+            assert "/StructTreeRoot" in a.Root
+            assert _outline(a) == _outline(b)
+
+
+def _outline(pdf: pikepdf.Pdf) -> list[str]:
+    with pdf.open_outline() as outline:
+        return [str(item.title) for item in outline.root]

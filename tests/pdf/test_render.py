@@ -217,6 +217,24 @@ async def test_custom_html_from_either_field_with_backgrounds_and_footer(
     assert (metadata.title, metadata.author) == ("My doc", "Me")
 
 
+async def test_a_header_template_shows_the_title_verbatim_quotes_and_tags_included(
+    pool: ChromiumPool,
+) -> None:
+    # The title is written into the page as a script literal: nothing in it may escape it.
+    title = 'Q4 "final" </script> \\ résumé'
+    result = await render_pdf(
+        {
+            "template": "custom",
+            "html": "<p>Body</p>",
+            "title": title,
+            "header_html": "<div style='font-size:9px'>[<span class='title'></span>]</div>",
+        },
+        browser=pool,
+    )
+
+    assert f"[{title}]" in " ".join(pdf_pages(result.content)[0].split())
+
+
 async def test_custom_html_that_never_finishes_times_out_and_pool_recovers() -> None:
     async with ChromiumPool(BrowserConfig(slots=1, document_timeout=4)) as pool:
         started = time.monotonic()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import json
 import logging
 from typing import Any
 
@@ -175,7 +176,15 @@ class Slot:
     async def print_pdf(self, options: PdfOptions) -> bytes:
         """Print the page to PDF."""
         if options.title is not None:
-            await self.page.evaluate("(t) => { document.title = t; }", options.title)
+            # Through the direct connection when there is one: a Playwright evaluate relays
+            # through its driver, a round trip of its own (~1 ms idle, 8 ms under load).
+            title = json.dumps(options.title)
+            if self.direct is not None:
+                await self.direct.send(
+                    "Runtime.evaluate", {"expression": f"document.title={title}"}
+                )
+            else:
+                await self.page.evaluate("(t) => { document.title = t; }", options.title)
         # Chromium draws header/footer templates inside the margins: make room for them.
         margin = options.margin
         bottom = max(margin, 0.5) if options.footer_template else margin
