@@ -6,7 +6,7 @@ import pytest
 
 from renderkit.parsing import RULES_ONLY, LocalExtractor, Rankers
 from renderkit.parsing._protocol import Document
-from renderkit.parsing.extract.documents import extract_contract
+from renderkit.parsing.extract.documents import extract_contract, extract_general
 from tests.parsing.test_invoice import _page
 from tests.parsing.test_issuer_ranker import SLOGAN, _document
 
@@ -55,3 +55,14 @@ def test_a_span_field_no_ranker_knows_is_refused() -> None:
         Rankers(spans=("phone",))
 
     assert Rankers(spans=["address"]).spans == ("address",)
+
+
+def test_a_document_not_known_to_be_an_agreement_gets_no_party_from_its_opening() -> None:
+    text = "Curriculum vitae. Analyst at Copperfield Lantern Corporation since 2019."
+    document = Document(
+        mime_type="application/pdf", content=b"", pages=(_page([(0.05, 0.05, text)]),)
+    )
+    assert "parties" not in extract_general(document, day_first=False).fields
+    assert extract_contract(document, day_first=False).fields["parties"].value == [
+        "Copperfield Lantern Corporation"
+    ]

@@ -303,7 +303,8 @@ def party_candidates_of(text: str) -> tuple[list[PartyCandidate], list[list[floa
             sources=c.sources | {source},
             preamble_order=c.preamble_order if c.preamble_order >= 0 else order,
         )
-    chosen = _names(_parties(text))
+    # The rules as the ranker was trained on them: the opening party came later.
+    chosen = _names(_parties(text, opening=False))
     features = party_features(
         text,
         candidates,
@@ -343,7 +344,7 @@ def _ranked_parties(text: str) -> Found | None:
     return Found(value=names, confidence=round(min(p for _, p in chosen), 4))
 
 
-def _parties(text: str) -> Found | None:
+def _parties(text: str, *, opening: bool = True) -> Found | None:
     # A preamble names every party. Letters and undertakings have none: their parties are
     # the names defined as terms and the companies that sign.
     found = _preamble_parties(text)
@@ -355,7 +356,7 @@ def _parties(text: str) -> Found | None:
             names.append(name)
     if names:
         return Found(value=names[:4], confidence=0.6)
-    return _opening_party(text)
+    return _opening_party(text) if opening else None
 
 
 # How much of a contract's start its opening is (an offer's or an undertaking's first lines).
@@ -630,7 +631,12 @@ def _ranked_term(text: str, *, end_date: bool = False) -> Found | None:
 
 
 def contract_fields(
-    text: str, *, ranker: bool = False, party_ranker: bool = False, end_date: bool = False
+    text: str,
+    *,
+    ranker: bool = False,
+    party_ranker: bool = False,
+    end_date: bool = False,
+    opening_party: bool = True,
 ) -> dict[str, Found]:
     """Parties, effective date, governing-law jurisdiction and term of a contract.
 
@@ -638,12 +644,18 @@ def contract_fields(
     instead of the rules' first duration after a term phrase. ``party_ranker``: the parties
     are the names the party ranker takes (:func:`_ranked_parties`). ``end_date``: a contract
     printing no duration for its term but the date it ends has the span from its effective
-    date to that date for a term (:func:`_end_date_term`).
+    date to that date for a term (:func:`_end_date_term`). ``opening_party``: an agreement
+    whose rules find no party has the company its opening names (:func:`_opening_party`);
+    False for a document that is not known to be an agreement (a resume's first company is
+    an employer it names, not a party).
     """
     term = _ranked_term if ranker else _term
     found: dict[str, Found] = {}
     for name, rule in (
-        ("parties", _ranked_parties if party_ranker else _parties),
+        (
+            "parties",
+            _ranked_parties if party_ranker else functools.partial(_parties, opening=opening_party),
+        ),
         ("effective_date", _effective_date),
         ("jurisdiction", _jurisdiction),
         ("term", functools.partial(term, end_date=end_date)),

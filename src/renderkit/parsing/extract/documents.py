@@ -152,7 +152,7 @@ def extract_general(
 ) -> Extracted:
     """A type without rules of its own: every general rule, the receipt rules winning ties
     (``rankers.spans`` as for :func:`extract_receipt`)."""
-    found = contract_fields(document.text)
+    found = contract_fields(document.text, opening_party=False)
     found.update(receipt_fields(list(document.lines), day_first=day_first, spans=rankers.spans))
     return Extracted(fields=found)
 
