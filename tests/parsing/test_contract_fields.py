@@ -176,3 +176,21 @@ def test_an_offer_letter_takes_the_company_of_its_first_sentence() -> None:
 def test_a_legal_name_deep_in_the_body_is_not_taken_for_a_party() -> None:
     text = "You agree to keep all information confidential.\n" * 40 + "Acme Widgets Inc.\n"
     assert "parties" not in contract_fields(text)
+
+
+def test_a_place_named_with_and_in_a_partys_description_is_no_party() -> None:
+    text = (
+        "This Agreement is made as of May 1, 2020 by and between Quillon Moss Ltd, a company "
+        "incorporated in England and Wales (the “Discloser”) and Fenwick Tarn Inc. "
+        "(the “Recipient”).\n"
+    )
+    assert contract_fields(text)["parties"].value == ["Quillon Moss Ltd.", "Fenwick Tarn Inc."]
+
+
+def test_a_word_ending_in_and_does_not_start_another_party() -> None:
+    text = (
+        "This Agreement is made as of May 1, 2020 by and between Quillon Moss Ltd. "
+        "(the “Discloser”) and Fenwick Tarn Inc., with offices at 12 Highland Street "
+        "(the “Recipient”).\n"
+    )
+    assert contract_fields(text)["parties"].value == ["Quillon Moss Ltd.", "Fenwick Tarn Inc."]

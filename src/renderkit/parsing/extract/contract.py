@@ -143,6 +143,13 @@ def _looks_like_name(name: str) -> bool:
     return all(w[0].isupper() or w[0].isdigit() or w in connectors or w[0] in "(&" for w in words)
 
 
+@functools.cache
+def _compound_places() -> re.Pattern[str]:
+    """The lexicon's places with "and" in their name ("England and Wales")."""
+    places = [p for p in _places() if " and " in p]
+    return re.compile("|".join(re.escape(p).replace(r"\ ", r"\s+") for p in places), re.I)
+
+
 def _preamble_parties(text: str) -> Found | None:
     head = text[:3000]
     match = _phrase("preamble", re.I).search(head)
@@ -153,6 +160,8 @@ def _preamble_parties(text: str) -> Found | None:
     if stop:
         clause = clause[: stop.start()]
     clause = clause.replace("\n", " ")
+    # "a company incorporated in England and Wales": the "and" of a place is no next party.
+    in_place = [(m.start(), m.end()) for m in _compound_places().finditer(clause)]
     names: list[str] = []
     pos = 0
     while pos < len(clause) and len(names) < 4:
@@ -176,10 +185,11 @@ def _preamble_parties(text: str) -> Found | None:
                 depth += 1
             elif ch == ")":
                 depth = max(0, depth - 1)
-            elif depth == 0:
-                m = _phrase("next_party").match(rest[i:])
+            elif depth == 0 and not any(s <= pos + i < e for s, e in in_place):
+                # Matched in place, not on a slice, so the phrase sees the word before "and".
+                m = _phrase("next_party").match(rest, i)
                 if m and i >= start - 8:
-                    nxt = i + m.end()
+                    nxt = m.end()
                     break
                 if rest[i] == "." and re.match(r"\.\s+[A-Z][a-z]", rest[i:]) and i > start:
                     break
