@@ -194,3 +194,21 @@ def test_a_word_ending_in_and_does_not_start_another_party() -> None:
         "(the “Recipient”).\n"
     )
     assert contract_fields(text)["parties"].value == ["Quillon Moss Ltd.", "Fenwick Tarn Inc."]
+
+
+def test_numbered_parties_of_a_between_list_keep_their_whole_names() -> None:
+    text = (
+        "THIS AGREEMENT is made on June 2, 2018\nBETWEEN:\n"
+        "(1) Ferrow & Lisk GmbH (hereinafter “Company”); and\n"
+        "(2) Dunmore Vale Inc., a Delaware corporation (the “Recipient”).\n"
+        "WHEREAS the parties wish to talk.\n"
+    )
+    assert contract_fields(text)["parties"].value == ["Ferrow and Lisk GmbH", "Dunmore Vale Inc."]
+
+
+def test_a_defined_partys_ampersand_is_spelt_as_the_preambles_are() -> None:
+    text = (
+        "Dear Ms Hale:\nIn connection with a possible transaction, Ferrow & Lisk Lda. "
+        "(the “Disclosing Party”) will make information available to you.\n"
+    )
+    assert contract_fields(text)["parties"].value == ["Ferrow and Lisk Lda"]

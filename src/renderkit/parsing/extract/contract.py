@@ -143,6 +143,11 @@ def _looks_like_name(name: str) -> bool:
     return all(w[0].isupper() or w[0].isdigit() or w in connectors or w[0] in "(&" for w in words)
 
 
+# A list's number before a party's name: "(1)", "(b)", "(ii)" at the clause's start or after
+# a separator.
+_ENUMERATOR = re.compile(r"(^|[;:,]\s*|\band\s+)\(\s*(?:\d{1,2}|[a-z]|[ivx]{1,4})\s*\)\s*(?=[A-Z])")
+
+
 @functools.cache
 def _compound_places() -> re.Pattern[str]:
     """The lexicon's places with "and" in their name ("England and Wales")."""
@@ -160,6 +165,8 @@ def _preamble_parties(text: str) -> Found | None:
     if stop:
         clause = clause[: stop.start()]
     clause = clause.replace("\n", " ")
+    # "BETWEEN: (1) Acme Ltd ...; and (2) ...": a list's numbers are no part of a name.
+    clause = _ENUMERATOR.sub(r"\1", clause)
     # "a company incorporated in England and Wales": the "and" of a place is no next party.
     in_place = [(m.start(), m.end()) for m in _compound_places().finditer(clause)]
     names: list[str] = []
@@ -360,7 +367,8 @@ def _parties(text: str, *, opening: bool = True) -> Found | None:
     found = _preamble_parties(text)
     if found is not None:
         return found
-    names = defined_parties(text)
+    # Spelt as the preamble's names are ("&" as "and").
+    names = [_party_name(n) for n in defined_parties(text)]
     for name in _signature_parties(text):
         if not any(_same_party(name, o) for o in names):
             names.append(name)
