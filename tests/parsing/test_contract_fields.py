@@ -212,3 +212,32 @@ def test_a_defined_partys_ampersand_is_spelt_as_the_preambles_are() -> None:
         "(the “Disclosing Party”) will make information available to you.\n"
     )
     assert contract_fields(text)["parties"].value == ["Ferrow and Lisk Lda"]
+
+
+def test_a_party_whose_legal_form_is_spelt_in_lower_case_is_still_a_party() -> None:
+    text = (
+        "This Agreement is entered into by and between Quillon Moss PLC (the “Company”) and "
+        "Fenwick Tarn S.à r.l. (the “Recipient”).\n"
+    )
+    assert contract_fields(text)["parties"].value == ["Quillon Moss PLC", "Fenwick Tarn S.à r.l"]
+
+
+_LETTER_WITH_RECITALS = (
+    "Dear Ms Hale:\nIn connection with a possible transaction, Quillon Moss PLC (the "
+    "“Discloser”) will make information available to Fenwick Tarn Inc. (the “Recipient”).\n"
+    "RECITALS\nWHEREAS, the Discloser is a subsidiary of Brackley Ore Corporation (the "
+    "“Parent”); and\nWHEREAS, the parties are parties to a master agreement dated 11 June 2013.\n"
+)
+
+
+def test_a_name_a_letters_recitals_define_is_no_party_when_parties_are_defined_before() -> None:
+    parties = contract_fields(_LETTER_WITH_RECITALS)["parties"].value
+    assert parties == ["Quillon Moss PLC", "Fenwick Tarn Inc."]
+
+
+def test_the_date_of_another_agreement_is_not_the_effective_date() -> None:
+    assert "effective_date" not in contract_fields(_LETTER_WITH_RECITALS)
+    text = (
+        "This Agreement is dated as of 11 June 2013 between Quillon Moss PLC and Fenwick Tarn Inc."
+    )
+    assert contract_fields(text)["effective_date"].value == "2013-06-11"

@@ -139,6 +139,11 @@ def _looks_like_name(name: str) -> bool:
         return False
     if not name[0].isupper() or any(re.fullmatch(r"\d{3,}", w) for w in words):
         return False
+    # A legal form may be spelt in lower case ("S.à r.l."): only the words before it must be
+    # capitalised.
+    form = _legal_form_end().search(name)
+    if form is not None and form.end() == len(name) and form.start() > 0:
+        words = name[: form.start()].split()
     connectors = _connectors()
     return all(w[0].isupper() or w[0].isdigit() or w in connectors or w[0] in "(&" for w in words)
 
@@ -367,8 +372,12 @@ def _parties(text: str, *, opening: bool = True) -> Found | None:
     found = _preamble_parties(text)
     if found is not None:
         return found
-    # Spelt as the preamble's names are ("&" as "and").
-    names = [_party_name(n) for n in defined_parties(text)]
+    # Spelt as the preamble's names are ("&" as "and"). Recitals define affiliates and other
+    # deals' parties ("a subsidiary of Acme Corp. (the "Parent")"): the names defined before
+    # them, when there are any, are the parties.
+    recitals = _phrase("recitals").search(text, 0, _HEAD)
+    defined = defined_parties(text[: recitals.start()]) if recitals else []
+    names = [_party_name(n) for n in defined or defined_parties(text)]
     for name in _signature_parties(text):
         if not any(_same_party(name, o) for o in names):
             names.append(name)
@@ -463,7 +472,10 @@ def _preamble_date(text: str) -> Found | None:
     head = text[:2500]
     for value, start, _ in find_dates(head, day_first=False):
         before = head[max(0, start - 120) : start].lower()
-        if _phrase("effective_cue").search(before):
+        # "a master agreement dated ...": the date of another agreement, not this one's.
+        if _phrase("effective_cue").search(before) and not _phrase("other_agreement").search(
+            before
+        ):
             return Found(value=value.isoformat(), confidence=0.8)
     return None
 
