@@ -241,3 +241,20 @@ def test_the_date_of_another_agreement_is_not_the_effective_date() -> None:
         "This Agreement is dated as of 11 June 2013 between Quillon Moss PLC and Fenwick Tarn Inc."
     )
     assert contract_fields(text)["effective_date"].value == "2013-06-11"
+
+
+def test_a_term_worded_as_the_agreements_initial_term_or_its_commencement_is_read() -> None:
+    texts = {
+        "This Agreement shall have an initial term of three (3) years, renewable by the parties.": (
+            "3 years"
+        ),
+        "The term of this Agreement is eighteen (18) months.": "18 months",
+        "This Agreement shall commence on the Effective Date and continue for two (2) years.": (
+            "2 years"
+        ),
+        "This Agreement expires on the earlier of (a) five (5) years from the date hereof and "
+        "(b) the closing.": "5 years",
+    }
+    for text, term in texts.items():
+        assert contract_fields(text)["term"].value == term, text
+        assert contract_fields(text, ranker=True)["term"].value == term, text
