@@ -719,6 +719,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="contracts' parties chosen by the learned party ranker (off by default)",
     )
     parser.add_argument(
+        "--term-end-date",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="a contract printing only the date its term ends gets the span from its "
+        "effective date for a term (off by default)",
+    )
+    parser.add_argument(
         "--issuer-ranker",
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -762,6 +769,7 @@ def options_from(args: argparse.Namespace, *, synthetic: bool = False) -> EvalOp
             issuer=args.issuer_ranker,
             term=args.term_ranker,
             party=args.party_ranker,
+            term_end_date=args.term_end_date,
             spans=tuple(f for f in args.spans.split(",") if f),
         ),
         calibrated=not args.no_calibration,

@@ -94,3 +94,167 @@ def test_an_anniversary_that_bounds_only_obligations_under_the_agreement_is_not_
         "second anniversary of the Effective Date.\n"
     )
     assert "term" not in contract_fields(text, ranker=True)
+
+
+_ENDS_ON_A_DATE = (
+    "THIS AGREEMENT is made as of April 2, 2021 by and between Tallow Reef Inc. and "
+    "Pebble Kiln LLC.\n"
+    "5. Term. The obligations set out above shall apply at all times until the earlier of "
+    "(i) the closing of the transaction or (ii) 5:00 p.m. on {end}, whereupon this Agreement "
+    "shall terminate.\n"
+)
+
+
+def test_an_agreement_ending_on_a_date_lasts_from_its_effective_date_through_that_day() -> None:
+    text = _ENDS_ON_A_DATE.format(end="April 20, 2021")
+    for ranker in (False, True):
+        # April 2 through April 20: nineteen days, both counted.
+        assert contract_fields(text, ranker=ranker, end_date=True)["term"].value == "19 days"
+
+
+def test_an_end_date_gives_no_term_unless_asked_for() -> None:
+    assert "term" not in contract_fields(_ENDS_ON_A_DATE.format(end="April 20, 2021"))
+
+
+def test_an_end_date_on_or_before_an_anniversary_gives_the_term_in_years_or_months() -> None:
+    def term(end: str) -> object:
+        return contract_fields(_ENDS_ON_A_DATE.format(end=end), end_date=True)["term"].value
+
+    assert term("April 1, 2023") == "2 years"
+    assert term("April 2, 2022") == "1 year"
+    assert term("October 2, 2021") == "6 months"
+    # The 31st moved on a month is the shorter month's last day.
+    text = _ENDS_ON_A_DATE.replace("April 2, 2021", "January 31, 2021").format(
+        end="February 28, 2021"
+    )
+    assert contract_fields(text, end_date=True)["term"].value == "1 month"
+
+
+def test_a_printed_duration_wins_over_an_end_date() -> None:
+    text = _ENDS_ON_A_DATE.format(end="April 20, 2021") + (
+        "This Agreement shall terminate two (2) years after the Effective Date.\n"
+    )
+    assert contract_fields(text, end_date=True)["term"].value == "2 years"
+
+
+def test_a_date_outside_a_sentence_about_the_agreement_ending_is_no_term() -> None:
+    text = (
+        "THIS AGREEMENT is made as of April 2, 2021 by and between Tallow Reef Inc. and "
+        "Pebble Kiln LLC.\n"
+        "The Recipient shall return all documents by June 30, 2021.\n"
+        "Payment is due on May 1, 2021. Nothing else is agreed.\n"
+    )
+    assert "term" not in contract_fields(text, end_date=True)
+
+
+def test_an_end_date_needs_an_effective_date_to_count_from() -> None:
+    text = "This Agreement shall terminate on December 31, 2024.\n"
+    assert "term" not in contract_fields(text, end_date=True)
+
+
+def test_an_undertaking_without_a_preamble_names_the_company_it_opens_with() -> None:
+    text = (
+        "RESTRICTIVE COVENANT AGREEMENT\n"
+        "THE UNDERSIGNED (“Employee”) has been offered employment with Copperfield Lantern "
+        "Corporation or one of its divisions (Copperfield Lantern Corporation and its "
+        "subsidiaries, including Copperfield Lantern Services Inc., are referred to as "
+        "“Copperfield”).\n"
+        "1. Employee agrees to keep all information confidential.\n"
+    )
+    assert contract_fields(text)["parties"].value == ["Copperfield Lantern Corporation"]
+
+
+def test_an_offer_letter_takes_the_company_of_its_first_sentence() -> None:
+    text = (
+        "Dear Sam:\n"
+        "Brindle Orchard Holdings, LLC is pleased to offer you the position of analyst.\n"
+        "You agree to keep the company's information confidential.\n"
+    )
+    assert contract_fields(text)["parties"].value == ["Brindle Orchard Holdings, LLC"]
+
+
+def test_a_legal_name_deep_in_the_body_is_not_taken_for_a_party() -> None:
+    text = "You agree to keep all information confidential.\n" * 40 + "Acme Widgets Inc.\n"
+    assert "parties" not in contract_fields(text)
+
+
+def test_a_place_named_with_and_in_a_partys_description_is_no_party() -> None:
+    text = (
+        "This Agreement is made as of May 1, 2020 by and between Quillon Moss Ltd, a company "
+        "incorporated in England and Wales (the “Discloser”) and Fenwick Tarn Inc. "
+        "(the “Recipient”).\n"
+    )
+    assert contract_fields(text)["parties"].value == ["Quillon Moss Ltd.", "Fenwick Tarn Inc."]
+
+
+def test_a_word_ending_in_and_does_not_start_another_party() -> None:
+    text = (
+        "This Agreement is made as of May 1, 2020 by and between Quillon Moss Ltd. "
+        "(the “Discloser”) and Fenwick Tarn Inc., with offices at 12 Highland Street "
+        "(the “Recipient”).\n"
+    )
+    assert contract_fields(text)["parties"].value == ["Quillon Moss Ltd.", "Fenwick Tarn Inc."]
+
+
+def test_numbered_parties_of_a_between_list_keep_their_whole_names() -> None:
+    text = (
+        "THIS AGREEMENT is made on June 2, 2018\nBETWEEN:\n"
+        "(1) Ferrow & Lisk GmbH (hereinafter “Company”); and\n"
+        "(2) Dunmore Vale Inc., a Delaware corporation (the “Recipient”).\n"
+        "WHEREAS the parties wish to talk.\n"
+    )
+    assert contract_fields(text)["parties"].value == ["Ferrow and Lisk GmbH", "Dunmore Vale Inc."]
+
+
+def test_a_defined_partys_ampersand_is_spelt_as_the_preambles_are() -> None:
+    text = (
+        "Dear Ms Hale:\nIn connection with a possible transaction, Ferrow & Lisk Lda. "
+        "(the “Disclosing Party”) will make information available to you.\n"
+    )
+    assert contract_fields(text)["parties"].value == ["Ferrow and Lisk Lda"]
+
+
+def test_a_party_whose_legal_form_is_spelt_in_lower_case_is_still_a_party() -> None:
+    text = (
+        "This Agreement is entered into by and between Quillon Moss PLC (the “Company”) and "
+        "Fenwick Tarn S.à r.l. (the “Recipient”).\n"
+    )
+    assert contract_fields(text)["parties"].value == ["Quillon Moss PLC", "Fenwick Tarn S.à r.l"]
+
+
+_LETTER_WITH_RECITALS = (
+    "Dear Ms Hale:\nIn connection with a possible transaction, Quillon Moss PLC (the "
+    "“Discloser”) will make information available to Fenwick Tarn Inc. (the “Recipient”).\n"
+    "RECITALS\nWHEREAS, the Discloser is a subsidiary of Brackley Ore Corporation (the "
+    "“Parent”); and\nWHEREAS, the parties are parties to a master agreement dated 11 June 2013.\n"
+)
+
+
+def test_a_name_a_letters_recitals_define_is_no_party_when_parties_are_defined_before() -> None:
+    parties = contract_fields(_LETTER_WITH_RECITALS)["parties"].value
+    assert parties == ["Quillon Moss PLC", "Fenwick Tarn Inc."]
+
+
+def test_the_date_of_another_agreement_is_not_the_effective_date() -> None:
+    assert "effective_date" not in contract_fields(_LETTER_WITH_RECITALS)
+    text = (
+        "This Agreement is dated as of 11 June 2013 between Quillon Moss PLC and Fenwick Tarn Inc."
+    )
+    assert contract_fields(text)["effective_date"].value == "2013-06-11"
+
+
+def test_a_term_worded_as_the_agreements_initial_term_or_its_commencement_is_read() -> None:
+    texts = {
+        "This Agreement shall have an initial term of three (3) years, renewable by the parties.": (
+            "3 years"
+        ),
+        "The term of this Agreement is eighteen (18) months.": "18 months",
+        "This Agreement shall commence on the Effective Date and continue for two (2) years.": (
+            "2 years"
+        ),
+        "This Agreement expires on the earlier of (a) five (5) years from the date hereof and "
+        "(b) the closing.": "5 years",
+    }
+    for text, term in texts.items():
+        assert contract_fields(text)["term"].value == term, text
+        assert contract_fields(text, ranker=True)["term"].value == term, text

@@ -9,6 +9,7 @@ nothing here names a company or a document.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import re
 import tomllib
@@ -138,8 +139,25 @@ def _looks_like_name(name: str) -> bool:
         return False
     if not name[0].isupper() or any(re.fullmatch(r"\d{3,}", w) for w in words):
         return False
+    # A legal form may be spelt in lower case ("S.à r.l."): only the words before it must be
+    # capitalised.
+    form = _legal_form_end().search(name)
+    if form is not None and form.end() == len(name) and form.start() > 0:
+        words = name[: form.start()].split()
     connectors = _connectors()
     return all(w[0].isupper() or w[0].isdigit() or w in connectors or w[0] in "(&" for w in words)
+
+
+# A list's number before a party's name: "(1)", "(b)", "(ii)" at the clause's start or after
+# a separator.
+_ENUMERATOR = re.compile(r"(^|[;:,]\s*|\band\s+)\(\s*(?:\d{1,2}|[a-z]|[ivx]{1,4})\s*\)\s*(?=[A-Z])")
+
+
+@functools.cache
+def _compound_places() -> re.Pattern[str]:
+    """The lexicon's places with "and" in their name ("England and Wales")."""
+    places = [p for p in _places() if " and " in p]
+    return re.compile("|".join(re.escape(p).replace(r"\ ", r"\s+") for p in places), re.I)
 
 
 def _preamble_parties(text: str) -> Found | None:
@@ -152,6 +170,10 @@ def _preamble_parties(text: str) -> Found | None:
     if stop:
         clause = clause[: stop.start()]
     clause = clause.replace("\n", " ")
+    # "BETWEEN: (1) Acme Ltd ...; and (2) ...": a list's numbers are no part of a name.
+    clause = _ENUMERATOR.sub(r"\1", clause)
+    # "a company incorporated in England and Wales": the "and" of a place is no next party.
+    in_place = [(m.start(), m.end()) for m in _compound_places().finditer(clause)]
     names: list[str] = []
     pos = 0
     while pos < len(clause) and len(names) < 4:
@@ -175,10 +197,11 @@ def _preamble_parties(text: str) -> Found | None:
                 depth += 1
             elif ch == ")":
                 depth = max(0, depth - 1)
-            elif depth == 0:
-                m = _phrase("next_party").match(rest[i:])
+            elif depth == 0 and not any(s <= pos + i < e for s, e in in_place):
+                # Matched in place, not on a slice, so the phrase sees the word before "and".
+                m = _phrase("next_party").match(rest, i)
                 if m and i >= start - 8:
-                    nxt = i + m.end()
+                    nxt = m.end()
                     break
                 if rest[i] == "." and re.match(r"\.\s+[A-Z][a-z]", rest[i:]) and i > start:
                     break
@@ -302,7 +325,8 @@ def party_candidates_of(text: str) -> tuple[list[PartyCandidate], list[list[floa
             sources=c.sources | {source},
             preamble_order=c.preamble_order if c.preamble_order >= 0 else order,
         )
-    chosen = _names(_parties(text))
+    # The rules as the ranker was trained on them: the opening party came later.
+    chosen = _names(_parties(text, opening=False))
     features = party_features(
         text,
         candidates,
@@ -342,17 +366,37 @@ def _ranked_parties(text: str) -> Found | None:
     return Found(value=names, confidence=round(min(p for _, p in chosen), 4))
 
 
-def _parties(text: str) -> Found | None:
+def _parties(text: str, *, opening: bool = True) -> Found | None:
     # A preamble names every party. Letters and undertakings have none: their parties are
     # the names defined as terms and the companies that sign.
     found = _preamble_parties(text)
     if found is not None:
         return found
-    names = defined_parties(text)
+    # Spelt as the preamble's names are ("&" as "and"). Recitals define affiliates and other
+    # deals' parties ("a subsidiary of Acme Corp. (the "Parent")"): the names defined before
+    # them, when there are any, are the parties.
+    recitals = _phrase("recitals").search(text, 0, _HEAD)
+    defined = defined_parties(text[: recitals.start()]) if recitals else []
+    names = [_party_name(n) for n in defined or defined_parties(text)]
     for name in _signature_parties(text):
         if not any(_same_party(name, o) for o in names):
             names.append(name)
-    return Found(value=names[:4], confidence=0.6) if names else None
+    if names:
+        return Found(value=names[:4], confidence=0.6)
+    return _opening_party(text) if opening else None
+
+
+# How much of a contract's start its opening is (an offer's or an undertaking's first lines).
+_OPENING = 1500
+
+
+def _opening_party(text: str) -> Found | None:
+    """The company an agreement without a preamble, definitions or signing company names
+    first ("Acme Corp. is pleased to offer you ...", "you have been offered employment with
+    Acme Corp."): an employment undertaking or an offer names the employer before any
+    affiliate. Only that one name: the other side is the unnamed employee or "you"."""
+    names = _legal_form_names(text[:_OPENING])
+    return Found(value=names[:1], confidence=0.4) if names else None
 
 
 # ---------------------------------------------------------------- jurisdiction
@@ -428,7 +472,10 @@ def _preamble_date(text: str) -> Found | None:
     head = text[:2500]
     for value, start, _ in find_dates(head, day_first=False):
         before = head[max(0, start - 120) : start].lower()
-        if _phrase("effective_cue").search(before):
+        # "a master agreement dated ...": the date of another agreement, not this one's.
+        if _phrase("effective_cue").search(before) and not _phrase("other_agreement").search(
+            before
+        ):
             return Found(value=value.isoformat(), confidence=0.8)
     return None
 
@@ -478,11 +525,20 @@ def _term_pick(text: str) -> TermCandidate | None:
     return None
 
 
-def _term(text: str) -> Found | None:
+def _term(text: str, *, end_date: bool = False) -> Found | None:
     pick = _term_pick(text)
     if pick is None:
-        return _anniversary_term(text)
+        return _undated_term(text, end_date=end_date)
     return Found(value=pick.value, confidence=0.55)
+
+
+def _undated_term(text: str, *, end_date: bool) -> Found | None:
+    """A term printed with no duration: until an anniversary, else (``end_date``) until an
+    end date."""
+    found = _anniversary_term(text)
+    if found is None and end_date:
+        return _end_date_term(text)
+    return found
 
 
 @functools.cache
@@ -507,6 +563,67 @@ def _anniversary_term(text: str) -> Found | None:
     return None
 
 
+# A term sentence is read this far before and after its cue (an end date may come first:
+# "... until March 5, 2013, whereupon this Agreement shall terminate").
+_END_DATE_BEFORE = 600
+_END_DATE_AFTER = 400
+_SENTENCE_BREAK = re.compile(r"(?<=[a-z)])\.\s+(?=[A-Z])|\n\s*\n")
+
+
+def _term_sentence(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of the sentence holding ``text[start:end]``, bounded either side."""
+    lo = max(0, start - _END_DATE_BEFORE)
+    breaks = list(_SENTENCE_BREAK.finditer(text, lo, start))
+    first = breaks[-1].end() if breaks else lo
+    after = _SENTENCE_BREAK.search(text, end, end + _END_DATE_AFTER)
+    return first, after.start() if after else min(len(text), end + _END_DATE_AFTER)
+
+
+def _end_date_term(text: str) -> Found | None:
+    """A term given only as the date the agreement ends ("shall remain in effect until
+    December 31, 2015"): the span from the effective date to that date, both days counted
+    (an agreement in force "until" a date is in force on it), in whole years or months when
+    it is one, else in days. Read only in a sentence where the agreement is the subject of an
+    ending verb, as the rules read a duration, and only a date after the effective date."""
+    effective = _effective_date(text)
+    if effective is None:
+        return None
+    begin = datetime.date.fromisoformat(str(effective.value))
+    joined = _dates_joined(text)
+    for cue in _phrase("term_cue", re.I).finditer(joined):
+        first, last = _term_sentence(joined, cue.start(), cue.end())
+        for value, _, _ in find_dates(joined[first:last], day_first=False):
+            if value > begin:
+                return Found(value=_span_of(begin, value), confidence=0.45)
+    return None
+
+
+def _months_on(day: datetime.date, months: int) -> datetime.date:
+    """``day`` moved ``months`` calendar months on (the 31st becomes a shorter month's last)."""
+    year, month = divmod(day.month - 1 + months, 12)
+    year += day.year
+    month += 1
+    following = datetime.date(year + month // 12, month % 12 + 1, 1)
+    last = (following - datetime.timedelta(days=1)).day
+    return datetime.date(year, month, min(day.day, last))
+
+
+def _span_of(begin: datetime.date, end: datetime.date) -> str:
+    """How long an agreement in force from ``begin`` until ``end`` lasts, as a term value:
+    ``"2 years"`` when ``end`` is an anniversary of ``begin`` or the day before one,
+    ``"6 months"`` likewise for a monthly date, else the days counting both ends."""
+    last_day = datetime.timedelta(days=1)
+    for unit, step in (("year", 12), ("month", 1)):
+        for count in range(1, 100 if step == 12 else 1200):
+            on = _months_on(begin, count * step)
+            if on - last_day > end:
+                break
+            if end in (on, on - last_day):
+                return f"{count} {unit}{'s' if count != 1 else ''}"
+    days = (end - begin).days + 1
+    return f"{days} day{'s' if days != 1 else ''}"
+
+
 def term_candidates_of(text: str) -> tuple[list[TermCandidate], list[list[float]]]:
     """Every duration of a contract's text and its features (what the term ranker scores;
     ``scripts/train_ranker.py --field term`` trains on the same)."""
@@ -525,7 +642,7 @@ def _term_ranker() -> Ranker:
 _TERM_MIN_PROBABILITY = 0.5
 
 
-def _ranked_term(text: str) -> Found | None:
+def _ranked_term(text: str, *, end_date: bool = False) -> Found | None:
     """The duration the learned ranker picks, its calibrated probability as the confidence."""
     candidates, features = term_candidates_of(text)
     # A hard constraint, as the rules': only a duration in a sentence where the agreement is
@@ -533,31 +650,45 @@ def _ranked_term(text: str) -> Found | None:
     cue = TERM_FEATURES.index("cue_window")
     allowed = [i for i, f in enumerate(features) if f[cue]]
     if not allowed:
-        return _anniversary_term(text)
+        return _undated_term(text, end_date=end_date)
     ranker = _term_ranker()
     scores = {i: ranker.score(features[i]) for i in allowed}
     best = max(allowed, key=lambda i: scores[i])
     probability = ranker.probability(scores[best])
     if probability < _TERM_MIN_PROBABILITY:
-        return _anniversary_term(text)
+        return _undated_term(text, end_date=end_date)
     return Found(value=candidates[best].value, confidence=round(probability, 4))
 
 
 def contract_fields(
-    text: str, *, ranker: bool = False, party_ranker: bool = False
+    text: str,
+    *,
+    ranker: bool = False,
+    party_ranker: bool = False,
+    end_date: bool = False,
+    opening_party: bool = True,
 ) -> dict[str, Found]:
     """Parties, effective date, governing-law jurisdiction and term of a contract.
 
     ``ranker``: the term is the duration the learned ranker picks (:func:`_ranked_term`)
     instead of the rules' first duration after a term phrase. ``party_ranker``: the parties
-    are the names the party ranker takes (:func:`_ranked_parties`).
+    are the names the party ranker takes (:func:`_ranked_parties`). ``end_date``: a contract
+    printing no duration for its term but the date it ends has the span from its effective
+    date to that date for a term (:func:`_end_date_term`). ``opening_party``: an agreement
+    whose rules find no party has the company its opening names (:func:`_opening_party`);
+    False for a document that is not known to be an agreement (a resume's first company is
+    an employer it names, not a party).
     """
+    term = _ranked_term if ranker else _term
     found: dict[str, Found] = {}
     for name, rule in (
-        ("parties", _ranked_parties if party_ranker else _parties),
+        (
+            "parties",
+            _ranked_parties if party_ranker else functools.partial(_parties, opening=opening_party),
+        ),
         ("effective_date", _effective_date),
         ("jurisdiction", _jurisdiction),
-        ("term", _ranked_term if ranker else _term),
+        ("term", functools.partial(term, end_date=end_date)),
     ):
         value = rule(text)
         if value is not None:

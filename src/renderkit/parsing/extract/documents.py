@@ -132,7 +132,12 @@ def extract_contract(
     (``rankers``: the term and the parties chosen by the learned rankers, see
     :func:`contract_fields`)."""
     found = receipt_fields(list(document.lines), day_first=day_first)
-    contract = contract_fields(document.text, ranker=rankers.term, party_ranker=rankers.party)
+    contract = contract_fields(
+        document.text,
+        ranker=rankers.term,
+        party_ranker=rankers.party,
+        end_date=rankers.term_end_date,
+    )
     found.update(contract)
     if "effective_date" in contract:
         found["date"] = contract["effective_date"]
@@ -147,7 +152,7 @@ def extract_general(
 ) -> Extracted:
     """A type without rules of its own: every general rule, the receipt rules winning ties
     (``rankers.spans`` as for :func:`extract_receipt`)."""
-    found = contract_fields(document.text)
+    found = contract_fields(document.text, opening_party=False)
     found.update(receipt_fields(list(document.lines), day_first=day_first, spans=rankers.spans))
     return Extracted(fields=found)
 

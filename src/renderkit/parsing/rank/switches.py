@@ -36,6 +36,10 @@ class Rankers:
         term: a contract's term, among the durations the term rules accept
             (``rank.contract``); on.
         party: a contract's parties (``rank.contract``); off: it lowered the dev contracts.
+        term_end_date: not a ranker but the rule beside the term's: a contract printing only
+            the date its term ends has the span from its effective date for a term
+            (``extract.contract``); off: the synthetic contracts count such a contract as
+            having no term (docs/parsing.md, "Contract term and parties").
         spans: the receipt fields (``company``, ``address``) chosen among runs of the header
             lines (``rank.spans``); none: they lowered the dev receipts.
     """
@@ -45,6 +49,7 @@ class Rankers:
     issuer: bool = True
     term: bool = True
     party: bool = False
+    term_end_date: bool = False
     spans: tuple[str, ...] = attrs.field(default=(), converter=_spans)
 
 
