@@ -14,6 +14,7 @@ noting from the page's own events the navigations the proxy refused.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
 
@@ -30,6 +31,10 @@ from renderkit.core.netpolicy import UrlPolicy
 __all__ = ["NAVIGATES_AWAY", "PageGuard"]
 
 logger = logging.getLogger("renderkit.browser")
+
+#: Failed navigations of a watched page kept for judging (the newest): a page looping
+#: through navigations must not buy itself a policy check, a DNS lookup, for each.
+_FAILED_KEPT = 16
 
 #: Milliseconds a request carrying a screenshot's credentials may take (the render's own
 #: deadline, shorter, normally ends it first).
@@ -64,7 +69,9 @@ class PageGuard:
     #: Set per screenshot: headers and cookies for requests to the requested origin only.
     credentials: OriginCredentials | None = None
     #: The page's own navigations that failed while it was only watched (:meth:`watch`).
-    failed_navigations: list[str] = attrs.Factory(list)
+    failed_navigations: collections.deque[str] = attrs.Factory(
+        lambda: collections.deque(maxlen=_FAILED_KEPT)
+    )
     #: True once every request of the page goes through :meth:`route`.
     intercepting: bool = False
 
