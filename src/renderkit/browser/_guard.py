@@ -1,7 +1,7 @@
 """The request guard on every page: what a page may fetch, and that a document stays put.
 
-A :class:`PageGuard` intercepted page routes all its requests and WebSockets through the
-guard. The network policy (private addresses) applies to everything; ad blocking applies
+An intercepted page routes all its requests and WebSockets through its :class:`PageGuard`.
+The network policy (private addresses) applies to everything; ad blocking applies
 when a screenshot asked for it; and a caller's document may not navigate its own page away.
 The egress proxy (``_egress``) enforces the same policy below Chromium, for redirects and
 DNS; interception is what a remote browser, which cannot reach that proxy, still gets.
