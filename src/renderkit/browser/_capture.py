@@ -22,7 +22,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from renderkit.browser import _controls as controls
 from renderkit.browser._adblock import default_blocklist
 from renderkit.browser._credentials import OriginCredentials
-from renderkit.browser._egress import EgressProxy
+from renderkit.browser._egress import BLOCKED_HEADER, EgressProxy
 from renderkit.browser._guard import NAVIGATES_AWAY
 from renderkit.browser._page import Slot
 from renderkit.browser._protocol import Capture, PageCapture, PageShot, Shell
@@ -137,34 +137,33 @@ async def shoot(
     slot: Slot, shot: PageShot, remaining_ms: Remaining, *, egress: EgressProxy | None
 ) -> PageCapture:
     """Load ``shot.url``, apply the caller's controls and capture it (see ``capture_url``)."""
-    slot.guard.page_host = urlsplit(shot.url).hostname
-    slot.guard.navigation_blocked = None
-    slot.guard.adblock = default_blocklist() if shot.block_ads else None
-    slot.guard.credentials = OriginCredentials.for_url(
+    guard = slot.guard
+    guard.page_host = urlsplit(shot.url).hostname
+    guard.forget_navigations()
+    guard.adblock = default_blocklist() if shot.block_ads else None
+    guard.credentials = OriginCredentials.for_url(
         shot.url, headers=shot.headers, cookies=shot.cookies
     )
+    if guard.adblock is not None or guard.credentials is not None:
+        # Only interception can block an ad or send credentials: a page that was only
+        # watched (see ``open_slot``) is intercepted from now on, for this one capture.
+        await guard.install(slot.context)
     await slot.emulate(shot)
     await controls.before_load(slot.page, slot.cdp, shot)
     response = await _navigate(slot, shot.url, remaining_ms, egress, wait_until=shot.wait_until)
-    with _stays_allowed(slot):
+    try:
         capture = await _after_navigation(slot, shot, response, remaining_ms, egress)
-    _refuse_blocked_navigation(slot, None)
+    except (PlaywrightError, RuntimeError) as exc:
+        # A capture that failed because the page navigated itself (a script setting
+        # location) to a disallowed address is that refusal, the caller's 400, not a 500.
+        await _refuse_blocked_navigation(slot, exc)
+        raise
+    await _refuse_blocked_navigation(slot, None)
     return capture
 
 
-@contextlib.contextmanager
-def _stays_allowed(slot: Slot) -> Iterator[None]:
-    """Report a capture that failed because the page navigated itself (a script setting
-    location) to a disallowed address as that refusal, the caller's 400, not a 500."""
-    try:
-        yield
-    except (PlaywrightError, RuntimeError) as exc:
-        _refuse_blocked_navigation(slot, exc)
-        raise
-
-
-def _refuse_blocked_navigation(slot: Slot, cause: BaseException | None) -> None:
-    url = slot.guard.navigation_blocked
+async def _refuse_blocked_navigation(slot: Slot, cause: BaseException | None) -> None:
+    url = await slot.guard.refused_navigation()
     if url is not None:
         msg = "url: the page navigated itself to an address that is not allowed"
         raise BlockedUrlError(msg, url=url, field="url") from cause
@@ -282,7 +281,7 @@ async def _navigate(
         reason = (exc.message or "").split("\n")[0].split(" at ")[0]
         msg = f"url: the page could not be loaded ({reason[:120]})"
         raise NavigationError(msg, url=url) from exc
-    if response is not None and response.headers.get("x-renderkit-blocked"):
+    if response is not None and BLOCKED_HEADER in response.headers:
         raise BlockedUrlError(msg, url=response.url, field="url")
     slot.navigated_at = started
     return response

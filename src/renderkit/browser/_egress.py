@@ -21,13 +21,15 @@ from renderkit.core.errors import BlockedUrlError
 from renderkit.core.netpolicy import UrlPolicy
 from renderkit.core.waits import cancel_and_wait
 
-__all__ = ["EgressProxy"]
+__all__ = ["BLOCKED_HEADER", "EgressProxy"]
 
 logger = logging.getLogger("renderkit.browser")
 
 _HEADER_LIMIT = 64 * 1024
 _CONNECT_TIMEOUT = 10.0
 _BLOCKED_BODY = b"renderkit: this address is not allowed\n"
+#: The header (lower case, as Playwright names headers) marking the proxy's refusals.
+BLOCKED_HEADER = "x-renderkit-blocked"
 
 
 class EgressProxy:

@@ -183,6 +183,7 @@ class BrowserLifecycle:
                 endpoint=self._endpoint,
                 policy=self._policy,
                 profile=device,
+                proxied=self.egress is not None,
             )
         except BaseException:
             # Half made (or its opening cancelled): nobody else holds the context.

@@ -251,12 +251,20 @@ async def open_slot(
     endpoint: str | None,
     policy: UrlPolicy,
     profile: DeviceProfile | None = None,
+    proxied: bool = False,
 ) -> Slot:
     """The page of a new ``context``, locked down and guarded.
 
     ``endpoint``, the browser's DevTools URL, opens a direct connection to the page for
     bulky results; None leaves them to Playwright's session. ``profile``: the device the
-    page is made ready as (see :meth:`Slot.prepare`).
+    page is made ready as (see :meth:`Slot.prepare`), for a screenshot.
+
+    ``proxied``: every byte of the browser goes through the egress proxy. A screenshot's
+    page is then only watched (:meth:`PageGuard.watch`): the proxy enforces the policy,
+    and interception, two extra hops per request, is installed by the captures that need
+    it. Without a proxy (a remote browser), and for pages showing the caller's documents
+    or templates (a document must not navigate away; a template's refused image names its
+    field), every request is intercepted.
 
     Raises:
         PlaywrightError: the browser failed to create the page.
@@ -270,7 +278,10 @@ async def open_slot(
     if endpoint is not None:
         slot.direct = await _open_direct(cdp, endpoint)
     slot.track_network()
-    await guard.install(context)
+    if proxied and profile is not None:
+        guard.watch()
+    else:
+        await guard.install(context)
     if profile is not None:
         await slot.prepare(profile)
     return slot
