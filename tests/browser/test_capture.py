@@ -82,7 +82,7 @@ async def test_a_shot_loads_the_page_and_reports_where_it_ended(
 ) -> None:
     http_server.routes["/"] = (200, "text/html", b"<body style='margin:0;background:#0f0'>")
     shot = PageShot(url=http_server.url("/"), width=200, height=100)
-    result = await shoot(slot, shot, lambda: 10_000.0, egress=None)
+    result = await shoot(slot, shot, lambda: 10_000.0)
     assert (result.status, result.final_url, result.blocked) == (200, shot.url, ())
     image = open_image(result.content)
     assert image.size == (200, 100)
@@ -95,7 +95,7 @@ async def test_a_shot_of_a_status_the_caller_refuses_fails(
     http_server.routes["/gone"] = (410, "text/html", b"gone")
     shot = PageShot(url=http_server.url("/gone"), width=50, height=50, fail_on_status=("400-499",))
     with pytest.raises(InvalidRequestError) as caught:
-        await shoot(slot, shot, lambda: 10_000.0, egress=None)
+        await shoot(slot, shot, lambda: 10_000.0)
     assert caught.value.errors[0].field == "url"
 
 

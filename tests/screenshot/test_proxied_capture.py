@@ -186,3 +186,38 @@ async def test_a_custom_document_behind_the_proxy_still_may_not_navigate_away(
     assert info.value.errors[0].field == "html"
     assert "navigates away" in info.value.errors[0].message
     assert routed
+
+
+async def test_what_the_proxy_refused_for_one_capture_is_not_told_to_another_running_beside_it(
+    public: LocalServer, private: LocalServer
+) -> None:
+    # Two callers' pages share one browser and its proxy. Each context has its own door into
+    # the proxy, so one caller's refused request never shows in the other's warnings.
+    arrived = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def slow(handler: BaseHTTPRequestHandler) -> tuple[int, str, bytes]:
+        loop.call_soon_threadsafe(arrived.set)
+        public.release.wait(10)
+        return 200, "image/png", png_bytes()
+
+    public.routes["/slow.png"] = slow
+    public.routes["/quiet"] = (200, "text/html", b"<html><body><img src='/slow.png'></body></html>")
+    public.routes["/noisy"] = (
+        200,
+        "text/html",
+        f"<html><body><img src='{private.url('/pixel.png')}'></body></html>".encode(),
+    )
+    config = BrowserConfig(slots=2, allow_networks=("127.0.0.2/32",))
+    async with ChromiumPool(config) as pool:
+        quiet = asyncio.create_task(screenshot({"url": public.url("/quiet")}, browser=pool))
+        try:
+            async with asyncio.timeout(30):
+                await arrived.wait()  # the quiet capture is loading
+            noisy = await screenshot({"url": public.url("/noisy")}, browser=pool)
+        finally:
+            public.release.set()
+        quiet_result = await quiet
+    assert any("blocked" in w for w in noisy.warnings)
+    assert private.hits == []
+    assert not any("blocked" in w for w in quiet_result.warnings), quiet_result.warnings

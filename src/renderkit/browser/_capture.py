@@ -22,7 +22,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from renderkit.browser import _controls as controls
 from renderkit.browser._adblock import default_blocklist
 from renderkit.browser._credentials import OriginCredentials
-from renderkit.browser._egress import BLOCKED_HEADER, EgressProxy
+from renderkit.browser._egress import BLOCKED_HEADER
 from renderkit.browser._guard import NAVIGATES_AWAY
 from renderkit.browser._page import Slot
 from renderkit.browser._protocol import Capture, PageCapture, PageShot, Shell
@@ -133,9 +133,7 @@ def stays_on_page(slot: Slot) -> Iterator[None]:
         raise InvalidRequestError.single("html", NAVIGATES_AWAY) from exc
 
 
-async def shoot(
-    slot: Slot, shot: PageShot, remaining_ms: Remaining, *, egress: EgressProxy | None
-) -> PageCapture:
+async def shoot(slot: Slot, shot: PageShot, remaining_ms: Remaining) -> PageCapture:
     """Load ``shot.url``, apply the caller's controls and capture it (see ``capture_url``)."""
     guard = slot.guard
     guard.page_host = urlsplit(shot.url).hostname
@@ -150,9 +148,9 @@ async def shoot(
         await guard.install(slot.context)
     await slot.emulate(shot)
     await controls.before_load(slot.page, slot.cdp, shot)
-    response = await _navigate(slot, shot.url, remaining_ms, egress, wait_until=shot.wait_until)
+    response = await _navigate(slot, shot.url, remaining_ms, wait_until=shot.wait_until)
     try:
-        capture = await _after_navigation(slot, shot, response, remaining_ms, egress)
+        capture = await _after_navigation(slot, shot, response, remaining_ms)
     except (PlaywrightError, RuntimeError) as exc:
         # A capture that failed because the page navigated itself (a script setting
         # location) to a disallowed address is that refusal, the caller's 400, not a 500.
@@ -174,7 +172,6 @@ async def _after_navigation(
     shot: PageShot,
     response: Response | None,
     remaining_ms: Remaining,
-    egress: EgressProxy | None,
 ) -> PageCapture:
     controls.failed_status(shot, response.status if response is not None else None)
     await settle(slot, remaining_ms, loaded=shot.wait_until == "load")
@@ -198,7 +195,7 @@ async def _after_navigation(
         content, truncated = await _capture_full_page(slot, shot)
     else:
         content = await slot.capture(_capture_of(shot, shot.width, shot.height))
-    refused = egress.refused_since(slot.navigated_at) if egress else []
+    refused = slot.refused_since(slot.navigated_at)
     return PageCapture(
         content=content,
         final_url=slot.page.url,
@@ -259,7 +256,6 @@ async def _navigate(
     slot: Slot,
     url: str,
     remaining_ms: Remaining,
-    egress: EgressProxy | None,
     *,
     wait_until: str = "load",
 ) -> Response | None:
@@ -272,7 +268,7 @@ async def _navigate(
             timeout=remaining_ms(),
         )
     except PlaywrightError as exc:
-        refused = egress.refused_since(started) if egress else []
+        refused = slot.refused_since(started)
         blocked = slot.guard.blocked
         if blocked or refused:
             raise BlockedUrlError(msg, url=(blocked or refused)[0], field="url") from exc

@@ -21,7 +21,7 @@ from renderkit.core.errors import BlockedUrlError
 from renderkit.core.netpolicy import UrlPolicy
 from renderkit.core.waits import cancel_and_wait
 
-__all__ = ["BLOCKED_HEADER", "EgressProxy"]
+__all__ = ["BLOCKED_HEADER", "EgressDoor", "EgressProxy"]
 
 logger = logging.getLogger("renderkit.browser")
 
@@ -30,6 +30,49 @@ _CONNECT_TIMEOUT = 10.0
 _BLOCKED_BODY = b"renderkit: this address is not allowed\n"
 #: The header (lower case, as Playwright names headers) marking the proxy's refusals.
 BLOCKED_HEADER = "x-renderkit-blocked"
+
+
+#: (monotonic time, host) of recently refused destinations, newest last.
+Refusals = deque[tuple[float, str]]
+
+
+def _refusals() -> Refusals:
+    return deque(maxlen=256)
+
+
+def _since(refused: Refusals, moment: float) -> list[str]:
+    return [host for at, host in refused if at >= moment]
+
+
+class EgressDoor:
+    """One browser context's own listener on the proxy: what the proxy refused through it
+    was asked for by that context's pages alone.
+
+    Contexts of different callers share a browser, and so its proxy. A refusal noted per
+    browser would name one caller's refused host in another's warning or error; a context
+    sent to a door of its own (Chromium takes a proxy per context) keeps them apart.
+    """
+
+    def __init__(self, server: asyncio.Server, refused: Refusals, doors: set[EgressDoor]) -> None:
+        self._server = server
+        self._refused = refused
+        self._doors = doors
+        doors.add(self)
+        self.port: int = server.sockets[0].getsockname()[1]
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:<port>``, for the context's ``proxy`` option."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def refused_since(self, moment: float) -> list[str]:
+        """Hosts refused through this door at or after ``moment`` (``time.monotonic()``)."""
+        return _since(self._refused, moment)
+
+    def close(self) -> None:
+        """Stop listening (connections still open end with their context)."""
+        self._server.close()
+        self._doors.discard(self)
 
 
 class EgressProxy:
@@ -41,8 +84,9 @@ class EgressProxy:
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
         self._writers: set[asyncio.StreamWriter] = set()
-        #: (monotonic time, host) of recently refused destinations, newest last.
-        self.refused: deque[tuple[float, str]] = deque(maxlen=256)
+        self._doors: set[EgressDoor] = set()
+        #: Refusals of the browser's own traffic, no context's (``--proxy-server``).
+        self.refused: Refusals = _refusals()
 
     @property
     def url(self) -> str:
@@ -50,19 +94,32 @@ class EgressProxy:
         return f"http://127.0.0.1:{self.port}"
 
     def refused_since(self, moment: float) -> list[str]:
-        """Hosts refused at or after ``moment`` (``time.monotonic()``)."""
-        return [host for at, host in self.refused if at >= moment]
+        """Hosts refused at or after ``moment`` (``time.monotonic()``) on the browser's own
+        listener (not through a context's :class:`EgressDoor`)."""
+        return _since(self.refused, moment)
 
     async def start(self) -> None:
         """Listen on an ephemeral loopback port."""
-        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self._server = await self._listen(self.refused)
         self.port = self._server.sockets[0].getsockname()[1]
+
+    async def door(self) -> EgressDoor:
+        """A listener of its own for one browser context; :meth:`EgressDoor.close` it with
+        the context (:meth:`aclose` closes the ones left)."""
+        return EgressDoor(await self._listen(refused := _refusals()), refused, self._doors)
+
+    async def _listen(self, refused: Refusals) -> asyncio.Server:
+        return await asyncio.start_server(
+            lambda reader, writer: self._handle(reader, writer, refused), "127.0.0.1", 0
+        )
 
     async def aclose(self) -> None:
         """Stop listening and drop open tunnels."""
         server, self._server = self._server, None
         if server is not None:
             server.close()
+        for door in list(self._doors):
+            door.close()
         await cancel_and_wait(*self._connections)
         for writer in list(self._writers):
             writer.close()
@@ -71,13 +128,15 @@ class EgressProxy:
             with contextlib.suppress(Exception):
                 await server.wait_closed()
 
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _handle(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, refused: Refusals
+    ) -> None:
         task = asyncio.current_task()
         assert task is not None
         self._connections.add(task)
         self._writers.add(writer)
         try:
-            await self._serve(reader, writer)
+            await self._serve(reader, writer, refused)
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
             pass
         except asyncio.CancelledError:
@@ -93,7 +152,9 @@ class EgressProxy:
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _serve(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, refused: Refusals
+    ) -> None:
         head = await reader.readuntil(b"\r\n\r\n")
         if len(head) > _HEADER_LIMIT:
             return
@@ -113,7 +174,7 @@ class EgressProxy:
                 return
             host, port = parts.hostname, parts.port or 80
             url = target
-        address = await self._check(host.strip("[]"), url)
+        address = await self._check(host.strip("[]"), url, refused)
         if address is None:
             await _refuse(writer)
             return
@@ -137,14 +198,14 @@ class EgressProxy:
             with contextlib.suppress(Exception):
                 await up_writer.wait_closed()
 
-    async def _check(self, host: str, url: str) -> str | None:
+    async def _check(self, host: str, url: str, refused: Refusals) -> str | None:
         """The address to connect to, or None when the destination is refused."""
         # One resolution, every address of it vetted, and the connection made to one of
         # them, never to a fresh lookup (DNS rebinding); an IP literal is not looked up.
         try:
             addresses = await self.policy.resolve(url)
         except BlockedUrlError:
-            self.refused.append((time.monotonic(), host))
+            refused.append((time.monotonic(), host))
             logger.info("egress proxy refused a destination")
             return None
         return str(addresses[0])

@@ -18,7 +18,7 @@ from playwright.async_api import BrowserContext, CDPSession, Playwright, async_p
 from playwright.async_api import Error as PlaywrightError
 
 from renderkit.browser._config import BrowserConfig
-from renderkit.browser._egress import EgressProxy
+from renderkit.browser._egress import EgressDoor, EgressProxy
 from renderkit.browser._page import CLOSE_TIMEOUT, DeviceProfile, Slot, close_target, open_slot
 from renderkit.browser._process import UNLIMITED_FRAMES, ChromiumProcess, launch_chromium
 from renderkit.browser._tasks import TaskSet
@@ -168,13 +168,13 @@ class BrowserLifecycle:
         browser = await self.ensure()
         generation = self._generation
         try:
-            context = await self._new_context(browser)
+            context, door = await self._new_context(browser)
         except PlaywrightError:
             # The connection looked alive but the browser is gone: relaunch once.
             await self.reset(generation)
             browser = await self.ensure()
             generation = self._generation
-            context = await self._new_context(browser)
+            context, door = await self._new_context(browser)
         device = profile if isinstance(profile, DeviceProfile) else None
         try:
             return await open_slot(
@@ -183,22 +183,33 @@ class BrowserLifecycle:
                 endpoint=self._endpoint,
                 policy=self._policy,
                 profile=device,
-                proxied=self.egress is not None,
+                door=door,
             )
         except BaseException:
             # Half made (or its opening cancelled): nobody else holds the context.
+            if door is not None:
+                door.close()
             self._tasks.spawn(_close_context(context))
             raise
 
-    async def _new_context(self, browser: PlaywrightBrowser) -> BrowserContext:
+    async def _new_context(
+        self, browser: PlaywrightBrowser
+    ) -> tuple[BrowserContext, EgressDoor | None]:
         if self.egress is None:
-            return await browser.new_context(no_viewport=True)
-        # The browser already sends everything through the egress proxy; naming it on the
-        # context too makes the requests Playwright fetches for the page (those carrying a
-        # screenshot's credentials, ``_credentials``) go through it as well.
-        return await browser.new_context(
-            no_viewport=True, proxy={"server": self.egress.url, "bypass": "<-loopback>"}
-        )
+            return await browser.new_context(no_viewport=True), None
+        # The browser already sends everything through the egress proxy. The context gets
+        # a listener of its own (its door) so that what the proxy refuses is told to this
+        # context's caller only, and the requests Playwright fetches for the page (those
+        # carrying a screenshot's credentials, ``_credentials``) go through it as well.
+        door = await self.egress.door()
+        try:
+            context = await browser.new_context(
+                no_viewport=True, proxy={"server": door.url, "bypass": "<-loopback>"}
+            )
+        except BaseException:
+            door.close()
+            raise
+        return context, door
 
     async def close_slot(self, slot: Slot, *, hung: bool) -> None:
         """Close a used page; restart the browser if its context will not close."""

@@ -21,6 +21,7 @@ from playwright.async_api import Error as PlaywrightError
 from websockets.exceptions import WebSocketException
 
 from renderkit.browser._cdp import DirectCdp, page_ws_url
+from renderkit.browser._egress import EgressDoor
 from renderkit.browser._guard import PageGuard
 from renderkit.browser._lockdown import LOCKDOWN_SCRIPT
 from renderkit.browser._protocol import Capture, PageShot, PdfOptions
@@ -84,6 +85,9 @@ class Slot:
     #: When the page was last navigated (``time.monotonic``), to ask the egress proxy
     #: what it refused since.
     navigated_at: float = 0.0
+    #: The context's own listener on the egress proxy (None without a proxy): what the
+    #: proxy refused through it, this page asked for.
+    door: EgressDoor | None = None
     inflight: int = 0
     activity: asyncio.Event = attrs.Factory(asyncio.Event)
 
@@ -240,8 +244,16 @@ class Slot:
         """
         if self.direct is not None:
             await self.direct.aclose()
-        async with asyncio.timeout(timeout):
-            await self.context.close()
+        try:
+            async with asyncio.timeout(timeout):
+                await self.context.close()
+        finally:
+            if self.door is not None:
+                self.door.close()
+
+    def refused_since(self, moment: float) -> list[str]:
+        """Hosts the egress proxy refused to this page's context at or after ``moment``."""
+        return self.door.refused_since(moment) if self.door is not None else []
 
 
 async def open_slot(
@@ -251,7 +263,7 @@ async def open_slot(
     endpoint: str | None,
     policy: UrlPolicy,
     profile: DeviceProfile | None = None,
-    proxied: bool = False,
+    door: EgressDoor | None = None,
 ) -> Slot:
     """The page of a new ``context``, locked down and guarded.
 
@@ -259,7 +271,8 @@ async def open_slot(
     bulky results; None leaves them to Playwright's session. ``profile``: the device the
     page is made ready as (see :meth:`Slot.prepare`), for a screenshot.
 
-    ``proxied``: every byte of the browser goes through the egress proxy. A screenshot's
+    ``door``: the context's listener on the egress proxy, through which every byte of it
+    goes (None: a browser without a proxy). A screenshot's
     page is then only watched (:meth:`PageGuard.watch`): the proxy enforces the policy,
     and interception, two extra hops per request, is installed by the captures that need
     it. Without a proxy (a remote browser), and for pages showing the caller's documents
@@ -274,11 +287,11 @@ async def open_slot(
     page = await context.new_page()
     cdp = await context.new_cdp_session(page)
     guard = PageGuard(policy=policy, page=page)
-    slot = Slot(context=context, page=page, cdp=cdp, guard=guard, generation=generation)
+    slot = Slot(context=context, page=page, cdp=cdp, guard=guard, generation=generation, door=door)
     if endpoint is not None:
         slot.direct = await _open_direct(cdp, endpoint)
     slot.track_network()
-    if proxied and profile is not None:
+    if door is not None and profile is not None:
         guard.watch()
     else:
         await guard.install(context)

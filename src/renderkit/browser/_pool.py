@@ -227,9 +227,7 @@ class ChromiumPool:
 
         async def work(budget: Budget, lease: Lease) -> PageCapture:
             async with self._slots.fresh(lease, DeviceProfile.of(shot)) as slot:
-                return await capture_steps.shoot(
-                    slot, shot, budget.remaining_ms, egress=self._lifecycle.egress
-                )
+                return await capture_steps.shoot(slot, shot, budget.remaining_ms)
 
         # The requested delay is the caller's own wait, bounded by the request model.
         timeout = self.config.screenshot_timeout + shot.delay_ms / 1000
