@@ -77,6 +77,32 @@ async def test_a_fragment_renders_into_the_warm_shell_which_loads_only_once(slot
     assert await slot.page.evaluate("document.body.dataset.loadedOnce ?? null") is None
 
 
+@pytest.mark.parametrize("scale", [1, 2])
+async def test_a_viewport_capture_has_the_bytes_of_the_clipped_capture_it_replaces(
+    slot: Slot, scale: int
+) -> None:
+    await load_shell(slot, PLAIN)
+    card = (
+        "<div style='width:100%;height:100%;background:linear-gradient(135deg,#123,#fa3)'>"
+        "<p style='margin:0;font:23px sans-serif'>Some text, antialiased</p></div>"
+    )
+    capture = Capture(width=301, height=157, scale=scale)
+    await slot.set_metrics(capture.width, capture.height, capture.scale)
+    await inject(slot, card, capture.width, capture.height, image_timeout=2)
+    whole = await slot.capture_viewport(capture)
+    assert open_image(whole).size == (301 * scale, 157 * scale)
+    assert whole == await slot.capture(capture)
+
+
+async def test_a_viewport_capture_sizes_the_viewport_to_the_capture_first(slot: Slot) -> None:
+    await load_shell(slot, PLAIN)
+    await slot.set_metrics(500, 500, 1)
+    await inject(slot, BLUE, 80, 60, image_timeout=2)
+    image = open_image(await slot.capture_viewport(Capture(width=80, height=60, scale=2)))
+    assert image.size == (160, 120)
+    assert image.convert("RGB").getcolors() == [(160 * 120, (0, 0, 255))]
+
+
 async def test_a_shot_loads_the_page_and_reports_where_it_ended(
     slot: Slot, http_server: LocalServer
 ) -> None:

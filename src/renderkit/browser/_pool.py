@@ -177,7 +177,7 @@ class ChromiumPool:
                 await capture_steps.load_shell(slot, shell)
                 await slot.set_metrics(capture.width, capture.height, capture.scale)
                 await self._inject(slot, fragment, capture.width, capture.height)
-                return await slot.capture(capture)
+                return await slot.capture_viewport(capture)
 
         return await self._run(tenant, self.config.render_timeout, work)
 
