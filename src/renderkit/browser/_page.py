@@ -76,6 +76,8 @@ class Slot:
     generation: int
     shell: str | None = None
     metrics: tuple[int, int, float] | None = None
+    #: The page scale a template page is zoomed in by (see :meth:`frame`); 1 otherwise.
+    zoom: float = 1.0
     #: The device the page is emulating (None: none yet, or sized by ``set_metrics`` only).
     profile: DeviceProfile | None = None
     #: The emulated colour scheme and motion preference, once set.
@@ -160,10 +162,10 @@ class Slot:
 
     async def set_metrics(
         self, width: int, height: int, scale: float, *, mobile: bool = False
-    ) -> None:
-        """Size the viewport; sent only when the size changed."""
+    ) -> bool:
+        """Size the viewport; sent only when the size changed (then True)."""
         if self.metrics == (width, height, scale) and not mobile:
-            return
+            return False
         # Device metrics are per DevTools session and screenshots follow the capturing
         # session's, so they are set on the session that captures.
         await (self.direct or self.cdp).send(
@@ -171,9 +173,41 @@ class Slot:
             {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": mobile},
         )
         self.metrics = (width, height, scale)
+        return True
+
+    async def frame(self, capture: Capture) -> None:
+        """Size the viewport of a page that never scrolls (a warm template page) to show
+        ``capture`` at its scale.
+
+        At a whole scale above 1 the page is laid out at device scale 1 in a viewport
+        ``scale`` times larger and zoomed in by ``scale`` (the page scale, as a pinch would)
+        rather than emulating the device scale: the same pixels (every template, background,
+        script and scale 2 and 3 compared: byte for byte), but a capture of a page whose
+        emulated device scale is not the screen's is taken by re-emulating the page around
+        it, which draws it once more (Chromium's PageHandler::CaptureScreenshot; measured:
+        a fifth of a 2x og-card's CPU, issue #30).
+        """
+        scale = capture.scale
+        zoom = float(scale) if scale > 1 and float(scale).is_integer() else 1.0
+        sent = await self.set_metrics(
+            round(capture.width * zoom), round(capture.height * zoom), scale / zoom
+        )
+        # Only a zoom that changed is sent, and again after new metrics (which reset it).
+        if zoom != self.zoom or (sent and zoom != 1):
+            await self._set_zoom(zoom)
+
+    async def _set_zoom(self, zoom: float) -> None:
+        # On the session that captures, like the metrics.
+        await (self.direct or self.cdp).send(
+            "Emulation.setPageScaleFactor", {"pageScaleFactor": zoom}
+        )
+        self.zoom = zoom
 
     async def print_pdf(self, options: PdfOptions) -> bytes:
         """Print the page to PDF."""
+        if self.zoom != 1:
+            # A warm page zoomed for an image (see frame) prints as it would unzoomed.
+            await self._set_zoom(1.0)
         if options.title is not None:
             await self.page.evaluate("(t) => { document.title = t; }", options.title)
         # Chromium draws header/footer templates inside the margins: make room for them.
@@ -215,14 +249,18 @@ class Slot:
         )
 
     async def capture_viewport(self, capture: Capture) -> bytes:
-        """Capture the whole viewport, sized to ``capture`` (a no-op when it already is).
+        """Capture the whole viewport of a page that never scrolls, framed by :meth:`frame`
+        for ``capture`` (a no-op when it already is).
 
-        For a page that never scrolls (a warm template page, whose root box is the
-        viewport): the same bytes as :meth:`capture` at (0, 0) without a clip, for which
+        The same bytes as :meth:`capture` at (0, 0), but without the clip, for which
         Chromium re-emulates the page around the capture and draws it once more (measured:
-        8 ms of CPU and of wall time per 1x og-card, issue #30).
+        8 ms of CPU and of wall time per 1x og-card, issue #30). A fractional scale keeps
+        the clip: its page is still emulated at that device scale, which a capture without
+        a clip draws differently.
         """
-        await self.set_metrics(capture.width, capture.height, capture.scale)
+        await self.frame(capture)
+        if capture.scale != self.zoom:
+            return await self.capture(capture)
         return await self._screenshot(capture, {})
 
     async def _screenshot(self, capture: Capture, box: dict[str, Any]) -> bytes:

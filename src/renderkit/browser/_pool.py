@@ -175,7 +175,7 @@ class ChromiumPool:
         async def work(budget: Budget, lease: Lease) -> bytes:
             async with self._slots.warm(lease) as slot:
                 await capture_steps.load_shell(slot, shell)
-                await slot.set_metrics(capture.width, capture.height, capture.scale)
+                await slot.frame(capture)
                 await self._inject(slot, fragment, capture.width, capture.height)
                 return await slot.capture_viewport(capture)
 
