@@ -187,14 +187,17 @@ class Slot:
         it, which draws it once more (Chromium's PageHandler::CaptureScreenshot; measured:
         a fifth of a 2x og-card's CPU, issue #30).
         """
-        scale = capture.scale
-        zoom = float(scale) if scale > 1 and float(scale).is_integer() else 1.0
-        sent = await self.set_metrics(
-            round(capture.width * zoom), round(capture.height * zoom), scale / zoom
-        )
+        width, height, scale, zoom = _framing(capture)
+        sent = await self.set_metrics(width, height, scale)
         # Only a zoom that changed is sent, and again after new metrics (which reset it).
         if zoom != self.zoom or (sent and zoom != 1):
             await self._set_zoom(zoom)
+
+    def is_framed_for(self, capture: Capture) -> bool:
+        """True when :meth:`frame` has nothing to send for ``capture``: a page framed for
+        another scale takes a relayout and a new raster of the whole page to reframe."""
+        width, height, scale, zoom = _framing(capture)
+        return self.metrics == (width, height, scale) and self.zoom == zoom
 
     async def _set_zoom(self, zoom: float) -> None:
         # On the session that captures, like the metrics.
@@ -287,6 +290,13 @@ class Slot:
             await self.direct.aclose()
         async with asyncio.timeout(timeout):
             await self.context.close()
+
+
+def _framing(capture: Capture) -> tuple[int, int, float, float]:
+    """The viewport (CSS size, device scale) and page zoom that show ``capture``."""
+    scale = float(capture.scale)
+    zoom = scale if scale > 1 and scale.is_integer() else 1.0
+    return round(capture.width * zoom), round(capture.height * zoom), scale / zoom, zoom
 
 
 async def open_slot(
