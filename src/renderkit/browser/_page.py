@@ -182,7 +182,8 @@ class Slot:
         At a whole scale above 1 the page is laid out at device scale 1 in a viewport
         ``scale`` times larger and zoomed in by ``scale`` (the page scale, as a pinch would)
         rather than emulating the device scale: the same pixels (every template, background,
-        script and scale 2 and 3 compared: byte for byte), but a capture of a page whose
+        script and scale 2 and 3 compared: byte for byte; images over 8192 pixels wide
+        differ by 0.005 levels on average, no pixel visibly), but a capture of a page whose
         emulated device scale is not the screen's is taken by re-emulating the page around
         it, which draws it once more (Chromium's PageHandler::CaptureScreenshot; measured:
         a fifth of a 2x og-card's CPU, issue #30).
