@@ -77,6 +77,39 @@ async def test_a_fragment_renders_into_the_warm_shell_which_loads_only_once(slot
     assert await slot.page.evaluate("document.body.dataset.loadedOnce ?? null") is None
 
 
+@pytest.mark.parametrize("scale", [1, 1.5, 2, 3])
+async def test_a_framed_viewport_capture_has_the_bytes_of_a_clipped_capture_at_the_device_scale(
+    slot: Slot, scale: float
+) -> None:
+    await load_shell(slot, PLAIN)
+    card = (
+        "<div style='width:100%;height:100%;background:linear-gradient(135deg,#123,#fa3)'>"
+        "<p style='margin:0;font:23px sans-serif;border-bottom:1px solid #fff'>"
+        "Some text, antialiased</p></div>"
+    )
+    capture = Capture(width=301, height=157, scale=scale)
+    await slot.set_metrics(capture.width, capture.height, capture.scale)
+    await inject(slot, card, capture.width, capture.height, image_timeout=2)
+    emulated = await slot.capture(capture)
+    await slot.frame(capture)
+    assert slot.zoom == (scale if scale in (2, 3) else 1)
+    await inject(slot, card, capture.width, capture.height, image_timeout=2)
+    framed = await slot.capture_viewport(capture)
+    assert open_image(framed).size == capture.pixel_size
+    assert framed == emulated
+
+
+async def test_a_viewport_capture_frames_the_page_for_its_capture_first(slot: Slot) -> None:
+    await load_shell(slot, PLAIN)
+    await slot.set_metrics(500, 500, 1)
+    await inject(slot, BLUE, 80, 60, image_timeout=2)
+    for scale, size in ((2, (160, 120)), (1, (80, 60)), (3, (240, 180))):
+        capture = Capture(width=80, height=60, scale=scale)
+        image = open_image(await slot.capture_viewport(capture))
+        assert image.size == size
+        assert image.convert("RGB").getcolors() == [(size[0] * size[1], (0, 0, 255))]
+
+
 async def test_a_shot_loads_the_page_and_reports_where_it_ended(
     slot: Slot, http_server: LocalServer
 ) -> None:

@@ -156,3 +156,48 @@ async def test_dropping_closes_idle_and_spare_pages() -> None:
     async with pool.warm(lease) as after:
         pass
     assert after not in (warm, spare)
+
+
+async def test_a_warm_render_takes_the_idle_page_it_prefers_else_the_last_used() -> None:
+    source, tasks = FakeSource(), TaskSet()
+    pool = SlotPool(source, tasks, slots=2, max_queue=4, tenant_queue=4, spare_contexts=0)
+    first, second = (
+        await pool.acquire(ANONYMOUS, timeout=1),
+        await pool.acquire(ANONYMOUS, timeout=1),
+    )
+    async with pool.warm(first) as a, pool.warm(second) as b:
+        pass
+    # Both idle now, a the most recently used (it was returned last).
+    async with pool.warm(first, lambda page: page is a) as taken:
+        assert taken is a
+    async with pool.warm(first, lambda page: False) as taken:
+        assert taken is a  # nothing preferred: the most recently used, as without prefer
+    async with pool.warm(first, lambda page: page is b) as taken:
+        assert taken is b
+    first.release()
+    second.release()
+    assert len(source.opened) == 2
+
+
+async def test_a_warm_render_opens_a_page_it_prefers_only_while_pages_are_fewer_than_slots() -> (
+    None
+):
+    source, tasks = FakeSource(), TaskSet()
+    pool = SlotPool(source, tasks, slots=2, max_queue=4, tenant_queue=4, spare_contexts=0)
+    lease = await pool.acquire(ANONYMOUS, timeout=1)
+    async with pool.warm(lease) as first:
+        pass
+    async with pool.warm(lease, lambda page: page is not first) as second:
+        assert second is not first  # one idle page, not preferred, and a slot left: a new one
+    async with pool.warm(lease, lambda page: False) as third:
+        assert third is second  # two pages for two slots: the most recently used
+    lease.release()
+    assert len(source.opened) == 2
+
+    single = SlotPool(FakeSource(), tasks, slots=1, max_queue=4, tenant_queue=4, spare_contexts=0)
+    lease = await single.acquire(ANONYMOUS, timeout=1)
+    async with single.warm(lease) as only:
+        pass
+    async with single.warm(lease, lambda page: False) as again:
+        assert again is only
+    lease.release()

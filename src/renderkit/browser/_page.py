@@ -78,6 +78,8 @@ class Slot:
     generation: int
     shell: str | None = None
     metrics: tuple[int, int, float] | None = None
+    #: The page scale a template page is zoomed in by (see :meth:`frame`); 1 otherwise.
+    zoom: float = 1.0
     #: The device the page is emulating (None: none yet, or sized by ``set_metrics`` only).
     profile: DeviceProfile | None = None
     #: The emulated colour scheme and motion preference, once set.
@@ -165,10 +167,10 @@ class Slot:
 
     async def set_metrics(
         self, width: int, height: int, scale: float, *, mobile: bool = False
-    ) -> None:
-        """Size the viewport; sent only when the size changed."""
+    ) -> bool:
+        """Size the viewport; sent only when the size changed (then True)."""
         if self.metrics == (width, height, scale) and not mobile:
-            return
+            return False
         # Device metrics are per DevTools session and screenshots follow the capturing
         # session's, so they are set on the session that captures.
         await (self.direct or self.cdp).send(
@@ -176,9 +178,45 @@ class Slot:
             {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": mobile},
         )
         self.metrics = (width, height, scale)
+        return True
+
+    async def frame(self, capture: Capture) -> None:
+        """Size the viewport of a page that never scrolls (a warm template page) to show
+        ``capture`` at its scale.
+
+        At a whole scale above 1 the page is laid out at device scale 1 in a viewport
+        ``scale`` times larger and zoomed in by ``scale`` (the page scale, as a pinch would)
+        rather than emulating the device scale: the same pixels (every template, background,
+        script and scale 2 and 3 compared: byte for byte; images over 8192 pixels wide
+        differ by 0.005 levels on average, no pixel visibly), but a capture of a page whose
+        emulated device scale is not the screen's is taken by re-emulating the page around
+        it, which draws it once more (Chromium's PageHandler::CaptureScreenshot; measured:
+        a fifth of a 2x og-card's CPU, issue #30).
+        """
+        width, height, scale, zoom = _framing(capture)
+        sent = await self.set_metrics(width, height, scale)
+        # Only a zoom that changed is sent, and again after new metrics (which reset it).
+        if zoom != self.zoom or (sent and zoom != 1):
+            await self._set_zoom(zoom)
+
+    def is_framed_for(self, capture: Capture) -> bool:
+        """True when :meth:`frame` has nothing to send for ``capture``: a page framed for
+        another scale takes a relayout and a new raster of the whole page to reframe."""
+        width, height, scale, zoom = _framing(capture)
+        return self.metrics == (width, height, scale) and self.zoom == zoom
+
+    async def _set_zoom(self, zoom: float) -> None:
+        # On the session that captures, like the metrics.
+        await (self.direct or self.cdp).send(
+            "Emulation.setPageScaleFactor", {"pageScaleFactor": zoom}
+        )
+        self.zoom = zoom
 
     async def print_pdf(self, options: PdfOptions) -> bytes:
         """Print the page to PDF."""
+        if self.zoom != 1:
+            # A warm page zoomed for an image (see frame) prints as it would unzoomed.
+            await self._set_zoom(1.0)
         if options.title is not None:
             # Through the direct connection when there is one: a Playwright evaluate relays
             # through its driver, a round trip of its own (~1 ms idle, 8 ms under load).
@@ -222,10 +260,30 @@ class Slot:
         self, capture: Capture, *, x: float = 0, y: float = 0, beyond_viewport: bool = False
     ) -> bytes:
         """Capture the box at (``x``, ``y``) of ``capture``'s size as an image."""
+        clip = {"x": x, "y": y, "width": capture.width, "height": capture.height, "scale": 1}
+        return await self._screenshot(
+            capture, {"clip": clip, "captureBeyondViewport": beyond_viewport}
+        )
+
+    async def capture_viewport(self, capture: Capture) -> bytes:
+        """Capture the whole viewport of a page that never scrolls, framed by :meth:`frame`
+        for ``capture`` (a no-op when it already is).
+
+        The same bytes as :meth:`capture` at (0, 0), but without the clip, for which
+        Chromium re-emulates the page around the capture and draws it once more (measured:
+        8 ms of CPU and of wall time per 1x og-card, issue #30). A fractional scale keeps
+        the clip: its page is still emulated at that device scale, which a capture without
+        a clip draws differently.
+        """
+        await self.frame(capture)
+        if capture.scale != self.zoom:
+            return await self.capture(capture)
+        return await self._screenshot(capture, {})
+
+    async def _screenshot(self, capture: Capture, box: dict[str, Any]) -> bytes:
         params: dict[str, Any] = {
             "format": capture.format,
-            "clip": {"x": x, "y": y, "width": capture.width, "height": capture.height, "scale": 1},
-            "captureBeyondViewport": beyond_viewport,
+            **box,
             # Chromium's default zlib level dominates PNG time at 2x; the faster setting costs a
             # few percent of file size.
             "optimizeForSpeed": True,
@@ -254,6 +312,13 @@ class Slot:
     def refused_since(self, moment: float) -> list[str]:
         """Hosts the egress proxy refused to this page's context at or after ``moment``."""
         return self.door.refused_since(moment) if self.door is not None else []
+
+
+def _framing(capture: Capture) -> tuple[int, int, float, float]:
+    """The viewport (CSS size, device scale) and page zoom that show ``capture``."""
+    scale = float(capture.scale)
+    zoom = scale if scale > 1 and scale.is_integer() else 1.0
+    return round(capture.width * zoom), round(capture.height * zoom), scale / zoom, zoom
 
 
 async def open_slot(

@@ -173,11 +173,16 @@ class ChromiumPool:
         """Render ``fragment`` in a warm page of ``shell`` and capture it (see Browser)."""
 
         async def work(budget: Budget, lease: Lease) -> bytes:
-            async with self._slots.warm(lease) as slot:
+            # Renders alternating between two scales (or shells) each find a page set up
+            # for theirs, if one is idle.
+            def ready(slot: Slot) -> bool:
+                return slot.shell == shell.name and slot.is_framed_for(capture)
+
+            async with self._slots.warm(lease, ready) as slot:
                 await capture_steps.load_shell(slot, shell)
-                await slot.set_metrics(capture.width, capture.height, capture.scale)
+                await slot.frame(capture)
                 await self._inject(slot, fragment, capture.width, capture.height)
-                return await slot.capture(capture)
+                return await slot.capture_viewport(capture)
 
         return await self._run(tenant, self.config.render_timeout, work)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-from collections.abc import AsyncIterator, Coroutine, Hashable
+from collections.abc import AsyncIterator, Callable, Coroutine, Hashable
 from typing import Any, Generic, Protocol, TypeVar
 
 from playwright.async_api import Error as PlaywrightError
@@ -107,6 +107,9 @@ class SlotPool(Generic[S]):
         # cannot pile up faster than they close.
         self._free_closes = 0
         self._close_limit = slots
+        self._slots = slots
+        # Warm pages in use by a render: with the idle ones, never more than the slots.
+        self._warm_busy = 0
 
     @property
     def spare_count(self) -> int:
@@ -122,14 +125,20 @@ class SlotPool(Generic[S]):
         return await self.scheduler.acquire(tenant, timeout=timeout)
 
     @contextlib.asynccontextmanager
-    async def warm(self, lease: Lease) -> AsyncIterator[S]:
+    async def warm(
+        self, lease: Lease, prefer: Callable[[S], bool] | None = None
+    ) -> AsyncIterator[S]:
         """A page kept between renders: back to the idle list if the render went well.
 
+        ``prefer``: of the idle pages, the most recently used one it accepts is taken
+        (one already set up as the render needs); if none does, a new page while the warm
+        pages are fewer than the slots, else the most recently used one.
         A render refused as the caller's mistake (InvalidRequestError) leaves the page
         healthy; any other failure costs the page, closed in the background while
         ``lease`` stays held.
         """
-        slot = await self._take_idle()
+        slot = await self._take_idle(prefer)
+        self._warm_busy += 1
         healthy = False
         try:
             yield slot
@@ -138,6 +147,7 @@ class SlotPool(Generic[S]):
             healthy = True
             raise
         finally:
+            self._warm_busy -= 1
             source = self._source
             if healthy and not source.closed and slot.generation == source.generation:
                 self._idle.append(slot)
@@ -235,7 +245,18 @@ class SlotPool(Generic[S]):
             self._tasks.spawn(self._source.close_slot(slot, hung=False))
         return await self._open(profile)
 
-    async def _take_idle(self) -> S:
+    async def _take_idle(self, prefer: Callable[[S], bool] | None = None) -> S:
+        if prefer is not None:
+            for index in range(len(self._idle) - 1, -1, -1):
+                slot = self._idle[index]
+                if slot.generation == self._source.generation and prefer(slot):
+                    del self._idle[index]
+                    if slot.is_open():
+                        return slot
+                    self._tasks.spawn(self._source.close_slot(slot, hung=False))
+                    break
+            if len(self._idle) + self._warm_busy < self._slots:
+                return await self._source.open_slot()
         while self._idle:
             slot = self._idle.pop()
             if slot.generation == self._source.generation and slot.is_open():
