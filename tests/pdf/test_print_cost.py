@@ -16,7 +16,7 @@ import pikepdf
 import pytest
 from PIL import Image, ImageChops
 
-from renderkit import render_pdf
+from renderkit import PdfResult, render_pdf
 from renderkit.browser import ChromiumPool, PdfOptions, Shell
 from renderkit.pdf._render import _PRINT_ONLY
 
@@ -57,13 +57,7 @@ async def test_an_untagged_pdf_looks_exactly_like_the_tagged_one(
     plain = await render_pdf(CASES[name], browser=pool)
     tagged = await render_pdf({**CASES[name], "tagged": True}, browser=pool)
 
-    with tempfile.TemporaryDirectory() as folder:
-        before = _pages_png(tagged.content, Path(folder), "tagged")
-        after = _pages_png(plain.content, Path(folder), "plain")
-    assert before
-    assert len(before) == len(after) == plain.pages == tagged.pages
-    for one, other in zip(before, after, strict=True):
-        assert ImageChops.difference(one, other).getbbox() is None
+    _assert_same_pages(tagged, plain)
 
 
 @pytest.mark.browser
@@ -108,13 +102,7 @@ async def test_a_document_hidden_on_screen_prints_exactly_as_one_shown(
     hidden = await render_pdf(request, browser=pool)
     shown = await render_pdf(request, browser=_ShownOnScreen(pool))  # type: ignore[arg-type]
 
-    with tempfile.TemporaryDirectory() as folder:
-        before = _pages_png(shown.content, Path(folder), "shown")
-        after = _pages_png(hidden.content, Path(folder), "hidden")
-    assert before
-    assert len(before) == len(after) == hidden.pages == shown.pages
-    for one, other in zip(before, after, strict=True):
-        assert ImageChops.difference(one, other).getbbox() is None
+    _assert_same_pages(shown, hidden)
     if tagged:
         # Chromium builds the structure tree from the printed layout: hidden on screen, the
         # document still has every heading in its outline.
@@ -129,3 +117,14 @@ async def test_a_document_hidden_on_screen_prints_exactly_as_one_shown(
 def _outline(pdf: pikepdf.Pdf) -> list[str]:
     with pdf.open_outline() as outline:
         return [str(item.title) for item in outline.root]
+
+
+def _assert_same_pages(before: PdfResult, after: PdfResult) -> None:
+    """The two PDFs have the same number of pages, each the same pixels (pdftoppm)."""
+    with tempfile.TemporaryDirectory() as folder:
+        old = _pages_png(before.content, Path(folder), "before")
+        new = _pages_png(after.content, Path(folder), "after")
+    assert old
+    assert len(old) == len(new) == before.pages == after.pages
+    for one, other in zip(old, new, strict=True):
+        assert ImageChops.difference(one, other).getbbox() is None
