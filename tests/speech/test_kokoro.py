@@ -356,3 +356,19 @@ async def test_an_unpunctuated_script_starts_with_a_short_piece_of_a_bounded_ope
     assert 300 <= len(kokoro.planned[0]) <= 600  # not the whole 4,700 characters first
     assert script.startswith(kokoro.planned[0] + " ")
     assert 0.5 < first[0] < 3.5  # a few words (at most 40 tokens), not a whole opening
+
+
+@needs_kokoro
+async def test_warming_up_runs_both_sessions_once_before_any_request() -> None:
+    kokoro = Watched()
+
+    await kokoro.warm_up()
+
+    assert kokoro._session is not None and kokoro._wide is not None
+    assert "af_heart" in kokoro._styles
+    assert (kokoro.calls, kokoro._running) == ([], 0)  # no request's model call
+    narrow, wide = kokoro._session, kokoro._wide
+    await kokoro.synthesize(request(script="Hi."))
+    assert (kokoro._session, kokoro._wide) == (narrow, wide)  # the request used them
+    with pytest.raises(InvalidRequestError):
+        await KokoroSpeechProvider().warm_up("xx_nobody")

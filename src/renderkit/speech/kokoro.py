@@ -61,6 +61,7 @@ from renderkit.speech._kokoro_text import (
     phonemize,
     split_clauses,
     split_opening,
+    to_tokens,
 )
 from renderkit.speech._models import AudioRequest
 from renderkit.speech._protocol import PcmSink, SpeechAudio, Voice
@@ -285,6 +286,39 @@ class KokoroSpeechProvider:
         return onnxruntime.InferenceSession(
             str(self.assets.model), options, providers=["CPUExecutionProvider"]
         )
+
+    async def warm_up(self, voice_id: str = "af_heart") -> None:
+        """Create the sessions and run each once on a word, ahead of the first request.
+
+        A fresh session's first call is slower than the next ones (onnxruntime sizes its
+        memory then), and creating the sessions takes seconds on a busy machine: a server
+        calls this at startup so its first request's first audio pays neither. Cancelling it
+        waits for the model work in progress to end (a thread left running would abort the
+        interpreter at exit).
+
+        Raises:
+            MissingDependencyError, ConfigurationError: as :meth:`synthesize` raises them.
+            ProviderError: the model failed.
+        """
+        await anyio.to_thread.run_sync(self._warm, self.voice_for(voice_id))
+
+    def _warm(self, voice: str) -> None:
+        self._load()
+        np = _numpy()
+        tokens = to_tokens("wˈɔːmɪŋ ˈʌp.")  # "warming up.", without espeak-ng
+        inputs = {
+            "tokens": np.array([[0, *tokens, 0]], dtype=np.int64),
+            "style": self._style(voice)[len(tokens)][None, :],
+            "speed": np.array([1.0], dtype=np.float32),
+        }
+        for session in (self._wide, self._session):
+            if session is None:
+                continue
+            try:
+                session.run(None, inputs)
+            except Exception as exc:  # onnxruntime's C++ errors have no common Python base
+                msg = "the Kokoro model failed"
+                raise ProviderError(msg, provider=self.name) from exc
 
     def _enter(self, *, opening: bool) -> Any:
         """The session for a model call starting now: wide for a request's opening piece
