@@ -81,6 +81,9 @@ logger = logging.getLogger("renderkit_server")
 _REVOCATION_REFRESH_SECONDS = 1.0
 #: Seconds the background loops get to stop at shutdown before it goes on without them.
 _STOP_SECONDS = 10.0
+#: Seconds a shutdown waits for the speech warm-up still creating Kokoro's sessions (6-20 s on
+#: a busy two-core machine): a process that exits under it aborts.
+_WARM_STOP_SECONDS = 60.0
 
 # Browser MCP clients must read the session id and the quota headers.
 _EXPOSED_HEADERS = [
@@ -170,7 +173,7 @@ def create_app(
             await workers.aclose()
             # The speech warm-up is waited for, not cancelled: its thread (creating the model's
             # sessions) cannot be stopped, and one still running at exit aborts the process.
-            await asyncio.wait({warming}, timeout=_STOP_SECONDS)
+            await asyncio.wait({warming}, timeout=_WARM_STOP_SECONDS)
             stuck = await cancel_and_wait(*background, warming, within=_STOP_SECONDS)
             for task in stuck:  # a shutdown goes on; the task is named for whoever debugs it
                 logger.warning("a background task did not stop at shutdown: %r", task)
