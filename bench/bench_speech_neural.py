@@ -55,6 +55,17 @@ TEXTS = {
     1000: (PARAGRAPH * 4)[:1000].rsplit(" ", 1)[0].ljust(1000, "."),
 }
 VOICES = {"espeak": "en-us+f3", "kokoro": "af_heart"}
+_LANE = "the garden gate was open and the dog ran out into the lane "
+#: First audio only ("any text"): a word, a 300-character first sentence without punctuation,
+#: and scripts without any (phonemized whole before the first call until 2026-11-27).
+FIRST_TEXTS = {
+    "short": "Hello there.",
+    "300, one clause": (_LANE * 6)[:300].rsplit(" ", 1)[0] + ". " + PARAGRAPH,
+    "1,400, no punctuation": (_LANE * 24)[:1400].rsplit(" ", 1)[0],
+    "4,900, no punctuation": (_LANE * 83)[:4900].rsplit(" ", 1)[0],
+}
+#: The server's ceiling for Kokoro at its default 120 s budget (12 characters per CPU-second).
+HTTP_MOST_CHARACTERS = 1_440
 
 
 def _cpu() -> float:
@@ -122,6 +133,15 @@ async def _worker(engine: str) -> dict[str, Any]:
             "first_pcm": (probe.first or start) - start,
             "cpu": cpu,
         }
+    for name, text in FIRST_TEXTS.items():
+        if engine != "kokoro":
+            break
+        start = time.perf_counter()
+        request = {"script": text, "voice_id": voice, "format": "mp3"}
+        async with synthesize_stream(request, provider=inner) as audio:
+            async for _piece in audio:
+                out[name] = {"first": time.perf_counter() - start}
+                break  # leaving the block stops the engine
     out["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     await provider.aclose()
     return out
@@ -160,7 +180,7 @@ async def _http_worker() -> dict[str, Any]:
                 made = await http.post("/api/keys/generate", json={"email": "bench@example.com"})
                 headers = {"X-SVC-Key": made.json()["key"]}
 
-                async def first_byte(text: str) -> tuple[float, float]:
+                async def first_byte(text: str, *, whole: bool = True) -> tuple[float, float]:
                     body = {"script": text, "voice_id": "af_heart", "format": "mp3", "stream": True}
                     start = time.perf_counter()
                     first = None
@@ -168,12 +188,19 @@ async def _http_worker() -> dict[str, Any]:
                         r.raise_for_status()
                         async for _chunk in r.aiter_raw():
                             first = first or time.perf_counter() - start
+                            if not whole:
+                                break  # the client leaves: the server stops the engine
                     return first or 0.0, time.perf_counter() - start
 
                 await first_byte("Warming up. And again.")
                 for size, text in TEXTS.items():
                     first, wall = await first_byte(text)
                     out[str(size)] = {"first": first, "wall": wall}
+                for name, text in FIRST_TEXTS.items():
+                    if len(text) > HTTP_MOST_CHARACTERS:
+                        continue  # the server refuses it (400 on script)
+                    first, _wall = await first_byte(text, whole=False)
+                    out[name] = {"first": first}
         finally:
             server.should_exit = True
             await task
@@ -285,7 +312,7 @@ def main(rounds: int, engines: list[str], peer_python: str | None, record_to: Pa
         f"{'first audio s':>13} {'CPU s':>6} {'peak RSS MB':>11}"
     )
     walls: dict[tuple[str, int], float] = {}
-    firsts: dict[tuple[str, int], float] = {}
+    firsts: dict[tuple[str, int | str], float] = {}
     for engine, results in runs.items():
         rss = statistics.median(r["rss_mb"] for r in results)
         for size in TEXTS:
@@ -300,6 +327,13 @@ def main(rounds: int, engines: list[str], peer_python: str | None, record_to: Pa
                 f"{engine:8} {size:>5} {audio:>8.1f} {wall:>7.2f} {size / wall:>8.0f} "
                 f"{rtf} {first:>13.2f} {cpu} {rss:>11.0f}"
             )
+    print(f"first audio only (library, HTTP; texts of {', '.join(FIRST_TEXTS)} characters):")
+    for name in FIRST_TEXTS:
+        for engine in ("kokoro", "http"):
+            if engine in runs and name in runs[engine][0]:
+                first = _median([r[name] for r in runs[engine]], "first")
+                firsts[engine, name] = first
+                print(f"  {name:22} {engine:6} {first:6.2f} s")
     if "peer" in runs:
         print(f"peer: {runs['peer'][0]['peer']}")
     for size in TEXTS:
@@ -309,10 +343,24 @@ def main(rounds: int, engines: list[str], peer_python: str | None, record_to: Pa
                     f"first audio, {size} chars: {engine} {firsts[engine, size]:.2f} s vs peer "
                     f"{firsts['peer', size]:.2f} s (ratio {firsts['peer', size] / firsts[engine, size]:.2f})"
                 )
+    notes = f"{rounds} rounds; load average {load_before:.1f} before, {load_after:.1f} after"
+    for name in FIRST_TEXTS:
+        for engine, how in (
+            ("kokoro", "synthesize_stream, mp3"),
+            ("http", "streamed POST /api/audio"),
+        ):
+            if (engine, name) in firsts:
+                record(
+                    record_to,
+                    benchmark="bench_speech_neural.py",
+                    case=f"speech with Kokoro, text {name!r}: first audio ({how})",
+                    unit="s",
+                    renderkit=firsts[engine, name],
+                    notes=notes,
+                )
     for size in TEXTS:
         if ("kokoro", size) not in walls:
             continue
-        notes = f"{rounds} rounds; load average {load_before:.1f} before, {load_after:.1f} after"
         peer = runs["peer"][0]["peer"] if "peer" in runs else None
         record(
             record_to,

@@ -27,6 +27,7 @@ from renderkit.speech import SpeechProvider
 from renderkit.storage import Storage
 from renderkit_server import docs, errors, files, health, production, signed_images
 from renderkit_server.dependencies import DEPENDENCIES
+from renderkit_server.engines import warm_speech
 from renderkit_server.jobs import routes as jobs_routes
 from renderkit_server.jobs.notify import JobNotifier
 from renderkit_server.jobs.worker import JobWorkers, maintain_forever
@@ -80,6 +81,9 @@ logger = logging.getLogger("renderkit_server")
 _REVOCATION_REFRESH_SECONDS = 1.0
 #: Seconds the background loops get to stop at shutdown before it goes on without them.
 _STOP_SECONDS = 10.0
+#: Seconds a shutdown waits for the speech warm-up still creating Kokoro's sessions (6-20 s on
+#: a busy two-core machine): a process that exits under it aborts.
+_WARM_STOP_SECONDS = 60.0
 
 # Browser MCP clients must read the session id and the quota headers.
 _EXPOSED_HEADERS = [
@@ -161,12 +165,16 @@ def create_app(
             ),
             loop.create_task(maintain_forever(services.jobs, metrics)),
         )
+        warming = loop.create_task(warm_speech(services.engines.speech))
         try:
             yield
         finally:
             # First: running jobs go back to the queue while the stores are still open.
             await workers.aclose()
-            stuck = await cancel_and_wait(*background, within=_STOP_SECONDS)
+            # The speech warm-up is waited for, not cancelled: its thread (creating the model's
+            # sessions) cannot be stopped, and one still running at exit aborts the process.
+            await asyncio.wait({warming}, timeout=_WARM_STOP_SECONDS)
+            stuck = await cancel_and_wait(*background, warming, within=_STOP_SECONDS)
             for task in stuck:  # a shutdown goes on; the task is named for whoever debugs it
                 logger.warning("a background task did not stop at shutdown: %r", task)
             await services.aclose()

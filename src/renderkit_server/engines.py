@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import logging
+
 import attrs
 
+from renderkit import RenderkitError
 from renderkit.browser import Browser
 from renderkit.core.workers import WorkerPool
 from renderkit.parsing import Extractor, OcrEngine, ParseLimits, RapidOcr
 from renderkit.pdfops import PdfOpsLimits, Signer
-from renderkit.speech import SpeechProvider
+from renderkit.speech import KokoroSpeechProvider, SpeechProvider, SpeechRouter
 from renderkit_server.settings import Settings
 
-__all__ = ["Engines", "Workers", "workers"]
+__all__ = ["Engines", "Workers", "warm_speech", "workers"]
+
+logger = logging.getLogger(__name__)
 
 
 @attrs.frozen(kw_only=True)
@@ -78,3 +83,21 @@ class Engines:
     def ocr_tool(self) -> str:
         """The system tool the OCR engine needs installed (a key of the health ``tools``)."""
         return "rapidocr" if isinstance(self.ocr, RapidOcr) else "tesseract"
+
+
+async def warm_speech(speech: SpeechProvider) -> None:
+    """Warm the default speech engine when it is Kokoro (see
+    :meth:`~renderkit.speech.KokoroSpeechProvider.warm_up`), so the first request after a
+    start gets its first audio as fast as the next ones; run by the app's lifespan.
+
+    Kokoro only as the default: warming it costs its memory (about 0.9 GB), which a server
+    that merely offers its voices beside espeak-ng spends on first use instead. A failure is
+    logged; the first request meets it again and answers it.
+    """
+    engine = speech.default if isinstance(speech, SpeechRouter) else speech
+    if not isinstance(engine, KokoroSpeechProvider):
+        return
+    try:
+        await engine.warm_up()
+    except RenderkitError:
+        logger.warning("warming the Kokoro speech engine failed", exc_info=True)

@@ -13,6 +13,7 @@ from renderkit.speech import KokoroSpeechProvider, LocalSpeechProvider, SpeechRo
 from renderkit.speech._models import AudioRequest
 from renderkit.testing import FakeBrowser
 from renderkit_server.app import create_app
+from renderkit_server.engines import warm_speech
 from renderkit_server.mail import MemoryMailer
 from renderkit_server.services import build_services
 from renderkit_server.settings import Settings
@@ -82,3 +83,22 @@ async def test_the_api_speaks_a_kokoro_voice(make_settings: Callable[..., Settin
         result = response.json()
         assert result["voice_id"] == "bf_emma"
         assert 0.3 < result["duration_seconds"] < 3
+
+
+@pytest.mark.parametrize(("engine", "warmed"), [("kokoro", True), ("espeak", False)])
+@needs_kokoro
+async def test_the_server_warms_kokoro_only_when_it_is_the_default(
+    make_settings: Callable[..., Settings], engine: str, warmed: bool
+) -> None:
+    settings = make_settings(speech_engine=engine, kokoro_threads=2)
+    services = await build_services(settings, browser=FakeBrowser(), mailer=MemoryMailer())
+    try:
+        speech = services.engines.speech
+        assert isinstance(speech, SpeechRouter) and speech.kokoro is not None
+
+        await warm_speech(speech)  # what the app's lifespan starts
+
+        assert (speech.kokoro._session is not None) is warmed
+        assert (speech.kokoro._wide is not None) is warmed
+    finally:
+        await services.aclose()

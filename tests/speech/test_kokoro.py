@@ -307,10 +307,12 @@ class Planning(KokoroSpeechProvider):
     def __init__(self) -> None:
         super().__init__()
         self.plans: list[tuple[int, float]] = []
+        self.planned: list[str] = []  # the text of each run
 
     def _plan(self, clauses: list[Clause], language: str) -> list[Chunk]:
         chunks = super()._plan(clauses, language)
         self.plans.append((len(clauses), time.monotonic()))
+        self.planned.append(" ".join(c.text for c in clauses))
         return chunks
 
 
@@ -335,3 +337,38 @@ async def test_a_long_script_speaks_its_opening_before_the_rest_is_phonemized_wi
     (opening, _), *rest = kokoro.plans
     assert opening < total / 4  # the opening alone went first
     assert sum(n for n, _ in rest) in (0, total - opening)  # the rest, if planned by then
+
+
+@needs_kokoro
+async def test_an_unpunctuated_script_starts_with_a_short_piece_of_a_bounded_opening() -> None:
+    kokoro = Planning()
+    script = " ".join(["the garden gate was open and the dog ran out into the lane"] * 80)
+    first: list[float] = []
+
+    async def sink(chunk: SpeechAudio) -> None:
+        first.append(len(chunk.data) / 48_000)
+        raise Heard
+
+    with pytest.raises(Heard):
+        await kokoro.stream_pcm(request(script=script), sink)
+
+    assert len(script) > 4_700 and len(split_clauses(script)) == 1
+    assert 300 <= len(kokoro.planned[0]) <= 600  # not the whole 4,700 characters first
+    assert script.startswith(kokoro.planned[0] + " ")
+    assert 0.5 < first[0] < 3.5  # a few words (at most 40 tokens), not a whole opening
+
+
+@needs_kokoro
+async def test_warming_up_runs_both_sessions_once_before_any_request() -> None:
+    kokoro = Watched()
+
+    await kokoro.warm_up()
+
+    assert kokoro._session is not None and kokoro._wide is not None
+    assert "af_heart" in kokoro._styles
+    assert (kokoro.calls, kokoro._running) == ([], 0)  # no request's model call
+    narrow, wide = kokoro._session, kokoro._wide
+    await kokoro.synthesize(request(script="Hi."))
+    assert (kokoro._session, kokoro._wide) == (narrow, wide)  # the request used them
+    with pytest.raises(InvalidRequestError):
+        await KokoroSpeechProvider().warm_up("xx_nobody")

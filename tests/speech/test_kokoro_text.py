@@ -10,11 +10,11 @@ from renderkit.speech._kokoro_text import (
     Chunk,
     Clause,
     lead_in,
-    opening_clauses,
     pack_chunks,
     phonemize,
     plan_chunks,
     split_clauses,
+    split_opening,
     to_tokens,
 )
 
@@ -101,9 +101,67 @@ def test_the_opening_is_cut_into_growing_pieces_between_clauses_then_words() -> 
 
 def test_the_opening_is_whole_sentences_up_to_the_first_end_past_its_length() -> None:
     clauses = split_clauses("One, two. " + "Three four five six seven. " * 20)
-    assert opening_clauses(clauses, characters=5) == 2  # "One," and "two."
-    assert opening_clauses(clauses, characters=30) == 3  # then the next full stop
-    assert opening_clauses(clauses[:2], characters=1_000) == 2  # a short script: all of it
+    assert split_opening(clauses, characters=5) == (clauses[:2], clauses[2:])  # "One," "two."
+    assert split_opening(clauses, characters=30) == (clauses[:3], clauses[3:])  # next stop
+    assert split_opening(clauses[:2], characters=1_000) == (clauses[:2], [])  # all of it
+
+
+def words_of(clauses: list[Clause]) -> list[str]:
+    return [word for clause in clauses for word in clause.text.split()]
+
+
+def test_a_long_first_sentence_ends_the_opening_at_a_clause_break_within_its_most() -> None:
+    clause = "the river runs past the mill and on towards the sea below the hill"  # 66
+    clauses = split_clauses(", ".join([clause] * 12) + ".")  # one 816-character sentence
+
+    head, rest = split_opening(clauses)
+
+    assert 300 <= sum(len(c.text) + 2 for c in head) <= 600
+    assert head[-1].mark == "," and not head[-1].ends_sentence
+    assert [*head, *rest] == clauses
+
+
+@pytest.mark.parametrize("size", [700, 1_000, 4_900])
+def test_an_unpunctuated_script_is_cut_between_words_into_a_bounded_opening(size: int) -> None:
+    script = " ".join(f"word{n}" for n in range(size))[:size].rsplit(" ", 1)[0]
+    clauses = split_clauses(script)
+    assert len(clauses) == 1
+
+    head, rest = split_opening(clauses)
+
+    assert len(head) == 1 and 300 <= len(head[0].text) <= 600
+    assert (head[0].mark, head[0].ends_sentence) == ("", False)  # no pause it did not have
+    assert (rest[0].mark, rest[0].ends_sentence) == (".", True)
+    assert words_of(head) + words_of(rest) == script.split()  # nothing lost or repeated
+
+
+def test_a_word_longer_than_the_opening_is_cut_inside_it() -> None:
+    clauses = split_clauses("x" * 700 + " tail.")
+    head, rest = split_opening(clauses)
+    assert head[0].text == "x" * 598  # the opening's 600 less the clause's mark and space
+    assert "".join(words_of(head) + words_of(rest)) == "x" * 700 + "tail"
+
+
+@needs_espeak
+def test_a_cut_opening_is_phonemized_as_the_same_words_without_an_added_pause() -> None:
+    script = " ".join(["the garden gate was open and the dog ran out into the lane"] * 20)
+    clauses = split_clauses(script)
+    head, rest = split_opening(clauses)
+    assert rest  # cut
+
+    def plan(part: list[Clause]) -> list[Chunk]:
+        said = phonemize(part, executable="espeak-ng", language="en-us")
+        return pack_chunks(part, said, language="en-us")
+
+    space = KOKORO_VOCAB[" "]
+    whole = [t for c in plan(clauses) for t in c.tokens if t != space]
+    opening, after = plan(head), plan(rest)
+    assert opening[-1].ends_sentence is False  # a clause's pause at the cut, not a sentence's
+    marks = {KOKORO_VOCAB[m] for m in ".,;:!?—…"}
+    assert not marks & set(opening[-1].tokens)  # no punctuation made up at the cut
+    cut = [t for c in (*opening, *after) for t in c.tokens if t != space]
+    assert cut == whole  # every word's phonemes, once
+    assert lead_in(opening)[0].tokens == lead_in(plan(clauses))[0].tokens
 
 
 def test_a_short_first_sentence_is_not_cut() -> None:

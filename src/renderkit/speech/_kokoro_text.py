@@ -20,11 +20,11 @@ __all__ = [
     "Chunk",
     "Clause",
     "lead_in",
-    "opening_clauses",
     "pack_chunks",
     "phonemize",
     "plan_chunks",
     "split_clauses",
+    "split_opening",
     "to_tokens",
 ]
 
@@ -72,7 +72,8 @@ class Clause:
 
     Attributes:
         text: the words, without the punctuation that ended them.
-        mark: the punctuation token that ends it (``.`` ``!`` ``?`` ``…`` ``,`` ``;`` ``:`` ``—``).
+        mark: the punctuation token that ends it (``.`` ``!`` ``?`` ``…`` ``,`` ``;`` ``:`` ``—``),
+            or ``""`` for the head of a clause cut between words (see :func:`split_opening`).
         ends_sentence: the break was a full stop (or a line break), not a pause.
     """
 
@@ -139,6 +140,8 @@ def _espeak(executable: str, language: str, text: str) -> list[str]:
 
 
 def _espeak_mark(mark: str) -> str:
+    if not mark:
+        return ""  # a clause cut between words: always the last line of its run
     return mark if mark in ".!?,;:" else ","
 
 
@@ -217,7 +220,7 @@ def pack_chunks(
         tokens = to_tokens(said, language=language)
         if not tokens:
             continue
-        tokens += [KOKORO_VOCAB[clause.mark], _SPACE]
+        tokens += [KOKORO_VOCAB[clause.mark], _SPACE] if clause.mark else [_SPACE]
         if len(current) + len(tokens) > limit:
             close(ends_sentence=False)
         if len(tokens) > limit:
@@ -228,7 +231,8 @@ def pack_chunks(
         current += tokens
         if clause.ends_sentence:
             close(ends_sentence=True)
-    close(ends_sentence=True)
+    # Clauses ending mid-sentence (an opening cut short): the pause after is a clause's.
+    close(ends_sentence=not clauses or clauses[-1].ends_sentence)
     return chunks
 
 
@@ -280,16 +284,49 @@ def lead_in(chunks: list[Chunk], limits: tuple[int, ...] = LEAD_IN_LIMITS) -> li
 #: lead-in limits cover), so the first model call never waits for a long script's phonemes.
 OPENING_CHARACTERS = 300
 
+#: Most characters of an opening: a longer first sentence is cut between clauses, and a
+#: clause that would take it past this between words (espeak-ng takes about 0.4 s of CPU over
+#: 3,000 characters without a break, more than the first model call itself).
+OPENING_MOST_CHARACTERS = 2 * OPENING_CHARACTERS
 
-def opening_clauses(clauses: list[Clause], characters: int = OPENING_CHARACTERS) -> int:
-    """How many leading clauses make the opening: whole sentences, up to the first sentence
-    end at or after ``characters`` characters (all of them for a shorter script)."""
+
+def split_opening(
+    clauses: list[Clause],
+    characters: int = OPENING_CHARACTERS,
+    most: int = OPENING_MOST_CHARACTERS,
+) -> tuple[list[Clause], list[Clause]]:
+    """The opening of ``clauses`` and the rest.
+
+    The opening is whole sentences up to the first sentence end at or after ``characters``
+    characters (all of them for a shorter script), but never over ``most``: it then ends at
+    the last clause break within ``most`` once ``characters`` are reached, else inside the
+    clause that crosses ``most``, at its last space before (that clause's head gets no
+    punctuation, its tail starts the rest).
+    """
     seen = 0
     for index, clause in enumerate(clauses):
-        seen += len(clause.text) + 2
+        size = len(clause.text) + 2
+        if seen + size > most:
+            if seen >= characters:
+                return clauses[:index], clauses[index:]
+            head, tail = _cut_words(clause.text, most - seen - 2)
+            if head:
+                cut = Clause(text=head, mark="", ends_sentence=False)
+                rest = attrs.evolve(clause, text=tail)
+                return [*clauses[:index], cut], [rest, *clauses[index + 1 :]]
+            return clauses[:index], clauses[index:]
+        seen += size
         if clause.ends_sentence and seen >= characters:
-            return index + 1
-    return len(clauses)
+            return clauses[: index + 1], clauses[index + 1 :]
+    return clauses, []
+
+
+def _cut_words(text: str, most: int) -> tuple[str, str]:
+    """``text`` cut at its last space within ``most`` characters (at ``most`` if it has none
+    there, as for one very long word); both halves stripped."""
+    space = text.rfind(" ", 0, most + 1)
+    cut = space if space > 0 else most
+    return text[:cut].rstrip(), text[cut:].lstrip()
 
 
 def plan_chunks(text: str, *, executable: str, language: str) -> list[Chunk]:

@@ -14,7 +14,8 @@ from the ``espeak-ng`` program. How the request's settings map onto the engine:
 The script is cut into sentences (and a sentence over 510 tokens between clauses); the
 opening is cut shorter still (:func:`~renderkit.speech._kokoro_text.lead_in`: a first piece
 of at most 40 tokens, the next ones growing), so the first audio is ready after one short
-model call. That first call runs alone; then the rest are spoken by at most ``parallel``
+model call; and only the opening (at most 600 characters, however long the first sentence) is
+phonemized before it. That first call runs alone; then the rest are spoken by at most ``parallel``
 model calls at once and handed on in order as soon as each is ready: the first clause is
 being encoded (and streamed) while the next ones are spoken.
 
@@ -56,10 +57,11 @@ from renderkit.speech._kokoro_text import (
     Chunk,
     Clause,
     lead_in,
-    opening_clauses,
     pack_chunks,
     phonemize,
     split_clauses,
+    split_opening,
+    to_tokens,
 )
 from renderkit.speech._models import AudioRequest
 from renderkit.speech._protocol import PcmSink, SpeechAudio, Voice
@@ -285,6 +287,39 @@ class KokoroSpeechProvider:
             str(self.assets.model), options, providers=["CPUExecutionProvider"]
         )
 
+    async def warm_up(self, voice_id: str = "af_heart") -> None:
+        """Create the sessions and run each once on a word, ahead of the first request.
+
+        A fresh session's first call is slower than the next ones (onnxruntime sizes its
+        memory then), and creating the sessions takes seconds on a busy machine: a server
+        calls this at startup so its first request's first audio pays neither. Cancelling it
+        waits for the model work in progress to end (a thread left running would abort the
+        interpreter at exit).
+
+        Raises:
+            MissingDependencyError, ConfigurationError: as :meth:`synthesize` raises them.
+            ProviderError: the model failed.
+        """
+        await anyio.to_thread.run_sync(self._warm, self.voice_for(voice_id))
+
+    def _warm(self, voice: str) -> None:
+        self._load()
+        np = _numpy()
+        tokens = to_tokens("wˈɔːmɪŋ ˈʌp.")  # "warming up.", without espeak-ng
+        inputs = {
+            "tokens": np.array([[0, *tokens, 0]], dtype=np.int64),
+            "style": self._style(voice)[len(tokens)][None, :],
+            "speed": np.array([1.0], dtype=np.float32),
+        }
+        for session in (self._wide, self._session):
+            if session is None:
+                continue
+            try:
+                session.run(None, inputs)
+            except Exception as exc:  # onnxruntime's C++ errors have no common Python base
+                msg = "the Kokoro model failed"
+                raise ProviderError(msg, provider=self.name) from exc
+
     def _enter(self, *, opening: bool) -> Any:
         """The session for a model call starting now: wide for a request's opening piece
         when no other model call is running, else narrow."""
@@ -373,17 +408,17 @@ class KokoroSpeechProvider:
     async def stream_pcm(self, request: AudioRequest, sink: PcmSink) -> None:
         """Speak piece by piece, handing each to ``sink`` in order as it is ready.
 
-        The opening (about 300 characters, whole sentences) is phonemized on its own and its
+        The opening (about 300 characters of whole sentences, at most 600: a longer first
+        sentence is cut between clauses or words, see
+        :func:`~renderkit.speech._kokoro_text.split_opening`) is phonemized on its own and its
         first piece spoken at once; the rest of the script is phonemized meanwhile.
 
         Raises what :meth:`synthesize` raises.
         """
         voice = self.voice_for(request.voice_id)
         language = KOKORO_VOICES[voice].language or "en-us"
-        clauses = split_clauses(request.script)
-        cut = opening_clauses(clauses)
-        rest = clauses[cut:]
-        chunks = lead_in(await anyio.to_thread.run_sync(self._plan, clauses[:cut], language))
+        head, rest = split_opening(split_clauses(request.script))
+        chunks = lead_in(await anyio.to_thread.run_sync(self._plan, head, language))
         if not chunks and rest:  # nothing to say in the opening: plan the rest now
             chunks, rest = lead_in(await anyio.to_thread.run_sync(self._plan, rest, language)), []
         if not chunks:
