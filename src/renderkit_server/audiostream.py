@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import anyio
+import attrs
 from litestar import Litestar, Request, Response
 from litestar.response.base import ASGIResponse
 from litestar.types import Receive, Scope, Send
@@ -97,23 +98,15 @@ async def streamed_audio(
     )
 
 
+@attrs.frozen(kw_only=True)
 class _Call:
     """What the response needs to speak one reserved call."""
 
-    def __init__(
-        self,
-        *,
-        request: AudioRequest,
-        production: Production,
-        ticket: QuotaTicket,
-        key_id: str,
-        plan: str,
-    ) -> None:
-        self.request = request
-        self.production = production
-        self.ticket = ticket
-        self.key_id = key_id
-        self.plan = plan
+    request: AudioRequest
+    production: Production
+    ticket: QuotaTicket
+    key_id: str
+    plan: str
 
 
 class _StreamedAudio(Response[bytes]):
