@@ -93,11 +93,6 @@ class EgressProxy:
         """``http://127.0.0.1:<port>``, for Chromium's ``--proxy-server``."""
         return f"http://127.0.0.1:{self.port}"
 
-    def refused_since(self, moment: float) -> list[str]:
-        """Hosts refused at or after ``moment`` (``time.monotonic()``) on the browser's own
-        listener (not through a context's :class:`EgressDoor`)."""
-        return _since(self.refused, moment)
-
     async def start(self) -> None:
         """Listen on an ephemeral loopback port."""
         self._server = await self._listen(self.refused)
