@@ -149,6 +149,16 @@ class PageCapture:
     blocked: tuple[str, ...] = ()
     truncated: bool = False
 
+    def load_warnings(self) -> list[str]:
+        """What went wrong on the way that the caller should hear of: an error status, and
+        requests refused by the network policy."""
+        warnings = []
+        if self.status is not None and self.status >= 400:
+            warnings.append(f"the page answered HTTP {self.status}")
+        if self.blocked:
+            warnings.append(f"{len(self.blocked)} request(s) to disallowed addresses were blocked")
+        return warnings
+
 
 @attrs.frozen(kw_only=True)
 class Shell:

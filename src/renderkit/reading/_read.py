@@ -71,11 +71,7 @@ async def read_page(
             max_chars=max_output_chars,
         )
     )
-    warnings: list[str] = []
-    if captured.status is not None and captured.status >= 400:
-        warnings.append(f"the page answered HTTP {captured.status}")
-    if captured.blocked:
-        warnings.append(f"{len(captured.blocked)} request(s) to disallowed addresses were blocked")
+    warnings = captured.load_warnings()
     warnings.extend(extracted.warnings)
     return ReadResult(
         content=extracted.content,

@@ -82,11 +82,7 @@ async def screenshot(
         omit_background=req.omit_background,
     )
     captured = await browser.capture_url(shot)
-    warnings: list[str] = []
-    if captured.status is not None and captured.status >= 400:
-        warnings.append(f"the page answered HTTP {captured.status}")
-    if captured.blocked:
-        warnings.append(f"{len(captured.blocked)} request(s) to disallowed addresses were blocked")
+    warnings = captured.load_warnings()
     if captured.truncated:
         warnings.append("the page was taller than the capture limit and was cut off")
     if pdf is not None:
