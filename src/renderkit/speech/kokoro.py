@@ -39,7 +39,7 @@ from __future__ import annotations
 import functools
 import subprocess
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import anyio
@@ -304,13 +304,8 @@ class KokoroSpeechProvider:
 
     def _warm(self, voice: str) -> None:
         self._load()
-        np = _numpy()
-        tokens = to_tokens("wˈɔːmɪŋ ˈʌp.")  # "warming up.", without espeak-ng
-        inputs = {
-            "tokens": np.array([[0, *tokens, 0]], dtype=np.int64),
-            "style": self._style(voice)[len(tokens)][None, :],
-            "speed": np.array([1.0], dtype=np.float32),
-        }
+        # "warming up.", phonemes written out: no espeak-ng run.
+        inputs = self._inputs(to_tokens("wˈɔːmɪŋ ˈʌp."), voice, 1.0)
         for session in (self._wide, self._session):
             if session is None:
                 continue
@@ -348,15 +343,22 @@ class KokoroSpeechProvider:
                 self._styles[name] = data.reshape(-1, 256)
             return self._styles[name]
 
+    def _inputs(self, tokens: Sequence[int], voice: str, speed: float) -> dict[str, Any]:
+        """The model's inputs for one call speaking ``tokens``: padded, with the voice's
+        style for that many tokens."""
+        np = _numpy()
+        styles = self._style(voice)
+        return {
+            "tokens": np.array([[0, *tokens, 0]], dtype=np.int64),
+            "style": styles[min(len(tokens), styles.shape[0] - 1)][None, :],
+            "speed": np.array([speed], dtype=np.float32),
+        }
+
     def _speak(
         self, chunk: Chunk, voice: str, speed: float, stop: _Stop, *, opening: bool = False
     ) -> bytes:
         """One model call (blocking): the chunk's PCM, joined-ready; empty once stopped."""
-        np = _numpy()
-        styles = self._style(voice)
-        style = styles[min(len(chunk.tokens), styles.shape[0] - 1)][None, :]
-        tokens = np.array([[0, *chunk.tokens, 0]], dtype=np.int64)
-        inputs = {"tokens": tokens, "style": style, "speed": np.array([speed], dtype=np.float32)}
+        inputs = self._inputs(chunk.tokens, voice, speed)
         options = stop.enter()
         if options is None:
             return b""
