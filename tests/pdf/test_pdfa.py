@@ -167,12 +167,13 @@ async def test_a_factur_x_invoice_is_a_pdfa_3b_carrying_only_its_xml(pool: Chrom
         assert "/StructTreeRoot" in pdf.Root
 
 
-def _pages_png(content: bytes, folder: Path, stem: str) -> list[Image.Image]:
+def pages_png(content: bytes, folder: Path, stem: str, *, dpi: int = 60) -> list[Image.Image]:
+    """Every page of the PDF ``content`` as an image (pdftoppm at ``dpi``), in order."""
     source = folder / f"{stem}.pdf"
     source.write_bytes(content)
     pdftoppm = shutil.which("pdftoppm")
     assert pdftoppm is not None
-    subprocess.run([pdftoppm, "-r", "60", "-png", source, folder / stem], check=True)
+    subprocess.run([pdftoppm, "-r", str(dpi), "-png", source, folder / stem], check=True)
     return [Image.open(path).convert("RGB") for path in sorted(folder.glob(f"{stem}-*.png"))]
 
 
@@ -189,8 +190,8 @@ async def test_pdfa_finishing_does_not_change_how_the_pages_look(
 
     assert pdfa_problems(archival, "PDF/A-2b") == []
     with tempfile.TemporaryDirectory() as folder:
-        before = _pages_png(plain, Path(folder), "plain")
-        after = _pages_png(archival, Path(folder), "pdfa")
+        before = pages_png(plain, Path(folder), "plain")
+        after = pages_png(archival, Path(folder), "pdfa")
     assert before
     assert len(before) == len(after)
     for one, other in zip(before, after, strict=True):

@@ -7,20 +7,19 @@ from __future__ import annotations
 
 import io
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import pikepdf
 import pytest
-from PIL import Image, ImageChops
+from PIL import ImageChops
 
 from renderkit import PdfResult, render_pdf
 from renderkit.browser import ChromiumPool, PdfOptions, Shell
 from renderkit.pdf._render import _PRINT_ONLY
 
-from .test_pdfa import TEMPLATES
+from .test_pdfa import TEMPLATES, pages_png
 
 pytestmark = pytest.mark.anyio
 
@@ -37,15 +36,6 @@ THIRTY_LINES: dict[str, Any] = {
     },
 }
 CASES = {**TEMPLATES, "invoice-30": THIRTY_LINES}
-
-
-def _pages_png(content: bytes, folder: Path, stem: str) -> list[Image.Image]:
-    source = folder / f"{stem}.pdf"
-    source.write_bytes(content)
-    pdftoppm = shutil.which("pdftoppm")
-    assert pdftoppm is not None
-    subprocess.run([pdftoppm, "-r", "72", "-png", source, folder / stem], check=True)
-    return [Image.open(path).convert("RGB") for path in sorted(folder.glob(f"{stem}-*.png"))]
 
 
 @pytest.mark.browser
@@ -122,8 +112,8 @@ def _outline(pdf: pikepdf.Pdf) -> list[str]:
 def _assert_same_pages(before: PdfResult, after: PdfResult) -> None:
     """The two PDFs have the same number of pages, each the same pixels (pdftoppm)."""
     with tempfile.TemporaryDirectory() as folder:
-        old = _pages_png(before.content, Path(folder), "before")
-        new = _pages_png(after.content, Path(folder), "after")
+        old = pages_png(before.content, Path(folder), "before", dpi=72)
+        new = pages_png(after.content, Path(folder), "after", dpi=72)
     assert old
     assert len(old) == len(new) == before.pages == after.pages
     for one, other in zip(old, new, strict=True):
