@@ -15,6 +15,7 @@ import redis.asyncio
 from litestar import Litestar
 
 from renderkit.browser import BrowserConfig, ChromiumPool
+from renderkit.core.waits import cancel_and_wait
 from renderkit_server.app import create_app
 from renderkit_server.mail import MemoryMailer
 from renderkit_server.settings import Settings
@@ -71,9 +72,13 @@ async def test_a_starter_key_gets_one_render_at_a_time_over_two_replicas(
         key_id = app.state.services.keys.verify(key).key_id
         lease_set = f"renderkit:inflight:{key_id}"
         counts: list[int] = []
+        stop = asyncio.Event()
 
         async def watch() -> None:
-            while True:
+            # Ended by its flag, not by cancelling it: redis-py can swallow a cancellation
+            # that arrives during a command, and a loop that lost it polled for ever (a CI run
+            # hung here, the Redis server counting the watcher's ZCARDs).
+            while not stop.is_set():
                 counts.append(await leases.zcard(lease_set))
                 await asyncio.sleep(0.05)
 
@@ -85,9 +90,9 @@ async def test_a_starter_key_gets_one_render_at_a_time_over_two_replicas(
         try:
             results = await asyncio.gather(render(a), render(b))
         finally:
-            watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watcher
+            stop.set()
+            await asyncio.wait({watcher}, timeout=5)
+            await cancel_and_wait(watcher, within=5)
             await leases.aclose()
 
     statuses = sorted(response.status_code for response, _ in results)
