@@ -322,8 +322,7 @@ def signer(settings: Settings) -> Signer | None:
         raw = _read_setting_file(
             settings.signing_p12_password_file, "RENDERKIT_SIGNING_P12_PASSWORD_FILE"
         )
-        # One line: the newline an editor or `echo` adds is not part of the passphrase.
-        passphrase = raw.removesuffix(b"\n").removesuffix(b"\r")
+        passphrase = Signer.passphrase_line(raw)
     try:
         return Signer.from_pkcs12(archive, passphrase, timestamp_url=settings.signing_timestamp_url)
     except ConfigurationError:

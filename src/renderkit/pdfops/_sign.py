@@ -52,6 +52,12 @@ class Signer:
     _signer: object = attrs.field(repr=False, eq=False, alias="signer")
     timestamp_url: str | None = None
 
+    @staticmethod
+    def passphrase_line(raw: bytes) -> bytes:
+        """The passphrase a passphrase file holds: its one line, without the newline an
+        editor or ``echo`` adds (which is not part of the passphrase)."""
+        return raw.removesuffix(b"\n").removesuffix(b"\r")
+
     @classmethod
     def from_pkcs12(
         cls, data: bytes, passphrase: bytes | str | None = None, *, timestamp_url: str | None = None

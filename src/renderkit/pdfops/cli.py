@@ -168,7 +168,7 @@ def load_signer(args: argparse.Namespace) -> Signer | None:
     passphrase = None
     if args.sign_passphrase_file is not None:
         raw = read_bytes(args.sign_passphrase_file, what="--sign-passphrase-file")
-        passphrase = raw.removesuffix(b"\n").removesuffix(b"\r")
+        passphrase = Signer.passphrase_line(raw)
     try:
         return Signer.from_pkcs12(archive, passphrase, timestamp_url=args.sign_timestamp_url)
     except ConfigurationError:
