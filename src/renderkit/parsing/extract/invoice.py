@@ -137,17 +137,33 @@ def _amount_of(
 
 
 _ID = re.compile(r"[A-Z0-9][A-Z0-9\-/._]*[A-Z0-9]|[0-9]", re.I)
+# A series prefix printed apart from the number it opens: "INV 20-20658", "RE 19-48795".
+_PREFIX = re.compile(r"^[\s:#.]*([A-Z]{1,4}) $")
+_MAX_ID = 30
 
 
 def _identifier(text: str, day_first: bool) -> str | None:
     for match in _ID.finditer(text):
         token = match.group(0)
-        if not any(c.isdigit() for c in token) or len(token) > 30:
+        if not any(c.isdigit() for c in token) or len(token) > _MAX_ID:
             continue
         if find_dates(token, day_first=day_first):
             continue
-        return token
+        return _with_prefix(text[: match.start()], token)
     return None
+
+
+def _with_prefix(before: str, token: str) -> str:
+    """``token`` with the series prefix that opens the value before it, if any.
+
+    A word of one to four capitals, alone before the number and not a number mark ("Nr",
+    "No"), is part of the number: a series code. Without it "INV 20-20658" read as "20-20658",
+    a number that is not the invoice's.
+    """
+    prefix = _PREFIX.match(before)
+    if prefix is None or fold(prefix.group(1)) in load_terms().number_marks:
+        return token
+    return f"{prefix.group(1)} {token}"
 
 
 def _best(
