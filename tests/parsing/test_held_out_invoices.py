@@ -1,8 +1,14 @@
 """Failures seen on invoices the rules were never tuned on, each tripped by a synthetic case."""
 
-from renderkit.parsing.extract.classify import classify
+from decimal import Decimal
 
-from .test_invoice import _fields
+from renderkit.parsing._protocol import Document
+from renderkit.parsing.extract.classify import classify
+from renderkit.parsing.extract.constraints import total_refusal
+from renderkit.parsing.extract.documents import extract_fields
+from renderkit.parsing.rank.switches import Rankers
+
+from .test_invoice import _fields, _page
 
 _PORTUGUESE = """FATURA
 Oficina Exemplo Lda.
@@ -44,3 +50,55 @@ def test_a_series_prefix_printed_apart_from_the_number_is_part_of_it() -> None:
 def test_a_number_mark_before_the_number_is_no_prefix() -> None:
     assert _fields([(0.60, 0.05, "Invoice: NO 4711-A")])["number"] == "4711-A"
     assert _fields([(0.60, 0.05, "Invoice No: Nr 4711-A")])["number"] == "4711-A"
+
+
+# A totals block whose total label is a wording no lexicon holds, beside a "Total hours" line,
+# and a balance after a payment on account under an amount-due label.
+_UNKNOWN_TOTAL_LABEL: list[tuple[float, float, str]] = [
+    (0.05, 0.05, "Invoice No: A-17"),
+    (0.05, 0.30, "Description"), (0.50, 0.30, "Qty"), (0.62, 0.30, "Unit price"),
+    (0.80, 0.30, "Amount"),
+    (0.05, 0.32, "Consulting"), (0.50, 0.32, "4"), (0.62, 0.32, "250.00"),
+    (0.80, 0.32, "1,000.00"),
+    (0.05, 0.34, "Design"), (0.50, 0.34, "2"), (0.62, 0.34, "100.00"),
+    (0.80, 0.34, "200.00"),
+    (0.05, 0.40, "Total hours: 6.00"),
+    (0.60, 0.44, "VAT 19 %"), (0.80, 0.44, "228.00"),
+    (0.60, 0.46, "Sum to settle"), (0.80, 0.46, "1,428.00"),
+    (0.60, 0.48, "Paid on account"), (0.80, 0.48, "-100.00"),
+    (0.60, 0.50, "Amount due"), (0.80, 0.50, "1,328.00"),
+]  # fmt: skip
+
+
+def _extracted(cells: list[tuple[float, float, str]], *, ranker: bool) -> dict[str, object]:
+    document = Document(mime_type="application/pdf", content=b"", pages=(_page(cells),))
+    rankers = Rankers(total=ranker)
+    found = extract_fields("invoice", document, day_first=True, rankers=rankers).fields
+    return {name: f.value for name, f in found.items()}
+
+
+def test_an_amount_the_arithmetic_names_is_the_total_under_an_unknown_label() -> None:
+    for ranker in (False, True):
+        values = _extracted(_UNKNOWN_TOTAL_LABEL, ranker=ranker)
+        assert values["total"] == "1428.00", ranker
+        assert values["subtotal"] == "1200.00", ranker
+        assert values["tax"] == "228.00", ranker
+
+
+def test_an_amount_equal_to_the_subtotal_alone_is_not_an_unlabelled_total() -> None:
+    # No tax and no discount printed: an amount equal to the line sum is no evidence.
+    cells = [c for c in _UNKNOWN_TOTAL_LABEL[:-4] if not c[2].startswith(("VAT", "228"))]
+    cells.append((0.60, 0.50, "Carried forward 1,200.00"))
+    assert "total" not in _fields(cells)
+
+
+def test_a_total_below_a_checked_line_amount_is_refused() -> None:
+    # Without the tax line nothing agrees: "Total hours 6.00" was the only total label left.
+    cells = [c for c in _UNKNOWN_TOTAL_LABEL[:-4] if not c[2].startswith(("VAT", "228"))]
+    assert "total" not in _fields(cells)
+    for ranker in (False, True):
+        assert "total" not in _extracted(cells, ranker=ranker), ranker
+    assert total_refusal(Decimal("6.00"), [Decimal("1000.00")]) is not None
+    assert total_refusal(Decimal("-1200.00"), [Decimal("1000.00")]) is None
+    # An unchecked line (quantity x price != amount) sets no floor.
+    assert total_refusal(Decimal("6.00"), []) is None

@@ -12,6 +12,7 @@ candidate and its surroundings only (nothing here knows a vendor or a layout):
 - :func:`issuer_refusal`: a document title, a stamp or watermark word ("COPY", "PAID") or a
   table's column header is not the issuer (the buyer's block is refused where the blocks are
   known, :func:`~renderkit.parsing.extract.parties.issuer`);
+- :func:`total_refusal`: an amount below a checked line item's amount is not the total;
 - :func:`amounts_agree` and :func:`lines_agree`: subtotal - discount + tax = total and the line
   items sum to the subtotal, within rounding;
 - :func:`by_checksum`: of several identifiers, those whose check digits are right come first.
@@ -39,6 +40,7 @@ __all__ = [
     "issuer_refusal",
     "lines_agree",
     "number_refusal",
+    "total_refusal",
 ]
 
 #: How far printed amounts may disagree and still agree: one cent each way.
@@ -129,6 +131,20 @@ def number_refusal(value: str, text: str, *, inline: bool) -> str | None:
         return f"{compact} is a phone number"
     if compact.isdigit() and len(compact) <= _SMALL and not inline:
         return f"{compact} is a line or page number"
+    return None
+
+
+def total_refusal(value: Decimal, checked_lines: Collection[Decimal]) -> str | None:
+    """Why ``value`` cannot be the invoice's total, or None.
+
+    The total is the items' sum with tax added and a discount taken off, so it is never below
+    the largest line amount, and an amount that is (a count of hours or items printed with
+    decimals, a line's price) is some other figure. Only lines whose quantity x unit price =
+    amount held count (``checked_lines``): a misread line must not refuse the right total.
+    """
+    floor = max((a for a in checked_lines if a > 0), default=None)
+    if floor is not None and abs(value) < floor:
+        return f"{value} is below the line amount {floor}"
     return None
 
 

@@ -22,6 +22,7 @@ from renderkit.parsing.extract.constraints import (
     by_checksum,
     lines_agree,
     number_refusal,
+    total_refusal,
 )
 from renderkit.parsing.extract.found import Found
 from renderkit.parsing.extract.identifiers import (
@@ -33,6 +34,7 @@ from renderkit.parsing.extract.identifiers import (
 from renderkit.parsing.extract.keyvalues import KeyValue, Value, key_values, where_weight
 from renderkit.parsing.extract.numbers import NumberFormat, detect_format, find_money
 from renderkit.parsing.extract.parties import Party, issuer, parties
+from renderkit.parsing.extract.sums import Printed, printed_amounts
 from renderkit.parsing.extract.tables import LineItem, find_tables, table_rows
 from renderkit.parsing.extract.values import CURRENCY_SYMBOLS, find_dates
 from renderkit.parsing.fill.confidence import failed_check
@@ -74,6 +76,8 @@ _CENT = Decimal("0.01")
 _MAX_ISSUER_RIVALS = 6
 # An amount, its strength and the label it was read under (None: the sum of the line items).
 _Cand = tuple[Decimal, float, "KeyValue | None"]
+# The strength of a total printed under no known label, found by the arithmetic alone.
+_UNLABELLED = 0.3
 
 
 @attrs.frozen(kw_only=True)
@@ -83,10 +87,13 @@ class InvoiceFields:
     Attributes:
         fields: per field name, the value, its confidence and the lines it was read from.
         warnings: failed checks (arithmetic, checksums).
+        checked_lines: the amounts of the line items whose quantity x unit price = amount
+            held, the floor of any total (:func:`~.constraints.total_refusal`).
     """
 
     fields: dict[str, Found]
     warnings: tuple[str, ...] = ()
+    checked_lines: tuple[Decimal, ...] = ()
 
 
 def _line(value: Value | Segment) -> tuple[Line, ...]:
@@ -218,13 +225,63 @@ def _amounts(
     return out
 
 
+def _checked_lines(items: Sequence[LineItem]) -> list[Decimal]:
+    """The amounts of the lines whose quantity x unit price = amount held."""
+    return [i.amount for i in items if i.amount is not None and i.confidence >= 1.0]
+
+
+def _unlabelled_total(
+    subs: Sequence[_Cand],
+    taxes: Sequence[_Cand],
+    discounts: Sequence[_Cand | None],
+    printed: Sequence[Printed],
+) -> tuple[float, _Cand, _Cand, _Cand, _Cand | None] | None:
+    """The best subtotal, tax, total and discount where the total is an amount printed under
+    no known label (:mod:`~renderkit.parsing.extract.sums`).
+
+    The subtotal and the tax or discount must be read under their labels (or be the line
+    items' sum), and one of tax and discount must be printed: an amount equal to the subtotal
+    alone says nothing. Such a total is trusted less than a labelled one.
+    """
+    by_value = {p.value: p for p in printed}
+    best: tuple[float, _Cand, _Cand, _Cand, _Cand | None] | None = None
+    for s in subs:
+        for t in taxes:
+            for d in discounts:
+                if t[2] is None and d is None:
+                    continue
+                off = d[0] if d is not None else Decimal(0)
+                target = (s[0] - off + t[0]).quantize(_CENT)
+                hit = next(
+                    (
+                        by_value[v]
+                        for v in (target, target - _CENT, target + _CENT)
+                        if v in by_value
+                    ),
+                    None,
+                )
+                if s[0] <= 0 or hit is None or hit.value == s[0]:
+                    continue
+                g: _Cand = (hit.value, _UNLABELLED, None)
+                score = s[1] + t[1] + g[1] + (d[1] if d is not None else 0.0)
+                if best is None or score > best[0]:
+                    best = (score, s, t, g, d)
+    return best
+
+
 def _totals(
-    pairs: Sequence[KeyValue], number_format: NumberFormat, items: Sequence[LineItem]
-) -> tuple[dict[str, Found], list[str]]:
-    """Subtotal, tax and total, chosen so that they agree when any combination does.
+    pairs: Sequence[KeyValue],
+    number_format: NumberFormat,
+    items: Sequence[LineItem],
+    printed_amounts: Sequence[Printed] = (),
+) -> tuple[dict[str, Found], list[str], bool]:
+    """Subtotal, tax and total, chosen so that they agree when any combination does (the
+    last value: whether they do).
 
     A discount printed between them (``-100.00``, ``(100.00)``) is taken off the subtotal:
-    subtotal - discount + tax = total.
+    subtotal - discount + tax = total. When no labelled total agrees, an amount printed under
+    no known label that does is the total (:func:`_unlabelled_total`); a total-labelled amount
+    may then be the subtotal it completes ("Sum of items" read as a total label).
     """
     quantities = frozenset(i.quantity for i in items if i.quantity is not None)
     subs = _amounts(pairs, "subtotal", number_format, quantities)
@@ -242,6 +299,9 @@ def _totals(
     totals = _amounts(pairs, "total", number_format, quantities) + [
         (a, s * 0.8, kv) for a, s, kv in _amounts(pairs, "amount_due", number_format, quantities)
     ]
+    # A "total" below a checked line's amount is a count of hours, a page or a price.
+    floor = _checked_lines(items)
+    totals = [c for c in totals if total_refusal(c[0], floor) is None]
     if items:
         line_sum = sum((i.amount for i in items if i.amount is not None), Decimal(0))
         subs.append((line_sum, 0.7, None))
@@ -260,6 +320,10 @@ def _totals(
                         score = s[1] + t[1] + g[1] + (d[1] if d is not None else 0.0)
                         if best is None or score > best[0]:
                             best = (score, s, t, g, d)
+    if best is None and printed_amounts:
+        labelled_subs = subs + [(a, w * 0.5, kv) for a, w, kv in totals]
+        real_taxes = [t for t in taxes if t[2] is not None] or [(Decimal(0), 0.5, None)]
+        best = _unlabelled_total(labelled_subs, real_taxes, discounts, printed_amounts)
     if best is not None:
         chosen = zip(("subtotal", "tax", "total", "discount"), best[1:], strict=True)
         for name, pick in ((n, p) for n, p in chosen if p is not None):
@@ -275,7 +339,7 @@ def _totals(
                 f"line_items: the lines sum to {sum(line_amounts, Decimal(0))} "
                 f"but subtotal = {best[1][0]}"
             )
-        return out, warnings
+        return out, warnings, True
     # No agreeing triple: each amount alone, or completed by arithmetic, with low confidence.
     picks: dict[str, _Cand | None] = {
         name: max(cands, key=lambda c: c[1]) if cands else None
@@ -304,7 +368,7 @@ def _totals(
             f"subtotal, tax, total: subtotal + tax = {ps[0] + pt[0]} but total = {pg[0]}: "
             "the amounts do not agree"
         )
-    return out, warnings
+    return out, warnings, False
 
 
 def _currency(pairs: Sequence[KeyValue], text: str) -> Found | None:
@@ -548,23 +612,32 @@ def _total_ranker() -> Ranker:
     return load_ranker("invoice_total", FEATURES)
 
 
-def _ranked_total(reading: _Reading, rules: Found | None) -> Found | None:
+def _ranked_total(reading: _Reading, rules: Found | None, *, agreed: bool = False) -> Found | None:
     """The total the learned ranker picks, its calibrated probability as the confidence.
 
     The pick is an amount under a total or amount-due label, and the amounts' arithmetic stays
     a hard constraint: where some totals agree with a subtotal and tax
     (:func:`~renderkit.parsing.rank.candidates.agreeing_totals`), the ranker chooses among
     those only. Where the rules found no total, the ranker's pick is added only if it is more
-    likely right than wrong.
+    likely right than wrong. A total the rules' arithmetic confirms (``agreed``) beats every
+    candidate it does not confirm.
     """
     candidates, features = _total_candidates(reading)
     # A total is read under a total or amount-due label, as the rules read it; subtotals,
     # taxes and discounts are candidates only for what they say about the others.
-    totals = [i for i, c in enumerate(candidates) if c.concept in ("total", "amount_due")]
+    floor = _checked_lines(reading.items)
+    totals = [
+        i
+        for i, c in enumerate(candidates)
+        if c.concept in ("total", "amount_due") and total_refusal(c.value, floor) is None
+    ]
     if not totals:
         return rules
     agrees = FEATURES.index("agrees")
-    allowed = [i for i in totals if features[i][agrees]] or totals
+    allowed = [i for i in totals if features[i][agrees]]
+    if not allowed and agreed:
+        return rules
+    allowed = allowed or totals
     ranker = _total_ranker()
     scores = {i: ranker.score(features[i]) for i in allowed}
     best = max(scores, key=lambda i: scores[i])
@@ -770,9 +843,11 @@ def invoice_fields(
             fields["date"] = ranked_date
 
     items = reading.items
-    totals, total_warnings = _totals(pairs, number_format, items)
+    totals, total_warnings, agreed = _totals(
+        pairs, number_format, items, printed_amounts(layouts, number_format)
+    )
     if ranker:
-        ranked = _ranked_total(reading, totals.get("total"))
+        ranked = _ranked_total(reading, totals.get("total"), agreed=agreed)
         totals.pop("total", None)
         if ranked is not None:
             totals["total"] = ranked
@@ -804,4 +879,6 @@ def invoice_fields(
             confidence=min(item.confidence for item in items),
         )
         warnings += [w for item in items for w in item.warnings]
-    return InvoiceFields(fields=fields, warnings=tuple(warnings))
+    return InvoiceFields(
+        fields=fields, warnings=tuple(warnings), checked_lines=tuple(_checked_lines(items))
+    )
