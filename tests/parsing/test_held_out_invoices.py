@@ -102,3 +102,26 @@ def test_a_total_below_a_checked_line_amount_is_refused() -> None:
     assert total_refusal(Decimal("-1200.00"), [Decimal("1000.00")]) is None
     # An unchecked line (quantity x price != amount) sets no floor.
     assert total_refusal(Decimal("6.00"), []) is None
+
+
+def test_a_tax_rate_cut_from_its_percent_sign_is_not_the_tax() -> None:
+    values = _fields(
+        [
+            (0.05, 0.05, "Invoice No: A-17"),
+            (0.50, 0.40, "Net amount"), (0.80, 0.40, "1,200.00"),
+            (0.50, 0.42, "Sales tax 6"), (0.62, 0.42, "%"),
+            (0.50, 0.44, "Total"), (0.80, 0.44, "1,272.00"),
+        ]
+    )  # fmt: skip
+    assert values.get("tax") != "6"
+    assert values["total"] == "1272.00"
+    # Where the totals are whole numbers too, a whole tax stays.
+    whole = _fields(
+        [
+            (0.05, 0.05, "Invoice No: A-17"),
+            (0.50, 0.40, "Net amount"), (0.80, 0.40, "1200"),
+            (0.50, 0.42, "Sales tax"), (0.80, 0.42, "72"),
+            (0.50, 0.44, "Total"), (0.80, 0.44, "1272"),
+        ]
+    )  # fmt: skip
+    assert whole["tax"] == "72"

@@ -225,6 +225,13 @@ def _amounts(
     return out
 
 
+def _with_decimals(value: Decimal) -> bool:
+    """Whether ``value`` was printed with a decimal part (read amounts keep their exponent:
+    "19,00" is ``Decimal("19.00")``, "19" is ``Decimal("19")``)."""
+    exponent = value.as_tuple().exponent
+    return isinstance(exponent, int) and exponent < 0
+
+
 def _checked_lines(items: Sequence[LineItem]) -> list[Decimal]:
     """The amounts of the lines whose quantity x unit price = amount held."""
     return [i.amount for i in items if i.amount is not None and i.confidence >= 1.0]
@@ -302,6 +309,13 @@ def _totals(
     # A "total" below a checked line's amount is a count of hours, a page or a price.
     floor = _checked_lines(items)
     totals = [c for c in totals if total_refusal(c[0], floor) is None]
+    if any(_with_decimals(c[0]) for c in subs + totals):
+        # Where the totals are printed as money, so is the tax: a bare integer under a tax
+        # label ("Sales tax 6 %", its "%" cut off into the next segment) is the rate.
+        printed = [t for t in printed if _with_decimals(t[0])]
+        taxes = [t for t in taxes if t[2] is None or _with_decimals(t[0])] or [
+            (Decimal(0), 0.5, None)
+        ]
     if items:
         line_sum = sum((i.amount for i in items if i.amount is not None), Decimal(0))
         subs.append((line_sum, 0.7, None))
