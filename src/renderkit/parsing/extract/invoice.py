@@ -22,6 +22,7 @@ from renderkit.parsing.extract.constraints import (
     by_checksum,
     lines_agree,
     number_refusal,
+    period_dates,
     total_refusal,
 )
 from renderkit.parsing.extract.found import Found
@@ -125,6 +126,13 @@ def day_first_vote(text: str) -> bool:
 def _date_of(text: str, day_first: bool) -> datetime.date | None:
     dates = find_dates(text, day_first=day_first)
     return dates[0][0] if dates else None
+
+
+def _issue_date_of(text: str, day_first: bool) -> datetime.date | None:
+    # A period's start or end is no issue date (constraints.period_dates).
+    periods = period_dates(text, day_first=day_first)
+    dates = [d for d, _, _ in find_dates(text, day_first=day_first) if d not in periods]
+    return dates[0] if dates else None
 
 
 def _amount_of(
@@ -687,7 +695,7 @@ def _ranked_date(reading: _Reading) -> Found | None:
     (:func:`~renderkit.parsing.rank.dates.issue_date_choices`), its calibrated probability as
     the confidence (None: no such date; the rules' reading stays)."""
     candidates, features = _date_candidates(reading)
-    choices = issue_date_choices(candidates)
+    choices = issue_date_choices(candidates, day_first=reading.day_first)
     if not choices:
         return None
     ranker = _date_ranker()
@@ -827,7 +835,7 @@ def invoice_fields(
     number = _number(layouts, pairs, blocks, day_first)
     if number is not None:
         fields["number"] = number
-    issued = _best(pairs, "invoice_date", lambda t: _date_of(t, day_first))
+    issued = _best(pairs, "invoice_date", lambda t: _issue_date_of(t, day_first))
     due = _best(pairs, "due_date", lambda t: _date_of(t, day_first))
     issued_on: datetime.date | None = None
     if issued is None:
