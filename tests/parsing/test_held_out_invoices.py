@@ -1,11 +1,14 @@
 """Failures seen on invoices the rules were never tuned on, each tripped by a synthetic case."""
 
+import datetime
 from decimal import Decimal
 
 from renderkit.parsing._protocol import Document
 from renderkit.parsing.extract.classify import classify
-from renderkit.parsing.extract.constraints import total_refusal
+from renderkit.parsing.extract.constraints import period_dates, total_refusal
 from renderkit.parsing.extract.documents import extract_fields
+from renderkit.parsing.extract.invoice import invoice_fields
+from renderkit.parsing.extract.values import find_dates
 from renderkit.parsing.rank.switches import Rankers
 
 from .test_invoice import _fields, _page
@@ -125,3 +128,44 @@ def test_a_tax_rate_cut_from_its_percent_sign_is_not_the_tax() -> None:
         ]
     )  # fmt: skip
     assert whole["tax"] == "72"
+
+
+def test_a_date_that_opens_or_closes_a_period_is_not_the_issue_date() -> None:
+    assert period_dates("From 17.12.2018 to 06.01.2019 we are closed") == {
+        datetime.date(2018, 12, 17),
+        datetime.date(2019, 1, 6),
+    }
+    assert period_dates("01.10.2018 - 31.10.2018") == {
+        datetime.date(2018, 10, 1),
+        datetime.date(2018, 10, 31),
+    }
+    assert period_dates("Date: 01.10.2018 Due date: 31.10.2018") == set()
+    # "Vom" ("dated") can introduce the issue date; here it opens the office's holidays.
+    cells = [
+        (0.05, 0.05, "Rechnung Nr. 4711 vom 31.10.2018"),
+        (0.05, 0.60, "Vom 17.12.2018 bis 06.01.2019 ist das Büro geschlossen."),
+    ]
+    document = Document(mime_type="application/pdf", content=b"", pages=(_page(cells),))
+    for ranker in (False, True):
+        found = invoice_fields(document, date_ranker=ranker).fields
+        assert found["date"].value == "2018-10-31", ranker
+
+
+def test_month_names_of_every_lexicon_language_make_dates() -> None:
+    cases = {
+        "Fällig am: 4. Januar 2021": datetime.date(2021, 1, 4),
+        "Date d'échéance : 20 mars 2019": datetime.date(2019, 3, 20),
+        "Vencimiento: 5 de diciembre de 2023": datetime.date(2023, 12, 5),
+        "Scadenza pagamento: 9 dicembre 2023": datetime.date(2023, 12, 9),
+        "Uiterste betaaldatum: 22 maart 2022": datetime.date(2022, 3, 22),
+        "Data de vencimento: 19 agosto 2026": datetime.date(2026, 8, 19),
+        "Tarikh akhir: 02 Mac 2019": datetime.date(2019, 3, 2),
+    }
+    for text, date in cases.items():
+        assert [d for d, _, _ in find_dates(text)] == [date], text
+
+
+def test_a_short_month_word_without_a_four_digit_year_is_no_date() -> None:
+    # "Set" (Italian and Portuguese for September) is also an item; 12,50 is a price.
+    assert find_dates("3 Set 12,50") == []
+    assert find_dates("4 Set di cavi 40 687,27") == []
