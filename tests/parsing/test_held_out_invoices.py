@@ -169,3 +169,15 @@ def test_a_short_month_word_without_a_four_digit_year_is_no_date() -> None:
     # "Set" (Italian and Portuguese for September) is also an item; 12,50 is a price.
     assert find_dates("3 Set 12,50") == []
     assert find_dates("4 Set di cavi 40 687,27") == []
+
+
+def test_an_identifier_after_a_label_naming_the_document_is_its_number() -> None:
+    # Wordings no lexicon holds: the label's shape (a title word, a colon) says what it is.
+    assert _fields([(0.60, 0.05, "Invoice code: MK46286")])["number"] == "MK46286"
+    assert _fields([(0.60, 0.05, "Código de factura: PF96547")])["number"] == "PF96547"
+
+
+def test_a_label_naming_the_document_and_a_date_amount_or_short_value_gives_no_number() -> None:
+    assert "number" not in _fields([(0.60, 0.05, "Invoice date: 12.03.2024")])
+    assert "number" not in _fields([(0.60, 0.05, "Invoice total: 1,234.56")])
+    assert "number" not in _fields([(0.60, 0.05, "Invoice code: A1")])

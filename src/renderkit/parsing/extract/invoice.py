@@ -40,7 +40,13 @@ from renderkit.parsing.extract.tables import LineItem, find_tables, table_rows
 from renderkit.parsing.extract.values import CURRENCY_SYMBOLS, find_dates
 from renderkit.parsing.fill.confidence import failed_check
 from renderkit.parsing.layout.model import PageLayout, Segment, layout_document
-from renderkit.parsing.lexicons import fold, load_lexicon, load_terms, tokens
+from renderkit.parsing.lexicons import (
+    COLUMN_CONCEPTS,
+    fold,
+    load_lexicon,
+    load_terms,
+    tokens,
+)
 from renderkit.parsing.rank.candidates import (
     FEATURES,
     AmountCandidate,
@@ -446,6 +452,53 @@ def _title_number(layouts: Sequence[PageLayout], day_first: bool) -> Found | Non
     return None
 
 
+# How long an identifier under a label no lexicon holds must be: "A1" could be anything.
+_MIN_NAMED_ID = 5
+# What the words of a label naming the document may also be: the title, a number, a code or
+# position (a table's column word), "de"/"of" (read as the seller's "from"). A date, an amount
+# or a party's word makes it that field's label.
+_NAMING_CONCEPTS = frozenset({"document_title", "invoice_number", "seller", *COLUMN_CONCEPTS})
+
+
+def _named_number(layouts: Sequence[PageLayout], day_first: bool) -> Found | None:
+    """The identifier after a label that names the document and nothing else: "Invoice code:",
+    "Código de factura:", "Rechnungskennung:" (a title word, or a compound ending in one, and
+    words no other lexicon concept claims), when no invoice-number label outside the parties'
+    blocks was found: a label naming the document is not a party's number.
+
+    Such wordings are endless, so the rule reads their shape, not their words: a short label
+    ending in a colon around the document's own title word, then a value with a digit, five
+    characters or more, that is no date, no amount and no number the constraints refuse.
+    """
+    lexicon, terms = load_lexicon(), load_terms()
+    for layout in layouts[:1]:
+        for row in layout.rows:
+            for index, segment in enumerate(row.segments):
+                label, colon, rest = segment.text.partition(":")
+                words = [t for t, _, _ in tokens(label)]
+                if not colon or not 1 <= len(words) <= 3:
+                    continue
+                concepts = {c for i in range(len(words)) for c, _ in lexicon.match(words, i)}
+                titled = "document_title" in concepts or any(
+                    w.endswith(x) for w in words for x in terms.compound_suffixes
+                )
+                if not titled or concepts - _NAMING_CONCEPTS:
+                    continue
+                value = rest.strip() or (
+                    row.segments[index + 1].text if index + 1 < len(row.segments) else ""
+                )
+                ident = _identifier(value, day_first)
+                if (
+                    ident is None
+                    or len(ident.replace(" ", "")) < _MIN_NAMED_ID
+                    or any(a.decimals for a in find_money(value))
+                    or number_refusal(ident, segment.text, inline=True) is not None
+                ):
+                    continue
+                return Found(value=ident, confidence=0.6, lines=(segment.as_line(),))
+    return None
+
+
 def _numbers_only(kv: KeyValue, day_first: bool) -> KeyValue:
     """``kv`` without the values that are a year, a page or line number or a phone number
     (constraints.number_refusal) if it is an invoice number label."""
@@ -476,7 +529,7 @@ def _number(
     titled = _title_number(layouts, day_first)
     if labelled is not None and (titled is None or labelled[1] >= 0.95):
         return _found(labelled, 1.0)
-    return titled
+    return titled or (_named_number(layouts, day_first) if labelled is None else None)
 
 
 def _due_from_terms(text: str, issued: datetime.date) -> datetime.date | None:
