@@ -12,6 +12,8 @@ candidate and its surroundings only (nothing here knows a vendor or a layout):
 - :func:`issuer_refusal`: a document title, a stamp or watermark word ("COPY", "PAID") or a
   table's column header is not the issuer (the buyer's block is refused where the blocks are
   known, :func:`~renderkit.parsing.extract.parties.issuer`);
+- :func:`period_dates`: a date that opens or closes a period is not an issue date;
+- :func:`total_refusal`: an amount below a checked line item's amount is not the total;
 - :func:`amounts_agree` and :func:`lines_agree`: subtotal - discount + tax = total and the line
   items sum to the subtotal, within rounding;
 - :func:`by_checksum`: of several identifiers, those whose check digits are right come first.
@@ -22,6 +24,8 @@ candidate and may say why.
 
 from __future__ import annotations
 
+import datetime
+import itertools
 import re
 from collections.abc import Callable, Collection, Sequence
 from decimal import Decimal
@@ -39,6 +43,8 @@ __all__ = [
     "issuer_refusal",
     "lines_agree",
     "number_refusal",
+    "period_dates",
+    "total_refusal",
 ]
 
 #: How far printed amounts may disagree and still agree: one cent each way.
@@ -129,6 +135,39 @@ def number_refusal(value: str, text: str, *, inline: bool) -> str | None:
         return f"{compact} is a phone number"
     if compact.isdigit() and len(compact) <= _SMALL and not inline:
         return f"{compact} is a line or page number"
+    return None
+
+
+# Between the two dates of a period: a dash or one short word ("bis", "to", "au", "al", "tot").
+_PERIOD_GAP = re.compile(r"\s*(?:[-–—]|[^\W\d_]{1,7})?\s*")
+
+
+def period_dates(text: str, *, day_first: bool = True) -> set[datetime.date]:
+    """The dates of ``text`` that open or close a period ("17. Dezember 2018 bis 6. Januar
+    2019", "01.10.2018 - 31.10.2018"): two dates apart by a dash or one short word.
+
+    Such a date is when something starts or ends (a service, a holiday), not when the
+    document was issued, even under a label that can introduce an issue date ("Vom").
+    """
+    dates = find_dates(text, day_first=day_first)
+    out: set[datetime.date] = set()
+    for (first, _, end), (second, start, _) in itertools.pairwise(dates):
+        if _PERIOD_GAP.fullmatch(text[end:start]):
+            out |= {first, second}
+    return out
+
+
+def total_refusal(value: Decimal, checked_lines: Collection[Decimal]) -> str | None:
+    """Why ``value`` cannot be the invoice's total, or None.
+
+    The total is the items' sum with tax added and a discount taken off, so it is never below
+    the largest line amount, and an amount that is (a count of hours or items printed with
+    decimals, a line's price) is some other figure. Only lines whose quantity x unit price =
+    amount held count (``checked_lines``): a misread line must not refuse the right total.
+    """
+    floor = max((a for a in checked_lines if a > 0), default=None)
+    if floor is not None and abs(value) < floor:
+        return f"{value} is below the line amount {floor}"
     return None
 
 

@@ -10,12 +10,13 @@ own (letters, statements, forms...) get every general rule. The values every doc
 from __future__ import annotations
 
 from collections.abc import Mapping
+from decimal import Decimal, InvalidOperation
 from typing import Protocol
 
 import attrs
 
 from renderkit.parsing._protocol import Document
-from renderkit.parsing.extract.constraints import issuer_refusal, number_refusal
+from renderkit.parsing.extract.constraints import issuer_refusal, number_refusal, total_refusal
 from renderkit.parsing.extract.contract import contract_fields
 from renderkit.parsing.extract.found import Found
 from renderkit.parsing.extract.invoice import invoice_fields
@@ -103,6 +104,12 @@ def extract_invoice(
         # The receipt rules' name, where the layout reading chose another, is one more rival.
         found["company"] = with_rival(company, receipt_company)
     _refuse_names(found)
+    total = found.get("total")
+    if total is not None and total is not invoice.fields.get("total"):
+        # The receipt rules' total passed no layout check: a count of hours is refused.
+        value = _decimal(total.value)
+        if value is not None and total_refusal(value, invoice.checked_lines) is not None:
+            del found["total"]
     number = found.get("number")
     if number is not None and number is not invoice.fields.get("number"):
         # The receipt rules' number passed no layout check: a year or a page number is refused.
@@ -110,6 +117,13 @@ def extract_invoice(
         if number_refusal(str(number.value), line, inline=True) is not None:
             del found["number"]
     return Extracted(fields=found, warnings=invoice.warnings)
+
+
+def _decimal(value: object) -> Decimal | None:
+    try:
+        return Decimal(str(value))
+    except InvalidOperation:
+        return None
 
 
 def _refuse_names(found: dict[str, Found]) -> None:

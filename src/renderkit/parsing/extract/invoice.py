@@ -22,6 +22,8 @@ from renderkit.parsing.extract.constraints import (
     by_checksum,
     lines_agree,
     number_refusal,
+    period_dates,
+    total_refusal,
 )
 from renderkit.parsing.extract.found import Found
 from renderkit.parsing.extract.identifiers import (
@@ -33,11 +35,18 @@ from renderkit.parsing.extract.identifiers import (
 from renderkit.parsing.extract.keyvalues import KeyValue, Value, key_values, where_weight
 from renderkit.parsing.extract.numbers import NumberFormat, detect_format, find_money
 from renderkit.parsing.extract.parties import Party, issuer, parties
+from renderkit.parsing.extract.sums import Printed, printed_amounts
 from renderkit.parsing.extract.tables import LineItem, find_tables, table_rows
 from renderkit.parsing.extract.values import CURRENCY_SYMBOLS, find_dates
 from renderkit.parsing.fill.confidence import failed_check
 from renderkit.parsing.layout.model import PageLayout, Segment, layout_document
-from renderkit.parsing.lexicons import fold, load_lexicon, load_terms, tokens
+from renderkit.parsing.lexicons import (
+    COLUMN_CONCEPTS,
+    fold,
+    load_lexicon,
+    load_terms,
+    tokens,
+)
 from renderkit.parsing.rank.candidates import (
     FEATURES,
     AmountCandidate,
@@ -74,6 +83,8 @@ _CENT = Decimal("0.01")
 _MAX_ISSUER_RIVALS = 6
 # An amount, its strength and the label it was read under (None: the sum of the line items).
 _Cand = tuple[Decimal, float, "KeyValue | None"]
+# The strength of a total printed under no known label, found by the arithmetic alone.
+_UNLABELLED = 0.3
 
 
 @attrs.frozen(kw_only=True)
@@ -83,10 +94,13 @@ class InvoiceFields:
     Attributes:
         fields: per field name, the value, its confidence and the lines it was read from.
         warnings: failed checks (arithmetic, checksums).
+        checked_lines: the amounts of the line items whose quantity x unit price = amount
+            held, the floor of any total (:func:`~.constraints.total_refusal`).
     """
 
     fields: dict[str, Found]
     warnings: tuple[str, ...] = ()
+    checked_lines: tuple[Decimal, ...] = ()
 
 
 def _line(value: Value | Segment) -> tuple[Line, ...]:
@@ -120,6 +134,13 @@ def _date_of(text: str, day_first: bool) -> datetime.date | None:
     return dates[0][0] if dates else None
 
 
+def _issue_date_of(text: str, day_first: bool) -> datetime.date | None:
+    # A period's start or end is no issue date (constraints.period_dates).
+    periods = period_dates(text, day_first=day_first)
+    dates = [d for d, _, _ in find_dates(text, day_first=day_first) if d not in periods]
+    return dates[0] if dates else None
+
+
 def _amount_of(
     text: str, number_format: NumberFormat, quantities: frozenset[Decimal] = frozenset()
 ) -> Decimal | None:
@@ -137,17 +158,33 @@ def _amount_of(
 
 
 _ID = re.compile(r"[A-Z0-9][A-Z0-9\-/._]*[A-Z0-9]|[0-9]", re.I)
+# A series prefix printed apart from the number it opens: "INV 20-20658", "RE 19-48795".
+_PREFIX = re.compile(r"^[\s:#.]*([A-Z]{1,4}) $")
+_MAX_ID = 30
 
 
 def _identifier(text: str, day_first: bool) -> str | None:
     for match in _ID.finditer(text):
         token = match.group(0)
-        if not any(c.isdigit() for c in token) or len(token) > 30:
+        if not any(c.isdigit() for c in token) or len(token) > _MAX_ID:
             continue
         if find_dates(token, day_first=day_first):
             continue
-        return token
+        return _with_prefix(text[: match.start()], token)
     return None
+
+
+def _with_prefix(before: str, token: str) -> str:
+    """``token`` with the series prefix that opens the value before it, if any.
+
+    A word of one to four capitals, alone before the number and not a number mark ("Nr",
+    "No"), is part of the number: a series code. Without it "INV 20-20658" read as "20-20658",
+    a number that is not the invoice's.
+    """
+    prefix = _PREFIX.match(before)
+    if prefix is None or fold(prefix.group(1)) in load_terms().number_marks:
+        return token
+    return f"{prefix.group(1)} {token}"
 
 
 def _best(
@@ -202,13 +239,70 @@ def _amounts(
     return out
 
 
+def _with_decimals(value: Decimal) -> bool:
+    """Whether ``value`` was printed with a decimal part (read amounts keep their exponent:
+    "19,00" is ``Decimal("19.00")``, "19" is ``Decimal("19")``)."""
+    exponent = value.as_tuple().exponent
+    return isinstance(exponent, int) and exponent < 0
+
+
+def _checked_lines(items: Sequence[LineItem]) -> list[Decimal]:
+    """The amounts of the lines whose quantity x unit price = amount held."""
+    return [i.amount for i in items if i.amount is not None and i.confidence >= 1.0]
+
+
+def _unlabelled_total(
+    subs: Sequence[_Cand],
+    taxes: Sequence[_Cand],
+    discounts: Sequence[_Cand | None],
+    printed: Sequence[Printed],
+) -> tuple[float, _Cand, _Cand, _Cand, _Cand | None] | None:
+    """The best subtotal, tax, total and discount where the total is an amount printed under
+    no known label (:mod:`~renderkit.parsing.extract.sums`).
+
+    The subtotal and the tax or discount must be read under their labels (or be the line
+    items' sum), and one of tax and discount must be printed: an amount equal to the subtotal
+    alone says nothing. Such a total is trusted less than a labelled one.
+    """
+    by_value = {p.value: p for p in printed}
+    best: tuple[float, _Cand, _Cand, _Cand, _Cand | None] | None = None
+    for s in subs:
+        for t in taxes:
+            for d in discounts:
+                if t[2] is None and d is None:
+                    continue
+                off = d[0] if d is not None else Decimal(0)
+                target = (s[0] - off + t[0]).quantize(_CENT)
+                hit = next(
+                    (
+                        by_value[v]
+                        for v in (target, target - _CENT, target + _CENT)
+                        if v in by_value
+                    ),
+                    None,
+                )
+                if s[0] <= 0 or hit is None or hit.value == s[0]:
+                    continue
+                g: _Cand = (hit.value, _UNLABELLED, None)
+                score = s[1] + t[1] + g[1] + (d[1] if d is not None else 0.0)
+                if best is None or score > best[0]:
+                    best = (score, s, t, g, d)
+    return best
+
+
 def _totals(
-    pairs: Sequence[KeyValue], number_format: NumberFormat, items: Sequence[LineItem]
-) -> tuple[dict[str, Found], list[str]]:
-    """Subtotal, tax and total, chosen so that they agree when any combination does.
+    pairs: Sequence[KeyValue],
+    number_format: NumberFormat,
+    items: Sequence[LineItem],
+    printed_amounts: Sequence[Printed] = (),
+) -> tuple[dict[str, Found], list[str], bool]:
+    """Subtotal, tax and total, chosen so that they agree when any combination does (the
+    last value: whether they do).
 
     A discount printed between them (``-100.00``, ``(100.00)``) is taken off the subtotal:
-    subtotal - discount + tax = total.
+    subtotal - discount + tax = total. When no labelled total agrees, an amount printed under
+    no known label that does is the total (:func:`_unlabelled_total`); a total-labelled amount
+    may then be the subtotal it completes ("Sum of items" read as a total label).
     """
     quantities = frozenset(i.quantity for i in items if i.quantity is not None)
     subs = _amounts(pairs, "subtotal", number_format, quantities)
@@ -226,6 +320,16 @@ def _totals(
     totals = _amounts(pairs, "total", number_format, quantities) + [
         (a, s * 0.8, kv) for a, s, kv in _amounts(pairs, "amount_due", number_format, quantities)
     ]
+    # A "total" below a checked line's amount is a count of hours, a page or a price.
+    floor = _checked_lines(items)
+    totals = [c for c in totals if total_refusal(c[0], floor) is None]
+    if any(_with_decimals(c[0]) for c in subs + totals):
+        # Where the totals are printed as money, so is the tax: a bare integer under a tax
+        # label ("Sales tax 6 %", its "%" cut off into the next segment) is the rate.
+        printed = [t for t in printed if _with_decimals(t[0])]
+        taxes = [t for t in taxes if t[2] is None or _with_decimals(t[0])] or [
+            (Decimal(0), 0.5, None)
+        ]
     if items:
         line_sum = sum((i.amount for i in items if i.amount is not None), Decimal(0))
         subs.append((line_sum, 0.7, None))
@@ -244,6 +348,10 @@ def _totals(
                         score = s[1] + t[1] + g[1] + (d[1] if d is not None else 0.0)
                         if best is None or score > best[0]:
                             best = (score, s, t, g, d)
+    if best is None and printed_amounts:
+        labelled_subs = subs + [(a, w * 0.5, kv) for a, w, kv in totals]
+        real_taxes = [t for t in taxes if t[2] is not None] or [(Decimal(0), 0.5, None)]
+        best = _unlabelled_total(labelled_subs, real_taxes, discounts, printed_amounts)
     if best is not None:
         chosen = zip(("subtotal", "tax", "total", "discount"), best[1:], strict=True)
         for name, pick in ((n, p) for n, p in chosen if p is not None):
@@ -259,7 +367,7 @@ def _totals(
                 f"line_items: the lines sum to {sum(line_amounts, Decimal(0))} "
                 f"but subtotal = {best[1][0]}"
             )
-        return out, warnings
+        return out, warnings, True
     # No agreeing triple: each amount alone, or completed by arithmetic, with low confidence.
     picks: dict[str, _Cand | None] = {
         name: max(cands, key=lambda c: c[1]) if cands else None
@@ -288,7 +396,7 @@ def _totals(
             f"subtotal, tax, total: subtotal + tax = {ps[0] + pt[0]} but total = {pg[0]}: "
             "the amounts do not agree"
         )
-    return out, warnings
+    return out, warnings, False
 
 
 def _currency(pairs: Sequence[KeyValue], text: str) -> Found | None:
@@ -344,6 +452,53 @@ def _title_number(layouts: Sequence[PageLayout], day_first: bool) -> Found | Non
     return None
 
 
+# How long an identifier under a label no lexicon holds must be: "A1" could be anything.
+_MIN_NAMED_ID = 5
+# What the words of a label naming the document may also be: the title, a number, a code or
+# position (a table's column word), "de"/"of" (read as the seller's "from"). A date, an amount
+# or a party's word makes it that field's label.
+_NAMING_CONCEPTS = frozenset({"document_title", "invoice_number", "seller", *COLUMN_CONCEPTS})
+
+
+def _named_number(layouts: Sequence[PageLayout], day_first: bool) -> Found | None:
+    """The identifier after a label that names the document and nothing else: "Invoice code:",
+    "Código de factura:", "Rechnungskennung:" (a title word, or a compound ending in one, and
+    words no other lexicon concept claims), when no invoice-number label outside the parties'
+    blocks was found: a label naming the document is not a party's number.
+
+    Such wordings are endless, so the rule reads their shape, not their words: a short label
+    ending in a colon around the document's own title word, then a value with a digit, five
+    characters or more, that is no date, no amount and no number the constraints refuse.
+    """
+    lexicon, terms = load_lexicon(), load_terms()
+    for layout in layouts[:1]:
+        for row in layout.rows:
+            for index, segment in enumerate(row.segments):
+                label, colon, rest = segment.text.partition(":")
+                words = [t for t, _, _ in tokens(label)]
+                if not colon or not 1 <= len(words) <= 3:
+                    continue
+                concepts = {c for i in range(len(words)) for c, _ in lexicon.match(words, i)}
+                titled = "document_title" in concepts or any(
+                    w.endswith(x) for w in words for x in terms.compound_suffixes
+                )
+                if not titled or concepts - _NAMING_CONCEPTS:
+                    continue
+                value = rest.strip() or (
+                    row.segments[index + 1].text if index + 1 < len(row.segments) else ""
+                )
+                ident = _identifier(value, day_first)
+                if (
+                    ident is None
+                    or len(ident.replace(" ", "")) < _MIN_NAMED_ID
+                    or any(a.decimals for a in find_money(value))
+                    or number_refusal(ident, segment.text, inline=True) is not None
+                ):
+                    continue
+                return Found(value=ident, confidence=0.6, lines=(segment.as_line(),))
+    return None
+
+
 def _numbers_only(kv: KeyValue, day_first: bool) -> KeyValue:
     """``kv`` without the values that are a year, a page or line number or a phone number
     (constraints.number_refusal) if it is an invoice number label."""
@@ -374,7 +529,7 @@ def _number(
     titled = _title_number(layouts, day_first)
     if labelled is not None and (titled is None or labelled[1] >= 0.95):
         return _found(labelled, 1.0)
-    return titled
+    return titled or (_named_number(layouts, day_first) if labelled is None else None)
 
 
 def _due_from_terms(text: str, issued: datetime.date) -> datetime.date | None:
@@ -532,23 +687,32 @@ def _total_ranker() -> Ranker:
     return load_ranker("invoice_total", FEATURES)
 
 
-def _ranked_total(reading: _Reading, rules: Found | None) -> Found | None:
+def _ranked_total(reading: _Reading, rules: Found | None, *, agreed: bool = False) -> Found | None:
     """The total the learned ranker picks, its calibrated probability as the confidence.
 
     The pick is an amount under a total or amount-due label, and the amounts' arithmetic stays
     a hard constraint: where some totals agree with a subtotal and tax
     (:func:`~renderkit.parsing.rank.candidates.agreeing_totals`), the ranker chooses among
     those only. Where the rules found no total, the ranker's pick is added only if it is more
-    likely right than wrong.
+    likely right than wrong. A total the rules' arithmetic confirms (``agreed``) beats every
+    candidate it does not confirm.
     """
     candidates, features = _total_candidates(reading)
     # A total is read under a total or amount-due label, as the rules read it; subtotals,
     # taxes and discounts are candidates only for what they say about the others.
-    totals = [i for i, c in enumerate(candidates) if c.concept in ("total", "amount_due")]
+    floor = _checked_lines(reading.items)
+    totals = [
+        i
+        for i, c in enumerate(candidates)
+        if c.concept in ("total", "amount_due") and total_refusal(c.value, floor) is None
+    ]
     if not totals:
         return rules
     agrees = FEATURES.index("agrees")
-    allowed = [i for i in totals if features[i][agrees]] or totals
+    allowed = [i for i in totals if features[i][agrees]]
+    if not allowed and agreed:
+        return rules
+    allowed = allowed or totals
     ranker = _total_ranker()
     scores = {i: ranker.score(features[i]) for i in allowed}
     best = max(scores, key=lambda i: scores[i])
@@ -584,7 +748,7 @@ def _ranked_date(reading: _Reading) -> Found | None:
     (:func:`~renderkit.parsing.rank.dates.issue_date_choices`), its calibrated probability as
     the confidence (None: no such date; the rules' reading stays)."""
     candidates, features = _date_candidates(reading)
-    choices = issue_date_choices(candidates)
+    choices = issue_date_choices(candidates, day_first=reading.day_first)
     if not choices:
         return None
     ranker = _date_ranker()
@@ -724,7 +888,7 @@ def invoice_fields(
     number = _number(layouts, pairs, blocks, day_first)
     if number is not None:
         fields["number"] = number
-    issued = _best(pairs, "invoice_date", lambda t: _date_of(t, day_first))
+    issued = _best(pairs, "invoice_date", lambda t: _issue_date_of(t, day_first))
     due = _best(pairs, "due_date", lambda t: _date_of(t, day_first))
     issued_on: datetime.date | None = None
     if issued is None:
@@ -754,9 +918,11 @@ def invoice_fields(
             fields["date"] = ranked_date
 
     items = reading.items
-    totals, total_warnings = _totals(pairs, number_format, items)
+    totals, total_warnings, agreed = _totals(
+        pairs, number_format, items, printed_amounts(layouts, number_format)
+    )
     if ranker:
-        ranked = _ranked_total(reading, totals.get("total"))
+        ranked = _ranked_total(reading, totals.get("total"), agreed=agreed)
         totals.pop("total", None)
         if ranked is not None:
             totals["total"] = ranked
@@ -788,4 +954,6 @@ def invoice_fields(
             confidence=min(item.confidence for item in items),
         )
         warnings += [w for item in items for w in item.warnings]
-    return InvoiceFields(fields=fields, warnings=tuple(warnings))
+    return InvoiceFields(
+        fields=fields, warnings=tuple(warnings), checked_lines=tuple(_checked_lines(items))
+    )

@@ -44,9 +44,16 @@ def _words() -> _Words:
     path = resources.files("renderkit.parsing.lexicons") / "values.toml"
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     months = {
-        name: number for number, names in enumerate(data["months"], start=1) for name in names
+        name: number
+        for key in ("months", "local_months")
+        for number, names in enumerate(data[key], start=1)
+        for name in names
     }
     month = rf"(?P<mon>{'|'.join(data['month_pattern'])})\.?"
+    local_names = sorted(
+        (n for names in data["local_months"] for n in names), key=len, reverse=True
+    )
+    local = rf"(?P<mon>{'|'.join(re.escape(n) for n in local_names)})\.?(?![^\W\d_])"
     day_of = "|".join(data["day_of"])
     dates = (
         # 2017-10-29, 2017/10/29
@@ -65,6 +72,12 @@ def _words() -> _Words:
         # October 29, 2017 / Oct. 29th 2017
         re.compile(
             rf"(?<![a-z]){month}\s*(?P<d>\d{{1,2}}){_ORD}\s*,?\s*(?P<y>(?:19|20)\d\d)(?!\d)",
+            re.I,
+        ),
+        # 4. Januar 2021, 20 mars 2019, 5 de diciembre de 2023 (four-digit years only)
+        re.compile(
+            rf"(?<![\d])(?P<d>\d{{1,2}})[.º°]?[\s\-/.]*(?:de\s+)?{local}"
+            r"[\s\-/.,]*(?:de\s+)?(?P<y>(?:19|20)\d\d)(?!\d)",
             re.I,
         ),
     )

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import attrs
 
 from renderkit.parsing._protocol import Line
+from renderkit.parsing.extract.constraints import period_dates
 from renderkit.parsing.extract.keyvalues import KeyValue, Value, where_weight
 from renderkit.parsing.extract.values import find_dates
 from renderkit.parsing.layout.model import PageLayout, Segment
@@ -215,10 +216,16 @@ def date_features(candidates: Sequence[DateCandidate]) -> list[list[float]]:
     return out
 
 
-def issue_date_choices(candidates: Sequence[DateCandidate]) -> list[int]:
+def issue_date_choices(candidates: Sequence[DateCandidate], *, day_first: bool = True) -> list[int]:
     """The indexes of the candidates the ranker chooses among: the dates under an issue-date
-    label. A date under no label, or under a due or delivery date's, informs the others'
-    features only: unlabelled dates in running text (appointments, periods, references) are
-    too many and too varied for the synthetic documents to teach which one is the issue date.
+    label, but not a period's start or end (:func:`~.constraints.period_dates`). A date under
+    no label, or under a due or delivery date's, informs the others' features only: unlabelled
+    dates in running text (appointments, periods, references) are too many and too varied for
+    the synthetic documents to teach which one is the issue date.
     """
-    return [i for i, c in enumerate(candidates) if c.concept == "invoice_date"]
+    return [
+        i
+        for i, c in enumerate(candidates)
+        if c.concept == "invoice_date"
+        and (c.line is None or c.value not in period_dates(c.line.text, day_first=day_first))
+    ]
