@@ -137,8 +137,9 @@ VARIANTS: dict[str, Variant] = {
     "CDPScreenshotNewSurface": Variant(flags=("--enable-features=CDPScreenshotNewSurface",)),
     "frame rate limit": Variant(frame_limit=True),
     # The old headless mode, Debian's chromium-headless-shell (the binary Playwright runs for
-    # headless Chromium): a context there has no browser window, tab strip or toolbar.
-    "headless shell": Variant(executable="chromium-headless-shell"),
+    # headless Chromium): a context there has no browser window, tab strip or toolbar. The
+    # binary itself: Debian's /usr/bin wrapper does not exec it.
+    "headless shell": Variant(executable="/usr/lib/chromium/chromium-headless-shell"),
 }
 
 
