@@ -34,6 +34,7 @@ import contextlib
 import itertools
 import json
 import os
+import shutil
 import statistics
 import sys
 import time
@@ -431,7 +432,10 @@ async def main(rounds: int, names: list[str], traced: str | None = None) -> None
     with serve() as site:
         site.routes["/"] = (200, "text/html", PAGE)
         url = site.url("/")
-        browsers = [await start(name, policy) for name in names]
+        missing = [n for n in names if shutil.which(VARIANTS[n].executable) is None]
+        for name in missing:
+            print(f"skipped {name}: {VARIANTS[name].executable} is not installed")
+        browsers = [await start(name, policy) for name in names if name not in missing]
         if traced is not None:
             try:
                 for _ in range(3):
@@ -485,7 +489,11 @@ async def main(rounds: int, names: list[str], traced: str | None = None) -> None
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=20)
-    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument(
+        "--variants",
+        default="baseline,no door (browser-wide proxy),everything,headless shell",
+        help=f"comma-separated, of: {', '.join(VARIANTS)}",
+    )
     parser.add_argument(
         "--trace",
         choices=("serial", "warm"),
