@@ -1,12 +1,14 @@
 """Benchmark: screenshots of a local page, renderkit's pool vs a warm Playwright page.
 
-    python bench/bench_screenshot.py [--rounds 20] [--record bench/results.toml]
+    python bench/bench_screenshot.py [--rounds 20] [--chromium PATH] [--record bench/results.toml]
 
 renderkit gives every capture a fresh, isolated browser context (its own cookies, storage and
 cache) and sends every request through its egress proxy; the peer is the fastest thing
 Playwright can do, one warm page reused for every capture (``goto`` + ``screenshot``), with
 neither isolation nor egress checks. Both capture the same page, served on 127.0.0.1, at
-1280x800 on the same Chromium binary, in the same run:
+1280x800 on the same Chromium binary (``--chromium``, the pool's default unless given; e.g.
+``/usr/bin/chromium-headless-shell``, the old headless mode Playwright runs by default), in the
+same run:
 
 - back to back: ``rounds`` renderkit captures in a row, then ``rounds`` Playwright ones;
 - interleaved: one of each, round by round, so machine noise hits both alike.
@@ -104,14 +106,14 @@ async def proxy_cost(url: str, rounds: int) -> tuple[list[float], list[float]]:
     return direct, proxied
 
 
-async def main(rounds: int, record_to: Path | None) -> None:
+async def main(rounds: int, record_to: Path | None, chromium: str) -> None:
     with serve() as site:
         site.routes["/"] = (200, "text/html", PAGE)
         site.routes["/scripted"] = (200, "text/html", SCRIPTED)
         url, scripted_url = site.url("/"), site.url("/scripted")
         # The page is on loopback: allowed as an operator's network, so every request still
         # goes through the egress proxy, as a public page's would.
-        config = BrowserConfig(slots=2, allow_networks=("127.0.0.0/8",))
+        config = BrowserConfig(slots=2, allow_networks=("127.0.0.0/8",), executable_path=chromium)
         async with ChromiumPool(config) as pool, async_playwright() as pw:
             browser = await pw.chromium.launch(executable_path=config.executable_path)
             page = await browser.new_page(viewport={"width": 1280, "height": 800})
@@ -149,6 +151,9 @@ async def main(rounds: int, record_to: Path | None) -> None:
         f"({added / median_ms(back_ours):.1%} of a renderkit capture)"
     )
     print(f"load average {load} (1, 5, 15 min) on {os.cpu_count()} cores")
+    # A run on another binary than the pool's default is a case of its own.
+    default = chromium == BrowserConfig().executable_path
+    binary = "" if default else f", both on {Path(chromium).name}"
     cases = [
         ("back to back", back_ours, back_theirs),
         ("interleaved", mixed_ours, mixed_theirs),
@@ -158,7 +163,7 @@ async def main(rounds: int, record_to: Path | None) -> None:
         record(
             record_to,
             benchmark="bench_screenshot.py",
-            case=f"screenshot of a local page at 1280x800 through the egress proxy, {name}",
+            case=f"screenshot of a local page at 1280x800 through the egress proxy, {name}{binary}",
             unit="ms",
             renderkit=median_ms(mine),
             peer=PEER,
@@ -179,6 +184,11 @@ async def main(rounds: int, record_to: Path | None) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument(
+        "--chromium",
+        default=BrowserConfig().executable_path,
+        help="the browser both sides run (e.g. /usr/bin/chromium-headless-shell)",
+    )
     add_record_option(parser)
     args = parser.parse_args()
-    asyncio.run(main(args.rounds, args.record))
+    asyncio.run(main(args.rounds, args.record, args.chromium))
