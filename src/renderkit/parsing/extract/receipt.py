@@ -437,10 +437,20 @@ def _outlet_line(text: str) -> bool:
     return bool(re.fullmatch(r"\(\s*[A-Za-z][A-Za-z .&'-]{2,40}\)", text))
 
 
+def _street_then_number(text: str, following: str) -> bool:
+    """Whether ``text``, a name and a number with no colon between ("Lindenweg 12"), is a
+    street line printed with its house number after the name (as German, Dutch or Nordic
+    addresses are) rather than a label and its number ("Outlet 12"): it is when the next line
+    opens with a post code, which a street line always leads to and a till's label never."""
+    return bool(re.fullmatch(r"[A-Za-z][A-Za-z ]{1,30}\s\d{1,4}[A-Za-z]?", text)) and bool(
+        _rx().postcode.match(following)
+    )
+
+
 def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Line]:
     picked: list[Line] = []
     seen_postcode = bool(first and _rx().postcode.search(first))
-    for line in lines:
+    for index, line in enumerate(lines):
         text = clean(line.text)
         if _is_registration(text):
             if picked or first:
@@ -449,7 +459,11 @@ def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Li
         if not picked and first is None:
             if find_dates(text):
                 continue
-            if line.text.lstrip()[:1] == "(" or re.fullmatch(r"[A-Za-z ]{2,20}[:.]?\s*\d+", text):
+            following = clean(lines[index + 1].text) if index + 1 < len(lines) else ""
+            labelled = re.fullmatch(r"[A-Za-z ]{2,20}[:.]?\s*\d+", text)
+            if line.text.lstrip()[:1] == "(" or (
+                labelled and not _street_then_number(text, following)
+            ):
                 continue  # "(Branch name)", "Outlet: 123"
             if not (re.search(r"\d", text) or _rx().address_word.search(text)):
                 continue

@@ -1,0 +1,44 @@
+"""Which header lines of a receipt make up its address (synthetic rows, no real receipt's text)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from renderkit.parsing._protocol import Line, Word
+from renderkit.parsing.extract.receipt import receipt_fields
+
+
+def _fields(rows: Sequence[str]) -> dict[str, object]:
+    lines = [
+        Line(
+            words=tuple(
+                Word(
+                    text=w,
+                    page=1,
+                    bbox=(0.1 + 0.06 * i, 0.05 + 0.04 * r, 0.15 + 0.06 * i, 0.07 + 0.04 * r),
+                    confidence=0.95,
+                )
+                for i, w in enumerate(text.split())
+            ),
+            page=1,
+        )
+        for r, text in enumerate(rows)
+    ]
+    return {k: v.value for k, v in receipt_fields(lines, day_first=True).items()}
+
+
+def test_a_street_printed_before_its_house_number_opens_the_address() -> None:
+    found = _fields(["Brindelmark Handel GmbH", "Tovanweg 17", "54321 Kelmdorf", "TEL: 0123 45678"])
+    assert found["address"] == "Tovanweg 17 54321 Kelmdorf"
+
+
+def test_a_label_and_its_number_above_the_address_stays_out_of_it() -> None:
+    found = _fields(
+        ["PORLAND TRADING SDN BHD", "Outlet 12", "NO 5, JALAN MAWAR 3", "47100 PUCHONG, SELANGOR"]
+    )
+    assert found["address"] == "NO 5, JALAN MAWAR 3 47100 PUCHONG, SELANGOR"
+
+
+def test_a_label_with_a_colon_stays_out_of_the_address_even_before_a_post_code() -> None:
+    found = _fields(["PORLAND TRADING SDN BHD", "Counter: 4", "47100 PUCHONG, SELANGOR"])
+    assert found["address"] == "47100 PUCHONG, SELANGOR"
