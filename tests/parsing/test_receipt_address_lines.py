@@ -42,3 +42,18 @@ def test_a_label_and_its_number_above_the_address_stays_out_of_it() -> None:
 def test_a_label_with_a_colon_stays_out_of_the_address_even_before_a_post_code() -> None:
     found = _fields(["PORLAND TRADING SDN BHD", "Counter: 4", "47100 PUCHONG, SELANGOR"])
     assert found["address"] == "47100 PUCHONG, SELANGOR"
+
+
+def test_a_house_number_run_into_its_number_mark_is_read_apart() -> None:
+    found = _fields(["PORLAND TRADING SDN BHD", "NO117, JALAN MAWAR 3", "47100 PUCHONG, SELANGOR"])
+    assert found["address"] == "NO 117, JALAN MAWAR 3 47100 PUCHONG, SELANGOR"
+
+
+def test_a_house_number_run_into_the_street_name_after_it_is_read_apart() -> None:
+    found = _fields(["Tovan & Brisk Ltd", "27Kelmore Close", "Brindleton KT4 7QH"])
+    assert found["address"] == "27 Kelmore Close Brindleton KT4 7QH"
+
+
+def test_a_unit_letter_after_a_house_number_stays_attached() -> None:
+    found = _fields(["PORLAND TRADING SDN BHD", "NO 17A, JALAN U13/4", "40170 SHAH ALAM, SELANGOR"])
+    assert found["address"] == "NO 17A, JALAN U13/4 40170 SHAH ALAM, SELANGOR"

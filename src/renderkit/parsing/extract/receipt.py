@@ -756,7 +756,7 @@ def _mean_confidence(lines: Sequence[Line]) -> float:
 
 
 def _fix_address_codes(text: str) -> str:
-    """Letter-digit slips in the codes of an address.
+    """Letter-digit slips and lost spaces in the codes of an address.
 
     No address has a dollar sign: "$S12" is a section code read with its S as "$". Section
     codes are "SS" and digits ("SS21"), never "S8" or "S5" and digits; and an ordinal before a
@@ -769,6 +769,10 @@ def _fix_address_codes(text: str) -> str:
     text = re.sub(r"(?<![\d-])(\d{5})(?=[A-Za-z]{3})", r"\1 ", text)
     text = re.sub(r"(?<=[A-Za-z])['’`](?=\d)", " ", text)
     text = re.sub(r"(?<=\b\d\d)[O](?=\W|$)", "0", text)
+    # A house number run into the word either side of it: "NO117," after the number mark,
+    # "12Lindenweg" before a capitalised street name (a unit letter, "12A", is one capital).
+    text = re.sub(r"\b(N[Oo])(?=\d)", r"\1 ", text)
+    text = re.sub(r"(?<![\w-])(\d{1,4})(?=[A-Z][a-z]{2,})", r"\1 ", text)
     return _rx().floor_ordinal.sub(r"3\1", text)
 
 
