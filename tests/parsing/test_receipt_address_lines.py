@@ -57,3 +57,22 @@ def test_a_house_number_run_into_the_street_name_after_it_is_read_apart() -> Non
 def test_a_unit_letter_after_a_house_number_stays_attached() -> None:
     found = _fields(["PORLAND TRADING SDN BHD", "NO 17A, JALAN U13/4", "40170 SHAH ALAM, SELANGOR"])
     assert found["address"] == "NO 17A, JALAN U13/4 40170 SHAH ALAM, SELANGOR"
+
+
+def test_a_house_number_mark_on_a_line_of_its_own_opens_the_address() -> None:
+    found = _fields(
+        ["PORLAND TRADING SDN BHD", "NO 52,", "LEBUH KANTAN 4", "47100 PUCHONG, SELANGOR"]
+    )
+    assert found["address"] == "NO 52 LEBUH KANTAN 4 47100 PUCHONG, SELANGOR"
+
+
+def test_a_post_code_on_a_line_of_its_own_is_followed_by_its_town() -> None:
+    found = _fields(
+        ["PORLAND TRADING SDN BHD", "NO 52, LEBUH KANTAN 4", "47100", "BANDAR KELMA, SELANGOR"]
+    )
+    assert found["address"] == "NO 52, LEBUH KANTAN 4 47100 BANDAR KELMA, SELANGOR"
+
+
+def test_five_figures_under_the_name_before_the_address_are_no_part_of_it() -> None:
+    found = _fields(["PORLAND TRADING SDN BHD", "12345", "NO 52, LEBUH KANTAN 4", "47100 PUCHONG"])
+    assert found["address"] == "NO 52, LEBUH KANTAN 4 47100 PUCHONG"

@@ -422,8 +422,11 @@ def _company_rivals(header: Sequence[Line], chosen: Found) -> tuple[Found, ...]:
 
 def _continues_address(previous: Line, text: str) -> bool:
     """Whether ``text`` still belongs to an address whose post-code line was ``previous``."""
+    code = clean(previous.text)
     return bool(
         _rx().region.match(text)
+        # A post code on a line of its own: its town is on the next line.
+        or (_rx().postcode.match(code) and not re.search(r"[A-Za-z]", code))
         or re.match(r"^\d{3,}-", text)
         or re.search(r",\W*$", previous.text)  # "12345 TOWN," goes on to the state
         or (_rx().postcode.search(text) and len(text.split()) <= 4)  # a second post-code line
@@ -437,14 +440,21 @@ def _outlet_line(text: str) -> bool:
     return bool(re.fullmatch(r"\(\s*[A-Za-z][A-Za-z .&'-]{2,40}\)", text))
 
 
-def _street_then_number(text: str, following: str) -> bool:
-    """Whether ``text``, a name and a number with no colon between ("Lindenweg 12"), is a
-    street line printed with its house number after the name (as German, Dutch or Nordic
-    addresses are) rather than a label and its number ("Outlet 12"): it is when the next line
-    opens with a post code, which a street line always leads to and a till's label never."""
-    return bool(re.fullmatch(r"[A-Za-z][A-Za-z ]{1,30}\s\d{1,4}[A-Za-z]?", text)) and bool(
-        _rx().postcode.match(following)
-    )
+def _label_and_number(text: str, following: str) -> bool:
+    """Whether ``text`` is a till's label and its number ("Outlet 12", "Counter: 4") above the
+    address, not the address's first line.
+
+    Two address lines have the same shape: a house-number mark and its number on a line of
+    their own ("NO 52," over the street, "LOT 7"), and a street printed with its house number
+    after the name (as German, Dutch or Nordic addresses are, "Lindenweg 12") when the next
+    line opens with a post code, which a street line leads to and a till's label never.
+    """
+    if not re.fullmatch(r"[A-Za-z ]{2,20}[:.]?\s*\d+", text):
+        return False
+    if re.fullmatch(r"[A-Za-z]{1,8}\.?\s*\d{1,5}", text) and _rx().address_word.match(text):
+        return False
+    street = re.fullmatch(r"[A-Za-z][A-Za-z ]{1,30}\s\d{1,4}", text)
+    return not (street and _rx().postcode.match(following))
 
 
 def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Line]:
@@ -452,7 +462,8 @@ def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Li
     seen_postcode = bool(first and _rx().postcode.search(first))
     for index, line in enumerate(lines):
         text = clean(line.text)
-        if _is_registration(text):
+        # Five figures alone under the street are its post code, not a registration number.
+        if _is_registration(text) and not (picked and re.fullmatch(r"\d{5}", text)):
             if picked or first:
                 break
             continue
@@ -460,10 +471,7 @@ def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Li
             if find_dates(text):
                 continue
             following = clean(lines[index + 1].text) if index + 1 < len(lines) else ""
-            labelled = re.fullmatch(r"[A-Za-z ]{2,20}[:.]?\s*\d+", text)
-            if line.text.lstrip()[:1] == "(" or (
-                labelled and not _street_then_number(text, following)
-            ):
+            if line.text.lstrip()[:1] == "(" or _label_and_number(text, following):
                 continue  # "(Branch name)", "Outlet: 123"
             if not (re.search(r"\d", text) or _rx().address_word.search(text)):
                 continue
