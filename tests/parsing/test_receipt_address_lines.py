@@ -76,3 +76,15 @@ def test_a_post_code_on_a_line_of_its_own_is_followed_by_its_town() -> None:
 def test_five_figures_under_the_name_before_the_address_are_no_part_of_it() -> None:
     found = _fields(["PORLAND TRADING SDN BHD", "12345", "NO 52, LEBUH KANTAN 4", "47100 PUCHONG"])
     assert found["address"] == "NO 52, LEBUH KANTAN 4 47100 PUCHONG"
+
+
+def test_a_company_number_after_a_label_of_any_wording_is_not_the_address() -> None:
+    found = _fields(
+        ["Brindelmark Handel GmbH", "FIRMEN-NR: 806522-W", "Tovanweg 17", "54321 Kelmdorf"]
+    )
+    assert found["address"] == "Tovanweg 17 54321 Kelmdorf"
+
+
+def test_a_label_before_the_address_is_no_part_of_it() -> None:
+    found = _fields(["Tovan & Brisk SARL", "SIÈGE: 12 Rue des Kelms", "75011 Brindeville"])
+    assert found["address"] == "12 Rue des Kelms 75011 Brindeville"

@@ -120,6 +120,9 @@ def _is_registration(text: str) -> bool:
         _rx().registration.fullmatch(text)
         or _is_id_line(text)
         or _rx().registration_label.search(text)
+        # A short label of any wording before a company number ("REG-NR: 123456-X"): a number
+        # of five figures or more after a colon is an identifier, never a street or a name.
+        or re.fullmatch(r"[^\W\d_][\w .-]{0,20}:\s*\d{5,}(?:-?[A-Z])?", text)
     )
 
 
@@ -898,7 +901,7 @@ def span_choices(
 def _unlabelled(text: str) -> str:
     """``text`` without a short label before a colon ("Address:", "HQ:") opening it, when an
     address follows (a number or an address word): the label is not part of the address."""
-    match = re.match(r"[A-Za-z][A-Za-z .]{0,15}:\s*(?=\S)", text)
+    match = re.match(r"[^\W\d_](?:[^\W\d_]|[ .]){0,15}:\s*(?=\S)", text)
     if match is None:
         return text
     rest = text[match.end() :]
@@ -1015,7 +1018,7 @@ def _rule_names(lines: Sequence[Line]) -> dict[str, Found]:
             found["address"] = attrs.evolve(
                 address,
                 value=fix_words(
-                    agree_words(_fix_address_codes(str(address.value)), page_words),
+                    agree_words(_fix_address_codes(_unlabelled(str(address.value))), page_words),
                     address_words(),
                 ),
             )
