@@ -65,3 +65,15 @@ def test_the_merchant_is_read_from_the_top_of_the_page_whatever_order_the_engine
     found = receipt_fields(list(reversed(lines)), day_first=True)
     assert found["company"].value == "FABRIKAM TRADING SDN BHD"
     assert found["address"].value == "NO. 7, JALAN MAJU 2 43000 KAJANG, SELANGOR"
+
+
+def test_a_continental_legal_form_marks_the_merchant_under_a_branch_line() -> None:
+    found = _fields(
+        ["AGENCE: KELMIS", "Tovan & Brisk SARL", "12 Rue des Kelms", "75011 Brindeville"]
+    )
+    assert found["company"] == "Tovan & Brisk SARL"
+
+
+def test_a_limited_company_and_partnership_keeps_its_whole_legal_form() -> None:
+    found = _fields(["Brindelmark GmbH & Co. KG", "Tovanweg 17", "54321 Kelmdorf"])
+    assert found["company"] == "Brindelmark GmbH & Co. KG"
