@@ -77,3 +77,20 @@ def test_a_continental_legal_form_marks_the_merchant_under_a_branch_line() -> No
 def test_a_limited_company_and_partnership_keeps_its_whole_legal_form() -> None:
     found = _fields(["Brindelmark GmbH & Co. KG", "Tovanweg 17", "54321 Kelmdorf"])
     assert found["company"] == "Brindelmark GmbH & Co. KG"
+
+
+def test_a_name_cut_before_its_trade_word_and_legal_form_is_joined() -> None:
+    found = _fields(["Brindelkost", "Services SARL", "12 Rue des Kelms", "75011 Brindeville"])
+    assert found["company"] == "Brindelkost Services SARL"
+
+
+def test_a_name_in_capitals_cut_before_its_trade_word_is_joined() -> None:
+    found = _fields(["TOVANSKI MINI", "MARKET SDN BHD", "NO 5, JALAN MAWAR 3", "47100 PUCHONG"])
+    assert found["company"] == "TOVANSKI MINI MARKET SDN BHD"
+
+
+def test_a_line_above_a_complete_legal_name_is_not_joined_to_it() -> None:
+    found = _fields(
+        ["Kelmis", "Brindelkost Services SARL", "12 Rue des Kelms", "75011 Brindeville"]
+    )
+    assert found["company"] == "Brindelkost Services SARL"

@@ -309,10 +309,14 @@ def _open_paren(text: str) -> bool:
 
 
 def _name_line(line: Line) -> bool:
-    # A line that can be part of a name printed over several lines: mostly capitals, no digits.
+    # A line that can be part of a name printed over several lines: no digits, and mostly
+    # capitals or a few words each capitalised ("Brindel Werkstatt", as names outside
+    # Malaysia and the English-speaking tills are printed).
     letters = [c for c in line.text if c.isalpha()]
     upper = sum(c.isupper() for c in letters) >= len(letters) / 2
-    return bool(letters) and upper and not re.search(r"\d", line.text)
+    words = [w for w in line.text.split() if w[:1].isalpha()]
+    titled = 0 < len(words) <= 4 and all(w[:1].isupper() for w in words)
+    return bool(letters) and (upper or titled) and not re.search(r"\d", line.text)
 
 
 def _closing_line(used: Sequence[Line], lines: Sequence[Line]) -> Line | None:
@@ -349,9 +353,12 @@ def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | No
             while start > 0 and len(used) < 3:
                 first = clean(used[0].text)
                 previous = candidates[start - 1]
+                before = pattern.split(first, 1)[0].split()
                 joins = (
                     _is_continuation(first)
-                    or (len(used) == 1 and len(pattern.split(first, 1)[0].split()) < 1)
+                    # The legal form alone, or after trade words only ("SERVICES SARL"): a
+                    # name is never just that, its own part is on the line above.
+                    or (len(used) == 1 and all(w.upper() in name_words() for w in before))
                     or _open_paren(previous.text)
                 )
                 if not joins or not _name_line(previous):
