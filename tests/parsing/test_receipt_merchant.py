@@ -94,3 +94,13 @@ def test_a_line_above_a_complete_legal_name_is_not_joined_to_it() -> None:
         ["Kelmis", "Brindelkost Services SARL", "12 Rue des Kelms", "75011 Brindeville"]
     )
     assert found["company"] == "Brindelkost Services SARL"
+
+
+def test_trade_words_alone_on_the_line_under_a_name_end_it() -> None:
+    found = _fields(["TOVANSKI", "BAKERY TRADING", "NO 5, JALAN MAWAR 3", "47100 PUCHONG"])
+    assert found["company"] == "TOVANSKI BAKERY TRADING"
+
+
+def test_a_street_line_under_a_name_does_not_join_it() -> None:
+    found = _fields(["TOVANSKI BAKERY", "JALAN MAWAR", "47100 PUCHONG"])
+    assert found["company"] == "TOVANSKI BAKERY"

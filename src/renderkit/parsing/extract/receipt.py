@@ -376,7 +376,10 @@ def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | No
             used = [line]
             while index + 1 < len(candidates) and len(used) < 3:
                 following = candidates[index + 1]
-                if not (_is_continuation(clean(following.text)) or _open_paren(text)):
+                words = clean(following.text).upper().split()
+                # Trade words alone ("BAKERY TRADING") end the name above them.
+                trade = bool(words) and all(w in name_words() for w in words)
+                if not (_is_continuation(clean(following.text)) or _open_paren(text) or trade):
                     break
                 if not _name_line(following):
                     break
