@@ -104,3 +104,8 @@ def test_trade_words_alone_on_the_line_under_a_name_end_it() -> None:
 def test_a_street_line_under_a_name_does_not_join_it() -> None:
     found = _fields(["TOVANSKI BAKERY", "JALAN MAWAR", "47100 PUCHONG"])
     assert found["company"] == "TOVANSKI BAKERY"
+
+
+def test_a_branch_label_and_its_value_above_the_name_is_not_the_merchant() -> None:
+    found = _fields(["CAWANGAN: KELMA", "TOVANSKI BAKERY", "NO 5, JALAN MAWAR 3", "47100 PUCHONG"])
+    assert found["company"] == "TOVANSKI BAKERY"

@@ -304,6 +304,12 @@ def _header(top: Sequence[Line]) -> list[Line]:
     return out
 
 
+def _labelled_line(text: str) -> bool:
+    """Whether ``text`` is a label of one or two words and its value ("OUTLET: NORTHGATE"),
+    as a till prints its branch or counter: a name found by its place alone is never one."""
+    return bool(re.match(r"[^\W\d_]+(?:[ -][^\W\d_]+)?\s*:", text))
+
+
 def _open_paren(text: str) -> bool:
     return text.count("(") > text.count(")")
 
@@ -370,7 +376,7 @@ def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | No
                 return Found(value=name, confidence=strength, lines=tuple(used)), index
     for index, line in enumerate(candidates):
         text = clean(line.text)
-        if _is_registration(text) or find_dates(text):
+        if _is_registration(text) or find_dates(text) or _labelled_line(text):
             continue
         if len(re.sub(r"[^A-Za-z]", "", text)) >= 4 and not _rx().address_word.match(text):
             used = [line]
