@@ -109,3 +109,13 @@ def test_a_street_line_under_a_name_does_not_join_it() -> None:
 def test_a_branch_label_and_its_value_above_the_name_is_not_the_merchant() -> None:
     found = _fields(["CAWANGAN: KELMA", "TOVANSKI BAKERY", "NO 5, JALAN MAWAR 3", "47100 PUCHONG"])
     assert found["company"] == "TOVANSKI BAKERY"
+
+
+def test_a_title_in_malay_above_the_name_is_not_the_merchant() -> None:
+    found = _fields(["INVOIS CUKAI", "TOVANSKI BAKERY", "NO 5, JALAN MAWAR 3", "47100 PUCHONG"])
+    assert found["company"] == "TOVANSKI BAKERY"
+
+
+def test_a_title_in_german_above_the_name_is_not_the_merchant() -> None:
+    found = _fields(["KASSENBON", "Brindel Backstube", "Tovanweg 17", "54321 Kelmdorf"])
+    assert found["company"] == "Brindel Backstube"
