@@ -384,8 +384,8 @@ def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | No
                 following = candidates[index + 1]
                 words = clean(following.text).upper().split()
                 # Trade words alone ("BAKERY TRADING") end the name above them.
-                trade = bool(words) and all(w in name_words() for w in words)
-                if not (_is_continuation(clean(following.text)) or _open_paren(text) or trade):
+                trades = bool(words) and all(w in name_words() for w in words)
+                if not (_is_continuation(clean(following.text)) or _open_paren(text) or trades):
                     break
                 if not _name_line(following):
                     break
