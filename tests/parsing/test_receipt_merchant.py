@@ -119,3 +119,9 @@ def test_a_title_in_malay_above_the_name_is_not_the_merchant() -> None:
 def test_a_title_in_german_above_the_name_is_not_the_merchant() -> None:
     found = _fields(["KASSENBON", "Brindel Backstube", "Tovanweg 17", "54321 Kelmdorf"])
     assert found["company"] == "Brindel Backstube"
+
+
+def test_a_legal_form_carried_over_to_the_next_line_stays_whole() -> None:
+    found = _fields(["Brindel & Tovan UG", "(haftungsbeschränkt)", "Tovanweg 17", "54321 Kelmdorf"])
+    assert found["company"] == "Brindel & Tovan UG (haftungsbeschränkt)"
+    assert found["address"] == "Tovanweg 17 54321 Kelmdorf"

@@ -346,6 +346,15 @@ def _closing_line(used: Sequence[Line], lines: Sequence[Line]) -> Line | None:
     return None
 
 
+def _form_goes_on(text: str, following: str) -> bool:
+    """Whether the legal form ending ``text`` goes on over the next line, ``following``
+    ("... UG" / "(haftungsbeschränkt)", "... SDN" / "BHD"): a longer form then spans the
+    break and ends where that line ends."""
+    joined = f"{text} {following}"
+    matches = list(_rx().legal_suffix.finditer(joined))
+    return bool(matches) and matches[-1].end() == len(joined) and matches[-1].start() < len(text)
+
+
 def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | None, int]:
     candidates = header[:8]
     for strength, pattern in ((0.85, _rx().legal_suffix),):
@@ -371,6 +380,11 @@ def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | No
                     break
                 used.insert(0, previous)
                 start -= 1
+            if index + 1 < len(candidates) and _form_goes_on(
+                text, clean(candidates[index + 1].text)
+            ):
+                used.append(candidates[index + 1])
+                index += 1
             name = _strip_company(" ".join(clean(u.text) for u in used))
             if len(re.sub(r"\W", "", name)) >= 3:
                 return Found(value=name, confidence=strength, lines=tuple(used)), index
