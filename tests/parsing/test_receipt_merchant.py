@@ -125,3 +125,8 @@ def test_a_legal_form_carried_over_to_the_next_line_stays_whole() -> None:
     found = _fields(["Brindel & Tovan UG", "(haftungsbeschränkt)", "Tovanweg 17", "54321 Kelmdorf"])
     assert found["company"] == "Brindel & Tovan UG (haftungsbeschränkt)"
     assert found["address"] == "Tovanweg 17 54321 Kelmdorf"
+
+
+def test_a_name_broken_after_its_ampersand_is_joined() -> None:
+    found = _fields(["Brindelkost &", "Tovan EURL", "12 Rue des Kelms", "75011 Brindeville"])
+    assert found["company"] == "Brindelkost & Tovan EURL"

@@ -163,8 +163,8 @@ def trim_line(line: Line) -> Line:
     words = list(line.words)
 
     def debris(word: Word, others: list[Word]) -> bool:
-        if _word_confidence(word) > word.confidence:
-            return False  # a known word, however faintly printed
+        if _word_confidence(word) > word.confidence or word.text == "&":
+            return False  # a known word, however faintly printed; "&" joins two names
         alnum = sum(c.isalnum() for c in word.text)
         if alnum == 0 or word.confidence < 0.2:
             return True
@@ -375,6 +375,8 @@ def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | No
                     # name is never just that, its own part is on the line above.
                     or (len(used) == 1 and all(w.upper() in name_words() for w in before))
                     or _open_paren(previous.text)
+                    # A line ending in "&" or "AND" is never a whole name.
+                    or bool(re.search(r"(?:&|\bAND)\W*$", previous.text, re.I))
                 )
                 if not joins or not _name_line(previous):
                     break
