@@ -88,3 +88,18 @@ def test_a_company_number_after_a_label_of_any_wording_is_not_the_address() -> N
 def test_a_label_before_the_address_is_no_part_of_it() -> None:
     found = _fields(["Tovan & Brisk SARL", "SIÈGE: 12 Rue des Kelms", "75011 Brindeville"])
     assert found["address"] == "12 Rue des Kelms 75011 Brindeville"
+
+
+def test_a_phone_line_printed_before_the_post_code_is_skipped_not_an_end() -> None:
+    found = _fields(
+        ["Tovan & Brisk SARL", "12 Rue des Kelms", "TEL: +33 1 23 45 67 89", "75011 Brindeville"]
+    )
+    assert found["address"] == "12 Rue des Kelms 75011 Brindeville"
+
+
+def test_a_phone_line_after_the_post_code_still_ends_the_address() -> None:
+    found = _fields(
+        ["PORLAND TRADING SDN BHD", "NO 5, JALAN MAWAR 3", "47100 PUCHONG", "TEL: 03-1234 5678",
+         "43000 KAJANG, SELANGOR"]
+    )  # fmt: skip
+    assert found["address"] == "NO 5, JALAN MAWAR 3 47100 PUCHONG"

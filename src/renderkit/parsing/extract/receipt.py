@@ -293,6 +293,8 @@ def _header(top: Sequence[Line]) -> list[Line]:
             if _is_id_line(line.text):
                 out.append(line)  # a tax number printed between the name and the address
                 continue
+            if _phone_inside_address(out, top[index + 1 :]):
+                continue  # the address goes on to its post code after the phone line
             break
         if meaningful(line) or (out and _address_like(line)):
             out.append(line)
@@ -308,6 +310,15 @@ def _labelled_line(text: str) -> bool:
     """Whether ``text`` is a label of one or two words and its value ("OUTLET: NORTHGATE"),
     as a till prints its branch or counter: a name found by its place alone is never one."""
     return bool(re.match(r"[^\W\d_]+(?:[ -][^\W\d_]+)?\s*:", text))
+
+
+def _phone_inside_address(above: Sequence[Line], below: Sequence[Line]) -> bool:
+    """Whether a contact line is printed inside the address: the lines above it hold no post
+    code yet and the next line opens with one ("12 Street" / "TEL: ..." / "12345 Town")."""
+    if not above or not below or any(_rx().postcode.search(x.text) for x in above):
+        return False
+    following = clean(below[0].text)
+    return bool(_rx().postcode.match(following)) and not _rx().contact.search(following)
 
 
 def _open_paren(text: str) -> bool:
