@@ -103,3 +103,16 @@ def test_a_phone_line_after_the_post_code_still_ends_the_address() -> None:
          "43000 KAJANG, SELANGOR"]
     )  # fmt: skip
     assert found["address"] == "NO 5, JALAN MAWAR 3 47100 PUCHONG"
+
+
+def test_a_phone_line_between_a_lone_post_code_and_its_town_is_skipped() -> None:
+    found = _fields(
+        ["PORLAND TRADING SDN BHD", "NO 5, JALAN MAWAR 3", "47100", "TEL: 03-1234 5678",
+         "BANDAR KELMA, SELANGOR"]
+    )  # fmt: skip
+    assert found["address"] == "NO 5, JALAN MAWAR 3 47100 BANDAR KELMA, SELANGOR"
+
+
+def test_a_short_house_number_line_counts_as_header_text() -> None:
+    found = _fields(["PORLAND TRADING SDN BHD", "NO 7,", "JALAN MAWAR 3", "47100 PUCHONG"])
+    assert found["address"] == "NO 7 JALAN MAWAR 3 47100 PUCHONG"

@@ -191,6 +191,8 @@ def _address_like(line: Line) -> bool:
     # A short line of numbers and names ("12, 3/4A,") that meaningful() finds too few letters in.
     text = clean(line.text)
     alnum = sum(c.isalnum() for c in text)
+    if _house_number(text) and line.words:
+        return True  # "NO 7," over the street
     if alnum < 4 or not re.search(r"\d", text) or not line.words:
         return False
     return sum(w.confidence for w in line.words) / len(line.words) >= 0.6
@@ -314,11 +316,21 @@ def _labelled_line(text: str) -> bool:
 
 def _phone_inside_address(above: Sequence[Line], below: Sequence[Line]) -> bool:
     """Whether a contact line is printed inside the address: the lines above it hold no post
-    code yet and the next line opens with one ("12 Street" / "TEL: ..." / "12345 Town")."""
-    if not above or not below or any(_rx().postcode.search(x.text) for x in above):
+    code yet and the next line holds one ("12 Street" / "TEL: ..." / "12345 Town"), or the
+    line above is a post code alone or ends in a comma and the next is its town or state, in
+    words only ("12345" / "TEL: ..." / "TOWN, STATE")."""
+    if not above or not below:
         return False
     following = clean(below[0].text)
-    return bool(_rx().postcode.match(following)) and not _rx().contact.search(following)
+    if _rx().contact.search(following) or (
+        _is_registration(following) and not re.fullmatch(r"\d{5}", following)
+    ):
+        return False
+    if not any(_rx().postcode.search(x.text) for x in above):
+        return bool(_rx().postcode.search(following))
+    last = clean(above[-1].text)
+    open_end = re.fullmatch(r"\d{4,5}", last) or above[-1].text.rstrip().endswith(",")
+    return bool(open_end) and bool(re.fullmatch(r"[^\W\d_][^\d]*", following))
 
 
 def _open_paren(text: str) -> bool:
@@ -486,6 +498,13 @@ def _outlet_line(text: str) -> bool:
     return bool(re.fullmatch(r"\(\s*[A-Za-z][A-Za-z .&'-]{2,40}\)", text))
 
 
+def _house_number(text: str) -> bool:
+    """Whether ``text`` is a street word and a number alone ("NO 7", "LOT 12")."""
+    return bool(
+        re.fullmatch(r"[A-Za-z]{1,8}\.?\s*\d{1,5}", text) and _rx().address_word.match(text)
+    )
+
+
 def _label_and_number(text: str, following: str) -> bool:
     """Whether ``text`` is a till's label and its number ("Outlet 12", "Counter: 4") above the
     address, not the address's first line.
@@ -497,7 +516,7 @@ def _label_and_number(text: str, following: str) -> bool:
     """
     if not re.fullmatch(r"[A-Za-z ]{2,20}[:.]?\s*\d+", text):
         return False
-    if re.fullmatch(r"[A-Za-z]{1,8}\.?\s*\d{1,5}", text) and _rx().address_word.match(text):
+    if _house_number(text):
         return False
     street = re.fullmatch(r"[A-Za-z][A-Za-z ]{1,30}\s\d{1,4}", text)
     return not (street and _rx().postcode.match(following))
