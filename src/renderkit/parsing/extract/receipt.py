@@ -120,6 +120,9 @@ def _is_registration(text: str) -> bool:
         _rx().registration.fullmatch(text)
         or _is_id_line(text)
         or _rx().registration_label.search(text)
+        # A short label of any wording before a company number ("REG-NR: 123456-X"): a number
+        # of five figures or more after a colon is an identifier, never a street or a name.
+        or re.fullmatch(r"[^\W\d_][\w .-]{0,20}:\s*\d{5,}(?:-?[A-Z])?", text)
     )
 
 
@@ -160,8 +163,8 @@ def trim_line(line: Line) -> Line:
     words = list(line.words)
 
     def debris(word: Word, others: list[Word]) -> bool:
-        if _word_confidence(word) > word.confidence:
-            return False  # a known word, however faintly printed
+        if _word_confidence(word) > word.confidence or word.text == "&":
+            return False  # a known word, however faintly printed; "&" joins two names
         alnum = sum(c.isalnum() for c in word.text)
         if alnum == 0 or word.confidence < 0.2:
             return True
@@ -188,6 +191,8 @@ def _address_like(line: Line) -> bool:
     # A short line of numbers and names ("12, 3/4A,") that meaningful() finds too few letters in.
     text = clean(line.text)
     alnum = sum(c.isalnum() for c in text)
+    if _house_number(text) and line.words:
+        return True  # "NO 7," over the street
     if alnum < 4 or not re.search(r"\d", text) or not line.words:
         return False
     return sum(w.confidence for w in line.words) / len(line.words) >= 0.6
@@ -290,6 +295,8 @@ def _header(top: Sequence[Line]) -> list[Line]:
             if _is_id_line(line.text):
                 out.append(line)  # a tax number printed between the name and the address
                 continue
+            if _phone_inside_address(out, top[index + 1 :]):
+                continue  # the address goes on to its post code after the phone line
             break
         if meaningful(line) or (out and _address_like(line)):
             out.append(line)
@@ -301,15 +308,44 @@ def _header(top: Sequence[Line]) -> list[Line]:
     return out
 
 
+def _labelled_line(text: str) -> bool:
+    """Whether ``text`` is a label of one or two words and its value ("OUTLET: NORTHGATE"),
+    as a till prints its branch or counter: a name found by its place alone is never one."""
+    return bool(re.match(r"[^\W\d_]+(?:[ -][^\W\d_]+)?\s*:", text))
+
+
+def _phone_inside_address(above: Sequence[Line], below: Sequence[Line]) -> bool:
+    """Whether a contact line is printed inside the address: the lines above it hold no post
+    code yet and the next line holds one ("12 Street" / "TEL: ..." / "12345 Town"), or the
+    line above is a post code alone or ends in a comma and the next is its town or state, in
+    words only ("12345" / "TEL: ..." / "TOWN, STATE")."""
+    if not above or not below:
+        return False
+    following = clean(below[0].text)
+    if _rx().contact.search(following) or (
+        _is_registration(following) and not re.fullmatch(r"\d{5}", following)
+    ):
+        return False
+    if not any(_rx().postcode.search(x.text) for x in above):
+        return bool(_rx().postcode.search(following))
+    last = clean(above[-1].text)
+    open_end = re.fullmatch(r"\d{4,5}", last) or above[-1].text.rstrip().endswith(",")
+    return bool(open_end) and bool(re.fullmatch(r"[^\W\d_][^\d]*", following))
+
+
 def _open_paren(text: str) -> bool:
     return text.count("(") > text.count(")")
 
 
 def _name_line(line: Line) -> bool:
-    # A line that can be part of a name printed over several lines: mostly capitals, no digits.
+    # A line that can be part of a name printed over several lines: no digits, and mostly
+    # capitals or a few words each capitalised ("Brindel Werkstatt", as names outside
+    # Malaysia and the English-speaking tills are printed).
     letters = [c for c in line.text if c.isalpha()]
     upper = sum(c.isupper() for c in letters) >= len(letters) / 2
-    return bool(letters) and upper and not re.search(r"\d", line.text)
+    words = [w for w in line.text.split() if w[:1].isalpha()]
+    titled = 0 < len(words) <= 4 and all(w[:1].isupper() for w in words)
+    return bool(letters) and (upper or titled) and not re.search(r"\d", line.text)
 
 
 def _closing_line(used: Sequence[Line], lines: Sequence[Line]) -> Line | None:
@@ -333,6 +369,15 @@ def _closing_line(used: Sequence[Line], lines: Sequence[Line]) -> Line | None:
     return None
 
 
+def _form_goes_on(text: str, following: str) -> bool:
+    """Whether the legal form ending ``text`` goes on over the next line, ``following``
+    ("... UG" / "(haftungsbeschränkt)", "... SDN" / "BHD"): a longer form then spans the
+    break and ends where that line ends."""
+    joined = f"{text} {following}"
+    matches = list(_rx().legal_suffix.finditer(joined))
+    return bool(matches) and matches[-1].end() == len(joined) and matches[-1].start() < len(text)
+
+
 def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | None, int]:
     candidates = header[:8]
     for strength, pattern in ((0.85, _rx().legal_suffix),):
@@ -346,27 +391,40 @@ def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | No
             while start > 0 and len(used) < 3:
                 first = clean(used[0].text)
                 previous = candidates[start - 1]
+                before = pattern.split(first, 1)[0].split()
                 joins = (
                     _is_continuation(first)
-                    or (len(used) == 1 and len(pattern.split(first, 1)[0].split()) < 1)
+                    # The legal form alone, or after trade words only ("SERVICES SARL"): a
+                    # name is never just that, its own part is on the line above.
+                    or (len(used) == 1 and all(w.upper() in name_words() for w in before))
                     or _open_paren(previous.text)
+                    # A line ending in "&" or "AND" is never a whole name.
+                    or bool(re.search(r"(?:&|\bAND)\W*$", previous.text, re.I))
                 )
                 if not joins or not _name_line(previous):
                     break
                 used.insert(0, previous)
                 start -= 1
+            if index + 1 < len(candidates) and _form_goes_on(
+                text, clean(candidates[index + 1].text)
+            ):
+                used.append(candidates[index + 1])
+                index += 1
             name = _strip_company(" ".join(clean(u.text) for u in used))
             if len(re.sub(r"\W", "", name)) >= 3:
                 return Found(value=name, confidence=strength, lines=tuple(used)), index
     for index, line in enumerate(candidates):
         text = clean(line.text)
-        if _is_registration(text) or find_dates(text):
+        if _is_registration(text) or find_dates(text) or _labelled_line(text):
             continue
         if len(re.sub(r"[^A-Za-z]", "", text)) >= 4 and not _rx().address_word.match(text):
             used = [line]
             while index + 1 < len(candidates) and len(used) < 3:
                 following = candidates[index + 1]
-                if not (_is_continuation(clean(following.text)) or _open_paren(text)):
+                words = clean(following.text).upper().split()
+                # Trade words alone ("BAKERY TRADING") end the name above them.
+                trades = bool(words) and all(w in name_words() for w in words)
+                if not (_is_continuation(clean(following.text)) or _open_paren(text) or trades):
                     break
                 if not _name_line(following):
                     break
@@ -422,8 +480,11 @@ def _company_rivals(header: Sequence[Line], chosen: Found) -> tuple[Found, ...]:
 
 def _continues_address(previous: Line, text: str) -> bool:
     """Whether ``text`` still belongs to an address whose post-code line was ``previous``."""
+    code = clean(previous.text)
     return bool(
         _rx().region.match(text)
+        # A post code on a line of its own: its town is on the next line.
+        or (_rx().postcode.match(code) and not re.search(r"[A-Za-z]", code))
         or re.match(r"^\d{3,}-", text)
         or re.search(r",\W*$", previous.text)  # "12345 TOWN," goes on to the state
         or (_rx().postcode.search(text) and len(text.split()) <= 4)  # a second post-code line
@@ -437,19 +498,45 @@ def _outlet_line(text: str) -> bool:
     return bool(re.fullmatch(r"\(\s*[A-Za-z][A-Za-z .&'-]{2,40}\)", text))
 
 
+def _house_number(text: str) -> bool:
+    """Whether ``text`` is a street word and a number alone ("NO 7", "LOT 12")."""
+    return bool(
+        re.fullmatch(r"[A-Za-z]{1,8}\.?\s*\d{1,5}", text) and _rx().address_word.match(text)
+    )
+
+
+def _label_and_number(text: str, following: str) -> bool:
+    """Whether ``text`` is a till's label and its number ("Outlet 12", "Counter: 4") above the
+    address, not the address's first line.
+
+    Two address lines have the same shape: a house-number mark and its number on a line of
+    their own ("NO 52," over the street, "LOT 7"), and a street printed with its house number
+    after the name (as German, Dutch or Nordic addresses are, "Lindenweg 12") when the next
+    line opens with a post code, which a street line leads to and a till's label never.
+    """
+    if not re.fullmatch(r"[A-Za-z ]{2,20}[:.]?\s*\d+", text):
+        return False
+    if _house_number(text):
+        return False
+    street = re.fullmatch(r"[A-Za-z][A-Za-z ]{1,30}\s\d{1,4}", text)
+    return not (street and _rx().postcode.match(following))
+
+
 def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Line]:
     picked: list[Line] = []
     seen_postcode = bool(first and _rx().postcode.search(first))
-    for line in lines:
+    for index, line in enumerate(lines):
         text = clean(line.text)
-        if _is_registration(text):
+        # Five figures alone under the street are its post code, not a registration number.
+        if _is_registration(text) and not (picked and re.fullmatch(r"\d{5}", text)):
             if picked or first:
                 break
             continue
         if not picked and first is None:
             if find_dates(text):
                 continue
-            if line.text.lstrip()[:1] == "(" or re.fullmatch(r"[A-Za-z ]{2,20}[:.]?\s*\d+", text):
+            following = clean(lines[index + 1].text) if index + 1 < len(lines) else ""
+            if line.text.lstrip()[:1] == "(" or _label_and_number(text, following):
                 continue  # "(Branch name)", "Outlet: 123"
             if not (re.search(r"\d", text) or _rx().address_word.search(text)):
                 continue
@@ -742,7 +829,7 @@ def _mean_confidence(lines: Sequence[Line]) -> float:
 
 
 def _fix_address_codes(text: str) -> str:
-    """Letter-digit slips in the codes of an address.
+    """Letter-digit slips and lost spaces in the codes of an address.
 
     No address has a dollar sign: "$S12" is a section code read with its S as "$". Section
     codes are "SS" and digits ("SS21"), never "S8" or "S5" and digits; and an ordinal before a
@@ -755,6 +842,10 @@ def _fix_address_codes(text: str) -> str:
     text = re.sub(r"(?<![\d-])(\d{5})(?=[A-Za-z]{3})", r"\1 ", text)
     text = re.sub(r"(?<=[A-Za-z])['’`](?=\d)", " ", text)
     text = re.sub(r"(?<=\b\d\d)[O](?=\W|$)", "0", text)
+    # A house number run into the word either side of it: "NO117," after the number mark,
+    # "12Lindenweg" before a capitalised street name (a unit letter, "12A", is one capital).
+    text = re.sub(r"\b(N[Oo])(?=\d)", r"\1 ", text)
+    text = re.sub(r"(?<![\w-])(\d{1,4})(?=[A-Z][a-z]{2,})", r"\1 ", text)
     return _rx().floor_ordinal.sub(r"3\1", text)
 
 
@@ -872,7 +963,7 @@ def span_choices(
 def _unlabelled(text: str) -> str:
     """``text`` without a short label before a colon ("Address:", "HQ:") opening it, when an
     address follows (a number or an address word): the label is not part of the address."""
-    match = re.match(r"[A-Za-z][A-Za-z .]{0,15}:\s*(?=\S)", text)
+    match = re.match(r"[^\W\d_](?:[^\W\d_]|[ .]){0,15}:\s*(?=\S)", text)
     if match is None:
         return text
     rest = text[match.end() :]
@@ -989,7 +1080,7 @@ def _rule_names(lines: Sequence[Line]) -> dict[str, Found]:
             found["address"] = attrs.evolve(
                 address,
                 value=fix_words(
-                    agree_words(_fix_address_codes(str(address.value)), page_words),
+                    agree_words(_fix_address_codes(_unlabelled(str(address.value))), page_words),
                     address_words(),
                 ),
             )

@@ -1,0 +1,118 @@
+"""Which header lines of a receipt make up its address (synthetic rows, no real receipt's text)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from renderkit.parsing._protocol import Line, Word
+from renderkit.parsing.extract.receipt import receipt_fields
+
+
+def _fields(rows: Sequence[str]) -> dict[str, object]:
+    lines = [
+        Line(
+            words=tuple(
+                Word(
+                    text=w,
+                    page=1,
+                    bbox=(0.1 + 0.06 * i, 0.05 + 0.04 * r, 0.15 + 0.06 * i, 0.07 + 0.04 * r),
+                    confidence=0.95,
+                )
+                for i, w in enumerate(text.split())
+            ),
+            page=1,
+        )
+        for r, text in enumerate(rows)
+    ]
+    return {k: v.value for k, v in receipt_fields(lines, day_first=True).items()}
+
+
+def test_a_street_printed_before_its_house_number_opens_the_address() -> None:
+    found = _fields(["Brindelmark Handel GmbH", "Tovanweg 17", "54321 Kelmdorf", "TEL: 0123 45678"])
+    assert found["address"] == "Tovanweg 17 54321 Kelmdorf"
+
+
+def test_a_label_and_its_number_above_the_address_stays_out_of_it() -> None:
+    found = _fields(
+        ["PORLAND TRADING SDN BHD", "Outlet 12", "NO 5, JALAN MAWAR 3", "47100 PUCHONG, SELANGOR"]
+    )
+    assert found["address"] == "NO 5, JALAN MAWAR 3 47100 PUCHONG, SELANGOR"
+
+
+def test_a_label_with_a_colon_stays_out_of_the_address_even_before_a_post_code() -> None:
+    found = _fields(["PORLAND TRADING SDN BHD", "Counter: 4", "47100 PUCHONG, SELANGOR"])
+    assert found["address"] == "47100 PUCHONG, SELANGOR"
+
+
+def test_a_house_number_run_into_its_number_mark_is_read_apart() -> None:
+    found = _fields(["PORLAND TRADING SDN BHD", "NO117, JALAN MAWAR 3", "47100 PUCHONG, SELANGOR"])
+    assert found["address"] == "NO 117, JALAN MAWAR 3 47100 PUCHONG, SELANGOR"
+
+
+def test_a_house_number_run_into_the_street_name_after_it_is_read_apart() -> None:
+    found = _fields(["Tovan & Brisk Ltd", "27Kelmore Close", "Brindleton KT4 7QH"])
+    assert found["address"] == "27 Kelmore Close Brindleton KT4 7QH"
+
+
+def test_a_unit_letter_after_a_house_number_stays_attached() -> None:
+    found = _fields(["PORLAND TRADING SDN BHD", "NO 17A, JALAN U13/4", "40170 SHAH ALAM, SELANGOR"])
+    assert found["address"] == "NO 17A, JALAN U13/4 40170 SHAH ALAM, SELANGOR"
+
+
+def test_a_house_number_mark_on_a_line_of_its_own_opens_the_address() -> None:
+    found = _fields(
+        ["PORLAND TRADING SDN BHD", "NO 52,", "LEBUH KANTAN 4", "47100 PUCHONG, SELANGOR"]
+    )
+    assert found["address"] == "NO 52 LEBUH KANTAN 4 47100 PUCHONG, SELANGOR"
+
+
+def test_a_post_code_on_a_line_of_its_own_is_followed_by_its_town() -> None:
+    found = _fields(
+        ["PORLAND TRADING SDN BHD", "NO 52, LEBUH KANTAN 4", "47100", "BANDAR KELMA, SELANGOR"]
+    )
+    assert found["address"] == "NO 52, LEBUH KANTAN 4 47100 BANDAR KELMA, SELANGOR"
+
+
+def test_five_figures_under_the_name_before_the_address_are_no_part_of_it() -> None:
+    found = _fields(["PORLAND TRADING SDN BHD", "12345", "NO 52, LEBUH KANTAN 4", "47100 PUCHONG"])
+    assert found["address"] == "NO 52, LEBUH KANTAN 4 47100 PUCHONG"
+
+
+def test_a_company_number_after_a_label_of_any_wording_is_not_the_address() -> None:
+    found = _fields(
+        ["Brindelmark Handel GmbH", "FIRMEN-NR: 806522-W", "Tovanweg 17", "54321 Kelmdorf"]
+    )
+    assert found["address"] == "Tovanweg 17 54321 Kelmdorf"
+
+
+def test_a_label_before_the_address_is_no_part_of_it() -> None:
+    found = _fields(["Tovan & Brisk SARL", "SIÈGE: 12 Rue des Kelms", "75011 Brindeville"])
+    assert found["address"] == "12 Rue des Kelms 75011 Brindeville"
+
+
+def test_a_phone_line_printed_before_the_post_code_is_skipped_not_an_end() -> None:
+    found = _fields(
+        ["Tovan & Brisk SARL", "12 Rue des Kelms", "TEL: +33 1 23 45 67 89", "75011 Brindeville"]
+    )
+    assert found["address"] == "12 Rue des Kelms 75011 Brindeville"
+
+
+def test_a_phone_line_after_the_post_code_still_ends_the_address() -> None:
+    found = _fields(
+        ["PORLAND TRADING SDN BHD", "NO 5, JALAN MAWAR 3", "47100 PUCHONG", "TEL: 03-1234 5678",
+         "43000 KAJANG, SELANGOR"]
+    )  # fmt: skip
+    assert found["address"] == "NO 5, JALAN MAWAR 3 47100 PUCHONG"
+
+
+def test_a_phone_line_between_a_lone_post_code_and_its_town_is_skipped() -> None:
+    found = _fields(
+        ["PORLAND TRADING SDN BHD", "NO 5, JALAN MAWAR 3", "47100", "TEL: 03-1234 5678",
+         "BANDAR KELMA, SELANGOR"]
+    )  # fmt: skip
+    assert found["address"] == "NO 5, JALAN MAWAR 3 47100 BANDAR KELMA, SELANGOR"
+
+
+def test_a_short_house_number_line_counts_as_header_text() -> None:
+    found = _fields(["PORLAND TRADING SDN BHD", "NO 7,", "JALAN MAWAR 3", "47100 PUCHONG"])
+    assert found["address"] == "NO 7 JALAN MAWAR 3 47100 PUCHONG"
