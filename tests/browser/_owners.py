@@ -22,3 +22,22 @@ def marked_by(owner: int) -> list[int]:
         if state != "Z" and any(item.startswith(prefix) for item in environ.split(b"\0")):
             found.append(int(entry.name))
     return found
+
+
+def in_group(group: int) -> list[int]:
+    """Live (not zombie) processes of process group ``group``: a Chromium and its helpers.
+
+    Helpers cannot be found by the owner marker: a zygote rewrites its command line over the
+    memory its environment was in, and its children inherit that.
+    """
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[2]) == group:
+            found.append(int(entry.name))
+    return found
