@@ -32,7 +32,7 @@ from _record import add_record_option, record
 from playwright.async_api import async_playwright
 
 from renderkit import render_image
-from renderkit.browser import BrowserConfig, ChromiumPool
+from renderkit.browser import DEFAULT_CHROMIUM, BrowserConfig, ChromiumPool
 from renderkit.image._render import image_shell
 from renderkit.image._templates import render_fragment
 
@@ -184,7 +184,7 @@ async def against_playwright(pool: ChromiumPool, rounds: int, record_to: Path | 
         f"<body><div id='rk-root' style='width:1200px;height:630px'>{fragment}</div></body></html>"
     )
     async with async_playwright() as pw:
-        naive_browser = await pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        naive_browser = await pw.chromium.launch(executable_path=DEFAULT_CHROMIUM, args=ARGS)
         naive_context = await naive_browser.new_context(
             viewport={"width": 1200, "height": 630}, device_scale_factor=2
         )

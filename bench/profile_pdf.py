@@ -36,6 +36,7 @@ from playwright.async_api import async_playwright
 from profile_templates import _cpu_seconds, _process_tree
 
 from renderkit import structure
+from renderkit.browser import DEFAULT_CHROMIUM
 from renderkit.browser._capture import shell_document
 from renderkit.core.shell import _INTER_WEIGHTS
 from renderkit.pdf import PdfRequest
@@ -176,7 +177,7 @@ async def main(rounds: int, fonts: Path | None) -> None:
         "generateTaggedPDF": False,
     }
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path="/usr/bin/chromium")
+        browser = await p.chromium.launch(executable_path=DEFAULT_CHROMIUM)
         page = await browser.new_page()
         await page.set_content(shell_document(pdf_shell()))
         await page.evaluate("Promise.all([...document.fonts].map(f => f.load())).then(() => 1)")

@@ -11,7 +11,7 @@ code.
 
 ``--png`` also writes page images with ``pdftoppm`` (poppler-utils) next to each PDF. The
 certificate is printed at A4 and Letter with every margin, and its page count is checked.
-Needs Chromium; by default Debian's /usr/bin/chromium (``--chromium`` to change it).
+Needs Chromium; by default Debian's headless shell (``--chromium`` to change it).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 from playwright.sync_api import Page, sync_playwright
 
+from renderkit.browser import DEFAULT_CHROMIUM
 from renderkit.core.shell import font_face_css
 from renderkit.pdf._templates import RenderedDocument, pdf_css, render_document
 
@@ -444,7 +445,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", action="append", help="only these sample names")
     parser.add_argument("--png", action="store_true", help="also write page PNGs (pdftoppm)")
     parser.add_argument("--stress", action="store_true", help="also print edge-case samples")
-    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--chromium", default=DEFAULT_CHROMIUM)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
 

@@ -9,7 +9,7 @@ templates from your own browser code.
     python examples/preview_templates.py /tmp/rk-previews
     python examples/preview_templates.py /tmp/rk-previews --template og-card --sheet
 
-Needs Chromium; by default Debian's /usr/bin/chromium (``--chromium`` to change it).
+Needs Chromium; by default Debian's headless shell (``--chromium`` to change it).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 from playwright.sync_api import Page, sync_playwright
 
+from renderkit.browser import DEFAULT_CHROMIUM
 from renderkit.image._templates import TEMPLATES, image_css, render_fragment
 
 CHROMIUM_ARGS = [
@@ -215,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--template", action="append", choices=sorted(TEMPLATES))
     parser.add_argument("--sample", action="append", help="only these sample names")
     parser.add_argument("--sheet", action="store_true", help="also write contact sheets")
-    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--chromium", default=DEFAULT_CHROMIUM)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import anyio
 
-from renderkit.browser import BrowserConfig, ChromiumPool
+from renderkit.browser import DEFAULT_CHROMIUM, BrowserConfig, ChromiumPool
 from renderkit.parsing.synth import build_set
 
 __all__ = ["build_parser", "main"]
@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="invoices print trade names, slogans or the buyer's block atop the letterhead",
     )
-    parser.add_argument("--chromium", default="/usr/bin/chromium", help="the browser to use")
+    parser.add_argument("--chromium", default=DEFAULT_CHROMIUM, help="the browser to use")
     parser.add_argument("--slots", type=int, default=2, help="pages rendered at once")
     return parser
 

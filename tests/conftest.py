@@ -8,11 +8,11 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from PIL import Image
 
-from renderkit.browser import BrowserConfig, ChromiumPool
+from renderkit.browser import DEFAULT_CHROMIUM, BrowserConfig, ChromiumPool
 
 from ._server import LocalServer, serve
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = DEFAULT_CHROMIUM
 
 
 @pytest.fixture(scope="session")

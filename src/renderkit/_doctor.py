@@ -10,7 +10,7 @@ from pathlib import Path
 
 import attrs
 
-from renderkit.browser import BrowserConfig, ChromiumPool
+from renderkit.browser import DEFAULT_CHROMIUM, BrowserConfig, ChromiumPool
 from renderkit.core.errors import RenderkitError
 from renderkit.speech.kokoro_assets import KokoroAssets
 
@@ -115,7 +115,7 @@ async def _chromium(executable: str) -> list[Check]:
                 name="chromium",
                 ok=False,
                 detail=f"cannot launch {executable}: {exc}",
-                hint=f"{_APT} chromium",
+                hint=f"{_APT} chromium-headless-shell",
             )
         ]
     return [
@@ -164,9 +164,7 @@ def _kokoro(directory: Path | None) -> Check:
     )
 
 
-def run_checks(
-    *, chromium: str = "/usr/bin/chromium", kokoro_dir: Path | None = None
-) -> list[Check]:
+def run_checks(*, chromium: str = DEFAULT_CHROMIUM, kokoro_dir: Path | None = None) -> list[Check]:
     """Check Chromium, fonts and the system tools renderkit's features use.
 
     The speech engines: ``espeak-ng`` (the default local engine) and ``kokoro`` (the neural

@@ -13,6 +13,7 @@ from importlib import metadata
 from pathlib import Path
 
 from renderkit.batch.cli import add_batch_command
+from renderkit.browser import DEFAULT_CHROMIUM
 from renderkit.core.cli import EPILOG, HelpFormatter, run_parser
 from renderkit.core.errors import MissingDependencyError
 from renderkit.demo import add_demo_command
@@ -72,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     export.set_defaults(run=_usage_export)
 
     doctor = sub.add_parser("doctor", help="check Chromium, fonts and system tools")
-    doctor.add_argument("--chromium", default="/usr/bin/chromium")
+    doctor.add_argument("--chromium", default=DEFAULT_CHROMIUM)
     doctor.add_argument("--kokoro-dir", type=Path, help="default: ~/.cache/renderkit/kokoro")
     doctor.set_defaults(run=_doctor)
     for command in sub.choices.values():

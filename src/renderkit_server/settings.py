@@ -18,6 +18,7 @@ from typing import Any
 import attrs
 
 from renderkit import ConfigurationError
+from renderkit.browser import DEFAULT_CHROMIUM
 from renderkit.parsing import OCR_ENGINES, ParseLimits
 from renderkit_server.clientaddr import TrustedProxies
 
@@ -413,7 +414,7 @@ class Settings:
     s3_secret_access_key: str | None = attrs.field(default=None, repr=False)
     s3_public_url: str | None = None
     redis_url: str | None = attrs.field(default=None, repr=False)
-    chromium: str = "/usr/bin/chromium"
+    chromium: str = DEFAULT_CHROMIUM
     browser_cdp_url: str | None = attrs.field(default=None, repr=False)
     browser_cdp_urls: tuple[str, ...] = attrs.field(default=(), repr=False)
     browser_slots: int = 2

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from renderkit.browser._config import BrowserConfig
+from renderkit.browser._config import DEFAULT_CHROMIUM, BrowserConfig
 from renderkit.browser._fair import Tenant, TenantClass
 from renderkit.browser._fleet import BrowserFleet
 from renderkit.browser._pool import ChromiumPool
@@ -19,6 +19,7 @@ from renderkit.browser._stats import BrowserStats, MemberStats, redact_endpoint
 from renderkit.browser._tenant import TenantBrowser
 
 __all__ = [
+    "DEFAULT_CHROMIUM",
     "Browser",
     "BrowserConfig",
     "BrowserFleet",

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import attrs
 
-__all__ = ["BrowserConfig"]
+__all__ = ["DEFAULT_CHROMIUM", "BrowserConfig"]
+
+#: The browser a local pool launches: Debian's ``chromium-headless-shell`` (the binary, not a
+#: launcher script, so the pool watches and kills Chromium itself). It is Chromium's old
+#: headless mode, the one Playwright and Puppeteer run headless by default: no browser window
+#: or tab strip is built for each context, which halves a PDF and a fresh-context screenshot
+#: against ``/usr/bin/chromium``'s new headless mode (docs/architecture.md, "The headless
+#: shell"), with the same pixels (``--font-render-hinting=slight``, see ``_process``).
+DEFAULT_CHROMIUM = "/usr/lib/chromium/chromium-headless-shell"
 
 
 @attrs.frozen(kw_only=True)
@@ -12,7 +20,8 @@ class BrowserConfig:
     """Settings of a :class:`ChromiumPool`.
 
     Attributes:
-        executable_path: the Chromium binary for local mode.
+        executable_path: the Chromium binary for local mode (:data:`DEFAULT_CHROMIUM`; Debian's
+            ``/usr/bin/chromium``, new headless mode, works too, at about twice the cost).
         cdp_url: connect to this existing browser (``ws://`` or ``http://host:port``) instead
             of launching one: remote mode, for a browser fleet.
         slots: renders running at once (one browser context each). About one per core.
@@ -45,7 +54,7 @@ class BrowserConfig:
             ``--no-sandbox`` (logged as a warning). Ignored when not running as root.
     """
 
-    executable_path: str = "/usr/bin/chromium"
+    executable_path: str = DEFAULT_CHROMIUM
     cdp_url: str | None = None
     slots: int = attrs.field(default=2, validator=attrs.validators.in_(range(1, 65)))
     max_queue: int = attrs.field(default=64, validator=attrs.validators.ge(0))

@@ -41,7 +41,10 @@ logger = logging.getLogger("renderkit.browser")
 
 # Flags for a quiet, deterministic headless browser on a server. Background networking is
 # off because a renderer must not phone home (and on closed networks those connections fail
-# noisily); --font-render-hinting=none gives the same glyph shapes on every machine.
+# noisily). --font-render-hinting=slight fixes the glyph shapes rather than leaving them to the
+# machine's fontconfig: the headless shell obeys it, and "slight" is what new-headless
+# Chromium (which ignores the flag) drew every card and PDF with, so both binaries render the
+# same pixels (checked against the reference cards in tests/image/test_looks.py).
 _BASE_ARGS = (
     "--headless=new",
     "--disable-gpu",
@@ -68,7 +71,7 @@ _BASE_ARGS = (
     "--no-default-browser-check",
     "--hide-scrollbars",
     "--force-color-profile=srgb",
-    "--font-render-hinting=none",
+    "--font-render-hinting=slight",
     "--remote-debugging-address=127.0.0.1",
     "--remote-debugging-port=0",
 )

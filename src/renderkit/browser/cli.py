@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import argparse
 
-from renderkit.browser._config import BrowserConfig
+from renderkit.browser._config import DEFAULT_CHROMIUM, BrowserConfig
 
 __all__ = ["add_browser_arguments", "browser_config"]
 
 
 def add_browser_arguments(parser: argparse.ArgumentParser) -> None:
     """``--chromium``, ``--cdp-url`` and ``--allow-private-network``, for commands that render."""
-    parser.add_argument("--chromium", default="/usr/bin/chromium", help="Chromium executable")
+    parser.add_argument("--chromium", default=DEFAULT_CHROMIUM, help="Chromium executable")
     parser.add_argument("--cdp-url", help="use a running browser over CDP instead")
     parser.add_argument(
         "--allow-private-network",
