@@ -4,7 +4,8 @@
 
 Every variant is a warm 2-slot pool of its own Chromium with ``BrowserConfig.extra_args``
 added (the first, "baseline", with none); a flag written ``!FLAG`` is instead taken out of
-the pool's own flags. Rounds alternate between the variants (A B A B)
+the pool's own flags (``!--disable-frame-rate-limit``: the pool keeps Chromium's 60 Hz frame
+clock, ``BrowserConfig.frame_rate_limit``). Rounds alternate between the variants (A B A B)
 so machine noise hits each alike; a round renders one og-card at scale 1 and one at 2.
 Reported per variant and scale: the median wall time, and the mean CPU per card of each
 Chromium process type (browser, gpu, renderer, other helpers), of the Playwright driver and
@@ -169,7 +170,11 @@ async def main(args: argparse.Namespace) -> None:
             # "!FLAG" takes FLAG out of the pool's own flags, for this variant only.
             dropped = {f[1:] for f in flags if f.startswith("!")}
             _process._BASE_ARGS = tuple(a for a in base_args if a not in dropped)
-            config = BrowserConfig(slots=2, extra_args=tuple(f for f in flags if f[0] != "!"))
+            config = BrowserConfig(
+                slots=2,
+                extra_args=tuple(f for f in flags if f[0] != "!"),
+                frame_rate_limit=_process.UNLIMITED_FRAMES in dropped,
+            )
             try:
                 pools[name] = await stack.enter_async_context(ChromiumPool(config))
             finally:
