@@ -10,13 +10,19 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from babel.numbers import format_currency, get_minus_sign_symbol
+from babel.numbers import format_currency, format_decimal, get_minus_sign_symbol
 
 from renderkit import InvalidRequestError, cli
 from renderkit.core.converter import structure
 from renderkit.pdf import PdfRequest
 from renderkit.pdf._locale import LABEL_LANGUAGES, catalogue, document_locale
-from renderkit.pdf._templates import TEMPLATES, format_document_date, format_money, render_document
+from renderkit.pdf._templates import (
+    TEMPLATES,
+    _quantity,
+    format_document_date,
+    format_money,
+    render_document,
+)
 
 NBSP = re.compile(r"[\u00a0\u202f]")
 
@@ -146,6 +152,15 @@ def test_amounts_read_as_babels_currency_format_writes_them_in_every_label_langu
                     number, currency, locale=loc, decimal_quantization=not exact
                 ).replace("-", sign)
                 assert format_money(number, currency, exact=exact, locale=locale) == expected
+
+
+@pytest.mark.parametrize("locale", [*sorted(LABEL_LANGUAGES), "en_IN", "de_CH"])
+def test_quantities_read_as_babels_format_decimal_writes_them(locale: str) -> None:
+    # The quantity pattern is parsed once rather than by format_decimal on every line.
+    loc = document_locale(locale).babel
+    for amount in ("0", "3", "3.5", "0.3333333", "1234567.125", "-2", "12345678901"):
+        number = Decimal(amount)
+        assert _quantity(number, loc) == format_decimal(number, "#,##0.######", locale=loc)
 
 
 def test_a_negative_amount_carries_a_minus_sign_never_a_hyphen() -> None:
