@@ -14,9 +14,9 @@ Inter subset to Latin with fontTools' pyftsubset) instead of the packaged Inter.
 
 ``--phases`` instead times every step of whole ``render_pdf`` calls on a warm pool, as the
 library runs them: the request model, the template render (Python: Jinja, Babel), putting
-the fragment into the warm page, setting the title, ``Page.printToPDF``, the metadata and
-page count; "pool" is what the pool adds around its page work (queueing, the watch) and
-"other" the rest of the call. Each step is timed by wrapping the function that does it.
+the fragment into the warm page (and, in the same call, the title), ``Page.printToPDF``, the
+metadata and page count; "pool" is what the pool adds around its page work (queueing, the
+watch) and "other" the rest of the call. Each step is timed by wrapping the function that does it.
 """
 
 from __future__ import annotations

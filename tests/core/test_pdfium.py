@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import anyio
 import anyio.to_thread
@@ -15,6 +15,7 @@ from PIL import Image
 
 from renderkit import render_pdf, screenshot
 from renderkit.browser import PageCapture, PageShot, PdfOptions, Shell
+from renderkit.core import pdfium
 from renderkit.core.pdfium import first_page_png, page_count, run_pdfium
 from renderkit.testing import FakeBrowser
 
@@ -110,6 +111,24 @@ async def test_a_pdf_screenshot_counts_pages_off_the_loop(long_render: threading
     result, longest_gap = await ticks_while(capturing, long_render)
     assert "the PDF has 3 pages" in getattr(result, "warnings", ())
     assert longest_gap < 0.5
+
+
+async def test_a_small_pdf_is_counted_at_once_when_pdfium_is_free_and_a_large_one_in_a_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    threaded: list[int] = []
+    run = pdfium.run_pdfium
+
+    async def counting(fn: Callable[[bytes], int], content: bytes) -> int:
+        threaded.append(len(content))
+        return await run(fn, content)
+
+    monkeypatch.setattr(pdfium, "run_pdfium", counting)
+    large = pdf_with_pages(2) + b"%" * pdfium._INLINE_BYTES + b"\n"  # comments after %%EOF
+
+    assert await page_count(PDF) == 3
+    assert await page_count(large) == 2
+    assert threaded == [len(large)]
 
 
 async def test_an_unreadable_pdf_raises_pdfium_error() -> None:

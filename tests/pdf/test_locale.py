@@ -10,13 +10,20 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from babel.numbers import format_currency, get_minus_sign_symbol
+from babel.numbers import format_currency, format_decimal, get_minus_sign_symbol
 
 from renderkit import InvalidRequestError, cli
 from renderkit.core.converter import structure
 from renderkit.pdf import PdfRequest
 from renderkit.pdf._locale import LABEL_LANGUAGES, catalogue, document_locale
-from renderkit.pdf._templates import TEMPLATES, format_document_date, format_money, render_document
+from renderkit.pdf._templates import (
+    TEMPLATES,
+    _money_style,
+    _quantity,
+    format_document_date,
+    format_money,
+    render_document,
+)
 
 NBSP = re.compile(r"[\u00a0\u202f]")
 
@@ -130,22 +137,35 @@ def test_amounts_follow_the_locale_and_the_currencys_digits(
     assert NBSP.sub(" ", format_money(Decimal(amount), currency, locale=locale)) == expected
 
 
-@pytest.mark.parametrize("locale", sorted(LABEL_LANGUAGES))
+@pytest.mark.parametrize("locale", [*sorted(LABEL_LANGUAGES), "en_IN", "de_CH", "fa"])
 def test_amounts_read_as_babels_currency_format_writes_them_in_every_label_language(
     locale: str,
 ) -> None:
-    # format_money keeps each locale's pattern with the symbol in place rather than asking
-    # babel for every amount: the text must stay what babel's format_currency gives.
+    # format_money keeps each locale's pattern with the symbol in place and writes the
+    # digits itself rather than asking babel for every amount: the text must stay what
+    # babel's format_currency gives (Indian grouping, rounding half to even included).
     loc = document_locale(locale).babel
     sign = get_minus_sign_symbol(loc).replace("-", "\u2212")
+    # Written without babel, but for de_CH's apostrophes (babel's quirk, kept).
+    assert (_money_style(locale, "USD")[2] is None) == (locale == "de_CH")
+    amounts = ("0", "-5", "1234.5", "0.335", "-1234567.891", "12345678901234.56")
     for currency in ("USD", "EUR", "JPY", "KWD", "SAR", "INR", "CHF", "XXX"):
-        for amount in ("0", "-5", "1234.5", "0.335", "-1234567.891", "12345678901234.56"):
+        for amount in (*amounts, "0.125", "2.5", "-0.004", "1E+6", "0.0000001", "-0"):
             for exact in (False, True):
                 number = Decimal(amount)
                 expected = format_currency(
                     number, currency, locale=loc, decimal_quantization=not exact
                 ).replace("-", sign)
                 assert format_money(number, currency, exact=exact, locale=locale) == expected
+
+
+@pytest.mark.parametrize("locale", [*sorted(LABEL_LANGUAGES), "en_IN", "de_CH"])
+def test_quantities_read_as_babels_format_decimal_writes_them(locale: str) -> None:
+    # The quantity pattern is parsed once rather than by format_decimal on every line.
+    loc = document_locale(locale).babel
+    for amount in ("0", "3", "3.5", "0.3333333", "1234567.125", "-2", "12345678901"):
+        number = Decimal(amount)
+        assert _quantity(number, loc) == format_decimal(number, "#,##0.######", locale=loc)
 
 
 def test_a_negative_amount_carries_a_minus_sign_never_a_hyphen() -> None:

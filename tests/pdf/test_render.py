@@ -10,7 +10,8 @@ import pytest
 from pypdf import PdfReader
 
 from renderkit import InvalidRequestError, RenderTimeoutError, render_pdf
-from renderkit.browser import BrowserConfig, ChromiumPool
+from renderkit.browser import BrowserConfig, ChromiumPool, PdfOptions
+from renderkit.pdf._render import pdf_shell
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
@@ -233,6 +234,22 @@ async def test_a_header_template_shows_the_title_verbatim_quotes_and_tags_includ
     )
 
     assert f"[{title}]" in " ".join(pdf_pages(result.content)[0].split())
+
+
+async def test_a_printed_fragment_shows_its_own_title_set_with_the_fragment(
+    pool: ChromiumPool,
+) -> None:
+    # The title goes into the warm page with the fragment: each print shows its own, never
+    # the one a previous render left there.
+    header = "<div style='font-size:9px'>[<span class='title'></span>]</div>"
+    for title in ('Q4 "final" </script> \\ résumé', "Second"):
+        options = PdfOptions(
+            paper_width=8.27, paper_height=11.69, header_template=header, title=title
+        )
+        content = await pool.print_fragment(pdf_shell(), "<p>Body</p>", options)
+
+        assert f"[{title}]" in " ".join(pdf_pages(content)[0].split())
+        assert PdfReader(io.BytesIO(content)).metadata.title == title
 
 
 async def test_custom_html_that_never_finishes_times_out_and_pool_recovers() -> None:

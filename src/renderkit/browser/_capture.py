@@ -72,16 +72,25 @@ async def load_shell(slot: Slot, shell: Shell) -> None:
 
 
 async def inject(
-    slot: Slot, fragment: str, width: int | None, height: int | None, *, image_timeout: float
+    slot: Slot,
+    fragment: str,
+    width: int | None,
+    height: int | None,
+    *,
+    image_timeout: float,
+    title: str | None = None,
 ) -> None:
     """Render ``fragment`` into the warm page through its ``window.__rk.render``.
+
+    ``title``, when given, becomes the page's title in the same round trip (a document's
+    title, which Chromium prints into the PDF's metadata).
 
     Raises:
         BlockedUrlError: an image of the fragment goes to a disallowed address.
         InvalidRequestError: an image of the fragment did not load.
         RenderError: the page's renderer script failed.
     """
-    args = [fragment, width, height, image_timeout * 1000]
+    args = [fragment, width, height, image_timeout * 1000, title]
     if slot.direct is not None:
         # One round trip straight to the page, skipping Playwright's relay.
         reply = await slot.direct.send(
@@ -98,7 +107,7 @@ async def inject(
         outcome = reply["result"]["value"]
     else:
         outcome = await slot.page.evaluate(
-            "([html, w, h, t]) => window.__rk.render(html, w, h, t)", args
+            "([html, w, h, t, title]) => window.__rk.render(html, w, h, t, title)", args
         )
     if not outcome["ok"]:
         field = outcome.get("field") or "html"

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+import attrs
 from playwright.async_api import Browser as PlaywrightBrowser
 
 from renderkit.browser import _capture as capture_steps
@@ -208,8 +209,9 @@ class ChromiumPool:
         async def work(budget: Budget, lease: Lease) -> bytes:
             async with self._slots.warm(lease) as slot:
                 await capture_steps.load_shell(slot, shell)
-                await self._inject(slot, fragment, None, None)
-                return await slot.print_pdf(options)
+                await self._inject(slot, fragment, None, None, title=options.title)
+                # The title came with the fragment: print_pdf has none left to set.
+                return await slot.print_pdf(attrs.evolve(options, title=None))
 
         return await self._run(tenant, self.config.render_timeout, work)
 
@@ -239,10 +241,16 @@ class ChromiumPool:
         return await self._run(tenant, timeout, work)
 
     async def _inject(
-        self, slot: Slot, fragment: str, width: int | None, height: int | None
+        self,
+        slot: Slot,
+        fragment: str,
+        width: int | None,
+        height: int | None,
+        *,
+        title: str | None = None,
     ) -> None:
         await capture_steps.inject(
-            slot, fragment, width, height, image_timeout=self.config.image_timeout
+            slot, fragment, width, height, image_timeout=self.config.image_timeout, title=title
         )
 
     async def _run(

@@ -114,8 +114,10 @@
   }
 
   window.__rk = {
-    async render(html, width, height, imageTimeoutMs) {
+    async render(html, width, height, imageTimeoutMs, title) {
       const el = root();
+      // A document's title (PDF metadata) comes with its fragment: one round trip, not two.
+      if (title != null) document.title = title;
       // Documents (PDFs) flow freely; images get a fixed box.
       el.style.width = width ? `${width}px` : "";
       el.style.height = height ? `${height}px` : "";
