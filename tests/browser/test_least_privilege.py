@@ -21,6 +21,7 @@ from renderkit.browser._account import browser_environment, resolve
 from renderkit.browser._process import chromium_args
 
 from ..conftest import CHROMIUM, open_image
+from ._owners import in_group
 
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to switch users")
 GREEN = "<body style='margin:0;background:rgb(0,255,0)'></body>"
@@ -39,22 +40,6 @@ def _cmdline(pid: int) -> list[str]:
 
 def _environ(pid: int) -> list[bytes]:
     return Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-
-
-def _group(pgid: int) -> list[int]:
-    """Live processes of a process group (Chromium's helpers share the browser's)."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        # After the command: state, ppid, pgrp. Zombies are already dead.
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            members.append(int(entry.name))
-    return members
 
 
 def _profile(pid: int) -> Path:
@@ -91,7 +76,7 @@ async def test_as_root_every_browser_process_runs_unprivileged_with_the_sandbox(
             assert pool.sandboxed is True
         else:
             assert pool.sandboxed is False  # the logged fallback, still unprivileged
-        members = _group(pid)
+        members = in_group(pid)
         assert pid in members and len(members) > 1
         for member in members:
             assert 0 not in _uids(member), f"process {member} has a root uid"
@@ -110,10 +95,10 @@ async def test_closing_the_pool_stops_the_unprivileged_browser_and_removes_its_p
         profile = _profile(pid)
         assert profile.stat().st_uid == pwd.getpwnam("nobody").pw_uid
     for _ in range(100):
-        if not _group(pid):
+        if not in_group(pid):
             break
         await asyncio.sleep(0.05)
-    assert _group(pid) == []
+    assert in_group(pid) == []
     assert not profile.exists()
 
 

@@ -4,27 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from renderkit.parsing._protocol import Line, Word
-from renderkit.parsing.extract.receipt import receipt_fields
+from ._receipts import header_lines, values
 
 
 def _fields(rows: Sequence[str]) -> dict[str, object]:
-    lines = [
-        Line(
-            words=tuple(
-                Word(
-                    text=w,
-                    page=1,
-                    bbox=(0.1 + 0.06 * i, 0.05 + 0.04 * r, 0.15 + 0.06 * i, 0.07 + 0.04 * r),
-                    confidence=0.95,
-                )
-                for i, w in enumerate(text.split())
-            ),
-            page=1,
-        )
-        for r, text in enumerate(rows)
-    ]
-    return {k: v.value for k, v in receipt_fields(lines, day_first=True).items()}
+    return values(header_lines(rows))
 
 
 def test_a_street_printed_before_its_house_number_opens_the_address() -> None:

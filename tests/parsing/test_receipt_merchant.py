@@ -4,27 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from renderkit.parsing._protocol import Line, Word
 from renderkit.parsing.extract.receipt import receipt_fields
+
+from ._receipts import header_lines, values
 
 
 def _fields(rows: Sequence[str]) -> dict[str, object]:
-    lines = [
-        Line(
-            words=tuple(
-                Word(
-                    text=w,
-                    page=1,
-                    bbox=(0.1 + 0.06 * i, 0.05 + 0.04 * r, 0.15 + 0.06 * i, 0.07 + 0.04 * r),
-                    confidence=0.95,
-                )
-                for i, w in enumerate(text.split())
-            ),
-            page=1,
-        )
-        for r, text in enumerate(rows)
-    ]
-    return {k: v.value for k, v in receipt_fields(lines, day_first=True).items()}
+    return values(header_lines(rows))
 
 
 def test_a_welcome_line_above_the_name_is_not_the_merchant() -> None:
@@ -47,21 +33,7 @@ def test_a_thank_you_line_is_not_the_merchant() -> None:
 
 def test_the_merchant_is_read_from_the_top_of_the_page_whatever_order_the_engine_returns() -> None:
     rows = ["FABRIKAM TRADING SDN BHD", "NO. 7, JALAN MAJU 2,", "43000 KAJANG, SELANGOR"]
-    lines = [
-        Line(
-            words=tuple(
-                Word(
-                    text=w,
-                    page=1,
-                    bbox=(0.1 + 0.06 * i, 0.05 + 0.02 * r, 0.15 + 0.06 * i, 0.065 + 0.02 * r),
-                    confidence=0.95,
-                )
-                for i, w in enumerate(text.split())
-            ),
-            page=1,
-        )
-        for r, text in enumerate(rows)
-    ]
+    lines = header_lines(rows, gap=0.02, height=0.015)
     found = receipt_fields(list(reversed(lines)), day_first=True)
     assert found["company"].value == "FABRIKAM TRADING SDN BHD"
     assert found["address"].value == "NO. 7, JALAN MAJU 2 43000 KAJANG, SELANGOR"

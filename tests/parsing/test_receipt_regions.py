@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from renderkit.parsing._protocol import Line, Word
+from renderkit.parsing._protocol import Word
 from renderkit.parsing.extract.ocrfix import (
     address_words,
     agree_words,
@@ -12,24 +12,13 @@ from renderkit.parsing.extract.ocrfix import (
     name_words,
     split_run_together,
 )
-from renderkit.parsing.extract.receipt import receipt_fields
 from renderkit.parsing.lexicons.regions import region_words
 
-
-def _lines(rows: Sequence[str]) -> list[Line]:
-    out = []
-    for index, text in enumerate(rows):
-        y = index / (len(rows) + 1)
-        words = tuple(
-            Word(text=w, page=1, bbox=(0.1 * i, y, 0.1 * i + 0.08, y + 0.02), confidence=0.95)
-            for i, w in enumerate(text.split())
-        )
-        out.append(Line(words=words, page=1))
-    return out
+from ._receipts import page_lines, values
 
 
 def _fields(rows: Sequence[str]) -> dict[str, object]:
-    return {k: v.value for k, v in receipt_fields(_lines(rows), day_first=True).items()}
+    return values(page_lines(rows))
 
 
 def _word(text: str, confidence: float = 0.95) -> Word:

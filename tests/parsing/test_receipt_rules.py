@@ -6,26 +6,14 @@ from collections.abc import Sequence
 
 from renderkit.parsing._protocol import Line, Word
 from renderkit.parsing.extract.ocrfix import address_words, fix_words
-from renderkit.parsing.extract.receipt import receipt_fields
 from renderkit.parsing.extract.values import find_dates
 from renderkit.parsing.readers.tesseract import _better_binarisation, _Reading
 
-
-def _lines(rows: Sequence[str | tuple[str, float]]) -> list[Line]:
-    out = []
-    for index, row in enumerate(rows):
-        text, conf = (row, 0.95) if isinstance(row, str) else row
-        y = index / (len(rows) + 1)
-        words = tuple(
-            Word(text=w, page=1, bbox=(0.1 * i, y, 0.1 * i + 0.08, y + 0.02), confidence=conf)
-            for i, w in enumerate(text.split())
-        )
-        out.append(Line(words=words, page=1))
-    return out
+from ._receipts import page_lines, values
 
 
 def _fields(rows: Sequence[str | tuple[str, float]]) -> dict[str, object]:
-    return {k: v.value for k, v in receipt_fields(_lines(rows), day_first=True).items()}
+    return values(page_lines(rows))
 
 
 def test_a_tax_number_between_name_and_address_does_not_end_the_header() -> None:
