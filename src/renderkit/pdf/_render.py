@@ -207,8 +207,8 @@ def _xml_result(req: PdfRequest, xml: bytes, report: ValidationReport) -> PdfRes
 async def finish_pdf(
     content: bytes, *, title: str | None, author: str | None, subject: str | None
 ) -> tuple[bytes, int]:
-    """Set the document metadata and count the pages (in a worker thread: PDFium's lock may be
-    held for a while by a parse).
+    """Set the document metadata and count the pages (:func:`page_count`: at once when PDFium
+    is free, else in a worker thread, as a parse may hold PDFium's lock for a while).
 
     Chromium writes only a title, so the author, subject and producer are added here, as an
     incremental update (a new Info dictionary appended to the file): rewriting the whole PDF
