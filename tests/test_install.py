@@ -28,7 +28,8 @@ def apt_packages(*sections: str) -> set[str]:
 
 def test_the_sections_of_the_apt_list_hold_distinct_packages() -> None:
     run, test, bootstrap = apt_packages("run"), apt_packages("test"), apt_packages("bootstrap")
-    assert "chromium" in run and "redis-server" in test and "python3-venv" in bootstrap
+    assert "chromium-headless-shell" in run and "python3-venv" in bootstrap
+    assert {"redis-server", "chromium"} <= test  # the Browserless fleet's new-headless Chromium
     assert not (run & test) and not (run & bootstrap) and not (test & bootstrap)
     assert apt_packages("run", "test", "bootstrap") == run | test | bootstrap
     assert apt_packages() == set()
@@ -51,7 +52,7 @@ def test_every_package_doctor_asks_for_is_in_the_apt_list(
         for check in checks
         if APT_INSTALL in check.hint
     }
-    assert {"chromium", "fonts-noto-cjk", "espeak-ng"} <= set(asked)
+    assert {"chromium-headless-shell", "fonts-noto-cjk", "espeak-ng"} <= set(asked)
     for package, required in asked.items():
         assert package in (run if required else everything), package
 
