@@ -176,6 +176,25 @@ async def test_a_devtools_failure_as_the_browser_dies_is_retried() -> None:
     assert browser.resets == [1]
 
 
+async def test_a_devtools_failure_on_a_browser_replaced_within_the_grace_is_retried() -> None:
+    # The browser dies under this render, and another render's retry has already launched
+    # its successor before the grace is over: connected again, but not this render's browser.
+    browser = FakeBrowser()
+    watch = RenderWatch(browser, clock=FakeClock(), death_grace=0.01)
+    tries: list[int] = []
+
+    async def work(budget: Budget) -> str:
+        tries.append(browser.generation)
+        if len(tries) == 1:
+            browser.generation += 1  # relaunched elsewhere, and connected
+            raise RuntimeError("the DevTools connection closed")
+        return "png"
+
+    assert await watch.run(work, 4) == "png"
+    assert tries == [1, 2]
+    assert browser.resets == [1]  # the dead generation's reset, which the new one ignores
+
+
 async def test_a_document_navigating_away_is_the_callers_mistake() -> None:
     watch = RenderWatch(FakeBrowser(), clock=FakeClock(), death_grace=0.01)
 

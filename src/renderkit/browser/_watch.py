@@ -229,7 +229,13 @@ class RenderWatch:
             # A DevTools call failed: the browser may be dying (its connection closes a
             # moment after a renderer's), which is not the page's fault.
             await wait_set(attempt.lost, self._death_grace)
-            if attempt.lost.is_set() or not self._browser.connected:
+            # A browser of another generation means this one died and has already been
+            # replaced (another render's retry can relaunch within the grace): lost too.
+            if (
+                attempt.lost.is_set()
+                or not self._browser.connected
+                or self._browser.generation != attempt.generation
+            ):
                 raise self._lost(attempt.generation) from exc
             text = str(exc)
             if document and ("navigat" in text or "context was destroyed" in text):
