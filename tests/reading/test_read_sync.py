@@ -38,3 +38,20 @@ def test_renderkit_read_writes_the_markdown_and_reports_the_title(
     printed = capsys.readouterr()
     assert printed.out.startswith("Lentil soup with lemon and cumin\n")
     assert "Lentil soup with lemon and cumin" in printed.err  # the title, reported
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["-o", "page.pdf"], "page.pdf names no format this command writes"),
+        (["-o", "page.html", "--format", "text"], "page.html, which names html"),
+    ],
+)
+def test_renderkit_read_refuses_an_output_name_of_another_format_before_any_browser_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], named: str
+) -> None:
+    argv = [a if not a.startswith("page.") else str(tmp_path / a) for a in argv]
+    status = cli.main(["read", "https://example.com/", *argv, "--chromium", "/nonexistent"])
+    assert status == 2
+    assert named in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

@@ -8,7 +8,14 @@ from typing import Any
 
 from renderkit.browser import ChromiumPool
 from renderkit.browser.cli import add_browser_arguments, browser_config
-from renderkit.core.cli import STDOUT, add_output_argument, command, report, write_output
+from renderkit.core.cli import (
+    STDOUT,
+    CommandError,
+    add_output_argument,
+    command,
+    report,
+    write_output,
+)
 from renderkit.core.converter import structure
 from renderkit.reading._models import READ_FORMATS, ReadRequest
 from renderkit.reading._read import read_page
@@ -16,7 +23,13 @@ from renderkit.reading._read import read_page
 __all__ = ["add_read_command", "run_read_command"]
 
 #: The format an output file's extension names.
-_EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".txt": "text"}
+_EXTENSIONS = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".htm": "html",
+    ".txt": "text",
+}
 
 
 def add_read_command(subparsers: Any) -> argparse.ArgumentParser:
@@ -43,6 +56,24 @@ def add_read_command(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
+def _format(output: Path, chosen: str | None) -> str:
+    """``--format`` if given, else the one ``-o``'s extension names, else Markdown.
+
+    Raises:
+        CommandError: the extension names another format than ``--format``, or none of
+            the three (``-o page.pdf`` would hand the user Markdown under a PDF's name).
+    """
+    suffix = "" if str(output) == STDOUT else output.suffix.lower()
+    named = _EXTENSIONS.get(suffix)
+    if suffix and named is None:
+        msg = f"-o {output} names no format this command writes ({', '.join(_EXTENSIONS)})"
+        raise CommandError(msg)
+    if chosen is not None and named is not None and named != chosen:
+        msg = f"--format {chosen} conflicts with -o {output}, which names {named}"
+        raise CommandError(msg)
+    return chosen or named or "markdown"
+
+
 @command("read")
 async def run_read_command(args: argparse.Namespace) -> int:
     """Run ``renderkit read``; returns the exit status.
@@ -51,7 +82,7 @@ async def run_read_command(args: argparse.Namespace) -> int:
         InvalidRequestError: a field is invalid (checked before a browser starts).
         RenderkitError: the page could not be read.
     """
-    fmt = args.format or _EXTENSIONS.get(Path(args.output).suffix.lower(), "markdown")
+    fmt = _format(Path(args.output), args.format)
     request: dict[str, Any] = {
         "url": args.url,
         "format": fmt,
