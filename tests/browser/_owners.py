@@ -2,24 +2,36 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from renderkit.browser._warden import OWNER_VARIABLE
+
+
+def _living() -> Iterator[tuple[Path, list[str]]]:
+    """Each live (not zombie) process's ``/proc`` entry and its stat fields after the command
+    (state, ppid, pgrp, ...)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z":
+            yield entry, fields
 
 
 def marked_by(owner: int) -> list[int]:
     """Live (not zombie) processes whose owner marker names ``owner``."""
     found = []
     prefix = f"{OWNER_VARIABLE}={owner}:".encode()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
+    for entry, _ in _living():
         try:
             environ = (entry / "environ").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if state != "Z" and any(item.startswith(prefix) for item in environ.split(b"\0")):
+        if any(item.startswith(prefix) for item in environ.split(b"\0")):
             found.append(int(entry.name))
     return found
 
@@ -30,14 +42,4 @@ def in_group(group: int) -> list[int]:
     Helpers cannot be found by the owner marker: a zygote rewrites its command line over the
     memory its environment was in, and its children inherit that.
     """
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] != "Z" and int(fields[2]) == group:
-            found.append(int(entry.name))
-    return found
+    return [int(entry.name) for entry, fields in _living() if int(fields[2]) == group]
