@@ -323,7 +323,7 @@ def _phone_inside_address(above: Sequence[Line], below: Sequence[Line]) -> bool:
         return False
     following = clean(below[0].text)
     if _rx().contact.search(following) or (
-        _is_registration(following) and not re.fullmatch(r"\d{5}", following)
+        _is_registration(following) and not _lone_postcode(following)
     ):
         return False
     if not any(_rx().postcode.search(x.text) for x in above):
@@ -498,6 +498,12 @@ def _outlet_line(text: str) -> bool:
     return bool(re.fullmatch(r"\(\s*[A-Za-z][A-Za-z .&'-]{2,40}\)", text))
 
 
+def _lone_postcode(text: str) -> bool:
+    """Whether ``text`` is five figures alone: inside an address (under the street, or after
+    a phone line printed in it), the post code on its own line, not a registration number."""
+    return bool(re.fullmatch(r"\d{5}", text))
+
+
 def _house_number(text: str) -> bool:
     """Whether ``text`` is a street word and a number alone ("NO 7", "LOT 12")."""
     return bool(
@@ -527,8 +533,7 @@ def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Li
     seen_postcode = bool(first and _rx().postcode.search(first))
     for index, line in enumerate(lines):
         text = clean(line.text)
-        # Five figures alone under the street are its post code, not a registration number.
-        if _is_registration(text) and not (picked and re.fullmatch(r"\d{5}", text)):
+        if _is_registration(text) and not (picked and _lone_postcode(text)):
             if picked or first:
                 break
             continue
