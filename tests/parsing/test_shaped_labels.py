@@ -136,3 +136,25 @@ def test_every_lexicon_language_lists_every_kind_of_shape_word() -> None:
         terms = tomllib.loads(text.read_text())["terms"]
         for kind in (*kinds, "deadline_words"):
             assert terms.get(kind), (language, kind)
+
+
+_PARTIES = [
+    (0.05, 0.02, "FATTURA"),
+    (0.05, 0.05, "Fornitore"), (0.55, 0.05, "Cliente"),
+    (0.05, 0.07, "Alfa Servizi S.p.A."), (0.55, 0.07, "Beta Commercio S.r.l."),
+    (0.05, 0.09, "Via Roma, 10"), (0.55, 0.09, "Corso Italia, 5"),
+]  # fmt: skip
+
+
+def test_a_number_on_a_row_of_labelled_fields_under_the_parties_is_the_invoices() -> None:
+    # The row runs across both parties' columns, so the seller's block takes it in.
+    row = [
+        (0.05, 0.11, "Numero: FT 21-74446"),
+        (0.35, 0.11, "Data fattura: 15/03/2021"),
+        (0.65, 0.11, "Ordine n.: PO-17069"),
+    ]
+    assert _fields([*_PARTIES, *row])["number"] == "FT 21-74446"
+
+
+def test_a_number_on_a_row_of_its_own_inside_a_partys_block_is_that_partys() -> None:
+    assert "number" not in _fields([*_PARTIES, (0.05, 0.11, "Numero: 4471-22")])

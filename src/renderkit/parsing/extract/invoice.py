@@ -90,6 +90,10 @@ _Cand = tuple[Decimal, float, "KeyValue | None"]
 _UNLABELLED = 0.3
 # The confidence of a due date read after a label no lexicon holds, by its words' kinds.
 _SHAPED_DUE = 0.6
+# A row of this many labelled fields is the document's, even inside a party's block; a number
+# read there is trusted this much of its label's strength.
+_META_ROW_FIELDS = 2
+_META_ROW_VALIDITY = 0.7
 
 
 @attrs.frozen(kw_only=True)
@@ -543,7 +547,39 @@ def _number(
     titled = _title_number(layouts, day_first)
     if labelled is not None and (titled is None or labelled[1] >= 0.95):
         return _found(labelled, 1.0)
-    return titled or (_named_number(layouts, day_first) if labelled is None else None)
+    if titled is not None or labelled is not None:
+        return titled
+    return _named_number(layouts, day_first) or _meta_row_number(layouts, pairs, blocks, day_first)
+
+
+def _meta_row_number(
+    layouts: Sequence[PageLayout],
+    pairs: Sequence[KeyValue],
+    blocks: Sequence[Party],
+    day_first: bool,
+) -> Found | None:
+    """The number of an invoice-number label that a party's block took in, when its row is a
+    row of labelled fields ("Number: ... || Date: ... || Order: ..."), and no number was
+    found elsewhere.
+
+    Such a row runs across the parties' columns under their blocks: it is the document's,
+    not a party's, but the block reading cannot tell where a block stops. A party's own
+    number sits on a row of its own.
+    """
+    rows = {
+        (layout.number, index): row for layout in layouts for index, row in enumerate(layout.rows)
+    }
+    boxed = []
+    for kv in pairs:
+        segment = kv.hit.segment
+        row = rows.get((segment.page, segment.row))
+        if row is None or not any(p.holds(segment) for p in blocks):
+            continue
+        labelled_fields = sum(bool(colon_labels(s.text)) for s in row.segments)
+        if labelled_fields >= _META_ROW_FIELDS:
+            boxed.append(_numbers_only(kv, day_first))
+    hit = _best(boxed, "invoice_number", lambda t: _identifier(t, day_first))
+    return _found(hit, _META_ROW_VALIDITY)
 
 
 def _due_from_terms(text: str, issued: datetime.date) -> datetime.date | None:
