@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
+
 from renderkit.parsing.extract.receipt import receipt_fields
 
 from ._receipts import header_lines, values
@@ -102,3 +104,14 @@ def test_a_legal_form_carried_over_to_the_next_line_stays_whole() -> None:
 def test_a_name_broken_after_its_ampersand_is_joined() -> None:
     found = _fields(["Brindelkost &", "Tovan EURL", "12 Rue des Kelms", "75011 Brindeville"])
     assert found["company"] == "Brindelkost & Tovan EURL"
+
+
+@pytest.mark.parametrize(
+    ("name", "form"), [("MUSTER HANDEL", "AG"), ("STUDIO ROSSI", "SA"), ("BAKKERIJ JANSEN", "BV")]
+)
+def test_a_two_letter_legal_form_on_its_own_line_ends_the_receipts_company(
+    name: str, form: str
+) -> None:
+    rows = [name, form, "Hauptstrasse 12", "10115 Berlin", "Tel 030 1234567",
+            "Datum: 12.03.2024", "Brot 1 4,50", "SUMME 4,50"]  # fmt: skip
+    assert values(header_lines(rows))["company"] == f"{name} {form}"

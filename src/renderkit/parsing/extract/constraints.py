@@ -59,6 +59,9 @@ _POSTCODE = re.compile(r"(?<![\d,.])(\d{4,5})\s+[A-ZÄÖÜÉÈ][a-zäöüéèß]
 _PAGE = re.compile(r"(?i)\b(?:page|seite|pagina|página|pag|blatt|feuille|p\.)\s*(\d{1,3})\b")
 _PAGE_OF = re.compile(r"(?<![\d/.])(\d{1,3})\s*(?:/|of|von|de|di|van|sur)\s*\d{1,3}(?![\d/.])")
 _PHONE_DIGITS = 7
+# A house number: a short number then a comma and a word, as an address line opens ("No 25,
+# Jalan Besar", "12, rue de la Paix").
+_HOUSE = re.compile(r"(?<![\w.,/-])(\d{1,4}[A-Za-z]?),\s*[^\W\d_]{2,}")
 # A line or page number has at most this many digits.
 _SMALL = 2
 
@@ -122,9 +125,13 @@ def number_refusal(value: str, text: str, *, inline: bool) -> str | None:
 
     A year, a page number ("Page 1 of 2") or a phone number is refused; so is a bare one- or
     two-digit number (a line or page number) unless its label precedes it on the same segment
-    (``inline``): "Invoice No: 12" is strong evidence, a "No" column's 1 is not.
+    (``inline``): "Invoice No: 12" is strong evidence, a "No" column's 1 is not. A house
+    number ("No 25, Jalan Besar": a short number, a comma, a word) is refused even inline: an
+    address line can open with a number mark.
     """
     compact = value.strip()
+    if any(m.group(1) == compact for m in _HOUSE.finditer(text)):
+        return f"{compact} is a house number"
     if len(compact) == 4 and compact.isdigit() and int(compact) in _YEARS and not inline:
         return f"{compact} is a year"
     for pattern in (_PAGE, _PAGE_OF):

@@ -35,6 +35,7 @@ from renderkit.parsing.extract.identifiers import (
 from renderkit.parsing.extract.keyvalues import KeyValue, Value, key_values, where_weight
 from renderkit.parsing.extract.numbers import NumberFormat, detect_format, find_money
 from renderkit.parsing.extract.parties import Party, issuer, parties
+from renderkit.parsing.extract.shaped import colon_labels, introduces_due_date, names_document
 from renderkit.parsing.extract.sums import Printed, printed_amounts
 from renderkit.parsing.extract.tables import LineItem, find_tables, table_rows
 from renderkit.parsing.extract.values import CURRENCY_SYMBOLS, find_dates
@@ -42,6 +43,8 @@ from renderkit.parsing.fill.confidence import failed_check
 from renderkit.parsing.layout.model import PageLayout, Segment, layout_document
 from renderkit.parsing.lexicons import (
     COLUMN_CONCEPTS,
+    Lexicon,
+    Terms,
     fold,
     load_lexicon,
     load_terms,
@@ -85,6 +88,12 @@ _MAX_ISSUER_RIVALS = 6
 _Cand = tuple[Decimal, float, "KeyValue | None"]
 # The strength of a total printed under no known label, found by the arithmetic alone.
 _UNLABELLED = 0.3
+# The confidence of a due date read after a label no lexicon holds, by its words' kinds.
+_SHAPED_DUE = 0.6
+# A row of this many labelled fields is the document's, even inside a party's block; a number
+# read there is trusted this much of its label's strength.
+_META_ROW_FIELDS = 2
+_META_ROW_VALIDITY = 0.7
 
 
 @attrs.frozen(kw_only=True)
@@ -181,7 +190,9 @@ def _with_prefix(before: str, token: str) -> str:
     "No"), is part of the number: a series code. Without it "INV 20-20658" read as "20-20658",
     a number that is not the invoice's.
     """
-    prefix = _PREFIX.match(before)
+    # Only what follows the value's own label: "Belegkennung: RE 20-55120" read as the
+    # value below a "Rechnung" title still opens with "RE".
+    prefix = _PREFIX.match(re.split(r"[:：]", before)[-1])
     if prefix is None or fold(prefix.group(1)) in load_terms().number_marks:
         return token
     return f"{prefix.group(1)} {token}"
@@ -458,45 +469,52 @@ _MIN_NAMED_ID = 5
 # position (a table's column word), "de"/"of" (read as the seller's "from"). A date, an amount
 # or a party's word makes it that field's label.
 _NAMING_CONCEPTS = frozenset({"document_title", "invoice_number", "seller", *COLUMN_CONCEPTS})
+# The most words of such a label around a title word.
+_MAX_TITLED_WORDS = 3
 
 
 def _named_number(layouts: Sequence[PageLayout], day_first: bool) -> Found | None:
     """The identifier after a label that names the document and nothing else: "Invoice code:",
-    "Código de factura:", "Rechnungskennung:" (a title word, or a compound ending in one, and
-    words no other lexicon concept claims), when no invoice-number label outside the parties'
-    blocks was found: a label naming the document is not a party's number.
+    "Código de factura:", "Rechnungskennung:", "Document ref:", "Belegkennung:", when no
+    invoice-number label outside the parties' blocks was found: a label naming the document is
+    not a party's number.
 
     Such wordings are endless, so the rule reads their shape, not their words: a short label
-    ending in a colon around the document's own title word, then a value with a digit, five
-    characters or more, that is no date, no amount and no number the constraints refuse.
+    ending in a colon, either around the document's own title word with words no other concept
+    claims, or made only of words for a document, a reference and linking words
+    (:func:`~.shaped.names_document`); then a value with a digit, five characters or more,
+    that is no date, no amount and no number the constraints refuse.
     """
     lexicon, terms = load_lexicon(), load_terms()
     for layout in layouts[:1]:
         for row in layout.rows:
             for index, segment in enumerate(row.segments):
-                label, colon, rest = segment.text.partition(":")
-                words = [t for t, _, _ in tokens(label)]
-                if not colon or not 1 <= len(words) <= 3:
-                    continue
-                concepts = {c for i in range(len(words)) for c, _ in lexicon.match(words, i)}
-                titled = "document_title" in concepts or any(
-                    w.endswith(x) for w in words for x in terms.compound_suffixes
-                )
-                if not titled or concepts - _NAMING_CONCEPTS:
-                    continue
-                value = rest.strip() or (
-                    row.segments[index + 1].text if index + 1 < len(row.segments) else ""
-                )
-                ident = _identifier(value, day_first)
-                if (
-                    ident is None
-                    or len(ident.replace(" ", "")) < _MIN_NAMED_ID
-                    or any(a.decimals for a in find_money(value))
-                    or number_refusal(ident, segment.text, inline=True) is not None
-                ):
-                    continue
-                return Found(value=ident, confidence=0.6, lines=(segment.as_line(),))
+                for label in colon_labels(segment.text):
+                    if not _names_number(label.words, lexicon, terms):
+                        continue
+                    value = label.rest.strip() or (
+                        row.segments[index + 1].text if index + 1 < len(row.segments) else ""
+                    )
+                    ident = _identifier(value, day_first)
+                    if (
+                        ident is None
+                        or len(ident.replace(" ", "")) < _MIN_NAMED_ID
+                        or any(a.decimals for a in find_money(value))
+                        or number_refusal(ident, segment.text, inline=True) is not None
+                    ):
+                        continue
+                    return Found(value=ident, confidence=0.6, lines=(segment.as_line(),))
     return None
+
+
+def _names_number(words: Sequence[str], lexicon: Lexicon, terms: Terms) -> bool:
+    if names_document(words, lexicon, terms):
+        return True
+    concepts = {c for i in range(len(words)) for c, _ in lexicon.match(list(words), i)}
+    titled = "document_title" in concepts or any(
+        w.endswith(x) for w in words for x in terms.compound_suffixes
+    )
+    return titled and len(words) <= _MAX_TITLED_WORDS and not concepts - _NAMING_CONCEPTS
 
 
 def _numbers_only(kv: KeyValue, day_first: bool) -> KeyValue:
@@ -529,7 +547,39 @@ def _number(
     titled = _title_number(layouts, day_first)
     if labelled is not None and (titled is None or labelled[1] >= 0.95):
         return _found(labelled, 1.0)
-    return titled or (_named_number(layouts, day_first) if labelled is None else None)
+    if titled is not None or labelled is not None:
+        return titled
+    return _named_number(layouts, day_first) or _meta_row_number(layouts, pairs, blocks, day_first)
+
+
+def _meta_row_number(
+    layouts: Sequence[PageLayout],
+    pairs: Sequence[KeyValue],
+    blocks: Sequence[Party],
+    day_first: bool,
+) -> Found | None:
+    """The number of an invoice-number label that a party's block took in, when its row is a
+    row of labelled fields ("Number: ... || Date: ... || Order: ..."), and no number was
+    found elsewhere.
+
+    Such a row runs across the parties' columns under their blocks: it is the document's,
+    not a party's, but the block reading cannot tell where a block stops. A party's own
+    number sits on a row of its own.
+    """
+    rows = {
+        (layout.number, index): row for layout in layouts for index, row in enumerate(layout.rows)
+    }
+    boxed = []
+    for kv in pairs:
+        segment = kv.hit.segment
+        row = rows.get((segment.page, segment.row))
+        if row is None or not any(p.holds(segment) for p in blocks):
+            continue
+        labelled_fields = sum(bool(colon_labels(s.text)) for s in row.segments)
+        if labelled_fields >= _META_ROW_FIELDS:
+            boxed.append(_numbers_only(kv, day_first))
+    hit = _best(boxed, "invoice_number", lambda t: _identifier(t, day_first))
+    return _found(hit, _META_ROW_VALIDITY)
 
 
 def _due_from_terms(text: str, issued: datetime.date) -> datetime.date | None:
@@ -539,6 +589,37 @@ def _due_from_terms(text: str, issued: datetime.date) -> datetime.date | None:
         match = pattern.search(folded)
         if match is not None:
             return issued + datetime.timedelta(days=int(match.group(1)))
+    return None
+
+
+def _deadline_due(layouts: Sequence[PageLayout], day_first: bool) -> Found | None:
+    """The date after a label that introduces the due date by its words' kinds
+    (:func:`~.shaped.introduces_due_date`: "Pay before:", "Zahlungsfrist:", "Payer avant le:"),
+    when no due-date label of the lexicons was found.
+
+    The date must open the value (a date later in it is another field's) and must not open or
+    close a period (:func:`~.constraints.period_dates`).
+    """
+    lexicon, terms = load_lexicon(), load_terms()
+    for layout in layouts:
+        for row in layout.rows:
+            for index, segment in enumerate(row.segments):
+                for label in colon_labels(segment.text):
+                    if not introduces_due_date(label.words, lexicon, terms):
+                        continue
+                    value = label.rest.strip() or (
+                        row.segments[index + 1].text if index + 1 < len(row.segments) else ""
+                    )
+                    dates = find_dates(value, day_first=day_first)
+                    if not dates or value[: dates[0][1]].strip(" .,;-"):
+                        continue
+                    if dates[0][0] in period_dates(value, day_first=day_first):
+                        continue
+                    return Found(
+                        value=dates[0][0].isoformat(),
+                        confidence=_SHAPED_DUE,
+                        lines=(segment.as_line(),),
+                    )
     return None
 
 
@@ -910,6 +991,8 @@ def invoice_fields(
             confidence=round(due[1] * 0.95, 3),
             lines=(due[3].hit.segment.as_line(),),
         )
+    elif shaped_due := _deadline_due(layouts, day_first):
+        fields["due_date"] = shaped_due
     elif issued_on is not None and (term_due := _due_from_terms(text, issued_on)):
         fields["due_date"] = Found(value=term_due.isoformat(), confidence=0.7)
     if date_ranker:

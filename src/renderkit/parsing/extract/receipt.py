@@ -64,7 +64,9 @@ def meaningful(line: Line) -> bool:
     """True for a line that reads as text rather than OCR noise from a logo or a crease."""
     text = clean(line.text)
     letters = sum(c.isalpha() for c in text)
-    if letters < 3 or _alnum_ratio(text.replace(" ", "")) < 0.6:
+    # A legal form alone ("AG", "SA", "BV") is the end of the name above it, not noise.
+    legal_form = bool(_rx().legal_suffix.fullmatch(text.strip()))
+    if (letters < 3 and not legal_form) or _alnum_ratio(text.replace(" ", "")) < 0.6:
         return False
     long_words = [w for w in line.words if sum(c.isalnum() for c in w.text) >= 2]
     if not long_words:

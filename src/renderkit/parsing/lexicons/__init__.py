@@ -115,6 +115,14 @@ class Terms:
         compound_suffixes: words that also count as the end of a compound word
             (``handelsrechnung`` is a ``rechnung``).
         stamp_words: stamp and watermark words (``copy``, ``kopie``, ``paid``), folded.
+        document_words: words for "document" (``document``, ``beleg``, ``pièce``), folded.
+        reference_words: words for a reference, code or number (``ref``, ``code``,
+            ``kennung``, ``kenmerk``), folded.
+        linking_words: short words between them (``of``, ``de``, ``van``), folded.
+        payment_stems: how words of paying or settling begin (``pay``, ``zahl``, ``régl``),
+            folded.
+        deadline_words: words of a deadline (``before``, ``until``, ``au plus tard``), as
+            token tuples.
     """
 
     number_marks: frozenset[str]
@@ -122,6 +130,11 @@ class Terms:
     net_days: tuple[re.Pattern[str], ...]
     compound_suffixes: tuple[str, ...]
     stamp_words: frozenset[str] = frozenset()
+    document_words: frozenset[str] = frozenset()
+    reference_words: frozenset[str] = frozenset()
+    linking_words: frozenset[str] = frozenset()
+    payment_stems: tuple[str, ...] = ()
+    deadline_words: tuple[tuple[str, ...], ...] = ()
 
 
 def fold(text: str) -> str:
@@ -143,6 +156,11 @@ def load_terms(languages: tuple[str, ...] = LANGUAGES) -> Terms:
     days: list[str] = []
     suffixes: set[str] = set()
     stamps: set[str] = set()
+    documents: set[str] = set()
+    references: set[str] = set()
+    links: set[str] = set()
+    stems: set[str] = set()
+    deadlines: set[tuple[str, ...]] = set()
     folder = resources.files(__package__)
     for language in languages:
         data = tomllib.loads((folder / f"{language}.toml").read_text(encoding="utf-8"))
@@ -152,6 +170,11 @@ def load_terms(languages: tuple[str, ...] = LANGUAGES) -> Terms:
         days += terms.get("net_days", [])
         suffixes.update(_fold(s) for s in terms.get("compound_suffixes", []))
         stamps.update(_fold(s) for s in terms.get("stamp_words", []))
+        documents.update(_fold(w) for w in terms.get("document_words", []))
+        references.update(t for w in terms.get("reference_words", []) for t, _, _ in tokens(w))
+        links.update(_fold(w) for w in terms.get("linking_words", []))
+        stems.update(_fold(w) for w in terms.get("payment_stems", []))
+        deadlines.update(tuple(t for t, _, _ in tokens(w)) for w in terms.get("deadline_words", []))
     # Longer phrases first: "innerhalb von 14 tagen" before "in 14 tagen".
     days.sort(key=len, reverse=True)
     return Terms(
@@ -160,4 +183,9 @@ def load_terms(languages: tuple[str, ...] = LANGUAGES) -> Terms:
         net_days=tuple(_days_pattern(d) for d in days),
         compound_suffixes=tuple(sorted(suffixes)),
         stamp_words=frozenset(stamps),
+        document_words=frozenset(documents),
+        reference_words=frozenset(references),
+        linking_words=frozenset(links),
+        payment_stems=tuple(sorted(stems)),
+        deadline_words=tuple(sorted(deadlines, key=lambda d: (-len(d), d))),
     )
