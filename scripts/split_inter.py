@@ -64,7 +64,8 @@ def _subset(data: bytes, unicodes: set[int]) -> bytes:
     options.name_legacy = True
     options.notdef_outline = True
     options.flavor = "woff2"
-    font = TTFont(io.BytesIO(data))
+    # The source's timestamp kept: the same source gives the same bytes.
+    font = TTFont(io.BytesIO(data), recalcTimestamp=False)
     subsetter = subset.Subsetter(options)
     subsetter.populate(unicodes=unicodes)
     subsetter.subset(font)
