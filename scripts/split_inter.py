@@ -10,8 +10,9 @@ sets) is kept in both files with the glyphs it reaches, so the documents look th
 (tests/pdf/test_looks.py, tests/image/test_looks.py).
 
 The source is Inter 3.19 ("Version 3.019;git-0a5106e0b", Debian's fonts-inter, CFF outlines
-converted to TrueType), as packaged whole until commit 6820f1da2f. Run with a Python that has
-fonttools and brotli (they are not project dependencies), from the repository's root:
+converted to TrueType), as packaged whole in commit dcf2481fff (main before the split).
+Run with a Python that has fonttools and brotli (they are not project dependencies), from the
+repository's root:
 ``python scripts/split_inter.py`` (reads the whole fonts from git) or
 ``python scripts/split_inter.py --source DIR`` (a folder of ``Inter-<Weight>.woff2``).
 """
@@ -31,7 +32,7 @@ from fontTools.ttLib import TTFont
 ROOT = Path(__file__).parent.parent
 FONTS = ROOT / "src/renderkit/core/assets/fonts"
 #: The last commit that packaged the whole fonts.
-SOURCE_COMMIT = "6820f1da2fa53336357cab7a748db34a17129ded"
+SOURCE_COMMIT = "dcf2481fffc0d3ba4e0f16ceff4f804893079e2e"
 WEIGHTS = ("Regular", "Medium", "SemiBold", "Bold", "ExtraBold")
 COMBINING_MARKS = range(0x0300, 0x0370)
 
