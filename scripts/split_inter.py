@@ -11,8 +11,8 @@ sets) is kept in both files with the glyphs it reaches, so the documents look th
 
 The source is Inter 3.19 ("Version 3.019;git-0a5106e0b", Debian's fonts-inter, CFF outlines
 converted to TrueType), as packaged whole in commit dcf2481fff (main before the split).
-Run with a Python that has fonttools and brotli (they are not project dependencies), from the
-repository's root:
+Run with a Python that has fonttools and brotli (not project dependencies; the packaged files
+were built with fontTools 4.55.3 and brotli 1.2.1), from the repository's root:
 ``python scripts/split_inter.py`` (reads the whole fonts from git) or
 ``python scripts/split_inter.py --source DIR`` (a folder of ``Inter-<Weight>.woff2``).
 """
