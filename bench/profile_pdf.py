@@ -179,7 +179,12 @@ async def main(rounds: int, fonts: Path | None) -> None:
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=DEFAULT_CHROMIUM)
         page = await browser.new_page()
-        await page.set_content(shell_document(pdf_shell()))
+        shell = pdf_shell()
+        if shell.print_viewport is not None:
+            # As the pool prints it: from the viewport the shell's styles expect.
+            width_px, height_px = shell.print_viewport
+            await page.set_viewport_size({"width": width_px, "height": height_px})
+        await page.set_content(shell_document(shell))
         await page.evaluate("Promise.all([...document.fonts].map(f => f.load())).then(() => 1)")
         await page.evaluate("(h) => window.__rk.render(h, null, null, 5000)", document.body)
         cdp = await page.context.new_cdp_session(page)

@@ -83,8 +83,9 @@ function card(title) {
 }
 
 const renderer = new Renderer();
+// The card's text is all Latin: the packaged Latin file of each weight holds every glyph of it.
 for (const [name, weight] of Object.entries(WEIGHTS)) {
-  const data = readFileSync(join(fontDir, `Inter-${name}.woff2`));
+  const data = readFileSync(join(fontDir, `Inter-${name}-latin.woff2`));
   await renderer.registerFont({ name: "Inter", data, weight });
 }
 // Takumi's width and height are the output's pixels; the pixel ratio scales the CSS.

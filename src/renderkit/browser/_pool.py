@@ -209,6 +209,8 @@ class ChromiumPool:
         async def work(budget: Budget, lease: Lease) -> bytes:
             async with self._slots.warm(lease) as slot:
                 await capture_steps.load_shell(slot, shell)
+                if shell.print_viewport is not None:
+                    await slot.set_metrics(*shell.print_viewport, 1.0)
                 await self._inject(slot, fragment, None, None, title=options.title)
                 # The title came with the fragment: print_pdf has none left to set.
                 return await slot.print_pdf(attrs.evolve(options, title=None))

@@ -168,10 +168,13 @@ class Shell:
         name: identifies the shell; a warm page is reused for fragments of the same shell.
         head: HTML placed in ``<head>``: fonts, styles, and the renderer script that defines
             ``window.__rk.render(html, width, height, imageTimeoutMs)``.
+        print_viewport: the viewport (width, height in CSS pixels) a warm page of this shell
+            prints from, when its styles depend on it; None leaves the page's viewport as is.
     """
 
     name: str
     head: str = attrs.field(repr=False)
+    print_viewport: tuple[int, int] | None = None
 
 
 @runtime_checkable
