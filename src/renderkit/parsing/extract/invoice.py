@@ -35,6 +35,7 @@ from renderkit.parsing.extract.identifiers import (
 from renderkit.parsing.extract.keyvalues import KeyValue, Value, key_values, where_weight
 from renderkit.parsing.extract.numbers import NumberFormat, detect_format, find_money
 from renderkit.parsing.extract.parties import Party, issuer, parties
+from renderkit.parsing.extract.summary_columns import summary_columns
 from renderkit.parsing.extract.sums import Printed, printed_amounts
 from renderkit.parsing.extract.tables import LineItem, find_tables, table_rows
 from renderkit.parsing.extract.values import CURRENCY_SYMBOLS, find_dates
@@ -85,6 +86,8 @@ _MAX_ISSUER_RIVALS = 6
 _Cand = tuple[Decimal, float, "KeyValue | None"]
 # The strength of a total printed under no known label, found by the arithmetic alone.
 _UNLABELLED = 0.3
+# The label concepts of a totals block.
+_AMOUNT_CONCEPTS = frozenset({"total", "amount_due", "subtotal", "tax", "discount"})
 
 
 @attrs.frozen(kw_only=True)
@@ -638,6 +641,9 @@ class _Reading:
     day_first: bool
     pairs: list[KeyValue]
     items: list[LineItem]
+    # The amounts of a totals block printed as columns, one segment each (no layout row has
+    # them as segments of their own).
+    summary_values: tuple[Segment, ...] = ()
 
 
 def _reading(document: Document, layouts: Sequence[PageLayout] | None) -> _Reading:
@@ -646,11 +652,19 @@ def _reading(document: Document, layouts: Sequence[PageLayout] | None) -> _Readi
     number_format = detect_format(row.text for layout in layouts for row in layout.rows)
     tables = find_tables(layouts, number_format)
     header_rows = {(t.page, t.header_row) for t in tables}
+    # A totals block printed as columns is read by columns; what the segment reading paired
+    # in its label rows (a label with the next label, or with a run of several amounts) goes.
+    summary = summary_columns(layouts, number_format)
     pairs = [
         kv
         for kv in key_values(layouts)
         if (kv.hit.segment.page, kv.hit.segment.row) not in header_rows
+        and not (
+            kv.concept in _AMOUNT_CONCEPTS
+            and (kv.hit.segment.page, kv.hit.segment.row) in summary.label_rows
+        )
     ]
+    pairs += summary.pairs
     return _Reading(
         layouts=layouts,
         text=text,
@@ -658,6 +672,7 @@ def _reading(document: Document, layouts: Sequence[PageLayout] | None) -> _Readi
         day_first=day_first_vote(text),
         pairs=pairs,
         items=[item for table in tables for item in table_rows(table)],
+        summary_values=summary.values,
     )
 
 
@@ -676,7 +691,7 @@ def _total_candidates(
     items = reading.items
     quantities = frozenset(i.quantity for i in items if i.quantity is not None)
     candidates = amount_candidates(
-        reading.layouts, reading.pairs, reading.number_format, quantities
+        reading.layouts, reading.pairs, reading.number_format, quantities, reading.summary_values
     )
     line_amounts = [i.amount for i in items if i.amount is not None]
     return candidates, amount_features(candidates, quantities, line_amounts)
