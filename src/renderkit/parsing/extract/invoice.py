@@ -86,6 +86,8 @@ _MAX_ISSUER_RIVALS = 6
 _Cand = tuple[Decimal, float, "KeyValue | None"]
 # The strength of a total printed under no known label, found by the arithmetic alone.
 _UNLABELLED = 0.3
+# A row equal to the sum of this many rows or more above it is their sum, not an item.
+_MIN_SUMMED = 2
 # The label concepts of a totals block.
 _AMOUNT_CONCEPTS = frozenset({"total", "amount_due", "subtotal", "tax", "discount"})
 
@@ -249,6 +251,21 @@ def _with_decimals(value: Decimal) -> bool:
     return isinstance(exponent, int) and exponent < 0
 
 
+def _line_amounts(items: Sequence[LineItem]) -> list[Decimal]:
+    """The amounts of the line items, leaving out each row whose amount is the sum of all the
+    counted rows above it: that row is the table's own sum (a subtotal read as a last row, a
+    carried-forward or page total, the amount brought forward), not an item, and counting it
+    doubles the line sum."""
+    out: list[Decimal] = []
+    running = Decimal(0)
+    for amount in (i.amount for i in items if i.amount is not None):
+        if len(out) >= _MIN_SUMMED and abs(amount - running) <= _CENT:
+            continue
+        out.append(amount)
+        running += amount
+    return out
+
+
 def _checked_lines(items: Sequence[LineItem]) -> list[Decimal]:
     """The amounts of the lines whose quantity x unit price = amount held."""
     return [i.amount for i in items if i.amount is not None and i.confidence >= 1.0]
@@ -334,7 +351,7 @@ def _totals(
             (Decimal(0), 0.5, None)
         ]
     if items:
-        line_sum = sum((i.amount for i in items if i.amount is not None), Decimal(0))
+        line_sum = sum(_line_amounts(items), Decimal(0))
         subs.append((line_sum, 0.7, None))
     out: dict[str, Found] = {}
     warnings: list[str] = []
@@ -362,7 +379,7 @@ def _totals(
             out[name] = Found(
                 value=str(pick[0]), confidence=round(min(1.0, 0.9 + 0.1 * pick[1]), 3), lines=lines
             )
-        line_amounts = [i.amount for i in items if i.amount is not None]
+        line_amounts = _line_amounts(items)
         if line_amounts and best[1][2] is not None and not lines_agree(line_amounts, best[1][0]):
             # The printed amounts agree with each other, so the table was read wrong (or in
             # part): the line items are flagged, not the amounts.
@@ -693,8 +710,7 @@ def _total_candidates(
     candidates = amount_candidates(
         reading.layouts, reading.pairs, reading.number_format, quantities, reading.summary_values
     )
-    line_amounts = [i.amount for i in items if i.amount is not None]
-    return candidates, amount_features(candidates, quantities, line_amounts)
+    return candidates, amount_features(candidates, quantities, _line_amounts(items))
 
 
 @functools.cache
