@@ -89,7 +89,7 @@ _UNLABELLED = 0.3
 # A row equal to the sum of this many rows or more above it is their sum, not an item.
 _MIN_SUMMED = 2
 # The label concepts of a totals block.
-_AMOUNT_CONCEPTS = frozenset({"total", "amount_due", "subtotal", "tax", "discount"})
+_AMOUNT_CONCEPTS = frozenset({"total", "amount_due", "subtotal", "tax", "discount", "shipping"})
 
 
 @attrs.frozen(kw_only=True)
@@ -255,14 +255,18 @@ def _line_amounts(items: Sequence[LineItem]) -> list[Decimal]:
     """The amounts of the line items, leaving out each row whose amount is the sum of all the
     counted rows above it: that row is the table's own sum (a subtotal read as a last row, a
     carried-forward or page total, the amount brought forward), not an item, and counting it
-    doubles the line sum."""
+    doubles the line sum. Under a single item, only a row without quantity or unit price is
+    its sum (two equal items are no sum)."""
     out: list[Decimal] = []
     running = Decimal(0)
-    for amount in (i.amount for i in items if i.amount is not None):
-        if len(out) >= _MIN_SUMMED and abs(amount - running) <= _CENT:
+    for item in items:
+        if item.amount is None:
             continue
-        out.append(amount)
-        running += amount
+        bare = item.quantity is None and item.unit_price is None
+        if len(out) >= (1 if bare else _MIN_SUMMED) and abs(item.amount - running) <= _CENT:
+            continue
+        out.append(item.amount)
+        running += item.amount
     return out
 
 
@@ -271,12 +275,55 @@ def _checked_lines(items: Sequence[LineItem]) -> list[Decimal]:
     return [i.amount for i in items if i.amount is not None and i.confidence >= 1.0]
 
 
+@attrs.frozen
+class _Adjustment:
+    """What lies between the subtotal and the total besides the tax: a discount taken off, a
+    shipping charge added (either, both or none)."""
+
+    discount: _Cand | None = None
+    charge: _Cand | None = None
+
+    @property
+    def off(self) -> Decimal:
+        """How much it takes off the subtotal (negative: adds to it)."""
+        taken = self.discount[0] if self.discount is not None else Decimal(0)
+        return taken - (self.charge[0] if self.charge is not None else Decimal(0))
+
+    @property
+    def score(self) -> float:
+        return sum(c[1] for c in (self.discount, self.charge) if c is not None)
+
+    @property
+    def printed(self) -> bool:
+        return self.discount is not None or self.charge is not None
+
+
+def _adjustments(
+    pairs: Sequence[KeyValue], number_format: NumberFormat, quantities: frozenset[Decimal]
+) -> list[_Adjustment]:
+    """Every discount and shipping charge printed, alone and in pairs, and none. A discount's
+    sign is how it is printed, its size is what it takes off; a charge adds its size. (Not in
+    the total ranker's features: it was trained without them, and where the rules' sums
+    agree only with a charge, the rules' total stands.)"""
+    discounts: list[_Cand | None] = [None] + [
+        (abs(a), s, kv) for a, s, kv in _amounts(pairs, "discount", number_format, quantities)
+    ]
+    # A charge's label opens its line: after a number ("12 Shipping costs 96,00") it is an
+    # item's description, whose amount the line sum holds already.
+    charges: list[_Cand | None] = [None] + [
+        (abs(a), s, kv)
+        for a, s, kv in _amounts(pairs, "shipping", number_format, quantities)
+        if kv is not None and kv.hit.start == 0
+    ]
+    return [_Adjustment(discount=d, charge=c) for d in discounts for c in charges]
+
+
 def _unlabelled_total(
     subs: Sequence[_Cand],
     taxes: Sequence[_Cand],
-    discounts: Sequence[_Cand | None],
+    adjustments: Sequence[_Adjustment],
     printed: Sequence[Printed],
-) -> tuple[float, _Cand, _Cand, _Cand, _Cand | None] | None:
+) -> tuple[float, _Cand, _Cand, _Cand, _Adjustment] | None:
     """The best subtotal, tax, total and discount where the total is an amount printed under
     no known label (:mod:`~renderkit.parsing.extract.sums`).
 
@@ -285,14 +332,13 @@ def _unlabelled_total(
     alone says nothing. Such a total is trusted less than a labelled one.
     """
     by_value = {p.value: p for p in printed}
-    best: tuple[float, _Cand, _Cand, _Cand, _Cand | None] | None = None
+    best: tuple[float, _Cand, _Cand, _Cand, _Adjustment] | None = None
     for s in subs:
         for t in taxes:
-            for d in discounts:
-                if t[2] is None and d is None:
+            for d in adjustments:
+                if t[2] is None and not d.printed:
                     continue
-                off = d[0] if d is not None else Decimal(0)
-                target = (s[0] - off + t[0]).quantize(_CENT)
+                target = (s[0] - d.off + t[0]).quantize(_CENT)
                 hit = next(
                     (
                         by_value[v]
@@ -304,7 +350,7 @@ def _unlabelled_total(
                 if s[0] <= 0 or hit is None or hit.value == s[0]:
                     continue
                 g: _Cand = (hit.value, _UNLABELLED, None)
-                score = s[1] + t[1] + g[1] + (d[1] if d is not None else 0.0)
+                score = s[1] + t[1] + g[1] + d.score
                 if best is None or score > best[0]:
                     best = (score, s, t, g, d)
     return best
@@ -319,18 +365,15 @@ def _totals(
     """Subtotal, tax and total, chosen so that they agree when any combination does (the
     last value: whether they do).
 
-    A discount printed between them (``-100.00``, ``(100.00)``) is taken off the subtotal:
-    subtotal - discount + tax = total. When no labelled total agrees, an amount printed under
-    no known label that does is the total (:func:`_unlabelled_total`); a total-labelled amount
-    may then be the subtotal it completes ("Sum of items" read as a total label).
+    A discount printed between them (``-100.00``, ``(100.00)``) is taken off the subtotal, a
+    shipping charge added to it: subtotal - discount + shipping + tax = total. When no labelled
+    total agrees, an amount printed under no known label that does is the total
+    (:func:`_unlabelled_total`); a total-labelled amount may then be the subtotal it completes
+    ("Sum of items" read as a total label).
     """
     quantities = frozenset(i.quantity for i in items if i.quantity is not None)
     subs = _amounts(pairs, "subtotal", number_format, quantities)
-    # No discount is a candidate too; a discount's sign is how it is printed, its size is what
-    # it takes off.
-    discounts: list[_Cand | None] = [None] + [
-        (abs(a), s, kv) for a, s, kv in _amounts(pairs, "discount", number_format, quantities)
-    ]
+    adjustments = _adjustments(pairs, number_format, quantities)
     # Without a tax line, no tax is a candidate too: subtotal - discount = total. Every amount
     # after a tax label is a candidate of the arithmetic, which decides between them.
     printed = _amounts(pairs, "tax", number_format, quantities)
@@ -355,25 +398,25 @@ def _totals(
         subs.append((line_sum, 0.7, None))
     out: dict[str, Found] = {}
     warnings: list[str] = []
-    best: tuple[float, _Cand, _Cand, _Cand, _Cand | None] | None = None
+    best: tuple[float, _Cand, _Cand, _Cand, _Adjustment] | None = None
     for s in subs:
         for t in taxes:
             for g in totals:
-                for d in discounts:
-                    off = d[0] if d is not None else Decimal(0)
+                for d in adjustments:
                     # Subtotal = total only when no tax is printed: otherwise one amount was
                     # read twice.
                     same = s[0] == g[0] and bool(printed)
-                    if s[0] > 0 and abs(s[0] - off + t[0] - g[0]) <= _CENT and not same:
-                        score = s[1] + t[1] + g[1] + (d[1] if d is not None else 0.0)
+                    if s[0] > 0 and abs(s[0] - d.off + t[0] - g[0]) <= _CENT and not same:
+                        score = s[1] + t[1] + g[1] + d.score
                         if best is None or score > best[0]:
                             best = (score, s, t, g, d)
     if best is None and printed_amounts:
         labelled_subs = subs + [(a, w * 0.5, kv) for a, w, kv in totals]
         real_taxes = [t for t in taxes if t[2] is not None] or [(Decimal(0), 0.5, None)]
-        best = _unlabelled_total(labelled_subs, real_taxes, discounts, printed_amounts)
+        best = _unlabelled_total(labelled_subs, real_taxes, adjustments, printed_amounts)
     if best is not None:
-        chosen = zip(("subtotal", "tax", "total", "discount"), best[1:], strict=True)
+        agreeing = (*best[1:4], best[4].discount)
+        chosen = zip(("subtotal", "tax", "total", "discount"), agreeing, strict=True)
         for name, pick in ((n, p) for n, p in chosen if p is not None):
             lines = (pick[2].hit.segment.as_line(),) if pick[2] is not None else ()
             out[name] = Found(
@@ -669,6 +712,9 @@ def _reading(document: Document, layouts: Sequence[PageLayout] | None) -> _Readi
     number_format = detect_format(row.text for layout in layouts for row in layout.rows)
     tables = find_tables(layouts, number_format)
     header_rows = {(t.page, t.header_row) for t in tables}
+    # A shipping label in the item table is an item's description ("Shipping costs | 12,00"):
+    # its amount is in the line sum already, and is no charge on top of it.
+    body_rows = {(t.page, row.index) for t in tables for row in t.rows}
     # A totals block printed as columns is read by columns; what the segment reading paired
     # in its label rows (a label with the next label, or with a run of several amounts) goes.
     summary = summary_columns(layouts, number_format)
@@ -679,6 +725,9 @@ def _reading(document: Document, layouts: Sequence[PageLayout] | None) -> _Readi
         and not (
             kv.concept in _AMOUNT_CONCEPTS
             and (kv.hit.segment.page, kv.hit.segment.row) in summary.label_rows
+        )
+        and not (
+            kv.concept == "shipping" and (kv.hit.segment.page, kv.hit.segment.row) in body_rows
         )
     ]
     pairs += summary.pairs

@@ -41,7 +41,7 @@ from renderkit.parsing.lexicons import Lexicon, load_lexicon
 __all__ = ["SummaryColumns", "summary_columns"]
 
 # The label concepts a totals block prints.
-_AMOUNT_CONCEPTS = frozenset({"total", "amount_due", "subtotal", "tax", "discount"})
+_AMOUNT_CONCEPTS = frozenset({"total", "amount_due", "subtotal", "tax", "discount", "shipping"})
 # How many rows a wrapped label may take, and how far apart (in text heights) its rows may be.
 _LABEL_ROWS = 6
 _ROW_GAP = 2.5
