@@ -33,7 +33,12 @@ from renderkit.parsing.extract.identifiers import (
     vat_checksum_ok,
 )
 from renderkit.parsing.extract.keyvalues import KeyValue, Value, key_values, where_weight
-from renderkit.parsing.extract.numbers import NumberFormat, detect_format, find_money
+from renderkit.parsing.extract.numbers import (
+    NumberFormat,
+    detect_format,
+    find_money,
+    parse_percent,
+)
 from renderkit.parsing.extract.parties import Party, issuer, parties
 from renderkit.parsing.extract.summary_columns import summary_columns
 from renderkit.parsing.extract.sums import Printed, printed_amounts
@@ -356,6 +361,25 @@ def _unlabelled_total(
     return best
 
 
+def _rated_subtotals(
+    taxes: Sequence[_Cand], printed: Sequence[Printed], number_format: NumberFormat
+) -> list[_Cand]:
+    """Amounts printed under no known label that a tax line's rate names as its base: rate x
+    amount = tax within a cent ("MWST 7 %  2.148,74" and, under a wording no lexicon holds,
+    "30.696,30"). Such a subtotal is trusted as little as an unlabelled total."""
+    out: list[_Cand] = []
+    for tax, _, kv in taxes:
+        rate = parse_percent(kv.hit.segment.text, number_format) if kv is not None else None
+        if not rate or tax <= 0:
+            continue
+        out += [
+            (p.value, _UNLABELLED, None)
+            for p in printed
+            if p.value != tax and abs(p.value * rate / 100 - tax) <= _CENT
+        ]
+    return list({c[0]: c for c in out}.values())
+
+
 def _totals(
     pairs: Sequence[KeyValue],
     number_format: NumberFormat,
@@ -411,8 +435,9 @@ def _totals(
                         if best is None or score > best[0]:
                             best = (score, s, t, g, d)
     if best is None and printed_amounts:
-        labelled_subs = subs + [(a, w * 0.5, kv) for a, w, kv in totals]
         real_taxes = [t for t in taxes if t[2] is not None] or [(Decimal(0), 0.5, None)]
+        rated = _rated_subtotals(real_taxes, printed_amounts, number_format)
+        labelled_subs = subs + rated + [(a, w * 0.5, kv) for a, w, kv in totals]
         best = _unlabelled_total(labelled_subs, real_taxes, adjustments, printed_amounts)
     if best is not None:
         agreeing = (*best[1:4], best[4].discount)
