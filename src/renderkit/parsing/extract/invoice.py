@@ -41,7 +41,7 @@ from renderkit.parsing.extract.numbers import (
 )
 from renderkit.parsing.extract.parties import Party, issuer, parties
 from renderkit.parsing.extract.summary_columns import summary_columns
-from renderkit.parsing.extract.sums import Printed, printed_amounts
+from renderkit.parsing.extract.sums import Printed, printed_amounts, total_before_balance
 from renderkit.parsing.extract.tables import LineItem, find_tables, table_rows
 from renderkit.parsing.extract.values import CURRENCY_SYMBOLS, find_dates
 from renderkit.parsing.fill.confidence import failed_check
@@ -58,6 +58,7 @@ from renderkit.parsing.rank.candidates import (
     AmountCandidate,
     amount_candidates,
     amount_features,
+    labels_by_segment,
 )
 from renderkit.parsing.rank.dates import (
     DATE_FEATURES,
@@ -93,6 +94,10 @@ _Cand = tuple[Decimal, float, "KeyValue | None"]
 _UNLABELLED = 0.3
 # A row equal to the sum of this many rows or more above it is their sum, not an item.
 _MIN_SUMMED = 2
+# The parts a total is made of: what stands before it, never after it.
+_PARTS = ("subtotal", "tax", "discount", "shipping")
+# The strength of a total confirmed by the balance printed after it.
+_BEFORE_BALANCE = 0.9
 # The label concepts of a totals block.
 _AMOUNT_CONCEPTS = frozenset({"total", "amount_due", "subtotal", "tax", "discount", "shipping"})
 
@@ -261,14 +266,19 @@ def _line_amounts(items: Sequence[LineItem]) -> list[Decimal]:
     counted rows above it: that row is the table's own sum (a subtotal read as a last row, a
     carried-forward or page total, the amount brought forward), not an item, and counting it
     doubles the line sum. Under a single item, only a row without quantity or unit price is
-    its sum (two equal items are no sum)."""
+    its sum (two equal items are no sum). After a sum, rows without quantity or unit price
+    are the summary read on as rows (shipping, tax, total, payments), not items."""
     out: list[Decimal] = []
     running = Decimal(0)
+    summed = False
     for item in items:
         if item.amount is None:
             continue
         bare = item.quantity is None and item.unit_price is None
+        if bare and summed:
+            continue
         if len(out) >= (1 if bare else _MIN_SUMMED) and abs(item.amount - running) <= _CENT:
+            summed = True
             continue
         out.append(item.amount)
         running += item.amount
@@ -385,9 +395,12 @@ def _totals(
     number_format: NumberFormat,
     items: Sequence[LineItem],
     printed_amounts: Sequence[Printed] = (),
-) -> tuple[dict[str, Found], list[str], bool]:
+) -> tuple[dict[str, Found], list[str], bool, frozenset[Decimal]]:
     """Subtotal, tax and total, chosen so that they agree when any combination does (the
-    last value: whether they do).
+    third value: whether they do; the fourth: the totals that the amounts printed after them
+    turn into a balance due, :func:`~.sums.total_before_balance`).
+
+    ``printed_amounts`` holds negative amounts too (payments taken off a total).
 
     A discount printed between them (``-100.00``, ``(100.00)``) is taken off the subtotal, a
     shipping charge added to it: subtotal - discount + shipping + tax = total. When no labelled
@@ -407,9 +420,14 @@ def _totals(
     totals = _amounts(pairs, "total", number_format, quantities) + [
         (a, s * 0.8, kv) for a, s, kv in _amounts(pairs, "amount_due", number_format, quantities)
     ]
+    # A total that the payments, deposits or rounding printed after it turn into the balance
+    # due is confirmed by that arithmetic, wherever the labels put it.
+    before_balance = _before_balance(pairs, printed_amounts, _line_amounts(items))
+    totals += [(value, _BEFORE_BALANCE, None) for value in sorted(before_balance)]
     # A "total" below a checked line's amount is a count of hours, a page or a price.
     floor = _checked_lines(items)
     totals = [c for c in totals if total_refusal(c[0], floor) is None]
+    printed_amounts = [p for p in printed_amounts if p.value > 0]
     if any(_with_decimals(c[0]) for c in subs + totals):
         # Where the totals are printed as money, so is the tax: a bare integer under a tax
         # label ("Sales tax 6 %", its "%" cut off into the next segment) is the rate.
@@ -455,7 +473,7 @@ def _totals(
                 f"line_items: the lines sum to {sum(line_amounts, Decimal(0))} "
                 f"but subtotal = {best[1][0]}"
             )
-        return out, warnings, True
+        return out, warnings, True, before_balance
     # No agreeing triple: each amount alone, or completed by arithmetic, with low confidence.
     picks: dict[str, _Cand | None] = {
         name: max(cands, key=lambda c: c[1]) if cands else None
@@ -484,7 +502,36 @@ def _totals(
             f"subtotal, tax, total: subtotal + tax = {ps[0] + pt[0]} but total = {pg[0]}: "
             "the amounts do not agree"
         )
-    return out, warnings, False
+    return out, warnings, False, before_balance
+
+
+def _before_balance(
+    pairs: Sequence[KeyValue], printed: Sequence[Printed], lines: Sequence[Decimal]
+) -> frozenset[Decimal]:
+    """The totals found above each balance due (an amount under an amount-due label) by
+    :func:`~.sums.total_before_balance`. What may follow a total: an amount taken off (printed
+    negative), one under a payment or balance label (a previous balance), a rounding (under
+    one unit); a subtotal, tax, discount or charge, or a line item's amount, is a part of the
+    total and no total itself."""
+    labelled = labels_by_segment(pairs, ("amount_due", "prepaid", *_PARTS))
+    items = frozenset(lines)
+
+    def concepts(p: Printed) -> set[str]:
+        return {kv.concept for kv, _, _ in labelled.get((p.segment.page, p.segment.bbox), ())}
+
+    def part(p: Printed) -> bool:
+        return p.value in items or bool(concepts(p) & set(_PARTS))
+
+    def follows(p: Printed) -> bool:
+        after = p.value < 0 or abs(p.value) < 1 or bool(concepts(p) & {"prepaid", "amount_due"})
+        return after and not part(p)
+
+    found = (
+        total_before_balance(printed, index, follows, part)
+        for index, p in enumerate(printed)
+        if "amount_due" in concepts(p) and p.value > 0
+    )
+    return frozenset(total.value for total in found if total is not None)
 
 
 def _currency(pairs: Sequence[KeyValue], text: str) -> Found | None:
@@ -792,7 +839,13 @@ def _total_ranker() -> Ranker:
     return load_ranker("invoice_total", FEATURES)
 
 
-def _ranked_total(reading: _Reading, rules: Found | None, *, agreed: bool = False) -> Found | None:
+def _ranked_total(
+    reading: _Reading,
+    rules: Found | None,
+    *,
+    agreed: bool = False,
+    before_balance: frozenset[Decimal] = frozenset(),
+) -> Found | None:
     """The total the learned ranker picks, its calibrated probability as the confidence.
 
     The pick is an amount under a total or amount-due label, and the amounts' arithmetic stays
@@ -800,8 +853,12 @@ def _ranked_total(reading: _Reading, rules: Found | None, *, agreed: bool = Fals
     (:func:`~renderkit.parsing.rank.candidates.agreeing_totals`), the ranker chooses among
     those only. Where the rules found no total, the ranker's pick is added only if it is more
     likely right than wrong. A total the rules' arithmetic confirms (``agreed``) beats every
-    candidate it does not confirm.
+    candidate it does not confirm, and a rules' total that the balance printed after it
+    confirms (``before_balance``) beats them all: the ranker's ``agrees`` holds within a cent,
+    so a balance after a rounding of one cent passes it.
     """
+    if rules is not None and Decimal(str(rules.value)) in before_balance:
+        return rules
     candidates, features = _total_candidates(reading)
     # A total is read under a total or amount-due label, as the rules read it; subtotals,
     # taxes and discounts are candidates only for what they say about the others.
@@ -1023,11 +1080,13 @@ def invoice_fields(
             fields["date"] = ranked_date
 
     items = reading.items
-    totals, total_warnings, agreed = _totals(
-        pairs, number_format, items, printed_amounts(layouts, number_format)
+    totals, total_warnings, agreed, before_balance = _totals(
+        pairs, number_format, items, printed_amounts(layouts, number_format, signed=True)
     )
     if ranker:
-        ranked = _ranked_total(reading, totals.get("total"), agreed=agreed)
+        ranked = _ranked_total(
+            reading, totals.get("total"), agreed=agreed, before_balance=before_balance
+        )
         totals.pop("total", None)
         if ranked is not None:
             totals["total"] = ranked
