@@ -98,6 +98,9 @@ _MIN_SUMMED = 2
 _PARTS = ("subtotal", "tax", "discount", "shipping")
 # The strength of a total confirmed by the balance printed after it.
 _BEFORE_BALANCE = 0.9
+# The strength of a tax printed under no known label that completes labelled sums: above the
+# "no tax" candidate's 0.5.
+_PRINTED_TAX = 0.6
 # The label concepts of a totals block.
 _AMOUNT_CONCEPTS = frozenset({"total", "amount_due", "subtotal", "tax", "discount", "shipping"})
 
@@ -371,6 +374,27 @@ def _unlabelled_total(
     return best
 
 
+def _unlabelled_taxes(
+    subs: Sequence[_Cand],
+    totals: Sequence[_Cand],
+    adjustments: Sequence[_Adjustment],
+    printed: Sequence[Printed],
+) -> list[_Cand]:
+    """Amounts printed under no known tax label (a wording no lexicon holds, a stamp over the
+    label) that make a labelled subtotal and a labelled total agree: total - subtotal +
+    discount - shipping, printed as an amount of its own. Such a tax is trusted a little more
+    than no tax at all (a subtotal equal to some "total", a page's or a column's)."""
+    values = {p.value for p in printed}
+    out: list[_Cand] = []
+    for s in (s for s in subs if s[2] is not None):
+        for g in (g for g in totals if g[2] is not None):
+            for d in adjustments:
+                tax = g[0] - s[0] + d.off
+                if tax > 0 and tax in values and tax not in (s[0], g[0]):
+                    out.append((tax, _PRINTED_TAX, None))
+    return list({c[0]: c for c in out}.values())
+
+
 def _rated_subtotals(
     taxes: Sequence[_Cand], printed: Sequence[Printed], number_format: NumberFormat
 ) -> list[_Cand]:
@@ -438,6 +462,7 @@ def _totals(
     if items:
         line_sum = sum(_line_amounts(items), Decimal(0))
         subs.append((line_sum, 0.7, None))
+    taxes += _unlabelled_taxes(subs, totals, adjustments, printed_amounts)
     out: dict[str, Found] = {}
     warnings: list[str] = []
     best: tuple[float, _Cand, _Cand, _Cand, _Adjustment] | None = None
