@@ -462,7 +462,13 @@ def _totals(
     if items:
         line_sum = sum(_line_amounts(items), Decimal(0))
         subs.append((line_sum, 0.7, None))
-    taxes += _unlabelled_taxes(subs, totals, adjustments, printed_amounts)
+    # A labelled tax of the same value keeps its label and lines.
+    labelled_taxes = {t[0] for t in taxes if t[2] is not None}
+    taxes += [
+        t
+        for t in _unlabelled_taxes(subs, totals, adjustments, printed_amounts)
+        if t[0] not in labelled_taxes
+    ]
     out: dict[str, Found] = {}
     warnings: list[str] = []
     best: tuple[float, _Cand, _Cand, _Cand, _Adjustment] | None = None
