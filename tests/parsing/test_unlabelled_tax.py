@@ -29,3 +29,23 @@ def test_a_tax_under_no_known_label_is_the_amount_that_completes_the_labelled_su
     assert fields["subtotal"].value == "9031.32"
     assert fields["tax"].value == "812.82"
     assert fields["total"].value == "9844.14"
+
+
+# The tax label follows another word, so it is weak (0.6): the amount is also the one that
+# completes the sums, and the labelled reading of it must stay, with the line it came from.
+WEAK_LABEL = _page(
+    [
+        (0.05, 0.05, "Supplier Trading Ltd"),
+        (0.60, 0.05, "Invoice No: INV-2024-97"),
+        (0.60, 0.40, "Subtotal"), (0.80, 0.40, "100.00"),
+        (0.45, 0.42, "plus sales tax 19 %"), (0.80, 0.42, "19.00"),
+        (0.60, 0.44, "Total"), (0.80, 0.44, "119.00"),
+    ]
+)  # fmt: skip
+
+
+def test_a_weakly_labelled_tax_keeps_its_label_and_line() -> None:
+    document = Document(mime_type="application/pdf", content=b"", pages=(WEAK_LABEL,))
+    tax = invoice_fields(document).fields["tax"]
+    assert tax.value == "19.00"
+    assert [w.text for line in tax.lines for w in line.words] == ["plus", "sales", "tax", "19", "%"]
