@@ -33,10 +33,16 @@ from renderkit.parsing.extract.identifiers import (
     vat_checksum_ok,
 )
 from renderkit.parsing.extract.keyvalues import KeyValue, Value, key_values, where_weight
-from renderkit.parsing.extract.numbers import NumberFormat, detect_format, find_money
+from renderkit.parsing.extract.numbers import (
+    NumberFormat,
+    detect_format,
+    find_money,
+    parse_percent,
+)
 from renderkit.parsing.extract.parties import Party, issuer, parties
 from renderkit.parsing.extract.shaped import colon_labels, introduces_due_date, names_document
-from renderkit.parsing.extract.sums import Printed, printed_amounts
+from renderkit.parsing.extract.summary_columns import summary_columns
+from renderkit.parsing.extract.sums import Printed, printed_amounts, total_before_balance
 from renderkit.parsing.extract.tables import LineItem, find_tables, table_rows
 from renderkit.parsing.extract.values import CURRENCY_SYMBOLS, find_dates
 from renderkit.parsing.fill.confidence import failed_check
@@ -55,6 +61,7 @@ from renderkit.parsing.rank.candidates import (
     AmountCandidate,
     amount_candidates,
     amount_features,
+    labels_by_segment,
 )
 from renderkit.parsing.rank.dates import (
     DATE_FEATURES,
@@ -94,6 +101,17 @@ _SHAPED_DUE = 0.6
 # read there is trusted this much of its label's strength.
 _META_ROW_FIELDS = 2
 _META_ROW_VALIDITY = 0.7
+# A row equal to the sum of this many rows or more above it is their sum, not an item.
+_MIN_SUMMED = 2
+# The parts a total is made of: what stands before it, never after it.
+_PARTS = ("subtotal", "tax", "discount", "shipping")
+# The strength of a total confirmed by the balance printed after it.
+_BEFORE_BALANCE = 0.9
+# The strength of a tax printed under no known label that completes labelled sums: above the
+# "no tax" candidate's 0.5.
+_PRINTED_TAX = 0.6
+# The label concepts of a totals block.
+_AMOUNT_CONCEPTS = frozenset({"total", "amount_due", "subtotal", "tax", "discount", "shipping"})
 
 
 @attrs.frozen(kw_only=True)
@@ -257,17 +275,84 @@ def _with_decimals(value: Decimal) -> bool:
     return isinstance(exponent, int) and exponent < 0
 
 
+def _line_amounts(items: Sequence[LineItem]) -> list[Decimal]:
+    """The amounts of the line items, leaving out each row whose amount is the sum of all the
+    counted rows above it: that row is the table's own sum (a subtotal read as a last row, a
+    carried-forward or page total, the amount brought forward), not an item, and counting it
+    doubles the line sum. Under a single item, only a row without quantity or unit price is
+    its sum (two equal items are no sum). After a sum, rows without quantity or unit price
+    are the summary read on as rows (shipping, tax, total, payments), not items."""
+    out: list[Decimal] = []
+    running = Decimal(0)
+    summed = False
+    for item in items:
+        if item.amount is None:
+            continue
+        bare = item.quantity is None and item.unit_price is None
+        if bare and summed:
+            continue
+        if len(out) >= (1 if bare else _MIN_SUMMED) and abs(item.amount - running) <= _CENT:
+            summed = True
+            continue
+        out.append(item.amount)
+        running += item.amount
+    return out
+
+
 def _checked_lines(items: Sequence[LineItem]) -> list[Decimal]:
     """The amounts of the lines whose quantity x unit price = amount held."""
     return [i.amount for i in items if i.amount is not None and i.confidence >= 1.0]
 
 
+@attrs.frozen
+class _Adjustment:
+    """What lies between the subtotal and the total besides the tax: a discount taken off, a
+    shipping charge added (either, both or none)."""
+
+    discount: _Cand | None = None
+    charge: _Cand | None = None
+
+    @property
+    def off(self) -> Decimal:
+        """How much it takes off the subtotal (negative: adds to it)."""
+        taken = self.discount[0] if self.discount is not None else Decimal(0)
+        return taken - (self.charge[0] if self.charge is not None else Decimal(0))
+
+    @property
+    def score(self) -> float:
+        return sum(c[1] for c in (self.discount, self.charge) if c is not None)
+
+    @property
+    def printed(self) -> bool:
+        return self.discount is not None or self.charge is not None
+
+
+def _adjustments(
+    pairs: Sequence[KeyValue], number_format: NumberFormat, quantities: frozenset[Decimal]
+) -> list[_Adjustment]:
+    """Every discount and shipping charge printed, alone and in pairs, and none. A discount's
+    sign is how it is printed, its size is what it takes off; a charge adds its size. (Not in
+    the total ranker's features: it was trained without them, and where the rules' sums
+    agree only with a charge, the rules' total stands.)"""
+    discounts: list[_Cand | None] = [None] + [
+        (abs(a), s, kv) for a, s, kv in _amounts(pairs, "discount", number_format, quantities)
+    ]
+    # A charge's label opens its line: after a number ("12 Shipping costs 96,00") it is an
+    # item's description, whose amount the line sum holds already.
+    charges: list[_Cand | None] = [None] + [
+        (abs(a), s, kv)
+        for a, s, kv in _amounts(pairs, "shipping", number_format, quantities)
+        if kv is not None and kv.hit.start == 0
+    ]
+    return [_Adjustment(discount=d, charge=c) for d in discounts for c in charges]
+
+
 def _unlabelled_total(
     subs: Sequence[_Cand],
     taxes: Sequence[_Cand],
-    discounts: Sequence[_Cand | None],
+    adjustments: Sequence[_Adjustment],
     printed: Sequence[Printed],
-) -> tuple[float, _Cand, _Cand, _Cand, _Cand | None] | None:
+) -> tuple[float, _Cand, _Cand, _Cand, _Adjustment] | None:
     """The best subtotal, tax, total and discount where the total is an amount printed under
     no known label (:mod:`~renderkit.parsing.extract.sums`).
 
@@ -276,14 +361,13 @@ def _unlabelled_total(
     alone says nothing. Such a total is trusted less than a labelled one.
     """
     by_value = {p.value: p for p in printed}
-    best: tuple[float, _Cand, _Cand, _Cand, _Cand | None] | None = None
+    best: tuple[float, _Cand, _Cand, _Cand, _Adjustment] | None = None
     for s in subs:
         for t in taxes:
-            for d in discounts:
-                if t[2] is None and d is None:
+            for d in adjustments:
+                if t[2] is None and not d.printed:
                     continue
-                off = d[0] if d is not None else Decimal(0)
-                target = (s[0] - off + t[0]).quantize(_CENT)
+                target = (s[0] - d.off + t[0]).quantize(_CENT)
                 hit = next(
                     (
                         by_value[v]
@@ -295,10 +379,50 @@ def _unlabelled_total(
                 if s[0] <= 0 or hit is None or hit.value == s[0]:
                     continue
                 g: _Cand = (hit.value, _UNLABELLED, None)
-                score = s[1] + t[1] + g[1] + (d[1] if d is not None else 0.0)
+                score = s[1] + t[1] + g[1] + d.score
                 if best is None or score > best[0]:
                     best = (score, s, t, g, d)
     return best
+
+
+def _unlabelled_taxes(
+    subs: Sequence[_Cand],
+    totals: Sequence[_Cand],
+    adjustments: Sequence[_Adjustment],
+    printed: Sequence[Printed],
+) -> list[_Cand]:
+    """Amounts printed under no known tax label (a wording no lexicon holds, a stamp over the
+    label) that make a labelled subtotal and a labelled total agree: total - subtotal +
+    discount - shipping, printed as an amount of its own. Such a tax is trusted a little more
+    than no tax at all (a subtotal equal to some "total", a page's or a column's)."""
+    values = {p.value for p in printed}
+    out: list[_Cand] = []
+    for s in (s for s in subs if s[2] is not None):
+        for g in (g for g in totals if g[2] is not None):
+            for d in adjustments:
+                tax = g[0] - s[0] + d.off
+                if tax > 0 and tax in values and tax not in (s[0], g[0]):
+                    out.append((tax, _PRINTED_TAX, None))
+    return list({c[0]: c for c in out}.values())
+
+
+def _rated_subtotals(
+    taxes: Sequence[_Cand], printed: Sequence[Printed], number_format: NumberFormat
+) -> list[_Cand]:
+    """Amounts printed under no known label that a tax line's rate names as its base: rate x
+    amount = tax within a cent ("MWST 7 %  2.148,74" and, under a wording no lexicon holds,
+    "30.696,30"). Such a subtotal is trusted as little as an unlabelled total."""
+    out: list[_Cand] = []
+    for tax, _, kv in taxes:
+        rate = parse_percent(kv.hit.segment.text, number_format) if kv is not None else None
+        if not rate or tax <= 0:
+            continue
+        out += [
+            (p.value, _UNLABELLED, None)
+            for p in printed
+            if p.value != tax and abs(p.value * rate / 100 - tax) <= _CENT
+        ]
+    return list({c[0]: c for c in out}.values())
 
 
 def _totals(
@@ -306,22 +430,22 @@ def _totals(
     number_format: NumberFormat,
     items: Sequence[LineItem],
     printed_amounts: Sequence[Printed] = (),
-) -> tuple[dict[str, Found], list[str], bool]:
+) -> tuple[dict[str, Found], list[str], bool, frozenset[Decimal]]:
     """Subtotal, tax and total, chosen so that they agree when any combination does (the
-    last value: whether they do).
+    third value: whether they do; the fourth: the totals that the amounts printed after them
+    turn into a balance due, :func:`~.sums.total_before_balance`).
 
-    A discount printed between them (``-100.00``, ``(100.00)``) is taken off the subtotal:
-    subtotal - discount + tax = total. When no labelled total agrees, an amount printed under
-    no known label that does is the total (:func:`_unlabelled_total`); a total-labelled amount
-    may then be the subtotal it completes ("Sum of items" read as a total label).
+    ``printed_amounts`` holds negative amounts too (payments taken off a total).
+
+    A discount printed between them (``-100.00``, ``(100.00)``) is taken off the subtotal, a
+    shipping charge added to it: subtotal - discount + shipping + tax = total. When no labelled
+    total agrees, an amount printed under no known label that does is the total
+    (:func:`_unlabelled_total`); a total-labelled amount may then be the subtotal it completes
+    ("Sum of items" read as a total label).
     """
     quantities = frozenset(i.quantity for i in items if i.quantity is not None)
     subs = _amounts(pairs, "subtotal", number_format, quantities)
-    # No discount is a candidate too; a discount's sign is how it is printed, its size is what
-    # it takes off.
-    discounts: list[_Cand | None] = [None] + [
-        (abs(a), s, kv) for a, s, kv in _amounts(pairs, "discount", number_format, quantities)
-    ]
+    adjustments = _adjustments(pairs, number_format, quantities)
     # Without a tax line, no tax is a candidate too: subtotal - discount = total. Every amount
     # after a tax label is a candidate of the arithmetic, which decides between them.
     printed = _amounts(pairs, "tax", number_format, quantities)
@@ -331,9 +455,14 @@ def _totals(
     totals = _amounts(pairs, "total", number_format, quantities) + [
         (a, s * 0.8, kv) for a, s, kv in _amounts(pairs, "amount_due", number_format, quantities)
     ]
+    # A total that the payments, deposits or rounding printed after it turn into the balance
+    # due is confirmed by that arithmetic, wherever the labels put it.
+    before_balance = _before_balance(pairs, printed_amounts, _line_amounts(items))
+    totals += [(value, _BEFORE_BALANCE, None) for value in sorted(before_balance)]
     # A "total" below a checked line's amount is a count of hours, a page or a price.
     floor = _checked_lines(items)
     totals = [c for c in totals if total_refusal(c[0], floor) is None]
+    printed_amounts = [p for p in printed_amounts if p.value > 0]
     if any(_with_decimals(c[0]) for c in subs + totals):
         # Where the totals are printed as money, so is the tax: a bare integer under a tax
         # label ("Sales tax 6 %", its "%" cut off into the next segment) is the rate.
@@ -342,35 +471,43 @@ def _totals(
             (Decimal(0), 0.5, None)
         ]
     if items:
-        line_sum = sum((i.amount for i in items if i.amount is not None), Decimal(0))
+        line_sum = sum(_line_amounts(items), Decimal(0))
         subs.append((line_sum, 0.7, None))
+    # A labelled tax of the same value keeps its label and lines.
+    labelled_taxes = {t[0] for t in taxes if t[2] is not None}
+    taxes += [
+        t
+        for t in _unlabelled_taxes(subs, totals, adjustments, printed_amounts)
+        if t[0] not in labelled_taxes
+    ]
     out: dict[str, Found] = {}
     warnings: list[str] = []
-    best: tuple[float, _Cand, _Cand, _Cand, _Cand | None] | None = None
+    best: tuple[float, _Cand, _Cand, _Cand, _Adjustment] | None = None
     for s in subs:
         for t in taxes:
             for g in totals:
-                for d in discounts:
-                    off = d[0] if d is not None else Decimal(0)
+                for d in adjustments:
                     # Subtotal = total only when no tax is printed: otherwise one amount was
                     # read twice.
                     same = s[0] == g[0] and bool(printed)
-                    if s[0] > 0 and abs(s[0] - off + t[0] - g[0]) <= _CENT and not same:
-                        score = s[1] + t[1] + g[1] + (d[1] if d is not None else 0.0)
+                    if s[0] > 0 and abs(s[0] - d.off + t[0] - g[0]) <= _CENT and not same:
+                        score = s[1] + t[1] + g[1] + d.score
                         if best is None or score > best[0]:
                             best = (score, s, t, g, d)
     if best is None and printed_amounts:
-        labelled_subs = subs + [(a, w * 0.5, kv) for a, w, kv in totals]
         real_taxes = [t for t in taxes if t[2] is not None] or [(Decimal(0), 0.5, None)]
-        best = _unlabelled_total(labelled_subs, real_taxes, discounts, printed_amounts)
+        rated = _rated_subtotals(real_taxes, printed_amounts, number_format)
+        labelled_subs = subs + rated + [(a, w * 0.5, kv) for a, w, kv in totals]
+        best = _unlabelled_total(labelled_subs, real_taxes, adjustments, printed_amounts)
     if best is not None:
-        chosen = zip(("subtotal", "tax", "total", "discount"), best[1:], strict=True)
+        agreeing = (*best[1:4], best[4].discount)
+        chosen = zip(("subtotal", "tax", "total", "discount"), agreeing, strict=True)
         for name, pick in ((n, p) for n, p in chosen if p is not None):
             lines = (pick[2].hit.segment.as_line(),) if pick[2] is not None else ()
             out[name] = Found(
                 value=str(pick[0]), confidence=round(min(1.0, 0.9 + 0.1 * pick[1]), 3), lines=lines
             )
-        line_amounts = [i.amount for i in items if i.amount is not None]
+        line_amounts = _line_amounts(items)
         if line_amounts and best[1][2] is not None and not lines_agree(line_amounts, best[1][0]):
             # The printed amounts agree with each other, so the table was read wrong (or in
             # part): the line items are flagged, not the amounts.
@@ -378,7 +515,7 @@ def _totals(
                 f"line_items: the lines sum to {sum(line_amounts, Decimal(0))} "
                 f"but subtotal = {best[1][0]}"
             )
-        return out, warnings, True
+        return out, warnings, True, before_balance
     # No agreeing triple: each amount alone, or completed by arithmetic, with low confidence.
     picks: dict[str, _Cand | None] = {
         name: max(cands, key=lambda c: c[1]) if cands else None
@@ -407,7 +544,36 @@ def _totals(
             f"subtotal, tax, total: subtotal + tax = {ps[0] + pt[0]} but total = {pg[0]}: "
             "the amounts do not agree"
         )
-    return out, warnings, False
+    return out, warnings, False, before_balance
+
+
+def _before_balance(
+    pairs: Sequence[KeyValue], printed: Sequence[Printed], lines: Sequence[Decimal]
+) -> frozenset[Decimal]:
+    """The totals found above each balance due (an amount under an amount-due label) by
+    :func:`~.sums.total_before_balance`. What may follow a total: an amount taken off (printed
+    negative), one under a payment or balance label (a previous balance), a rounding (under
+    one unit); a subtotal, tax, discount or charge, or a line item's amount, is a part of the
+    total and no total itself."""
+    labelled = labels_by_segment(pairs, ("amount_due", "prepaid", *_PARTS))
+    items = frozenset(lines)
+
+    def concepts(p: Printed) -> set[str]:
+        return {kv.concept for kv, _, _ in labelled.get((p.segment.page, p.segment.bbox), ())}
+
+    def part(p: Printed) -> bool:
+        return p.value in items or bool(concepts(p) & set(_PARTS))
+
+    def follows(p: Printed) -> bool:
+        after = p.value < 0 or abs(p.value) < 1 or bool(concepts(p) & {"prepaid", "amount_due"})
+        return after and not part(p)
+
+    found = (
+        total_before_balance(printed, index, follows, part)
+        for index, p in enumerate(printed)
+        if "amount_due" in concepts(p) and p.value > 0
+    )
+    return frozenset(total.value for total in found if total is not None)
 
 
 def _currency(pairs: Sequence[KeyValue], text: str) -> Found | None:
@@ -719,6 +885,9 @@ class _Reading:
     day_first: bool
     pairs: list[KeyValue]
     items: list[LineItem]
+    # The amounts of a totals block printed as columns, one segment each (no layout row has
+    # them as segments of their own).
+    summary_values: tuple[Segment, ...] = ()
 
 
 def _reading(document: Document, layouts: Sequence[PageLayout] | None) -> _Reading:
@@ -727,11 +896,25 @@ def _reading(document: Document, layouts: Sequence[PageLayout] | None) -> _Readi
     number_format = detect_format(row.text for layout in layouts for row in layout.rows)
     tables = find_tables(layouts, number_format)
     header_rows = {(t.page, t.header_row) for t in tables}
+    # A shipping label in the item table is an item's description ("Shipping costs | 12,00"):
+    # its amount is in the line sum already, and is no charge on top of it.
+    body_rows = {(t.page, row.index) for t in tables for row in t.rows}
+    # A totals block printed as columns is read by columns; what the segment reading paired
+    # in its label rows (a label with the next label, or with a run of several amounts) goes.
+    summary = summary_columns(layouts, number_format)
     pairs = [
         kv
         for kv in key_values(layouts)
         if (kv.hit.segment.page, kv.hit.segment.row) not in header_rows
+        and not (
+            kv.concept in _AMOUNT_CONCEPTS
+            and (kv.hit.segment.page, kv.hit.segment.row) in summary.label_rows
+        )
+        and not (
+            kv.concept == "shipping" and (kv.hit.segment.page, kv.hit.segment.row) in body_rows
+        )
     ]
+    pairs += summary.pairs
     return _Reading(
         layouts=layouts,
         text=text,
@@ -739,6 +922,7 @@ def _reading(document: Document, layouts: Sequence[PageLayout] | None) -> _Readi
         day_first=day_first_vote(text),
         pairs=pairs,
         items=[item for table in tables for item in table_rows(table)],
+        summary_values=summary.values,
     )
 
 
@@ -757,10 +941,9 @@ def _total_candidates(
     items = reading.items
     quantities = frozenset(i.quantity for i in items if i.quantity is not None)
     candidates = amount_candidates(
-        reading.layouts, reading.pairs, reading.number_format, quantities
+        reading.layouts, reading.pairs, reading.number_format, quantities, reading.summary_values
     )
-    line_amounts = [i.amount for i in items if i.amount is not None]
-    return candidates, amount_features(candidates, quantities, line_amounts)
+    return candidates, amount_features(candidates, quantities, _line_amounts(items))
 
 
 @functools.cache
@@ -768,7 +951,13 @@ def _total_ranker() -> Ranker:
     return load_ranker("invoice_total", FEATURES)
 
 
-def _ranked_total(reading: _Reading, rules: Found | None, *, agreed: bool = False) -> Found | None:
+def _ranked_total(
+    reading: _Reading,
+    rules: Found | None,
+    *,
+    agreed: bool = False,
+    before_balance: frozenset[Decimal] = frozenset(),
+) -> Found | None:
     """The total the learned ranker picks, its calibrated probability as the confidence.
 
     The pick is an amount under a total or amount-due label, and the amounts' arithmetic stays
@@ -776,8 +965,12 @@ def _ranked_total(reading: _Reading, rules: Found | None, *, agreed: bool = Fals
     (:func:`~renderkit.parsing.rank.candidates.agreeing_totals`), the ranker chooses among
     those only. Where the rules found no total, the ranker's pick is added only if it is more
     likely right than wrong. A total the rules' arithmetic confirms (``agreed``) beats every
-    candidate it does not confirm.
+    candidate it does not confirm, and a rules' total that the balance printed after it
+    confirms (``before_balance``) beats them all: the ranker's ``agrees`` holds within a cent,
+    so a balance after a rounding of one cent passes it.
     """
+    if rules is not None and Decimal(str(rules.value)) in before_balance:
+        return rules
     candidates, features = _total_candidates(reading)
     # A total is read under a total or amount-due label, as the rules read it; subtotals,
     # taxes and discounts are candidates only for what they say about the others.
@@ -1001,11 +1194,13 @@ def invoice_fields(
             fields["date"] = ranked_date
 
     items = reading.items
-    totals, total_warnings, agreed = _totals(
-        pairs, number_format, items, printed_amounts(layouts, number_format)
+    totals, total_warnings, agreed, before_balance = _totals(
+        pairs, number_format, items, printed_amounts(layouts, number_format, signed=True)
     )
     if ranker:
-        ranked = _ranked_total(reading, totals.get("total"), agreed=agreed)
+        ranked = _ranked_total(
+            reading, totals.get("total"), agreed=agreed, before_balance=before_balance
+        )
         totals.pop("total", None)
         if ranked is not None:
             totals["total"] = ranked

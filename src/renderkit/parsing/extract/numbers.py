@@ -24,6 +24,7 @@ __all__ = [
     "NumberFormat",
     "detect_format",
     "find_money",
+    "join_grouped_thousands",
     "parse_amount",
     "parse_percent",
 ]
@@ -219,6 +220,18 @@ def _number(number: str, number_format: NumberFormat) -> tuple[Decimal, bool] | 
     except InvalidOperation:
         return None
     return value, bool(frac)
+
+
+# "31 416,22": a text layer prints a thin-space thousands grouping as a plain space, which
+# find_money reads as two numbers unless nothing else on the line could be a number; a run of
+# three-digit groups that ends in two decimals is one amount wherever it stands.
+_SPACE_GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?=[.,]\d{2}(?!\d))")
+
+
+def join_grouped_thousands(text: str) -> str:
+    """``text`` with each space-grouped amount ("31 416,22") joined by narrow no-break spaces,
+    so :func:`find_money` reads it as one amount (same length: offsets are unchanged)."""
+    return _SPACE_GROUPED.sub(lambda m: m.group(0).replace(" ", "\u202f"), text)
 
 
 def find_money(text: str, number_format: NumberFormat = DOT_DECIMAL) -> list[Amount]:

@@ -10,7 +10,6 @@ the one place a candidate becomes numbers; training
 
 from __future__ import annotations
 
-import re
 import statistics
 from collections.abc import Collection, Sequence
 from decimal import Decimal
@@ -20,7 +19,7 @@ import attrs
 from renderkit.parsing._protocol import BBox, Line
 from renderkit.parsing.extract.constraints import amount_refusal
 from renderkit.parsing.extract.keyvalues import KeyValue, Value, where_weight
-from renderkit.parsing.extract.numbers import NumberFormat, find_money
+from renderkit.parsing.extract.numbers import NumberFormat, find_money, join_grouped_thousands
 from renderkit.parsing.layout.model import PageLayout, Segment
 
 __all__ = [
@@ -127,34 +126,27 @@ def amount_candidates(
     pairs: Sequence[KeyValue],
     number_format: NumberFormat,
     quantities: frozenset[Decimal] = frozenset(),
+    extra: Sequence[Segment] = (),
 ) -> list[AmountCandidate]:
     """Every amount (percentages excepted) printed as the value of an amount label (total,
     amount due, subtotal, tax, discount), each with the strongest such label.
 
     These are the amounts the label rules consider, all of them rather than the last of each
-    value, and refused ones too (the refusal is a feature): the ranker decides.
+    value, and refused ones too (the refusal is a feature): the ranker decides. ``extra``:
+    value segments no layout row holds (a column-style totals block's amounts, one each).
     """
     labelled = labels_by_segment(pairs, _AMOUNT_CONCEPTS)
     out: list[AmountCandidate] = []
     for layout in layouts:
         heights = [s.height for row in layout.rows for s in row.segments] or [1.0]
         median = statistics.median(heights) or 1.0
-        for row in layout.rows:
-            for segment in row.segments:
-                labels = labelled.get((segment.page, segment.bbox))
-                if labels:
-                    out += _segment_amounts(segment, labels, median, number_format, quantities)
+        segments = [s for row in layout.rows for s in row.segments]
+        segments += [s for s in extra if s.page == layout.number]
+        for segment in segments:
+            labels = labelled.get((segment.page, segment.bbox))
+            if labels:
+                out += _segment_amounts(segment, labels, median, number_format, quantities)
     return out
-
-
-# "31 416,22": a text layer prints a thin-space thousands grouping as a plain space, which
-# find_money reads as two numbers; joined by a narrow no-break space it reads as one (same
-# length, so offsets are unchanged).
-_SPACE_GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?=[.,]\d{2}(?!\d))")
-
-
-def _join_groups(text: str) -> str:
-    return _SPACE_GROUPED.sub(lambda m: m.group(0).replace(" ", "\u202f"), text)
 
 
 def _segment_amounts(
@@ -164,7 +156,7 @@ def _segment_amounts(
     number_format: NumberFormat,
     quantities: frozenset[Decimal],
 ) -> list[AmountCandidate]:
-    text = _join_groups(segment.text)
+    text = join_grouped_thousands(segment.text)
     amounts = [a for a in find_money(text, number_format) if not a.percent]
     x, y = _centre(segment.bbox)
     out: list[AmountCandidate] = []
