@@ -49,6 +49,16 @@ class BrowserConfig:
             with animations are what pay. Set True for a pool that mostly takes screenshots
             of URLs: with the clock, a fresh-context screenshot costs the browser about a
             quarter less CPU (on the headless shell, 135-145 against 195-200 ms, measured).
+            In a split pool (``split_browsers``) this is the template browser's clock: the
+            page browser always keeps the 60 Hz clock.
+        split_browsers: a local pool runs two Chromiums behind its one fair queue and slot
+            count: a *template browser* for the warm template pages (``capture_fragment``,
+            ``print_fragment``) and a *page browser* for every fresh context (screenshots of
+            URLs and the caller's documents), on the 60 Hz clock. The two want opposite
+            frame clocks (see ``frame_rate_limit``), and strangers' pages no longer share a
+            browser process with the warm template pages. Costs a second browser process
+            (memory: docs/architecture.md, "Two browsers per local pool"). False keeps one
+            browser for everything; remote mode (``cdp_url``) always uses one.
         extra_args: more Chromium flags (local mode).
         user: the account a locally launched Chromium runs as when the process is root
             (name or uid), with Chromium's sandbox on. ``None`` keeps root, which forces
@@ -70,5 +80,6 @@ class BrowserConfig:
     allow_networks: tuple[str, ...] = ()
     spare_contexts: int = attrs.field(default=2, validator=attrs.validators.in_(range(0, 9)))
     frame_rate_limit: bool = False
+    split_browsers: bool = True
     extra_args: tuple[str, ...] = ()
     user: str | int | None = "nobody"

@@ -35,10 +35,12 @@ _PROBE_TIMEOUT = 2.0
 _DROP_TIMEOUT = 1.0
 
 
-def launch_flags(config: BrowserConfig) -> list[str]:
+def launch_flags(config: BrowserConfig, *, frame_rate_limit: bool | None = None) -> list[str]:
     """The Chromium flags ``config`` adds to the pool's own (local mode), its
-    ``extra_args`` last so they can override."""
-    frames = [] if config.frame_rate_limit else [UNLIMITED_FRAMES]
+    ``extra_args`` last so they can override. ``frame_rate_limit`` overrides the config's
+    (a split pool's page browser keeps the 60 Hz clock whatever templates use)."""
+    limit = config.frame_rate_limit if frame_rate_limit is None else frame_rate_limit
+    frames = [] if limit else [UNLIMITED_FRAMES]
     return [*frames, *config.extra_args]
 
 
@@ -51,6 +53,8 @@ class BrowserLifecycle:
         tasks: where background restarts run.
         on_lost: called with a generation as soon as its browser is known to be gone.
         on_teardown: closes the pages of the browser being torn down.
+        frame_rate_limit: overrides ``config.frame_rate_limit`` for this browser.
+        role: what the browser is for, in its log lines ("template browser", say).
     """
 
     def __init__(
@@ -61,8 +65,12 @@ class BrowserLifecycle:
         *,
         on_lost: Callable[[int], None],
         on_teardown: Callable[[], Awaitable[None]],
+        frame_rate_limit: bool | None = None,
+        role: str = "browser",
     ) -> None:
         self._config = config
+        self._frame_rate_limit = frame_rate_limit
+        self.role = role
         self._policy = policy
         self._tasks = tasks
         self._on_lost = on_lost
@@ -151,7 +159,7 @@ class BrowserLifecycle:
 
     def abandon(self, generation: int) -> None:
         """Give up on a hung browser: kill it (local) or drop it (remote), failing its renders."""
-        logger.warning("the browser stopped answering; restarting it")
+        logger.warning("the %s stopped answering; restarting it", self.role)
         if self.process is not None and generation == self._generation:
             self.process.kill_now()
         self._on_lost(generation)
@@ -225,7 +233,7 @@ class BrowserLifecycle:
             await slot.close(timeout=CLOSE_TIMEOUT)
         except (TimeoutError, PlaywrightError):
             if slot.generation == self._generation and self.browser is not None:
-                logger.warning("a browser context would not close; restarting the browser")
+                logger.warning("a context would not close; restarting the %s", self.role)
                 await self.reset(slot.generation)
 
     async def drop_slot(self, slot: Slot) -> None:
@@ -258,7 +266,7 @@ class BrowserLifecycle:
         config = self._config
         endpoint = config.cdp_url
         if endpoint is None:
-            extra = launch_flags(config)
+            extra = launch_flags(config, frame_rate_limit=self._frame_rate_limit)
             if not config.allow_private_network:
                 # Every byte the browser fetches leaves through the policy-enforcing proxy
                 # (redirects and DNS included); "<-loopback>" stops Chromium bypassing it
