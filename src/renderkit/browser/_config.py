@@ -46,11 +46,11 @@ class BrowserConfig:
             page running an animation or a requestAnimationFrame loop draws continuously, a
             whole core while it is open (measured: 4.7 s of CPU in 4 s against 0.3 s). Template
             pages and spares are static; screenshots of animated sites and custom documents
-            with animations are what pay. Set True for a pool that mostly takes screenshots
-            of URLs: with the clock, a fresh-context screenshot costs the browser about a
-            quarter less CPU (on the headless shell, 135-145 against 195-200 ms, measured).
-            In a split pool (``split_browsers``) this is the template browser's clock: the
-            page browser always keeps the 60 Hz clock.
+            with animations are what pay. With the clock, a fresh-context screenshot costs
+            the browser about a quarter less CPU (on the headless shell, 135-145 against
+            195-200 ms, measured), which is why a split pool's page browser always keeps it
+            (``split_browsers``); there this setting is the template browser's clock. Set
+            True on a one-browser pool that mostly takes screenshots of URLs.
         split_browsers: a local pool runs two Chromiums behind its one fair queue and slot
             count: a *template browser* for the warm template pages (``capture_fragment``,
             ``print_fragment``) and a *page browser* for every fresh context (screenshots of
