@@ -4,8 +4,9 @@
 
 Two warm 2-slot local pools in one process: ``one`` (``split_browsers=False``, the pool as it
 was: everything on one Chromium drawing frames on demand) and ``split`` (templates on a
-template browser as before, screenshots of URLs and custom documents on a page browser with
-Chromium's 60 Hz frame clock). Each round runs one batch of each kind on each pool, the pools
+template browser under begin-frame control, screenshots of URLs and custom documents on a
+page browser with Chromium's 60 Hz frame clock). ``--no-begin-frame`` gives the split pool's
+template browser the one browser's way of capturing instead. Each round runs one batch of each kind on each pool, the pools
 in turn (A B A B, their order swapped every round) so machine noise hits both alike:
 
 - ``shot``: ``--batch`` back-to-back screenshots of a static local page at 1280x800 (the page of
@@ -106,14 +107,16 @@ def memory(name: str, pool: ChromiumPool, when: str) -> None:
         )
 
 
-async def main(rounds: int, batch: int) -> None:
+async def main(rounds: int, batch: int, *, begin_frame: bool) -> None:
     with serve() as site:
         site.routes["/"] = (200, "text/html", PAGE)
         url = site.url("/")
         base = {"slots": 2, "allow_networks": ("127.0.0.0/8",)}
         pools = {
             "one": ChromiumPool(BrowserConfig(split_browsers=False, **base)),  # type: ignore[arg-type]
-            "split": ChromiumPool(BrowserConfig(split_browsers=True, **base)),  # type: ignore[arg-type]
+            "split": ChromiumPool(
+                BrowserConfig(split_browsers=True, begin_frame_capture=begin_frame, **base)  # type: ignore[arg-type]
+            ),
         }
         counter = iter(range(10**9))
 
@@ -186,5 +189,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--batch", type=int, default=10)
+    parser.add_argument("--no-begin-frame", action="store_true")
     args = parser.parse_args()
-    asyncio.run(main(args.rounds, args.batch))
+    asyncio.run(main(args.rounds, args.batch, begin_frame=not args.no_begin_frame))

@@ -7,12 +7,15 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from renderkit.browser import BrowserConfig, Capture, ChromiumPool, Shell
-from renderkit.browser._process import UNLIMITED_FRAMES
+from renderkit import render_image
+from renderkit.browser import BrowserConfig, Capture, ChromiumPool, Shell, _cdp, _page
+from renderkit.browser._process import BEGIN_FRAME_CONTROL, UNLIMITED_FRAMES
 
 from ..conftest import open_image
 from ._owners import in_group
@@ -52,9 +55,12 @@ async def test_templates_and_strangers_pages_run_on_two_browsers_with_their_own_
     async with ChromiumPool(BrowserConfig(slots=1)) as pool:
         template, page = pool.browser_pid, pool.page_browser_pid
         assert template is not None and page is not None and template != page
-        # Warm pages draw a frame as soon as one is asked for; strangers' pages keep the
-        # 60 Hz clock, which makes a fresh-context screenshot cheaper.
-        assert UNLIMITED_FRAMES in _flags(template)
+        # Warm pages draw a frame only when a capture asks for one (no clock at all);
+        # strangers' pages keep the 60 Hz clock, which makes a fresh-context screenshot
+        # cheaper, and never run under begin-frame control (their captures would hang).
+        assert set(BEGIN_FRAME_CONTROL) <= set(_flags(template))
+        assert UNLIMITED_FRAMES not in _flags(template)
+        assert not set(BEGIN_FRAME_CONTROL) & set(_flags(page))
         assert UNLIMITED_FRAMES not in _flags(page)
         await _both(pool)
         # The slots are the pool's, whichever browser: one member, one lease per render.
@@ -70,6 +76,84 @@ async def test_a_pool_asked_for_one_browser_runs_everything_on_it() -> None:
         assert pool.browser_pid is not None
         assert pool.page_browser_pid == pool.browser_pid
         assert UNLIMITED_FRAMES in _flags(pool.browser_pid)
+        assert not set(BEGIN_FRAME_CONTROL) & set(_flags(pool.browser_pid))
+
+
+async def test_a_template_browser_without_begin_frame_capture_draws_on_demand() -> None:
+    async with ChromiumPool(BrowserConfig(slots=1, begin_frame_capture=False)) as pool:
+        await _both(pool)
+        assert pool.browser_pid is not None
+        assert UNLIMITED_FRAMES in _flags(pool.browser_pid)
+        assert not set(BEGIN_FRAME_CONTROL) & set(_flags(pool.browser_pid))
+
+
+CARDS = [
+    ("og-card", "gradient", 1),
+    ("og-card", "dark", 2),
+    ("twitter-card", "light", 1.5),
+]
+
+Card = tuple[tuple[int, int], bytes]
+
+
+async def _cards(pool: ChromiumPool, before: Callable[[], None] = lambda: None) -> list[Card]:
+    cards = []
+    for template, background, scale in CARDS:
+        before()
+        data = {"title": f"{template} {background}", "background": background}
+        result = await render_image(
+            {"template": template, "scale": scale, "data": data}, browser=pool
+        )
+        image = open_image(result.content).convert("RGB")
+        cards.append((image.size, image.tobytes()))
+    return cards
+
+
+def _assert_same_pixels(cards: list[Card], expected: list[Card]) -> None:
+    for (size, pixels), (want_size, want), (_, _, scale) in zip(
+        cards, expected, CARDS, strict=True
+    ):
+        assert size == want_size
+        if float(scale).is_integer():
+            assert pixels == want
+        else:
+            # A fractional scale is zoomed on a begin-frame page rather than emulated:
+            # within the one-level noise of two ordinary captures of it.
+            differ = [abs(a - b) for a, b in zip(pixels, want, strict=True) if a != b]
+            assert len(differ) < 100 and max(differ, default=0) <= 1
+
+
+async def test_begin_frame_cards_are_the_pixels_of_ordinary_captures_even_without_damage(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async with ChromiumPool(BrowserConfig(slots=1, begin_frame_capture=False)) as pool:
+        expected = await _cards(pool)
+    async with ChromiumPool(BrowserConfig(slots=1)) as pool:
+        _assert_same_pixels(await _cards(pool), expected)
+        # Frames that come back without a screenshot (no damage, as for the same card
+        # again) are drawn anew, never answered with an earlier render's bytes: here every
+        # frame's screenshot is withheld until the page was redrawn.
+        state = {"redrawn": False, "withheld": 0}
+        send, damage = _cdp.DirectCdp.send, _page.Slot._damage
+
+        async def without_screenshots(
+            self: _cdp.DirectCdp, method: str, params: dict[str, Any] | None = None
+        ) -> dict[str, Any]:
+            reply = await send(self, method, params)
+            if "screenshotData" in reply and not state["redrawn"]:
+                state["withheld"] += 1
+                return {key: value for key, value in reply.items() if key != "screenshotData"}
+            return reply
+
+        async def redraw(self: _page.Slot, session: Any) -> None:
+            await damage(self, session)
+            state["redrawn"] = True
+
+        monkeypatch.setattr(_cdp.DirectCdp, "send", without_screenshots)
+        monkeypatch.setattr(_page.Slot, "_damage", redraw)
+        cards = await _cards(pool, before=lambda: state.update(redrawn=False))
+        assert state["withheld"] >= 2 * len(CARDS)
+    _assert_same_pixels(cards, expected)
 
 
 async def test_a_crashed_template_browser_is_relaunched_alone_and_documents_keep_working() -> None:

@@ -20,7 +20,12 @@ from playwright.async_api import Error as PlaywrightError
 from renderkit.browser._config import BrowserConfig
 from renderkit.browser._egress import EgressDoor, EgressProxy
 from renderkit.browser._page import CLOSE_TIMEOUT, DeviceProfile, Slot, close_target, open_slot
-from renderkit.browser._process import UNLIMITED_FRAMES, ChromiumProcess, launch_chromium
+from renderkit.browser._process import (
+    BEGIN_FRAME_CONTROL,
+    UNLIMITED_FRAMES,
+    ChromiumProcess,
+    launch_chromium,
+)
 from renderkit.browser._tasks import TaskSet
 from renderkit.core.errors import BrowserUnavailableError
 from renderkit.core.netpolicy import UrlPolicy
@@ -35,12 +40,16 @@ _PROBE_TIMEOUT = 2.0
 _DROP_TIMEOUT = 1.0
 
 
-def launch_flags(config: BrowserConfig, *, frame_rate_limit: bool | None = None) -> list[str]:
+def launch_flags(
+    config: BrowserConfig, *, frame_rate_limit: bool | None = None, begin_frame: bool = False
+) -> list[str]:
     """The Chromium flags ``config`` adds to the pool's own (local mode), its
     ``extra_args`` last so they can override. ``frame_rate_limit`` overrides the config's
-    (a split pool's page browser keeps the 60 Hz clock whatever templates use)."""
+    (a split pool's page browser keeps the 60 Hz clock whatever templates use);
+    ``begin_frame``: frames only on demand (a split pool's template browser)."""
     limit = config.frame_rate_limit if frame_rate_limit is None else frame_rate_limit
-    frames = [] if limit else [UNLIMITED_FRAMES]
+    # Under begin-frame control no clock draws frames: there is no rate to lift.
+    frames = list(BEGIN_FRAME_CONTROL) if begin_frame else [] if limit else [UNLIMITED_FRAMES]
     return [*frames, *config.extra_args]
 
 
@@ -54,6 +63,9 @@ class BrowserLifecycle:
         on_lost: called with a generation as soon as its browser is known to be gone.
         on_teardown: closes the pages of the browser being torn down.
         frame_rate_limit: overrides ``config.frame_rate_limit`` for this browser.
+        begin_frame: launch with begin-frame control and make every page with it, captured
+            by ``HeadlessExperimental.beginFrame`` (local mode; only for warm template
+            pages, see ``BEGIN_FRAME_CONTROL``).
         role: what the browser is for, in its log lines ("template browser", say).
     """
 
@@ -66,10 +78,12 @@ class BrowserLifecycle:
         on_lost: Callable[[int], None],
         on_teardown: Callable[[], Awaitable[None]],
         frame_rate_limit: bool | None = None,
+        begin_frame: bool = False,
         role: str = "browser",
     ) -> None:
         self._config = config
         self._frame_rate_limit = frame_rate_limit
+        self._begin_frame = begin_frame and config.cdp_url is None
         self.role = role
         self._policy = policy
         self._tasks = tasks
@@ -174,16 +188,20 @@ class BrowserLifecycle:
             PlaywrightError: the relaunched browser failed too.
         """
         browser = await self.ensure()
-        generation = self._generation
+        generation, session = self._generation, self._probe
         try:
             context, door = await self._new_context(browser)
         except PlaywrightError:
             # The connection looked alive but the browser is gone: relaunch once.
             await self.reset(generation)
             browser = await self.ensure()
-            generation = self._generation
+            generation, session = self._generation, self._probe
             context, door = await self._new_context(browser)
         device = profile if isinstance(profile, DeviceProfile) else None
+        if self._begin_frame and session is None:
+            # A page made without begin-frame control never answers a capture there.
+            msg = "the template browser has no browser-level DevTools session"
+            raise BrowserUnavailableError(msg)
         try:
             return await open_slot(
                 context,
@@ -192,6 +210,7 @@ class BrowserLifecycle:
                 policy=self._policy,
                 profile=device,
                 door=door,
+                frames=session if self._begin_frame else None,
             )
         except BaseException:
             # Half made (or its opening cancelled): nobody else holds the context.
@@ -266,7 +285,9 @@ class BrowserLifecycle:
         config = self._config
         endpoint = config.cdp_url
         if endpoint is None:
-            extra = launch_flags(config, frame_rate_limit=self._frame_rate_limit)
+            extra = launch_flags(
+                config, frame_rate_limit=self._frame_rate_limit, begin_frame=self._begin_frame
+            )
             if not config.allow_private_network:
                 # Every byte the browser fetches leaves through the policy-enforcing proxy
                 # (redirects and DNS included); "<-loopback>" stops Chromium bypassing it

@@ -88,7 +88,11 @@ class ChromiumPool:
         self._pages = self._templates
         if config.split_browsers and config.cdp_url is None:
             self._templates = _PoolBrowser(
-                config, self._policy, self._scheduler, role="template browser"
+                config,
+                self._policy,
+                self._scheduler,
+                role="template browser",
+                begin_frame=config.begin_frame_capture,
             )
             self._pages = _PoolBrowser(
                 config,
@@ -365,6 +369,7 @@ class _PoolBrowser:
         *,
         role: str,
         frame_rate_limit: bool | None = None,
+        begin_frame: bool = False,
     ) -> None:
         tasks = TaskSet()
         self.lifecycle = BrowserLifecycle(
@@ -374,6 +379,7 @@ class _PoolBrowser:
             on_lost=lambda generation: self.watch.lost(generation),
             on_teardown=lambda: self.slots.drop(),
             frame_rate_limit=frame_rate_limit,
+            begin_frame=begin_frame,
             role=role,
         )
         self.slots: SlotPool[Slot] = SlotPool(
