@@ -265,3 +265,30 @@ async def test_closing_a_split_pool_kills_both_browsers_and_their_helpers() -> N
             break
         await asyncio.sleep(0.05)
     assert [in_group(pid) for pid in groups if pid is not None] == [[], []]
+
+
+async def test_cards_rendered_at_once_on_the_begin_frame_browser_are_each_their_own() -> None:
+    titles = [f"Card number {i}" for i in range(8)]
+
+    async def card(pool: ChromiumPool, title: str) -> bytes:
+        request = {"template": "og-card", "scale": 1, "data": {"title": title}}
+        result = await render_image(request, browser=pool)
+        return open_image(result.content).convert("RGB").tobytes()
+
+    async with ChromiumPool(BrowserConfig(slots=1, begin_frame_capture=False)) as pool:
+        expected = [await card(pool, title) for title in titles]
+    assert len(set(expected)) == len(titles)
+    # Four clients on two slots: frames of two pages are asked for at once, and each
+    # render must get its own card's pixels (begin-frame frames are drawn one at a time).
+    async with ChromiumPool(BrowserConfig(slots=2)) as pool:
+        queue = list(titles)
+        got: dict[str, bytes] = {}
+
+        async def client() -> None:
+            while queue:
+                title = queue.pop()
+                got[title] = await card(pool, title)
+
+        await asyncio.gather(*(client() for _ in range(4)))
+        assert pool.launches == 1
+    assert [got[title] for title in titles] == expected

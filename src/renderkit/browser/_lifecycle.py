@@ -84,6 +84,8 @@ class BrowserLifecycle:
         self._config = config
         self._frame_rate_limit = frame_rate_limit
         self._begin_frame = begin_frame and config.cdp_url is None
+        #: Orders the frames of the browser's begin-frame pages (see ``Slot._draw``).
+        self._frame_lock = asyncio.Lock()
         self.role = role
         self._policy = policy
         self._tasks = tasks
@@ -211,6 +213,7 @@ class BrowserLifecycle:
                 profile=device,
                 door=door,
                 frames=session if self._begin_frame else None,
+                frame_lock=self._frame_lock,
             )
         except BaseException:
             # Half made (or its opening cancelled): nobody else holds the context.

@@ -95,9 +95,15 @@ class Slot:
     door: EgressDoor | None = None
     inflight: int = 0
     activity: asyncio.Event = attrs.Factory(asyncio.Event)
-    #: The page was made with begin-frame control: it draws only the frames it is asked
-    #: for, and is captured by ``HeadlessExperimental.beginFrame`` (see :meth:`_draw`).
-    begin_frame: bool = False
+    #: Set when the page was made with begin-frame control: it draws only the frames it is
+    #: asked for, captured by ``HeadlessExperimental.beginFrame`` (see :meth:`_draw`), one
+    #: at a time over the browser's pages, which this lock (the browser's) orders.
+    frame_lock: asyncio.Lock | None = None
+
+    @property
+    def begin_frame(self) -> bool:
+        """True for a page under begin-frame control."""
+        return self.frame_lock is not None
 
     def is_open(self) -> bool:
         """False once the page was closed (a crashed renderer, say)."""
@@ -297,23 +303,30 @@ class Slot:
         again, so the next frame is a whole new drawing of the current card (bytes are
         never kept from an earlier render).
 
+        Frames of two pages begun at once came back without screenshots (most of them, with
+        4 clients on 2 slots; and the browser once died after), so a browser's frames are
+        drawn one at a time; the renders' own work (``window.__rk.render``) still runs side
+        by side.
+
         Raises:
             RenderError: no frame brought a screenshot.
         """
+        assert self.frame_lock is not None  # only called for begin-frame pages
         session = self.direct or self.cdp
         shot: dict[str, Any] = {"format": capture.format, "optimizeForSpeed": True}
         if capture.format != "png":
             shot["quality"] = capture.quality
-        for attempt in range(_DRAW_TRIES):
-            if attempt == 1:
-                # The first frame after a load: one more frame settles the pipeline.
-                await session.send("HeadlessExperimental.beginFrame", {})
-            elif attempt == 2:
-                await self._damage(session)
-            reply = await session.send("HeadlessExperimental.beginFrame", {"screenshot": shot})
-            data = reply.get("screenshotData")
-            if data:
-                return base64.b64decode(data)
+        async with self.frame_lock:
+            for attempt in range(_DRAW_TRIES):
+                if attempt == 1:
+                    # The first frame after a load: one more frame settles the pipeline.
+                    await session.send("HeadlessExperimental.beginFrame", {})
+                elif attempt == 2:
+                    await self._damage(session)
+                reply = await session.send("HeadlessExperimental.beginFrame", {"screenshot": shot})
+                data = reply.get("screenshotData")
+                if data:
+                    return base64.b64decode(data)
         msg = "the browser drew no frame to capture"
         raise RenderError(msg)
 
@@ -381,12 +394,14 @@ async def open_slot(
     profile: DeviceProfile | None = None,
     door: EgressDoor | None = None,
     frames: CDPSession | None = None,
+    frame_lock: asyncio.Lock | None = None,
 ) -> Slot:
     """The page of a new ``context``, locked down and guarded.
 
     ``frames``: a browser-level session of a browser under begin-frame control; the page is
     then made through it with ``enableBeginFrameControl`` (Playwright adopts it as the
-    context's page) and captured by ``HeadlessExperimental.beginFrame``.
+    context's page) and captured by ``HeadlessExperimental.beginFrame``, one frame at a time
+    over the browser's pages under ``frame_lock`` (the browser's).
 
     ``endpoint``, the browser's DevTools URL, opens a direct connection to the page for
     bulky results; None leaves them to Playwright's session. ``profile``: the device the
@@ -415,7 +430,7 @@ async def open_slot(
         guard=guard,
         generation=generation,
         door=door,
-        begin_frame=frames is not None,
+        frame_lock=(frame_lock or asyncio.Lock()) if frames is not None else None,
     )
     if endpoint is not None:
         slot.direct = await _open_direct(cdp, endpoint)
