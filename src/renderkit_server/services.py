@@ -384,6 +384,7 @@ def browser_config(settings: Settings) -> BrowserConfig:
         tenant_queue=settings.browser_tenant_queue,
         queue_timeout=settings.browser_queue_timeout,
         user=settings.browser_user,
+        split_browsers=settings.browser_split,
         render_timeout=settings.render_timeout,
         document_timeout=settings.document_timeout,
         screenshot_timeout=settings.screenshot_timeout,

@@ -114,6 +114,7 @@ _ENV: dict[str, tuple[str, Any]] = {
     "BROWSER_TENANT_QUEUE": ("browser_tenant_queue", _int),
     "BROWSER_QUEUE_TIMEOUT": ("browser_queue_timeout", _float),
     "BROWSER_USER": ("browser_user", _user),
+    "BROWSER_SPLIT": ("browser_split", _bool),
     "RENDER_TIMEOUT": ("render_timeout", _float),
     "PDF_MAX_PAGES": ("pdf_max_pages", _int),
     "DOCUMENT_TIMEOUT": ("document_timeout", _float),
@@ -273,6 +274,9 @@ class Settings:
         browser_user: the account (name or uid) a local Chromium runs as when the server
             runs as root, with Chromium's sandbox on; ``root`` keeps root and turns the
             sandbox off (logged as a warning).
+        browser_split: the local pool runs two Chromiums, one for template pages and one
+            for screenshots and custom HTML (``BrowserConfig.split_browsers``); false keeps
+            one, which saves a browser's memory.
         plans: per-plan limit overrides from the TOML config file (``[plans.starter]``...).
         speech_provider: ``local`` (espeak-ng, default) or ``elevenlabs``.
         elevenlabs_api_key: the ElevenLabs key, with speech_provider ``elevenlabs``.
@@ -422,6 +426,7 @@ class Settings:
     browser_tenant_queue: int = 4
     browser_queue_timeout: float = 10.0
     browser_user: str | int = "nobody"
+    browser_split: bool = True
     render_timeout: float = 20.0
     pdf_max_pages: int = 500
     document_timeout: float = 10.0

@@ -27,7 +27,9 @@ async def main():
     pool = ChromiumPool(BrowserConfig(slots=1))
     await pool.__aenter__()
     await render_image({"template": "og-card", "data": {"title": "x"}}, browser=pool)
-    print(pool.browser_pid, flush=True)
+    await render_image({"template": "custom", "html": "<p>x</p>"}, browser=pool)
+    # Both browsers of the pool: the template browser and the page browser.
+    print(pool.browser_pid, pool.page_browser_pid, flush=True)
     await asyncio.sleep(60)
 
 asyncio.run(main())
@@ -41,18 +43,20 @@ def test_no_browser_process_survives_its_server_killed_with_sigkill() -> None:
     )
     try:
         assert owner.stdout is not None
-        browser_pid = int(owner.stdout.readline())
+        browser_pids = [int(pid) for pid in owner.stdout.readline().split()]
+        assert len(set(browser_pids)) == 2
         marked = marked_by(owner.pid)
-        assert browser_pid in marked
-        assert len(marked) >= 2  # the warden and the browser
-        group = in_group(browser_pid)  # the browser leads its group: itself and its helpers
-        assert len(group) > 2
+        assert set(browser_pids) <= set(marked)
+        assert len(marked) >= 4  # each browser and its warden
+        for browser_pid in browser_pids:
+            # A browser leads its group: itself and its helpers.
+            assert len(in_group(browser_pid)) > 2
         owner.send_signal(signal.SIGKILL)
         owner.wait(timeout=5)
         deadline = time.monotonic() + 5
-        while (left := marked_by(owner.pid) + in_group(browser_pid)) and (
-            time.monotonic() < deadline
-        ):
+        while (
+            left := marked_by(owner.pid) + [p for pid in browser_pids for p in in_group(pid)]
+        ) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert left == []
     finally:

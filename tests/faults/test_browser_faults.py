@@ -166,7 +166,8 @@ async def test_killed_browser_fails_inflight_renders_at_once_and_the_next_succee
     busy = "<script>const t=Date.now();while(Date.now()-t<1200){}</script>"
     slow = {"template": "custom", "html": busy}
     await client.post("/api/image", json=OG_CARD, headers=headers)  # launch and warm
-    pid = pool.browser_pid
+    # The renders below are custom documents: they run on the page browser.
+    pid = pool.page_browser_pid
     assert pid is not None
 
     async def render(i: int) -> tuple[int, dict[str, Any], dict[str, str], float]:

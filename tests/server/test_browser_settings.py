@@ -1,4 +1,4 @@
-"""The browser's account is an operator setting that reaches the pool's configuration."""
+"""The browser's account and split are operator settings that reach the pool's configuration."""
 
 from __future__ import annotations
 
@@ -28,6 +28,12 @@ from .conftest import ADMIN
 def test_browser_user_setting_reaches_the_pool_config(value: str | None, user: str | int) -> None:
     environ = {} if value is None else {"RENDERKIT_BROWSER_USER": value}
     assert browser_config(Settings.from_env(environ)).user == user
+
+
+@pytest.mark.parametrize(("value", "split"), [(None, True), ("false", False), ("true", True)])
+def test_the_split_browser_setting_reaches_the_pool_config(value: str | None, split: bool) -> None:
+    environ = {} if value is None else {"RENDERKIT_BROWSER_SPLIT": value}
+    assert browser_config(Settings.from_env(environ)).split_browsers is split
 
 
 class _IsolatedBrowser(FakeBrowser):

@@ -46,9 +46,26 @@ class BrowserConfig:
             page running an animation or a requestAnimationFrame loop draws continuously, a
             whole core while it is open (measured: 4.7 s of CPU in 4 s against 0.3 s). Template
             pages and spares are static; screenshots of animated sites and custom documents
-            with animations are what pay. Set True for a pool that mostly takes screenshots
-            of URLs: with the clock, a fresh-context screenshot costs the browser about a
-            quarter less CPU (on the headless shell, 135-145 against 195-200 ms, measured).
+            with animations are what pay. With the clock, a fresh-context screenshot costs
+            the browser about a quarter less CPU (on the headless shell, 135-145 against
+            195-200 ms, measured), which is why a split pool's page browser always keeps it
+            (``split_browsers``); there this setting is the template browser's clock if
+            ``begin_frame_capture`` is off (under begin-frame control no clock runs). Set
+            True on a one-browser pool that mostly takes screenshots of URLs.
+        split_browsers: a local pool runs two Chromiums behind its one fair queue and slot
+            count: a *template browser* for the warm template pages (``capture_fragment``,
+            ``print_fragment``) and a *page browser* for every fresh context (screenshots of
+            URLs and the caller's documents), on the 60 Hz clock. The two want opposite
+            frame clocks (see ``frame_rate_limit``), and strangers' pages no longer share a
+            browser process with the warm template pages. Costs a second browser process
+            (memory: docs/architecture.md, "Two browsers per local pool"). False keeps one
+            browser for everything; remote mode (``cdp_url``) always uses one.
+        begin_frame_capture: a split pool's template browser runs under begin-frame control
+            (``--enable-begin-frame-control``): it draws a frame only when a capture asks
+            for one (``HeadlessExperimental.beginFrame``), neither waiting for a clock's tick
+            nor drawing frames nobody captures; measured, about a third less Chromium CPU per
+            og-card (docs/architecture.md, "Two browsers per local pool"). False captures its
+            pages as the page browser does.
         extra_args: more Chromium flags (local mode).
         user: the account a locally launched Chromium runs as when the process is root
             (name or uid), with Chromium's sandbox on. ``None`` keeps root, which forces
@@ -70,5 +87,7 @@ class BrowserConfig:
     allow_networks: tuple[str, ...] = ()
     spare_contexts: int = attrs.field(default=2, validator=attrs.validators.in_(range(0, 9)))
     frame_rate_limit: bool = False
+    split_browsers: bool = True
+    begin_frame_capture: bool = True
     extra_args: tuple[str, ...] = ()
     user: str | int | None = "nobody"

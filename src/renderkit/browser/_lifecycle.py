@@ -20,7 +20,12 @@ from playwright.async_api import Error as PlaywrightError
 from renderkit.browser._config import BrowserConfig
 from renderkit.browser._egress import EgressDoor, EgressProxy
 from renderkit.browser._page import CLOSE_TIMEOUT, DeviceProfile, Slot, close_target, open_slot
-from renderkit.browser._process import UNLIMITED_FRAMES, ChromiumProcess, launch_chromium
+from renderkit.browser._process import (
+    BEGIN_FRAME_CONTROL,
+    UNLIMITED_FRAMES,
+    ChromiumProcess,
+    launch_chromium,
+)
 from renderkit.browser._tasks import TaskSet
 from renderkit.core.errors import BrowserUnavailableError
 from renderkit.core.netpolicy import UrlPolicy
@@ -35,10 +40,16 @@ _PROBE_TIMEOUT = 2.0
 _DROP_TIMEOUT = 1.0
 
 
-def launch_flags(config: BrowserConfig) -> list[str]:
+def launch_flags(
+    config: BrowserConfig, *, frame_rate_limit: bool | None = None, begin_frame: bool = False
+) -> list[str]:
     """The Chromium flags ``config`` adds to the pool's own (local mode), its
-    ``extra_args`` last so they can override."""
-    frames = [] if config.frame_rate_limit else [UNLIMITED_FRAMES]
+    ``extra_args`` last so they can override. ``frame_rate_limit`` overrides the config's
+    (a split pool's page browser keeps the 60 Hz clock whatever templates use);
+    ``begin_frame``: frames only on demand (a split pool's template browser)."""
+    limit = config.frame_rate_limit if frame_rate_limit is None else frame_rate_limit
+    # Under begin-frame control no clock draws frames: there is no rate to lift.
+    frames = list(BEGIN_FRAME_CONTROL) if begin_frame else [] if limit else [UNLIMITED_FRAMES]
     return [*frames, *config.extra_args]
 
 
@@ -51,6 +62,11 @@ class BrowserLifecycle:
         tasks: where background restarts run.
         on_lost: called with a generation as soon as its browser is known to be gone.
         on_teardown: closes the pages of the browser being torn down.
+        frame_rate_limit: overrides ``config.frame_rate_limit`` for this browser.
+        begin_frame: launch with begin-frame control and make every page with it, captured
+            by ``HeadlessExperimental.beginFrame`` (local mode; only for warm template
+            pages, see ``BEGIN_FRAME_CONTROL``).
+        role: what the browser is for, in its log lines ("template browser", say).
     """
 
     def __init__(
@@ -61,8 +77,16 @@ class BrowserLifecycle:
         *,
         on_lost: Callable[[int], None],
         on_teardown: Callable[[], Awaitable[None]],
+        frame_rate_limit: bool | None = None,
+        begin_frame: bool = False,
+        role: str = "browser",
     ) -> None:
         self._config = config
+        self._frame_rate_limit = frame_rate_limit
+        self._begin_frame = begin_frame and config.cdp_url is None
+        #: Orders the frames of the browser's begin-frame pages (see ``Slot._draw``).
+        self._frame_lock = asyncio.Lock()
+        self.role = role
         self._policy = policy
         self._tasks = tasks
         self._on_lost = on_lost
@@ -151,7 +175,7 @@ class BrowserLifecycle:
 
     def abandon(self, generation: int) -> None:
         """Give up on a hung browser: kill it (local) or drop it (remote), failing its renders."""
-        logger.warning("the browser stopped answering; restarting it")
+        logger.warning("the %s stopped answering; restarting it", self.role)
         if self.process is not None and generation == self._generation:
             self.process.kill_now()
         self._on_lost(generation)
@@ -166,16 +190,20 @@ class BrowserLifecycle:
             PlaywrightError: the relaunched browser failed too.
         """
         browser = await self.ensure()
-        generation = self._generation
+        generation, session = self._generation, self._probe
         try:
             context, door = await self._new_context(browser)
         except PlaywrightError:
             # The connection looked alive but the browser is gone: relaunch once.
             await self.reset(generation)
             browser = await self.ensure()
-            generation = self._generation
+            generation, session = self._generation, self._probe
             context, door = await self._new_context(browser)
         device = profile if isinstance(profile, DeviceProfile) else None
+        if self._begin_frame and session is None:
+            # A page made without begin-frame control never answers a capture there.
+            msg = "the template browser has no browser-level DevTools session"
+            raise BrowserUnavailableError(msg)
         try:
             return await open_slot(
                 context,
@@ -184,6 +212,8 @@ class BrowserLifecycle:
                 policy=self._policy,
                 profile=device,
                 door=door,
+                frames=session if self._begin_frame else None,
+                frame_lock=self._frame_lock,
             )
         except BaseException:
             # Half made (or its opening cancelled): nobody else holds the context.
@@ -225,7 +255,7 @@ class BrowserLifecycle:
             await slot.close(timeout=CLOSE_TIMEOUT)
         except (TimeoutError, PlaywrightError):
             if slot.generation == self._generation and self.browser is not None:
-                logger.warning("a browser context would not close; restarting the browser")
+                logger.warning("a context would not close; restarting the %s", self.role)
                 await self.reset(slot.generation)
 
     async def drop_slot(self, slot: Slot) -> None:
@@ -258,7 +288,9 @@ class BrowserLifecycle:
         config = self._config
         endpoint = config.cdp_url
         if endpoint is None:
-            extra = launch_flags(config)
+            extra = launch_flags(
+                config, frame_rate_limit=self._frame_rate_limit, begin_frame=self._begin_frame
+            )
             if not config.allow_private_network:
                 # Every byte the browser fetches leaves through the policy-enforcing proxy
                 # (redirects and DNS included); "<-loopback>" stops Chromium bypassing it

@@ -25,6 +25,7 @@ from renderkit.browser._egress import EgressDoor
 from renderkit.browser._guard import PageGuard
 from renderkit.browser._lockdown import LOCKDOWN_SCRIPT
 from renderkit.browser._protocol import Capture, PageShot, PdfOptions
+from renderkit.core.errors import RenderError
 from renderkit.core.netpolicy import UrlPolicy
 
 __all__ = ["CLOSE_TIMEOUT", "DeviceProfile", "Slot", "close_target", "open_slot"]
@@ -35,6 +36,8 @@ logger = logging.getLogger("renderkit.browser")
 CLOSE_TIMEOUT = 5.0
 #: Seconds a hung page gets to be closed through DevTools before the context is closed.
 _KILL_TIMEOUT = 1.0
+#: Frames a begin-frame capture asks for before giving up (see ``Slot._draw``).
+_DRAW_TRIES = 3
 
 
 @attrs.frozen(kw_only=True)
@@ -92,6 +95,15 @@ class Slot:
     door: EgressDoor | None = None
     inflight: int = 0
     activity: asyncio.Event = attrs.Factory(asyncio.Event)
+    #: Set when the page was made with begin-frame control: it draws only the frames it is
+    #: asked for, captured by ``HeadlessExperimental.beginFrame`` (see :meth:`_draw`), one
+    #: at a time over the browser's pages, which this lock (the browser's) orders.
+    frame_lock: asyncio.Lock | None = None
+
+    @property
+    def begin_frame(self) -> bool:
+        """True for a page under begin-frame control."""
+        return self.frame_lock is not None
 
     def is_open(self) -> bool:
         """False once the page was closed (a crashed renderer, say)."""
@@ -193,7 +205,7 @@ class Slot:
         it, which draws it once more (Chromium's PageHandler::CaptureScreenshot; measured:
         a fifth of a 2x og-card's CPU, issue #30).
         """
-        width, height, scale, zoom = _framing(capture)
+        width, height, scale, zoom = _framing(capture, any_zoom=self.begin_frame)
         sent = await self.set_metrics(width, height, scale)
         # Only a zoom that changed is sent, and again after new metrics (which reset it).
         if zoom != self.zoom or (sent and zoom != 1):
@@ -202,7 +214,7 @@ class Slot:
     def is_framed_for(self, capture: Capture) -> bool:
         """True when :meth:`frame` has nothing to send for ``capture``: a page framed for
         another scale takes a relayout and a new raster of the whole page to reframe."""
-        width, height, scale, zoom = _framing(capture)
+        width, height, scale, zoom = _framing(capture, any_zoom=self.begin_frame)
         return self.metrics == (width, height, scale) and self.zoom == zoom
 
     async def _set_zoom(self, zoom: float) -> None:
@@ -276,9 +288,57 @@ class Slot:
         a clip draws differently.
         """
         await self.frame(capture)
+        if self.begin_frame:
+            return await self._draw(capture)
         if capture.scale != self.zoom:
             return await self.capture(capture)
         return await self._screenshot(capture, {})
+
+    async def _draw(self, capture: Capture) -> bytes:
+        """Draw one frame of a begin-frame page and take its screenshot: the viewport, which
+        :meth:`frame` made the card at its scale.
+
+        A frame without damage (the same card again, or the first frame after the shell
+        loaded) comes back without a screenshot; then the page is drawn hidden once and shown
+        again, so the next frame is a whole new drawing of the current card (bytes are
+        never kept from an earlier render).
+
+        Frames of two pages begun at once came back without screenshots (most of them, with
+        4 clients on 2 slots; and the browser once died after), so a browser's frames are
+        drawn one at a time; the renders' own work (``window.__rk.render``) still runs side
+        by side.
+
+        Raises:
+            RenderError: no frame brought a screenshot.
+        """
+        assert self.frame_lock is not None  # only called for begin-frame pages
+        session = self.direct or self.cdp
+        shot: dict[str, Any] = {"format": capture.format, "optimizeForSpeed": True}
+        if capture.format != "png":
+            shot["quality"] = capture.quality
+        async with self.frame_lock:
+            for attempt in range(_DRAW_TRIES):
+                if attempt == 1:
+                    # The first frame after a load: one more frame settles the pipeline.
+                    await session.send("HeadlessExperimental.beginFrame", {})
+                elif attempt == 2:
+                    await self._damage(session)
+                reply = await session.send("HeadlessExperimental.beginFrame", {"screenshot": shot})
+                data = reply.get("screenshotData")
+                if data:
+                    return base64.b64decode(data)
+        msg = "the browser drew no frame to capture"
+        raise RenderError(msg)
+
+    async def _damage(self, session: DirectCdp | CDPSession) -> None:
+        """Make the next frame draw the whole viewport anew: the page is drawn hidden for a
+        frame, then shown again and drawn once more before the frame that is captured (a
+        screenshot taken right after showing it again came back still hidden)."""
+        toggle = "document.documentElement.style.visibility = %s"
+        await session.send("Runtime.evaluate", {"expression": toggle % "'hidden'"})
+        await session.send("HeadlessExperimental.beginFrame", {})
+        await session.send("Runtime.evaluate", {"expression": toggle % "''"})
+        await session.send("HeadlessExperimental.beginFrame", {})
 
     async def _screenshot(self, capture: Capture, box: dict[str, Any]) -> bytes:
         params: dict[str, Any] = {
@@ -314,10 +374,14 @@ class Slot:
         return self.door.refused_since(moment) if self.door is not None else []
 
 
-def _framing(capture: Capture) -> tuple[int, int, float, float]:
-    """The viewport (CSS size, device scale) and page zoom that show ``capture``."""
+def _framing(capture: Capture, *, any_zoom: bool = False) -> tuple[int, int, float, float]:
+    """The viewport (CSS size, device scale) and page zoom that show ``capture``.
+
+    ``any_zoom``: a fractional scale is zoomed too (a begin-frame page, whose screenshots
+    are taken at device scale 1 whatever the emulated one).
+    """
     scale = float(capture.scale)
-    zoom = scale if scale > 1 and scale.is_integer() else 1.0
+    zoom = scale if scale > 1 and (any_zoom or scale.is_integer()) else 1.0
     return round(capture.width * zoom), round(capture.height * zoom), scale / zoom, zoom
 
 
@@ -329,8 +393,15 @@ async def open_slot(
     policy: UrlPolicy,
     profile: DeviceProfile | None = None,
     door: EgressDoor | None = None,
+    frames: CDPSession | None = None,
+    frame_lock: asyncio.Lock | None = None,
 ) -> Slot:
     """The page of a new ``context``, locked down and guarded.
+
+    ``frames``: a browser-level session of a browser under begin-frame control; the page is
+    then made through it with ``enableBeginFrameControl`` (Playwright adopts it as the
+    context's page) and captured by ``HeadlessExperimental.beginFrame``, one frame at a time
+    over the browser's pages under ``frame_lock`` (the browser's).
 
     ``endpoint``, the browser's DevTools URL, opens a direct connection to the page for
     bulky results; None leaves them to Playwright's session. ``profile``: the device the
@@ -349,10 +420,18 @@ async def open_slot(
     """
     # Before the first page exists, so no document ever sees WebRTC (remote mode too).
     await context.add_init_script(LOCKDOWN_SCRIPT)
-    page = await context.new_page()
+    page = await (context.new_page() if frames is None else _begin_frame_page(context, frames))
     cdp = await context.new_cdp_session(page)
     guard = PageGuard(policy=policy, page=page)
-    slot = Slot(context=context, page=page, cdp=cdp, guard=guard, generation=generation, door=door)
+    slot = Slot(
+        context=context,
+        page=page,
+        cdp=cdp,
+        guard=guard,
+        generation=generation,
+        door=door,
+        frame_lock=(frame_lock or asyncio.Lock()) if frames is not None else None,
+    )
     if endpoint is not None:
         slot.direct = await _open_direct(cdp, endpoint)
     slot.track_network()
@@ -363,6 +442,31 @@ async def open_slot(
     if profile is not None:
         await slot.prepare(profile)
     return slot
+
+
+async def _begin_frame_page(context: BrowserContext, frames: CDPSession) -> Page:
+    """A page of ``context`` made with begin-frame control, as Playwright's page of it.
+
+    Playwright makes its pages without it and keeps its context's DevTools id to itself,
+    so a first page tells the id (``Target.getTargetInfo``) and is closed once the page
+    made through ``frames`` was adopted (its init scripts, the lockdown, run in it too).
+    """
+    first = await context.new_page()
+    try:
+        session = await context.new_cdp_session(first)
+        info = (await session.send("Target.getTargetInfo"))["targetInfo"]
+        async with context.expect_page() as adopted:
+            await frames.send(
+                "Target.createTarget",
+                {
+                    "url": "about:blank",
+                    "browserContextId": info["browserContextId"],
+                    "enableBeginFrameControl": True,
+                },
+            )
+        return await adopted.value
+    finally:
+        await first.close()
 
 
 async def _open_direct(cdp: CDPSession, endpoint: str) -> DirectCdp | None:

@@ -1,13 +1,20 @@
 """A pool of warm Chromium pages: the real :class:`~renderkit.browser.Browser`.
 
-One long-lived Chromium (launched locally, or reached over CDP for a browser fleet such as
-Browserless or ``chromium --remote-debugging-port``) serves every render. Each slot is its own
+A long-lived Chromium (launched locally, or reached over CDP for a browser fleet such as
+Browserless or ``chromium --remote-debugging-port``) serves the renders. Each slot is its own
 browser context, so slots never share a renderer process and two renders run on two cores.
 Template renders reuse a slot's warm page: the shell (fonts, CSS, script) is loaded once and
 each render only swaps the DOM, which is what makes a render take tens of milliseconds.
 Custom documents get a fresh context each, so untrusted pages never share cookies, storage or
 cache. A render that fails or times out costs its slot; a browser that dies or hangs is
 relaunched (local mode) or reconnected (remote mode) on the next render.
+
+A local pool runs two Chromiums (``BrowserConfig.split_browsers``): the *template browser*
+holds the warm template pages and draws frames on demand; the *page browser* holds every
+fresh context (screenshots of URLs, the caller's documents) on Chromium's 60 Hz clock, which
+makes a fresh-context screenshot cheaper and slows templates (docs/architecture.md, "Two
+browsers per local pool"). Each has its own lifecycle and watch; both take their leases from
+the pool's one fair scheduler, so ``slots``, queues and tenants are the pool's.
 
 :class:`ChromiumPool` only assembles the parts, as httpcore's connection pool does:
 
@@ -20,6 +27,7 @@ relaunched (local mode) or reconnected (remote mode) on the next render.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -29,7 +37,14 @@ from playwright.async_api import Browser as PlaywrightBrowser
 from renderkit.browser import _capture as capture_steps
 from renderkit.browser._capture import shell_document as _shell_document  # noqa: F401  # tests
 from renderkit.browser._config import BrowserConfig
-from renderkit.browser._fair import ANONYMOUS, DEFAULT_CLASS, Lease, Tenant, TenantClass
+from renderkit.browser._fair import (
+    ANONYMOUS,
+    DEFAULT_CLASS,
+    FairScheduler,
+    Lease,
+    Tenant,
+    TenantClass,
+)
 from renderkit.browser._lifecycle import BrowserLifecycle
 from renderkit.browser._page import DeviceProfile, Slot
 from renderkit.browser._protocol import Capture, PageCapture, PageShot, PdfOptions, Shell
@@ -57,28 +72,35 @@ class ChromiumPool:
 
     def __init__(self, config: BrowserConfig | None = None, **options: Any) -> None:
         """Create a pool from ``config`` or from :class:`BrowserConfig` keyword options."""
-        self.config = config if config is not None else BrowserConfig(**options)
+        self.config = config = config if config is not None else BrowserConfig(**options)
         self._policy = UrlPolicy(
-            allow_private=self.config.allow_private_network,
-            allow_networks=self.config.allow_networks,
+            allow_private=config.allow_private_network,
+            allow_networks=config.allow_networks,
         )
-        tasks = TaskSet()
-        self._lifecycle = BrowserLifecycle(
-            self.config,
-            self._policy,
-            tasks,
-            on_lost=lambda generation: self._watch.lost(generation),
-            on_teardown=lambda: self._slots.drop(),
+        # One lease per render, over both browsers: ``slots`` bounds all renders together
+        # and the tenants' fairness and queue limits are the pool's, whichever browser.
+        self._scheduler = FairScheduler(
+            slots=config.slots, max_queue=config.max_queue, tenant_queue=config.tenant_queue
         )
-        self._slots: SlotPool[Slot] = SlotPool(
-            self._lifecycle,
-            tasks,
-            slots=self.config.slots,
-            max_queue=self.config.max_queue,
-            tenant_queue=self.config.tenant_queue,
-            spare_contexts=self.config.spare_contexts,
-        )
-        self._watch = RenderWatch(self._lifecycle)
+        #: The browser of the warm template pages.
+        self._templates = _PoolBrowser(config, self._policy, self._scheduler, role="browser")
+        #: The browser of fresh contexts (strangers' pages): the same one unless split.
+        self._pages = self._templates
+        if config.split_browsers and config.cdp_url is None:
+            self._templates = _PoolBrowser(
+                config,
+                self._policy,
+                self._scheduler,
+                role="template browser",
+                begin_frame=config.begin_frame_capture,
+            )
+            self._pages = _PoolBrowser(
+                config,
+                self._policy,
+                self._scheduler,
+                role="page browser",
+                frame_rate_limit=True,
+            )
 
     async def __aenter__(self) -> ChromiumPool:
         try:
@@ -92,40 +114,56 @@ class ChromiumPool:
         await self.aclose()
 
     async def start(self) -> None:
-        """Launch (or connect to) the browser now rather than on the first render.
+        """Launch (or connect to) the browser now rather than on the first render (both
+        browsers of a split pool, at once).
 
         Raises:
             BrowserUnavailableError: Chromium could not be started or reached.
         """
-        await self._lifecycle.ensure()
+        await asyncio.gather(*(member.lifecycle.ensure() for member in self._members))
 
     async def version(self) -> str:
-        """The browser's product version, e.g. ``156.0.8078.73``."""
-        browser = await self._lifecycle.ensure()
+        """The browser's product version, e.g. ``156.0.8078.73`` (the template browser's;
+        a split pool's two run the same binary)."""
+        browser = await self._templates.lifecycle.ensure()
         return browser.version
 
     @property
     def connected(self) -> bool:
-        """True while the pool holds a live browser connection."""
-        return self._lifecycle.connected
+        """True while the pool holds a live connection to its browser (to both, split)."""
+        return all(member.lifecycle.connected for member in self._members)
 
     @property
     def launches(self) -> int:
-        """How many times a browser was launched or connected (relaunches included)."""
-        return self._lifecycle.launches
+        """How many times the template browser (the only one unless split) was launched or
+        connected, relaunches included; :attr:`page_launches` counts the page browser's."""
+        return self._templates.lifecycle.launches
+
+    @property
+    def page_launches(self) -> int:
+        """How many times the browser of fresh contexts was launched, relaunches included
+        (the same count as :attr:`launches` unless the pool is split)."""
+        return self._pages.lifecycle.launches
 
     async def aclose(self) -> None:
-        """Close every page, the browser connection and a locally launched Chromium."""
-        await self._lifecycle.aclose()
+        """Close every page, the browser connections and locally launched Chromiums."""
+        await asyncio.gather(*(member.lifecycle.aclose() for member in self._members))
 
     def stats(self) -> BrowserStats:
-        """Slots, busy and queued renders, and whether the browser is connected."""
+        """Slots, busy and queued renders, and whether the browser is connected.
+
+        One member however many browsers run: the slots are shared, and a split pool is
+        healthy only while both of its browsers are (each serves renders of its own kind).
+        """
         cdp_url = self.config.cdp_url
-        scheduler = self._slots.scheduler
+        scheduler = self._scheduler
         member = MemberStats(
             endpoint=redact_endpoint(cdp_url) if cdp_url is not None else "local",
             # A local browser not launched yet is launched by the next render.
-            healthy=self.connected or (cdp_url is None and not self._lifecycle.closed),
+            healthy=all(
+                each.lifecycle.connected or (cdp_url is None and not each.lifecycle.closed)
+                for each in self._members
+            ),
             slots=self.config.slots,
             busy=scheduler.busy,
             queued=scheduler.waiting,
@@ -146,25 +184,56 @@ class ChromiumPool:
 
     @property
     def browser_pid(self) -> int | None:
-        """Process id of the locally launched Chromium (None in remote mode or before start)."""
-        process = self._lifecycle.process
-        return process.pid or None if process is not None else None
+        """Process id of the locally launched Chromium templates render on (None in remote
+        mode or before start); :attr:`page_browser_pid` is the page browser's."""
+        return self._templates.pid
+
+    @property
+    def page_browser_pid(self) -> int | None:
+        """Process id of the local Chromium of fresh contexts (screenshots of URLs and the
+        caller's documents): the page browser of a split pool, else :attr:`browser_pid`."""
+        return self._pages.pid
 
     @property
     def sandboxed(self) -> bool | None:
         """Whether the local Chromium runs with its sandbox (None in remote mode or before
-        the first launch)."""
-        return self._lifecycle.sandboxed
+        the first launch); of a split pool, whether every browser launched so far does."""
+        states = [member.lifecycle.sandboxed for member in self._members]
+        known = [state for state in states if state is not None]
+        return all(known) if known else None
 
     @property
     def browser_user(self) -> str | None:
-        """The account the local Chromium runs as (None in remote mode or before launch)."""
-        return self._lifecycle.browser_user
+        """The account the local Chromium runs as (None in remote mode or before launch);
+        a split pool's two browsers run as the same one."""
+        users = [member.lifecycle.browser_user for member in self._members]
+        return next((user for user in users if user is not None), None)
+
+    @property
+    def _members(self) -> tuple[_PoolBrowser, ...]:
+        return (
+            (self._templates,)
+            if self._pages is self._templates
+            else (
+                self._templates,
+                self._pages,
+            )
+        )
+
+    @property
+    def _lifecycle(self) -> BrowserLifecycle:
+        # The browser of fresh contexts, for tests that look at its egress proxy.
+        return self._pages.lifecycle
+
+    @property
+    def _slots(self) -> SlotPool[Slot]:
+        # The pages of fresh contexts, for tests that count spares.
+        return self._pages.slots
 
     @property
     def _browser(self) -> PlaywrightBrowser | None:
-        # The Playwright browser, for tests that open their own pages on it.
-        return self._lifecycle.browser
+        # The Playwright browser of fresh contexts, for tests that open their own pages on it.
+        return self._pages.lifecycle.browser
 
     # -- rendering -------------------------------------------------------------------------
 
@@ -179,13 +248,13 @@ class ChromiumPool:
             def ready(slot: Slot) -> bool:
                 return slot.shell == shell.name and slot.is_framed_for(capture)
 
-            async with self._slots.warm(lease, ready) as slot:
+            async with self._templates.slots.warm(lease, ready) as slot:
                 await capture_steps.load_shell(slot, shell)
                 await slot.frame(capture)
                 await self._inject(slot, fragment, capture.width, capture.height)
                 return await slot.capture_viewport(capture)
 
-        return await self._run(tenant, self.config.render_timeout, work)
+        return await self._run(self._templates, tenant, self.config.render_timeout, work)
 
     async def capture_document(
         self, html: str, capture: Capture, *, tenant: Tenant = ANONYMOUS
@@ -193,13 +262,15 @@ class ChromiumPool:
         """Load ``html`` in a fresh, isolated context and capture it (see Browser)."""
 
         async def work(budget: Budget, lease: Lease) -> bytes:
-            async with self._slots.fresh(lease) as slot:
+            async with self._pages.slots.fresh(lease) as slot:
                 await slot.set_metrics(capture.width, capture.height, capture.scale)
                 await capture_steps.load_document(slot, html, budget.remaining_ms)
                 with capture_steps.stays_on_page(slot):
                     return await slot.capture(capture)
 
-        return await self._run(tenant, self.config.document_timeout, work, document=True)
+        return await self._run(
+            self._pages, tenant, self.config.document_timeout, work, document=True
+        )
 
     async def print_fragment(
         self, shell: Shell, fragment: str, options: PdfOptions, *, tenant: Tenant = ANONYMOUS
@@ -207,7 +278,7 @@ class ChromiumPool:
         """Render ``fragment`` in a warm page of ``shell`` and print it (see Browser)."""
 
         async def work(budget: Budget, lease: Lease) -> bytes:
-            async with self._slots.warm(lease) as slot:
+            async with self._templates.slots.warm(lease) as slot:
                 await capture_steps.load_shell(slot, shell)
                 if shell.print_viewport is not None:
                     await slot.set_metrics(*shell.print_viewport, 1.0)
@@ -215,7 +286,7 @@ class ChromiumPool:
                 # The title came with the fragment: print_pdf has none left to set.
                 return await slot.print_pdf(attrs.evolve(options, title=None))
 
-        return await self._run(tenant, self.config.render_timeout, work)
+        return await self._run(self._templates, tenant, self.config.render_timeout, work)
 
     async def print_document(
         self, html: str, options: PdfOptions, *, tenant: Tenant = ANONYMOUS
@@ -223,24 +294,26 @@ class ChromiumPool:
         """Load ``html`` in a fresh, isolated context and print it (see Browser)."""
 
         async def work(budget: Budget, lease: Lease) -> bytes:
-            async with self._slots.fresh(lease) as slot:
+            async with self._pages.slots.fresh(lease) as slot:
                 await capture_steps.load_document(slot, html, budget.remaining_ms)
                 with capture_steps.stays_on_page(slot):
                     return await slot.print_pdf(options)
 
-        return await self._run(tenant, self.config.document_timeout, work, document=True)
+        return await self._run(
+            self._pages, tenant, self.config.document_timeout, work, document=True
+        )
 
     async def capture_url(self, shot: PageShot, *, tenant: Tenant = ANONYMOUS) -> PageCapture:
         """Load ``shot.url`` in a fresh, isolated context and capture it (see Browser)."""
         await self._policy.check(shot.url)  # fail fast with a clear error
 
         async def work(budget: Budget, lease: Lease) -> PageCapture:
-            async with self._slots.fresh(lease, DeviceProfile.of(shot)) as slot:
+            async with self._pages.slots.fresh(lease, DeviceProfile.of(shot)) as slot:
                 return await capture_steps.shoot(slot, shot, budget.remaining_ms)
 
         # The requested delay is the caller's own wait, bounded by the request model.
         timeout = self.config.screenshot_timeout + shot.delay_ms / 1000
-        return await self._run(tenant, timeout, work)
+        return await self._run(self._pages, tenant, timeout, work)
 
     async def _inject(
         self,
@@ -257,27 +330,73 @@ class ChromiumPool:
 
     async def _run(
         self,
+        member: _PoolBrowser,
         tenant: Tenant,
         timeout: float,
         work: Callable[[Budget, Lease], Awaitable[T]],
         *,
         document: bool = False,
     ) -> T:
-        """Queue fairly for a slot, then run ``work`` under the watch (see ``_watch``)."""
-        if self._lifecycle.closed:
+        """Queue fairly for a slot, then run ``work`` on ``member`` under its watch."""
+        lifecycle = member.lifecycle
+        if lifecycle.closed:
             msg = "the browser pool is closed"
             raise BrowserUnavailableError(msg)
         # A cold (or relaunching) browser is started under its own launch timeout before
         # the render queues: its start-up is charged to neither the queue wait nor the
         # render budget, both of which start on a warm browser.
-        await self._lifecycle.ensure()
-        lease = await self._slots.acquire(tenant, timeout=self.config.queue_timeout)
+        await lifecycle.ensure()
+        lease = await self._scheduler.acquire(tenant, timeout=self.config.queue_timeout)
         try:
-            return await self._watch.run(
+            return await member.watch.run(
                 lambda budget: work(budget, lease),
                 timeout,
                 document=document,
-                ready=self._lifecycle.ensure,
+                ready=lifecycle.ensure,
             )
         finally:
             lease.release()
+
+
+class _PoolBrowser:
+    """One browser of a pool and what serves renders on it: its lifecycle (launch, crash
+    and hang relaunch, generations, egress proxy), its pages, and the watch over its
+    renders. A split pool has two, whose pages take leases from the pool's one scheduler."""
+
+    def __init__(
+        self,
+        config: BrowserConfig,
+        policy: UrlPolicy,
+        scheduler: FairScheduler,
+        *,
+        role: str,
+        frame_rate_limit: bool | None = None,
+        begin_frame: bool = False,
+    ) -> None:
+        tasks = TaskSet()
+        self.lifecycle = BrowserLifecycle(
+            config,
+            policy,
+            tasks,
+            on_lost=lambda generation: self.watch.lost(generation),
+            on_teardown=lambda: self.slots.drop(),
+            frame_rate_limit=frame_rate_limit,
+            begin_frame=begin_frame,
+            role=role,
+        )
+        self.slots: SlotPool[Slot] = SlotPool(
+            self.lifecycle,
+            tasks,
+            slots=config.slots,
+            max_queue=config.max_queue,
+            tenant_queue=config.tenant_queue,
+            spare_contexts=config.spare_contexts,
+            scheduler=scheduler,
+        )
+        self.watch = RenderWatch(self.lifecycle)
+
+    @property
+    def pid(self) -> int | None:
+        """The local Chromium's process id (None in remote mode or before launch)."""
+        process = self.lifecycle.process
+        return process.pid or None if process is not None else None

@@ -32,7 +32,13 @@ from renderkit.browser._account import (
 from renderkit.browser._warden import OWNER_VARIABLE, WARDEN_SCRIPT, owner_marker, reap_orphans
 from renderkit.core.errors import BrowserUnavailableError
 
-__all__ = ["UNLIMITED_FRAMES", "ChromiumProcess", "chromium_args", "launch_chromium"]
+__all__ = [
+    "BEGIN_FRAME_CONTROL",
+    "UNLIMITED_FRAMES",
+    "ChromiumProcess",
+    "chromium_args",
+    "launch_chromium",
+]
 
 #: Seconds a killed Chromium gets to be reaped before the pool stops waiting for it.
 _REAP_SECONDS = 5.0
@@ -79,6 +85,12 @@ _BASE_ARGS = (
 #: Draw a frame when one is asked for rather than on the next 60 Hz tick (see
 #: ``BrowserConfig.frame_rate_limit``): a capture waits for a fresh frame.
 UNLIMITED_FRAMES = "--disable-frame-rate-limit"
+
+#: Frames drawn only when a page made with ``enableBeginFrameControl`` asks for one
+#: (``HeadlessExperimental.beginFrame``), every compositor stage (raster, image decodes) run
+#: before the draw. Browser-wide: a page made without begin-frame control then never answers
+#: ``Page.captureScreenshot``, so only a browser of warm template pages gets these.
+BEGIN_FRAME_CONTROL = ("--enable-begin-frame-control", "--run-all-compositor-stages-before-draw")
 
 
 # Each browser context a pool opens is a new window of the new headless mode, and used for

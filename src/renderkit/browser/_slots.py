@@ -82,6 +82,8 @@ class SlotPool(Generic[S]):
         source: opens and closes the pages.
         tasks: where background closes run (the pool's :class:`TaskSet`).
         slots, max_queue, tenant_queue: see :class:`~renderkit.browser.BrowserConfig`.
+        scheduler: the leases, when shared with another pool of pages (a pool's two
+            browsers, one ``slots`` bound for all their renders); else one of its own.
         spare_contexts: fresh pages kept ready per device profile (for documents, and for
             screenshots of each of the last :data:`SPARE_PROFILES` profiles used).
     """
@@ -95,11 +97,14 @@ class SlotPool(Generic[S]):
         max_queue: int,
         tenant_queue: int,
         spare_contexts: int,
+        scheduler: FairScheduler | None = None,
     ) -> None:
         self._source = source
         self._tasks = tasks
         self._spare_contexts = spare_contexts
-        self.scheduler = FairScheduler(slots=slots, max_queue=max_queue, tenant_queue=tenant_queue)
+        self.scheduler = scheduler or FairScheduler(
+            slots=slots, max_queue=max_queue, tenant_queue=tenant_queue
+        )
         self._idle: list[S] = []
         # Per device profile (None: documents), the least recently used first.
         self._spares: dict[Hashable | None, collections.deque[asyncio.Task[S]]] = {}

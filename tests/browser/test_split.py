@@ -1,0 +1,294 @@
+"""A local pool's two browsers: templates on one, strangers' pages on the other."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from renderkit import render_image
+from renderkit.browser import BrowserConfig, Capture, ChromiumPool, Shell, _cdp, _page
+from renderkit.browser._process import BEGIN_FRAME_CONTROL, UNLIMITED_FRAMES
+
+from ..conftest import open_image
+from ._owners import in_group
+
+pytestmark = [pytest.mark.anyio, pytest.mark.browser]
+
+PLAIN = Shell(
+    name="plain",
+    head="<style>body{margin:0}</style><script>window.__rk={render:(h,w,hh)=>"
+    "{const r=document.getElementById('rk-root');r.style.width=w+'px';"
+    "r.style.height=hh+'px';r.innerHTML=h;return {ok:true}}}</script>",
+)
+RED = "<div style='width:100%;height:100%;background:#ff0000'></div>"
+GREEN = "<html><body style='margin:0;background:#00ff00'></body></html>"
+
+
+def _flags(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+
+
+async def _disconnected(pool: ChromiumPool) -> None:
+    for _ in range(100):
+        if not pool.connected:
+            return
+        await asyncio.sleep(0.05)
+
+
+async def _both(pool: ChromiumPool) -> None:
+    png = await pool.capture_fragment(PLAIN, RED, Capture(width=20, height=20))
+    assert open_image(png).convert("RGB").getpixel((10, 10)) == (255, 0, 0)
+    png = await pool.capture_document(GREEN, Capture(width=20, height=20))
+    r, g, b = open_image(png).convert("RGB").getpixel((10, 10))
+    assert g > 240 and r < 20 and b < 20
+
+
+async def test_templates_and_strangers_pages_run_on_two_browsers_with_their_own_clocks() -> None:
+    async with ChromiumPool(BrowserConfig(slots=1)) as pool:
+        template, page = pool.browser_pid, pool.page_browser_pid
+        assert template is not None and page is not None and template != page
+        # Warm pages draw a frame only when a capture asks for one (no clock at all);
+        # strangers' pages keep the 60 Hz clock, which makes a fresh-context screenshot
+        # cheaper, and never run under begin-frame control (their captures would hang).
+        assert set(BEGIN_FRAME_CONTROL) <= set(_flags(template))
+        assert UNLIMITED_FRAMES not in _flags(template)
+        assert not set(BEGIN_FRAME_CONTROL) & set(_flags(page))
+        assert UNLIMITED_FRAMES not in _flags(page)
+        await _both(pool)
+        # The slots are the pool's, whichever browser: one member, one lease per render.
+        stats = pool.stats()
+        assert len(stats.members) == 1
+        assert stats.slots == 1 and stats.members[0].healthy
+        assert pool.launches == 1 and pool.page_launches == 1
+
+
+async def test_a_pool_asked_for_one_browser_runs_everything_on_it() -> None:
+    async with ChromiumPool(BrowserConfig(slots=1, split_browsers=False)) as pool:
+        await _both(pool)
+        assert pool.browser_pid is not None
+        assert pool.page_browser_pid == pool.browser_pid
+        assert UNLIMITED_FRAMES in _flags(pool.browser_pid)
+        assert not set(BEGIN_FRAME_CONTROL) & set(_flags(pool.browser_pid))
+
+
+async def test_a_template_browser_without_begin_frame_capture_draws_on_demand() -> None:
+    async with ChromiumPool(BrowserConfig(slots=1, begin_frame_capture=False)) as pool:
+        await _both(pool)
+        assert pool.browser_pid is not None
+        assert UNLIMITED_FRAMES in _flags(pool.browser_pid)
+        assert not set(BEGIN_FRAME_CONTROL) & set(_flags(pool.browser_pid))
+
+
+CARDS = [
+    ("og-card", "gradient", 1),
+    ("og-card", "dark", 2),
+    ("twitter-card", "light", 1.5),
+]
+
+Card = tuple[tuple[int, int], bytes]
+
+
+async def _cards(pool: ChromiumPool, before: Callable[[], None] = lambda: None) -> list[Card]:
+    cards = []
+    for template, background, scale in CARDS:
+        before()
+        data = {"title": f"{template} {background}", "background": background}
+        result = await render_image(
+            {"template": template, "scale": scale, "data": data}, browser=pool
+        )
+        image = open_image(result.content).convert("RGB")
+        cards.append((image.size, image.tobytes()))
+    return cards
+
+
+def _assert_same_pixels(cards: list[Card], expected: list[Card]) -> None:
+    for (size, pixels), (want_size, want), (_, _, scale) in zip(
+        cards, expected, CARDS, strict=True
+    ):
+        assert size == want_size
+        if float(scale).is_integer():
+            assert pixels == want
+        else:
+            # A fractional scale is zoomed on a begin-frame page rather than emulated:
+            # within the one-level noise of two ordinary captures of it.
+            differ = [abs(a - b) for a, b in zip(pixels, want, strict=True) if a != b]
+            assert len(differ) < 100 and max(differ, default=0) <= 1
+
+
+async def test_begin_frame_cards_are_the_pixels_of_ordinary_captures_even_without_damage(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async with ChromiumPool(BrowserConfig(slots=1, begin_frame_capture=False)) as pool:
+        expected = await _cards(pool)
+    async with ChromiumPool(BrowserConfig(slots=1)) as pool:
+        _assert_same_pixels(await _cards(pool), expected)
+        # Frames that come back without a screenshot (no damage, as for the same card
+        # again) are drawn anew, never answered with an earlier render's bytes: here every
+        # frame's screenshot is withheld until the page was redrawn.
+        state = {"redrawn": False, "withheld": 0}
+        send, damage = _cdp.DirectCdp.send, _page.Slot._damage
+
+        async def without_screenshots(
+            self: _cdp.DirectCdp, method: str, params: dict[str, Any] | None = None
+        ) -> dict[str, Any]:
+            reply = await send(self, method, params)
+            if "screenshotData" in reply and not state["redrawn"]:
+                state["withheld"] += 1
+                return {key: value for key, value in reply.items() if key != "screenshotData"}
+            return reply
+
+        async def redraw(self: _page.Slot, session: Any) -> None:
+            await damage(self, session)
+            state["redrawn"] = True
+
+        monkeypatch.setattr(_cdp.DirectCdp, "send", without_screenshots)
+        monkeypatch.setattr(_page.Slot, "_damage", redraw)
+        cards = await _cards(pool, before=lambda: state.update(redrawn=False))
+        assert state["withheld"] >= 2 * len(CARDS)
+    _assert_same_pixels(cards, expected)
+
+
+async def test_a_crashed_template_browser_is_relaunched_alone_and_documents_keep_working() -> None:
+    async with ChromiumPool(BrowserConfig(slots=1)) as pool:
+        await _both(pool)
+        template, page = pool.browser_pid, pool.page_browser_pid
+        assert template is not None
+        os.kill(template, signal.SIGKILL)
+        await _disconnected(pool)
+        assert not pool.connected
+        assert pool.stats().members[0].healthy  # a local browser: the next render relaunches
+        png = await pool.capture_document(GREEN, Capture(width=20, height=20))
+        assert open_image(png).size == (20, 20)
+        assert pool.page_browser_pid == page and pool.page_launches == 1
+        await _both(pool)
+        assert pool.launches == 2
+        assert pool.browser_pid not in (None, template)
+        assert pool.page_browser_pid == page
+
+
+async def test_a_crashed_page_browser_is_relaunched_alone_and_templates_keep_working() -> None:
+    async with ChromiumPool(BrowserConfig(slots=1)) as pool:
+        await _both(pool)
+        template, page = pool.browser_pid, pool.page_browser_pid
+        assert page is not None
+        os.kill(page, signal.SIGKILL)
+        await _disconnected(pool)
+        png = await pool.capture_fragment(PLAIN, RED, Capture(width=20, height=20))
+        assert open_image(png).size == (20, 20)
+        assert pool.browser_pid == template and pool.launches == 1
+        await _both(pool)
+        assert pool.page_launches == 2
+        assert pool.page_browser_pid not in (None, page)
+        assert pool.browser_pid == template
+
+
+async def test_a_hung_template_browser_does_not_stall_documents_beyond_its_own_slot() -> None:
+    async with ChromiumPool(BrowserConfig(slots=2, render_timeout=10)) as pool:
+        await _both(pool)
+        template = pool.browser_pid
+        assert template is not None
+        os.kill(template, signal.SIGSTOP)
+        try:
+            hung = asyncio.create_task(
+                pool.capture_fragment(PLAIN, RED, Capture(width=30, height=30))
+            )
+            await asyncio.sleep(0.3)  # it holds one slot, on a browser that does not answer
+            started = time.monotonic()
+            png = await pool.capture_document(GREEN, Capture(width=20, height=20))
+            elapsed = time.monotonic() - started
+            assert open_image(png).size == (20, 20)
+            # The other slot's document ran on the page browser meanwhile, not after the
+            # hang was found (a probe interval plus its 2 s timeout) and the retry ran.
+            assert not hung.done()
+            assert elapsed < 2.0, elapsed
+            png = await hung  # found mute, killed, relaunched: the template render succeeds
+            assert open_image(png).size == (30, 30)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(template, signal.SIGCONT)
+                os.kill(template, signal.SIGKILL)
+        assert pool.browser_pid not in (None, template)
+        assert pool.page_launches == 1
+
+
+async def test_a_strangers_document_never_runs_in_the_browser_of_the_warm_template_pages() -> None:
+    title = "stranger-document"
+    busy = f"<title>{title}</title><script>const t=Date.now();while(Date.now()-t<1500){{}}</script>"
+    async with ChromiumPool(BrowserConfig(slots=2)) as pool:
+        await pool.capture_fragment(PLAIN, RED, Capture(width=20, height=20))  # a warm page
+        templates = pool._templates.lifecycle.browser
+        pages = pool._pages.lifecycle.browser
+        assert templates is not None and pages is not None and templates is not pages
+
+        async def titles(browser: object) -> list[str]:
+            session = await browser.new_browser_cdp_session()  # type: ignore[attr-defined]
+            try:
+                infos = (await session.send("Target.getTargets"))["targetInfos"]
+            finally:
+                await session.detach()
+            return [info["title"] for info in infos if info["type"] == "page"]
+
+        document = asyncio.create_task(pool.capture_document(busy, Capture(width=20, height=20)))
+        try:
+            for _ in range(60):
+                if title in await titles(pages):
+                    break
+                await asyncio.sleep(0.05)
+            assert title in await titles(pages)
+            template_titles = await titles(templates)
+            assert template_titles  # the warm template page is there, idle
+            assert title not in template_titles
+        finally:
+            await document
+
+
+async def test_closing_a_split_pool_kills_both_browsers_and_their_helpers() -> None:
+    pool = ChromiumPool(BrowserConfig(slots=1))
+    try:
+        await _both(pool)
+        groups = [pool.browser_pid, pool.page_browser_pid]
+        assert None not in groups
+        assert all(len(in_group(pid)) > 1 for pid in groups if pid is not None)
+    finally:
+        await pool.aclose()
+    assert not pool.stats().members[0].healthy
+    for _ in range(100):  # the killed processes may take a moment to be reaped
+        if not any(in_group(pid) for pid in groups if pid is not None):
+            break
+        await asyncio.sleep(0.05)
+    assert [in_group(pid) for pid in groups if pid is not None] == [[], []]
+
+
+async def test_cards_rendered_at_once_on_the_begin_frame_browser_are_each_their_own() -> None:
+    titles = [f"Card number {i}" for i in range(8)]
+
+    async def card(pool: ChromiumPool, title: str) -> bytes:
+        request = {"template": "og-card", "scale": 1, "data": {"title": title}}
+        result = await render_image(request, browser=pool)
+        return open_image(result.content).convert("RGB").tobytes()
+
+    async with ChromiumPool(BrowserConfig(slots=1, begin_frame_capture=False)) as pool:
+        expected = [await card(pool, title) for title in titles]
+    assert len(set(expected)) == len(titles)
+    # Four clients on two slots: frames of two pages are asked for at once, and each
+    # render must get its own card's pixels (begin-frame frames are drawn one at a time).
+    async with ChromiumPool(BrowserConfig(slots=2)) as pool:
+        queue = list(titles)
+        got: dict[str, bytes] = {}
+
+        async def client() -> None:
+            while queue:
+                title = queue.pop()
+                got[title] = await card(pool, title)
+
+        await asyncio.gather(*(client() for _ in range(4)))
+        assert pool.launches == 1
+    assert [got[title] for title in titles] == expected
