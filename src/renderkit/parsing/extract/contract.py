@@ -444,18 +444,48 @@ def _dates_joined(text: str) -> str:
 
 def _effective_date(text: str) -> Found | None:
     text = _dates_joined(text)
-    return _preamble_date(text) or _signed_date(text) or _letter_date(text)
+    found = _preamble_date(text)
+    if found is not None:
+        return found
+    # The execution clause says which date the signatures carry: "as of the date first written
+    # above" is the date printed at the top (a letter's), so a signature block's date lines are
+    # only the days the signers signed; "as of the date set forth below" is the signatures'.
+    pointer = _execution_pointer(text)
+    if pointer == "above":
+        return _letter_date(text) or _signed_date(text, date_lines=False)
+    if pointer == "below":
+        return _signed_date(text, date_lines=True) or _letter_date(text)
+    return _signed_date(text, date_lines=False) or _letter_date(text)
 
 
-def _signed_date(text: str) -> Found | None:
+def _execution_pointer(text: str) -> str | None:
+    """Where the execution clause ("IN WITNESS WHEREOF, ... as of the date first written
+    above") places the agreement's date: ``"above"``, ``"below"`` or None (no such clause)."""
+    tail = text[max(0, len(text) - _TAIL) :]
+    if _phrase("executed_below", re.I).search(tail):
+        return "below"
+    if _phrase("executed_above", re.I).search(tail):
+        return "above"
+    return None
+
+
+def _signed_date(text: str, *, date_lines: bool) -> Found | None:
+    """A date the end of the contract gives the agreement: "Dated: ...", "this 11th day of
+    October, 2007", "on this ..." and, with ``date_lines``, a signature block's "Date:" line
+    (which otherwise says only when its signer signed). Another agreement's date is none."""
     tail_start = max(0, len(text) - _TAIL)
     tail = text[tail_start:]
     for value, start, _ in find_dates(tail, day_first=False):
         line_start = tail.rfind("\n", 0, start) + 1
         before = tail[line_start:start]
+        if _not_this_agreements(tail[max(0, start - 120) : start]):
+            continue
+        date_line = _phrase("date_line", re.I).search(before) is not None
+        if date_line and not date_lines:
+            continue
         if _phrase("dated", re.I).search(before) or _phrase("on_this", re.I).search(before):
             return Found(value=value.isoformat(), confidence=0.6)
-        if _phrase("day_of", re.I).match(tail[start:]):
+        if not date_line and _phrase("day_of", re.I).match(tail[start:]):
             return Found(value=value.isoformat(), confidence=0.6)
     return None
 
@@ -468,15 +498,27 @@ def _letter_date(text: str) -> Found | None:
     return None
 
 
+def _not_this_agreements(before: str) -> bool:
+    """Whether the words before a date make it no date of this agreement's making: another
+    agreement's ("a master agreement dated ..."), or the day it ends ("This Agreement shall
+    expire on ...")."""
+    return (
+        _phrase("other_agreement", re.I).search(before) is not None
+        or _phrase("ends_on", re.I).search(before) is not None
+    )
+
+
 def _preamble_date(text: str) -> Found | None:
     head = text[:2500]
     for value, start, _ in find_dates(head, day_first=False):
         before = head[max(0, start - 120) : start].lower()
-        # "a master agreement dated ...": the date of another agreement, not this one's.
-        if _phrase("effective_cue").search(before) and not _phrase("other_agreement").search(
-            before
-        ):
-            return Found(value=value.isoformat(), confidence=0.8)
+        if not _phrase("effective_cue").search(before) or _not_this_agreements(before):
+            continue
+        # A short agreement's signature blocks fall inside the head: a signer's "Date:" line
+        # is no preamble, whatever cue a date above it left in reach.
+        if _phrase("date_line", re.I).search(before[before.rfind("\n") + 1 :]):
+            continue
+        return Found(value=value.isoformat(), confidence=0.8)
     return None
 
 
