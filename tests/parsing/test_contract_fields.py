@@ -48,7 +48,8 @@ def test_an_ordinal_split_onto_its_own_line_still_dates_the_agreement() -> None:
 
 def test_the_signature_block_dates_an_agreement_whose_execution_clause_points_below() -> None:
     text = (
-        "This Agreement is made by the parties.\n" * 5
+        "This Agreement is made by the parties.\n"
+        * 5
         + "IN WITNESS WHEREOF, the parties have executed this Agreement as of the day and year "
         "set forth below.\nDate: July 24, 2014\nACME CORP.\nBy:\n"
     )
@@ -57,7 +58,8 @@ def test_the_signature_block_dates_an_agreement_whose_execution_clause_points_be
 
 def test_a_signers_date_line_without_an_execution_clause_is_only_when_they_signed() -> None:
     text = (
-        "As an employee of Acme Corp. you agree as follows.\n" * 5
+        "As an employee of Acme Corp. you agree as follows.\n"
+        * 5
         + "Please sign below to indicate your agreement.\nACME CORP.\nBy: /s/ Jo Lee\n"
         "Date: 11-6-08\n/s/ Sam Roe\nDate:\n"
     )
@@ -102,7 +104,8 @@ def test_a_letter_executed_as_of_the_date_above_with_none_printed_there_has_none
 
 def test_the_day_an_agreement_expires_is_not_the_day_it_is_made() -> None:
     text = (
-        "You agree to keep our information secret.\n" * 3
+        "You agree to keep our information secret.\n"
+        * 3
         + "This Agreement shall expire on 8 December 2016.\n"
         "IN WITNESS WHEREOF, the parties have executed this Agreement as of the date first "
         "written above.\nACME CORP.\nBy: ______\n"
