@@ -14,6 +14,16 @@ def test_a_company_defined_as_a_term_is_a_party() -> None:
     assert defined_parties(text) == ["Bluefin Orchard Systems, Inc."]
 
 
+def test_a_one_word_name_with_a_comma_before_its_legal_form_is_a_defined_party() -> None:
+    text = (
+        "Dear Jo Lee:\nIn connection with a possible transaction, Quillon Moss B.V. (the "
+        "“Discloser”) will make information available to\nFenwicks, LLC (the “Recipient”).\n"
+    )
+    assert defined_parties(text) == ["Quillon Moss B.V.", "Fenwicks, LLC"]
+    # The parties are spelt as the preamble's are (a closing full stop dropped).
+    assert contract_fields(text)["parties"].value == ["Quillon Moss B.V", "Fenwicks, LLC"]
+
+
 def test_a_description_between_name_and_term_is_skipped() -> None:
     text = "Harbor Lantern Corporation, a Delaware corporation (“HLC”), and you agree as follows."
     assert defined_parties(text) == ["Harbor Lantern Corporation"]

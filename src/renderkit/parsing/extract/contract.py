@@ -87,7 +87,7 @@ def _definition() -> re.Pattern[str]:
     form = "|".join(re.escape(f).replace(r"\.", r"\.?") for f in forms)
     word = _phrase_text("name_word")
     return re.compile(
-        rf"(?P<name>(?:{word}\s+){{1,{_NAME_WORDS}}}?(?:[A-Z][\w&'’-]*,?\s+)?(?:{form}))(?![\w])"
+        rf"(?P<name>(?:{word}\s+){{0,{_NAME_WORDS}}}?(?:[A-Z][\w&'’-]*,?\s+)?(?:{form}))(?![\w])"
         # An optional description ("a Delaware corporation"), then the defined term.
         + _phrase_text("defined_term"),
     )
@@ -287,7 +287,7 @@ def _legal_name() -> re.Pattern[str]:
     form = "|".join(re.escape(f).replace(r"\.", r"\.?") for f in forms)
     word = _phrase_text("name_word")
     return re.compile(
-        rf"(?P<name>(?:{word}\s+){{1,{_NAME_WORDS}}}?(?:[A-Z][\w&'’-]*,?\s+)?(?:{form}))(?![\w])"
+        rf"(?P<name>(?:{word}\s+){{0,{_NAME_WORDS}}}?(?:[A-Z][\w&'’-]*,?\s+)?(?:{form}))(?![\w])"
     )
 
 
