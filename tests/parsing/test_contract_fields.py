@@ -330,3 +330,38 @@ def test_a_term_worded_as_the_agreements_initial_term_or_its_commencement_is_rea
     for text, term in texts.items():
         assert contract_fields(text)["term"].value == term, text
         assert contract_fields(text, ranker=True)["term"].value == term, text
+
+
+_TERM_SECTION = (
+    "MUTUAL NON-DISCLOSURE AGREEMENT\nThe parties agree as follows.\n"
+    "{heading}\nThis Agreement shall apply to information disclosed before the Closing. Unless "
+    "otherwise stated herein, the obligations set forth in this Agreement shall {verb}.\n"
+    "6. Notices\nNotices shall be given in writing.\n"
+)
+
+
+def test_the_obligations_of_this_agreement_under_a_term_heading_give_its_term() -> None:
+    for heading in ("Section 5. Term.", "5. Term", "5. Term and Termination", "5. Duration"):
+        text = _TERM_SECTION.format(
+            heading=heading, verb="continue until the third anniversary of the Effective Date"
+        )
+        assert contract_fields(text)["term"].value == "3 years", heading
+        assert contract_fields(text, ranker=True)["term"].value == "3 years", heading
+    text = _TERM_SECTION.format(heading="5. Term", verb="remain in effect for two (2) years")
+    assert contract_fields(text, ranker=True)["term"].value == "2 years"
+
+
+def test_the_obligations_of_this_agreement_elsewhere_bound_only_themselves() -> None:
+    # Under another heading, or surviving the agreement, the same words give no term.
+    for heading, verb in (
+        ("5. Termination", "continue until the third anniversary of the Effective Date"),
+        ("5. Survival", "remain in effect for two (2) years"),
+        ("5. Term", "survive for two (2) years"),
+    ):
+        text = _TERM_SECTION.format(heading=heading, verb=verb)
+        assert "term" not in contract_fields(text, ranker=True), heading
+    # A term section ends at the next numbered heading.
+    text = _TERM_SECTION.format(heading="5. Term", verb="be binding") + (
+        "The obligations set forth in this Agreement shall continue for two (2) years.\n"
+    )
+    assert "term" not in contract_fields(text, ranker=True)

@@ -575,9 +575,10 @@ def _term(text: str, *, end_date: bool = False) -> Found | None:
 
 
 def _undated_term(text: str, *, end_date: bool) -> Found | None:
-    """A term printed with no duration: until an anniversary, else (``end_date``) until an
+    """A term the agreement-as-subject phrases do not give: a duration or an anniversary of
+    the obligations under a "Term" heading, until an anniversary, else (``end_date``) until an
     end date."""
-    found = _anniversary_term(text)
+    found = _section_term(text) or _anniversary_term(text)
     if found is None and end_date:
         return _end_date_term(text)
     return found
@@ -602,6 +603,46 @@ def _anniversary_term(text: str) -> Found | None:
         raw = match.group("n").lower()
         years = int(raw[:-2]) if raw[:-2].isdigit() else ordinals[raw]
         return Found(value=f"{years} year{'s' if years != 1 else ''}", confidence=0.55)
+    return None
+
+
+# How far a "Term" section is read when no next heading ends it.
+_SECTION = 1200
+
+
+def _section_windows(text: str) -> list[tuple[int, int]]:
+    """The sentences of a "Term" section (a numbered heading "5. Term", "Section 5. Term.",
+    "Duration") that say how long the obligations of this Agreement last ("the obligations set
+    forth in this Agreement shall continue until ..."): under that heading they are the
+    agreement's term; elsewhere the same words bound only the obligations (a survival
+    clause)."""
+    spans = []
+    for heading in _phrase("term_heading", re.I | re.M).finditer(text):
+        nxt = _phrase("next_heading", re.M).search(text, heading.end(), heading.end() + _SECTION)
+        section_end = nxt.start() if nxt else min(len(text), heading.end() + _SECTION)
+        for cue in _phrase("section_term_cue", re.I).finditer(text, heading.end(), section_end):
+            window = text[cue.start() : min(section_end, cue.end() + 200)]
+            window = re.split(r"(?<=[a-z)])\.\s+[A-Z]", window)[0]
+            spans.append((cue.start(), cue.start() + len(window)))
+    return spans
+
+
+def _section_term(text: str) -> Found | None:
+    """A duration, else an anniversary, in a "Term" section's sentence on how long the
+    obligations of this Agreement last (:func:`_section_windows`)."""
+    ordinals: dict[str, int] = _lexicon()["numbers"]["ordinals"]
+    for start, end in _section_windows(text):
+        duration = _duration().search(text, start, end)
+        if duration is not None:
+            raw = re.sub(r"[-\x02]\s*", "-", re.sub(r"\s+", " ", duration.group("n").lower()))
+            number = int(raw) if raw.isdigit() else _number_words()[raw]
+            unit = duration.group("unit").lower().rstrip("s")
+            return Found(value=f"{number} {unit}{'s' if number != 1 else ''}", confidence=0.55)
+        match = _anniversary().search(text, start, end)
+        if match is not None:
+            raw = match.group("n").lower()
+            years = int(raw[:-2]) if raw[:-2].isdigit() else ordinals[raw]
+            return Found(value=f"{years} year{'s' if years != 1 else ''}", confidence=0.55)
     return None
 
 
