@@ -48,3 +48,20 @@ def test_the_preamble_wins_over_definitions() -> None:
 
 def test_a_name_without_a_legal_form_is_not_taken_from_a_definition() -> None:
     assert defined_parties("The Board of Directors (the “Board”) shall meet.") == []
+
+
+def test_a_person_a_letter_defines_as_a_partys_role_is_a_party() -> None:
+    text = (
+        "Dear Jo Lee:\nIn connection with a possible transaction, Quillon Moss B.V. (the "
+        "“Discloser”) will make information available to Anna K. Lindqvist (the “Recipient”).\n"
+        "RECITALS\nWHEREAS, Marta Hale (the “Representative”) advises the Discloser;\n"
+    )
+    assert contract_fields(text)["parties"].value == ["Quillon Moss B.V", "Anna K. Lindqvist"]
+
+
+def test_a_person_defined_as_no_partys_role_is_no_party() -> None:
+    text = (
+        "Dear Jo Lee:\nQuillon Moss B.V. (the “Discloser”) will make information available to "
+        "Fenwicks, LLC (the “Recipient”), whose adviser is Marta Hale (the “Representative”).\n"
+    )
+    assert contract_fields(text)["parties"].value == ["Quillon Moss B.V", "Fenwicks, LLC"]

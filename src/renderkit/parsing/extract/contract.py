@@ -377,13 +377,36 @@ def _parties(text: str, *, opening: bool = True) -> Found | None:
     # them, when there are any, are the parties.
     recitals = _phrase("recitals").search(text, 0, _HEAD)
     defined = defined_parties(text[: recitals.start()]) if recitals else []
+    head = text[: recitals.start()] if recitals else text
     names = [_party_name(n) for n in defined or defined_parties(text)]
+    for name in _defined_persons(head):
+        if not any(_same_party(name, o) for o in names):
+            names.append(name)
     for name in _signature_parties(text):
         if not any(_same_party(name, o) for o in names):
             names.append(name)
     if names:
         return Found(value=names[:4], confidence=0.6)
     return _opening_party(text) if opening else None
+
+
+@functools.cache
+def _person_definition() -> re.Pattern[str]:
+    roles: list[str] = _lexicon()["parties"]["person_roles"]
+    alternatives = "|".join(re.escape(r).replace(r"\ ", r"\s+") for r in roles)
+    return re.compile(_phrase_text("person_definition").replace("{role}", alternatives))
+
+
+def _defined_persons(text: str) -> list[str]:
+    """People a letter without a preamble names as a party by defining them as a party's role
+    ('Anna Lind (the "Consultant")', 'Jo Roe (the "Recipient")'); a defined term that is no
+    party's role (the "Parent", the "Target") names no party."""
+    names: list[str] = []
+    for match in _person_definition().finditer(text[:_HEAD]):
+        name = _party_name(match.group("name"))
+        if _looks_like_name(name) and _legal_form_end().search(name) is None:
+            names.append(name)
+    return names[:2]
 
 
 # How much of a contract's start its opening is (an offer's or an undertaking's first lines).
