@@ -41,7 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--other-dates",
         action="store_true",
-        help="invoices also print order, period, delivery, reference and print-stamp dates",
+        help="invoices also print order, period, delivery, reference and print-stamp dates; "
+        "contracts are also dated below their signatures, by an acceptance or a 'Dated:' line, "
+        "or not at all",
     )
     parser.add_argument(
         "--hard-issuers",

@@ -46,9 +46,81 @@ def test_an_ordinal_split_onto_its_own_line_still_dates_the_agreement() -> None:
     assert contract_fields(text)["effective_date"].value == "2016-03-09"
 
 
-def test_the_signature_block_dates_an_agreement_whose_preamble_has_none() -> None:
-    text = "This Agreement is made by the parties.\n" * 5 + "Date: July 24, 2014\nACME CORP.\nBy:\n"
+def test_the_signature_block_dates_an_agreement_whose_execution_clause_points_below() -> None:
+    text = (
+        "This Agreement is made by the parties.\n"
+        * 5
+        + "IN WITNESS WHEREOF, the parties have executed this Agreement as of the day and year "
+        "set forth below.\nDate: July 24, 2014\nACME CORP.\nBy:\n"
+    )
     assert contract_fields(text)["effective_date"].value == "2014-07-24"
+
+
+def test_a_signers_date_line_without_an_execution_clause_is_only_when_they_signed() -> None:
+    text = (
+        "As an employee of Acme Corp. you agree as follows.\n"
+        * 5
+        + "Please sign below to indicate your agreement.\nACME CORP.\nBy: /s/ Jo Lee\n"
+        "Date: 11-6-08\n/s/ Sam Roe\nDate:\n"
+    )
+    assert "effective_date" not in contract_fields(text)
+    # Switched the other way, the same block dates the agreement: the clause decides.
+    pointed = text.replace(
+        "Please sign below to indicate your agreement.",
+        "IN WITNESS WHEREOF, the parties have signed this Agreement on the dates set forth below.",
+    )
+    assert contract_fields(pointed)["effective_date"].value == "2008-11-06"
+
+
+def test_an_acceptance_this_day_of_dates_an_agreement_without_an_execution_clause() -> None:
+    text = (
+        "You agree to keep our information secret.\n" * 5
+        + "ACCEPTED AND AGREED TO THIS 11 DAY OF October, 2007.\n/s/ Sam Roe\n"
+    )
+    assert contract_fields(text)["effective_date"].value == "2007-10-11"
+
+
+_UNDATED_LETTER = (
+    "CONFIDENTIALITY AGREEMENT\n{top}Dear Jo Lee:\n"
+    "In connection with a possible transaction, Quillon Moss PLC (the “Discloser”) will make "
+    "information available to Fenwick Tarn Inc. (the “Recipient”).\n"
+    "1. Term\nThis Agreement shall remain in effect for a period of two (2) years.\n"
+    "IN WITNESS WHEREOF, the parties have executed this Agreement as of the date first written "
+    "above.\nQUILLON MOSS PLC\nBy: ______\nName: Ann Bell\nDate: the 1st day of May, 2015\n"
+    "FENWICK TARN INC.\nBy: ______\nName: Tom Reed\nDate: May 4, 2015\n"
+)
+
+
+def test_a_letter_executed_as_of_the_date_above_is_dated_by_its_top_not_its_signatures() -> None:
+    dated = _UNDATED_LETTER.format(top="September 6, 2014\n")
+    assert contract_fields(dated)["effective_date"].value == "2014-09-06"
+
+
+def test_a_letter_executed_as_of_the_date_above_with_none_printed_there_has_none() -> None:
+    # The signers' "Date:" lines only say when each signed; a short letter's signature blocks
+    # fall within the part a preamble is looked for in, and are no preamble either.
+    assert "effective_date" not in contract_fields(_UNDATED_LETTER.format(top=""))
+
+
+def test_the_day_an_agreement_expires_is_not_the_day_it_is_made() -> None:
+    text = (
+        "You agree to keep our information secret.\n"
+        * 3
+        + "This Agreement shall expire on 8 December 2016.\n"
+        "IN WITNESS WHEREOF, the parties have executed this Agreement as of the date first "
+        "written above.\nACME CORP.\nBy: ______\n"
+    )
+    assert "effective_date" not in contract_fields(text)
+    until = text.replace("expire on", "remain in force until")
+    assert "effective_date" not in contract_fields(until)
+
+
+def test_another_agreements_date_near_the_signatures_is_not_the_effective_date() -> None:
+    text = (
+        "Dear Jo Lee:\nWHEREAS, the parties are parties to a master agreement dated the 28th day "
+        "of July, 2007.\nYou agree to keep our information secret.\n"
+    )
+    assert "effective_date" not in contract_fields(text)
 
 
 def test_a_letter_is_dated_by_the_date_on_its_first_lines() -> None:
@@ -258,3 +330,38 @@ def test_a_term_worded_as_the_agreements_initial_term_or_its_commencement_is_rea
     for text, term in texts.items():
         assert contract_fields(text)["term"].value == term, text
         assert contract_fields(text, ranker=True)["term"].value == term, text
+
+
+_TERM_SECTION = (
+    "MUTUAL NON-DISCLOSURE AGREEMENT\nThe parties agree as follows.\n"
+    "{heading}\nThis Agreement shall apply to information disclosed before the Closing. Unless "
+    "otherwise stated herein, the obligations set forth in this Agreement shall {verb}.\n"
+    "6. Notices\nNotices shall be given in writing.\n"
+)
+
+
+def test_the_obligations_of_this_agreement_under_a_term_heading_give_its_term() -> None:
+    for heading in ("Section 5. Term.", "5. Term", "5. Term and Termination", "5. Duration"):
+        text = _TERM_SECTION.format(
+            heading=heading, verb="continue until the third anniversary of the Effective Date"
+        )
+        assert contract_fields(text)["term"].value == "3 years", heading
+        assert contract_fields(text, ranker=True)["term"].value == "3 years", heading
+    text = _TERM_SECTION.format(heading="5. Term", verb="remain in effect for two (2) years")
+    assert contract_fields(text, ranker=True)["term"].value == "2 years"
+
+
+def test_the_obligations_of_this_agreement_elsewhere_bound_only_themselves() -> None:
+    # Under another heading, or surviving the agreement, the same words give no term.
+    for heading, verb in (
+        ("5. Termination", "continue until the third anniversary of the Effective Date"),
+        ("5. Survival", "remain in effect for two (2) years"),
+        ("5. Term", "survive for two (2) years"),
+    ):
+        text = _TERM_SECTION.format(heading=heading, verb=verb)
+        assert "term" not in contract_fields(text, ranker=True), heading
+    # A term section ends at the next numbered heading.
+    text = _TERM_SECTION.format(heading="5. Term", verb="be binding") + (
+        "The obligations set forth in this Agreement shall continue for two (2) years.\n"
+    )
+    assert "term" not in contract_fields(text, ranker=True)

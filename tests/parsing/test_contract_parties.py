@@ -14,6 +14,16 @@ def test_a_company_defined_as_a_term_is_a_party() -> None:
     assert defined_parties(text) == ["Bluefin Orchard Systems, Inc."]
 
 
+def test_a_one_word_name_with_a_comma_before_its_legal_form_is_a_defined_party() -> None:
+    text = (
+        "Dear Jo Lee:\nIn connection with a possible transaction, Quillon Moss B.V. (the "
+        "“Discloser”) will make information available to\nFenwicks, LLC (the “Recipient”).\n"
+    )
+    assert defined_parties(text) == ["Quillon Moss B.V.", "Fenwicks, LLC"]
+    # The parties are spelt as the preamble's are (a closing full stop dropped).
+    assert contract_fields(text)["parties"].value == ["Quillon Moss B.V", "Fenwicks, LLC"]
+
+
 def test_a_description_between_name_and_term_is_skipped() -> None:
     text = "Harbor Lantern Corporation, a Delaware corporation (“HLC”), and you agree as follows."
     assert defined_parties(text) == ["Harbor Lantern Corporation"]
@@ -38,3 +48,20 @@ def test_the_preamble_wins_over_definitions() -> None:
 
 def test_a_name_without_a_legal_form_is_not_taken_from_a_definition() -> None:
     assert defined_parties("The Board of Directors (the “Board”) shall meet.") == []
+
+
+def test_a_person_a_letter_defines_as_a_partys_role_is_a_party() -> None:
+    text = (
+        "Dear Jo Lee:\nIn connection with a possible transaction, Quillon Moss B.V. (the "
+        "“Discloser”) will make information available to Anna K. Lindqvist (the “Recipient”).\n"
+        "RECITALS\nWHEREAS, Marta Hale (the “Representative”) advises the Discloser;\n"
+    )
+    assert contract_fields(text)["parties"].value == ["Quillon Moss B.V", "Anna K. Lindqvist"]
+
+
+def test_a_person_defined_as_no_partys_role_is_no_party() -> None:
+    text = (
+        "Dear Jo Lee:\nQuillon Moss B.V. (the “Discloser”) will make information available to "
+        "Fenwicks, LLC (the “Recipient”), whose adviser is Marta Hale (the “Representative”).\n"
+    )
+    assert contract_fields(text)["parties"].value == ["Quillon Moss B.V", "Fenwicks, LLC"]

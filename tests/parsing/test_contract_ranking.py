@@ -170,6 +170,33 @@ def test_the_contract_factory_is_deterministic_and_its_labels_are_printed() -> N
             assert "term" not in contract.expected
 
 
+def test_contracts_dated_in_other_ways_keep_the_rest_of_their_seed_and_are_read_right() -> None:
+    # Seed 13 is no training or validation seed.
+    plain = [make_contract(i, 13) for i in range(60)]
+    dated = [make_contract(i, 13, other_dates=True) for i in range(60)]
+    assert make_documents("contract", 3, 13, photos=False, other_dates=True) == dated[:3]
+    assert [c.parties for c in plain] == [c.parties for c in dated]
+    assert [c.term_text for c in plain] == [c.term_text for c in dated]
+    texts = [_text(c) for c in dated]
+    assert any("set forth below" in t for t in texts)
+    assert any("DAY OF" in t for t in texts)
+    assert any("Dated:" in t for t in texts)
+    assert any(
+        "WITNESS" not in t and "effective_date" not in c.expected
+        for c, t in zip(dated, texts, strict=True)
+    )
+
+    def effective(text: str) -> object:
+        found = contract_fields(text).get("effective_date")
+        return None if found is None else found.value
+
+    right = sum(
+        effective(t) == c.expected.get("effective_date") for c, t in zip(dated, texts, strict=True)
+    )
+    # 60 of 60 when written (31 before the execution clause decided a signature's date).
+    assert right >= 57
+
+
 def test_the_factory_varies_how_parties_are_named_and_where_the_term_sits() -> None:
     contracts = [make_contract(i, 11) for i in range(120)]
     families = {c.layout.family for c in contracts}

@@ -87,7 +87,7 @@ def _definition() -> re.Pattern[str]:
     form = "|".join(re.escape(f).replace(r"\.", r"\.?") for f in forms)
     word = _phrase_text("name_word")
     return re.compile(
-        rf"(?P<name>(?:{word}\s+){{1,{_NAME_WORDS}}}?(?:[A-Z][\w&'’-]*,?\s+)?(?:{form}))(?![\w])"
+        rf"(?P<name>(?:{word}\s+){{0,{_NAME_WORDS}}}?(?:[A-Z][\w&'’-]*,?\s+)?(?:{form}))(?![\w])"
         # An optional description ("a Delaware corporation"), then the defined term.
         + _phrase_text("defined_term"),
     )
@@ -287,7 +287,7 @@ def _legal_name() -> re.Pattern[str]:
     form = "|".join(re.escape(f).replace(r"\.", r"\.?") for f in forms)
     word = _phrase_text("name_word")
     return re.compile(
-        rf"(?P<name>(?:{word}\s+){{1,{_NAME_WORDS}}}?(?:[A-Z][\w&'’-]*,?\s+)?(?:{form}))(?![\w])"
+        rf"(?P<name>(?:{word}\s+){{0,{_NAME_WORDS}}}?(?:[A-Z][\w&'’-]*,?\s+)?(?:{form}))(?![\w])"
     )
 
 
@@ -377,13 +377,36 @@ def _parties(text: str, *, opening: bool = True) -> Found | None:
     # them, when there are any, are the parties.
     recitals = _phrase("recitals").search(text, 0, _HEAD)
     defined = defined_parties(text[: recitals.start()]) if recitals else []
+    head = text[: recitals.start()] if recitals else text
     names = [_party_name(n) for n in defined or defined_parties(text)]
+    for name in _defined_persons(head):
+        if not any(_same_party(name, o) for o in names):
+            names.append(name)
     for name in _signature_parties(text):
         if not any(_same_party(name, o) for o in names):
             names.append(name)
     if names:
         return Found(value=names[:4], confidence=0.6)
     return _opening_party(text) if opening else None
+
+
+@functools.cache
+def _person_definition() -> re.Pattern[str]:
+    roles: list[str] = _lexicon()["parties"]["person_roles"]
+    alternatives = "|".join(re.escape(r).replace(r"\ ", r"\s+") for r in roles)
+    return re.compile(_phrase_text("person_definition").replace("{role}", alternatives))
+
+
+def _defined_persons(text: str) -> list[str]:
+    """People a letter without a preamble names as a party by defining them as a party's role
+    ('Anna Lind (the "Consultant")', 'Jo Roe (the "Recipient")'); a defined term that is no
+    party's role (the "Parent", the "Target") names no party."""
+    names: list[str] = []
+    for match in _person_definition().finditer(text[:_HEAD]):
+        name = _party_name(match.group("name"))
+        if _looks_like_name(name) and _legal_form_end().search(name) is None:
+            names.append(name)
+    return names[:2]
 
 
 # How much of a contract's start its opening is (an offer's or an undertaking's first lines).
@@ -444,18 +467,48 @@ def _dates_joined(text: str) -> str:
 
 def _effective_date(text: str) -> Found | None:
     text = _dates_joined(text)
-    return _preamble_date(text) or _signed_date(text) or _letter_date(text)
+    found = _preamble_date(text)
+    if found is not None:
+        return found
+    # The execution clause says which date the signatures carry: "as of the date first written
+    # above" is the date printed at the top (a letter's), so a signature block's date lines are
+    # only the days the signers signed; "as of the date set forth below" is the signatures'.
+    pointer = _execution_pointer(text)
+    if pointer == "above":
+        return _letter_date(text) or _signed_date(text, date_lines=False)
+    if pointer == "below":
+        return _signed_date(text, date_lines=True) or _letter_date(text)
+    return _signed_date(text, date_lines=False) or _letter_date(text)
 
 
-def _signed_date(text: str) -> Found | None:
+def _execution_pointer(text: str) -> str | None:
+    """Where the execution clause ("IN WITNESS WHEREOF, ... as of the date first written
+    above") places the agreement's date: ``"above"``, ``"below"`` or None (no such clause)."""
+    tail = text[max(0, len(text) - _TAIL) :]
+    if _phrase("executed_below", re.I).search(tail):
+        return "below"
+    if _phrase("executed_above", re.I).search(tail):
+        return "above"
+    return None
+
+
+def _signed_date(text: str, *, date_lines: bool) -> Found | None:
+    """A date the end of the contract gives the agreement: "Dated: ...", "this 11th day of
+    October, 2007", "on this ..." and, with ``date_lines``, a signature block's "Date:" line
+    (which otherwise says only when its signer signed). Another agreement's date is none."""
     tail_start = max(0, len(text) - _TAIL)
     tail = text[tail_start:]
     for value, start, _ in find_dates(tail, day_first=False):
         line_start = tail.rfind("\n", 0, start) + 1
         before = tail[line_start:start]
+        if _not_this_agreements(tail[max(0, start - 120) : start]):
+            continue
+        date_line = _phrase("date_line", re.I).search(before) is not None
+        if date_line and not date_lines:
+            continue
         if _phrase("dated", re.I).search(before) or _phrase("on_this", re.I).search(before):
             return Found(value=value.isoformat(), confidence=0.6)
-        if _phrase("day_of", re.I).match(tail[start:]):
+        if not date_line and _phrase("day_of", re.I).match(tail[start:]):
             return Found(value=value.isoformat(), confidence=0.6)
     return None
 
@@ -468,15 +521,27 @@ def _letter_date(text: str) -> Found | None:
     return None
 
 
+def _not_this_agreements(before: str) -> bool:
+    """Whether the words before a date make it no date of this agreement's making: another
+    agreement's ("a master agreement dated ..."), or the day it ends ("This Agreement shall
+    expire on ...")."""
+    return (
+        _phrase("other_agreement", re.I).search(before) is not None
+        or _phrase("ends_on", re.I).search(before) is not None
+    )
+
+
 def _preamble_date(text: str) -> Found | None:
     head = text[:2500]
     for value, start, _ in find_dates(head, day_first=False):
         before = head[max(0, start - 120) : start].lower()
-        # "a master agreement dated ...": the date of another agreement, not this one's.
-        if _phrase("effective_cue").search(before) and not _phrase("other_agreement").search(
-            before
-        ):
-            return Found(value=value.isoformat(), confidence=0.8)
+        if not _phrase("effective_cue").search(before) or _not_this_agreements(before):
+            continue
+        # A short agreement's signature blocks fall inside the head: a signer's "Date:" line
+        # is no preamble, whatever cue a date above it left in reach.
+        if _phrase("date_line", re.I).search(before[before.rfind("\n") + 1 :]):
+            continue
+        return Found(value=value.isoformat(), confidence=0.8)
     return None
 
 
@@ -533,9 +598,10 @@ def _term(text: str, *, end_date: bool = False) -> Found | None:
 
 
 def _undated_term(text: str, *, end_date: bool) -> Found | None:
-    """A term printed with no duration: until an anniversary, else (``end_date``) until an
+    """A term the agreement-as-subject phrases do not give: a duration or an anniversary of
+    the obligations under a "Term" heading, until an anniversary, else (``end_date``) until an
     end date."""
-    found = _anniversary_term(text)
+    found = _section_term(text) or _anniversary_term(text)
     if found is None and end_date:
         return _end_date_term(text)
     return found
@@ -560,6 +626,46 @@ def _anniversary_term(text: str) -> Found | None:
         raw = match.group("n").lower()
         years = int(raw[:-2]) if raw[:-2].isdigit() else ordinals[raw]
         return Found(value=f"{years} year{'s' if years != 1 else ''}", confidence=0.55)
+    return None
+
+
+# How far a "Term" section is read when no next heading ends it.
+_SECTION = 1200
+
+
+def _section_windows(text: str) -> list[tuple[int, int]]:
+    """The sentences of a "Term" section (a numbered heading "5. Term", "Section 5. Term.",
+    "Duration") that say how long the obligations of this Agreement last ("the obligations set
+    forth in this Agreement shall continue until ..."): under that heading they are the
+    agreement's term; elsewhere the same words bound only the obligations (a survival
+    clause)."""
+    spans = []
+    for heading in _phrase("term_heading", re.I | re.M).finditer(text):
+        nxt = _phrase("next_heading", re.M).search(text, heading.end(), heading.end() + _SECTION)
+        section_end = nxt.start() if nxt else min(len(text), heading.end() + _SECTION)
+        for cue in _phrase("section_term_cue", re.I).finditer(text, heading.end(), section_end):
+            window = text[cue.start() : min(section_end, cue.end() + 200)]
+            window = re.split(r"(?<=[a-z)])\.\s+[A-Z]", window)[0]
+            spans.append((cue.start(), cue.start() + len(window)))
+    return spans
+
+
+def _section_term(text: str) -> Found | None:
+    """A duration, else an anniversary, in a "Term" section's sentence on how long the
+    obligations of this Agreement last (:func:`_section_windows`)."""
+    ordinals: dict[str, int] = _lexicon()["numbers"]["ordinals"]
+    for start, end in _section_windows(text):
+        duration = _duration().search(text, start, end)
+        if duration is not None:
+            raw = re.sub(r"[-\x02]\s*", "-", re.sub(r"\s+", " ", duration.group("n").lower()))
+            number = int(raw) if raw.isdigit() else _number_words()[raw]
+            unit = duration.group("unit").lower().rstrip("s")
+            return Found(value=f"{number} {unit}{'s' if number != 1 else ''}", confidence=0.55)
+        match = _anniversary().search(text, start, end)
+        if match is not None:
+            raw = match.group("n").lower()
+            years = int(raw[:-2]) if raw[:-2].isdigit() else ordinals[raw]
+            return Found(value=f"{years} year{'s' if years != 1 else ''}", confidence=0.55)
     return None
 
 

@@ -60,12 +60,13 @@ def make_documents(
     hard_issuers: bool = False,
 ) -> list[AnyDocument]:
     """The first ``count`` documents of ``kind`` for ``seed`` (no rendering; contracts are
-    never photographed, and ``other_dates`` and ``hard_issuers`` are for invoices)."""
+    never photographed, ``hard_issuers`` is for invoices, ``other_dates`` for invoices and
+    contracts)."""
     if kind not in KINDS:
         msg = f"kind must be one of {KINDS}, not {kind!r}"
         raise ValueError(msg)
     if kind == "contract":
-        return [make_contract(i, seed) for i in range(count)]
+        return [make_contract(i, seed, other_dates=other_dates) for i in range(count)]
     return [
         make_document(
             kind, i, seed, photos=photos, other_dates=other_dates, hard_issuers=hard_issuers

@@ -18,7 +18,14 @@ names come from :mod:`.names`. What varies, each a seeded choice:
   on <date>");
 - decoy durations: notice periods, survival periods, confidentiality obligations lasting longer
   than the agreement, payment terms, cure periods, non-solicitation periods;
-- the effective date in several forms, with decoy dates (other agreements, signature dates).
+- the effective date in several forms, with decoy dates (other agreements, signature dates);
+  with ``other_dates`` (``synth_docs.py --other-dates``, a generator of its own so a seed's
+  other choices stay as they were) also how the execution clause dates the agreement: "as of
+  the day and year set forth below" with no date above (the signatures' date is the
+  effective date), an undertaking signed below with dated signature lines and no execution
+  clause (no effective date), an acceptance "ACCEPTED AND AGREED TO THIS 11th DAY OF ..."
+  or a closing "Dated:" line (that date), "first above written" wordings of the clause, and
+  the date a term ends ("shall remain in force until <date>") as a decoy.
 
 Other companies are named too (a parent, affiliates in a list, a transaction's target, an
 adviser, an officer's title "President of <party>"), affiliates sometimes with short names of
@@ -358,9 +365,60 @@ _FILLER = (
 )
 
 
-def make_contract(index: int, seed: int) -> SynthContract:
-    """The ``index``-th contract of the set made with ``seed`` (deterministic)."""
+#: How the agreement is dated with ``other_dates``: as before (a date at the top and "as of
+#: the date first written above"), the clause reworded ("first above written"), the date set
+#: forth below beside the signatures, an undertaking signed below without an execution clause
+#: (no effective date), an acceptance "this Nth day of" below, a closing "Dated:" line.
+DATING_STYLES = ("top", "top_reworded", "below", "undertaking", "acceptance", "dated_line")
+
+_WITNESS_ABOVE = (
+    "IN WITNESS WHEREOF, the parties have executed this Agreement as of the date first "
+    "written above."
+)
+_WITNESS_ABOVE_REWORDED = (
+    "IN WITNESS WHEREOF, the parties hereto have executed this Agreement as of the day and "
+    "year first above written.",
+    "IN WITNESS WHEREOF, the undersigned have executed this Agreement as of the date set forth "
+    "in the first paragraph.",
+)
+_WITNESS_BELOW = (
+    "IN WITNESS WHEREOF, the parties have executed this Agreement as of the day and year set "
+    "forth below.",
+    "IN WITNESS WHEREOF, the parties have signed this Agreement on the dates set forth below.",
+    "This Agreement is entered into as of the date written below.",
+)
+_UNDERTAKING = (
+    "Please sign below to indicate your agreement to these terms.",
+    "Please sign and return one copy of this Agreement.",
+)
+# Openings with no date: the top of an agreement dated elsewhere.
+_UNDATED_OPENINGS = (
+    'This {t} (this "Agreement") is made and entered into by and between {p}.',
+    'This {t} (the "Agreement") is entered into by and between {p}.',
+    "This {t} is made between {p}.",
+)
+_OPENINGS = (
+    'This {t} (this "Agreement") is made and entered into as of {date} (the '
+    '"Effective Date") by and between {p}.',
+    'This {t} (the "Agreement") is entered into effective {date} by and between {p}.',
+    "This {t} is dated {date} and is made between {p}.",
+)
+
+
+def _ordinal(day: int) -> str:
+    suffix = {1: "st", 2: "nd", 3: "rd"}.get(day % 10 if day not in (11, 12, 13) else 0)
+    return f"{day}{suffix or 'th'}"
+
+
+def make_contract(index: int, seed: int, *, other_dates: bool = False) -> SynthContract:
+    """The ``index``-th contract of the set made with ``seed`` (deterministic); with
+    ``other_dates``, the ways an agreement is dated of :data:`DATING_STYLES` too (the same
+    contract otherwise: their choices come from a generator of their own)."""
     rng = random.Random(f"renderkit-synth:{seed}:contract:{index}")
+    dating_rng = random.Random(f"renderkit-synth-dating:{seed}:contract:{index}")
+    dating = dating_rng.choice(DATING_STYLES) if other_dates else "top"
+    # Styles dated below print no date at the top.
+    top_date = dating in ("top", "top_reworded")
     layout = ContractLayout(
         party_style=rng.choices(PARTY_STYLES, weights=(6, 2, 2))[0],
         term_place=rng.choices(TERM_PLACES, weights=(4, 3, 3))[0],
@@ -389,24 +447,20 @@ def make_contract(index: int, seed: int) -> SynthContract:
             (", and " if i == len(intro) - 1 and len(intro) > 2 else " and ") + t
             for i, t in enumerate(intro[1:], 1)
         )
-        opening = rng.choice(
-            (
-                'This {t} (this "Agreement") is made and entered into as of {date} (the '
-                '"Effective Date") by and between {p}.',
-                'This {t} (the "Agreement") is entered into effective {date} by and between {p}.',
-                "This {t} is dated {date} and is made between {p}.",
-            )
-        )
+        which = rng.randrange(len(_OPENINGS))
+        opening = (_OPENINGS if top_date else _UNDATED_OPENINGS)[which]
         paragraphs.append(("", opening.format(t=title.title(), date=date_text, p=joined)))
     elif layout.party_style == "numbered":
-        paragraphs.append(("", f"THIS {title} is made on {date_text}"))
+        paragraphs.append(("", f"THIS {title} is made{f' on {date_text}' if top_date else ''}"))
         paragraphs.append(("", "BETWEEN:"))
         for i, p in enumerate(parties, 1):
             end = "; and" if i < len(parties) else "."
             paragraphs.append(("", f"({i}) {_introduce(p, rng)}{end}"))
     else:
         if has_date:
-            paragraphs.append(("", date_text if rng.random() < 0.5 else _date(effective, rng)))
+            printed = date_text if rng.random() < 0.5 else _date(effective, rng)
+            if top_date:
+                paragraphs.append(("", printed))
         person = _person(rng)
         paragraphs.append(("", f"Dear {person.split()[0]} {person.split()[-1]}:"))
         first, second = parties[0], parties[1]
@@ -526,14 +580,24 @@ def make_contract(index: int, seed: int) -> SynthContract:
     )
     for number, (heading, text) in enumerate(clauses, 1):
         paragraphs.append((f"{number}. {heading}" if heading else "", text))
-    paragraphs.append(
-        (
-            "",
-            "IN WITNESS WHEREOF, the parties have executed this Agreement as of the date first "
-            "written above.",
-        )
-    )
     signed = effective + dt.timedelta(days=rng.randrange(0, 20))
+    # The date the agreement is given, and the line that gives it.
+    accepted = signed + dt.timedelta(days=dating_rng.randrange(0, 10))
+    closing = {
+        "top": _WITNESS_ABOVE,
+        "top_reworded": dating_rng.choice(_WITNESS_ABOVE_REWORDED),
+        "below": dating_rng.choice(_WITNESS_BELOW),
+        "undertaking": dating_rng.choice(_UNDERTAKING),
+        "acceptance": dating_rng.choice(_UNDERTAKING),
+        "dated_line": "",
+    }[dating]
+    if closing:
+        paragraphs.append(("", closing))
+    if other_dates and term is None and dating_rng.random() < 0.5:
+        # The day a term ends: a date that is no effective date.
+        ends = effective + dt.timedelta(days=dating_rng.randrange(300, 2000))
+        text = f"This Agreement shall remain in force until {_date(ends, dating_rng)}."
+        paragraphs.insert(len(paragraphs) - (1 if closing else 0), ("", text))
     # Some signature blocks print no company name (only the signer), so a party may be named
     # in the preamble alone.
     named_blocks = other.random() >= 0.3
@@ -546,13 +610,22 @@ def make_contract(index: int, seed: int) -> SynthContract:
             block += f"Title: {role}{f' of {p.name}' if other.random() < 0.3 else ''}\n"
         block += f"Date: {_date(signed, rng)}"
         paragraphs.append(("SIGNATURE", block))
+    if dating == "acceptance":
+        month = _MONTHS[accepted.month - 1]
+        day = _ordinal(accepted.day)
+        line = f"ACCEPTED AND AGREED TO THIS {day} DAY OF {month}, {accepted.year}."
+        paragraphs.insert(len(paragraphs) - 1, ("", line))
+    elif dating == "dated_line":
+        paragraphs.append(("", f"Dated: {_date(accepted, dating_rng)}"))
+    given = {"top": effective, "top_reworded": effective, "below": signed, "undertaking": None}
+    effective_truth = given.get(dating, accepted) if has_date or not top_date else None
     return SynthContract(
         id=f"synth-contract-{index:04d}",
         kind=kind,
         title=title,
         layout=layout,
         parties=parties,
-        effective=effective if has_date else None,
+        effective=effective_truth,
         jurisdiction=jurisdiction,
         term=term,
         term_text=term_text,
