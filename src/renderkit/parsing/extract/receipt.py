@@ -31,6 +31,7 @@ from renderkit.parsing.extract.ocrfix import (
 )
 from renderkit.parsing.extract.receipt_patterns import form_pattern
 from renderkit.parsing.extract.receipt_patterns import receipt_patterns as _rx
+from renderkit.parsing.extract.receipt_sums import summed_total
 from renderkit.parsing.extract.values import find_amounts, find_dates, find_emails, find_phones
 from renderkit.parsing.layout.model import PageLayout, Row, Segment, build_layout, stacked_blocks
 from renderkit.parsing.lexicons import load_lexicon, tokens
@@ -766,10 +767,21 @@ def _labelled_total(
 
 
 def _total(lines: Sequence[Line], layouts: Sequence[PageLayout]) -> Found | None:
-    """The total: a total label's amount, else what was paid, else the subtotal."""
+    """The total: a total label's amount, else the amount the receipt's sums agree on, else
+    what was paid, else the subtotal."""
     cash, change = _payment(lines)
     paid = cash - change if cash is not None and change is not None else None
     labelled = _labelled_total(layouts, cash, change)
+    summed = summed_total(lines, line_amounts)
+    by_sums = (
+        None
+        if summed is None
+        else Found(
+            value=f"{summed.value:.2f}",
+            confidence=0.8,
+            lines=() if summed.line is None else (summed.line,),
+        )
+    )
     if labelled is not None:
         amount, rank, line = labelled
         # Without change given the amount tendered is the amount paid (a card pays exactly).
@@ -778,7 +790,14 @@ def _total(lines: Sequence[Line], layouts: Sequence[PageLayout]) -> Found | None
             # Tills round what is paid to the smallest coin and may print the rounded total
             # where it cannot be read: the amount paid is the total.
             return Found(value=f"{settled:.2f}", confidence=0.8, lines=(line,))
-        return Found(value=f"{amount:.2f}", confidence=0.95 if rank > 0 else 0.8, lines=(line,))
+        chosen = Found(value=f"{amount:.2f}", confidence=0.95 if rank > 0 else 0.8, lines=(line,))
+        if by_sums is not None and rank <= 0 and summed is not None and summed.value != amount:
+            # No payment confirms the label's amount, and both sums name another: the label
+            # was read beside the wrong amount (a photo's rows run together) or is no total.
+            return attrs.evolve(by_sums, alternatives=(chosen,))
+        return chosen
+    if by_sums is not None:
+        return by_sums
     if paid is not None and paid > 0:
         return Found(value=f"{paid:.2f}", confidence=0.6)
     # No readable total line: till receipts mostly print the same amount as the subtotal (tax
