@@ -106,7 +106,16 @@ def _fix_ocr_digits(text: str) -> str:
     # the dash separates the two.
     text = re.sub(r"(?<=\d)-(?=\d{1,2}([/.])\d{1,2}\1(?:19|20)\d\d(?!\d))", " ", text)
     text = re.sub(r"(?<=\d)\s*([.,])\s+(?=\d{2}\b)|(?<=\d)\s+([.,])(?=\d{2}\b)", r"\1\2", text)
-    return re.sub(r"(?<=[\d.,])[Oo](?=[\d.,])|(?<=\s)[Oo](?=[.,]\d{2}\b)", "0", text)
+    text = re.sub(r"(?<=[\d.,])[Oo](?=[\d.,])|(?<=\s)[Oo](?=[.,]\d{2}\b)", "0", text)
+    # The other way round, a word of letters with an O read as 0 ("16 0kt 2024", "N0V"): no
+    # number is a word of letters, and a month's name must be letters to be read as one.
+    return _LETTER_WORD_WITH_ZERO.sub(lambda m: m.group(0).replace("0", "O"), text)
+
+
+# A word of two or more letters and a 0 among them, not the start of an amount ("RM0.50").
+_LETTER_WORD_WITH_ZERO = re.compile(
+    r"(?<![\w.,])(?=[A-Za-z0]*[A-Za-z][A-Za-z0]*[A-Za-z])[A-Za-z0]*0[A-Za-z0]*(?!\w|[.,]\d)"
+)
 
 
 def line_amounts(line: Line) -> list[str]:
