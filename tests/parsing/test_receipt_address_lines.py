@@ -100,3 +100,8 @@ def test_a_phone_line_between_a_lone_post_code_and_its_town_is_skipped() -> None
 def test_a_short_house_number_line_counts_as_header_text() -> None:
     found = _fields(["PORLAND TRADING SDN BHD", "NO 7,", "JALAN MAWAR 3", "47100 PUCHONG"])
     assert found["address"] == "NO 7 JALAN MAWAR 3 47100 PUCHONG"
+
+
+def test_a_town_read_with_a_zero_for_its_o_is_spelt_with_the_o() -> None:
+    found = _fields(["PORLAND TRADING SDN BHD", "NO 5, JALAN MAWAR 3", "47100 P0RTVILLE, SELANGOR"])
+    assert found["address"] == "NO 5, JALAN MAWAR 3 47100 PORTVILLE, SELANGOR"

@@ -881,6 +881,8 @@ def _fix_address_codes(text: str) -> str:
     # "12Lindenweg" before a capitalised street name (a unit letter, "12A", is one capital).
     text = re.sub(r"\b(N[Oo])(?=\d)", r"\1 ", text)
     text = re.sub(r"(?<![\w-])(\d{1,4})(?=[A-Z][a-z]{2,})", r"\1 ", text)
+    # A town or street word with an O read as 0 ("MELZ0KBARU"): no code is letters and 0s.
+    text = _LETTER_WORD_WITH_ZERO.sub(lambda m: m.group(0).replace("0", "O"), text)
     return _rx().floor_ordinal.sub(r"3\1", text)
 
 
