@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
+
 from ._receipts import header_lines, values
 
 
@@ -105,3 +107,20 @@ def test_a_short_house_number_line_counts_as_header_text() -> None:
 def test_a_town_read_with_a_zero_for_its_o_is_spelt_with_the_o() -> None:
     found = _fields(["PORLAND TRADING SDN BHD", "NO 5, JALAN MAWAR 3", "47100 P0RTVILLE, SELANGOR"])
     assert found["address"] == "NO 5, JALAN MAWAR 3 47100 PORTVILLE, SELANGOR"
+
+
+@pytest.mark.parametrize(
+    ("street", "town"),
+    [
+        ("Tovanstrasse 17", "8001 Kelmdorf"),
+        ("Tovangasse 17", "A-1010 Brindau"),
+        ("Tovanstraat 17", "1012 AB Kelmerdam"),
+        ("Rue de Tovan 17", "1000 Brindeville"),
+    ],
+)
+def test_a_street_above_a_four_figure_post_code_and_its_town_stays_in_the_address(
+    street: str, town: str
+) -> None:
+    found = _fields(["Brindelmark Handel AG", street, town, "MWST-NR CHE-123.456.789"])
+    assert found["address"] == f"{street} {town}"
+

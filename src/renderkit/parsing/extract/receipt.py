@@ -510,6 +510,25 @@ def _outlet_line(text: str) -> bool:
     return bool(re.fullmatch(r"\(\s*[A-Za-z][A-Za-z .&'-]{2,40}\)", text))
 
 
+# A four-figure post code opening a line, then its town and nothing else ("8001 Zürich",
+# "CH-8001 Zürich", "1012 AB Amsterdam"): how Swiss, Austrian, Belgian, Dutch, Danish and
+# Norwegian addresses end. Letters only after the code: a street ("1234 Main Street") has a
+# street word, which _town_line refuses.
+_TOWN_AFTER_CODE = re.compile(r"(?:[A-Z]{1,2}-)?\d{4}(?:\s?[A-Z]{2})?\s+[^\W\d_][^\d:;@/]{1,40}")
+
+
+def _town_line(text: str) -> bool:
+    """Whether ``text`` is a four-figure post code and its town, the last line of an address."""
+    text = text.strip()
+    return bool(_TOWN_AFTER_CODE.fullmatch(text)) and not _rx().address_word.search(text)
+
+
+def _postcode_line(text: str) -> bool:
+    """Whether ``text`` holds a post code: five figures (:attr:`ReceiptPatterns.postcode`) or
+    four opening a town line (:func:`_town_line`)."""
+    return bool(_rx().postcode.search(text)) or _town_line(text)
+
+
 def _lone_postcode(text: str) -> bool:
     """Whether ``text`` is five figures alone: inside an address (under the street, or after
     a phone line printed in it), the post code on its own line, not a registration number."""
@@ -537,12 +556,12 @@ def _label_and_number(text: str, following: str) -> bool:
     if _house_number(text):
         return False
     street = re.fullmatch(r"[A-Za-z][A-Za-z ]{1,30}\s\d{1,4}", text)
-    return not (street and _rx().postcode.match(following))
+    return not (street and (_rx().postcode.match(following) or _town_line(following)))
 
 
 def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Line]:
     picked: list[Line] = []
-    seen_postcode = bool(first and _rx().postcode.search(first))
+    seen_postcode = bool(first and _postcode_line(first))
     for index, line in enumerate(lines):
         text = clean(line.text)
         if _is_registration(text) and not (picked and _lone_postcode(text)):
@@ -564,7 +583,7 @@ def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Li
         if _rx().header_stop.search(text) and not _rx().postcode.search(text):
             break
         picked.append(line)
-        seen_postcode = seen_postcode or bool(_rx().postcode.search(text))
+        seen_postcode = seen_postcode or _postcode_line(text)
         if len(picked) >= 5:
             break
     return picked
@@ -574,7 +593,7 @@ def _address(header: list[Line], after: int) -> Found | None:
     picked = _collect_address(header[after + 1 :])
     if not picked:
         return None
-    seen_postcode = any(_rx().postcode.search(line.text) for line in picked)
+    seen_postcode = any(_postcode_line(clean(line.text)) for line in picked)
     value = " ".join(clean(line.text) for line in picked)
     return Found(value=value, confidence=0.75 if seen_postcode else 0.55, lines=tuple(picked))
 
