@@ -123,4 +123,3 @@ def test_a_street_above_a_four_figure_post_code_and_its_town_stays_in_the_addres
 ) -> None:
     found = _fields(["Brindelmark Handel AG", street, town, "MWST-NR CHE-123.456.789"])
     assert found["address"] == f"{street} {town}"
-
