@@ -679,6 +679,25 @@ def _date(lines: Sequence[Line], layouts: Sequence[PageLayout], day_first: bool)
     return fallback
 
 
+# A phone number in the North American style, the area code in brackets ("(212) 555-0134").
+_NORTH_AMERICAN_PHONE = re.compile(r"(?<!\d)\(\d{3}\)\s?\d{3}-\d{4}(?!\d)")
+_NUMERIC_DATE = re.compile(r"(?<![\d.])(\d{1,2})[./-](\d{1,2})[./-](\d{2,4})(?!\d)")
+
+
+def _day_first(text: str, *, day_first: bool) -> bool:
+    """Whether the receipt's numeric dates read day first (``day_first``: the caller's default).
+
+    The dates vote (:func:`~renderkit.parsing.extract.invoice.day_first_vote`) when one shows
+    its order (a part above 12). When none does, a receipt printing dollars ("$", "USD") and a
+    North American phone number is from the US, whose tills print the month first.
+    """
+    if not (day_first and day_first_vote(text)):
+        return False
+    shown = any(int(m.group(1)) > 12 or int(m.group(2)) > 12 for m in _NUMERIC_DATE.finditer(text))
+    dollars = "$" in text or re.search(r"\bUSD\b", text) is not None
+    return shown or not dollars or not _NORTH_AMERICAN_PHONE.search(text)
+
+
 def _labelled_amount(lines: Sequence[Line], index: int) -> str | None:
     amounts = line_amounts(lines[index])
     if amounts:
@@ -1084,7 +1103,7 @@ def receipt_fields(
     text = "\n".join(line.text for line in lines)
     layouts = _layouts(lines)
     rules: tuple[tuple[str, Callable[[], Found | None]], ...] = (
-        ("date", lambda: _date(lines, layouts, day_first and day_first_vote(text))),
+        ("date", lambda: _date(lines, layouts, _day_first(text, day_first=day_first))),
         ("total", lambda: _total(lines, layouts)),
         ("subtotal", lambda: _labelled_line_amount(lines, _rx().subtotal)),
         ("tax", lambda: _labelled_line_amount(lines, _rx().tax_line)),
