@@ -73,3 +73,10 @@ def test_an_exact_payment_confirms_nothing() -> None:
     # Paying 6,00 with 0,00 back leaves every amount itself: no change, no proof.
     lines = page_lines(["A 1,00", "B 5,00", "C 6,00", "D 6,00", "E 0,00"])
     assert summed_total(lines, line_amounts) is None
+
+
+def test_a_packs_size_on_an_item_line_does_not_break_the_items_run() -> None:
+    # "1.5L" is no price: the items 4,00 + 3,00 still add up to the total the payment leaves.
+    rows = [*_HEAD, "BREAD", "1 x 4,00 4,00", "WATER 1.5L", "1 x 3,00 3,00"]
+    rows += ["ZU ENTRICHTEN 7,00", "GEGEBEN 10,00", "RETOUR 3,00"]
+    assert values(page_lines(rows))["total"] == "7.00"

@@ -123,6 +123,17 @@ def line_amounts(line: Line) -> list[str]:
     return [a for a, _, _ in find_amounts(_fix_ocr_digits(line.text))]
 
 
+def _till_amounts(line: Line) -> list[str]:
+    """The amounts on ``line`` a till prints as money: two decimals, no unit glued after them
+    ("1.5L", "0.75KG" are a pack's size, not a price)."""
+    text = _fix_ocr_digits(line.text)
+    return [
+        a
+        for a, start, end in find_amounts(text)
+        if re.search(r"[.,]\d\d$", text[start:end]) and not text[end : end + 1].isalpha()
+    ]
+
+
 def _is_id_line(text: str) -> bool:
     return bool(_rx().id_line.search(text)) and not _rx().not_id_line.search(text)
 
@@ -819,7 +830,7 @@ def _total(lines: Sequence[Line], layouts: Sequence[PageLayout]) -> Found | None
     cash, change = _payment(lines)
     paid = cash - change if cash is not None and change is not None else None
     labelled = _labelled_total(layouts, cash, change)
-    summed = summed_total(lines, line_amounts)
+    summed = summed_total(lines, _till_amounts)
     by_sums = (
         None
         if summed is None
