@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import attrs
+
+from renderkit.parsing._protocol import Line
 from renderkit.parsing.extract.receipt import line_amounts
 from renderkit.parsing.extract.receipt_sums import summed_total
 
-from ._receipts import page_lines, values
+from ._receipts import header_lines, page_lines, values
 
 _HEAD = ["MUSTER LADEN AG", "Lindenweg 12", "12345 Musterstadt", "DATUM 05.03.2024 12:30"]
 
@@ -80,3 +83,38 @@ def test_a_packs_size_on_an_item_line_does_not_break_the_items_run() -> None:
     rows = [*_HEAD, "BREAD", "1 x 4,00 4,00", "WATER 1.5L", "1 x 3,00 3,00"]
     rows += ["ZU ENTRICHTEN 7,00", "GEGEBEN 10,00", "RETOUR 3,00"]
     assert values(page_lines(rows))["total"] == "7.00"
+
+
+def _amount_at_right_edge(line: Line) -> Line:
+    # A till prints its amounts at the right edge, apart from the label: two segments.
+    *label, amount = line.words
+    box = amount.bbox
+    return Line(words=(*label, attrs.evolve(amount, bbox=(0.8, box[1], 0.9, box[3]))), page=1)
+
+
+def test_a_label_read_beside_the_tax_gives_way_to_the_sums_even_above_the_payment() -> None:
+    # The total's row is followed by the cash row, which vouches for a total label's amount
+    # when it is the amount paid; here the label sits beside the tax.
+    rows = [*_HEAD, "TEA 2 x 5.00 10.00", "RICE 1 x 20.00 20.00", "SUBTOTAL 30.00", "TAX 8%"]
+    rows += ["TOTAL 2.40", "CASH 32.40", "CHANGE 50.00", "17.60"]
+    lines = [
+        _amount_at_right_edge(x) if len(x.words) > 1 and x.text[0].isalpha() else x
+        for x in header_lines(rows)
+    ]
+    assert values(lines)["total"] == "32.40"
+
+
+def test_a_label_read_beside_the_amount_handed_over_gives_the_total_before_it() -> None:
+    # Rows ran together: the total's label sits beside the cash, the change has no label, and
+    # the item rows print unit prices after line amounts, so no run adds up.
+    rows = [
+        *_HEAD,
+        "EGGS",
+        "14.20",
+        "2 x 7.10",
+        "449.27",
+        "TOTAL RM 500.00",
+        "CASH 50.73",
+        "CHANGE",
+    ]
+    assert values(page_lines(rows))["total"] == "449.27"

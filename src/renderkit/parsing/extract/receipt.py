@@ -31,7 +31,7 @@ from renderkit.parsing.extract.ocrfix import (
 )
 from renderkit.parsing.extract.receipt_patterns import form_pattern
 from renderkit.parsing.extract.receipt_patterns import receipt_patterns as _rx
-from renderkit.parsing.extract.receipt_sums import summed_total
+from renderkit.parsing.extract.receipt_sums import left_by_payment, summed_total
 from renderkit.parsing.extract.values import find_amounts, find_dates, find_emails, find_phones
 from renderkit.parsing.layout.model import PageLayout, Row, Segment, build_layout, stacked_blocks
 from renderkit.parsing.lexicons import load_lexicon, tokens
@@ -849,10 +849,21 @@ def _total(lines: Sequence[Line], layouts: Sequence[PageLayout]) -> Found | None
             # where it cannot be read: the amount paid is the total.
             return Found(value=f"{settled:.2f}", confidence=0.8, lines=(line,))
         chosen = Found(value=f"{amount:.2f}", confidence=0.95 if rank > 0 else 0.8, lines=(line,))
-        if by_sums is not None and rank <= 0 and summed is not None and summed.value != amount:
+        if paid is not None and amount == paid:
+            return chosen
+        if by_sums is not None and summed is not None and summed.value != amount:
             # No payment confirms the label's amount, and both sums name another: the label
             # was read beside the wrong amount (a photo's rows run together) or is no total.
             return attrs.evolve(by_sums, alternatives=(chosen,))
+        before = left_by_payment(lines, _till_amounts, amount)
+        if before is not None and before.line is not None:
+            # The label's amount is the one handed over: the total is what the change leaves.
+            return Found(
+                value=f"{before.value:.2f}",
+                confidence=0.75,
+                lines=(before.line,),
+                alternatives=(chosen,),
+            )
         return chosen
     if by_sums is not None:
         return by_sums

@@ -23,7 +23,7 @@ import attrs
 
 from renderkit.parsing._protocol import Line
 
-__all__ = ["Summed", "summed_total"]
+__all__ = ["Summed", "left_by_payment", "summed_total"]
 
 # A subtotal block is a few amounts; an items run may be long (every line of the receipt).
 _LONGEST_RUN = 40
@@ -63,6 +63,34 @@ def _runs_adding_up(amounts: Sequence[Decimal], before: int) -> set[Decimal]:
     return out
 
 
+def _printed(
+    lines: Sequence[Line], amounts_of: Callable[[Line], list[str]]
+) -> list[tuple[Decimal, Line]]:
+    """Each line's last amount, in printing order, with its line."""
+    out: list[tuple[Decimal, Line]] = []
+    for line in lines:
+        found = amounts_of(line)
+        if found:
+            out.append((Decimal(found[-1]), line))
+    return out
+
+
+def left_by_payment(
+    lines: Sequence[Line], amounts_of: Callable[[Line], list[str]], tendered: Decimal
+) -> Summed | None:
+    """The total printed right before ``tendered`` when ``tendered`` - the next amount is it.
+
+    A label read one row off (a photo's rows run together) sits beside the amount handed
+    over; the amount before it is the total, the one after it the change.
+    """
+    printed = _printed(lines, amounts_of)
+    for index in range(1, len(printed) - 1):
+        (before, line), (value, _), (change, _) = printed[index - 1 : index + 2]
+        if value == tendered and 0 < change < value and value - change == before:
+            return Summed(value=before, line=line)
+    return None
+
+
 def summed_total(lines: Sequence[Line], amounts_of: Callable[[Line], list[str]]) -> Summed | None:
     """The amount both of the receipt's sums name (the last such when several do), or None.
 
@@ -71,11 +99,7 @@ def summed_total(lines: Sequence[Line], amounts_of: Callable[[Line], list[str]])
     a payment pair must come after it, the tendered amount larger than the total and the change
     above zero (an exact payment proves nothing: every amount leaves itself and 0).
     """
-    printed: list[tuple[Decimal, Line]] = []
-    for line in lines:
-        found = amounts_of(line)
-        if found:
-            printed.append((Decimal(found[-1]), line))
+    printed = _printed(lines, amounts_of)
     amounts = [a for a, _ in printed]
     runs = [_runs_ending(amounts, end) for end in range(len(amounts) + 1)]
     best: Summed | None = None
