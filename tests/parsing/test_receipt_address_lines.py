@@ -123,3 +123,15 @@ def test_a_street_above_a_four_figure_post_code_and_its_town_stays_in_the_addres
 ) -> None:
     found = _fields(["Brindelmark Handel AG", street, town, "MWST-NR CHE-123.456.789"])
     assert found["address"] == f"{street} {town}"
+
+
+def test_a_phone_line_between_a_street_and_its_four_figure_post_code_stays_out() -> None:
+    # A tilted photo's OCR orders the phone (printed beside the town) between the two lines.
+    rows = ["Brindelmark Handel OG", "(677633-M)", "Tovanweg 184", "TEL: 038 603 73964"]
+    found = _fields([*rows, "7395 Kelmkirchen", "BON-NR: 317606"])
+    assert found["address"] == "Tovanweg 184 7395 Kelmkirchen"
+
+
+def test_a_portuguese_post_code_ends_the_address_after_its_street() -> None:
+    found = _fields(["Brindel Unipessoal Lda.", "Rua Tovan 151", "4159-866 Kelminho", "TEL: 42"])
+    assert found["address"] == "Rua Tovan 151 4159-866 Kelminho"

@@ -349,8 +349,8 @@ def _phone_inside_address(above: Sequence[Line], below: Sequence[Line]) -> bool:
         _is_registration(following) and not _lone_postcode(following)
     ):
         return False
-    if not any(_rx().postcode.search(x.text) for x in above):
-        return bool(_rx().postcode.search(following))
+    if not any(_postcode_line(clean(x.text)) for x in above):
+        return _postcode_line(following)
     last = clean(above[-1].text)
     open_end = re.fullmatch(r"\d{4,5}", last) or above[-1].text.rstrip().endswith(",")
     return bool(open_end) and bool(re.fullmatch(r"[^\W\d_][^\d]*", following))
@@ -522,10 +522,12 @@ def _outlet_line(text: str) -> bool:
 
 
 # A four-figure post code opening a line, then its town and nothing else ("8001 Zürich",
-# "CH-8001 Zürich", "1012 AB Amsterdam"): how Swiss, Austrian, Belgian, Dutch, Danish and
-# Norwegian addresses end. Letters only after the code: a street ("1234 Main Street") has a
-# street word, which _town_line refuses.
-_TOWN_AFTER_CODE = re.compile(r"(?:[A-Z]{1,2}-)?\d{4}(?:\s?[A-Z]{2})?\s+[^\W\d_][^\d:;@/]{1,40}")
+# "CH-8001 Zürich", "1012 AB Amsterdam", "1100-148 Lisboa"): how Swiss, Austrian, Belgian,
+# Dutch, Portuguese, Danish and Norwegian addresses end. Letters only after the code: a street
+# ("1234 Main Street") has a street word, which _town_line refuses.
+_TOWN_AFTER_CODE = re.compile(
+    r"(?:[A-Z]{1,2}-)?\d{4}(?:-\d{3}|\s?[A-Z]{2})?\s+[^\W\d_][^\d:;@/]{1,40}"
+)
 
 
 def _town_line(text: str) -> bool:
