@@ -55,14 +55,6 @@ def _runs_ending(amounts: Sequence[Decimal], end: int) -> set[Decimal]:
     return out
 
 
-def _runs_adding_up(amounts: Sequence[Decimal], before: int) -> set[Decimal]:
-    """Sums of every run of two or more consecutive amounts that ends before ``before``."""
-    out: set[Decimal] = set()
-    for end in range(2, before + 1):
-        out |= _runs_ending(amounts, end)
-    return out
-
-
 def _printed(
     lines: Sequence[Line], amounts_of: Callable[[Line], list[str]]
 ) -> list[tuple[Decimal, Line]]:
