@@ -50,6 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="invoices print trade names, slogans or the buyer's block atop the letterhead",
     )
+    parser.add_argument(
+        "--every-locale",
+        action="store_true",
+        help="receipts not from Malaysia come from any locale (four-figure post codes...)",
+    )
     parser.add_argument("--chromium", default=DEFAULT_CHROMIUM, help="the browser to use")
     parser.add_argument("--slots", type=int, default=2, help="pages rendered at once")
     return parser
@@ -68,6 +73,7 @@ async def _main(args: argparse.Namespace) -> int:
             photos=args.photos,
             other_dates=args.other_dates,
             hard_issuers=args.hard_issuers,
+            every_locale=args.every_locale,
             concurrency=args.slots * 2,
         )
     seconds = time.perf_counter() - started

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
+
 from ._receipts import header_lines, values
 
 
@@ -100,3 +102,36 @@ def test_a_phone_line_between_a_lone_post_code_and_its_town_is_skipped() -> None
 def test_a_short_house_number_line_counts_as_header_text() -> None:
     found = _fields(["PORLAND TRADING SDN BHD", "NO 7,", "JALAN MAWAR 3", "47100 PUCHONG"])
     assert found["address"] == "NO 7 JALAN MAWAR 3 47100 PUCHONG"
+
+
+def test_a_town_read_with_a_zero_for_its_o_is_spelt_with_the_o() -> None:
+    found = _fields(["PORLAND TRADING SDN BHD", "NO 5, JALAN MAWAR 3", "47100 P0RTVILLE, SELANGOR"])
+    assert found["address"] == "NO 5, JALAN MAWAR 3 47100 PORTVILLE, SELANGOR"
+
+
+@pytest.mark.parametrize(
+    ("street", "town"),
+    [
+        ("Tovanstrasse 17", "8001 Kelmdorf"),
+        ("Tovangasse 17", "A-1010 Brindau"),
+        ("Tovanstraat 17", "1012 AB Kelmerdam"),
+        ("Rue de Tovan 17", "1000 Brindeville"),
+    ],
+)
+def test_a_street_above_a_four_figure_post_code_and_its_town_stays_in_the_address(
+    street: str, town: str
+) -> None:
+    found = _fields(["Brindelmark Handel AG", street, town, "MWST-NR CHE-123.456.789"])
+    assert found["address"] == f"{street} {town}"
+
+
+def test_a_phone_line_between_a_street_and_its_four_figure_post_code_stays_out() -> None:
+    # A tilted photo's OCR orders the phone (printed beside the town) between the two lines.
+    rows = ["Brindelmark Handel OG", "(677633-M)", "Tovanweg 184", "TEL: 038 603 73964"]
+    found = _fields([*rows, "7395 Kelmkirchen", "BON-NR: 317606"])
+    assert found["address"] == "Tovanweg 184 7395 Kelmkirchen"
+
+
+def test_a_portuguese_post_code_ends_the_address_after_its_street() -> None:
+    found = _fields(["Brindel Unipessoal Lda.", "Rua Tovan 151", "4159-866 Kelminho", "TEL: 42"])
+    assert found["address"] == "Rua Tovan 151 4159-866 Kelminho"

@@ -31,6 +31,7 @@ from renderkit.parsing.extract.ocrfix import (
 )
 from renderkit.parsing.extract.receipt_patterns import form_pattern
 from renderkit.parsing.extract.receipt_patterns import receipt_patterns as _rx
+from renderkit.parsing.extract.receipt_sums import left_by_payment, summed_total
 from renderkit.parsing.extract.values import find_amounts, find_dates, find_emails, find_phones
 from renderkit.parsing.layout.model import PageLayout, Row, Segment, build_layout, stacked_blocks
 from renderkit.parsing.lexicons import load_lexicon, tokens
@@ -105,12 +106,32 @@ def _fix_ocr_digits(text: str) -> str:
     # the dash separates the two.
     text = re.sub(r"(?<=\d)-(?=\d{1,2}([/.])\d{1,2}\1(?:19|20)\d\d(?!\d))", " ", text)
     text = re.sub(r"(?<=\d)\s*([.,])\s+(?=\d{2}\b)|(?<=\d)\s+([.,])(?=\d{2}\b)", r"\1\2", text)
-    return re.sub(r"(?<=[\d.,])[Oo](?=[\d.,])|(?<=\s)[Oo](?=[.,]\d{2}\b)", "0", text)
+    text = re.sub(r"(?<=[\d.,])[Oo](?=[\d.,])|(?<=\s)[Oo](?=[.,]\d{2}\b)", "0", text)
+    # The other way round, a word of letters with an O read as 0 ("16 0kt 2024", "N0V"): no
+    # number is a word of letters, and a month's name must be letters to be read as one.
+    return _LETTER_WORD_WITH_ZERO.sub(lambda m: m.group(0).replace("0", "O"), text)
+
+
+# A word of two or more letters and a 0 among them, not the start of an amount ("RM0.50").
+_LETTER_WORD_WITH_ZERO = re.compile(
+    r"(?<![\w.,])(?=[A-Za-z0]*[A-Za-z][A-Za-z0]*[A-Za-z])[A-Za-z0]*0[A-Za-z0]*(?!\w|[.,]\d)"
+)
 
 
 def line_amounts(line: Line) -> list[str]:
     """Amounts with decimals printed on ``line``, left to right."""
     return [a for a, _, _ in find_amounts(_fix_ocr_digits(line.text))]
+
+
+def _till_amounts(line: Line) -> list[str]:
+    """The amounts on ``line`` a till prints as money: two decimals, no unit glued after them
+    ("1.5L", "0.75KG" are a pack's size, not a price)."""
+    text = _fix_ocr_digits(line.text)
+    return [
+        a
+        for a, start, end in find_amounts(text)
+        if re.search(r"[.,]\d\d$", text[start:end]) and not text[end : end + 1].isalpha()
+    ]
 
 
 def _is_id_line(text: str) -> bool:
@@ -328,8 +349,8 @@ def _phone_inside_address(above: Sequence[Line], below: Sequence[Line]) -> bool:
         _is_registration(following) and not _lone_postcode(following)
     ):
         return False
-    if not any(_rx().postcode.search(x.text) for x in above):
-        return bool(_rx().postcode.search(following))
+    if not any(_postcode_line(clean(x.text)) for x in above):
+        return _postcode_line(following)
     last = clean(above[-1].text)
     open_end = re.fullmatch(r"\d{4,5}", last) or above[-1].text.rstrip().endswith(",")
     return bool(open_end) and bool(re.fullmatch(r"[^\W\d_][^\d]*", following))
@@ -500,6 +521,27 @@ def _outlet_line(text: str) -> bool:
     return bool(re.fullmatch(r"\(\s*[A-Za-z][A-Za-z .&'-]{2,40}\)", text))
 
 
+# A four-figure post code opening a line, then its town and nothing else ("8001 Zürich",
+# "CH-8001 Zürich", "1012 AB Amsterdam", "1100-148 Lisboa"): how Swiss, Austrian, Belgian,
+# Dutch, Portuguese, Danish and Norwegian addresses end. Letters only after the code: a street
+# ("1234 Main Street") has a street word, which _town_line refuses.
+_TOWN_AFTER_CODE = re.compile(
+    r"(?:[A-Z]{1,2}-)?\d{4}(?:-\d{3}|\s?[A-Z]{2})?\s+[^\W\d_][^\d:;@/]{1,40}"
+)
+
+
+def _town_line(text: str) -> bool:
+    """Whether ``text`` is a four-figure post code and its town, the last line of an address."""
+    text = text.strip()
+    return bool(_TOWN_AFTER_CODE.fullmatch(text)) and not _rx().address_word.search(text)
+
+
+def _postcode_line(text: str) -> bool:
+    """Whether ``text`` holds a post code: five figures (:attr:`ReceiptPatterns.postcode`) or
+    four opening a town line (:func:`_town_line`)."""
+    return bool(_rx().postcode.search(text)) or _town_line(text)
+
+
 def _lone_postcode(text: str) -> bool:
     """Whether ``text`` is five figures alone: inside an address (under the street, or after
     a phone line printed in it), the post code on its own line, not a registration number."""
@@ -527,12 +569,12 @@ def _label_and_number(text: str, following: str) -> bool:
     if _house_number(text):
         return False
     street = re.fullmatch(r"[A-Za-z][A-Za-z ]{1,30}\s\d{1,4}", text)
-    return not (street and _rx().postcode.match(following))
+    return not (street and (_rx().postcode.match(following) or _town_line(following)))
 
 
 def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Line]:
     picked: list[Line] = []
-    seen_postcode = bool(first and _rx().postcode.search(first))
+    seen_postcode = bool(first and _postcode_line(first))
     for index, line in enumerate(lines):
         text = clean(line.text)
         if _is_registration(text) and not (picked and _lone_postcode(text)):
@@ -554,7 +596,7 @@ def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Li
         if _rx().header_stop.search(text) and not _rx().postcode.search(text):
             break
         picked.append(line)
-        seen_postcode = seen_postcode or bool(_rx().postcode.search(text))
+        seen_postcode = seen_postcode or _postcode_line(text)
         if len(picked) >= 5:
             break
     return picked
@@ -564,7 +606,7 @@ def _address(header: list[Line], after: int) -> Found | None:
     picked = _collect_address(header[after + 1 :])
     if not picked:
         return None
-    seen_postcode = any(_rx().postcode.search(line.text) for line in picked)
+    seen_postcode = any(_postcode_line(clean(line.text)) for line in picked)
     value = " ".join(clean(line.text) for line in picked)
     return Found(value=value, confidence=0.75 if seen_postcode else 0.55, lines=tuple(picked))
 
@@ -648,6 +690,25 @@ def _date(lines: Sequence[Line], layouts: Sequence[PageLayout], day_first: bool)
         if fallback is None or (timed and fallback.confidence < 0.8):
             fallback = Found(value=value, confidence=0.8 if timed else 0.75, lines=(line,))
     return fallback
+
+
+# A phone number in the North American style, the area code in brackets ("(212) 555-0134").
+_NORTH_AMERICAN_PHONE = re.compile(r"(?<!\d)\(\d{3}\)\s?\d{3}-\d{4}(?!\d)")
+_NUMERIC_DATE = re.compile(r"(?<![\d.])(\d{1,2})[./-](\d{1,2})[./-](\d{2,4})(?!\d)")
+
+
+def _day_first(text: str, *, day_first: bool) -> bool:
+    """Whether the receipt's numeric dates read day first (``day_first``: the caller's default).
+
+    The dates vote (:func:`~renderkit.parsing.extract.invoice.day_first_vote`) when one shows
+    its order (a part above 12). When none does, a receipt printing dollars ("$", "USD") and a
+    North American phone number is from the US, whose tills print the month first.
+    """
+    if not (day_first and day_first_vote(text)):
+        return False
+    shown = any(int(m.group(1)) > 12 or int(m.group(2)) > 12 for m in _NUMERIC_DATE.finditer(text))
+    dollars = "$" in text or re.search(r"\bUSD\b", text) is not None
+    return shown or not dollars or not _NORTH_AMERICAN_PHONE.search(text)
 
 
 def _labelled_amount(lines: Sequence[Line], index: int) -> str | None:
@@ -766,10 +827,21 @@ def _labelled_total(
 
 
 def _total(lines: Sequence[Line], layouts: Sequence[PageLayout]) -> Found | None:
-    """The total: a total label's amount, else what was paid, else the subtotal."""
+    """The total: a total label's amount, else the amount the receipt's sums agree on, else
+    what was paid, else the subtotal."""
     cash, change = _payment(lines)
     paid = cash - change if cash is not None and change is not None else None
     labelled = _labelled_total(layouts, cash, change)
+    summed = summed_total(lines, _till_amounts)
+    by_sums = (
+        None
+        if summed is None
+        else Found(
+            value=f"{summed.value:.2f}",
+            confidence=0.8,
+            lines=() if summed.line is None else (summed.line,),
+        )
+    )
     if labelled is not None:
         amount, rank, line = labelled
         # Without change given the amount tendered is the amount paid (a card pays exactly).
@@ -778,7 +850,25 @@ def _total(lines: Sequence[Line], layouts: Sequence[PageLayout]) -> Found | None
             # Tills round what is paid to the smallest coin and may print the rounded total
             # where it cannot be read: the amount paid is the total.
             return Found(value=f"{settled:.2f}", confidence=0.8, lines=(line,))
-        return Found(value=f"{amount:.2f}", confidence=0.95 if rank > 0 else 0.8, lines=(line,))
+        chosen = Found(value=f"{amount:.2f}", confidence=0.95 if rank > 0 else 0.8, lines=(line,))
+        if paid is not None and amount == paid:
+            return chosen
+        if by_sums is not None and summed is not None and summed.value != amount:
+            # No payment confirms the label's amount, and both sums name another: the label
+            # was read beside the wrong amount (a photo's rows run together) or is no total.
+            return attrs.evolve(by_sums, alternatives=(chosen,))
+        before = left_by_payment(lines, _till_amounts, amount)
+        if before is not None and before.line is not None:
+            # The label's amount is the one handed over: the total is what the change leaves.
+            return Found(
+                value=f"{before.value:.2f}",
+                confidence=0.75,
+                lines=(before.line,),
+                alternatives=(chosen,),
+            )
+        return chosen
+    if by_sums is not None:
+        return by_sums
     if paid is not None and paid > 0:
         return Found(value=f"{paid:.2f}", confidence=0.6)
     # No readable total line: till receipts mostly print the same amount as the subtotal (tax
@@ -853,6 +943,8 @@ def _fix_address_codes(text: str) -> str:
     # "12Lindenweg" before a capitalised street name (a unit letter, "12A", is one capital).
     text = re.sub(r"\b(N[Oo])(?=\d)", r"\1 ", text)
     text = re.sub(r"(?<![\w-])(\d{1,4})(?=[A-Z][a-z]{2,})", r"\1 ", text)
+    # A town or street word with an O read as 0 ("MELZ0KBARU"): no code is letters and 0s.
+    text = _LETTER_WORD_WITH_ZERO.sub(lambda m: m.group(0).replace("0", "O"), text)
     return _rx().floor_ordinal.sub(r"3\1", text)
 
 
@@ -1035,7 +1127,7 @@ def receipt_fields(
     text = "\n".join(line.text for line in lines)
     layouts = _layouts(lines)
     rules: tuple[tuple[str, Callable[[], Found | None]], ...] = (
-        ("date", lambda: _date(lines, layouts, day_first and day_first_vote(text))),
+        ("date", lambda: _date(lines, layouts, _day_first(text, day_first=day_first))),
         ("total", lambda: _total(lines, layouts)),
         ("subtotal", lambda: _labelled_line_amount(lines, _rx().subtotal)),
         ("tax", lambda: _labelled_line_amount(lines, _rx().tax_line)),

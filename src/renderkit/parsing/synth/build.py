@@ -58,10 +58,11 @@ def make_documents(
     photos: bool,
     other_dates: bool = False,
     hard_issuers: bool = False,
+    every_locale: bool = False,
 ) -> list[AnyDocument]:
     """The first ``count`` documents of ``kind`` for ``seed`` (no rendering; contracts are
     never photographed, ``hard_issuers`` is for invoices, ``other_dates`` for invoices and
-    contracts)."""
+    contracts, ``every_locale`` for receipts)."""
     if kind not in KINDS:
         msg = f"kind must be one of {KINDS}, not {kind!r}"
         raise ValueError(msg)
@@ -69,7 +70,13 @@ def make_documents(
         return [make_contract(i, seed, other_dates=other_dates) for i in range(count)]
     return [
         make_document(
-            kind, i, seed, photos=photos, other_dates=other_dates, hard_issuers=hard_issuers
+            kind,
+            i,
+            seed,
+            photos=photos,
+            other_dates=other_dates,
+            hard_issuers=hard_issuers,
+            every_locale=every_locale,
         )
         for i in range(count)
     ]
@@ -135,6 +142,7 @@ async def build_set(
     concurrency: int = 4,
     other_dates: bool = False,
     hard_issuers: bool = False,
+    every_locale: bool = False,
 ) -> BuiltSet:
     """Render ``count`` documents of ``kind`` under ``root`` with their labels.
 
@@ -146,7 +154,13 @@ async def build_set(
         RenderkitError: rendering failed (the browser's errors, unchanged).
     """
     documents = make_documents(
-        kind, count, seed, photos=photos, other_dates=other_dates, hard_issuers=hard_issuers
+        kind,
+        count,
+        seed,
+        photos=photos,
+        other_dates=other_dates,
+        hard_issuers=hard_issuers,
+        every_locale=every_locale,
     )
     folder = root / labels.SOURCE_DIRS[kind]
     (folder / "docs").mkdir(parents=True, exist_ok=True)

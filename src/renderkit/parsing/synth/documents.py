@@ -312,15 +312,17 @@ def make_document(
     adjust: Callable[[Layout], Layout] | None = None,
     other_dates: bool = False,
     hard_issuers: bool = False,
+    every_locale: bool = False,
 ) -> SynthDocument:
     """The ``index``-th ``kind`` document of the set made with ``seed`` (deterministic).
 
     ``adjust`` may change the drawn layout (``lambda l: attrs.evolve(l, watermark=True)``), for
     tests that need a document built to trip one rule; the rest is still drawn from the seed.
+    ``every_locale``: receipts from any locale (:func:`.layouts.choose_layout`).
     """
     # One generator per document, so a document does not depend on how many came before.
     rng = random.Random(f"renderkit-synth:{seed}:{kind}:{index}")
-    layout = choose_layout(kind, rng, photos=photos)
+    layout = choose_layout(kind, rng, photos=photos, every_locale=every_locale)
     # The harder totals block draws from a generator of its own, so that adding it left the
     # other choices of every seed as they were.
     hard = random.Random(f"renderkit-synth-summary:{seed}:{kind}:{index}")

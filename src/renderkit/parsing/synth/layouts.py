@@ -163,11 +163,23 @@ class Layout:
         )
 
 
-def choose_layout(kind: str, rng: random.Random, *, photos: bool) -> Layout:
-    """The layout of one ``kind`` document (``invoice`` or ``receipt``), drawn from ``rng``."""
+#: Where till receipts come from besides Malaysia, unless every locale is asked for.
+_RECEIPTS_ABROAD = ("en-GB", "en-US", "de-DE", "fr-FR")
+
+
+def choose_layout(
+    kind: str, rng: random.Random, *, photos: bool, every_locale: bool = False
+) -> Layout:
+    """The layout of one ``kind`` document (``invoice`` or ``receipt``), drawn from ``rng``.
+
+    ``every_locale``: receipts not from Malaysia come from any locale (Austrian, Belgian,
+    Dutch... addresses, with their four-figure post codes), not only the four of the
+    first sets; the draws are the same, so a seed's other choices stay as they were.
+    """
     if kind == "receipt":
         # Till receipts: mostly the Malaysian kind the receipt rules know, some from elsewhere.
-        name = "ms-MY" if rng.random() < 0.6 else rng.choice(("en-GB", "en-US", "de-DE", "fr-FR"))
+        abroad = tuple(sorted(set(LOCALES) - {"ms-MY"})) if every_locale else _RECEIPTS_ABROAD
+        name = "ms-MY" if rng.random() < 0.6 else rng.choice(abroad)
     else:
         name = rng.choice(sorted(LOCALES))
     locale = LOCALES[name]

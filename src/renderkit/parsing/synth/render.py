@@ -302,6 +302,11 @@ _RECEIPT_WORDS = {
     "ms": ("NO RESIT", "TARIKH", "TUNAI", "BAKI", "TERIMA KASIH, SILA DATANG LAGI"),
     "de": ("BON-NR", "DATUM", "BAR", "RÜCKGELD", "VIELEN DANK FÜR IHREN EINKAUF"),
     "fr": ("TICKET N°", "DATE", "ESPÈCES", "RENDU", "MERCI DE VOTRE VISITE"),
+    # Receipts in these languages come only with --every-locale.
+    "es": ("TICKET N.º", "FECHA", "EFECTIVO", "CAMBIO", "GRACIAS POR SU VISITA"),
+    "it": ("SCONTRINO N.", "DATA", "CONTANTI", "RESTO", "GRAZIE E ARRIVEDERCI"),
+    "nl": ("BONNR", "DATUM", "CONTANT", "WISSELGELD", "BEDANKT EN TOT ZIENS"),
+    "pt": ("TALÃO N.º", "DATA", "NUMERÁRIO", "TROCO", "OBRIGADO PELA PREFERÊNCIA"),
 }
 
 
