@@ -385,6 +385,7 @@ def browser_config(settings: Settings) -> BrowserConfig:
         queue_timeout=settings.browser_queue_timeout,
         user=settings.browser_user,
         split_browsers=settings.browser_split,
+        begin_frame_capture=settings.browser_begin_frame,
         render_timeout=settings.render_timeout,
         document_timeout=settings.document_timeout,
         screenshot_timeout=settings.screenshot_timeout,

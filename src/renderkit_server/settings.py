@@ -115,6 +115,7 @@ _ENV: dict[str, tuple[str, Any]] = {
     "BROWSER_QUEUE_TIMEOUT": ("browser_queue_timeout", _float),
     "BROWSER_USER": ("browser_user", _user),
     "BROWSER_SPLIT": ("browser_split", _bool),
+    "BROWSER_BEGIN_FRAME": ("browser_begin_frame", _bool),
     "RENDER_TIMEOUT": ("render_timeout", _float),
     "PDF_MAX_PAGES": ("pdf_max_pages", _int),
     "DOCUMENT_TIMEOUT": ("document_timeout", _float),
@@ -277,6 +278,9 @@ class Settings:
         browser_split: the local pool runs two Chromiums, one for template pages and one
             for screenshots and custom HTML (``BrowserConfig.split_browsers``); false keeps
             one, which saves a browser's memory.
+        browser_begin_frame: the split pool's template browser draws only the frames it
+            captures (``BrowserConfig.begin_frame_capture``): faster cards one at a time,
+            fewer renders per second under concurrency.
         plans: per-plan limit overrides from the TOML config file (``[plans.starter]``...).
         speech_provider: ``local`` (espeak-ng, default) or ``elevenlabs``.
         elevenlabs_api_key: the ElevenLabs key, with speech_provider ``elevenlabs``.
@@ -427,6 +431,7 @@ class Settings:
     browser_queue_timeout: float = 10.0
     browser_user: str | int = "nobody"
     browser_split: bool = True
+    browser_begin_frame: bool = False
     render_timeout: float = 20.0
     pdf_max_pages: int = 500
     document_timeout: float = 10.0

@@ -55,11 +55,11 @@ async def test_templates_and_strangers_pages_run_on_two_browsers_with_their_own_
     async with ChromiumPool(BrowserConfig(slots=1)) as pool:
         template, page = pool.browser_pid, pool.page_browser_pid
         assert template is not None and page is not None and template != page
-        # Warm pages draw a frame only when a capture asks for one (no clock at all);
-        # strangers' pages keep the 60 Hz clock, which makes a fresh-context screenshot
-        # cheaper, and never run under begin-frame control (their captures would hang).
-        assert set(BEGIN_FRAME_CONTROL) <= set(_flags(template))
-        assert UNLIMITED_FRAMES not in _flags(template)
+        # Warm pages draw a frame as soon as a capture asks for one (no 60 Hz clock);
+        # strangers' pages keep the clock, which makes a fresh-context screenshot cheaper,
+        # and never run under begin-frame control (their captures would hang).
+        assert UNLIMITED_FRAMES in _flags(template)
+        assert not set(BEGIN_FRAME_CONTROL) & set(_flags(template))
         assert not set(BEGIN_FRAME_CONTROL) & set(_flags(page))
         assert UNLIMITED_FRAMES not in _flags(page)
         await _both(pool)
@@ -79,12 +79,16 @@ async def test_a_pool_asked_for_one_browser_runs_everything_on_it() -> None:
         assert not set(BEGIN_FRAME_CONTROL) & set(_flags(pool.browser_pid))
 
 
-async def test_a_template_browser_without_begin_frame_capture_draws_on_demand() -> None:
-    async with ChromiumPool(BrowserConfig(slots=1, begin_frame_capture=False)) as pool:
+async def test_a_template_browser_with_begin_frame_capture_draws_only_the_frames_asked_for() -> (
+    None
+):
+    async with ChromiumPool(BrowserConfig(slots=1, begin_frame_capture=True)) as pool:
         await _both(pool)
-        assert pool.browser_pid is not None
-        assert UNLIMITED_FRAMES in _flags(pool.browser_pid)
-        assert not set(BEGIN_FRAME_CONTROL) & set(_flags(pool.browser_pid))
+        assert pool.browser_pid is not None and pool.page_browser_pid is not None
+        # No clock at all on the template browser; the page browser is as without it.
+        assert set(BEGIN_FRAME_CONTROL) <= set(_flags(pool.browser_pid))
+        assert UNLIMITED_FRAMES not in _flags(pool.browser_pid)
+        assert not set(BEGIN_FRAME_CONTROL) & set(_flags(pool.page_browser_pid))
 
 
 CARDS = [
@@ -128,7 +132,7 @@ async def test_begin_frame_cards_are_the_pixels_of_ordinary_captures_even_withou
 ) -> None:
     async with ChromiumPool(BrowserConfig(slots=1, begin_frame_capture=False)) as pool:
         expected = await _cards(pool)
-    async with ChromiumPool(BrowserConfig(slots=1)) as pool:
+    async with ChromiumPool(BrowserConfig(slots=1, begin_frame_capture=True)) as pool:
         _assert_same_pixels(await _cards(pool), expected)
         # Frames that come back without a screenshot (no damage, as for the same card
         # again) are drawn anew, never answered with an earlier render's bytes: here every
@@ -280,7 +284,7 @@ async def test_cards_rendered_at_once_on_the_begin_frame_browser_are_each_their_
     assert len(set(expected)) == len(titles)
     # Four clients on two slots: frames of two pages are asked for at once, and each
     # render must get its own card's pixels (begin-frame frames are drawn one at a time).
-    async with ChromiumPool(BrowserConfig(slots=2)) as pool:
+    async with ChromiumPool(BrowserConfig(slots=2, begin_frame_capture=True)) as pool:
         queue = list(titles)
         got: dict[str, bytes] = {}
 

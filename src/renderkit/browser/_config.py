@@ -63,9 +63,12 @@ class BrowserConfig:
         begin_frame_capture: a split pool's template browser runs under begin-frame control
             (``--enable-begin-frame-control``): it draws a frame only when a capture asks
             for one (``HeadlessExperimental.beginFrame``), neither waiting for a clock's tick
-            nor drawing frames nobody captures; measured, about a third less Chromium CPU per
-            og-card (docs/architecture.md, "Two browsers per local pool"). False captures its
-            pages as the page browser does.
+            nor drawing frames nobody captures: a card alone is about a sixth faster and costs
+            Chromium less CPU (docs/architecture.md, "Two browsers per local pool"). Off by
+            default: a browser's frames are then drawn one at a time, so concurrent cards
+            queue for the draw (4 clients at 2x: 21 against 25 renders/s at idle) and one
+            tenant's large card holds up every other card's capture. Set True for a pool
+            that serves one card at a time.
         extra_args: more Chromium flags (local mode).
         user: the account a locally launched Chromium runs as when the process is root
             (name or uid), with Chromium's sandbox on. ``None`` keeps root, which forces
@@ -88,6 +91,6 @@ class BrowserConfig:
     spare_contexts: int = attrs.field(default=2, validator=attrs.validators.in_(range(0, 9)))
     frame_rate_limit: bool = False
     split_browsers: bool = True
-    begin_frame_capture: bool = True
+    begin_frame_capture: bool = False
     extra_args: tuple[str, ...] = ()
     user: str | int | None = "nobody"
