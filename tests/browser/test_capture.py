@@ -21,15 +21,10 @@ from renderkit.core.netpolicy import UrlPolicy
 
 from .._server import LocalServer
 from ..conftest import open_image
+from ._shells import PLAIN
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
-PLAIN = Shell(
-    name="plain",
-    head="<style>body{margin:0}</style><script>window.__rk={render:(h,w,hh)=>"
-    "{const r=document.getElementById('rk-root');r.style.width=w+'px';"
-    "r.style.height=hh+'px';r.innerHTML=h;return {ok:true}}}</script>",
-)
 BLUE = "<div style='width:100%;height:100%;background:#0000ff'></div>"
 
 

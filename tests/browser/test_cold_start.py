@@ -9,23 +9,16 @@ from collections.abc import Iterator
 import pytest
 
 from renderkit import BrowserUnavailableError
-from renderkit.browser import BrowserConfig, Capture, ChromiumPool, Shell
+from renderkit.browser import BrowserConfig, Capture, ChromiumPool
 
 from ..conftest import open_image
+from ._shells import PLAIN, RED
 from ._slow import slow_chromium as slow_chromium_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
 #: Seconds the slow Chromium sleeps before starting: longer than both render budgets below.
 LAUNCH_DELAY = 6
-
-PLAIN = Shell(
-    name="plain",
-    head="<style>body{margin:0}</style><script>window.__rk={render:(h,w,hh)=>"
-    "{const r=document.getElementById('rk-root');r.style.width=w+'px';"
-    "r.style.height=hh+'px';r.innerHTML=h;return {ok:true}}}</script>",
-)
-RED = "<div style='width:100%;height:100%;background:#ff0000'></div>"
 
 
 @pytest.fixture

@@ -11,20 +11,14 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 
 from renderkit import BrowserUnavailableError
-from renderkit.browser import BrowserConfig, BrowserFleet, Capture, Shell
+from renderkit.browser import BrowserConfig, BrowserFleet, Capture
 
 from ..conftest import open_image
 from ._remote import RemoteChromium, remote_browsers
+from ._shells import PLAIN, RED
 
 pytestmark = pytest.mark.anyio
 
-PLAIN = Shell(
-    name="plain",
-    head="<style>body{margin:0}</style><script>window.__rk={render:(h,w,hh)=>"
-    "{const r=document.getElementById('rk-root');r.style.width=w+'px';"
-    "r.style.height=hh+'px';r.innerHTML=h;return {ok:true}}}</script>",
-)
-RED = "<div style='width:100%;height:100%;background:#ff0000'></div>"
 SMALL = Capture(width=20, height=10)
 
 

@@ -19,16 +19,9 @@ from renderkit import (
 from renderkit.browser import BrowserConfig, Capture, ChromiumPool, Shell
 
 from ..conftest import CHROMIUM, open_image
+from ._shells import PLAIN, RED
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
-
-PLAIN = Shell(
-    name="plain",
-    head="<style>body{margin:0}</style><script>window.__rk={render:(h,w,hh)=>"
-    "{const r=document.getElementById('rk-root');r.style.width=w+'px';"
-    "r.style.height=hh+'px';r.innerHTML=h;return {ok:true}}}</script>",
-)
-RED = "<div style='width:100%;height:100%;background:#ff0000'></div>"
 
 
 async def test_fragment_capture_has_css_size_times_scale(pool: ChromiumPool) -> None:

@@ -14,21 +14,15 @@ from typing import Any
 import pytest
 
 from renderkit import render_image
-from renderkit.browser import BrowserConfig, Capture, ChromiumPool, Shell, _cdp, _page
+from renderkit.browser import BrowserConfig, Capture, ChromiumPool, _cdp, _page
 from renderkit.browser._process import BEGIN_FRAME_CONTROL, UNLIMITED_FRAMES
 
 from ..conftest import open_image
 from ._owners import in_group
+from ._shells import PLAIN, RED
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
-PLAIN = Shell(
-    name="plain",
-    head="<style>body{margin:0}</style><script>window.__rk={render:(h,w,hh)=>"
-    "{const r=document.getElementById('rk-root');r.style.width=w+'px';"
-    "r.style.height=hh+'px';r.innerHTML=h;return {ok:true}}}</script>",
-)
-RED = "<div style='width:100%;height:100%;background:#ff0000'></div>"
 GREEN = "<html><body style='margin:0;background:#00ff00'></body></html>"
 
 

@@ -40,7 +40,12 @@ from renderkit.parsing.extract.numbers import (
     parse_percent,
 )
 from renderkit.parsing.extract.parties import Party, issuer, parties
-from renderkit.parsing.extract.shaped import colon_labels, introduces_due_date, names_document
+from renderkit.parsing.extract.shaped import (
+    colon_labels,
+    introduces_due_date,
+    labelled_values,
+    names_document,
+)
 from renderkit.parsing.extract.summary_columns import summary_columns
 from renderkit.parsing.extract.sums import Printed, printed_amounts, total_before_balance
 from renderkit.parsing.extract.tables import LineItem, find_tables, table_rows
@@ -653,23 +658,18 @@ def _named_number(layouts: Sequence[PageLayout], day_first: bool) -> Found | Non
     """
     lexicon, terms = load_lexicon(), load_terms()
     for layout in layouts[:1]:
-        for row in layout.rows:
-            for index, segment in enumerate(row.segments):
-                for label in colon_labels(segment.text):
-                    if not _names_number(label.words, lexicon, terms):
-                        continue
-                    value = label.rest.strip() or (
-                        row.segments[index + 1].text if index + 1 < len(row.segments) else ""
-                    )
-                    ident = _identifier(value, day_first)
-                    if (
-                        ident is None
-                        or len(ident.replace(" ", "")) < _MIN_NAMED_ID
-                        or any(a.decimals for a in find_money(value))
-                        or number_refusal(ident, segment.text, inline=True) is not None
-                    ):
-                        continue
-                    return Found(value=ident, confidence=0.6, lines=(segment.as_line(),))
+        for label, value, segment in labelled_values(layout):
+            if not _names_number(label.words, lexicon, terms):
+                continue
+            ident = _identifier(value, day_first)
+            if (
+                ident is None
+                or len(ident.replace(" ", "")) < _MIN_NAMED_ID
+                or any(a.decimals for a in find_money(value))
+                or number_refusal(ident, segment.text, inline=True) is not None
+            ):
+                continue
+            return Found(value=ident, confidence=0.6, lines=(segment.as_line(),))
     return None
 
 
@@ -768,24 +768,17 @@ def _deadline_due(layouts: Sequence[PageLayout], day_first: bool) -> Found | Non
     """
     lexicon, terms = load_lexicon(), load_terms()
     for layout in layouts:
-        for row in layout.rows:
-            for index, segment in enumerate(row.segments):
-                for label in colon_labels(segment.text):
-                    if not introduces_due_date(label.words, lexicon, terms):
-                        continue
-                    value = label.rest.strip() or (
-                        row.segments[index + 1].text if index + 1 < len(row.segments) else ""
-                    )
-                    dates = find_dates(value, day_first=day_first)
-                    if not dates or value[: dates[0][1]].strip(" .,;-"):
-                        continue
-                    if dates[0][0] in period_dates(value, day_first=day_first):
-                        continue
-                    return Found(
-                        value=dates[0][0].isoformat(),
-                        confidence=_SHAPED_DUE,
-                        lines=(segment.as_line(),),
-                    )
+        for label, value, segment in labelled_values(layout):
+            if not introduces_due_date(label.words, lexicon, terms):
+                continue
+            dates = find_dates(value, day_first=day_first)
+            if not dates or value[: dates[0][1]].strip(" .,;-"):
+                continue
+            if dates[0][0] in period_dates(value, day_first=day_first):
+                continue
+            return Found(
+                value=dates[0][0].isoformat(), confidence=_SHAPED_DUE, lines=(segment.as_line(),)
+            )
     return None
 
 

@@ -12,19 +12,27 @@ are:
 - :func:`introduces_due_date`: a word of paying and a deadline word, and no other date's or
   amount's word: the label of the due date.
 
-:func:`colon_labels` finds the labels of a segment: the words before each colon.
+:func:`colon_labels` finds the labels of a segment: the words before each colon;
+:func:`labelled_values` walks a page's rows for them, each with the value it introduces.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import attrs
 
+from renderkit.parsing.layout.model import PageLayout, Segment
 from renderkit.parsing.lexicons import Lexicon, Terms, tokens
 
-__all__ = ["ColonLabel", "colon_labels", "introduces_due_date", "names_document"]
+__all__ = [
+    "ColonLabel",
+    "colon_labels",
+    "introduces_due_date",
+    "labelled_values",
+    "names_document",
+]
 
 # How many words a label read by its shape may have.
 _MAX_WORDS = 4
@@ -63,6 +71,19 @@ def colon_labels(text: str) -> list[ColonLabel]:
         if 0 < len(words) - start <= _MAX_WORDS:
             out.append(ColonLabel(words=tuple(words[start:]), rest=text[colon.end() :]))
     return out
+
+
+def labelled_values(layout: PageLayout) -> Iterator[tuple[ColonLabel, str, Segment]]:
+    """Every colon label of ``layout``'s rows, in reading order, with its value and segment:
+    the text after the colon, or the next segment of the row when nothing follows it there
+    (a label and its value in two columns)."""
+    for row in layout.rows:
+        for index, segment in enumerate(row.segments):
+            for label in colon_labels(segment.text):
+                value = label.rest.strip() or (
+                    row.segments[index + 1].text if index + 1 < len(row.segments) else ""
+                )
+                yield label, value, segment
 
 
 def _title_words(lexicon: Lexicon) -> frozenset[str]:
