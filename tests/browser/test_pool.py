@@ -17,6 +17,8 @@ from renderkit import (
     RenderTimeoutError,
 )
 from renderkit.browser import BrowserConfig, Capture, ChromiumPool, Shell
+from renderkit.browser._cdp import DirectCdp
+from renderkit.browser._page import Slot
 
 from ..conftest import CHROMIUM, open_image
 from ._shells import PLAIN, RED
@@ -166,3 +168,26 @@ PLAIN_WITH_IMAGES = Shell(
     + (Path(__file__).parents[2] / "src/renderkit/core/assets/js/render.js").read_text()
     + "</script>",
 )
+
+
+async def test_a_page_that_fails_half_made_closes_its_direct_devtools_connection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A spare being opened when the pool closes is cancelled half made: the context is
+    # closed by the caller, and the page's own DevTools socket must be closed too.
+    closed: list[DirectCdp] = []
+    aclose = DirectCdp.aclose
+
+    async def counted(self: DirectCdp) -> None:
+        closed.append(self)
+        await aclose(self)
+
+    def broken(self: Slot) -> None:
+        raise RuntimeError("half made")
+
+    async with ChromiumPool(BrowserConfig(slots=1)) as pool:
+        monkeypatch.setattr(DirectCdp, "aclose", counted)
+        monkeypatch.setattr(Slot, "track_network", broken)
+        with pytest.raises(RuntimeError, match="half made"):
+            await pool._lifecycle.open_slot()
+        assert len(closed) == 1

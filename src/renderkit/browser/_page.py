@@ -434,13 +434,21 @@ async def open_slot(
     )
     if endpoint is not None:
         slot.direct = await _open_direct(cdp, endpoint)
-    slot.track_network()
-    if door is not None and profile is not None:
-        guard.watch()
-    else:
-        await guard.install(context)
-    if profile is not None:
-        await slot.prepare(profile)
+    try:
+        slot.track_network()
+        if door is not None and profile is not None:
+            guard.watch()
+        else:
+            await guard.install(context)
+        if profile is not None:
+            await slot.prepare(profile)
+    except BaseException:
+        # Half made (or its opening cancelled, as a spare's is when the pool closes): the
+        # caller closes the context but never sees the slot, so its socket is closed here.
+        if slot.direct is not None:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await slot.direct.aclose()
+        raise
     return slot
 
 
