@@ -46,7 +46,7 @@ from renderkit.parsing.extract.shaped import (
     labelled_values,
     names_document,
 )
-from renderkit.parsing.extract.summary_columns import summary_columns
+from renderkit.parsing.extract.summary_columns import AMOUNT_CONCEPTS, summary_columns
 from renderkit.parsing.extract.sums import Printed, printed_amounts, total_before_balance
 from renderkit.parsing.extract.tables import LineItem, find_tables, table_rows
 from renderkit.parsing.extract.values import CURRENCY_SYMBOLS, find_dates
@@ -115,8 +115,6 @@ _BEFORE_BALANCE = 0.9
 # The strength of a tax printed under no known label that completes labelled sums: above the
 # "no tax" candidate's 0.5.
 _PRINTED_TAX = 0.6
-# The label concepts of a totals block.
-_AMOUNT_CONCEPTS = frozenset({"total", "amount_due", "subtotal", "tax", "discount", "shipping"})
 
 
 @attrs.frozen(kw_only=True)
@@ -900,7 +898,7 @@ def _reading(document: Document, layouts: Sequence[PageLayout] | None) -> _Readi
         for kv in key_values(layouts)
         if (kv.hit.segment.page, kv.hit.segment.row) not in header_rows
         and not (
-            kv.concept in _AMOUNT_CONCEPTS
+            kv.concept in AMOUNT_CONCEPTS
             and (kv.hit.segment.page, kv.hit.segment.row) in summary.label_rows
         )
         and not (

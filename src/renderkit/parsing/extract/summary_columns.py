@@ -38,10 +38,10 @@ from renderkit.parsing.extract.numbers import NumberFormat, find_money, join_gro
 from renderkit.parsing.layout.model import PageLayout, Row, Segment
 from renderkit.parsing.lexicons import Lexicon, load_lexicon
 
-__all__ = ["SummaryColumns", "summary_columns"]
+__all__ = ["AMOUNT_CONCEPTS", "SummaryColumns", "summary_columns"]
 
-# The label concepts a totals block prints.
-_AMOUNT_CONCEPTS = frozenset({"total", "amount_due", "subtotal", "tax", "discount", "shipping"})
+#: The label concepts a totals block prints.
+AMOUNT_CONCEPTS = frozenset({"total", "amount_due", "subtotal", "tax", "discount", "shipping"})
 # How many rows a wrapped label may take, and how far apart (in text heights) its rows may be.
 _LABEL_ROWS = 6
 _ROW_GAP = 2.5
@@ -256,7 +256,7 @@ def _pair(
     if not words:
         return None
     label = Segment(words=tuple(words), page=page, row=rows[0])
-    hit = next((h for h in find_labels(label, lexicon) if h.concept in _AMOUNT_CONCEPTS), None)
+    hit = next((h for h in find_labels(label, lexicon) if h.concept in AMOUNT_CONCEPTS), None)
     if hit is None:
         return None
     value = Segment(words=column.words, page=page, row=rows[1])
