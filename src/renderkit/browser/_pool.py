@@ -82,10 +82,10 @@ class ChromiumPool:
         self._scheduler = FairScheduler(
             slots=config.slots, max_queue=config.max_queue, tenant_queue=config.tenant_queue
         )
-        #: The browser of the warm template pages.
-        self._templates = _PoolBrowser(config, self._policy, self._scheduler, role="browser")
-        #: The browser of fresh contexts (strangers' pages): the same one unless split.
-        self._pages = self._templates
+        #: The browser of the warm template pages, and the browser of fresh contexts
+        #: (strangers' pages): the same one unless split.
+        self._templates: _PoolBrowser
+        self._pages: _PoolBrowser
         if config.split_browsers and config.cdp_url is None:
             self._templates = _PoolBrowser(
                 config,
@@ -100,6 +100,10 @@ class ChromiumPool:
                 self._scheduler,
                 role="page browser",
                 frame_rate_limit=True,
+            )
+        else:
+            self._templates = self._pages = _PoolBrowser(
+                config, self._policy, self._scheduler, role="browser"
             )
 
     async def __aenter__(self) -> ChromiumPool:
