@@ -6,6 +6,11 @@ locally launched Chromium sends all traffic through this small forward proxy ins
 resolves each host once, refuses non-public addresses, and connects to the very address it
 checked. HTTPS goes through ``CONNECT`` tunnels; plain HTTP requests are forwarded one per
 connection (``Connection: close``), so every request, redirects included, is checked.
+
+A browser context's door remembers the addresses it vetted, per host, for as long as the
+context lives (one capture): its later connections to a host go to the address vetted first,
+with no lookup of their own, as Chromium's per-context host cache would without a proxy.
+Nothing is remembered across contexts.
 """
 
 from __future__ import annotations
@@ -15,10 +20,11 @@ import contextlib
 import logging
 import time
 from collections import deque
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from renderkit.core.errors import BlockedUrlError
-from renderkit.core.netpolicy import UrlPolicy
+from renderkit.core.netpolicy import IPAddress, UrlPolicy
 from renderkit.core.waits import cancel_and_wait
 
 __all__ = ["BLOCKED_HEADER", "EgressDoor", "EgressProxy"]
@@ -34,6 +40,10 @@ BLOCKED_HEADER = "x-renderkit-blocked"
 
 #: (monotonic time, host) of recently refused destinations, newest last.
 Refusals = deque[tuple[float, str]]
+
+
+#: The address a door's context connects to, by host name (lower case): vetted once.
+Vetted = dict[str, str]
 
 
 def _refusals() -> Refusals:
@@ -53,9 +63,12 @@ class EgressDoor:
     sent to a door of its own (Chromium takes a proxy per context) keeps them apart.
     """
 
-    def __init__(self, server: asyncio.Server, refused: Refusals, doors: set[EgressDoor]) -> None:
+    def __init__(
+        self, server: asyncio.Server, refused: Refusals, vetted: Vetted, doors: set[EgressDoor]
+    ) -> None:
         self._server = server
         self._refused = refused
+        self._vetted = vetted
         self._doors = doors
         doors.add(self)
         self.port: int = server.sockets[0].getsockname()[1]
@@ -68,6 +81,17 @@ class EgressDoor:
     def refused_since(self, moment: float) -> list[str]:
         """Hosts refused through this door at or after ``moment`` (``time.monotonic()``)."""
         return _since(self._refused, moment)
+
+    def remember(self, url: str, addresses: Sequence[IPAddress]) -> None:
+        """Connect this context to ``url``'s host at ``addresses[0]``, without a lookup.
+
+        ``addresses`` must be what the proxy's policy answered for ``url`` just now
+        (:meth:`UrlPolicy.resolve`, every address vetted): the capture that checked its URL
+        before taking the context then has its page's host looked up once, not twice.
+        """
+        host = urlsplit(url).hostname
+        if host and addresses:
+            self._vetted[host.rstrip(".")] = str(addresses[0])
 
     def close(self) -> None:
         """Stop listening (connections still open end with their context)."""
@@ -95,17 +119,18 @@ class EgressProxy:
 
     async def start(self) -> None:
         """Listen on an ephemeral loopback port."""
-        self._server = await self._listen(self.refused)
+        self._server = await self._listen(self.refused, None)
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def door(self) -> EgressDoor:
         """A listener of its own for one browser context; :meth:`EgressDoor.close` it with
         the context (:meth:`aclose` closes the ones left)."""
-        return EgressDoor(await self._listen(refused := _refusals()), refused, self._doors)
+        refused, vetted = _refusals(), Vetted()
+        return EgressDoor(await self._listen(refused, vetted), refused, vetted, self._doors)
 
-    async def _listen(self, refused: Refusals) -> asyncio.Server:
+    async def _listen(self, refused: Refusals, vetted: Vetted | None) -> asyncio.Server:
         return await asyncio.start_server(
-            lambda reader, writer: self._handle(reader, writer, refused), "127.0.0.1", 0
+            lambda reader, writer: self._handle(reader, writer, refused, vetted), "127.0.0.1", 0
         )
 
     async def aclose(self) -> None:
@@ -124,14 +149,18 @@ class EgressProxy:
                 await server.wait_closed()
 
     async def _handle(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, refused: Refusals
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        refused: Refusals,
+        vetted: Vetted | None,
     ) -> None:
         task = asyncio.current_task()
         assert task is not None
         self._connections.add(task)
         self._writers.add(writer)
         try:
-            await self._serve(reader, writer, refused)
+            await self._serve(reader, writer, refused, vetted)
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
             pass
         except asyncio.CancelledError:
@@ -148,7 +177,11 @@ class EgressProxy:
                 await writer.wait_closed()
 
     async def _serve(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, refused: Refusals
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        refused: Refusals,
+        vetted: Vetted | None,
     ) -> None:
         head = await reader.readuntil(b"\r\n\r\n")
         if len(head) > _HEADER_LIMIT:
@@ -169,7 +202,7 @@ class EgressProxy:
                 return
             host, port = parts.hostname, parts.port or 80
             url = target
-        address = await self._check(host.strip("[]"), url, refused)
+        address = await self._check(host.strip("[]"), url, refused, vetted)
         if address is None:
             await _refuse(writer)
             return
@@ -193,8 +226,17 @@ class EgressProxy:
             with contextlib.suppress(Exception):
                 await up_writer.wait_closed()
 
-    async def _check(self, host: str, url: str, refused: Refusals) -> str | None:
-        """The address to connect to, or None when the destination is refused."""
+    async def _check(
+        self, host: str, url: str, refused: Refusals, vetted: Vetted | None
+    ) -> str | None:
+        """The address to connect to, or None when the destination is refused.
+
+        ``vetted``: a door's addresses vetted before (None: the browser's own listener,
+        which remembers nothing).
+        """
+        key = host.lower().rstrip(".")
+        if vetted is not None and key in vetted:
+            return vetted[key]
         # One resolution, every address of it vetted, and the connection made to one of
         # them, never to a fresh lookup (DNS rebinding); an IP literal is not looked up.
         try:
@@ -203,6 +245,8 @@ class EgressProxy:
             refused.append((time.monotonic(), host))
             logger.info("egress proxy refused a destination")
             return None
+        if vetted is not None:
+            vetted[key] = str(addresses[0])
         return str(addresses[0])
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import attrs
 from playwright.async_api import Browser as PlaywrightBrowser
@@ -54,7 +55,7 @@ from renderkit.browser._tasks import TaskSet
 from renderkit.browser._tenant import TenantBrowser
 from renderkit.browser._watch import Budget, RenderWatch
 from renderkit.core.errors import BrowserUnavailableError
-from renderkit.core.netpolicy import UrlPolicy
+from renderkit.core.netpolicy import IPAddress, UrlPolicy
 
 __all__ = ["BrowserConfig", "ChromiumPool", "TenantBrowser"]
 
@@ -309,15 +310,29 @@ class ChromiumPool:
 
     async def capture_url(self, shot: PageShot, *, tenant: Tenant = ANONYMOUS) -> PageCapture:
         """Load ``shot.url`` in a fresh, isolated context and capture it (see Browser)."""
-        await self._policy.check(shot.url)  # fail fast with a clear error
+        vetted = await self._check_page_url(shot.url)  # fail fast with a clear error
 
         async def work(budget: Budget, lease: Lease) -> PageCapture:
             async with self._pages.slots.fresh(lease, DeviceProfile.of(shot)) as slot:
+                if slot.door is not None and vetted:
+                    # The page's host was just looked up and vetted: its context's door
+                    # connects there rather than looking it up once more.
+                    slot.door.remember(shot.url, vetted)
                 return await capture_steps.shoot(slot, shot, budget.remaining_ms)
 
         # The requested delay is the caller's own wait, bounded by the request model.
         timeout = self.config.screenshot_timeout + shot.delay_ms / 1000
         return await self._run(self._pages, tenant, timeout, work)
+
+    async def _check_page_url(self, url: str) -> tuple[IPAddress, ...]:
+        """Refuse ``url`` as the egress proxy would; the addresses vetted when a local proxy
+        will connect its page (none in remote mode or with private networks allowed, where no
+        proxy runs)."""
+        proxied = self.config.cdp_url is None and not self.config.allow_private_network
+        if proxied and urlsplit(url).scheme in ("http", "https"):
+            return await self._policy.resolve(url)
+        await self._policy.check(url)
+        return ()
 
     async def _inject(
         self,
