@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 
 import anyio
 import pytest
+from playwright.async_api import Error as PlaywrightError
 
 from renderkit import InvalidRequestError
 from renderkit.browser import BrowserConfig, Capture, PageShot, Shell
@@ -125,6 +126,43 @@ async def test_a_shot_of_a_status_the_caller_refuses_fails(
     with pytest.raises(InvalidRequestError) as caught:
         await shoot(slot, shot, lambda: 10_000.0)
     assert caught.value.errors[0].field == "url"
+
+
+# A page's script saves a megabyte it made itself: no network, so no proxy stops it.
+_BLOB_DOWNLOAD = """<a id=d download=x.bin>d</a><script>
+const d = document.getElementById('d');
+d.href = URL.createObjectURL(new Blob([new Uint8Array(1 << 20)]));
+d.click();
+</script>"""
+
+
+@pytest.mark.parametrize("proxied", [False, True], ids=["direct", "through-the-egress-proxy"])
+async def test_a_page_cannot_save_a_download_on_the_machine(proxied: bool) -> None:
+    loopback = ("127.0.0.0/8",)
+    config = BrowserConfig(
+        slots=1, allow_private_network=not proxied, allow_networks=loopback if proxied else ()
+    )
+    policy = UrlPolicy(allow_private=not proxied, allow_networks=loopback if proxied else ())
+
+    async def teardown() -> None:
+        return None
+
+    lifecycle = BrowserLifecycle(
+        config, policy, TaskSet(), on_lost=lambda _: None, on_teardown=teardown
+    )
+    try:
+        slot = await lifecycle.open_slot()
+        assert (lifecycle.egress is not None) == proxied
+        async with slot.page.expect_download(timeout=10_000) as started:
+            await slot.page.set_content(_BLOB_DOWNLOAD)
+        download = await started.value
+        # Refused by the browser: nothing was written, so there is no file to read.
+        assert await download.failure() is not None
+        with pytest.raises(PlaywrightError, match="accept_downloads"):
+            await download.path()
+        await lifecycle.close_slot(slot, hung=False)
+    finally:
+        await lifecycle.aclose()
 
 
 async def test_a_reset_browser_is_replaced_by_a_new_generation_on_next_use() -> None:

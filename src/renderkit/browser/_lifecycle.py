@@ -225,8 +225,11 @@ class BrowserLifecycle:
     async def _new_context(
         self, browser: PlaywrightBrowser
     ) -> tuple[BrowserContext, EgressDoor | None]:
+        # Downloads refused: Playwright's default saves every download a page starts (a
+        # stranger's script can make gigabytes of blobs without the network) into its
+        # artifacts directory on this machine's disk until the context closes.
         if self.egress is None:
-            return await browser.new_context(no_viewport=True), None
+            return await browser.new_context(no_viewport=True, accept_downloads=False), None
         # The browser already sends everything through the egress proxy. The context gets
         # a listener of its own (its door) so that what the proxy refuses is told to this
         # context's caller only, and the requests Playwright fetches for the page (those
@@ -234,7 +237,9 @@ class BrowserLifecycle:
         door = await self.egress.door()
         try:
             context = await browser.new_context(
-                no_viewport=True, proxy={"server": door.url, "bypass": "<-loopback>"}
+                no_viewport=True,
+                accept_downloads=False,
+                proxy={"server": door.url, "bypass": "<-loopback>"},
             )
         except BaseException:
             door.close()
