@@ -422,7 +422,10 @@ def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | No
                     or (len(used) == 1 and all(w.upper() in name_words() for w in before))
                     or _open_paren(previous.text)
                     # A line ending in "&" or "AND" is never a whole name.
-                    or bool(re.search(r"(?:&|\bAND)\W*$", previous.text, re.I))
+                    or _open_end(previous.text)
+                    # Trade words alone ("PHARMACY") open the name under them, unless they
+                    # repeat its words (a logo's word printed above the name).
+                    or (_trade_only(previous.text) and not _repeats(previous.text, first))
                 )
                 if not joins or not _name_line(previous):
                     break
@@ -436,37 +439,138 @@ def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | No
             name = _strip_company(" ".join(clean(u.text) for u in used))
             if len(re.sub(r"\W", "", name)) >= 3:
                 return Found(value=name, confidence=strength, lines=tuple(used)), index
+    anchored = _anchored_name(candidates)
     for index, line in enumerate(candidates):
         text = clean(line.text)
-        if _is_registration(text) or find_dates(text) or _labelled_line(text):
+        if not _placed_name(text):
             continue
-        if len(re.sub(r"[^A-Za-z]", "", text)) >= 4 and not _rx().address_word.match(text):
-            used = [line]
-            while index + 1 < len(candidates) and len(used) < 3:
-                following = candidates[index + 1]
-                words = clean(following.text).upper().split()
-                # Trade words alone ("BAKERY TRADING") end the name above them.
-                trades = bool(words) and all(w in name_words() for w in words)
-                if not (_is_continuation(clean(following.text)) or _open_paren(text) or trades):
-                    break
-                if not _name_line(following):
-                    break
-                used.append(following)
+        used = [line]
+        while index + 1 < len(candidates) and len(used) < 3:
+            following = candidates[index + 1]
+            # Trade words alone ("BAKERY TRADING") end the name above them.
+            trades = _trade_only(following.text)
+            if not (
+                _is_continuation(clean(following.text))
+                or _open_paren(text)
+                or trades
+                # A name is never "&"-ended nor trade words alone ("KEDAI RUNCIT"): it goes
+                # on, unless the next line repeats it (a logo's word above the name).
+                or _open_end(text)
+                or (_trade_only(text) and not _repeats(text, following.text))
+            ):
+                break
+            if not _name_line(following):
+                break
+            used.append(following)
+            index += 1
+            text = " ".join(clean(u.text) for u in used)
+        if anchored is not None and anchored[1] > index:
+            used, index = anchored
+            text = " ".join(clean(u.text) for u in used)
+        closing = _closing_line(used, lines)
+        if closing is not None:
+            if index + 1 < len(header) and header[index + 1].words[-1] is closing.words[-1]:
                 index += 1
-                text = " ".join(clean(u.text) for u in used)
-            closing = _closing_line(used, lines)
-            if closing is not None:
-                if index + 1 < len(header) and header[index + 1].words[-1] is closing.words[-1]:
-                    index += 1
-                used.append(closing)
-                text = " ".join(clean(u.text) for u in used)
-            if _rx().legal_suffix.search(text):
-                strength = 0.85
-            else:
-                trade = _rx().business_word.search(fix_words(text, name_words()))
-                strength = 0.7 if trade else 0.55
-            return Found(value=_strip_company(text), confidence=strength, lines=tuple(used)), index
+            used.append(closing)
+            text = " ".join(clean(u.text) for u in used)
+        if _rx().legal_suffix.search(text):
+            strength = 0.85
+        else:
+            trade = _rx().business_word.search(fix_words(text, name_words()))
+            strength = 0.7 if trade else 0.55
+        return Found(value=_strip_company(text), confidence=strength, lines=tuple(used)), index
     return None, -1
+
+
+def _open_end(text: str) -> bool:
+    """Whether ``text`` ends in "&" or "AND": never a whole name, its next line goes on."""
+    return bool(re.search(r"(?:&|\bAND)\W*$", text, re.I))
+
+
+def _name_letters(text: str) -> list[str]:
+    return re.findall(r"[^\W\d_]+", text.upper())
+
+
+def _trade_only(text: str) -> bool:
+    """Whether ``text`` is trade words alone ("KEDAI RUNCIT", "RESTORAN RESOURCES"); an "&"
+    between them makes a descriptor of its own ("BISTRO & CAFE"), not a name's part."""
+    words = [w.strip("~*-=.,:;|") for w in text.upper().split()]
+    words = [w for w in words if w]
+    return bool(words) and all(w in name_words() for w in words)
+
+
+def _repeats(upper: str, lower: str) -> bool:
+    """Whether every word of ``upper`` is printed in ``lower`` too: a logo's word above the
+    name it comes from ("~ ACME ~" over "ACME TRADING"), not a part of that name."""
+    words, below = _name_letters(upper), set(_name_letters(lower))
+    return bool(words) and all(w in below for w in words)
+
+
+def _placed_name(text: str) -> bool:
+    """Whether header line ``text`` can be a name found by its place: letters, no identifier,
+    date, label or address word."""
+    return not (
+        _is_registration(text)
+        or find_dates(text)
+        or _labelled_line(text)
+        or len(re.sub(r"[^A-Za-z]", "", text)) < 4
+        or _rx().address_word.match(text)
+    )
+
+
+# A registration number is printed within this many lines of the top of the header.
+_ANCHOR_ROWS = 5
+
+
+def _anchored_name(candidates: Sequence[Line]) -> tuple[list[Line], int] | None:
+    """The name printed right above the seller's registration number, and its last index.
+
+    A till prints the legal name and then its registration number ("ACME TRADING" /
+    "(123456-A)"); a line above the name that does not join it (a brand or trade name, a logo's
+    word) is not part of it. The name may run over lines above: a line ending in "&", trade
+    words alone under a name's own word or above it (:func:`_joins_above`).
+    """
+    for at, line in enumerate(candidates[:_ANCHOR_ROWS]):
+        text = clean(line.text)
+        if at == 0 or not _company_number(text):
+            continue
+        last = candidates[at - 1]
+        # Above it only the name and what precedes a name (a brand, a logo's word): no
+        # figures, which would be an address or a number printed before the name.
+        if any(re.search(r"\d", x.text) for x in candidates[:at]):
+            return None
+        if not (_placed_name(clean(last.text)) and _name_line(last)):
+            return None
+        used = [last]
+        start = at - 1
+        while start > 0 and len(used) < 3 and _joins_above(candidates[start - 1], used[0]):
+            start -= 1
+            used.insert(0, candidates[start])
+        return used, at - 1
+    return None
+
+
+def _company_number(text: str) -> bool:
+    """Whether ``text`` is the seller's registration number ("(123456-A)", "CO. REG:
+    123456-A"), not a tax number ("GST ID: ...") nor a lone post code."""
+    return _is_registration(text) and not _rx().tax.search(text) and not _lone_postcode(text)
+
+
+def _joins_above(upper: Line, lower: Line) -> bool:
+    """Whether name line ``upper`` is the first part of the name that goes on in ``lower``:
+    it ends in "&" or opens a bracket, or one of the two is trade words alone ("PHARMACY" /
+    "ACME RESOURCES", "ACME" / "RESTORAN RESOURCES"), or ``lower`` opens with a word that
+    continues a name ("ENTERPRISE (BRANCH)")."""
+    above, below = clean(upper.text), clean(lower.text)
+    if not (_name_line(upper) and _placed_name(above)) or _repeats(above, below):
+        return False
+    return (
+        _open_end(above)
+        or _open_paren(above)
+        or _is_continuation(below)
+        or _trade_only(below)
+        or _trade_only(above)
+    )
 
 
 # The company's rivals kept for the arbiter (besides the chosen name).
