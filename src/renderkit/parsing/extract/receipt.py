@@ -321,7 +321,8 @@ def _header(top: Sequence[Line]) -> list[Line]:
             if _phone_inside_address(out, top[index + 1 :]):
                 continue  # the address goes on to its post code after the phone line
             break
-        if meaningful(line) or (out and _address_like(line)):
+        wrapped = bool(out) and _wrapped_number(out[-1], line, top[index + 1 : index + 2])
+        if meaningful(line) or (out and _address_like(line)) or wrapped:
             out.append(line)
         elif out and index + 1 < len(top) and _rx().postcode.search(top[index + 1].text):
             # A faintly read but clean line just above the post code: part of the address.
@@ -350,7 +351,14 @@ def _phone_inside_address(above: Sequence[Line], below: Sequence[Line]) -> bool:
     ):
         return False
     if not any(_postcode_line(clean(x.text)) for x in above):
-        return _postcode_line(following)
+        # The post code next, or under the street or town line that follows the phone line
+        # ("NO 12," / "TEL: ..." / "JALAN MAWAR" / "47100 PUCHONG").
+        return _postcode_line(following) or (
+            len(below) > 1
+            and not _is_registration(following)
+            and _postcode_line(clean(below[1].text))
+            and not _rx().contact.search(below[1].text)
+        )
     last = clean(above[-1].text)
     open_end = re.fullmatch(r"\d{4,5}", last) or above[-1].text.rstrip().endswith(",")
     return bool(open_end) and bool(re.fullmatch(r"[^\W\d_][^\d]*", following))
@@ -612,6 +620,7 @@ def _continues_address(previous: Line, text: str) -> bool:
         _rx().region.match(text)
         # A post code on a line of its own: its town is on the next line.
         or (_rx().postcode.match(code) and not re.search(r"[A-Za-z]", code))
+        or (_code_alone(code) and bool(re.fullmatch(r"[^\W\d_][^\d]*", text)))
         or re.match(r"^\d{3,}-", text)
         or re.search(r",\W*$", previous.text)  # "12345 TOWN," goes on to the state
         or (_rx().postcode.search(text) and len(text.split()) <= 4)  # a second post-code line
@@ -652,10 +661,33 @@ def _lone_postcode(text: str) -> bool:
     return bool(re.fullmatch(r"\d{5}", text))
 
 
+# A post code alone on its line: five figures, or four with a Dutch pair of letters or a
+# Portuguese three-figure extension ("1012 AB", "1100-148"), optionally a country prefix.
+_CODE_ALONE = re.compile(r"\d{5}|(?:[A-Z]{1,2}-)?\d{4}(?:-\d{3}|\s?[A-Z]{2})?")
+
+
+def _code_alone(text: str) -> bool:
+    """Whether ``text`` is a post code alone (five figures, or a four-figure code): inside an
+    address, under its street, its town follows on the next line."""
+    return bool(_CODE_ALONE.fullmatch(text.strip()))
+
+
+def _wrapped_number(previous: Line, line: Line, following: Sequence[Line]) -> bool:
+    """Whether ``line`` is a house number alone that a street wrapped onto its own line: after
+    the street's comma ("Via Mela," / "12") or right before the post code ("NO 7, JALAN MAWAR"
+    / "2" / "47100 PUCHONG")."""
+    if not re.fullmatch(r"\d{1,4}[A-Za-z]?", clean(line.text)):
+        return False
+    if previous.text.rstrip().endswith(","):
+        return True
+    return bool(following) and _postcode_line(clean(following[0].text))
+
+
 def _house_number(text: str) -> bool:
     """Whether ``text`` is a street word and a number alone ("NO 7", "LOT 12")."""
+    apart = re.sub(r"(?<=[A-Za-z])(?=\d)", " ", text)  # "NO240" is "NO 240"
     return bool(
-        re.fullmatch(r"[A-Za-z]{1,8}\.?\s*\d{1,5}", text) and _rx().address_word.match(text)
+        re.fullmatch(r"[A-Za-z]{1,8}\.?\s*\d{1,5}", text) and _rx().address_word.match(apart)
     )
 
 
@@ -673,7 +705,10 @@ def _label_and_number(text: str, following: str) -> bool:
     if _house_number(text):
         return False
     street = re.fullmatch(r"[A-Za-z][A-Za-z ]{1,30}\s\d{1,4}", text)
-    return not (street and (_rx().postcode.match(following) or _town_line(following)))
+    return not (
+        street
+        and (_rx().postcode.match(following) or _town_line(following) or _code_alone(following))
+    )
 
 
 def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Line]:
@@ -681,17 +716,23 @@ def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Li
     seen_postcode = bool(first and _postcode_line(first))
     for index, line in enumerate(lines):
         text = clean(line.text)
-        if _is_registration(text) and not (picked and _lone_postcode(text)):
-            if picked or first:
+        following = clean(lines[index + 1].text) if index + 1 < len(lines) else ""
+        inside = bool(picked or first)
+        # Inside the address figures alone are its post code or a house number its street
+        # wrapped after a comma, not a registration number.
+        wrapped = bool(picked) and _wrapped_number(picked[-1], line, lines[index + 1 : index + 2])
+        if _is_registration(text) and not (inside and (_code_alone(text) or wrapped)):
+            if inside:
                 break
             continue
         if not picked and first is None:
             if find_dates(text):
                 continue
-            following = clean(lines[index + 1].text) if index + 1 < len(lines) else ""
             if line.text.lstrip()[:1] == "(" or _label_and_number(text, following):
                 continue  # "(Branch name)", "Outlet: 123"
-            if not (re.search(r"\d", text) or _rx().address_word.search(text)):
+            # A street cut at its comma before its house number ("Via Mela," / "12").
+            cut = line.text.rstrip().endswith(",") and bool(re.fullmatch(r"\d{1,4}", following))
+            if not (re.search(r"\d", text) or _rx().address_word.search(text) or cut):
                 continue
         elif seen_postcode:
             previous = picked[-1] if picked else None
@@ -700,7 +741,9 @@ def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Li
         if _rx().header_stop.search(text) and not _rx().postcode.search(text):
             break
         picked.append(line)
-        seen_postcode = seen_postcode or _postcode_line(text)
+        seen_postcode = (
+            seen_postcode or _postcode_line(text) or (len(picked) > 1 and _code_alone(text))
+        )
         if len(picked) >= 5:
             break
     return picked
@@ -710,7 +753,10 @@ def _address(header: list[Line], after: int) -> Found | None:
     picked = _collect_address(header[after + 1 :])
     if not picked:
         return None
-    seen_postcode = any(_postcode_line(clean(line.text)) for line in picked)
+    seen_postcode = any(
+        _postcode_line(clean(line.text)) or (at > 0 and _code_alone(clean(line.text)))
+        for at, line in enumerate(picked)
+    )
     value = " ".join(clean(line.text) for line in picked)
     return Found(value=value, confidence=0.75 if seen_postcode else 0.55, lines=tuple(picked))
 
@@ -1047,6 +1093,13 @@ def _fix_address_codes(text: str) -> str:
     # "12Lindenweg" before a capitalised street name (a unit letter, "12A", is one capital).
     text = re.sub(r"\b(N[Oo])(?=\d)", r"\1 ", text)
     text = re.sub(r"(?<![\w-])(\d{1,4})(?=[A-Z][a-z]{2,})", r"\1 ", text)
+    # A UK post code read without the space between its halves ("QT58HL"): the inward half
+    # is always a figure and two letters.
+    text = re.sub(r"\b([A-Z]{1,2}\d[A-Z\d]?)(\d[A-Z]{2})\b", r"\1 \2", text)
+    # A street's number run into its name after a street word ("LORONG MAWAR2,"): a name of
+    # three capitals or more is never a code with figures (section codes have one or two).
+    if _rx().address_word.search(text):
+        text = re.sub(r"\b([A-Z]{3,})(\d{1,3})(?=,|\s|$)", r"\1 \2", text)
     # A town or street word with an O read as 0 ("MELZ0KBARU"): no code is letters and 0s.
     text = _LETTER_WORD_WITH_ZERO.sub(lambda m: m.group(0).replace("0", "O"), text)
     return _rx().floor_ordinal.sub(r"3\1", text)
