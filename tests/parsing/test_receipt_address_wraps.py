@@ -86,3 +86,37 @@ def test_a_section_code_of_two_letters_and_figures_stays_whole() -> None:
 def test_a_uk_post_code_read_without_its_space_gets_it_back() -> None:
     found = _fields(["Tovarin Ltd", "(123456-A)", "89 Kelma Close", "Brinford QT58HL"])
     assert found["address"] == "89 Kelma Close Brinford QT5 8HL"
+
+
+def test_a_town_read_into_the_phone_line_after_a_lone_post_code_ends_the_address() -> None:
+    found = _fields(
+        [
+            "TOVARIN SDN BHD",
+            "(123456-A)",
+            "NO 19, LORONG KELMA 2",
+            "13594",
+            "TEL: BRINDAH,KEDAH 06-558",
+        ]
+    )
+    assert found["address"] == "NO 19, LORONG KELMA 2 13594 BRINDAH,KEDAH"
+
+
+def test_a_town_and_zip_code_read_around_the_phone_number_end_the_address() -> None:
+    found = _fields(
+        ["Tovarin Inc.", "(123456-A)", "146 Kelma Drive", "Brindwood TEL:(557) 149-4798 94325"]
+    )
+    assert found["address"] == "146 Kelma Drive Brindwood 94325"
+
+
+def test_a_phone_line_after_a_complete_address_adds_nothing_to_it() -> None:
+    found = _fields(
+        ["TOVARIN SDN BHD", "NO 19, LORONG KELMA 2", "13594 BRINDAH", "TEL: KELMA 06-558 8717"]
+    )
+    assert found["address"] == "NO 19, LORONG KELMA 2 13594 BRINDAH"
+
+
+def test_the_last_group_of_a_phone_number_is_not_taken_for_a_zip_code() -> None:
+    found = _fields(
+        ["Tovarin S.L.", "(123456-A)", "Kelma 94", "32338", "TEL: Brindejo 032 716 11805"]
+    )
+    assert found["address"] == "Kelma 94 32338 Brindejo"

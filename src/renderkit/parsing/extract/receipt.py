@@ -320,6 +320,9 @@ def _header(top: Sequence[Line]) -> list[Line]:
                 continue
             if _phone_inside_address(out, top[index + 1 :]):
                 continue  # the address goes on to its post code after the phone line
+            town = _town_beside_phone(out, line)
+            if town is not None:
+                out.append(town)
             break
         wrapped = bool(out) and _wrapped_number(out[-1], line, top[index + 1 : index + 2])
         if meaningful(line) or (out and _address_like(line)) or wrapped:
@@ -330,6 +333,43 @@ def _header(top: Sequence[Line]) -> list[Line]:
             if re.fullmatch(r"[\w.,'&/() -]+", text) and sum(c.isalpha() for c in text) >= 4:
                 out.append(line)
     return out
+
+
+def _town_beside_phone(above: Sequence[Line], line: Line) -> Line | None:
+    """The address's town read into the phone line beside it, when the address is still open.
+
+    On a tilted photo OCR can read two short centred rows as one line ("TOWN, STATE" and
+    "TEL: ..." as "TEL: TOWN,STATE 03-1234 5678"). When the lines above end with a post code
+    alone or a street with no post code yet, the words of letters in the phone line (and a
+    post code closing it) are the town: the label and the number are the phone's.
+    """
+    if not above or not _rx().contact.search(line.text):
+        return None
+    last = clean(above[-1].text)
+    street = bool(re.search(r"\d", last) or _rx().address_word.search(last))
+    if not (
+        _code_alone(last) or (street and not any(_postcode_line(clean(x.text)) for x in above))
+    ):
+        return None
+    words = [
+        w
+        for w in line.words
+        if re.fullmatch(r"[^\W\d_]{3,}(?:,\s*[^\W\d_]{3,})*,?", w.text)
+        and not _rx().contact.search(w.text)
+        and not w.text.islower()
+    ]
+    if not words:
+        return None
+    tail = line.words[-2:]
+    if (
+        len(tail) == 2
+        and re.search(r"-\d{4}$", tail[0].text)
+        and re.fullmatch(r"\d{5}", tail[1].text)
+    ):
+        # "TOWN TEL: (555) 123-4567 99569": after a number complete in its "-4567", five
+        # figures are the town's ZIP code, not a group of the phone number.
+        words.append(tail[1])
+    return Line(words=tuple(words), page=line.page)
 
 
 def _labelled_line(text: str) -> bool:
