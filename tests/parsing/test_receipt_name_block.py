@@ -63,3 +63,21 @@ def test_trade_words_alone_on_the_first_line_open_the_name_under_them() -> None:
 def test_a_descriptor_with_an_ampersand_under_a_short_name_stays_out_of_it() -> None:
     found = _fields(["TOVAR KELMS", "BISTRO & CAFE", "12 JALAN MAWAR", "47100 PUCHONG"])
     assert found["company"] == "TOVAR KELMS"
+
+
+def test_a_dotted_legal_form_read_with_a_zero_for_its_o_is_the_form() -> None:
+    found = _fields(["Tovarin Handel V.0.F.", "CO. REG NO: 123456-A", "Kelmweg 2", "4069 CM"])
+    assert found["company"] == "Tovarin Handel V.O.F."
+
+
+def test_a_misread_letter_without_the_forms_dots_is_a_word_of_the_name() -> None:
+    # "SRI" is a word of names and places; only "S.R.I." would be the form "S.R.L.".
+    found = _fields(["KEDAI SRI TOVARIN", "(123456-A)", "NO 12, JALAN MAWAR", "47100 PUCHONG"])
+    assert found["company"] == "KEDAI SRI TOVARIN"
+
+
+def test_a_two_word_legal_form_run_into_the_names_last_word_is_read_apart() -> None:
+    found = _fields(
+        ["TOVARIN & KELSTSDN. BHD.", "(123456-A)", "NO 12, JALAN MAWAR", "47100 PUCHONG"]
+    )
+    assert found["company"] == "TOVARIN & KELST SDN. BHD"

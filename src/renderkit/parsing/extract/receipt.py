@@ -29,7 +29,7 @@ from renderkit.parsing.extract.ocrfix import (
     split_run_together,
     vocabulary,
 )
-from renderkit.parsing.extract.receipt_patterns import form_pattern
+from renderkit.parsing.extract.receipt_patterns import dotted_pattern, form_pattern
 from renderkit.parsing.extract.receipt_patterns import receipt_patterns as _rx
 from renderkit.parsing.extract.receipt_sums import left_by_payment, summed_total
 from renderkit.parsing.extract.values import find_amounts, find_dates, find_emails, find_phones
@@ -162,6 +162,13 @@ def _strip_company(text: str) -> str:
         text = text[labelled.end() :]
     for form in _rx().slashed_forms:
         text = re.sub(rf"(?<=\s){form_pattern(form, fuzzy=True)}\b", form, text, flags=re.I)
+    for form in _rx().dotted_forms:  # "V.0.F." is "V.O.F."
+        text = re.sub(rf"(?<=\s){dotted_pattern(form)}(?=\W|$)", form, text, flags=re.I)
+    for first, *rest in _rx().words.legal_pairs:
+        # A two-word form's first word run into the name's last ("ACMESDN. BHD."), as OCR
+        # loses a space: the form is never part of a word.
+        glued = rf"(?<=[^\W\d_]{{3}})(?={re.escape(first)}\.?\s*{re.escape(' '.join(rest))}\b)"
+        text = re.sub(glued, " ", text, flags=re.I)
     # Registration numbers and trailing codes: "(1110644-W)", "123456-X".
     text = _rx().trailing_registration.sub("", text)
     # A two-word legal form is never cut short: OCR often loses its second word at a line end.
