@@ -17,7 +17,7 @@ import attrs
 
 from renderkit.parsing.lexicons.regions import RegionWords, region_words
 
-__all__ = ["ReceiptPatterns", "form_pattern", "receipt_patterns"]
+__all__ = ["ReceiptPatterns", "dotted_pattern", "form_pattern", "receipt_patterns"]
 
 # Letters and digits OCR prints for one another in legal-form abbreviations ("S0N 8HD").
 _LOOKALIKE = {"S": "S5", "D": "DO0L", "B": "B8E", "O": "O0D", "I": "I1L", "L": "L1I"}
