@@ -29,7 +29,7 @@ from renderkit.parsing.extract.ocrfix import (
     split_run_together,
     vocabulary,
 )
-from renderkit.parsing.extract.receipt_patterns import form_pattern
+from renderkit.parsing.extract.receipt_patterns import dotted_pattern, form_pattern
 from renderkit.parsing.extract.receipt_patterns import receipt_patterns as _rx
 from renderkit.parsing.extract.receipt_sums import left_by_payment, summed_total
 from renderkit.parsing.extract.values import find_amounts, find_dates, find_emails, find_phones
@@ -162,6 +162,13 @@ def _strip_company(text: str) -> str:
         text = text[labelled.end() :]
     for form in _rx().slashed_forms:
         text = re.sub(rf"(?<=\s){form_pattern(form, fuzzy=True)}\b", form, text, flags=re.I)
+    for form in _rx().dotted_forms:  # "V.0.F." is "V.O.F."
+        text = re.sub(rf"(?<=\s){dotted_pattern(form)}(?=\W|$)", form, text, flags=re.I)
+    for first, *rest in _rx().words.legal_pairs:
+        # A two-word form's first word run into the name's last ("ACMESDN. BHD."), as OCR
+        # loses a space: the form is never part of a word.
+        glued = rf"(?<=[^\W\d_]{{3}})(?={re.escape(first)}\.?\s*{re.escape(' '.join(rest))}\b)"
+        text = re.sub(glued, " ", text, flags=re.I)
     # Registration numbers and trailing codes: "(1110644-W)", "123456-X".
     text = _rx().trailing_registration.sub("", text)
     # A two-word legal form is never cut short: OCR often loses its second word at a line end.
@@ -320,8 +327,12 @@ def _header(top: Sequence[Line]) -> list[Line]:
                 continue
             if _phone_inside_address(out, top[index + 1 :]):
                 continue  # the address goes on to its post code after the phone line
+            town = _town_beside_phone(out, line)
+            if town is not None:
+                out.append(town)
             break
-        if meaningful(line) or (out and _address_like(line)):
+        wrapped = bool(out) and _wrapped_number(out[-1], line, top[index + 1 : index + 2])
+        if meaningful(line) or (out and _address_like(line)) or wrapped:
             out.append(line)
         elif out and index + 1 < len(top) and _rx().postcode.search(top[index + 1].text):
             # A faintly read but clean line just above the post code: part of the address.
@@ -329,6 +340,43 @@ def _header(top: Sequence[Line]) -> list[Line]:
             if re.fullmatch(r"[\w.,'&/() -]+", text) and sum(c.isalpha() for c in text) >= 4:
                 out.append(line)
     return out
+
+
+def _town_beside_phone(above: Sequence[Line], line: Line) -> Line | None:
+    """The address's town read into the phone line beside it, when the address is still open.
+
+    On a tilted photo OCR can read two short centred rows as one line ("TOWN, STATE" and
+    "TEL: ..." as "TEL: TOWN,STATE 03-1234 5678"). When the lines above end with a post code
+    alone or a street with no post code yet, the words of letters in the phone line (and a
+    post code closing it) are the town: the label and the number are the phone's.
+    """
+    if not above or not _rx().contact.search(line.text):
+        return None
+    last = clean(above[-1].text)
+    street = bool(re.search(r"\d", last) or _rx().address_word.search(last))
+    if not (
+        _code_alone(last) or (street and not any(_postcode_line(clean(x.text)) for x in above))
+    ):
+        return None
+    words = [
+        w
+        for w in line.words
+        if re.fullmatch(r"[^\W\d_]{3,}(?:,\s*[^\W\d_]{3,})*,?", w.text)
+        and not _rx().contact.search(w.text)
+        and not w.text.islower()
+    ]
+    if not words:
+        return None
+    tail = line.words[-2:]
+    if (
+        len(tail) == 2
+        and re.search(r"-\d{4}$", tail[0].text)
+        and re.fullmatch(r"\d{5}", tail[1].text)
+    ):
+        # "TOWN TEL: (555) 123-4567 99569": after a number complete in its "-4567", five
+        # figures are the town's ZIP code, not a group of the phone number.
+        words.append(tail[1])
+    return Line(words=tuple(words), page=line.page)
 
 
 def _labelled_line(text: str) -> bool:
@@ -350,7 +398,14 @@ def _phone_inside_address(above: Sequence[Line], below: Sequence[Line]) -> bool:
     ):
         return False
     if not any(_postcode_line(clean(x.text)) for x in above):
-        return _postcode_line(following)
+        # The post code next, or under the street or town line that follows the phone line
+        # ("NO 12," / "TEL: ..." / "JALAN MAWAR" / "47100 PUCHONG").
+        return _postcode_line(following) or (
+            len(below) > 1
+            and not _is_registration(following)
+            and _postcode_line(clean(below[1].text))
+            and not _rx().contact.search(below[1].text)
+        )
     last = clean(above[-1].text)
     open_end = re.fullmatch(r"\d{4,5}", last) or above[-1].text.rstrip().endswith(",")
     return bool(open_end) and bool(re.fullmatch(r"[^\W\d_][^\d]*", following))
@@ -422,7 +477,10 @@ def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | No
                     or (len(used) == 1 and all(w.upper() in name_words() for w in before))
                     or _open_paren(previous.text)
                     # A line ending in "&" or "AND" is never a whole name.
-                    or bool(re.search(r"(?:&|\bAND)\W*$", previous.text, re.I))
+                    or _open_end(previous.text)
+                    # Trade words alone ("PHARMACY") open the name under them, unless they
+                    # repeat its words (a logo's word printed above the name).
+                    or (_trade_only(previous.text) and not _repeats(previous.text, first))
                 )
                 if not joins or not _name_line(previous):
                     break
@@ -436,37 +494,138 @@ def _company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | No
             name = _strip_company(" ".join(clean(u.text) for u in used))
             if len(re.sub(r"\W", "", name)) >= 3:
                 return Found(value=name, confidence=strength, lines=tuple(used)), index
+    anchored = _anchored_name(candidates)
     for index, line in enumerate(candidates):
         text = clean(line.text)
-        if _is_registration(text) or find_dates(text) or _labelled_line(text):
+        if not _placed_name(text):
             continue
-        if len(re.sub(r"[^A-Za-z]", "", text)) >= 4 and not _rx().address_word.match(text):
-            used = [line]
-            while index + 1 < len(candidates) and len(used) < 3:
-                following = candidates[index + 1]
-                words = clean(following.text).upper().split()
-                # Trade words alone ("BAKERY TRADING") end the name above them.
-                trades = bool(words) and all(w in name_words() for w in words)
-                if not (_is_continuation(clean(following.text)) or _open_paren(text) or trades):
-                    break
-                if not _name_line(following):
-                    break
-                used.append(following)
+        used = [line]
+        while index + 1 < len(candidates) and len(used) < 3:
+            following = candidates[index + 1]
+            # Trade words alone ("BAKERY TRADING") end the name above them.
+            trades = _trade_only(following.text)
+            if not (
+                _is_continuation(clean(following.text))
+                or _open_paren(text)
+                or trades
+                # A name is never "&"-ended nor trade words alone ("KEDAI RUNCIT"): it goes
+                # on, unless the next line repeats it (a logo's word above the name).
+                or _open_end(text)
+                or (_trade_only(text) and not _repeats(text, following.text))
+            ):
+                break
+            if not _name_line(following):
+                break
+            used.append(following)
+            index += 1
+            text = " ".join(clean(u.text) for u in used)
+        if anchored is not None and anchored[1] > index:
+            used, index = anchored
+            text = " ".join(clean(u.text) for u in used)
+        closing = _closing_line(used, lines)
+        if closing is not None:
+            if index + 1 < len(header) and header[index + 1].words[-1] is closing.words[-1]:
                 index += 1
-                text = " ".join(clean(u.text) for u in used)
-            closing = _closing_line(used, lines)
-            if closing is not None:
-                if index + 1 < len(header) and header[index + 1].words[-1] is closing.words[-1]:
-                    index += 1
-                used.append(closing)
-                text = " ".join(clean(u.text) for u in used)
-            if _rx().legal_suffix.search(text):
-                strength = 0.85
-            else:
-                trade = _rx().business_word.search(fix_words(text, name_words()))
-                strength = 0.7 if trade else 0.55
-            return Found(value=_strip_company(text), confidence=strength, lines=tuple(used)), index
+            used.append(closing)
+            text = " ".join(clean(u.text) for u in used)
+        if _rx().legal_suffix.search(text):
+            strength = 0.85
+        else:
+            trade = _rx().business_word.search(fix_words(text, name_words()))
+            strength = 0.7 if trade else 0.55
+        return Found(value=_strip_company(text), confidence=strength, lines=tuple(used)), index
     return None, -1
+
+
+def _open_end(text: str) -> bool:
+    """Whether ``text`` ends in "&" or "AND": never a whole name, its next line goes on."""
+    return bool(re.search(r"(?:&|\bAND)\W*$", text, re.I))
+
+
+def _name_letters(text: str) -> list[str]:
+    return re.findall(r"[^\W\d_]+", text.upper())
+
+
+def _trade_only(text: str) -> bool:
+    """Whether ``text`` is trade words alone ("KEDAI RUNCIT", "RESTORAN RESOURCES"); an "&"
+    between them makes a descriptor of its own ("BISTRO & CAFE"), not a name's part."""
+    words = [w.strip("~*-=.,:;|") for w in text.upper().split()]
+    words = [w for w in words if w]
+    return bool(words) and all(w in name_words() for w in words)
+
+
+def _repeats(upper: str, lower: str) -> bool:
+    """Whether every word of ``upper`` is printed in ``lower`` too: a logo's word above the
+    name it comes from ("~ ACME ~" over "ACME TRADING"), not a part of that name."""
+    words, below = _name_letters(upper), set(_name_letters(lower))
+    return bool(words) and all(w in below for w in words)
+
+
+def _placed_name(text: str) -> bool:
+    """Whether header line ``text`` can be a name found by its place: letters, no identifier,
+    date, label or address word."""
+    return not (
+        _is_registration(text)
+        or find_dates(text)
+        or _labelled_line(text)
+        or len(re.sub(r"[^A-Za-z]", "", text)) < 4
+        or _rx().address_word.match(text)
+    )
+
+
+# A registration number is printed within this many lines of the top of the header.
+_ANCHOR_ROWS = 5
+
+
+def _anchored_name(candidates: Sequence[Line]) -> tuple[list[Line], int] | None:
+    """The name printed right above the seller's registration number, and its last index.
+
+    A till prints the legal name and then its registration number ("ACME TRADING" /
+    "(123456-A)"); a line above the name that does not join it (a brand or trade name, a logo's
+    word) is not part of it. The name may run over lines above: a line ending in "&", trade
+    words alone under a name's own word or above it (:func:`_joins_above`).
+    """
+    for at, line in enumerate(candidates[:_ANCHOR_ROWS]):
+        text = clean(line.text)
+        if at == 0 or not _company_number(text):
+            continue
+        last = candidates[at - 1]
+        # Above it only the name and what precedes a name (a brand, a logo's word): no
+        # figures, which would be an address or a number printed before the name.
+        if any(re.search(r"\d", x.text) for x in candidates[:at]):
+            return None
+        if not (_placed_name(clean(last.text)) and _name_line(last)):
+            return None
+        used = [last]
+        start = at - 1
+        while start > 0 and len(used) < 3 and _joins_above(candidates[start - 1], used[0]):
+            start -= 1
+            used.insert(0, candidates[start])
+        return used, at - 1
+    return None
+
+
+def _company_number(text: str) -> bool:
+    """Whether ``text`` is the seller's registration number ("(123456-A)", "CO. REG:
+    123456-A"), not a tax number ("GST ID: ...") nor a lone post code."""
+    return _is_registration(text) and not _rx().tax.search(text) and not _lone_postcode(text)
+
+
+def _joins_above(upper: Line, lower: Line) -> bool:
+    """Whether name line ``upper`` is the first part of the name that goes on in ``lower``:
+    it ends in "&" or opens a bracket, or one of the two is trade words alone ("PHARMACY" /
+    "ACME RESOURCES", "ACME" / "RESTORAN RESOURCES"), or ``lower`` opens with a word that
+    continues a name ("ENTERPRISE (BRANCH)")."""
+    above, below = clean(upper.text), clean(lower.text)
+    if not (_name_line(upper) and _placed_name(above)) or _repeats(above, below):
+        return False
+    return (
+        _open_end(above)
+        or _open_paren(above)
+        or _is_continuation(below)
+        or _trade_only(below)
+        or _trade_only(above)
+    )
 
 
 # The company's rivals kept for the arbiter (besides the chosen name).
@@ -508,6 +667,7 @@ def _continues_address(previous: Line, text: str) -> bool:
         _rx().region.match(text)
         # A post code on a line of its own: its town is on the next line.
         or (_rx().postcode.match(code) and not re.search(r"[A-Za-z]", code))
+        or (_code_alone(code) and bool(re.fullmatch(r"[^\W\d_][^\d]*", text)))
         or re.match(r"^\d{3,}-", text)
         or re.search(r",\W*$", previous.text)  # "12345 TOWN," goes on to the state
         or (_rx().postcode.search(text) and len(text.split()) <= 4)  # a second post-code line
@@ -548,10 +708,33 @@ def _lone_postcode(text: str) -> bool:
     return bool(re.fullmatch(r"\d{5}", text))
 
 
+# A post code alone on its line: five figures, or four with a Dutch pair of letters or a
+# Portuguese three-figure extension ("1012 AB", "1100-148"), optionally a country prefix.
+_CODE_ALONE = re.compile(r"\d{5}|(?:[A-Z]{1,2}-)?\d{4}(?:-\d{3}|\s?[A-Z]{2})?")
+
+
+def _code_alone(text: str) -> bool:
+    """Whether ``text`` is a post code alone (five figures, or a four-figure code): inside an
+    address, under its street, its town follows on the next line."""
+    return bool(_CODE_ALONE.fullmatch(text.strip()))
+
+
+def _wrapped_number(previous: Line, line: Line, following: Sequence[Line]) -> bool:
+    """Whether ``line`` is a house number alone that a street wrapped onto its own line: after
+    the street's comma ("Via Mela," / "12") or right before the post code ("NO 7, JALAN MAWAR"
+    / "2" / "47100 PUCHONG")."""
+    if not re.fullmatch(r"\d{1,4}[A-Za-z]?", clean(line.text)):
+        return False
+    if previous.text.rstrip().endswith(","):
+        return True
+    return bool(following) and _postcode_line(clean(following[0].text))
+
+
 def _house_number(text: str) -> bool:
     """Whether ``text`` is a street word and a number alone ("NO 7", "LOT 12")."""
+    apart = re.sub(r"(?<=[A-Za-z])(?=\d)", " ", text)  # "NO240" is "NO 240"
     return bool(
-        re.fullmatch(r"[A-Za-z]{1,8}\.?\s*\d{1,5}", text) and _rx().address_word.match(text)
+        re.fullmatch(r"[A-Za-z]{1,8}\.?\s*\d{1,5}", text) and _rx().address_word.match(apart)
     )
 
 
@@ -569,7 +752,10 @@ def _label_and_number(text: str, following: str) -> bool:
     if _house_number(text):
         return False
     street = re.fullmatch(r"[A-Za-z][A-Za-z ]{1,30}\s\d{1,4}", text)
-    return not (street and (_rx().postcode.match(following) or _town_line(following)))
+    return not (
+        street
+        and (_rx().postcode.match(following) or _town_line(following) or _code_alone(following))
+    )
 
 
 def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Line]:
@@ -577,17 +763,23 @@ def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Li
     seen_postcode = bool(first and _postcode_line(first))
     for index, line in enumerate(lines):
         text = clean(line.text)
-        if _is_registration(text) and not (picked and _lone_postcode(text)):
-            if picked or first:
+        following = clean(lines[index + 1].text) if index + 1 < len(lines) else ""
+        inside = bool(picked or first)
+        # Inside the address figures alone are its post code or a house number its street
+        # wrapped after a comma, not a registration number.
+        wrapped = bool(picked) and _wrapped_number(picked[-1], line, lines[index + 1 : index + 2])
+        if _is_registration(text) and not (inside and (_code_alone(text) or wrapped)):
+            if inside:
                 break
             continue
         if not picked and first is None:
             if find_dates(text):
                 continue
-            following = clean(lines[index + 1].text) if index + 1 < len(lines) else ""
             if line.text.lstrip()[:1] == "(" or _label_and_number(text, following):
                 continue  # "(Branch name)", "Outlet: 123"
-            if not (re.search(r"\d", text) or _rx().address_word.search(text)):
+            # A street cut at its comma before its house number ("Via Mela," / "12").
+            cut = line.text.rstrip().endswith(",") and bool(re.fullmatch(r"\d{1,4}", following))
+            if not (re.search(r"\d", text) or _rx().address_word.search(text) or cut):
                 continue
         elif seen_postcode:
             previous = picked[-1] if picked else None
@@ -596,7 +788,9 @@ def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Li
         if _rx().header_stop.search(text) and not _rx().postcode.search(text):
             break
         picked.append(line)
-        seen_postcode = seen_postcode or _postcode_line(text)
+        seen_postcode = (
+            seen_postcode or _postcode_line(text) or (len(picked) > 1 and _code_alone(text))
+        )
         if len(picked) >= 5:
             break
     return picked
@@ -606,7 +800,10 @@ def _address(header: list[Line], after: int) -> Found | None:
     picked = _collect_address(header[after + 1 :])
     if not picked:
         return None
-    seen_postcode = any(_postcode_line(clean(line.text)) for line in picked)
+    seen_postcode = any(
+        _postcode_line(clean(line.text)) or (at > 0 and _code_alone(clean(line.text)))
+        for at, line in enumerate(picked)
+    )
     value = " ".join(clean(line.text) for line in picked)
     return Found(value=value, confidence=0.75 if seen_postcode else 0.55, lines=tuple(picked))
 
@@ -943,6 +1140,13 @@ def _fix_address_codes(text: str) -> str:
     # "12Lindenweg" before a capitalised street name (a unit letter, "12A", is one capital).
     text = re.sub(r"\b(N[Oo])(?=\d)", r"\1 ", text)
     text = re.sub(r"(?<![\w-])(\d{1,4})(?=[A-Z][a-z]{2,})", r"\1 ", text)
+    # A UK post code read without the space between its halves ("QT58HL"): the inward half
+    # is always a figure and two letters.
+    text = re.sub(r"\b([A-Z]{1,2}\d[A-Z\d]?)(\d[A-Z]{2})\b", r"\1 \2", text)
+    # A street's number run into its name after a street word ("LORONG MAWAR2,"): a name of
+    # three capitals or more is never a code with figures (section codes have one or two).
+    if _rx().address_word.search(text):
+        text = re.sub(r"\b([A-Z]{3,})(\d{1,3})(?=,|\s|$)", r"\1 \2", text)
     # A town or street word with an O read as 0 ("MELZ0KBARU"): no code is letters and 0s.
     text = _LETTER_WORD_WITH_ZERO.sub(lambda m: m.group(0).replace("0", "O"), text)
     return _rx().floor_ordinal.sub(r"3\1", text)

@@ -17,7 +17,7 @@ import attrs
 
 from renderkit.parsing.lexicons.regions import RegionWords, region_words
 
-__all__ = ["ReceiptPatterns", "form_pattern", "receipt_patterns"]
+__all__ = ["ReceiptPatterns", "dotted_pattern", "form_pattern", "receipt_patterns"]
 
 # Letters and digits OCR prints for one another in legal-form abbreviations ("S0N 8HD").
 _LOOKALIKE = {"S": "S5", "D": "DO0L", "B": "B8E", "O": "O0D", "I": "I1L", "L": "L1I"}
@@ -36,6 +36,17 @@ def form_pattern(text: str, *, fuzzy: bool) -> str:
         else:
             out += re.escape(char)
     return out
+
+
+def dotted_pattern(form: str) -> str:
+    """A pattern for an abbreviated legal form with its inner dots printed ("V.O.F."), each
+    letter read as it or a lookalike ("V.0.F."): with the dots a misread letter cannot make a
+    word of a name one ("S.R.I." is "S.R.L.", "SRI" is not)."""
+    inner = "".join(
+        f"[{_LOOKALIKE.get(c.upper(), re.escape(c))}]" if c.isalpha() else re.escape(c)
+        for c in form.removesuffix(".")
+    )
+    return inner + r"\.?" if form.endswith(".") else inner  # the last dot is often lost
 
 
 def _forms(forms: tuple[str, ...], *, fuzzy: bool = False) -> str:
@@ -57,6 +68,7 @@ class ReceiptPatterns:
 
     words: RegionWords
     slashed_forms: tuple[str, ...]
+    dotted_forms: tuple[str, ...]
     continuation: frozenset[str]
     legal_suffix: re.Pattern[str]
     business_word: re.Pattern[str]
@@ -116,14 +128,18 @@ def receipt_patterns() -> ReceiptPatterns:
     slashed = tuple(f for f in words.legal_forms if "/" in f)
     single = tuple(f for f in words.legal_forms if f not in pair_firsts + slashed)
     firsts = {w.upper() for f in words.legal_forms for w in f.split()[:1]}
+    # Forms of three letters or more, each followed by a dot ("V.O.F.", "S.L.U.").
+    dotted = tuple(f for f in words.legal_forms if re.fullmatch(r"(?:[A-Z]\.){3,}", f))
     tax = alt("tax")
     return ReceiptPatterns(
         words=words,
         slashed_forms=slashed,
+        dotted_forms=dotted,
         continuation=frozenset(listed["continuation"]) | firsts | {f"{w}." for w in firsts},
         legal_suffix=re.compile(
             rf"\b({_forms(pairs, fuzzy=True)}|(?:{_forms(pair_firsts, fuzzy=True)})\.?(?=\s*$)|"
-            rf"{_forms(slashed, fuzzy=True)}|{_forms(single)})(?=\W|$)",
+            rf"{_forms(slashed, fuzzy=True)}|{_forms(single)}|"
+            rf"{'|'.join(dotted_pattern(f) for f in dotted) or '(?!)'})(?=\W|$)",
             re.I,
         ),
         business_word=re.compile(rf"\b({_forms(words.trade_words)})\b", re.I),

@@ -1,0 +1,83 @@
+"""The seller's name by the registration number printed under it, and names over two lines
+that no legal form marks (issue #26: a brand line above the legal name, trade words alone)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ._receipts import header_lines, values
+
+
+def _fields(rows: Sequence[str]) -> dict[str, object]:
+    return values(header_lines(rows))
+
+
+def test_a_brand_line_above_the_name_over_a_registration_number_is_not_the_merchant() -> None:
+    found = _fields(
+        ["MORVAN KELST", "TOVARIN TRADING", "(123456-A)", "NO 12, JALAN MAWAR", "47100 PUCHONG"]
+    )
+    assert found["company"] == "TOVARIN TRADING"
+    assert found["address"] == "NO 12, JALAN MAWAR 47100 PUCHONG"
+
+
+def test_a_registration_number_after_a_label_anchors_the_name_too() -> None:
+    found = _fields(
+        ["Brelkin Vost", "Tovarin Enterprise", "CO. REG: 123456-A", "12 Kelm Road", "47100 Puchong"]
+    )
+    assert found["company"] == "Tovarin Enterprise"
+
+
+def test_trade_words_alone_under_the_names_own_word_join_it_above_a_registration_number() -> None:
+    found = _fields(
+        ["MORVAN KELST", "TOVARIN", "RESTORAN RESOURCES", "(123456-A)", "12 JALAN MAWAR"]
+    )
+    assert found["company"] == "TOVARIN RESTORAN RESOURCES"
+
+
+def test_a_logo_word_repeating_the_name_is_not_part_of_it() -> None:
+    found = _fields(["~ BAKERY ~", "BAKERY TOVARIN RESOURCES", "(123456-A)", "12 JALAN MAWAR"])
+    assert found["company"] == "BAKERY TOVARIN RESOURCES"
+
+
+def test_a_tax_number_under_a_town_line_does_not_anchor_the_name() -> None:
+    # "GST ID" is a tax number: the line above it is the town, the name stays on top.
+    found = _fields(["KELMS CORNER", "DAMAR UTAMA", "GST ID : 001234567890", "TAX INVOICE"])
+    assert found["company"] == "KELMS CORNER"
+
+
+def test_figures_above_a_registration_number_leave_the_name_where_it_was_found() -> None:
+    found = _fields(["KELMS CORNER", "12, SS2/4", "DAMAR UTAMA", "(123456-A)", "TAX INVOICE"])
+    assert found["company"] == "KELMS CORNER"
+
+
+def test_a_name_line_ending_in_an_ampersand_goes_on_without_a_legal_form() -> None:
+    found = _fields(["TOVARIN &", "KELST RESOURCES", "12 JALAN MAWAR", "47100 PUCHONG"])
+    assert found["company"] == "TOVARIN & KELST RESOURCES"
+
+
+def test_trade_words_alone_on_the_first_line_open_the_name_under_them() -> None:
+    found = _fields(["KEDAI RUNCIT", "TOVARIN TRADING", "12 JALAN MAWAR", "47100 PUCHONG"])
+    assert found["company"] == "KEDAI RUNCIT TOVARIN TRADING"
+
+
+def test_a_descriptor_with_an_ampersand_under_a_short_name_stays_out_of_it() -> None:
+    found = _fields(["TOVAR KELMS", "BISTRO & CAFE", "12 JALAN MAWAR", "47100 PUCHONG"])
+    assert found["company"] == "TOVAR KELMS"
+
+
+def test_a_dotted_legal_form_read_with_a_zero_for_its_o_is_the_form() -> None:
+    found = _fields(["Tovarin Handel V.0.F.", "CO. REG NO: 123456-A", "Kelmweg 2", "4069 CM"])
+    assert found["company"] == "Tovarin Handel V.O.F."
+
+
+def test_a_misread_letter_without_the_forms_dots_is_a_word_of_the_name() -> None:
+    # "SRI" is a word of names and places; only "S.R.I." would be the form "S.R.L.".
+    found = _fields(["KEDAI SRI TOVARIN", "(123456-A)", "NO 12, JALAN MAWAR", "47100 PUCHONG"])
+    assert found["company"] == "KEDAI SRI TOVARIN"
+
+
+def test_a_two_word_legal_form_run_into_the_names_last_word_is_read_apart() -> None:
+    found = _fields(
+        ["TOVARIN & KELSTSDN. BHD.", "(123456-A)", "NO 12, JALAN MAWAR", "47100 PUCHONG"]
+    )
+    assert found["company"] == "TOVARIN & KELST SDN. BHD"
