@@ -160,6 +160,21 @@ def _compound_places() -> re.Pattern[str]:
     return re.compile("|".join(re.escape(p).replace(r"\ ", r"\s+") for p in places), re.I)
 
 
+# After a party's defined term, a comma then a capitalised word: the next party of a list.
+_LISTED_AFTER_TERM = re.compile(r"\)\s*,\s*(?:and\s+)?(?:the\s+)?(?=[A-Z])")
+
+
+def _without_description(name: str) -> str:
+    """A legal name cut after its legal form when what follows it is no part of a name (an
+    address "of 4 Elm Road", a description in lower case): "Acme GmbH of Hauptstrasse 4,
+    Berlin" is "Acme GmbH"."""
+    for form in _legal_form_end().finditer(name):
+        rest = name[form.end() :]
+        if rest and re.match(r"(?:,\s*|\s+of\s+|\s+[a-z])", rest):
+            return _party_name(name[: form.end()])
+    return name
+
+
 def _preamble_parties(text: str) -> Found | None:
     head = text[:3000]
     match = _phrase("preamble", re.I).search(head)
@@ -180,7 +195,7 @@ def _preamble_parties(text: str) -> Found | None:
         rest = clause[pos:]
         end = _phrase("party_end").search(rest)
         raw = rest[: end.start()] if end else rest[:120]
-        name = _party_name(raw)
+        name = _without_description(_party_name(raw))
         if _looks_like_name(name):
             names.append(name)
         if end is not None and end.group("list"):
@@ -197,6 +212,12 @@ def _preamble_parties(text: str) -> Found | None:
                 depth += 1
             elif ch == ")":
                 depth = max(0, depth - 1)
+                # 'among Acme Inc. ("Acme"), Beta LLC ("Beta") and ...': a comma after a
+                # party's defined term lists the next party.
+                listed = _LISTED_AFTER_TERM.match(rest, i) if depth == 0 else None
+                if listed and i >= start - 8:
+                    nxt = listed.end()
+                    break
             elif depth == 0 and not any(s <= pos + i < e for s, e in in_place):
                 # Matched in place, not on a slice, so the phrase sees the word before "and".
                 m = _phrase("next_party").match(rest, i)
