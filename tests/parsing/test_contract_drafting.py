@@ -49,3 +49,45 @@ def test_registered_offices_and_of_the_one_part_are_no_part_of_a_name() -> None:
         "other part.\n"
     )
     assert _parties(text) == ["Harlow Vance Limited", "Orrin Metals GmbH"]
+
+
+def test_a_date_field_at_the_top_dates_the_agreement() -> None:
+    text = (
+        "CONFIDENTIALITY AGREEMENT\nDate: March 3, 2011\n"
+        "Parties: Harlow Vance, Inc. (“Vance”) and Orrin Metals Corp. (“Orrin”).\n"
+        "1. Each party keeps the other's information secret.\n"
+    )
+    assert contract_fields(text)["effective_date"].value == "2011-03-03"
+
+
+def test_a_signers_date_field_at_the_end_still_does_not_date_the_agreement() -> None:
+    text = (
+        "CONFIDENTIALITY AGREEMENT\nHarlow Vance, Inc. (“Vance”) and Orrin Metals Corp. "
+        "(“Orrin”) agree as follows.\n1. Each party keeps the other's information secret.\n"
+        + "2. Nothing else is agreed.\n" * 8
+        + "HARLOW VANCE, INC.\nBy: /s/ Marcus Bell\nDate: March 3, 2011\n"
+    )
+    assert "effective_date" not in contract_fields(text)
+
+
+def test_a_person_who_signs_an_undertaking_for_themself_is_its_other_party() -> None:
+    # Side-by-side blocks read as one line: the company's signer follows "By:", the
+    # employee's conformed signature does not.
+    text = (
+        "CONFIDENTIALITY AGREEMENT\nAs an employee of Harlow Vance Holdings, Inc. (the "
+        "“Company”), you will have access to its confidential information. You agree as "
+        "follows:\n1. You will keep secret all Confidential Information.\n"
+        "HARLOW VANCE HOLDINGS, INC. EMPLOYEE:\nBy: /s/ Marcus Bell /s/ Priya J. Olsen\n"
+        "Marcus Bell\nChief Executive Officer\nPriya J. Olsen\n"
+    )
+    assert _parties(text) == ["Harlow Vance Holdings, Inc.", "Priya J. Olsen"]
+
+
+def test_a_witness_who_signs_is_no_party() -> None:
+    text = (
+        "As an employee of Harlow Vance Holdings, Inc. (the “Company”), you will have access "
+        "to its confidential information.\n1. You will keep it secret.\n"
+        "HARLOW VANCE HOLDINGS, INC.\nBy: /s/ Marcus Bell\nWitness: /s/ Tomas Grey\n"
+        "ATTEST:\n/s/ Laura Finch\n"
+    )
+    assert _parties(text) == ["Harlow Vance Holdings, Inc."]

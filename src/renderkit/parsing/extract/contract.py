@@ -407,8 +407,54 @@ def _parties(text: str, *, opening: bool = True) -> Found | None:
         if not any(_same_party(name, o) for o in names):
             names.append(name)
     if names:
-        return Found(value=names[:4], confidence=0.6)
-    return _opening_party(text) if opening else None
+        return Found(value=_with_self_signer(names, text)[:4], confidence=0.6)
+    found = _opening_party(text) if opening else None
+    if found is None:
+        return None
+    return attrs.evolve(found, value=_with_self_signer(_names(found), text))
+
+
+# A conformed signature ("/s/ Jo A. Roe"): the name up to the next one or the line's end.
+_CONFORMED = re.compile(r"/s/\s*(?P<name>[^/\n]+?)\s*(?=/s/|$)", re.M)
+# A person's name as a signature prints it: a first name or initial, up to two middle names or
+# initials, a surname, an optional generational suffix.
+_PERSON_NAME = re.compile(
+    r"(?:[A-Z]\.\s*)?[A-Z][a-z]+(?:\s+(?:[A-Z]\.|[A-Z][a-z]+)){0,2}\s+[A-Z][a-z’'-]+"
+    r"(?:,?\s+(?:Jr\.?|Sr\.?|II|III|IV))?"
+)
+# "By: /s/ ...": the signer signs for a company, not for themself; a witness, an attesting
+# secretary or a notary signs for nobody.
+_SIGNS_FOR = re.compile(r"\bBy\s*:\s*$", re.I)
+_WITNESS = re.compile(r"\b(?:witness|attest|notary)", re.I)
+
+
+def _self_signers(text: str) -> list[str]:
+    """People who sign a contract for themselves: a conformed signature ("/s/ Jo Roe") not
+    on a company's "By:" line (an employee's, an associate's, a consultant's acceptance)."""
+    tail = text[max(0, len(text) - _TAIL) :]
+    names: list[str] = []
+    for match in _CONFORMED.finditer(tail):
+        line_start = tail.rfind("\n", 0, match.start()) + 1
+        if _SIGNS_FOR.search(tail[line_start : match.start()]):
+            continue
+        # The label may be on the line itself or the one above.
+        label_start = tail.rfind("\n", 0, max(0, line_start - 1)) + 1
+        if _WITNESS.search(tail[label_start : match.start()]):
+            continue
+        name = _party_name(match.group("name"))
+        if _PERSON_NAME.fullmatch(name) and not _legal_form_end().search(name):
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def _with_self_signer(names: list[str], text: str) -> list[str]:
+    """An agreement whose rules name one party has another: when a person signs it for
+    themself (an undertaking, an offer the employee accepts), that person."""
+    if len(names) != 1:
+        return names
+    others = [n for n in _self_signers(text) if not _same_party(n, names[0])]
+    return [*names, *others[:1]]
 
 
 @functools.cache
@@ -534,10 +580,19 @@ def _signed_date(text: str, *, date_lines: bool) -> Found | None:
     return None
 
 
+# A labelled date field at the top of an agreement ("Date: March 3, 2011", "Effective Date:").
+_TOP_DATE_FIELD = re.compile(r"^\s*(?:Effective\s+)?Dated?\s*:\s*$", re.I)
+
+
 def _letter_date(text: str) -> Found | None:
+    """A letter's date on a line of its own among its first lines, or a form's "Date:" field
+    there (a field at the top dates the agreement; a signer's "Date:" line is at its end)."""
     for line in text.splitlines()[:_LETTER_LINES]:
         dates = find_dates(line, day_first=False)
-        if len(dates) == 1 and not line.replace(line[dates[0][1] : dates[0][2]], "").strip(" ,."):
+        if len(dates) != 1:
+            continue
+        before, after = line[: dates[0][1]], line[dates[0][2] :]
+        if after.strip(" ,.") == "" and (not before.strip() or _TOP_DATE_FIELD.match(before)):
             return Found(value=dates[0][0].isoformat(), confidence=0.6)
     return None
 
