@@ -646,12 +646,34 @@ def _cue_windows(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _no_term_duration(text: str, start: int, end: int) -> bool:
+    """Whether the duration at ``text[start:end]`` is, by the words around it, no term even in
+    the term's sentence: a renewal period ("renewed for successive periods of one (1) year")
+    or a notice period ("until terminated upon thirty (30) days' written notice")."""
+    after = text[end : end + 40]
+    return _renewal_period(text, start) or _phrase("notice_after", re.I).match(after) is not None
+
+
+def _renewal_period(text: str, start: int) -> bool:
+    """Whether the duration starting at ``start`` is a renewal period."""
+    before = text[max(0, start - 80) : start]
+    return _phrase("renewal_before", re.I).search(before) is not None
+
+
 def _term_pick(text: str) -> TermCandidate | None:
-    """The rules' term: the first duration after a phrase making the agreement its subject."""
+    """The rules' term: the first duration after a phrase making the agreement its subject
+    that is no renewal or notice period."""
     for cue in _phrase("term_cue", re.I).finditer(text):
         window = text[cue.start() : cue.end() + 200]
         window = re.split(r"(?<=[a-z)])\.\s+[A-Z]", window)[0]
-        duration = _duration().search(window)
+        duration = next(
+            (
+                d
+                for d in _duration().finditer(window)
+                if not _no_term_duration(text, cue.start() + d.start(), cue.start() + d.end())
+            ),
+            None,
+        )
         if duration is None:
             continue
         raw = re.sub(r"[-\x02]\s*", "-", re.sub(r"\s+", " ", duration.group("n").lower()))
@@ -830,7 +852,12 @@ def _ranked_term(text: str, *, end_date: bool = False) -> Found | None:
     # A hard constraint, as the rules': only a duration in a sentence where the agreement is
     # the subject of an ending verb can be its term; the model chooses among those.
     cue = TERM_FEATURES.index("cue_window")
-    allowed = [i for i, f in enumerate(features) if f[cue]]
+    joined = _dates_joined(text)
+    allowed = [
+        i
+        for i, f in enumerate(features)
+        if f[cue] and not _no_term_duration(joined, candidates[i].start, candidates[i].end)
+    ]
     if not allowed:
         return _undated_term(text, end_date=end_date)
     ranker = _term_ranker()
@@ -838,6 +865,16 @@ def _ranked_term(text: str, *, end_date: bool = False) -> Found | None:
     best = max(allowed, key=lambda i: scores[i])
     probability = ranker.probability(scores[best])
     if probability < _TERM_MIN_PROBABILITY:
+        # "an initial term of two (2) years, renewed for successive periods of one (1) year":
+        # the model, which saw few such sentences, doubts the initial term once the renewal is
+        # ruled out; the rules' pick, which skips renewal and notice periods, is the term.
+        renewal = any(
+            f[cue] and i not in allowed and _renewal_period(joined, candidates[i].start)
+            for i, f in enumerate(features)
+        )
+        pick = _term_pick(joined)
+        if renewal and pick is not None and pick.value == candidates[best].value:
+            return Found(value=pick.value, confidence=0.55)
         return _undated_term(text, end_date=end_date)
     return Found(value=candidates[best].value, confidence=round(probability, 4))
 
