@@ -5,6 +5,8 @@ residences and registered offices after a legal name, "Date:" fields. Invented a
 from __future__ import annotations
 
 from renderkit.parsing.extract.contract import contract_fields
+from renderkit.parsing.synth import make_documents
+from renderkit.parsing.synth.contracts import SynthContract, make_contract
 
 _MADE = "This Agreement is made as of May 1, 2012 "
 
@@ -91,3 +93,99 @@ def test_a_witness_who_signs_is_no_party() -> None:
         "ATTEST:\n/s/ Laura Finch\n"
     )
     assert _parties(text) == ["Harlow Vance Holdings, Inc."]
+
+
+def _term(text: str, *, ranker: bool = True) -> object:
+    found = contract_fields(text, ranker=ranker).get("term")
+    return None if found is None else found.value
+
+
+_PARTIES = "This Agreement is made as of May 1, 2012 between Harlow Vance, Inc. (“Vance”) and Orrin Metals Corp. (“Orrin”).\n"
+
+
+def test_an_initial_term_beside_its_renewal_period_is_the_term() -> None:
+    text = _PARTIES + (
+        "5. Term. This Agreement shall be effective as of the Effective Date and shall remain "
+        "in effect for a term of twenty-four (24) months, and shall thereafter be renewed "
+        "automatically for successive periods of one (1) year unless terminated.\n"
+    )
+    assert _term(text) == "24 months"
+    assert _term(text, ranker=False) == "24 months"
+
+
+def test_an_agreement_in_force_until_terminated_on_notice_has_no_term() -> None:
+    text = _PARTIES + (
+        "5. Term. This Agreement shall remain in force until terminated by either party on not "
+        "less than thirty (30) days’ prior written notice.\n"
+    )
+    assert _term(text) is None
+    assert _term(text, ranker=False) is None
+
+
+def test_a_term_that_begins_and_ends_is_read() -> None:
+    text = _PARTIES + (
+        "5. Term. The term of this Agreement shall begin on the Effective Date and end three "
+        "(3) years after the Effective Date.\n"
+    )
+    assert _term(text) == "3 years"
+
+
+def test_a_clause_between_the_parties_is_no_preamble_of_the_names_after_it() -> None:
+    # A letter names its parties as defined terms; "between the parties." later in it, then
+    # a numbered section listing affiliates, must not be read as a preamble.
+    text = (
+        "Dear Laura Lind:\nIn connection with a possible transaction, Kungor Group AG (the "
+        "“Buyer”) will make information available to Tomas Reid (the “Seller”).\n"
+        "WHEREAS, the parties wish to exchange confidential information;\n"
+        "3. Term. This Agreement expires on the closing of a transaction between the parties.\n"
+        "4. Affiliates\nThe obligations of the Seller extend to its affiliates, including Lamse "
+        "Industries Limited and\nDrinver, L.P. (“DL”).\n"
+    )
+    assert _parties(text) == ["Kungor Group AG", "Tomas Reid"]
+
+
+def _printed(contract: SynthContract) -> str:
+    """The contract's printed text, a line a paragraph (as a PDF text layer gives it, with no
+    blank lines between paragraphs)."""
+    return "\n".join(
+        f"{heading}\n{text}" if heading and heading != "SIGNATURE" else text
+        for heading, text in contract.paragraphs
+    )
+
+
+def test_drafting_styles_leave_a_seeds_other_contracts_as_they_were() -> None:
+    # Seed 13 is no training or validation seed.
+    plain = [make_contract(i, 13) for i in range(40)]
+    assert [make_contract(i, 13, drafting=False) for i in range(40)] == plain
+    drafted = [make_contract(i, 13, drafting=True) for i in range(40)]
+    assert drafted == [make_contract(i, 13, drafting=True) for i in range(40)]
+    assert make_documents("contract", 3, 13, photos=False, drafting=True) == drafted[:3]
+    assert all("drafting" not in c.truth() for c in plain)
+    assert {c.drafting for c in drafted} >= {"undertaking", "listed", "until_notice"}
+    # A style that cannot apply leaves the contract as the seed made it.
+    for before, after in zip(plain, drafted, strict=True):
+        if after.drafting == "plain":
+            assert _printed(after) == _printed(before)
+
+
+def test_contracts_drafted_as_real_agreements_are_read_right() -> None:
+    # Seed 14 is no training or validation seed; read from the printed text.
+    right = total = 0
+    for index in range(60):
+        contract = make_contract(index, 14, drafting=True, other_dates=True)
+        found = contract_fields(_printed(contract), ranker=True)
+        for field, key in (("party", "parties"), ("term", "term"), ("effective_date", None)):
+            expected = contract.expected.get(field)
+            got = found.get(key or field)
+            value = None if got is None else got.value
+            if field == "party":
+                right += sorted(_key(v) for v in value or []) == sorted(_key(v) for v in expected)
+            else:
+                right += value == expected
+            total += 1
+    # 180 of 180 when written (main: 153).
+    assert right >= 174, (right, total)
+
+
+def _key(name: str) -> str:
+    return " ".join("".join(ch if ch.isalnum() else " " for ch in name.upper()).split())

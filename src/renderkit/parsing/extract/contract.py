@@ -160,6 +160,11 @@ def _compound_places() -> re.Pattern[str]:
     return re.compile("|".join(re.escape(p).replace(r"\ ", r"\s+") for p in places), re.I)
 
 
+# A full stop ending the parties' clause: a sentence or a numbered heading follows.
+_CLAUSE_END = re.compile(r"\.\s+(?:[A-Z][a-z]|\d{1,2}\.\s)")
+# A sentence's end inside what was read as a name ("between the parties. 4. Affiliates"): a
+# lower-case word's full stop (a legal form's abbreviation is capitalised).
+_SENTENCE_IN_NAME = re.compile(r"[a-z]{3,}\.\s+(?:[A-Z][a-z]|\d{1,2}\.\s)")
 # After a party's defined term, a comma then a capitalised word: the next party of a list.
 _LISTED_AFTER_TERM = re.compile(r"\)\s*,\s*(?:and\s+)?(?:the\s+)?(?=[A-Z])")
 
@@ -198,6 +203,10 @@ def _preamble_parties(text: str) -> Found | None:
         name = _without_description(_party_name(raw))
         if _looks_like_name(name):
             names.append(name)
+        if _SENTENCE_IN_NAME.search(rest[: len(raw) + 4]):
+            # The clause ended before this "name": a generic "between the parties." is no
+            # preamble, and what follows it names no party.
+            break
         if end is not None and end.group("list"):
             pos += end.end()
             continue
@@ -224,7 +233,8 @@ def _preamble_parties(text: str) -> Found | None:
                 if m and i >= start - 8:
                     nxt = m.end()
                     break
-                if rest[i] == "." and re.match(r"\.\s+[A-Z][a-z]", rest[i:]) and i > start:
+                # A sentence ends the clause, and so does a numbered heading after it.
+                if rest[i] == "." and _CLAUSE_END.match(rest, i) and i > start:
                     break
             i += 1
         if nxt is None:
