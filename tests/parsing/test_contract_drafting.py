@@ -100,7 +100,10 @@ def _term(text: str, *, ranker: bool = True) -> object:
     return None if found is None else found.value
 
 
-_PARTIES = "This Agreement is made as of May 1, 2012 between Harlow Vance, Inc. (“Vance”) and Orrin Metals Corp. (“Orrin”).\n"
+_PARTIES = (
+    "This Agreement is made as of May 1, 2012 between Harlow Vance, Inc. (“Vance”) and Orrin "
+    "Metals Corp. (“Orrin”).\n"
+)
 
 
 def test_an_initial_term_beside_its_renewal_period_is_the_term() -> None:

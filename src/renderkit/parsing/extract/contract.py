@@ -452,9 +452,9 @@ def _self_signers(text: str) -> list[str]:
         if _WITNESS.search(tail[label_start : match.start()]):
             continue
         name = _party_name(match.group("name"))
-        if _PERSON_NAME.fullmatch(name) and not _legal_form_end().search(name):
-            if name not in names:
-                names.append(name)
+        person = _PERSON_NAME.fullmatch(name) and not _legal_form_end().search(name)
+        if person and name not in names:
+            names.append(name)
     return names
 
 

@@ -69,8 +69,7 @@ def make_documents(
         raise ValueError(msg)
     if kind == "contract":
         return [
-            make_contract(i, seed, other_dates=other_dates, drafting=drafting)
-            for i in range(count)
+            make_contract(i, seed, other_dates=other_dates, drafting=drafting) for i in range(count)
         ]
     return [
         make_document(

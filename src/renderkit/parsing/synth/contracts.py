@@ -730,8 +730,7 @@ def _drafted(
         offices = []
         for p in parties:
             if not p.individual:
-                description, _ = drafts.office(rng)
-                p = attrs.evolve(p, description=description)
+                p = attrs.evolve(p, description=drafts.office(rng))
             offices.append(p)
         return layout, tuple(offices), style
     if style == "trade_name" and parties[0].individual:
@@ -739,9 +738,9 @@ def _drafted(
     if style in ("residence", "undertaking"):
         person = _person(rng)
         alias = "Employee" if style == "undertaking" else parties[1].alias
-        description = drafts.residence(rng) if style == "residence" else None
+        lives = drafts.residence(rng) if style == "residence" else None
         individual = ContractParty(
-            name=person, description=description, alias=alias, individual=True, signer=person
+            name=person, description=lives, alias=alias, individual=True, signer=person
         )
         if style == "undertaking":
             return attrs.evolve(layout, party_style="undertaking"), (parties[0], individual), style

@@ -89,20 +89,19 @@ def trade_name(rng: random.Random) -> str:
     )
 
 
-def office(rng: random.Random) -> tuple[str, bool]:
-    """A registered office after a legal name, and whether a comma separates them."""
+def office(rng: random.Random) -> str:
+    """A registered office after a legal name (a description starting "whose" takes no comma
+    before it; the contract's ``_introduce`` prints it so)."""
     street = f"{rng.randint(1, 250)} {names.stem(rng, (1, 2))} Street, {rng.choice(_CITIES)}"
     if rng.random() < 0.5:
         return (
-            f"a company incorporated in England and Wales having its registered office at {street}",
-            True,
+            f"a company incorporated in England and Wales having its registered office at {street}"
         )
-    return f"whose registered office is at {street}", False
+    return f"whose registered office is at {street}"
 
 
 def residence(rng: random.Random) -> str:
     """Where an individual party resides."""
     return (
-        f"residing at {rng.randint(1, 250)} {names.stem(rng, (1, 2))} Street, "
-        f"{rng.choice(_CITIES)}"
+        f"residing at {rng.randint(1, 250)} {names.stem(rng, (1, 2))} Street, {rng.choice(_CITIES)}"
     )
