@@ -192,3 +192,34 @@ def test_contracts_drafted_as_real_agreements_are_read_right() -> None:
 
 def _key(name: str) -> str:
     return " ".join("".join(ch if ch.isalnum() else " " for ch in name.upper()).split())
+
+
+_LONG_BODY = (
+    "CONFIDENTIALITY AGREEMENT\nThis Agreement is made between Harlow Vance, Inc. (“Vance”) "
+    "and Orrin Metals Corp. (“Orrin”).\n"
+    + "2. Each party shall keep the other's information secret and use it only to evaluate "
+    "the transaction.\n" * 60
+)
+_SIGNED = "HARLOW VANCE, INC.\nBy: /s/ Marcus Bell\nORRIN METALS CORP.\nBy: /s/ Ann Lee\n"
+
+
+def test_an_effective_date_stated_in_the_last_paragraph_dates_the_agreement() -> None:
+    for stated in (
+        "This Agreement is effective as of June 3, 2010.\n",
+        "This Agreement shall be effective as of June 3, 2010.\n",
+        "Effective Date: June 3, 2010\n",
+    ):
+        found = contract_fields(_LONG_BODY + stated + _SIGNED)["effective_date"]
+        assert found.value == "2010-06-03", stated
+
+
+def test_a_date_the_agreement_is_effective_until_is_no_effective_date() -> None:
+    stated = "This Agreement shall remain effective until June 3, 2010.\n"
+    assert "effective_date" not in contract_fields(_LONG_BODY + stated + _SIGNED)
+
+
+def test_a_title_line_above_a_defined_company_is_no_part_of_its_name() -> None:
+    text = (
+        "CONFIDENTIALITY AGREEMENT\nHarlow Vance, Inc. (the “Company”) and you agree as follows.\n"
+    )
+    assert _parties(text) == ["Harlow Vance, Inc."]

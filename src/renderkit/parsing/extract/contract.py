@@ -93,11 +93,21 @@ def _definition() -> re.Pattern[str]:
     )
 
 
+def _below_title(name: str) -> str:
+    """A name without the title line it ran into ("CONFIDENTIALITY AGREEMENT\nAcme, Inc."):
+    lines in capitals above a last line that is not are a heading, not the name's start."""
+    lines = name.split("\n")
+    if len(lines) > 1 and not lines[-1].isupper() and all(line.isupper() for line in lines[:-1]):
+        return lines[-1]
+    return name
+
+
 def defined_parties(text: str) -> list[str]:
     """Company names defined as a term (``Name, Inc. (the "Company")``) near the start."""
     names: list[str] = []
     for match in _definition().finditer(text[:_HEAD]):
-        name = re.sub(r"\s+", " ", match.group("name")).strip(" ,")
+        name = _below_title(match.group("name"))
+        name = re.sub(r"\s+", " ", name).strip(" ,")
         name = _phrase("name_filler").sub("", name)
         if len(name.split()) >= 2 and name not in names:
             names.append(name)
@@ -544,7 +554,7 @@ def _dates_joined(text: str) -> str:
 
 def _effective_date(text: str) -> Found | None:
     text = _dates_joined(text)
-    found = _preamble_date(text)
+    found = _preamble_date(text) or _stated_date(text)
     if found is not None:
         return found
     # The execution clause says which date the signatures carry: "as of the date first written
@@ -556,6 +566,17 @@ def _effective_date(text: str) -> Found | None:
     if pointer == "below":
         return _signed_date(text, date_lines=True) or _letter_date(text)
     return _signed_date(text, date_lines=False) or _letter_date(text)
+
+
+def _stated_date(text: str) -> Found | None:
+    """The date an agreement states for itself outside its preamble: "This Agreement is
+    effective as of June 3, 2010." (often its last paragraph) or an "Effective Date:" field."""
+    for value, start, _ in find_dates(text, day_first=False):
+        line_start = text.rfind("\n", 0, start) + 1
+        before = text[max(line_start, start - 80) : start]
+        if _phrase("stated_effective", re.I | re.M).search(before):
+            return Found(value=value.isoformat(), confidence=0.6)
+    return None
 
 
 def _execution_pointer(text: str) -> str | None:
