@@ -223,3 +223,32 @@ def test_a_title_line_above_a_defined_company_is_no_part_of_its_name() -> None:
         "CONFIDENTIALITY AGREEMENT\nHarlow Vance, Inc. (the “Company”) and you agree as follows.\n"
     )
     assert _parties(text) == ["Harlow Vance, Inc."]
+
+
+def test_a_courtesy_title_is_no_part_of_a_persons_name() -> None:
+    text = (
+        "This Agreement is made as of May 1, 2012 between Harlow Vance, Inc. (“Company”) and "
+        "Dr. Priya Olsen, an individual (“Consultant”).\n"
+    )
+    assert _parties(text) == ["Harlow Vance, Inc.", "Priya Olsen"]
+
+
+def test_terms_worded_as_a_hyphenated_term_or_the_agreements_period_are_read() -> None:
+    for sentence, term in (
+        ("This Agreement shall have a two-year term commencing on the Effective Date.", "2 years"),
+        (
+            "The period of this Agreement shall be three (3) years from the Effective Date.",
+            "3 years",
+        ),
+    ):
+        assert _term(_PARTIES + "5. Term. " + sentence + "\n") == term, sentence
+
+
+def test_a_survival_proviso_after_the_agreements_ending_is_no_term() -> None:
+    text = _PARTIES + (
+        "5. Term. This Agreement shall terminate on the date either party notifies the other; "
+        "provided that the obligations of confidentiality shall survive for three (3) years "
+        "after such termination.\n"
+    )
+    assert _term(text) is None
+    assert _term(text, ranker=False) is None

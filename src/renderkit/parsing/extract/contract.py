@@ -137,6 +137,7 @@ def _connectors() -> frozenset[str]:
 def _party_name(text: str) -> str:
     name = re.sub(r"\s+", " ", text).strip(" ,;:.\"“”'")
     name = _phrase("article").sub("", name)
+    name = _phrase("courtesy").sub("", name)
     name = name.replace("&", " and ").replace("  ", " ")
     if name.endswith(_abbreviations()):
         name += "."
@@ -669,12 +670,25 @@ def _duration() -> re.Pattern[str]:
 def _cue_windows(text: str) -> list[tuple[int, int]]:
     """The spans a term is read in: from a phrase making the agreement the subject of an
     ending verb to the end of its sentence (at most 200 characters after the phrase)."""
-    spans = []
-    for cue in _phrase("term_cue", re.I).finditer(text):
-        window = text[cue.start() : cue.end() + 200]
-        window = re.split(r"(?<=[a-z)])\.\s+[A-Z]", window)[0]
-        spans.append((cue.start(), cue.start() + len(window)))
-    return spans
+    return [(cue.start(), cue.start() + len(_cue_window(text, cue))) for cue in _term_cues(text)]
+
+
+def _term_cues(text: str) -> list[re.Match[str]]:
+    return list(_phrase("term_cue", re.I).finditer(text))
+
+
+# A proviso after the agreement's ending ("...; provided that the obligations of
+# confidentiality shall survive for three (3) years") bounds something else.
+_PROVISO = re.compile(r"[;,]\s*(?:provided|except|save)\b", re.I)
+
+
+def _cue_window(text: str, cue: re.Match[str]) -> str:
+    """The text a term is read in after a term cue: up to 200 characters past it, to the end
+    of its sentence or the start of a proviso."""
+    window = text[cue.start() : cue.end() + 200]
+    window = re.split(r"(?<=[a-z)])\.\s+[A-Z]", window)[0]
+    proviso = _PROVISO.search(window, cue.end() - cue.start())
+    return window[: proviso.start()] if proviso else window
 
 
 def _no_term_duration(text: str, start: int, end: int) -> bool:
@@ -694,9 +708,8 @@ def _renewal_period(text: str, start: int) -> bool:
 def _term_pick(text: str) -> TermCandidate | None:
     """The rules' term: the first duration after a phrase making the agreement its subject
     that is no renewal or notice period."""
-    for cue in _phrase("term_cue", re.I).finditer(text):
-        window = text[cue.start() : cue.end() + 200]
-        window = re.split(r"(?<=[a-z)])\.\s+[A-Z]", window)[0]
+    for cue in _term_cues(text):
+        window = _cue_window(text, cue)
         duration = next(
             (
                 d
