@@ -877,7 +877,14 @@ def term_candidates_of(text: str) -> tuple[list[TermCandidate], list[list[float]
     ``scripts/train_ranker.py --field term`` trains on the same)."""
     text = _dates_joined(text)
     candidates = term_candidates(text, _duration(), _number_words())
-    return candidates, term_features(text, candidates, _term_pick(text), _cue_windows(text))
+    features = term_features(text, candidates, _term_pick(text), _cue_windows(text))
+    # A renewal or notice period is outside what the term rules accept even in the term's
+    # sentence: the model learns (and scores) it as any other duration there is.
+    cue = TERM_FEATURES.index("cue_window")
+    for candidate, row in zip(candidates, features, strict=True):
+        if _no_term_duration(text, candidate.start, candidate.end):
+            row[cue] = 0.0
+    return candidates, features
 
 
 @functools.cache
@@ -912,9 +919,10 @@ def _ranked_term(text: str, *, end_date: bool = False) -> Found | None:
         # "an initial term of two (2) years, renewed for successive periods of one (1) year":
         # the model, which saw few such sentences, doubts the initial term once the renewal is
         # ruled out; the rules' pick, which skips renewal and notice periods, is the term.
+        windows = _cue_windows(joined)
         renewal = any(
-            f[cue] and i not in allowed and _renewal_period(joined, candidates[i].start)
-            for i, f in enumerate(features)
+            _renewal_period(joined, c.start) and any(a <= c.start < b for a, b in windows)
+            for c in candidates
         )
         pick = _term_pick(joined)
         if renewal and pick is not None and pick.value == candidates[best].value:

@@ -591,7 +591,9 @@ def make_contract(
         )
         if style == "term_survive":
             term_text = draft.choice(drafts.SURVIVE_TERMS).format(
-                d=_count(n, unit, draft), r=_count(renew_n, renew_unit, draft)
+                d=_count(n, unit, draft),
+                w=f"{_number_word(n)} {unit}{'s' if n != 1 else ''}",
+                r=_count(renew_n, renew_unit, draft),
             )
         elif style == "until_notice":
             term = None

@@ -18,7 +18,8 @@ nothing is taken from any labelled document set:
 - ``effective_last``: the effective date only in the last paragraph ("This Agreement is
   effective as of ...");
 - ``term_survive``: terms worded as "shall continue ... and survive for N years thereafter",
-  "for a term of N years, renewed automatically", "begin on ... and end N months after ...";
+  "for a term of N years, renewed automatically", "begin on ... and end N months after ...",
+  or with no start date ("shall remain in effect for a period of two years.");
 - ``until_notice``: no term, the agreement lasting until terminated on N days' notice (a
   duration in the term's own sentence that is no term).
 """
@@ -55,8 +56,8 @@ DRAFTING_STYLES = (
 _CITIES = ("Leeds", "Springfield", "Austin", "Dublin", "Rotterdam", "Denver", "Bristol", "Lyon")
 _TRADES = ("Labs", "Studio", "Works", "Direct", "Online", "Solutions")
 
-#: Terms of the agreement worded as real agreements word them; ``{d}`` the term, ``{r}`` a
-#: renewal period.
+#: Terms of the agreement worded as real agreements word them; ``{d}`` the term, ``{w}`` the
+#: term in words alone, ``{r}`` a renewal period.
 SURVIVE_TERMS = (
     "This Agreement shall commence on the Effective Date and shall continue in effect and "
     "survive for {d} thereafter.",
@@ -66,6 +67,9 @@ SURVIVE_TERMS = (
     "The term of this Agreement shall begin on the Effective Date and end {d} after the "
     "Effective Date.",
     "This Agreement shall be binding upon the parties for {d} from the Effective Date.",
+    # Unanchored: no start date, no numeral beside the words.
+    "This Agreement shall remain in effect for a period of {w}.",
+    "This Agreement shall continue in force for {w}.",
 )
 #: An agreement with no term: in force until either party ends it on notice (``{d}``).
 UNTIL_NOTICE = (
