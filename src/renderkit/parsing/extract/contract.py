@@ -572,11 +572,13 @@ def _effective_date(text: str) -> Found | None:
 def _stated_date(text: str) -> Found | None:
     """The date an agreement states for itself outside its preamble: "This Agreement is
     effective as of June 3, 2010." (often its last paragraph) or an "Effective Date:" field."""
-    for value, start, _ in find_dates(text, day_first=False):
-        line_start = text.rfind("\n", 0, start) + 1
-        before = text[max(line_start, start - 80) : start]
-        if _phrase("stated_effective", re.I | re.M).search(before):
-            return Found(value=value.isoformat(), confidence=0.6)
+    # The phrase first, then a date just after it: reading every date of a long contract
+    # costs more than the phrase's few matches.
+    for cue in _phrase("stated_effective", re.I | re.M).finditer(text):
+        following = text[cue.end() : cue.end() + 40]
+        dates = find_dates(following, day_first=False)
+        if dates and not following[: dates[0][1]].strip():
+            return Found(value=dates[0][0].isoformat(), confidence=0.6)
     return None
 
 
