@@ -252,3 +252,13 @@ def test_a_survival_proviso_after_the_agreements_ending_is_no_term() -> None:
     )
     assert _term(text) is None
     assert _term(text, ranker=False) is None
+
+
+def test_companies_signing_in_title_case_are_the_parties_of_an_agreement_naming_none() -> None:
+    text = (
+        "CONFIDENTIALITY AGREEMENT\nThe undersigned agree as follows.\n1. Each party shall "
+        "keep the Confidential Information secret.\nIN WITNESS WHEREOF the parties have signed."
+        "\nHarlow Vance Holdings, Inc.\nBy: /s/ Marcus Bell\nName: Marcus Bell\n"
+        "Orrin Metals LLC\nBy: _________\nName: Ann Lee\n"
+    )
+    assert _parties(text) == ["Harlow Vance Holdings, Inc.", "Orrin Metals LLC"]

@@ -283,7 +283,9 @@ def _signature_parties(text: str) -> list[str]:
             continue
         block: list[str] = []
         for above in reversed(lines[max(0, index - _BLOCK_LINES) : index]):
-            if not _capitalised(above):
+            # A company line in title case ("Acme Holdings, Inc.") right above "By:" is a name
+            # as much as one in capitals.
+            if not (_capitalised(above) or (not block and _titled_legal_name(above))):
                 break
             block.insert(0, above.strip())
         joined = re.sub(r"\s+", " ", " ".join(block))
@@ -295,6 +297,14 @@ def _signature_parties(text: str) -> list[str]:
         if len(name.split()) >= 2 and _looks_like_name(name):
             names.append(name)
     return names
+
+
+def _titled_legal_name(line: str) -> bool:
+    """Whether a line is a company's name in title case, ending in its legal form."""
+    form = _legal_form_end().search(line.rstrip(" .,:"))
+    return form is not None and form.end() == len(line.rstrip(" .,:")) and _looks_like_name(
+        _party_name(line)
+    )
 
 
 def _capitalised(line: str) -> bool:
