@@ -262,3 +262,12 @@ def test_companies_signing_in_title_case_are_the_parties_of_an_agreement_naming_
         "Orrin Metals LLC\nBy: _________\nName: Ann Lee\n"
     )
     assert _parties(text) == ["Harlow Vance Holdings, Inc.", "Orrin Metals LLC"]
+
+
+def test_an_officer_signing_without_by_is_no_party_of_their_own() -> None:
+    text = (
+        "As an employee of Harlow Vance Holdings, Inc. (the “Company”), you will have access "
+        "to its confidential information.\n1. You will keep it secret.\n"
+        "HARLOW VANCE HOLDINGS, INC.\n/s/ Marcus Bell\nName: Marcus Bell\nTitle: President\n"
+    )
+    assert _parties(text) == ["Harlow Vance Holdings, Inc."]

@@ -457,6 +457,7 @@ _PERSON_NAME = re.compile(
 # secretary or a notary signs for nobody.
 _SIGNS_FOR = re.compile(r"\bBy\s*:\s*$", re.I)
 _WITNESS = re.compile(r"\b(?:witness|attest|notary)", re.I)
+_OFFICE_LINE = re.compile(r"\s*(?:Title|Its)\s*:", re.I)
 
 
 def _self_signers(text: str) -> list[str]:
@@ -471,6 +472,10 @@ def _self_signers(text: str) -> list[str]:
         # The label may be on the line itself or the one above.
         label_start = tail.rfind("\n", 0, max(0, line_start - 1)) + 1
         if _WITNESS.search(tail[label_start : match.start()]):
+            continue
+        # "/s/ Jo Roe" over "Title: President": an officer signing for a company.
+        below = tail[match.end() : match.end() + 120].split("\n")[1:4]
+        if any(_OFFICE_LINE.match(line) for line in below):
             continue
         name = _party_name(match.group("name"))
         person = _PERSON_NAME.fullmatch(name) and not _legal_form_end().search(name)
