@@ -302,8 +302,10 @@ def _signature_parties(text: str) -> list[str]:
 def _titled_legal_name(line: str) -> bool:
     """Whether a line is a company's name in title case, ending in its legal form."""
     form = _legal_form_end().search(line.rstrip(" .,:"))
-    return form is not None and form.end() == len(line.rstrip(" .,:")) and _looks_like_name(
-        _party_name(line)
+    return (
+        form is not None
+        and form.end() == len(line.rstrip(" .,:"))
+        and _looks_like_name(_party_name(line))
     )
 
 
