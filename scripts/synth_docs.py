@@ -55,6 +55,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="receipts not from Malaysia come from any locale (four-figure post codes...)",
     )
+    parser.add_argument(
+        "--drafting",
+        action="store_true",
+        help="contracts also follow real agreements' drafting conventions: parties listed after "
+        "defined terms, trade names, registered offices, residences, employee undertakings "
+        "signed below, 'Date:' fields, dates in the last paragraph, survival-worded and "
+        "until-terminated terms",
+    )
     parser.add_argument("--chromium", default=DEFAULT_CHROMIUM, help="the browser to use")
     parser.add_argument("--slots", type=int, default=2, help="pages rendered at once")
     return parser
@@ -74,6 +82,7 @@ async def _main(args: argparse.Namespace) -> int:
             other_dates=args.other_dates,
             hard_issuers=args.hard_issuers,
             every_locale=args.every_locale,
+            drafting=args.drafting,
             concurrency=args.slots * 2,
         )
     seconds = time.perf_counter() - started

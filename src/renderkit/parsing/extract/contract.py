@@ -93,11 +93,21 @@ def _definition() -> re.Pattern[str]:
     )
 
 
+def _below_title(name: str) -> str:
+    """A name without the title line it ran into ("CONFIDENTIALITY AGREEMENT\nAcme, Inc."):
+    lines in capitals above a last line that is not are a heading, not the name's start."""
+    lines = name.split("\n")
+    if len(lines) > 1 and not lines[-1].isupper() and all(line.isupper() for line in lines[:-1]):
+        return lines[-1]
+    return name
+
+
 def defined_parties(text: str) -> list[str]:
     """Company names defined as a term (``Name, Inc. (the "Company")``) near the start."""
     names: list[str] = []
     for match in _definition().finditer(text[:_HEAD]):
-        name = re.sub(r"\s+", " ", match.group("name")).strip(" ,")
+        name = _below_title(match.group("name"))
+        name = re.sub(r"\s+", " ", name).strip(" ,")
         name = _phrase("name_filler").sub("", name)
         if len(name.split()) >= 2 and name not in names:
             names.append(name)
@@ -127,6 +137,7 @@ def _connectors() -> frozenset[str]:
 def _party_name(text: str) -> str:
     name = re.sub(r"\s+", " ", text).strip(" ,;:.\"“”'")
     name = _phrase("article").sub("", name)
+    name = _phrase("courtesy").sub("", name)
     name = name.replace("&", " and ").replace("  ", " ")
     if name.endswith(_abbreviations()):
         name += "."
@@ -160,6 +171,26 @@ def _compound_places() -> re.Pattern[str]:
     return re.compile("|".join(re.escape(p).replace(r"\ ", r"\s+") for p in places), re.I)
 
 
+# A full stop ending the parties' clause: a sentence or a numbered heading follows.
+_CLAUSE_END = re.compile(r"\.\s+(?:[A-Z][a-z]|\d{1,2}\.\s)")
+# A sentence's end inside what was read as a name ("between the parties. 4. Affiliates"): a
+# lower-case word's full stop (a legal form's abbreviation is capitalised).
+_SENTENCE_IN_NAME = re.compile(r"[a-z]{3,}\.\s+(?:[A-Z][a-z]|\d{1,2}\.\s)")
+# After a party's defined term, a comma then a capitalised word: the next party of a list.
+_LISTED_AFTER_TERM = re.compile(r"\)\s*,\s*(?:and\s+)?(?:the\s+)?(?=[A-Z])")
+
+
+def _without_description(name: str) -> str:
+    """A legal name cut after its legal form when what follows it is no part of a name (an
+    address "of 4 Elm Road", a description in lower case): "Acme GmbH of Hauptstrasse 4,
+    Berlin" is "Acme GmbH"."""
+    for form in _legal_form_end().finditer(name):
+        rest = name[form.end() :]
+        if rest and re.match(r"(?:,\s*|\s+of\s+|\s+[a-z])", rest):
+            return _party_name(name[: form.end()])
+    return name
+
+
 def _preamble_parties(text: str) -> Found | None:
     head = text[:3000]
     match = _phrase("preamble", re.I).search(head)
@@ -180,9 +211,13 @@ def _preamble_parties(text: str) -> Found | None:
         rest = clause[pos:]
         end = _phrase("party_end").search(rest)
         raw = rest[: end.start()] if end else rest[:120]
-        name = _party_name(raw)
+        name = _without_description(_party_name(raw))
         if _looks_like_name(name):
             names.append(name)
+        if _SENTENCE_IN_NAME.search(rest[: len(raw) + 4]):
+            # The clause ended before this "name": a generic "between the parties." is no
+            # preamble, and what follows it names no party.
+            break
         if end is not None and end.group("list"):
             pos += end.end()
             continue
@@ -197,13 +232,20 @@ def _preamble_parties(text: str) -> Found | None:
                 depth += 1
             elif ch == ")":
                 depth = max(0, depth - 1)
+                # 'among Acme Inc. ("Acme"), Beta LLC ("Beta") and ...': a comma after a
+                # party's defined term lists the next party.
+                listed = _LISTED_AFTER_TERM.match(rest, i) if depth == 0 else None
+                if listed and i >= start - 8:
+                    nxt = listed.end()
+                    break
             elif depth == 0 and not any(s <= pos + i < e for s, e in in_place):
                 # Matched in place, not on a slice, so the phrase sees the word before "and".
                 m = _phrase("next_party").match(rest, i)
                 if m and i >= start - 8:
                     nxt = m.end()
                     break
-                if rest[i] == "." and re.match(r"\.\s+[A-Z][a-z]", rest[i:]) and i > start:
+                # A sentence ends the clause, and so does a numbered heading after it.
+                if rest[i] == "." and _CLAUSE_END.match(rest, i) and i > start:
                     break
             i += 1
         if nxt is None:
@@ -241,7 +283,9 @@ def _signature_parties(text: str) -> list[str]:
             continue
         block: list[str] = []
         for above in reversed(lines[max(0, index - _BLOCK_LINES) : index]):
-            if not _capitalised(above):
+            # A company line in title case ("Acme Holdings, Inc.") right above "By:" is a name
+            # as much as one in capitals.
+            if not (_capitalised(above) or (not block and _titled_legal_name(above))):
                 break
             block.insert(0, above.strip())
         joined = re.sub(r"\s+", " ", " ".join(block))
@@ -253,6 +297,16 @@ def _signature_parties(text: str) -> list[str]:
         if len(name.split()) >= 2 and _looks_like_name(name):
             names.append(name)
     return names
+
+
+def _titled_legal_name(line: str) -> bool:
+    """Whether a line is a company's name in title case, ending in its legal form."""
+    form = _legal_form_end().search(line.rstrip(" .,:"))
+    return (
+        form is not None
+        and form.end() == len(line.rstrip(" .,:"))
+        and _looks_like_name(_party_name(line))
+    )
 
 
 def _capitalised(line: str) -> bool:
@@ -386,8 +440,59 @@ def _parties(text: str, *, opening: bool = True) -> Found | None:
         if not any(_same_party(name, o) for o in names):
             names.append(name)
     if names:
-        return Found(value=names[:4], confidence=0.6)
-    return _opening_party(text) if opening else None
+        return Found(value=_with_self_signer(names, text)[:4], confidence=0.6)
+    found = _opening_party(text) if opening else None
+    if found is None:
+        return None
+    return attrs.evolve(found, value=_with_self_signer(_names(found), text))
+
+
+# A conformed signature ("/s/ Jo A. Roe"): the name up to the next one or the line's end.
+_CONFORMED = re.compile(r"/s/\s*(?P<name>[^/\n]+?)\s*(?=/s/|$)", re.M)
+# A person's name as a signature prints it: a first name or initial, up to two middle names or
+# initials, a surname, an optional generational suffix.
+_PERSON_NAME = re.compile(
+    r"(?:[A-Z]\.\s*)?[A-Z][a-z]+(?:\s+(?:[A-Z]\.|[A-Z][a-z]+)){0,2}\s+[A-Z][a-z’'-]+"
+    r"(?:,?\s+(?:Jr\.?|Sr\.?|II|III|IV))?"
+)
+# "By: /s/ ...": the signer signs for a company, not for themself; a witness, an attesting
+# secretary or a notary signs for nobody.
+_SIGNS_FOR = re.compile(r"\bBy\s*:\s*$", re.I)
+_WITNESS = re.compile(r"\b(?:witness|attest|notary)", re.I)
+_OFFICE_LINE = re.compile(r"\s*(?:Title|Its)\s*:", re.I)
+
+
+def _self_signers(text: str) -> list[str]:
+    """People who sign a contract for themselves: a conformed signature ("/s/ Jo Roe") not
+    on a company's "By:" line (an employee's, an associate's, a consultant's acceptance)."""
+    tail = text[max(0, len(text) - _TAIL) :]
+    names: list[str] = []
+    for match in _CONFORMED.finditer(tail):
+        line_start = tail.rfind("\n", 0, match.start()) + 1
+        if _SIGNS_FOR.search(tail[line_start : match.start()]):
+            continue
+        # The label may be on the line itself or the one above.
+        label_start = tail.rfind("\n", 0, max(0, line_start - 1)) + 1
+        if _WITNESS.search(tail[label_start : match.start()]):
+            continue
+        # "/s/ Jo Roe" over "Title: President": an officer signing for a company.
+        below = tail[match.end() : match.end() + 120].split("\n")[1:4]
+        if any(_OFFICE_LINE.match(line) for line in below):
+            continue
+        name = _party_name(match.group("name"))
+        person = _PERSON_NAME.fullmatch(name) and not _legal_form_end().search(name)
+        if person and name not in names:
+            names.append(name)
+    return names
+
+
+def _with_self_signer(names: list[str], text: str) -> list[str]:
+    """An agreement whose rules name one party has another: when a person signs it for
+    themself (an undertaking, an offer the employee accepts), that person."""
+    if len(names) != 1:
+        return names
+    others = [n for n in _self_signers(text) if not _same_party(n, names[0])]
+    return [*names, *others[:1]]
 
 
 @functools.cache
@@ -467,7 +572,7 @@ def _dates_joined(text: str) -> str:
 
 def _effective_date(text: str) -> Found | None:
     text = _dates_joined(text)
-    found = _preamble_date(text)
+    found = _preamble_date(text) or _stated_date(text)
     if found is not None:
         return found
     # The execution clause says which date the signatures carry: "as of the date first written
@@ -479,6 +584,19 @@ def _effective_date(text: str) -> Found | None:
     if pointer == "below":
         return _signed_date(text, date_lines=True) or _letter_date(text)
     return _signed_date(text, date_lines=False) or _letter_date(text)
+
+
+def _stated_date(text: str) -> Found | None:
+    """The date an agreement states for itself outside its preamble: "This Agreement is
+    effective as of June 3, 2010." (often its last paragraph) or an "Effective Date:" field."""
+    # The phrase first, then a date just after it: reading every date of a long contract
+    # costs more than the phrase's few matches.
+    for cue in _phrase("stated_effective", re.I | re.M).finditer(text):
+        following = text[cue.end() : cue.end() + 40]
+        dates = find_dates(following, day_first=False)
+        if dates and not following[: dates[0][1]].strip():
+            return Found(value=dates[0][0].isoformat(), confidence=0.6)
+    return None
 
 
 def _execution_pointer(text: str) -> str | None:
@@ -513,10 +631,19 @@ def _signed_date(text: str, *, date_lines: bool) -> Found | None:
     return None
 
 
+# A labelled date field at the top of an agreement ("Date: March 3, 2011", "Effective Date:").
+_TOP_DATE_FIELD = re.compile(r"^\s*(?:Effective\s+)?Dated?\s*:\s*$", re.I)
+
+
 def _letter_date(text: str) -> Found | None:
+    """A letter's date on a line of its own among its first lines, or a form's "Date:" field
+    there (a field at the top dates the agreement; a signer's "Date:" line is at its end)."""
     for line in text.splitlines()[:_LETTER_LINES]:
         dates = find_dates(line, day_first=False)
-        if len(dates) == 1 and not line.replace(line[dates[0][1] : dates[0][2]], "").strip(" ,."):
+        if len(dates) != 1:
+            continue
+        before, after = line[: dates[0][1]], line[dates[0][2] :]
+        if after.strip(" ,.") == "" and (not before.strip() or _TOP_DATE_FIELD.match(before)):
             return Found(value=dates[0][0].isoformat(), confidence=0.6)
     return None
 
@@ -562,20 +689,54 @@ def _duration() -> re.Pattern[str]:
 def _cue_windows(text: str) -> list[tuple[int, int]]:
     """The spans a term is read in: from a phrase making the agreement the subject of an
     ending verb to the end of its sentence (at most 200 characters after the phrase)."""
-    spans = []
-    for cue in _phrase("term_cue", re.I).finditer(text):
-        window = text[cue.start() : cue.end() + 200]
-        window = re.split(r"(?<=[a-z)])\.\s+[A-Z]", window)[0]
-        spans.append((cue.start(), cue.start() + len(window)))
-    return spans
+    return [(cue.start(), cue.start() + len(_cue_window(text, cue))) for cue in _term_cues(text)]
+
+
+def _term_cues(text: str) -> list[re.Match[str]]:
+    return list(_phrase("term_cue", re.I).finditer(text))
+
+
+# A proviso after the agreement's ending ("...; provided that the obligations of
+# confidentiality shall survive for three (3) years") bounds something else.
+_PROVISO = re.compile(r"[;,]\s*(?:provided|except|save)\b", re.I)
+
+
+def _cue_window(text: str, cue: re.Match[str]) -> str:
+    """The text a term is read in after a term cue: up to 200 characters past it, to the end
+    of its sentence or the start of a proviso."""
+    window = text[cue.start() : cue.end() + 200]
+    window = re.split(r"(?<=[a-z)])\.\s+[A-Z]", window)[0]
+    proviso = _PROVISO.search(window, cue.end() - cue.start())
+    return window[: proviso.start()] if proviso else window
+
+
+def _no_term_duration(text: str, start: int, end: int) -> bool:
+    """Whether the duration at ``text[start:end]`` is, by the words around it, no term even in
+    the term's sentence: a renewal period ("renewed for successive periods of one (1) year")
+    or a notice period ("until terminated upon thirty (30) days' written notice")."""
+    after = text[end : end + 40]
+    return _renewal_period(text, start) or _phrase("notice_after", re.I).match(after) is not None
+
+
+def _renewal_period(text: str, start: int) -> bool:
+    """Whether the duration starting at ``start`` is a renewal period."""
+    before = text[max(0, start - 80) : start]
+    return _phrase("renewal_before", re.I).search(before) is not None
 
 
 def _term_pick(text: str) -> TermCandidate | None:
-    """The rules' term: the first duration after a phrase making the agreement its subject."""
-    for cue in _phrase("term_cue", re.I).finditer(text):
-        window = text[cue.start() : cue.end() + 200]
-        window = re.split(r"(?<=[a-z)])\.\s+[A-Z]", window)[0]
-        duration = _duration().search(window)
+    """The rules' term: the first duration after a phrase making the agreement its subject
+    that is no renewal or notice period."""
+    for cue in _term_cues(text):
+        window = _cue_window(text, cue)
+        duration = next(
+            (
+                d
+                for d in _duration().finditer(window)
+                if not _no_term_duration(text, cue.start() + d.start(), cue.start() + d.end())
+            ),
+            None,
+        )
         if duration is None:
             continue
         raw = re.sub(r"[-\x02]\s*", "-", re.sub(r"\s+", " ", duration.group("n").lower()))
@@ -735,7 +896,14 @@ def term_candidates_of(text: str) -> tuple[list[TermCandidate], list[list[float]
     ``scripts/train_ranker.py --field term`` trains on the same)."""
     text = _dates_joined(text)
     candidates = term_candidates(text, _duration(), _number_words())
-    return candidates, term_features(text, candidates, _term_pick(text), _cue_windows(text))
+    features = term_features(text, candidates, _term_pick(text), _cue_windows(text))
+    # A renewal or notice period is outside what the term rules accept even in the term's
+    # sentence: the model learns (and scores) it as any other duration there is.
+    cue = TERM_FEATURES.index("cue_window")
+    for candidate, row in zip(candidates, features, strict=True):
+        if _no_term_duration(text, candidate.start, candidate.end):
+            row[cue] = 0.0
+    return candidates, features
 
 
 @functools.cache
@@ -754,7 +922,12 @@ def _ranked_term(text: str, *, end_date: bool = False) -> Found | None:
     # A hard constraint, as the rules': only a duration in a sentence where the agreement is
     # the subject of an ending verb can be its term; the model chooses among those.
     cue = TERM_FEATURES.index("cue_window")
-    allowed = [i for i, f in enumerate(features) if f[cue]]
+    joined = _dates_joined(text)
+    allowed = [
+        i
+        for i, f in enumerate(features)
+        if f[cue] and not _no_term_duration(joined, candidates[i].start, candidates[i].end)
+    ]
     if not allowed:
         return _undated_term(text, end_date=end_date)
     ranker = _term_ranker()
@@ -762,6 +935,17 @@ def _ranked_term(text: str, *, end_date: bool = False) -> Found | None:
     best = max(allowed, key=lambda i: scores[i])
     probability = ranker.probability(scores[best])
     if probability < _TERM_MIN_PROBABILITY:
+        # "an initial term of two (2) years, renewed for successive periods of one (1) year":
+        # the model, which saw few such sentences, doubts the initial term once the renewal is
+        # ruled out; the rules' pick, which skips renewal and notice periods, is the term.
+        windows = _cue_windows(joined)
+        renewal = any(
+            _renewal_period(joined, c.start) and any(a <= c.start < b for a, b in windows)
+            for c in candidates
+        )
+        pick = _term_pick(joined)
+        if renewal and pick is not None and pick.value == candidates[best].value:
+            return Found(value=pick.value, confidence=0.55)
         return _undated_term(text, end_date=end_date)
     return Found(value=candidates[best].value, confidence=round(probability, 4))
 

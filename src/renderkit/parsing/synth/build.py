@@ -59,15 +59,18 @@ def make_documents(
     other_dates: bool = False,
     hard_issuers: bool = False,
     every_locale: bool = False,
+    drafting: bool = False,
 ) -> list[AnyDocument]:
     """The first ``count`` documents of ``kind`` for ``seed`` (no rendering; contracts are
     never photographed, ``hard_issuers`` is for invoices, ``other_dates`` for invoices and
-    contracts, ``every_locale`` for receipts)."""
+    contracts, ``every_locale`` for receipts, ``drafting`` for contracts)."""
     if kind not in KINDS:
         msg = f"kind must be one of {KINDS}, not {kind!r}"
         raise ValueError(msg)
     if kind == "contract":
-        return [make_contract(i, seed, other_dates=other_dates) for i in range(count)]
+        return [
+            make_contract(i, seed, other_dates=other_dates, drafting=drafting) for i in range(count)
+        ]
     return [
         make_document(
             kind,
@@ -143,6 +146,7 @@ async def build_set(
     other_dates: bool = False,
     hard_issuers: bool = False,
     every_locale: bool = False,
+    drafting: bool = False,
 ) -> BuiltSet:
     """Render ``count`` documents of ``kind`` under ``root`` with their labels.
 
@@ -161,6 +165,7 @@ async def build_set(
         other_dates=other_dates,
         hard_issuers=hard_issuers,
         every_locale=every_locale,
+        drafting=drafting,
     )
     folder = root / labels.SOURCE_DIRS[kind]
     (folder / "docs").mkdir(parents=True, exist_ok=True)

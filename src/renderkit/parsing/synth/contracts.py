@@ -44,6 +44,7 @@ from typing import Any
 
 import attrs
 
+from renderkit.parsing.synth import drafting as drafts
 from renderkit.parsing.synth import names
 
 __all__ = ["ContractLayout", "SynthContract", "contract_fragment", "make_contract"]
@@ -166,6 +167,8 @@ class SynthContract:
     decoys: tuple[str, ...]
     decoy_names: tuple[str, ...]
     paragraphs: tuple[tuple[str, str], ...]
+    #: The drafting convention (:data:`.drafting.DRAFTING_STYLES`), "plain" without one.
+    drafting: str = "plain"
 
     @property
     def expected(self) -> dict[str, Any]:
@@ -193,6 +196,8 @@ class SynthContract:
             "decoys": list(self.decoys),
             "decoy_names": list(self.decoy_names),
             "layout": {**attrs.asdict(self.layout), "family": self.layout.family},
+            # Only sets made with drafting styles say so: other truths stay as they were.
+            **({"drafting": self.drafting} if self.drafting != "plain" else {}),
         }
 
 
@@ -252,8 +257,10 @@ def _date(day: dt.date, rng: random.Random) -> str:
     return f"{day.month:02d}/{day.day:02d}/{day.year}"
 
 
-def _introduce(party: ContractParty, rng: random.Random) -> str:
-    described = f", {party.description}" if party.description else ""
+def _introduce(party: ContractParty, rng: random.Random, trade: str = "") -> str:
+    # "Acme Limited whose registered office is at ...": some descriptions take no comma.
+    joint = " " if (party.description or "").startswith("whose ") else ", "
+    described = f"{trade}{joint}{party.description}" if party.description else trade
     if not party.individual and rng.random() < 0.3:
         described += f", with offices at {rng.randint(1, 999)} {names.stem(rng, (1, 2))} Street"
     hereinafter = rng.choice(("", "hereinafter ", "the ", "hereinafter referred to as "))
@@ -410,13 +417,19 @@ def _ordinal(day: int) -> str:
     return f"{day}{suffix or 'th'}"
 
 
-def make_contract(index: int, seed: int, *, other_dates: bool = False) -> SynthContract:
+def make_contract(
+    index: int, seed: int, *, other_dates: bool = False, drafting: bool = False
+) -> SynthContract:
     """The ``index``-th contract of the set made with ``seed`` (deterministic); with
     ``other_dates``, the ways an agreement is dated of :data:`DATING_STYLES` too (the same
-    contract otherwise: their choices come from a generator of their own)."""
+    contract otherwise: their choices come from a generator of their own); with ``drafting``,
+    one of the drafting conventions of :data:`.drafting.DRAFTING_STYLES` (from a generator of
+    its own too)."""
     rng = random.Random(f"renderkit-synth:{seed}:contract:{index}")
     dating_rng = random.Random(f"renderkit-synth-dating:{seed}:contract:{index}")
+    draft = random.Random(f"renderkit-synth-drafting:{seed}:contract:{index}")
     dating = dating_rng.choice(DATING_STYLES) if other_dates else "top"
+    style = draft.choice(drafts.DRAFTING_STYLES) if drafting else "plain"
     # Styles dated below print no date at the top.
     top_date = dating in ("top", "top_reworded")
     layout = ContractLayout(
@@ -438,24 +451,50 @@ def make_contract(index: int, seed: int, *, other_dates: bool = False) -> SynthC
     has_date = layout.party_style != "letter" or rng.random() < 0.5
     jurisdiction = rng.choice(_PLACES)
     paragraphs: list[tuple[str, str]] = []
+    layout, parties, style = _drafted(layout, parties, style, draft, top_date=top_date)
+    # A letter made a preamble by its drafting style prints its date there.
+    has_date = has_date or layout.party_style in ("preamble", "numbered")
+    trades = {0: drafts.trade_name(draft)} if style == "trade_name" else {}
+    # The agreement dated by a "Date:" field or its last paragraph prints no date above.
+    dated_above = top_date and style not in ("date_field", "effective_last")
 
     # The parties.
     date_text = _date(effective, rng)
+    if style == "date_field":
+        paragraphs.append(("", f"Date: {date_text}"))
     if layout.party_style == "preamble":
-        intro = [_introduce(p, rng) for p in parties]
-        joined = intro[0] + "".join(
-            (", and " if i == len(intro) - 1 and len(intro) > 2 else " and ") + t
-            for i, t in enumerate(intro[1:], 1)
-        )
+        intro = [_introduce(p, rng, trades.get(i, "")) for i, p in enumerate(parties)]
+        if style == "listed":
+            joined = ", ".join(intro[:-1]) + " and " + intro[-1]
+        else:
+            joined = intro[0] + "".join(
+                (", and " if i == len(intro) - 1 and len(intro) > 2 else " and ") + t
+                for i, t in enumerate(intro[1:], 1)
+            )
         which = rng.randrange(len(_OPENINGS))
-        opening = (_OPENINGS if top_date else _UNDATED_OPENINGS)[which]
+        opening = (_OPENINGS if dated_above else _UNDATED_OPENINGS)[which]
         paragraphs.append(("", opening.format(t=title.title(), date=date_text, p=joined)))
     elif layout.party_style == "numbered":
-        paragraphs.append(("", f"THIS {title} is made{f' on {date_text}' if top_date else ''}"))
+        made = f" on {date_text}" if dated_above else ""
+        paragraphs.append(("", f"THIS {title} is made{made}"))
         paragraphs.append(("", "BETWEEN:"))
         for i, p in enumerate(parties, 1):
             end = "; and" if i < len(parties) else "."
-            paragraphs.append(("", f"({i}) {_introduce(p, rng)}{end}"))
+            paragraphs.append(("", f"({i}) {_introduce(p, rng, trades.get(i - 1, ''))}{end}"))
+    elif layout.party_style == "undertaking":
+        if has_date and top_date:
+            paragraphs.append(("", date_text))
+        company, employee = parties
+        if draft.random() < 0.5:
+            paragraphs.append(("", f"Dear {employee.name.split()[0]}:"))
+        paragraphs.append(
+            (
+                "",
+                f'As an employee of {company.name} (the "Company"), you will have access to '
+                "confidential information of the Company. In consideration of your employment, "
+                "you agree as follows.",
+            )
+        )
     else:
         if has_date:
             printed = date_text if rng.random() < 0.5 else _date(effective, rng)
@@ -550,6 +589,16 @@ def make_contract(index: int, seed: int, *, other_dates: bool = False) -> SynthC
         term_text = rng.choice(_TERM_WORDINGS).format(
             d=_count(n, unit, rng), r=_count(renew_n, renew_unit, rng)
         )
+        if style == "term_survive":
+            term_text = draft.choice(drafts.SURVIVE_TERMS).format(
+                d=_count(n, unit, draft),
+                w=f"{_number_word(n)} {unit}{'s' if n != 1 else ''}",
+                r=_count(renew_n, renew_unit, draft),
+            )
+        elif style == "until_notice":
+            term = None
+            notice = _count(draft.choice((10, 30, 60, 90)), "day", draft)
+            term_text = draft.choice(drafts.UNTIL_NOTICE).format(d=notice)
     decoys: list[str] = []
     clauses: list[tuple[str, str]] = []
     for template in rng.sample(_DECOYS, rng.randint(1, 6)):
@@ -591,6 +640,10 @@ def make_contract(index: int, seed: int, *, other_dates: bool = False) -> SynthC
         "acceptance": dating_rng.choice(_UNDERTAKING),
         "dated_line": "",
     }[dating]
+    if style == "effective_last":
+        # Dated only at the end, so the execution clause points nowhere.
+        paragraphs.append(("", draft.choice(drafts.END_EFFECTIVE).format(date=date_text)))
+        closing = "IN WITNESS WHEREOF, the parties have executed this Agreement."
     if closing:
         paragraphs.append(("", closing))
     if other_dates and term is None and dating_rng.random() < 0.5:
@@ -603,6 +656,17 @@ def make_contract(index: int, seed: int, *, other_dates: bool = False) -> SynthC
     named_blocks = other.random() >= 0.3
     for p in parties:
         name = p.name.upper() if layout.upper_signatures and not p.individual else p.name
+        if style == "undertaking":
+            # Conformed signatures, as filed copies print them: the company's officer signs
+            # "By:", the employee signs for themself under a label.
+            if p.individual:
+                label = draft.choice(("EMPLOYEE:", "ACCEPTED AND AGREED:", "ACKNOWLEDGED:"))
+                block = f"{label}\n/s/ {p.name}\n{p.name}"
+            else:
+                block = f"{name}\nBy: /s/ {p.signer}\nName: {p.signer}\nTitle: President"
+            block += f"\nDate: {_date(signed, draft)}"
+            paragraphs.append(("SIGNATURE", block))
+            continue
         block = "" if p.individual or not named_blocks else f"{name}\n"
         block += f"By: ______________\nName: {p.signer}\n"
         if not p.individual:
@@ -619,6 +683,8 @@ def make_contract(index: int, seed: int, *, other_dates: bool = False) -> SynthC
         paragraphs.append(("", f"Dated: {_date(accepted, dating_rng)}"))
     given = {"top": effective, "top_reworded": effective, "below": signed, "undertaking": None}
     effective_truth = given.get(dating, accepted) if has_date or not top_date else None
+    if style == "effective_last":
+        effective_truth = effective
     return SynthContract(
         id=f"synth-contract-{index:04d}",
         kind=kind,
@@ -632,7 +698,56 @@ def make_contract(index: int, seed: int, *, other_dates: bool = False) -> SynthC
         decoys=tuple(decoys),
         decoy_names=tuple(decoy_names),
         paragraphs=tuple(paragraphs),
+        drafting=style,
     )
+
+
+def _drafted(
+    layout: ContractLayout,
+    parties: tuple[ContractParty, ...],
+    style: str,
+    rng: random.Random,
+    *,
+    top_date: bool,
+) -> tuple[ContractLayout, tuple[ContractParty, ...], str]:
+    """The layout and parties a drafting style needs (``style`` becomes ``"plain"`` where it
+    cannot apply: a date field or a last paragraph only where the agreement is dated above)."""
+    if style in ("date_field", "effective_last") and (
+        not top_date or layout.party_style not in ("preamble", "numbered")
+    ):
+        return layout, parties, "plain"
+    if style == "listed":
+        if len(parties) < 3:
+            name, description = _company(rng)
+            third = ContractParty(
+                name=name,
+                description=description,
+                alias=f"{parties[1].alias} 2",
+                individual=False,
+                signer=_person(rng),
+            )
+            parties = (*parties, third)
+        return attrs.evolve(layout, party_style="preamble"), parties, style
+    if style == "registered_office":
+        offices = []
+        for p in parties:
+            if not p.individual:
+                p = attrs.evolve(p, description=drafts.office(rng))
+            offices.append(p)
+        return layout, tuple(offices), style
+    if style == "trade_name" and parties[0].individual:
+        return layout, parties, "plain"
+    if style in ("residence", "undertaking"):
+        person = _person(rng)
+        alias = "Employee" if style == "undertaking" else parties[1].alias
+        lives = drafts.residence(rng) if style == "residence" else None
+        individual = ContractParty(
+            name=person, description=lives, alias=alias, individual=True, signer=person
+        )
+        if style == "undertaking":
+            return attrs.evolve(layout, party_style="undertaking"), (parties[0], individual), style
+        return layout, (parties[0], individual, *parties[2:]), style
+    return layout, parties, style
 
 
 def _e(text: str) -> str:
