@@ -121,6 +121,11 @@ class SlotPool(Generic[S]):
         """Spare pages kept ready or being opened, over every profile."""
         return sum(len(spares) for spares in self._spares.values())
 
+    def has_idle(self, prefer: Callable[[S], bool]) -> bool:
+        """True when an idle warm page of the current browser is one ``prefer`` accepts."""
+        generation = self._source.generation
+        return any(slot.generation == generation and prefer(slot) for slot in self._idle)
+
     async def acquire(self, tenant: Tenant, *, timeout: float) -> Lease:
         """Wait (fairly, see :class:`FairScheduler`) for the right to render.
 
