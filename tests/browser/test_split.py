@@ -46,7 +46,7 @@ async def _both(pool: ChromiumPool) -> None:
 
 
 async def test_templates_and_strangers_pages_run_on_two_browsers_with_their_own_clocks() -> None:
-    async with ChromiumPool(BrowserConfig(slots=1)) as pool:
+    async with ChromiumPool(BrowserConfig(slots=1, begin_frame_capture=False)) as pool:
         template, page = pool.browser_pid, pool.page_browser_pid
         assert template is not None and page is not None and template != page
         # Warm pages draw a frame as soon as a capture asks for one (no 60 Hz clock);

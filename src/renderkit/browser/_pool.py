@@ -9,11 +9,12 @@ Custom documents get a fresh context each, so untrusted pages never share cookie
 cache. A render that fails or times out costs its slot; a browser that dies or hangs is
 relaunched (local mode) or reconnected (remote mode) on the next render.
 
-A local pool runs two Chromiums (``BrowserConfig.split_browsers``): the *template browser*
-holds the warm template pages and draws frames on demand; the *page browser* holds every
+A local pool runs two kinds of Chromium (``BrowserConfig.split_browsers``): *template
+browsers* hold the warm template pages, one per slot drawing only the frames a capture asks for
+(``begin_frame_capture``), or one drawing frames on demand; the *page browser* holds every
 fresh context (screenshots of URLs, the caller's documents) on Chromium's 60 Hz clock, which
 makes a fresh-context screenshot cheaper and slows templates (docs/architecture.md, "Two
-browsers per local pool"). Each has its own lifecycle and watch; both take their leases from
+browsers per local pool"). Each has its own lifecycle and watch; all take their leases from
 the pool's one fair scheduler, so ``slots``, queues and tenants are the pool's.
 
 :class:`ChromiumPool` only assembles the parts, as httpcore's connection pool does:
@@ -383,7 +384,10 @@ class ChromiumPool:
         # A cold (or relaunching) browser is started under its own launch timeout before
         # the render queues: its start-up is charged to neither the queue wait nor the
         # render budget, both of which start on a warm browser.
-        await asyncio.gather(*(member.lifecycle.ensure() for member in members))
+        if len(members) == 1:
+            await members[0].lifecycle.ensure()
+        else:  # launched side by side
+            await asyncio.gather(*(member.lifecycle.ensure() for member in members))
         lease = await self._scheduler.acquire(tenant, timeout=self.config.queue_timeout)
         # Chosen once the render holds its slot: with a browser per slot, each render then
         # has one to itself.
