@@ -44,7 +44,9 @@ _counter = iter(range(10**9))
 
 
 def _pids(pool: ChromiumPool) -> list[int]:
-    return [pid for pid in {*pool.template_browser_pids, pool.page_browser_pid} if pid]
+    # The template browsers', then the page browser's (the same one unless split).
+    pids = [*pool.template_browser_pids, pool.page_browser_pid]
+    return [pid for n, pid in enumerate(pids) if pid and pid not in pids[:n]]
 
 
 def _cpu(pool: ChromiumPool) -> float:
