@@ -305,7 +305,13 @@ class ChromiumPool:
                 # The title came with the fragment: print_pdf has none left to set.
                 return await slot.print_pdf(attrs.evolve(options, title=None))
 
-        return await self._run_on(self._template_browsers, tenant, self.config.render_timeout, work)
+        # A template browser whose page already holds this shell, if one is idle.
+        def loaded(slot: Slot) -> bool:
+            return slot.shell == shell.name
+
+        return await self._run_on(
+            self._template_browsers, tenant, self.config.render_timeout, work, prefer=loaded
+        )
 
     async def print_document(
         self, html: str, options: PdfOptions, *, tenant: Tenant = ANONYMOUS
@@ -376,8 +382,8 @@ class ChromiumPool:
         prefer: Callable[[Slot], bool] | None = None,
     ) -> T:
         """Queue fairly for a slot, then run ``work`` under its watch on whichever of
-        ``members`` has the fewest renders under way: of those, the first with an idle warm
-        page ``prefer`` accepts, else the first."""
+        ``members`` has the fewest renders under way: of those, one with an idle warm page
+        ``prefer`` accepts, else the one with the fewest warm pages (the first of equals)."""
         if members[0].lifecycle.closed:
             msg = "the browser pool is closed"
             raise BrowserUnavailableError(msg)
@@ -396,6 +402,9 @@ class ChromiumPool:
             key=lambda each: (
                 each.rendering,
                 prefer is not None and not each.slots.has_idle(prefer),
+                # Else one with no page yet opens one set up for the render, where another
+                # would reframe (or reload) its page for it.
+                each.slots.warm_pages,
             ),
         )
         member.rendering += 1
