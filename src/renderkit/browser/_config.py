@@ -66,7 +66,7 @@ class BrowserConfig:
             nor drawing frames nobody captures. A browser draws such frames one at a time, so
             each slot gets a template browser of its own (with one warm page). Measured
             against False (docs/architecture.md, "Two browsers per local pool"): 4 clients
-            at 2x make 1.4-1.7x the renders per second, a card alone is faster and costs
+            at 2x make 1.35-1.6x the renders per second, a card alone is faster and costs
             Chromium a quarter less CPU; the price is memory, a browser and a Playwright
             driver more per slot beyond the first (at 2 slots, about 130-180 MiB of PSS
             more once used). False keeps one template browser drawing on demand (its clock
