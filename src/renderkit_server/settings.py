@@ -278,9 +278,10 @@ class Settings:
         browser_split: the local pool runs two Chromiums, one for template pages and one
             for screenshots and custom HTML (``BrowserConfig.split_browsers``); false keeps
             one, which saves a browser's memory.
-        browser_begin_frame: the split pool's template browser draws only the frames it
-            captures (``BrowserConfig.begin_frame_capture``): faster cards one at a time,
-            fewer renders per second under concurrency.
+        browser_begin_frame: the split pool's template browsers draw only the frames they
+            capture, one browser per slot (``BrowserConfig.begin_frame_capture``, default
+            on): faster and cheaper cards, alone and concurrent; false saves a browser per
+            slot beyond the first (memory).
         plans: per-plan limit overrides from the TOML config file (``[plans.starter]``...).
         speech_provider: ``local`` (espeak-ng, default) or ``elevenlabs``.
         elevenlabs_api_key: the ElevenLabs key, with speech_provider ``elevenlabs``.
@@ -431,7 +432,7 @@ class Settings:
     browser_queue_timeout: float = 10.0
     browser_user: str | int = "nobody"
     browser_split: bool = True
-    browser_begin_frame: bool = False
+    browser_begin_frame: bool = True
     render_timeout: float = 20.0
     pdf_max_pages: int = 500
     document_timeout: float = 10.0

@@ -46,7 +46,7 @@ async def _both(pool: ChromiumPool) -> None:
 
 
 async def test_templates_and_strangers_pages_run_on_two_browsers_with_their_own_clocks() -> None:
-    async with ChromiumPool(BrowserConfig(slots=1)) as pool:
+    async with ChromiumPool(BrowserConfig(slots=1, begin_frame_capture=False)) as pool:
         template, page = pool.browser_pid, pool.page_browser_pid
         assert template is not None and page is not None and template != page
         # Warm pages draw a frame as soon as a capture asks for one (no 60 Hz clock);
@@ -191,9 +191,12 @@ async def test_a_crashed_page_browser_is_relaunched_alone_and_templates_keep_wor
 async def test_a_hung_template_browser_does_not_stall_documents_beyond_its_own_slot() -> None:
     async with ChromiumPool(BrowserConfig(slots=2, render_timeout=10)) as pool:
         await _both(pool)
-        template = pool.browser_pid
-        assert template is not None
-        os.kill(template, signal.SIGSTOP)
+        # Every template browser (one per slot under begin-frame capture), so the template
+        # render below lands on a stopped one whichever it picks.
+        templates = [pid for pid in pool.template_browser_pids if pid is not None]
+        assert templates
+        for template in templates:
+            os.kill(template, signal.SIGSTOP)
         try:
             hung = asyncio.create_task(
                 pool.capture_fragment(PLAIN, RED, Capture(width=30, height=30))
@@ -210,10 +213,11 @@ async def test_a_hung_template_browser_does_not_stall_documents_beyond_its_own_s
             png = await hung  # found mute, killed, relaunched: the template render succeeds
             assert open_image(png).size == (30, 30)
         finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(template, signal.SIGCONT)
-                os.kill(template, signal.SIGKILL)
-        assert pool.browser_pid not in (None, template)
+            for template in templates:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(template, signal.SIGCONT)
+                    os.kill(template, signal.SIGKILL)
+        assert set(pool.template_browser_pids) - {None, *templates}  # the hung one, replaced
         assert pool.page_launches == 1
 
 
@@ -288,5 +292,79 @@ async def test_cards_rendered_at_once_on_the_begin_frame_browser_are_each_their_
                 got[title] = await card(pool, title)
 
         await asyncio.gather(*(client() for _ in range(4)))
-        assert pool.launches == 1
+        assert pool.launches == 2  # one template browser per slot, none relaunched
     assert [got[title] for title in titles] == expected
+
+
+async def _pages(browser: Any) -> list[str]:
+    session = await browser.new_browser_cdp_session()
+    try:
+        infos = (await session.send("Target.getTargets"))["targetInfos"]
+    finally:
+        await session.detach()
+    return [info["url"] for info in infos if info["type"] == "page"]
+
+
+async def test_each_slot_draws_its_begin_frame_cards_on_a_template_browser_of_its_own() -> None:
+    # Every page of one browser shares its begin-frame source, so frames of two pages of
+    # one browser may not overlap: two slots get two template browsers, drawing at once.
+    async with ChromiumPool(BrowserConfig(slots=2, begin_frame_capture=True)) as pool:
+        pids = pool.template_browser_pids
+        assert len(pids) == 2 and None not in pids and len(set(pids)) == 2
+        assert pool.browser_pid == pids[0]
+        assert pool.page_browser_pid not in pids
+        for pid in pids:
+            assert pid is not None and set(BEGIN_FRAME_CONTROL) <= set(_flags(pid))
+        assert pool.launches == 2 and pool.page_launches == 1
+        browsers = [member.lifecycle.browser for member in pool._template_browsers]
+        before = [len(await _pages(browser)) for browser in browsers]
+        draws = {"now": 0, "most": 0}
+        locks: set[int] = set()
+        draw = _page.Slot._draw
+
+        async def counted(self: _page.Slot, capture: Capture) -> bytes:
+            locks.add(id(self.frame_lock))
+            draws["now"] += 1
+            draws["most"] = max(draws["most"], draws["now"])
+            try:
+                await asyncio.sleep(0.2)  # long enough for the other render to draw too
+                return await draw(self, capture)
+            finally:
+                draws["now"] -= 1
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_page.Slot, "_draw", counted)
+            cards = await asyncio.gather(
+                *(
+                    pool.capture_fragment(PLAIN, RED, Capture(width=20 + n, height=20))
+                    for n in range(2)
+                )
+            )
+        # At once, and under two browsers' frame locks: neither waited for the other.
+        assert draws["most"] == 2 and len(locks) == 2
+        for n, png in enumerate(cards):
+            image = open_image(png).convert("RGB")
+            assert image.size == (20 + n, 20) and image.getpixel((10, 10)) == (255, 0, 0)
+        # A new warm page on each browser: the renders went one to each.
+        assert [len(await _pages(browser)) for browser in browsers] == [n + 1 for n in before]
+
+
+async def test_a_crashed_template_browser_of_one_slot_is_relaunched_alone() -> None:
+    async with ChromiumPool(BrowserConfig(slots=2, begin_frame_capture=True)) as pool:
+        first, second = pool.template_browser_pids
+        page = pool.page_browser_pid
+        assert second is not None
+        await _both(pool)
+        os.kill(second, signal.SIGKILL)
+        for _ in range(100):
+            if not pool._template_browsers[1].lifecycle.connected:
+                break
+            await asyncio.sleep(0.05)
+        assert not pool.connected
+        # The next render relaunches it (before it queues); the others keep their browsers.
+        await _both(pool)
+        assert pool.connected
+        after = pool.template_browser_pids
+        assert after[0] == first and after[1] not in (None, second)
+        assert pool.launches == 3 and pool.page_launches == 1
+        assert pool.page_browser_pid == page

@@ -36,7 +36,7 @@ def test_the_split_browser_setting_reaches_the_pool_config(value: str | None, sp
     assert browser_config(Settings.from_env(environ)).split_browsers is split
 
 
-@pytest.mark.parametrize(("value", "begin"), [(None, False), ("true", True), ("false", False)])
+@pytest.mark.parametrize(("value", "begin"), [(None, True), ("true", True), ("false", False)])
 def test_the_begin_frame_setting_reaches_the_pool_config(value: str | None, begin: bool) -> None:
     environ = {} if value is None else {"RENDERKIT_BROWSER_BEGIN_FRAME": value}
     assert browser_config(Settings.from_env(environ)).begin_frame_capture is begin

@@ -60,6 +60,10 @@ class DirectCdp:
             return await future
         finally:
             self._pending.pop(message_id, None)
+            if future.done() and not future.cancelled():
+                # Failed by a closing connection while the request was still being sent:
+                # the caller got the send's own error; this one is not left unretrieved.
+                future.exception()
 
     async def _read(self) -> None:
         try:

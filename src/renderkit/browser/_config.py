@@ -60,15 +60,17 @@ class BrowserConfig:
             browser process with the warm template pages. Costs a second browser process
             (memory: docs/architecture.md, "Two browsers per local pool"). False keeps one
             browser for everything; remote mode (``cdp_url``) always uses one.
-        begin_frame_capture: a split pool's template browser runs under begin-frame control
-            (``--enable-begin-frame-control``): it draws a frame only when a capture asks
+        begin_frame_capture: a split pool's template browsers run under begin-frame control
+            (``--enable-begin-frame-control``): each draws a frame only when a capture asks
             for one (``HeadlessExperimental.beginFrame``), neither waiting for a clock's tick
-            nor drawing frames nobody captures: a card alone is about a sixth faster and costs
-            Chromium less CPU (docs/architecture.md, "Two browsers per local pool"). Off by
-            default: a browser's frames are then drawn one at a time, so concurrent cards
-            queue for the draw (4 clients at 2x: 21 against 25 renders/s at idle) and one
-            tenant's large card holds up every other card's capture. Set True for a pool
-            that serves one card at a time.
+            nor drawing frames nobody captures. A browser draws such frames one at a time, so
+            each slot gets a template browser of its own (with one warm page). Measured
+            against False (docs/architecture.md, "Two browsers per local pool"): 4 clients
+            at 2x make 1.35-1.6x the renders per second, a card alone is faster and costs
+            Chromium a quarter less CPU; the price is memory, a browser and a Playwright
+            driver more per slot beyond the first (at 2 slots, about 130-180 MiB of PSS
+            more once used). False keeps one template browser drawing on demand (its clock
+            is ``frame_rate_limit``).
         extra_args: more Chromium flags (local mode).
         user: the account a locally launched Chromium runs as when the process is root
             (name or uid), with Chromium's sandbox on. ``None`` keeps root, which forces
@@ -91,6 +93,6 @@ class BrowserConfig:
     spare_contexts: int = attrs.field(default=2, validator=attrs.validators.in_(range(0, 9)))
     frame_rate_limit: bool = False
     split_browsers: bool = True
-    begin_frame_capture: bool = False
+    begin_frame_capture: bool = True
     extra_args: tuple[str, ...] = ()
     user: str | int | None = "nobody"

@@ -303,10 +303,14 @@ class Slot:
         again, so the next frame is a whole new drawing of the current card (bytes are
         never kept from an earlier render).
 
-        Frames of two pages begun at once came back without screenshots (most of them, with
-        4 clients on 2 slots; and the browser once died after), so a browser's frames are
-        drawn one at a time; the renders' own work (``window.__rk.render``) still runs side
-        by side.
+        A browser's frames are drawn one at a time: the headless shell gives every page's
+        frames the same begin-frame source id, and the display compositor counts the frame
+        sinks of every page with that id as part of each frame under way, so frames of two
+        pages begun at once came back without screenshots, and one begun while another
+        page's was still drawing was refused as a bad message that killed the GPU process
+        ("Got overlapping IssueExternalBeginFrame"; six such and the browser exits). A pool
+        gives each slot a template browser of its own instead (``ChromiumPool``); the lock
+        only matters if two renders ever share one.
 
         Raises:
             RenderError: no frame brought a screenshot.

@@ -9,11 +9,12 @@ Custom documents get a fresh context each, so untrusted pages never share cookie
 cache. A render that fails or times out costs its slot; a browser that dies or hangs is
 relaunched (local mode) or reconnected (remote mode) on the next render.
 
-A local pool runs two Chromiums (``BrowserConfig.split_browsers``): the *template browser*
-holds the warm template pages and draws frames on demand; the *page browser* holds every
+A local pool runs two kinds of Chromium (``BrowserConfig.split_browsers``): *template
+browsers* hold the warm template pages, one per slot drawing only the frames a capture asks for
+(``begin_frame_capture``), or one drawing frames on demand; the *page browser* holds every
 fresh context (screenshots of URLs, the caller's documents) on Chromium's 60 Hz clock, which
 makes a fresh-context screenshot cheaper and slows templates (docs/architecture.md, "Two
-browsers per local pool"). Each has its own lifecycle and watch; both take their leases from
+browsers per local pool"). Each has its own lifecycle and watch; all take their leases from
 the pool's one fair scheduler, so ``slots``, queues and tenants are the pool's.
 
 :class:`ChromiumPool` only assembles the parts, as httpcore's connection pool does:
@@ -83,17 +84,27 @@ class ChromiumPool:
         self._scheduler = FairScheduler(
             slots=config.slots, max_queue=config.max_queue, tenant_queue=config.tenant_queue
         )
-        #: The browser of the warm template pages, and the browser of fresh contexts
-        #: (strangers' pages): the same one unless split.
-        self._templates: _PoolBrowser
+        #: The browsers of the warm template pages (the first is :attr:`browser_pid`'s), and
+        #: the browser of fresh contexts (strangers' pages): the same one unless split.
+        self._template_browsers: tuple[_PoolBrowser, ...]
         self._pages: _PoolBrowser
         if config.split_browsers and config.cdp_url is None:
-            self._templates = _PoolBrowser(
-                config,
-                self._policy,
-                self._scheduler,
-                role="template browser",
-                begin_frame=config.begin_frame_capture,
+            # A browser under begin-frame control draws one frame at a time (Chromium gives
+            # every page's frames the same begin-frame source, and the display compositor
+            # kills its GPU process when two of them overlap; docs/architecture.md), so each
+            # slot gets a template browser of its own and draws of two slots run at once.
+            count = config.slots if config.begin_frame_capture else 1
+            self._template_browsers = tuple(
+                _PoolBrowser(
+                    config,
+                    self._policy,
+                    self._scheduler,
+                    role="template browser" if count == 1 else f"template browser {n + 1}",
+                    begin_frame=config.begin_frame_capture,
+                    # As many warm pages over the template browsers as slots, as with one.
+                    pages=1 if count > 1 else config.slots,
+                )
+                for n in range(count)
             )
             self._pages = _PoolBrowser(
                 config,
@@ -103,9 +114,9 @@ class ChromiumPool:
                 frame_rate_limit=True,
             )
         else:
-            self._templates = self._pages = _PoolBrowser(
-                config, self._policy, self._scheduler, role="browser"
-            )
+            self._pages = _PoolBrowser(config, self._policy, self._scheduler, role="browser")
+            self._template_browsers = (self._pages,)
+        self._templates = self._template_browsers[0]
 
     async def __aenter__(self) -> ChromiumPool:
         try:
@@ -140,9 +151,10 @@ class ChromiumPool:
 
     @property
     def launches(self) -> int:
-        """How many times the template browser (the only one unless split) was launched or
-        connected, relaunches included; :attr:`page_launches` counts the page browser's."""
-        return self._templates.lifecycle.launches
+        """How many times a template browser (the only browser unless split; one per slot
+        with ``begin_frame_capture``) was launched or connected, relaunches included, over
+        all of them; :attr:`page_launches` counts the page browser's."""
+        return sum(member.lifecycle.launches for member in self._template_browsers)
 
     @property
     def page_launches(self) -> int:
@@ -190,8 +202,15 @@ class ChromiumPool:
     @property
     def browser_pid(self) -> int | None:
         """Process id of the locally launched Chromium templates render on (None in remote
-        mode or before start); :attr:`page_browser_pid` is the page browser's."""
+        mode or before start); with ``begin_frame_capture``, the first slot's (all of them:
+        :attr:`template_browser_pids`); :attr:`page_browser_pid` is the page browser's."""
         return self._templates.pid
+
+    @property
+    def template_browser_pids(self) -> tuple[int | None, ...]:
+        """Process ids of the local Chromiums templates render on: one, or one per slot
+        with ``begin_frame_capture`` (None for one not launched, or in remote mode)."""
+        return tuple(member.pid for member in self._template_browsers)
 
     @property
     def page_browser_pid(self) -> int | None:
@@ -216,14 +235,8 @@ class ChromiumPool:
 
     @property
     def _members(self) -> tuple[_PoolBrowser, ...]:
-        return (
-            (self._templates,)
-            if self._pages is self._templates
-            else (
-                self._templates,
-                self._pages,
-            )
-        )
+        templates = self._template_browsers
+        return templates if self._pages is self._templates else (*templates, self._pages)
 
     @property
     def _lifecycle(self) -> BrowserLifecycle:
@@ -247,19 +260,21 @@ class ChromiumPool:
     ) -> bytes:
         """Render ``fragment`` in a warm page of ``shell`` and capture it (see Browser)."""
 
-        async def work(budget: Budget, lease: Lease) -> bytes:
-            # Renders alternating between two scales (or shells) each find a page set up
-            # for theirs, if one is idle.
-            def ready(slot: Slot) -> bool:
-                return slot.shell == shell.name and slot.is_framed_for(capture)
+        # Renders alternating between two scales (or shells) each find a page set up for
+        # theirs, if one is idle (on whichever template browser holds it).
+        def ready(slot: Slot) -> bool:
+            return slot.shell == shell.name and slot.is_framed_for(capture)
 
-            async with self._templates.slots.warm(lease, ready) as slot:
+        async def work(budget: Budget, lease: Lease, member: _PoolBrowser) -> bytes:
+            async with member.slots.warm(lease, ready) as slot:
                 await capture_steps.load_shell(slot, shell)
                 await slot.frame(capture)
                 await self._inject(slot, fragment, capture.width, capture.height)
                 return await slot.capture_viewport(capture)
 
-        return await self._run(self._templates, tenant, self.config.render_timeout, work)
+        return await self._run_on(
+            self._template_browsers, tenant, self.config.render_timeout, work, prefer=ready
+        )
 
     async def capture_document(
         self, html: str, capture: Capture, *, tenant: Tenant = ANONYMOUS
@@ -282,8 +297,8 @@ class ChromiumPool:
     ) -> bytes:
         """Render ``fragment`` in a warm page of ``shell`` and print it (see Browser)."""
 
-        async def work(budget: Budget, lease: Lease) -> bytes:
-            async with self._templates.slots.warm(lease) as slot:
+        async def work(budget: Budget, lease: Lease, member: _PoolBrowser) -> bytes:
+            async with member.slots.warm(lease) as slot:
                 await capture_steps.load_shell(slot, shell)
                 if shell.print_viewport is not None:
                     await slot.set_metrics(*shell.print_viewport, 1.0)
@@ -291,7 +306,13 @@ class ChromiumPool:
                 # The title came with the fragment: print_pdf has none left to set.
                 return await slot.print_pdf(attrs.evolve(options, title=None))
 
-        return await self._run(self._templates, tenant, self.config.render_timeout, work)
+        # A template browser whose page already holds this shell, if one is idle.
+        def loaded(slot: Slot) -> bool:
+            return slot.shell == shell.name
+
+        return await self._run_on(
+            self._template_browsers, tenant, self.config.render_timeout, work, prefer=loaded
+        )
 
     async def print_document(
         self, html: str, options: PdfOptions, *, tenant: Tenant = ANONYMOUS
@@ -357,23 +378,60 @@ class ChromiumPool:
         document: bool = False,
     ) -> T:
         """Queue fairly for a slot, then run ``work`` on ``member`` under its watch."""
-        lifecycle = member.lifecycle
-        if lifecycle.closed:
+        return await self._run_on(
+            (member,),
+            tenant,
+            timeout,
+            lambda budget, lease, _: work(budget, lease),
+            document=document,
+        )
+
+    async def _run_on(
+        self,
+        members: tuple[_PoolBrowser, ...],
+        tenant: Tenant,
+        timeout: float,
+        work: Callable[[Budget, Lease, _PoolBrowser], Awaitable[T]],
+        *,
+        document: bool = False,
+        prefer: Callable[[Slot], bool] | None = None,
+    ) -> T:
+        """Queue fairly for a slot, then run ``work`` under its watch on whichever of
+        ``members`` has the fewest renders under way: of those, one with an idle warm page
+        ``prefer`` accepts, else the one with the fewest warm pages (the first of equals)."""
+        if members[0].lifecycle.closed:
             msg = "the browser pool is closed"
             raise BrowserUnavailableError(msg)
         # A cold (or relaunching) browser is started under its own launch timeout before
         # the render queues: its start-up is charged to neither the queue wait nor the
         # render budget, both of which start on a warm browser.
-        await lifecycle.ensure()
+        if len(members) == 1:
+            await members[0].lifecycle.ensure()
+        else:  # launched side by side
+            await asyncio.gather(*(member.lifecycle.ensure() for member in members))
         lease = await self._scheduler.acquire(tenant, timeout=self.config.queue_timeout)
+        # Chosen once the render holds its slot: with a browser per slot, each render then
+        # has one to itself.
+        member = min(
+            members,
+            key=lambda each: (
+                each.rendering,
+                prefer is not None and not each.slots.has_idle(prefer),
+                # Else one with no page yet opens one set up for the render, where another
+                # would reframe (or reload) its page for it.
+                each.slots.warm_pages,
+            ),
+        )
+        member.rendering += 1
         try:
             return await member.watch.run(
-                lambda budget: work(budget, lease),
+                lambda budget: work(budget, lease, member),
                 timeout,
                 document=document,
-                ready=lifecycle.ensure,
+                ready=member.lifecycle.ensure,
             )
         finally:
+            member.rendering -= 1
             lease.release()
 
 
@@ -391,6 +449,7 @@ class _PoolBrowser:
         role: str,
         frame_rate_limit: bool | None = None,
         begin_frame: bool = False,
+        pages: int | None = None,
     ) -> None:
         tasks = TaskSet()
         self.lifecycle = BrowserLifecycle(
@@ -406,13 +465,16 @@ class _PoolBrowser:
         self.slots: SlotPool[Slot] = SlotPool(
             self.lifecycle,
             tasks,
-            slots=config.slots,
+            slots=config.slots if pages is None else pages,
             max_queue=config.max_queue,
             tenant_queue=config.tenant_queue,
             spare_contexts=config.spare_contexts,
             scheduler=scheduler,
         )
         self.watch = RenderWatch(self.lifecycle)
+        #: Renders under way on this browser (a pool with a template browser per slot
+        #: gives a render the least busy one).
+        self.rendering = 0
 
     @property
     def pid(self) -> int | None:

@@ -121,6 +121,16 @@ class SlotPool(Generic[S]):
         """Spare pages kept ready or being opened, over every profile."""
         return sum(len(spares) for spares in self._spares.values())
 
+    @property
+    def warm_pages(self) -> int:
+        """Warm pages kept, idle or in use."""
+        return len(self._idle) + self._warm_busy
+
+    def has_idle(self, prefer: Callable[[S], bool]) -> bool:
+        """True when an idle warm page of the current browser is one ``prefer`` accepts."""
+        generation = self._source.generation
+        return any(slot.generation == generation and prefer(slot) for slot in self._idle)
+
     async def acquire(self, tenant: Tenant, *, timeout: float) -> Lease:
         """Wait (fairly, see :class:`FairScheduler`) for the right to render.
 
