@@ -269,6 +269,37 @@ async def test_closing_a_split_pool_kills_both_browsers_and_their_helpers() -> N
     assert [in_group(pid) for pid in groups if pid is not None] == [[], []]
 
 
+def _drivers() -> list[int]:
+    """Playwright driver processes (Node) this test process started and that still run."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            # /proc/PID/stat: "pid (comm) state ppid ..."; comm may hold spaces.
+            stat = (entry / "stat").read_text()
+            comm, rest = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :]
+            if int(rest.split()[1]) == os.getpid() and comm.startswith("node"):
+                found.append(int(entry.name))
+    return found
+
+
+async def test_all_browsers_of_a_pool_share_one_playwright_driver_which_its_close_stops() -> None:
+    before = set(_drivers())
+    pool = ChromiumPool(BrowserConfig(slots=2, begin_frame_capture=True))
+    try:
+        await pool.start()
+        # Two template browsers and the page browser, one driver process (~90 MiB each).
+        assert len({*pool.template_browser_pids, pool.page_browser_pid} - {None}) == 3
+        assert len(set(_drivers()) - before) == 1
+        await _both(pool)
+    finally:
+        await pool.aclose()
+    for _ in range(100):
+        if not set(_drivers()) - before:
+            break
+        await asyncio.sleep(0.05)
+    assert set(_drivers()) - before == set()
+
+
 async def test_cards_rendered_at_once_on_the_begin_frame_browser_are_each_their_own() -> None:
     titles = [f"Card number {i}" for i in range(8)]
 

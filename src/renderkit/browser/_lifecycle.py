@@ -14,10 +14,11 @@ import logging
 from collections.abc import Awaitable, Callable, Hashable
 
 from playwright.async_api import Browser as PlaywrightBrowser
-from playwright.async_api import BrowserContext, CDPSession, Playwright, async_playwright
+from playwright.async_api import BrowserContext, CDPSession
 from playwright.async_api import Error as PlaywrightError
 
 from renderkit.browser._config import BrowserConfig
+from renderkit.browser._driver import PlaywrightDriver
 from renderkit.browser._egress import EgressDoor, EgressProxy
 from renderkit.browser._page import CLOSE_TIMEOUT, DeviceProfile, Slot, close_target, open_slot
 from renderkit.browser._process import (
@@ -67,6 +68,8 @@ class BrowserLifecycle:
             by ``HeadlessExperimental.beginFrame`` (local mode; only for warm template
             pages, see ``BEGIN_FRAME_CONTROL``).
         role: what the browser is for, in its log lines ("template browser", say).
+        driver: the Playwright driver shared with the pool's other browsers (closed by its
+            owner); without one, the lifecycle starts and stops a driver of its own.
     """
 
     def __init__(
@@ -80,6 +83,7 @@ class BrowserLifecycle:
         frame_rate_limit: bool | None = None,
         begin_frame: bool = False,
         role: str = "browser",
+        driver: PlaywrightDriver | None = None,
     ) -> None:
         self._config = config
         self._frame_rate_limit = frame_rate_limit
@@ -92,7 +96,8 @@ class BrowserLifecycle:
         self._on_lost = on_lost
         self._on_teardown = on_teardown
         self._lock = asyncio.Lock()
-        self._playwright: Playwright | None = None
+        self._driver = driver if driver is not None else PlaywrightDriver()
+        self._owns_driver = driver is None
         self.browser: PlaywrightBrowser | None = None
         self.process: ChromiumProcess | None = None
         #: The local egress proxy (None in remote mode or with private networks allowed).
@@ -274,13 +279,8 @@ class BrowserLifecycle:
         await self._tasks.drain()
         async with self._lock:
             await self._teardown()
-            if self._playwright is not None:
-                # Bounded like every other wait of a close: stopping waits for Playwright's
-                # driver process to exit, and a close must never hang an app's shutdown.
-                with contextlib.suppress(Exception):
-                    async with asyncio.timeout(CLOSE_TIMEOUT):
-                        await self._playwright.stop()
-                self._playwright = None
+            if self._owns_driver:
+                await self._driver.aclose()
             if self.egress is not None:
                 await self.egress.aclose()
                 self.egress = None
@@ -288,8 +288,7 @@ class BrowserLifecycle:
         await self._tasks.drain()
 
     async def _connect(self) -> PlaywrightBrowser:
-        if self._playwright is None:
-            self._playwright = await async_playwright().start()
+        playwright = await self._driver.get()
         config = self._config
         endpoint = config.cdp_url
         if endpoint is None:
@@ -324,7 +323,7 @@ class BrowserLifecycle:
             self.browser_user = self.process.user
         self._endpoint = endpoint
         try:
-            return await self._playwright.chromium.connect_over_cdp(
+            return await playwright.chromium.connect_over_cdp(
                 endpoint, timeout=config.launch_timeout * 1000
             )
         except PlaywrightError as exc:

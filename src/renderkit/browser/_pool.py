@@ -39,6 +39,7 @@ from playwright.async_api import Browser as PlaywrightBrowser
 from renderkit.browser import _capture as capture_steps
 from renderkit.browser._capture import shell_document as _shell_document  # noqa: F401  # tests
 from renderkit.browser._config import BrowserConfig
+from renderkit.browser._driver import PlaywrightDriver
 from renderkit.browser._fair import (
     ANONYMOUS,
     DEFAULT_CLASS,
@@ -84,6 +85,8 @@ class ChromiumPool:
         self._scheduler = FairScheduler(
             slots=config.slots, max_queue=config.max_queue, tenant_queue=config.tenant_queue
         )
+        # One Playwright driver (a Node process, ~90 MiB) for all of the pool's browsers.
+        self._driver = PlaywrightDriver()
         #: The browsers of the warm template pages (the first is :attr:`browser_pid`'s), and
         #: the browser of fresh contexts (strangers' pages): the same one unless split.
         self._template_browsers: tuple[_PoolBrowser, ...]
@@ -100,6 +103,7 @@ class ChromiumPool:
                     self._policy,
                     self._scheduler,
                     role="template browser" if count == 1 else f"template browser {n + 1}",
+                    driver=self._driver,
                     begin_frame=config.begin_frame_capture,
                     # As many warm pages over the template browsers as slots, as with one.
                     pages=1 if count > 1 else config.slots,
@@ -111,10 +115,13 @@ class ChromiumPool:
                 self._policy,
                 self._scheduler,
                 role="page browser",
+                driver=self._driver,
                 frame_rate_limit=True,
             )
         else:
-            self._pages = _PoolBrowser(config, self._policy, self._scheduler, role="browser")
+            self._pages = _PoolBrowser(
+                config, self._policy, self._scheduler, role="browser", driver=self._driver
+            )
             self._template_browsers = (self._pages,)
         self._templates = self._template_browsers[0]
 
@@ -165,6 +172,8 @@ class ChromiumPool:
     async def aclose(self) -> None:
         """Close every page, the browser connections and locally launched Chromiums."""
         await asyncio.gather(*(member.lifecycle.aclose() for member in self._members))
+        # Last: the browsers' closes above go through it.
+        await self._driver.aclose()
 
     def stats(self) -> BrowserStats:
         """Slots, busy and queued renders, and whether the browser is connected.
@@ -448,6 +457,7 @@ class _PoolBrowser:
         *,
         role: str,
         frame_rate_limit: bool | None = None,
+        driver: PlaywrightDriver,
         begin_frame: bool = False,
         pages: int | None = None,
     ) -> None:
@@ -461,6 +471,7 @@ class _PoolBrowser:
             frame_rate_limit=frame_rate_limit,
             begin_frame=begin_frame,
             role=role,
+            driver=driver,
         )
         self.slots: SlotPool[Slot] = SlotPool(
             self.lifecycle,
