@@ -6,10 +6,13 @@ addresses). The rules are general: label words and legal forms come from the reg
 lists (:mod:`renderkit.parsing.lexicons.regions`), the rest is layout order and the arithmetic
 between amounts; none is fitted to a particular document.
 
-This module assembles the fields; each block is read by its own module: the header lines
+This module assembles the fields, with the span candidates the learned rankers choose among;
+each part is read by its own module: the header lines
 (:mod:`~renderkit.parsing.extract.receipt_header`), the seller's name
 (:mod:`~renderkit.parsing.extract.receipt_name`), the address
-(:mod:`~renderkit.parsing.extract.receipt_address`), over the line reading they share
+(:mod:`~renderkit.parsing.extract.receipt_address`), the date
+(:mod:`~renderkit.parsing.extract.receipt_dates`) and the total
+(:mod:`~renderkit.parsing.extract.receipt_totals`), over the line reading they share
 (:mod:`~renderkit.parsing.extract.receipt_lines`).
 """
 
@@ -19,28 +22,24 @@ import functools
 import re
 import statistics
 from collections.abc import Callable, Collection, Mapping, Sequence
-from decimal import Decimal
 
 import attrs
 
 from renderkit.parsing._protocol import Line, Page, Word
 from renderkit.parsing.extract.found import Found, clean
-from renderkit.parsing.extract.invoice import day_first_vote
-from renderkit.parsing.extract.keyvalues import KeyValue, key_values
 from renderkit.parsing.extract.ocrfix import fix_words, name_words
 from renderkit.parsing.extract.receipt_address import (
     header_address,
     labelled_address,
     repaired_address,
 )
+from renderkit.parsing.extract.receipt_dates import reads_day_first, sale_date
 from renderkit.parsing.extract.receipt_header import header_lines, top_lines
 from renderkit.parsing.extract.receipt_lines import (
     fix_ocr_digits,
     is_registration,
-    line_amounts,
     mean_confidence,
     meaningful,
-    till_amounts,
     trim_line,
 )
 from renderkit.parsing.extract.receipt_name import (
@@ -51,9 +50,9 @@ from renderkit.parsing.extract.receipt_name import (
     strip_company,
 )
 from renderkit.parsing.extract.receipt_patterns import receipt_patterns as _rx
-from renderkit.parsing.extract.receipt_sums import left_by_payment, summed_total
+from renderkit.parsing.extract.receipt_totals import labelled_line_amount, receipt_total
 from renderkit.parsing.extract.values import find_amounts, find_dates, find_emails, find_phones
-from renderkit.parsing.layout.model import PageLayout, Row, Segment, build_layout
+from renderkit.parsing.layout.model import PageLayout, build_layout
 from renderkit.parsing.lexicons import load_lexicon, tokens
 from renderkit.parsing.rank.model import Ranker, load_ranker
 from renderkit.parsing.rank.spans import (
@@ -102,238 +101,6 @@ def _layouts(lines: Sequence[Line]) -> tuple[PageLayout, ...]:
         )
         for number in pages
     )
-
-
-# Dates a label marks as something other than the day of the sale.
-_OTHER_DATE = frozenset({"due_date", "delivery_date"})
-
-
-def _date(lines: Sequence[Line], layouts: Sequence[PageLayout], day_first: bool) -> Found | None:
-    """The date of a date label's value (by position), else the first date, timed first."""
-    pairs = key_values(layouts)
-    # A segment that also carries a due or delivery label ("Date due") is not the sale's date.
-    other = {id(p.hit.segment) for p in pairs if p.concept in _OTHER_DATE}
-    for pair in pairs:
-        if pair.concept != "invoice_date" or id(pair.hit.segment) in other:
-            continue
-        for candidate in pair.values:
-            dates = find_dates(fix_ocr_digits(candidate.text), day_first=day_first)
-            if dates:
-                line = pair.hit.segment.as_line()
-                return Found(value=dates[0][0].isoformat(), confidence=0.9, lines=(line,))
-    fallback: Found | None = None
-    for line in lines:
-        dates = find_dates(fix_ocr_digits(line.text), day_first=day_first)
-        if not dates:
-            continue
-        value = dates[0][0].isoformat()
-        # Till receipts print the date beside the time: prefer that to a stray number.
-        timed = re.search(r"\d{1,2}:\d{2}", line.text) is not None
-        if fallback is None or (timed and fallback.confidence < 0.8):
-            fallback = Found(value=value, confidence=0.8 if timed else 0.75, lines=(line,))
-    return fallback
-
-
-# A phone number in the North American style, the area code in brackets ("(212) 555-0134").
-_NORTH_AMERICAN_PHONE = re.compile(r"(?<!\d)\(\d{3}\)\s?\d{3}-\d{4}(?!\d)")
-
-
-_NUMERIC_DATE = re.compile(r"(?<![\d.])(\d{1,2})[./-](\d{1,2})[./-](\d{2,4})(?!\d)")
-
-
-def _day_first(text: str, *, day_first: bool) -> bool:
-    """Whether the receipt's numeric dates read day first (``day_first``: the caller's default).
-
-    The dates vote (:func:`~renderkit.parsing.extract.invoice.day_first_vote`) when one shows
-    its order (a part above 12). When none does, a receipt printing dollars ("$", "USD") and a
-    North American phone number is from the US, whose tills print the month first.
-    """
-    if not (day_first and day_first_vote(text)):
-        return False
-    shown = any(int(m.group(1)) > 12 or int(m.group(2)) > 12 for m in _NUMERIC_DATE.finditer(text))
-    dollars = "$" in text or re.search(r"\bUSD\b", text) is not None
-    return shown or not dollars or not _NORTH_AMERICAN_PHONE.search(text)
-
-
-def _labelled_amount(lines: Sequence[Line], index: int) -> str | None:
-    amounts = line_amounts(lines[index])
-    if amounts:
-        return amounts[-1]
-    if index + 1 < len(lines):
-        following = clean(lines[index + 1].text)
-        if re.fullmatch(r"([A-Z]{2,3}|\$|€|£)?\s*[\d.,\s]+", following):
-            nxt = line_amounts(lines[index + 1])
-            if nxt:
-                return nxt[-1]
-    return None
-
-
-def _payment(lines: Sequence[Line]) -> tuple[Decimal | None, Decimal | None]:
-    cash = change = None
-    for line in lines:
-        amounts = line_amounts(line)
-        if not amounts:
-            continue
-        if change is None and _rx().change.search(line.text):
-            change = Decimal(amounts[-1])
-        elif cash is None and _rx().cash.search(line.text):
-            cash = Decimal(amounts[-1])
-    return cash, change
-
-
-# Label concepts whose value is the amount to pay.
-_TOTAL_CONCEPTS = frozenset({"total", "amount_due"})
-
-
-# The largest step tills round a payment by (the smallest coin in use).
-_ROUNDING_STEP = Decimal("0.05")
-
-
-# At most this many characters of a word cut at the paper's edge may come before a label.
-_EDGE_FRAGMENT = 4
-
-
-def _row_of(segment: Segment, layouts: Sequence[PageLayout]) -> Row | None:
-    for layout in layouts:
-        if layout.number == segment.page and segment.row < len(layout.rows):
-            return layout.rows[segment.row]
-    return None
-
-
-def _leads(pair: KeyValue) -> bool:
-    """Whether the label opens its segment, a fragment cut at the paper's edge aside.
-
-    OCR loses the first letters at a receipt's edge ("otal After Rounding"): a few letters
-    before the label are what is left of another word of it, not a sentence it ends.
-    """
-    before = pair.hit.segment.text[: pair.hit.start].strip()
-    return len(before) <= _EDGE_FRAGMENT and not any(c.isdigit() for c in before)
-
-
-def _total_amounts(pair: KeyValue, row: Row) -> tuple[str, list[Decimal], int]:
-    """What a total label's row prints after it (or, if nothing, below it): text, amounts,
-    and how many numbers.
-
-    The whole rest of the row counts, other labels included ("Total incl. GST 6% RM 47.70"):
-    the label opens its row, so what follows is its own. A rate ("6%") or a number glued to a
-    word is no amount; an amount counts once however often printed ("TOTAL ROUNDED 33.90 RM
-    33.90").
-    """
-    segment = pair.hit.segment
-    after = row.segments[row.segments.index(segment) + 1 :]
-    texts = [segment.text[pair.hit.end :], *(s.text for s in after)]
-    text = fix_ocr_digits(" ".join(texts))
-    if not find_amounts(text):
-        below = [v.text for v in pair.values if v.where == "below"]
-        text = fix_ocr_digits(" ".join(below[:1]))
-    amounts = list(dict.fromkeys(Decimal(a) for a, _, _ in find_amounts(text)))
-    plain = re.sub(r"\d+(?:[.,]\d+)?\s*%", " ", text)
-    numbers = {
-        n.replace(",", ".").lstrip("0")
-        for n in re.findall(r"(?<![\w.,])\d+(?:[.,]\d+)?(?![\w%])", plain)
-    }
-    return text, amounts, len(numbers)
-
-
-def _labelled_total(
-    layouts: Sequence[PageLayout], cash: Decimal | None, change: Decimal | None
-) -> tuple[Decimal, float, Line] | None:
-    """The amount of a total label by position, ranked against the payment: amount, rank, line.
-
-    The rank is positive when the payment confirms the amount, 0 when nothing does.
-    """
-    paid = cash - change if cash is not None and change is not None else None
-    candidates: list[tuple[float, int, Decimal, KeyValue]] = []
-    for order, pair in enumerate(key_values(layouts)):
-        if pair.concept not in _TOTAL_CONCEPTS or not _leads(pair):
-            continue
-        # A total label opens its row; "GST included in | total" is the end of a sentence.
-        row = _row_of(pair.hit.segment, layouts)
-        if row is None or row.leading is not pair.hit.segment:
-            continue
-        text, amounts, numbers = _total_amounts(pair, row)
-        said = f"{pair.hit.segment.text[: pair.hit.end]} {text}"
-        if (
-            _rx().cash.search(said)
-            or _rx().change.search(said)
-            or _rx().not_total.search(said)
-            or not amounts
-        ):
-            continue
-        amount = amounts[-1]
-        rank = float(paid is not None and amount == paid) - float(numbers > 1)
-        rank -= float(cash is not None and cash > 0 and change is not None and amount > cash)
-        # The payment printed right below the total: the amount that was paid.
-        below = [v for v in pair.values if v.where == "below"]
-        rank += 0.5 * bool(below and _rx().cash.search(below[0].text))
-        candidates.append((rank, order, amount, pair))
-    # A row of several numbers, or more than the cash given, is no total.
-    if not candidates or max(c[0] for c in candidates) < 0:
-        return None
-    rank, _, amount, pair = max(candidates, key=lambda c: (c[0], c[1]))
-    return amount, rank, pair.hit.segment.as_line()
-
-
-def _total(lines: Sequence[Line], layouts: Sequence[PageLayout]) -> Found | None:
-    """The total: a total label's amount, else the amount the receipt's sums agree on, else
-    what was paid, else the subtotal."""
-    cash, change = _payment(lines)
-    paid = cash - change if cash is not None and change is not None else None
-    labelled = _labelled_total(layouts, cash, change)
-    summed = summed_total(lines, till_amounts)
-    by_sums = (
-        None
-        if summed is None
-        else Found(
-            value=f"{summed.value:.2f}",
-            confidence=0.8,
-            lines=() if summed.line is None else (summed.line,),
-        )
-    )
-    if labelled is not None:
-        amount, rank, line = labelled
-        # Without change given the amount tendered is the amount paid (a card pays exactly).
-        settled = paid if paid is not None else cash
-        if settled is not None and 0 < abs(settled - amount) < _ROUNDING_STEP:
-            # Tills round what is paid to the smallest coin and may print the rounded total
-            # where it cannot be read: the amount paid is the total.
-            return Found(value=f"{settled:.2f}", confidence=0.8, lines=(line,))
-        chosen = Found(value=f"{amount:.2f}", confidence=0.95 if rank > 0 else 0.8, lines=(line,))
-        if paid is not None and amount == paid:
-            return chosen
-        if by_sums is not None and summed is not None and summed.value != amount:
-            # No payment confirms the label's amount, and both sums name another: the label
-            # was read beside the wrong amount (a photo's rows run together) or is no total.
-            return attrs.evolve(by_sums, alternatives=(chosen,))
-        before = left_by_payment(lines, till_amounts, amount)
-        if before is not None and before.line is not None:
-            # The label's amount is the one handed over: the total is what the change leaves.
-            return Found(
-                value=f"{before.value:.2f}",
-                confidence=0.75,
-                lines=(before.line,),
-                alternatives=(chosen,),
-            )
-        return chosen
-    if by_sums is not None:
-        return by_sums
-    if paid is not None and paid > 0:
-        return Found(value=f"{paid:.2f}", confidence=0.6)
-    # No readable total line: till receipts mostly print the same amount as the subtotal (tax
-    # included, nothing rounded), so it beats no value at all.
-    subtotal = _labelled_line_amount(lines, _rx().subtotal)
-    if subtotal is not None and Decimal(str(subtotal.value)) > 0:
-        return attrs.evolve(subtotal, confidence=0.45)
-    return None
-
-
-def _labelled_line_amount(lines: Sequence[Line], pattern: re.Pattern[str]) -> Found | None:
-    for index, line in enumerate(lines):
-        if pattern.search(line.text) and not _rx().cash.search(line.text):
-            amount = _labelled_amount(lines, index)
-            if amount is not None:
-                return Found(value=amount, confidence=0.75, lines=(line,))
-    return None
 
 
 def _number(lines: Sequence[Line]) -> Found | None:
@@ -529,10 +296,10 @@ def receipt_fields(
     text = "\n".join(line.text for line in lines)
     layouts = _layouts(lines)
     rules: tuple[tuple[str, Callable[[], Found | None]], ...] = (
-        ("date", lambda: _date(lines, layouts, _day_first(text, day_first=day_first))),
-        ("total", lambda: _total(lines, layouts)),
-        ("subtotal", lambda: _labelled_line_amount(lines, _rx().subtotal)),
-        ("tax", lambda: _labelled_line_amount(lines, _rx().tax_line)),
+        ("date", lambda: sale_date(lines, layouts, reads_day_first(text, day_first=day_first))),
+        ("total", lambda: receipt_total(lines, layouts)),
+        ("subtotal", lambda: labelled_line_amount(lines, _rx().subtotal)),
+        ("tax", lambda: labelled_line_amount(lines, _rx().tax_line)),
         ("number", lambda: _number(lines)),
     )
     for name, rule in rules:
@@ -586,8 +353,6 @@ def _rule_names(lines: Sequence[Line]) -> dict[str, Found]:
 
 # Label concepts that only an invoice prints: a due date, payment terms, bank details.
 _INVOICE_ONLY = frozenset({"due_date", "payment_terms", "iban", "bic"})
-
-
 _TIME = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?!\d)")
 
 
