@@ -27,7 +27,6 @@ import attrs
 
 from renderkit.parsing._protocol import Line, Page, Word
 from renderkit.parsing.extract.found import Found, clean
-from renderkit.parsing.extract.ocrfix import fix_words, name_words
 from renderkit.parsing.extract.receipt_address import (
     header_address,
     labelled_address,
@@ -48,6 +47,7 @@ from renderkit.parsing.extract.receipt_name import (
     header_company,
     repaired_name,
     strip_company,
+    trade_word,
 )
 from renderkit.parsing.extract.receipt_patterns import receipt_patterns as _rx
 from renderkit.parsing.extract.receipt_totals import labelled_line_amount, receipt_total
@@ -145,7 +145,7 @@ def _line_facts(line: Line) -> LineFacts:
         registration=is_registration(text),
         address_word=bool(_rx().address_word.search(text)),
         legal=bool(_rx().legal_suffix.search(text)),
-        trade=bool(_rx().business_word.search(fix_words(text, name_words()))),
+        trade=trade_word(text),
         stop=bool(_rx().header_stop.search(text)),
         date=bool(find_dates(text)),
         region=bool(_rx().region.match(text)),

@@ -55,9 +55,7 @@ def town_beside_phone(above: Sequence[Line], line: Line) -> Line | None:
         return None
     last = clean(above[-1].text)
     street = bool(re.search(r"\d", last) or _rx().address_word.search(last))
-    if not (
-        _code_alone(last) or (street and not any(_postcode_line(clean(x.text)) for x in above))
-    ):
+    if not (_code_alone(last) or (street and not _any_postcode(above))):
         return None
     words = [
         w
@@ -92,7 +90,7 @@ def phone_inside_address(above: Sequence[Line], below: Sequence[Line]) -> bool:
         is_registration(following) and not lone_postcode(following)
     ):
         return False
-    if not any(_postcode_line(clean(x.text)) for x in above):
+    if not _any_postcode(above):
         # The post code next, or under the street or town line that follows the phone line
         # ("NO 12," / "TEL: ..." / "JALAN MAWAR" / "47100 PUCHONG").
         return _postcode_line(following) or (
@@ -146,6 +144,11 @@ def _postcode_line(text: str) -> bool:
     """Whether ``text`` holds a post code: five figures (:attr:`ReceiptPatterns.postcode`) or
     four opening a town line (:func:`_town_line`)."""
     return bool(_rx().postcode.search(text)) or _town_line(text)
+
+
+def _any_postcode(lines: Sequence[Line]) -> bool:
+    """Whether one of ``lines`` holds a post code (:func:`_postcode_line`)."""
+    return any(_postcode_line(clean(x.text)) for x in lines)
 
 
 def lone_postcode(text: str) -> bool:

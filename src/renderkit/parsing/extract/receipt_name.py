@@ -34,6 +34,7 @@ __all__ = [
     "header_company",
     "repaired_name",
     "strip_company",
+    "trade_word",
 ]
 
 
@@ -204,13 +205,15 @@ def header_company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Foun
                 index += 1
             used.append(closing)
             text = " ".join(clean(u.text) for u in used)
-        if _rx().legal_suffix.search(text):
-            strength = 0.85
-        else:
-            trade = _rx().business_word.search(fix_words(text, name_words()))
-            strength = 0.7 if trade else 0.55
+        legal = _rx().legal_suffix.search(text)
+        strength = 0.85 if legal else 0.7 if trade_word(text) else 0.55
         return Found(value=strip_company(text), confidence=strength, lines=tuple(used)), index
     return None, -1
+
+
+def trade_word(text: str) -> bool:
+    """Whether ``text`` holds a trade word ("TRADING", "RESTORAN"), one letter off included."""
+    return bool(_rx().business_word.search(fix_words(text, name_words())))
 
 
 def _open_end(text: str) -> bool:
@@ -244,9 +247,14 @@ def _placed_name(text: str) -> bool:
         is_registration(text)
         or find_dates(text)
         or _labelled_line(text)
-        or len(re.sub(r"[^A-Za-z]", "", text)) < 4
+        or _few_letters(text)
         or _rx().address_word.match(text)
     )
+
+
+def _few_letters(text: str) -> bool:
+    """Whether ``text`` has fewer than four letters A-Z: too few for a seller's name."""
+    return len(re.sub(r"[^A-Za-z]", "", text)) < 4
 
 
 # A registration number is printed within this many lines of the top of the header.
@@ -324,7 +332,7 @@ def company_rivals(header: Sequence[Line], chosen: Found) -> tuple[Found, ...]:
             continue
         if _rx().postcode.search(text) or _rx().contact.search(text):
             continue
-        if len(re.sub(r"[^A-Za-z]", "", text)) < 4:
+        if _few_letters(text):
             continue
         legal = bool(_rx().legal_suffix.search(text))
         name = strip_company(text)
