@@ -30,6 +30,7 @@ from renderkit.parsing.extract.found import Found, clean
 from renderkit.parsing.extract.receipt_address import (
     header_address,
     labelled_address,
+    labelled_number,
     repaired_address,
 )
 from renderkit.parsing.extract.receipt_dates import reads_day_first, sale_date
@@ -149,7 +150,7 @@ def _line_facts(line: Line) -> LineFacts:
         stop=bool(_rx().header_stop.search(text)),
         date=bool(find_dates(text)),
         region=bool(_rx().region.match(text)),
-        label_number=bool(re.fullmatch(r"[A-Za-z ]{2,20}[:.]?\s*\d+", text)),
+        label_number=labelled_number(text),
         meaningful=meaningful(line),
         digits=bool(re.search(r"\d", text)),
         starts_digit=text[:1].isdigit(),

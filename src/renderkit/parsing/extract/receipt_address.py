@@ -23,6 +23,7 @@ __all__ = [
     "address_like",
     "header_address",
     "labelled_address",
+    "labelled_number",
     "lone_postcode",
     "phone_inside_address",
     "repaired_address",
@@ -187,6 +188,12 @@ def _house_number(text: str) -> bool:
     )
 
 
+def labelled_number(text: str) -> bool:
+    """Whether ``text`` is words and a number alone ("Outlet 12", "Counter: 4", "NO 52"): a
+    till's label and its number, or an address's line (:func:`_label_and_number` tells)."""
+    return bool(re.fullmatch(r"[A-Za-z ]{2,20}[:.]?\s*\d+", text))
+
+
 def _label_and_number(text: str, following: str) -> bool:
     """Whether ``text`` is a till's label and its number ("Outlet 12", "Counter: 4") above the
     address, not the address's first line.
@@ -196,7 +203,7 @@ def _label_and_number(text: str, following: str) -> bool:
     after the name (as German, Dutch or Nordic addresses are, "Lindenweg 12") when the next
     line opens with a post code, which a street line leads to and a till's label never.
     """
-    if not re.fullmatch(r"[A-Za-z ]{2,20}[:.]?\s*\d+", text):
+    if not labelled_number(text):
         return False
     if _house_number(text):
         return False
@@ -207,7 +214,9 @@ def _label_and_number(text: str, following: str) -> bool:
     )
 
 
-def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Line]:
+def _collect_address(lines: Sequence[Line], first: str | None = None) -> tuple[list[Line], bool]:
+    """The address lines from the top of ``lines`` (after ``first``, its text beside a label,
+    when given), and whether a post code was among them."""
     picked: list[Line] = []
     seen_postcode = bool(first and _postcode_line(first))
     for index, line in enumerate(lines):
@@ -242,18 +251,14 @@ def _collect_address(lines: Sequence[Line], first: str | None = None) -> list[Li
         )
         if len(picked) >= 5:
             break
-    return picked
+    return picked, seen_postcode
 
 
 def header_address(header: list[Line], after: int) -> Found | None:
     """The address printed in ``header`` under its line ``after`` (the name's last)."""
-    picked = _collect_address(header[after + 1 :])
+    picked, seen_postcode = _collect_address(header[after + 1 :])
     if not picked:
         return None
-    seen_postcode = any(
-        _postcode_line(clean(line.text)) or (at > 0 and _code_alone(clean(line.text)))
-        for at, line in enumerate(picked)
-    )
     value = " ".join(clean(line.text) for line in picked)
     return Found(value=value, confidence=0.75 if seen_postcode else 0.55, lines=tuple(picked))
 
@@ -267,7 +272,7 @@ def labelled_address(lines: Sequence[Line]) -> Found | None:
         first = clean(line.text[match.end() :])
         if not (re.search(r"\d", first) or _rx().address_word.search(first)):
             continue
-        rest = _collect_address([trim_line(x) for x in lines[index + 1 : index + 5]], first)
+        rest, _ = _collect_address([trim_line(x) for x in lines[index + 1 : index + 5]], first)
         value = " ".join([first, *(clean(x.text) for x in rest)])
         return Found(value=value, confidence=0.75, lines=(line, *rest))
     return None

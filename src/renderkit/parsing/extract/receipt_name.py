@@ -130,11 +130,15 @@ def _form_goes_on(text: str, following: str) -> bool:
     return bool(matches) and matches[-1].end() == len(joined) and matches[-1].start() < len(text)
 
 
+# The seller's name is printed within this many lines of the top of the header.
+_NAME_ROWS = 8
+
+
 def header_company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Found | None, int]:
     """The seller's name among the ``header`` lines and the index of its last line (-1 for
     none): a name with a legal form, else one found by its place. ``lines``: the lines the
     header was taken from, where a name's bracket opened in the header may close."""
-    candidates = header[:8]
+    candidates = header[:_NAME_ROWS]
     for strength, pattern in ((0.85, _rx().legal_suffix),):
         for index, line in enumerate(candidates):
             text = clean(line.text)
@@ -324,7 +328,7 @@ def company_rivals(header: Sequence[Line], chosen: Found) -> tuple[Found, ...]:
     """
     used = {id(word) for line in chosen.lines for word in line.words}
     rivals: list[tuple[bool, Found]] = []
-    for line in header[:8]:
+    for line in header[:_NAME_ROWS]:
         if any(id(word) in used for word in line.words):
             continue
         text = clean(line.text)
