@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from renderkit.parsing.extract.receipt import line_amounts
+from renderkit.parsing.extract.receipt_lines import line_amounts
 
 from ._receipts import page_lines, values
 

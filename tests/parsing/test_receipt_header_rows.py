@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from renderkit.parsing._protocol import Line, Word
-from renderkit.parsing.extract.receipt import receipt_fields, unmerge_rows
+from renderkit.parsing.extract.receipt import receipt_fields
+from renderkit.parsing.extract.receipt_header import unmerge_rows
 
 # A photo turned so that each printed row falls 0.01 of the page per word to the right.
 _SLOPE = 0.006

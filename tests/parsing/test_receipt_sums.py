@@ -7,7 +7,7 @@ from decimal import Decimal
 import attrs
 
 from renderkit.parsing._protocol import Line
-from renderkit.parsing.extract.receipt import line_amounts
+from renderkit.parsing.extract.receipt_lines import line_amounts
 from renderkit.parsing.extract.receipt_sums import summed_total
 
 from ._receipts import header_lines, page_lines, values

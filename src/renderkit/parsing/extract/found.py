@@ -5,7 +5,7 @@ when it fires, before OCR quality is taken into account) and the lines it read, 
 provenance. A rule that weighed several values for a name may also return the ones it passed
 over (:attr:`Found.alternatives`), for the language-model arbiter
 (:mod:`~renderkit.parsing.arbiter`) to choose from when the rule is unsure. Receipt rules
-live in :mod:`~renderkit.parsing.extract.receipt`, invoice rules in
+live in :mod:`~renderkit.parsing.extract.receipt` and its ``receipt_*`` modules, invoice rules in
 :mod:`~renderkit.parsing.extract.invoice`, contract rules in
 :mod:`~renderkit.parsing.extract.contract`.
 """

@@ -15,7 +15,7 @@ from typing import Any
 
 from renderkit.parsing._protocol import Extraction, FieldProvenance, Line, union_bbox
 from renderkit.parsing.extract.found import Found, clean
-from renderkit.parsing.extract.receipt import meaningful
+from renderkit.parsing.extract.receipt_lines import meaningful
 from renderkit.parsing.fill.coerce import coerce_to_schema
 from renderkit.parsing.fill.concepts import concept_for, property_words
 from renderkit.parsing.fill.confidence import ocr_factor
