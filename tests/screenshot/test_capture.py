@@ -34,6 +34,20 @@ LATE = b"""<!doctype html><html><body style="margin:0;background:rgb(255,0,0)">
 <script>setTimeout(() => { document.body.style.background = 'rgb(0,0,255)'; }, 800);</script>
 </body></html>"""
 
+# A script inside a declarative shadow root: the page has no script in its light DOM. It
+# fetches after the load event, and only the answer (300 ms later) turns the page blue.
+SHADOWED = b"""<!doctype html><html><body style="margin:0;background:rgb(255,0,0)">
+<div><template shadowrootmode="open"><script>
+addEventListener('load', () => setTimeout(() => fetch('/slow').then(() => {
+  document.body.style.background = 'rgb(0,0,255)';
+}), 20));
+</script></template></div></body></html>"""
+
+
+def _slow(handler: object) -> tuple[int, str, bytes]:
+    time.sleep(0.3)
+    return (200, "text/plain", b"ok")
+
 
 @pytest.fixture
 def site(http_server: LocalServer) -> LocalServer:
@@ -43,6 +57,8 @@ def site(http_server: LocalServer) -> LocalServer:
             "/long": (200, "text/html", LONG),
             "/lazy.png": (200, "image/png", png_bytes((64, 64))),
             "/late": (200, "text/html", LATE),
+            "/shadowed": (200, "text/html", SHADOWED),
+            "/slow": _slow,
             "/gone": (404, "text/html", b"<h1>Not here</h1>"),
         }
     )
@@ -115,6 +131,15 @@ async def test_delay_is_honoured(pool: ChromiumPool, site: LocalServer) -> None:
     late = await screenshot({"url": site.url("/late"), "delay": 1500}, browser=pool)
     assert open_image(early.content).convert("RGB").getpixel((10, 10)) == (255, 0, 0)
     assert open_image(late.content).convert("RGB").getpixel((10, 10)) == (0, 0, 255)
+
+
+async def test_a_script_in_a_shadow_root_gets_the_quiet_window_of_a_page_with_scripts(
+    pool: ChromiumPool, site: LocalServer
+) -> None:
+    # Taken for a static page, it would be captured right after its load event, red.
+    result = await screenshot({"url": site.url("/shadowed")}, browser=pool)
+    assert open_image(result.content).convert("RGB").getpixel((10, 10)) == (0, 0, 255)
+    assert "/slow" in site.hits
 
 
 @pytest.mark.parametrize(

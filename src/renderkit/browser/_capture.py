@@ -237,15 +237,21 @@ async def settle(slot: Slot, remaining_ms: Remaining, *, loaded: bool = False) -
 # True when nothing in the loaded document can fetch anything more without the page being
 # scrolled or clicked: no script (an inline handler counts), no frame, plugin or media
 # element, no meta refresh. Images, styles and fonts of the first layout were all fetched
-# before the load event.
+# before the load event. Open shadow roots (declarative ones need no script to exist) are
+# searched too; a closed one is out of a page script's sight, so a page hiding a script in
+# a closed declarative root is captured without the quiet window, as if it had none.
 _STATIC_PAGE = """(() => {
-  if (document.querySelector(
-    'script, iframe, frame, object, embed, video, audio, meta[http-equiv="refresh" i]'
-  )) return false;
-  const walker = document.createTreeWalker(document, NodeFilter.SHOW_ELEMENT);
-  for (let el = walker.nextNode(); el; el = walker.nextNode()) {
-    for (const name of el.getAttributeNames()) {
-      if (name.startsWith('on')) return false;
+  const live = 'script, iframe, frame, object, embed, video, audio, meta[http-equiv="refresh" i]';
+  const roots = [document];
+  while (roots.length) {
+    const root = roots.pop();
+    if (root.querySelector(live)) return false;
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+    for (let el = walker.nextNode(); el; el = walker.nextNode()) {
+      if (el.shadowRoot) roots.push(el.shadowRoot);
+      for (const name of el.getAttributeNames()) {
+        if (name.startsWith('on')) return false;
+      }
     }
   }
   return true;
