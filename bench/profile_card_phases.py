@@ -20,7 +20,10 @@ fragments, ``window.__rk.render`` then ``beginFrame`` as ``Slot._draw`` sends it
 - one round trip fewer: ``beginFrame`` sent right behind the render's ``Runtime.evaluate``
   without waiting for its reply, timed, and its decoded pixels compared with the same card
   rendered and drawn the pool's way just after (the same card twice is drawn identically:
-  checked too).
+  checked too);
+- inside the render: a copy of ``render.js`` with ``performance.now()`` stamps (coarsened to
+  0.1 ms by Chromium) and a count of the ``overflows`` checks (each after a size change is a
+  forced layout), evaluated into the page in place of the shell's.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from renderkit.browser._page import Slot
 from renderkit.browser._slots import SlotPool
 from renderkit.browser._watch import RenderWatch
 from renderkit.core.converter import structure
+from renderkit.core.shell import renderer_script
 from renderkit.image import _render as render_module
 from renderkit.image._models import ImageRequest
 from renderkit.image._templates import render_fragment
@@ -260,16 +264,70 @@ async def what_if(pool: ChromiumPool, rounds: int, scale: int) -> None:
     for name, values in frames.items():
         print(f"  beginFrame after a render, {name:24s} {statistics.median(values) * ms:7.2f} ms")
     print(
-        f"  render, then beginFrame (the pool's way)       {statistics.median(sequential) * ms:7.2f} ms"
+        f"  {'render, then beginFrame (the pool way)':50s} {statistics.median(sequential) * ms:7.2f} ms"
     )
     print(
-        f"  beginFrame sent behind the render              {statistics.median(pipelined) * ms:7.2f} ms"
+        f"  {'beginFrame sent behind the render':50s} {statistics.median(pipelined) * ms:7.2f} ms"
     )
     print(
         f"    its pixels: {same} the same card's, {wrong} not ({stale} the card before);"
         f" {empty} without a screenshot;"
         f" the pool's way twice the same in {twice_same} of {same + wrong}"
     )
+    await inside_the_render(page, rounds, scale)
+
+
+#: (text of render.js, the same with a stamp); the stamps' names, in order.
+_STAMPS = (
+    (
+        "el.innerHTML = html;",
+        "__s=[performance.now()]; el.innerHTML = html; __s.push(performance.now());"
+        " document.body.offsetHeight;",
+    ),
+    ("await document.fonts.ready;", "__s.push(performance.now()); await document.fonts.ready;"),
+    (
+        'for (const node of el.querySelectorAll("[data-fit]")) fit(node);',
+        "__s.push(performance.now()); __o = 0;"
+        ' for (const node of el.querySelectorAll("[data-fit]")) fit(node); __s.push(performance.now());',
+    ),
+    ("return { ok: true };", "__s.push(performance.now()); return { ok: true, s: __s, o: __o };"),
+    ("function overflows(el) {", "function overflows(el) { __o++;"),
+)
+_STAMP_NAMES = (
+    "DOM swap (innerHTML)",
+    "style and first layout",
+    "fonts and images awaited",
+    "shrinking (data-fit)",
+    "growing (data-fit-max)",
+)
+
+
+async def inside_the_render(page: DirectCdp, rounds: int, scale: int) -> None:
+    script = "let __s = [], __o = 0;\n" + renderer_script()
+    for text, stamped in _STAMPS:
+        assert text in script, text
+        script = script.replace(text, stamped)
+    await page.send("Runtime.evaluate", {"expression": script})
+    parts: dict[str, list[float]] = collections.defaultdict(list)
+    checks: list[int] = []
+    for n in range(rounds):
+        html, width, height = fragment(f"{DATA['title']} ({n})", scale)
+        expression = f"window.__rk.render(...{json.dumps([html, width, height, 5000, None])})"
+        reply = await page.send(
+            "Runtime.evaluate",
+            {"expression": expression, "awaitPromise": True, "returnByValue": True},
+        )
+        value = reply["result"]["value"]
+        stamps = value["s"]
+        for name, start, end in zip(_STAMP_NAMES, stamps[:-1], stamps[1:], strict=True):
+            parts[name].append(end - start)
+        parts["the whole render"].append(stamps[-1] - stamps[0])
+        checks.append(value["o"])
+        await page.send("HeadlessExperimental.beginFrame", {"screenshot": PNG})
+    print(f"  inside window.__rk.render (medians of {rounds}):")
+    for name, values in parts.items():
+        print(f"    {name:44s} {statistics.median(values):5.1f} ms")
+    print(f"    overflow checks per render: {statistics.median(checks):g}")
 
 
 async def run(cards: int, scale: int, runs: int, rounds: int) -> None:
