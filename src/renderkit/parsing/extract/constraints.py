@@ -13,6 +13,8 @@ candidate and its surroundings only (nothing here knows a vendor or a layout):
   table's column header is not the issuer (the buyer's block is refused where the blocks are
   known, :func:`~renderkit.parsing.extract.parties.issuer`);
 - :func:`period_dates`: a date that opens or closes a period is not an issue date;
+- :func:`issue_date_refusal`: a date under a label naming an earlier document ("Original
+  invoice date") is not the issue date;
 - :func:`total_refusal`: an amount below a checked line item's amount is not the total;
 - :func:`amounts_agree` and :func:`lines_agree`: subtotal - discount + tax = total and the line
   items sum to the subtotal, within rounding;
@@ -40,6 +42,7 @@ __all__ = [
     "amount_refusal",
     "amounts_agree",
     "by_checksum",
+    "issue_date_refusal",
     "issuer_refusal",
     "lines_agree",
     "number_refusal",
@@ -162,6 +165,21 @@ def period_dates(text: str, *, day_first: bool = True) -> set[datetime.date]:
         if _PERIOD_GAP.fullmatch(text[end:start]):
             out |= {first, second}
     return out
+
+
+def issue_date_refusal(label: str) -> str | None:
+    """Why a date read under ``label`` cannot be the document's issue date, or None.
+
+    A date label whose words name an earlier document ("Original invoice date", "Datum der
+    Ursprungsrechnung", "Date de la facture d'origine", "Tarikh invois asal") dates the invoice
+    that a credit note or a corrected invoice refers to, not this one, though it opens with an
+    issue-date label. The words are matched by how they begin (``lexicons`` ``earlier_stems``),
+    so compounds and inflections count.
+    """
+    stems = load_terms().earlier_stems
+    if any(word.startswith(stems) for word, _, _ in tokens(label)):
+        return f"{label!r} names an earlier document"
+    return None
 
 
 def total_refusal(value: Decimal, checked_lines: Collection[Decimal]) -> str | None:

@@ -20,6 +20,7 @@ from renderkit.parsing._protocol import Document, Line
 from renderkit.parsing.extract.constraints import (
     amount_refusal,
     by_checksum,
+    issue_date_refusal,
     lines_agree,
     number_refusal,
     period_dates,
@@ -169,6 +170,17 @@ def _issue_date_of(text: str, day_first: bool) -> datetime.date | None:
     periods = period_dates(text, day_first=day_first)
     dates = [d for d, _, _ in find_dates(text, day_first=day_first) if d not in periods]
     return dates[0] if dates else None
+
+
+def _dates_earlier(kv: KeyValue, day_first: bool) -> bool:
+    """Whether ``kv`` is an issue-date label naming an earlier document ("Original invoice
+    date", :func:`~.constraints.issue_date_refusal`): the words of its segment before the
+    first date count."""
+    if kv.concept != "invoice_date":
+        return False
+    text = kv.hit.segment.text
+    dates = find_dates(text, day_first=day_first)
+    return issue_date_refusal(text[: dates[0][1]] if dates else text) is not None
 
 
 def _amount_of(
@@ -1153,11 +1165,17 @@ def invoice_fields(
     number = _number(layouts, pairs, blocks, day_first)
     if number is not None:
         fields["number"] = number
-    issued = _best(pairs, "invoice_date", lambda t: _issue_date_of(t, day_first))
+    issued = _best(
+        [kv for kv in pairs if not _dates_earlier(kv, day_first)],
+        "invoice_date",
+        lambda t: _issue_date_of(t, day_first),
+    )
     due = _best(pairs, "due_date", lambda t: _date_of(t, day_first))
     issued_on: datetime.date | None = None
     if issued is None:
-        dates = find_dates(text, day_first=day_first)
+        # An earlier document's date is no issue date, wherever it stands.
+        earlier = {c.value for c in date_candidates(layouts, pairs, day_first) if c.earlier}
+        dates = [d for d in find_dates(text, day_first=day_first) if d[0] not in earlier]
         if dates:
             issued_on = dates[0][0]
             fields["date"] = Found(value=issued_on.isoformat(), confidence=0.5)

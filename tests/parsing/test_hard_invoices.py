@@ -1,0 +1,77 @@
+"""Invoices built to trip the hard constraints of issue #26: a date label naming an earlier
+document, a total labelled as a count of items, and the like. Each page is made up here (no
+document of any set is copied); each assertion fails with its constraint switched off."""
+
+from __future__ import annotations
+
+import pytest
+
+from renderkit.parsing._protocol import Document
+from renderkit.parsing.extract.constraints import issue_date_refusal
+from renderkit.parsing.extract.invoice import invoice_fields
+
+from .test_invoice import _page
+
+
+def _document(cells: list[tuple[float, float, str]]) -> Document:
+    return Document(mime_type="application/pdf", content=b"", pages=(_page(cells),))
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "Original invoice date:",
+        "Datum der Ursprungsrechnung:",
+        "Date de la facture d'origine:",
+        "Fecha de la factura original:",
+        "Data fattura originale:",
+        "Datum oorspronkelijke factuur:",
+        "Tarikh invois asal:",
+    ],
+)
+def test_a_date_label_naming_an_earlier_document_is_refused_as_the_issue_date(label: str) -> None:
+    assert issue_date_refusal(label) is not None
+
+
+@pytest.mark.parametrize("label", ["Invoice date:", "Rechnungsdatum:", "Date de facture:"])
+def test_an_ordinary_issue_date_label_is_not_refused(label: str) -> None:
+    assert issue_date_refusal(label) is None
+
+
+# A corrected invoice: the original's date comes first under an issue-date label, the
+# document's own date under a wording no lexicon holds.
+CORRECTED = [
+    (0.05, 0.05, "Supplier Trading Ltd"),
+    (0.60, 0.05, "Invoice No: INV-2024-31"),
+    (0.60, 0.07, "Original invoice date: 13/01/2024"),
+    (0.60, 0.09, "Drawn up: 10/02/2024"),
+    (0.60, 0.40, "Subtotal"), (0.80, 0.40, "100.00"),
+    (0.60, 0.42, "VAT 20 %"), (0.80, 0.42, "20.00"),
+    (0.60, 0.44, "Total"), (0.80, 0.44, "120.00"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("date_ranker", [False, True])
+def test_the_original_invoices_date_is_not_the_corrected_invoices_date(date_ranker: bool) -> None:
+    fields = invoice_fields(_document(CORRECTED), date_ranker=date_ranker).fields
+    assert fields["date"].value == "2024-02-10"
+
+
+# The same with the document's own date under a label the lexicon knows, printed after it.
+CORRECTED_LABELLED = [
+    (0.05, 0.05, "Lieferant Handels GmbH"),
+    (0.60, 0.05, "Rechnungsnummer: RE-2019-77"),
+    (0.60, 0.07, "Datum der Ursprungsrechnung: 22.06.2019"),
+    (0.60, 0.09, "Rechnungsdatum: 23.08.2019"),
+    (0.60, 0.40, "Nettobetrag"), (0.80, 0.40, "100,00"),
+    (0.60, 0.42, "MwSt 19 %"), (0.80, 0.42, "19,00"),
+    (0.60, 0.44, "Gesamtbetrag"), (0.80, 0.44, "119,00"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("date_ranker", [False, True])
+def test_an_issue_date_label_after_the_original_invoices_date_is_the_issue_date(
+    date_ranker: bool,
+) -> None:
+    fields = invoice_fields(_document(CORRECTED_LABELLED), date_ranker=date_ranker).fields
+    assert fields["date"].value == "2019-08-23"
