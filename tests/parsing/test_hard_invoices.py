@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from renderkit.parsing._protocol import Document
-from renderkit.parsing.extract.constraints import issue_date_refusal
+from renderkit.parsing.extract.constraints import amount_refusal, issue_date_refusal
 from renderkit.parsing.extract.invoice import invoice_fields
+from renderkit.parsing.extract.numbers import find_money
 
 from .test_invoice import _page
 
@@ -75,3 +76,56 @@ def test_an_issue_date_label_after_the_original_invoices_date_is_the_issue_date(
 ) -> None:
     fields = invoice_fields(_document(CORRECTED_LABELLED), date_ranker=date_ranker).fields
     assert fields["date"].value == "2019-08-23"
+
+
+@pytest.mark.parametrize("text", ["Total quantity: 89", "Summe Menge: 12", "Total quantité: 89"])
+def test_a_bare_number_after_a_quantity_label_is_a_count_not_an_amount(text: str) -> None:
+    assert _refusal(text) is not None
+
+
+def test_a_money_amount_after_a_quantity_label_is_not_refused() -> None:
+    assert _refusal("Total quantity: 89.00") is None
+
+
+# The item count is printed beside a "Total" label, the goods value and the total under
+# wordings no lexicon holds and the tax without its rate, so no arithmetic names them: no
+# total beats the count taken for one (and the goods value then derived as 89 - 200).
+COUNTED = [
+    (0.05, 0.05, "Supplier Trading Ltd"),
+    (0.60, 0.05, "Invoice No: INV-2024-32"),
+    (0.60, 0.07, "Invoice date: 10/02/2024"),
+    (0.05, 0.36, "Total quantity: 89"),
+    (0.60, 0.40, "Merchandise"), (0.80, 0.40, "1,000.00"),
+    (0.60, 0.42, "VAT"), (0.80, 0.42, "200.00"),
+    (0.60, 0.44, "To settle"), (0.80, 0.44, "1,200.00"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("ranker", [False, True])
+def test_an_item_count_beside_a_total_label_is_not_the_total(ranker: bool) -> None:
+    fields = invoice_fields(_document(COUNTED), ranker=ranker).fields
+    assert fields["tax"].value == "200.00"
+    assert "total" not in fields and "subtotal" not in fields
+
+
+# A tax-free invoice whose subtotal was misread (a line's amount under a subtotal label): the
+# difference to the total is no tax, being larger than the subtotal itself.
+MISREAD_SUBTOTAL = [
+    (0.05, 0.05, "Supplier Trading Ltd"),
+    (0.60, 0.05, "Invoice No: INV-2024-33"),
+    (0.60, 0.07, "Invoice date: 10/02/2024"),
+    (0.60, 0.40, "Net amount"), (0.60, 0.42, "554.98"),
+    (0.60, 0.46, "Total 5,418.44"),
+]  # fmt: skip
+
+
+def test_a_difference_larger_than_the_subtotal_is_not_reported_as_the_tax() -> None:
+    fields = invoice_fields(_document(MISREAD_SUBTOTAL)).fields
+    assert fields["total"].value == "5418.44"
+    assert "tax" not in fields
+
+
+def _refusal(text: str) -> str | None:
+    amounts = find_money(text)
+    assert amounts
+    return amount_refusal(text, amounts[-1])

@@ -5,8 +5,8 @@ whatever label they were read under. Each is one general question, answered from
 candidate and its surroundings only (nothing here knows a vendor or a layout):
 
 - :func:`amount_refusal`: a number printed as a year, a date part, a phone number, a postcode,
-  a page number or a quantity is not an amount unless it looks like money (decimals or a
-  currency mark);
+  a page number or a quantity (of a line, or after a quantity label) is not an amount unless
+  it looks like money (decimals or a currency mark);
 - :func:`number_refusal`: a year, a page or line number, or a phone number is not the invoice
   number unless its label says so on the same line;
 - :func:`issuer_refusal`: a document title, a stamp or watermark word ("COPY", "PAID") or a
@@ -96,8 +96,9 @@ def amount_refusal(
 
     Money is printed with decimals or a currency mark; that is strong evidence and nothing is
     refused then. A bare integer is refused when it is a year (1900-2100), part of a date, of
-    a phone number or a postcode, or a quantity of the line items: the invoice's year or its
-    item count read beside a "Total" label is the failure this prevents.
+    a phone number or a postcode, a quantity of the line items, or right after a quantity
+    label ("Total quantity: 89"): the invoice's year or its item count read beside a "Total"
+    label is the failure this prevents.
 
     Args:
         text: the text the amount was read from (its offsets refer to it).
@@ -120,7 +121,21 @@ def amount_refusal(
         return f"{value} is a page number"
     if value in quantities:
         return f"{value} is a quantity of the line items"
+    if _after_concept(text[: amount.start], "quantity"):
+        return f"{value} is a count of items"
     return None
+
+
+def _after_concept(text: str, concept: str) -> bool:
+    """Whether ``text`` ends with a lexicon label of ``concept``: "Total quantity: 89",
+    "Summe Menge: 12" read beside a total label count items, not money."""
+    words = [t for t, _, _ in tokens(text)]
+    lexicon = load_lexicon()
+    return any(
+        c == concept and i + n == len(words)
+        for i in range(len(words))
+        for c, n in lexicon.match(words, i)
+    )
 
 
 def number_refusal(value: str, text: str, *, inline: bool) -> str | None:

@@ -544,7 +544,8 @@ def _totals(
             )
     # A discount that no arithmetic confirms ("3 % within 10 days") is left out of the sums.
     ps, pt, pg = picks["subtotal"], picks["tax"], picks["total"]
-    if ps and pg and not pt and pg[0] >= ps[0]:
+    # A tax as large as the subtotal is no tax (no rate reaches 100 %): one of them is misread.
+    if ps and pg and not pt and ps[0] <= pg[0] < 2 * ps[0]:
         out["tax"] = Found(value=str(pg[0] - ps[0]), confidence=0.55)
     elif ps and pt and not pg:
         out["total"] = Found(value=str(ps[0] + pt[0]), confidence=0.55)
