@@ -7,7 +7,11 @@ from __future__ import annotations
 import pytest
 
 from renderkit.parsing._protocol import Document
-from renderkit.parsing.extract.constraints import amount_refusal, issue_date_refusal
+from renderkit.parsing.extract.constraints import (
+    amount_refusal,
+    issue_date_refusal,
+    issuer_refusal,
+)
 from renderkit.parsing.extract.invoice import invoice_fields
 from renderkit.parsing.extract.numbers import find_money
 
@@ -129,3 +133,41 @@ def _refusal(text: str) -> str | None:
     amounts = find_money(text)
     assert amounts
     return amount_refusal(text, amounts[-1])
+
+
+@pytest.mark.parametrize("text", ["billing@supplier.example", "www.supplier.example"])
+def test_an_e_mail_or_web_address_is_refused_as_the_issuer(text: str) -> None:
+    assert issuer_refusal(text) is not None
+
+
+def test_a_company_name_is_not_refused_as_the_issuer() -> None:
+    assert issuer_refusal("Supplier Trading Ltd") is None
+
+
+# The buyer's block printed atop the page, the seller's letterhead right below it in the same
+# type and column (no gap, as a photo's OCR lines come out): the buyer's block ends at the
+# second company name, which is the issuer.
+BUYER_ON_TOP = [
+    (0.05, 0.030, "Customer"),
+    (0.05, 0.045, "Harbour Holdings Ltd"),
+    (0.05, 0.060, "12 Harbour Road"),
+    (0.05, 0.075, "12345 Porttown"),
+    (0.05, 0.090, "Kestrel Printing GmbH"),
+    (0.05, 0.105, "8 Mill Lane"),
+    (0.05, 0.120, "54321 Milltown"),
+    (0.05, 0.135, "billing@kestrelprinting.example"),
+    (0.05, 0.180, "INVOICE"),
+    (0.05, 0.200, "Invoice No: INV-2025-7"),
+    (0.05, 0.215, "Invoice date: 03.03.2025"),
+    (0.05, 0.300, "Consulting hours"), (0.80, 0.300, "1,000.00"),
+    (0.60, 0.40, "Subtotal"), (0.80, 0.40, "1,000.00"),
+    (0.60, 0.42, "VAT 19 %"), (0.80, 0.42, "190.00"),
+    (0.60, 0.44, "Total"), (0.80, 0.44, "1,190.00"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("issuer_ranker", [False, True])
+def test_a_company_name_right_below_the_buyers_block_is_the_issuer(issuer_ranker: bool) -> None:
+    fields = invoice_fields(_document(BUYER_ON_TOP), issuer_ranker=issuer_ranker).fields
+    assert fields["customer"].value == "Harbour Holdings Ltd"
+    assert fields["company"].value == "Kestrel Printing GmbH"

@@ -65,6 +65,8 @@ _PHONE_DIGITS = 7
 # A house number: a short number then a comma and a word, as an address line opens ("No 25,
 # Jalan Besar", "12, rue de la Paix").
 _HOUSE = re.compile(r"(?<![\w.,/-])(\d{1,4}[A-Za-z]?),\s*[^\W\d_]{2,}")
+# An e-mail or web address: a contact line, never a name.
+_ADDRESS = re.compile(r"(?i)\S@\S|\bwww\.|https?://")
 # A line or page number has at most this many digits.
 _SMALL = 2
 
@@ -229,7 +231,11 @@ def issuer_refusal(text: str) -> str | None:
     A document title ("Invoice", "Rechnung", "Facture"), a stamp or watermark word ("COPY",
     "KOPIE", "PAID", "ORIGINAL") or a line-item table header ("Description Qty Amount"), or
     any mix of them, names no one: big type at the top of the page is why they are proposed.
+    Nor does an e-mail or web address (a letterhead's contact line, first on a photo whose
+    name OCR lost).
     """
+    if _ADDRESS.search(text):
+        return f"{text!r} is an e-mail or web address"
     words = [t for t, _, _ in tokens(text) if not t.isdigit()]
     if not words:
         return None
