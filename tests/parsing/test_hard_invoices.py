@@ -171,3 +171,21 @@ def test_a_company_name_right_below_the_buyers_block_is_the_issuer(issuer_ranker
     fields = invoice_fields(_document(BUYER_ON_TOP), issuer_ranker=issuer_ranker).fields
     assert fields["customer"].value == "Harbour Holdings Ltd"
     assert fields["company"].value == "Kestrel Printing GmbH"
+
+
+# No invoice number printed (or it is lost: a photo's party block took it in), the order's
+# number after an order label and a number mark ("Pedido n.°"): the mark makes no invoice
+# number of the order's.
+ORDER_MARKED = [
+    (0.05, 0.05, "Suministros Ejemplo S.L."),
+    (0.05, 0.10, "Factura"),
+    (0.05, 0.14, "Fecha de factura: 31-10-2019"),
+    (0.05, 0.16, "Pedido n.°: PO-14769 del 10-09-2019"),
+    (0.60, 0.40, "Subtotal"), (0.80, 0.40, "100,00"),
+    (0.60, 0.42, "IVA 21 %"), (0.80, 0.42, "21,00"),
+    (0.60, 0.44, "Total"), (0.80, 0.44, "121,00"),
+]  # fmt: skip
+
+
+def test_an_order_labels_number_mark_does_not_make_the_invoice_number() -> None:
+    assert "number" not in invoice_fields(_document(ORDER_MARKED)).fields

@@ -718,7 +718,7 @@ def _number(
     free = [
         _numbers_only(kv, day_first)
         for kv in pairs
-        if not any(p.holds(kv.hit.segment) for p in blocks)
+        if not any(p.holds(kv.hit.segment) for p in blocks) and not _other_number(kv, pairs)
     ]
     labelled = _best(free, "invoice_number", lambda t: _identifier(t, day_first))
     titled = _title_number(layouts, day_first)
@@ -727,6 +727,22 @@ def _number(
     if titled is not None or labelled is not None:
         return titled
     return _named_number(layouts, day_first) or _meta_row_number(layouts, pairs, blocks, day_first)
+
+
+# Labels of another document's or party's number: "Order no.", "Pedido n.°", "Customer no."
+_OTHER_NUMBERS = ("order_number", "customer_number")
+
+
+def _other_number(kv: KeyValue, pairs: Sequence[KeyValue]) -> bool:
+    """Whether ``kv`` is an invoice-number label that only its number mark made one, after the
+    label of another number in its segment ("Pedido n.°: PO-14769": the order's number)."""
+    if kv.concept != "invoice_number":
+        return False
+    segment = kv.hit.segment
+    return any(
+        o.concept in _OTHER_NUMBERS and o.hit.segment == segment and o.hit.start < kv.hit.start
+        for o in pairs
+    )
 
 
 def _meta_row_number(
