@@ -189,3 +189,24 @@ ORDER_MARKED = [
 
 def test_an_order_labels_number_mark_does_not_make_the_invoice_number() -> None:
     assert "number" not in invoice_fields(_document(ORDER_MARKED)).fields
+
+
+# A page total under a total label, then the summary under wordings no lexicon holds: the
+# tax's row prints its rate, rate x base = tax and base + tax = the amount printed below.
+RATED_ROW = [
+    (0.05, 0.05, "Supplier Trading Ltd"),
+    (0.60, 0.05, "Invoice No: INV-2024-34"),
+    (0.60, 0.07, "Invoice date: 10/02/2024"),
+    (0.05, 0.36, "Total per page:"), (0.80, 0.36, "£ 2,000.00"),
+    (0.60, 0.40, "Goods"), (0.80, 0.40, "£ 2,000.00"),
+    (0.60, 0.42, "Levy 5 %"), (0.80, 0.42, "£ 100.00"),
+    (0.60, 0.44, "Sum to pay"), (0.80, 0.44, "£ 2,100.00"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("ranker", [False, True])
+def test_a_tax_its_rows_rate_confirms_completes_the_sums(ranker: bool) -> None:
+    fields = invoice_fields(_document(RATED_ROW), ranker=ranker).fields
+    assert fields["subtotal"].value == "2000.00"
+    assert fields["tax"].value == "100.00"
+    assert fields["total"].value == "2100.00"

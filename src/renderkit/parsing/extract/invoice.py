@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
 import attrs
@@ -372,15 +372,16 @@ def _unlabelled_total(
     no known label (:mod:`~renderkit.parsing.extract.sums`).
 
     The subtotal and the tax or discount must be read under their labels (or be the line
-    items' sum), and one of tax and discount must be printed: an amount equal to the subtotal
-    alone says nothing. Such a total is trusted less than a labelled one.
+    items' sum; a tax may be one its row's rate confirms, :func:`_rated_row_taxes`), and one
+    of tax and discount must be printed: an amount equal to the subtotal alone says nothing.
+    Such a total is trusted less than a labelled one.
     """
     by_value = {p.value: p for p in printed}
     best: tuple[float, _Cand, _Cand, _Cand, _Adjustment] | None = None
     for s in subs:
         for t in taxes:
             for d in adjustments:
-                if t[2] is None and not d.printed:
+                if t[2] is None and not t[0] and not d.printed:
                     continue
                 target = (s[0] - d.off + t[0]).quantize(_CENT)
                 hit = next(
@@ -440,17 +441,39 @@ def _rated_subtotals(
     return list({c[0]: c for c in out}.values())
 
 
+def _rated_row_taxes(
+    printed: Sequence[Printed], rows: dict[tuple[int, int], str], number_format: NumberFormat
+) -> list[_Cand]:
+    """Amounts printed on a row with a rate, under no known label ("Levy 5 % | 2.756,15"),
+    that are that rate of another printed amount within a cent: taxes the document's own
+    arithmetic confirms, whatever their wording. Used only where no tax label was read; the
+    total must then also be printed as base + tax (:func:`_unlabelled_total`). ``rows``: each
+    row's text by (page, row)."""
+    out: list[_Cand] = []
+    for p in printed:
+        rate = parse_percent(rows.get((p.segment.page, p.segment.row), ""), number_format)
+        if not rate or p.value <= 0:
+            continue
+        if any(
+            q.value != p.value and abs(q.value * rate / 100 - p.value) <= _CENT for q in printed
+        ):
+            out.append((p.value, _UNLABELLED, None))
+    return list({c[0]: c for c in out}.values())
+
+
 def _totals(
     pairs: Sequence[KeyValue],
     number_format: NumberFormat,
     items: Sequence[LineItem],
     printed_amounts: Sequence[Printed] = (),
+    rows: Mapping[tuple[int, int], str] | None = None,
 ) -> tuple[dict[str, Found], list[str], bool, frozenset[Decimal]]:
     """Subtotal, tax and total, chosen so that they agree when any combination does (the
     third value: whether they do; the fourth: the totals that the amounts printed after them
     turn into a balance due, :func:`~.sums.total_before_balance`).
 
-    ``printed_amounts`` holds negative amounts too (payments taken off a total).
+    ``printed_amounts`` holds negative amounts too (payments taken off a total); ``rows`` is
+    each row's text by (page, row), for the rates printed beside amounts.
 
     A discount printed between them (``-100.00``, ``(100.00)``) is taken off the subtotal, a
     shipping charge added to it: subtotal - discount + shipping + tax = total. When no labelled
@@ -510,7 +533,11 @@ def _totals(
                         if best is None or score > best[0]:
                             best = (score, s, t, g, d)
     if best is None and printed_amounts:
-        real_taxes = [t for t in taxes if t[2] is not None] or [(Decimal(0), 0.5, None)]
+        real_taxes = (
+            [t for t in taxes if t[2] is not None]
+            or _rated_row_taxes(printed_amounts, rows or {}, number_format)
+            or [(Decimal(0), 0.5, None)]
+        )
         rated = _rated_subtotals(real_taxes, printed_amounts, number_format)
         labelled_subs = subs + rated + [(a, w * 0.5, kv) for a, w, kv in totals]
         best = _unlabelled_total(labelled_subs, real_taxes, adjustments, printed_amounts)
@@ -1220,8 +1247,13 @@ def invoice_fields(
             fields["date"] = ranked_date
 
     items = reading.items
+    rows = {(layout.number, row.index): row.text for layout in layouts for row in layout.rows}
     totals, total_warnings, agreed, before_balance = _totals(
-        pairs, number_format, items, printed_amounts(layouts, number_format, signed=True)
+        pairs,
+        number_format,
+        items,
+        printed_amounts(layouts, number_format, signed=True),
+        rows,
     )
     if ranker:
         ranked = _ranked_total(
