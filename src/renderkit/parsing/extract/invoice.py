@@ -442,7 +442,7 @@ def _rated_subtotals(
 
 
 def _rated_row_taxes(
-    printed: Sequence[Printed], rows: dict[tuple[int, int], str], number_format: NumberFormat
+    printed: Sequence[Printed], rows: Mapping[tuple[int, int], str], number_format: NumberFormat
 ) -> list[_Cand]:
     """Amounts printed on a row with a rate, under no known label ("Levy 5 % | 2.756,15"),
     that are that rate of another printed amount within a cent: taxes the document's own
