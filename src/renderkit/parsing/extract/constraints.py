@@ -9,9 +9,9 @@ candidate and its surroundings only (nothing here knows a vendor or a layout):
   it looks like money (decimals or a currency mark);
 - :func:`number_refusal`: a year, a page or line number, or a phone number is not the invoice
   number unless its label says so on the same line;
-- :func:`issuer_refusal`: a document title, a stamp or watermark word ("COPY", "PAID") or a
-  table's column header is not the issuer (the buyer's block is refused where the blocks are
-  known, :func:`~renderkit.parsing.extract.parties.issuer`);
+- :func:`issuer_refusal`: a document title, a stamp or watermark word ("COPY", "PAID"), a
+  table's column header or an e-mail or web address is not the issuer (the buyer's block is
+  refused where the blocks are known, :func:`~renderkit.parsing.extract.parties.issuer`);
 - :func:`period_dates`: a date that opens or closes a period is not an issue date;
 - :func:`issue_date_refusal`: a date under a label naming an earlier document ("Original
   invoice date") is not the issue date;
