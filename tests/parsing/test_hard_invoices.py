@@ -11,6 +11,7 @@ from renderkit.parsing.extract.constraints import (
     amount_refusal,
     issue_date_refusal,
     issuer_refusal,
+    print_stamp,
 )
 from renderkit.parsing.extract.invoice import invoice_fields
 from renderkit.parsing.extract.numbers import find_money
@@ -210,3 +211,27 @@ def test_a_tax_its_rows_rate_confirms_completes_the_sums(ranker: bool) -> None:
     assert fields["subtotal"].value == "2000.00"
     assert fields["tax"].value == "100.00"
     assert fields["total"].value == "2100.00"
+
+
+# The document's date under a wording no lexicon holds; the only issue-date label opens the
+# print stamp in the footer (a clock time and a page number on its line).
+STAMPED_FOOTER = [
+    (0.05, 0.05, "Supplier Trading Ltd"),
+    (0.60, 0.05, "Invoice No: INV-2024-35"),
+    (0.60, 0.07, "Drawn up: 10.07.2024"),
+    (0.60, 0.40, "Subtotal"), (0.80, 0.40, "100.00"),
+    (0.60, 0.42, "VAT 20 %"), (0.80, 0.42, "20.00"),
+    (0.60, 0.44, "Total"), (0.80, 0.44, "120.00"),
+    (0.05, 0.95, "Date: 13.07.2024 Time: 23:52:48 Page 1"),
+]  # fmt: skip
+
+
+def test_a_clock_time_and_a_page_number_on_one_line_make_a_print_stamp() -> None:
+    assert print_stamp("Date: 13.07.2024 Time: 23:52:48 Page 1")
+    assert not print_stamp("Invoice date: 13.07.2024")
+
+
+@pytest.mark.parametrize("date_ranker", [False, True])
+def test_a_print_stamps_date_is_not_the_issue_date(date_ranker: bool) -> None:
+    fields = invoice_fields(_document(STAMPED_FOOTER), date_ranker=date_ranker).fields
+    assert fields["date"].value == "2024-07-10"

@@ -47,6 +47,7 @@ __all__ = [
     "lines_agree",
     "number_refusal",
     "period_dates",
+    "print_stamp",
     "total_refusal",
 ]
 
@@ -197,6 +198,16 @@ def issue_date_refusal(label: str) -> str | None:
     if any(word.startswith(stems) for word, _, _ in tokens(label)):
         return f"{label!r} names an earlier document"
     return None
+
+
+_CLOCK = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?::\d{2})?(?!\d)")
+
+
+def print_stamp(row: str) -> bool:
+    """Whether ``row`` is a print stamp: a clock time and a page number on one line ("Date:
+    13.07.2024 Time: 23:52:48 Page 1"). Its date is when the page was printed, not when the
+    invoice was issued, though a date label opens it."""
+    return bool(_CLOCK.search(row)) and bool(_PAGE.search(row))
 
 
 def total_refusal(value: Decimal, checked_lines: Collection[Decimal]) -> str | None:

@@ -24,6 +24,7 @@ from renderkit.parsing.extract.constraints import (
     lines_agree,
     number_refusal,
     period_dates,
+    print_stamp,
     total_refusal,
 )
 from renderkit.parsing.extract.found import Found
@@ -180,6 +181,8 @@ def _dates_earlier(kv: KeyValue, day_first: bool) -> bool:
         return False
     text = kv.hit.segment.text
     dates = find_dates(text, day_first=day_first)
+    if print_stamp(text):
+        return True
     return issue_date_refusal(text[: dates[0][1]] if dates else text) is not None
 
 
@@ -1218,7 +1221,9 @@ def invoice_fields(
     issued_on: datetime.date | None = None
     if issued is None:
         # An earlier document's date is no issue date, wherever it stands.
-        earlier = {c.value for c in date_candidates(layouts, pairs, day_first) if c.earlier}
+        earlier = {
+            c.value for c in date_candidates(layouts, pairs, day_first) if c.earlier or c.stamp
+        }
         dates = [d for d in find_dates(text, day_first=day_first) if d[0] not in earlier]
         if dates:
             issued_on = dates[0][0]

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import attrs
 
 from renderkit.parsing._protocol import Line
-from renderkit.parsing.extract.constraints import issue_date_refusal, period_dates
+from renderkit.parsing.extract.constraints import issue_date_refusal, period_dates, print_stamp
 from renderkit.parsing.extract.keyvalues import KeyValue, Value, where_weight
 from renderkit.parsing.extract.values import find_dates
 from renderkit.parsing.layout.model import PageLayout, Segment
@@ -91,6 +91,8 @@ class DateCandidate:
         earlier: its label names an earlier document ("Original invoice date",
             :func:`~renderkit.parsing.extract.constraints.issue_date_refusal`); not a
             feature, a hard constraint.
+        stamp: its row is a print stamp (a clock time and a page number,
+            :func:`~renderkit.parsing.extract.constraints.print_stamp`); a hard constraint too.
     """
 
     value: datetime.date
@@ -108,6 +110,7 @@ class DateCandidate:
     clock_in_row: bool = False
     line: Line | None = None
     earlier: bool = False
+    stamp: bool = False
 
 
 def _words(text: str) -> int:
@@ -128,11 +131,13 @@ def date_candidates(
     for layout in layouts:
         for row in layout.rows:
             clock = bool(_CLOCK.search(row.text))
+            stamp = print_stamp(row.text)
             for segment in row.segments:
                 found = find_dates(segment.text, day_first=day_first)
                 labels = labelled.get((segment.page, segment.bbox), [])
                 for index, (value, start, _) in enumerate(found):
-                    out.append(_candidate(segment, value, start, index, len(found), labels, clock))
+                    candidate = _candidate(segment, value, start, index, len(found), labels, clock)
+                    out.append(attrs.evolve(candidate, stamp=stamp) if stamp else candidate)
     return out
 
 
@@ -239,5 +244,6 @@ def issue_date_choices(candidates: Sequence[DateCandidate], *, day_first: bool =
         for i, c in enumerate(candidates)
         if c.concept == "invoice_date"
         and not c.earlier
+        and not c.stamp
         and (c.line is None or c.value not in period_dates(c.line.text, day_first=day_first))
     ]
