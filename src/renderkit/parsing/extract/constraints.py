@@ -5,14 +5,16 @@ whatever label they were read under. Each is one general question, answered from
 candidate and its surroundings only (nothing here knows a vendor or a layout):
 
 - :func:`amount_refusal`: a number printed as a year, a date part, a phone number, a postcode,
-  a page number or a quantity is not an amount unless it looks like money (decimals or a
-  currency mark);
+  a page number or a quantity (of a line, or after a quantity label) is not an amount unless
+  it looks like money (decimals or a currency mark);
 - :func:`number_refusal`: a year, a page or line number, or a phone number is not the invoice
   number unless its label says so on the same line;
-- :func:`issuer_refusal`: a document title, a stamp or watermark word ("COPY", "PAID") or a
-  table's column header is not the issuer (the buyer's block is refused where the blocks are
-  known, :func:`~renderkit.parsing.extract.parties.issuer`);
+- :func:`issuer_refusal`: a document title, a stamp or watermark word ("COPY", "PAID"), a
+  table's column header or an e-mail or web address is not the issuer (the buyer's block is
+  refused where the blocks are known, :func:`~renderkit.parsing.extract.parties.issuer`);
 - :func:`period_dates`: a date that opens or closes a period is not an issue date;
+- :func:`issue_date_refusal`: a date under a label naming an earlier document ("Original
+  invoice date") is not the issue date;
 - :func:`total_refusal`: an amount below a checked line item's amount is not the total;
 - :func:`amounts_agree` and :func:`lines_agree`: subtotal - discount + tax = total and the line
   items sum to the subtotal, within rounding;
@@ -40,10 +42,12 @@ __all__ = [
     "amount_refusal",
     "amounts_agree",
     "by_checksum",
+    "issue_date_refusal",
     "issuer_refusal",
     "lines_agree",
     "number_refusal",
     "period_dates",
+    "print_stamp",
     "total_refusal",
 ]
 
@@ -62,6 +66,8 @@ _PHONE_DIGITS = 7
 # A house number: a short number then a comma and a word, as an address line opens ("No 25,
 # Jalan Besar", "12, rue de la Paix").
 _HOUSE = re.compile(r"(?<![\w.,/-])(\d{1,4}[A-Za-z]?),\s*[^\W\d_]{2,}")
+# An e-mail or web address: a contact line, never a name.
+_ADDRESS = re.compile(r"(?i)\S@\S|\bwww\.|https?://")
 # A line or page number has at most this many digits.
 _SMALL = 2
 
@@ -93,8 +99,9 @@ def amount_refusal(
 
     Money is printed with decimals or a currency mark; that is strong evidence and nothing is
     refused then. A bare integer is refused when it is a year (1900-2100), part of a date, of
-    a phone number or a postcode, or a quantity of the line items: the invoice's year or its
-    item count read beside a "Total" label is the failure this prevents.
+    a phone number or a postcode, a quantity of the line items, or right after a quantity
+    label ("Total quantity: 89"): the invoice's year or its item count read beside a "Total"
+    label is the failure this prevents.
 
     Args:
         text: the text the amount was read from (its offsets refer to it).
@@ -117,7 +124,21 @@ def amount_refusal(
         return f"{value} is a page number"
     if value in quantities:
         return f"{value} is a quantity of the line items"
+    if _after_concept(text[: amount.start], "quantity"):
+        return f"{value} is a count of items"
     return None
+
+
+def _after_concept(text: str, concept: str) -> bool:
+    """Whether ``text`` ends with a lexicon label of ``concept``: "Total quantity: 89",
+    "Summe Menge: 12" read beside a total label count items, not money."""
+    words = [t for t, _, _ in tokens(text)]
+    lexicon = load_lexicon()
+    return any(
+        c == concept and i + n == len(words)
+        for i in range(len(words))
+        for c, n in lexicon.match(words, i)
+    )
 
 
 def number_refusal(value: str, text: str, *, inline: bool) -> str | None:
@@ -164,6 +185,31 @@ def period_dates(text: str, *, day_first: bool = True) -> set[datetime.date]:
     return out
 
 
+def issue_date_refusal(label: str) -> str | None:
+    """Why a date read under ``label`` cannot be the document's issue date, or None.
+
+    A date label whose words name an earlier document ("Original invoice date", "Datum der
+    Ursprungsrechnung", "Date de la facture d'origine", "Tarikh invois asal") dates the invoice
+    that a credit note or a corrected invoice refers to, not this one, though it opens with an
+    issue-date label. The words are matched by how they begin (``lexicons`` ``earlier_stems``),
+    so compounds and inflections count.
+    """
+    stems = load_terms().earlier_stems
+    if any(word.startswith(stems) for word, _, _ in tokens(label)):
+        return f"{label!r} names an earlier document"
+    return None
+
+
+_CLOCK = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?::\d{2})?(?!\d)")
+
+
+def print_stamp(row: str) -> bool:
+    """Whether ``row`` is a print stamp: a clock time and a page number on one line ("Date:
+    13.07.2024 Time: 23:52:48 Page 1"). Its date is when the page was printed, not when the
+    invoice was issued, though a date label opens it."""
+    return bool(_CLOCK.search(row)) and bool(_PAGE.search(row))
+
+
 def total_refusal(value: Decimal, checked_lines: Collection[Decimal]) -> str | None:
     """Why ``value`` cannot be the invoice's total, or None.
 
@@ -196,7 +242,11 @@ def issuer_refusal(text: str) -> str | None:
     A document title ("Invoice", "Rechnung", "Facture"), a stamp or watermark word ("COPY",
     "KOPIE", "PAID", "ORIGINAL") or a line-item table header ("Description Qty Amount"), or
     any mix of them, names no one: big type at the top of the page is why they are proposed.
+    Nor does an e-mail or web address (a letterhead's contact line, first on a photo whose
+    name OCR lost).
     """
+    if _ADDRESS.search(text):
+        return f"{text!r} is an e-mail or web address"
     words = [t for t, _, _ in tokens(text) if not t.isdigit()]
     if not words:
         return None

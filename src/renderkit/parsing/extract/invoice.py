@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
 import attrs
@@ -20,9 +20,11 @@ from renderkit.parsing._protocol import Document, Line
 from renderkit.parsing.extract.constraints import (
     amount_refusal,
     by_checksum,
+    issue_date_refusal,
     lines_agree,
     number_refusal,
     period_dates,
+    print_stamp,
     total_refusal,
 )
 from renderkit.parsing.extract.found import Found
@@ -169,6 +171,19 @@ def _issue_date_of(text: str, day_first: bool) -> datetime.date | None:
     periods = period_dates(text, day_first=day_first)
     dates = [d for d, _, _ in find_dates(text, day_first=day_first) if d not in periods]
     return dates[0] if dates else None
+
+
+def _dates_earlier(kv: KeyValue, day_first: bool) -> bool:
+    """Whether ``kv`` is an issue-date label naming an earlier document ("Original invoice
+    date", :func:`~.constraints.issue_date_refusal`): the words of its segment before the
+    first date count."""
+    if kv.concept != "invoice_date":
+        return False
+    text = kv.hit.segment.text
+    dates = find_dates(text, day_first=day_first)
+    if print_stamp(text):
+        return True
+    return issue_date_refusal(text[: dates[0][1]] if dates else text) is not None
 
 
 def _amount_of(
@@ -360,15 +375,16 @@ def _unlabelled_total(
     no known label (:mod:`~renderkit.parsing.extract.sums`).
 
     The subtotal and the tax or discount must be read under their labels (or be the line
-    items' sum), and one of tax and discount must be printed: an amount equal to the subtotal
-    alone says nothing. Such a total is trusted less than a labelled one.
+    items' sum; a tax may be one its row's rate confirms, :func:`_rated_row_taxes`), and one
+    of tax and discount must be printed: an amount equal to the subtotal alone says nothing.
+    Such a total is trusted less than a labelled one.
     """
     by_value = {p.value: p for p in printed}
     best: tuple[float, _Cand, _Cand, _Cand, _Adjustment] | None = None
     for s in subs:
         for t in taxes:
             for d in adjustments:
-                if t[2] is None and not d.printed:
+                if t[2] is None and not t[0] and not d.printed:
                     continue
                 target = (s[0] - d.off + t[0]).quantize(_CENT)
                 hit = next(
@@ -428,17 +444,39 @@ def _rated_subtotals(
     return list({c[0]: c for c in out}.values())
 
 
+def _rated_row_taxes(
+    printed: Sequence[Printed], rows: Mapping[tuple[int, int], str], number_format: NumberFormat
+) -> list[_Cand]:
+    """Amounts printed on a row with a rate, under no known label ("Levy 5 % | 2.756,15"),
+    that are that rate of another printed amount within a cent: taxes the document's own
+    arithmetic confirms, whatever their wording. Used only where no tax label was read; the
+    total must then also be printed as base + tax (:func:`_unlabelled_total`). ``rows``: each
+    row's text by (page, row)."""
+    out: list[_Cand] = []
+    for p in printed:
+        rate = parse_percent(rows.get((p.segment.page, p.segment.row), ""), number_format)
+        if not rate or p.value <= 0:
+            continue
+        if any(
+            q.value != p.value and abs(q.value * rate / 100 - p.value) <= _CENT for q in printed
+        ):
+            out.append((p.value, _UNLABELLED, None))
+    return list({c[0]: c for c in out}.values())
+
+
 def _totals(
     pairs: Sequence[KeyValue],
     number_format: NumberFormat,
     items: Sequence[LineItem],
     printed_amounts: Sequence[Printed] = (),
+    rows: Mapping[tuple[int, int], str] | None = None,
 ) -> tuple[dict[str, Found], list[str], bool, frozenset[Decimal]]:
     """Subtotal, tax and total, chosen so that they agree when any combination does (the
     third value: whether they do; the fourth: the totals that the amounts printed after them
     turn into a balance due, :func:`~.sums.total_before_balance`).
 
-    ``printed_amounts`` holds negative amounts too (payments taken off a total).
+    ``printed_amounts`` holds negative amounts too (payments taken off a total); ``rows`` is
+    each row's text by (page, row), for the rates printed beside amounts.
 
     A discount printed between them (``-100.00``, ``(100.00)``) is taken off the subtotal, a
     shipping charge added to it: subtotal - discount + shipping + tax = total. When no labelled
@@ -498,7 +536,11 @@ def _totals(
                         if best is None or score > best[0]:
                             best = (score, s, t, g, d)
     if best is None and printed_amounts:
-        real_taxes = [t for t in taxes if t[2] is not None] or [(Decimal(0), 0.5, None)]
+        real_taxes = (
+            [t for t in taxes if t[2] is not None]
+            or _rated_row_taxes(printed_amounts, rows or {}, number_format)
+            or [(Decimal(0), 0.5, None)]
+        )
         rated = _rated_subtotals(real_taxes, printed_amounts, number_format)
         labelled_subs = subs + rated + [(a, w * 0.5, kv) for a, w, kv in totals]
         best = _unlabelled_total(labelled_subs, real_taxes, adjustments, printed_amounts)
@@ -532,7 +574,8 @@ def _totals(
             )
     # A discount that no arithmetic confirms ("3 % within 10 days") is left out of the sums.
     ps, pt, pg = picks["subtotal"], picks["tax"], picks["total"]
-    if ps and pg and not pt and pg[0] >= ps[0]:
+    # A tax as large as the subtotal is no tax (no rate reaches 100 %): one of them is misread.
+    if ps and pg and not pt and ps[0] <= pg[0] < 2 * ps[0]:
         out["tax"] = Found(value=str(pg[0] - ps[0]), confidence=0.55)
     elif ps and pt and not pg:
         out["total"] = Found(value=str(ps[0] + pt[0]), confidence=0.55)
@@ -705,7 +748,7 @@ def _number(
     free = [
         _numbers_only(kv, day_first)
         for kv in pairs
-        if not any(p.holds(kv.hit.segment) for p in blocks)
+        if not any(p.holds(kv.hit.segment) for p in blocks) and not _other_number(kv, pairs)
     ]
     labelled = _best(free, "invoice_number", lambda t: _identifier(t, day_first))
     titled = _title_number(layouts, day_first)
@@ -714,6 +757,22 @@ def _number(
     if titled is not None or labelled is not None:
         return titled
     return _named_number(layouts, day_first) or _meta_row_number(layouts, pairs, blocks, day_first)
+
+
+# Labels of another document's or party's number: "Order no.", "Pedido n.°", "Customer no."
+_OTHER_NUMBERS = ("order_number", "customer_number")
+
+
+def _other_number(kv: KeyValue, pairs: Sequence[KeyValue]) -> bool:
+    """Whether ``kv`` is an invoice-number label that only its number mark made one, after the
+    label of another number in its segment ("Pedido n.°: PO-14769": the order's number)."""
+    if kv.concept != "invoice_number":
+        return False
+    segment = kv.hit.segment
+    return any(
+        o.concept in _OTHER_NUMBERS and o.hit.segment == segment and o.hit.start < kv.hit.start
+        for o in pairs
+    )
 
 
 def _meta_row_number(
@@ -1153,11 +1212,19 @@ def invoice_fields(
     number = _number(layouts, pairs, blocks, day_first)
     if number is not None:
         fields["number"] = number
-    issued = _best(pairs, "invoice_date", lambda t: _issue_date_of(t, day_first))
+    issued = _best(
+        [kv for kv in pairs if not _dates_earlier(kv, day_first)],
+        "invoice_date",
+        lambda t: _issue_date_of(t, day_first),
+    )
     due = _best(pairs, "due_date", lambda t: _date_of(t, day_first))
     issued_on: datetime.date | None = None
     if issued is None:
-        dates = find_dates(text, day_first=day_first)
+        # An earlier document's date is no issue date, wherever it stands.
+        earlier = {
+            c.value for c in date_candidates(layouts, pairs, day_first) if c.earlier or c.stamp
+        }
+        dates = [d for d in find_dates(text, day_first=day_first) if d[0] not in earlier]
         if dates:
             issued_on = dates[0][0]
             fields["date"] = Found(value=issued_on.isoformat(), confidence=0.5)
@@ -1185,8 +1252,13 @@ def invoice_fields(
             fields["date"] = ranked_date
 
     items = reading.items
+    rows = {(layout.number, row.index): row.text for layout in layouts for row in layout.rows}
     totals, total_warnings, agreed, before_balance = _totals(
-        pairs, number_format, items, printed_amounts(layouts, number_format, signed=True)
+        pairs,
+        number_format,
+        items,
+        printed_amounts(layouts, number_format, signed=True),
+        rows,
     )
     if ranker:
         ranked = _ranked_total(

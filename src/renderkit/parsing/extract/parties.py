@@ -119,6 +119,10 @@ def _region(layout: PageLayout, kv: KeyValue) -> tuple[Segment, ...]:
         if out and first.height > _TALLER * max(s.height for s in out):
             # Bigger type below an address: the next party's letterhead, not this block.
             break
+        if any(legal_form_at_end(s.text) for s in out) and legal_form_at_end(first.text):
+            # A second company name: the next party's letterhead printed right below this
+            # block (a buyer's address atop the page), whatever its type size on a photo.
+            break
         taken = [first]
         position = row.segments.index(first)
         if is_label(first) or (

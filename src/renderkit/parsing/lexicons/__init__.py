@@ -123,6 +123,8 @@ class Terms:
             folded.
         deadline_words: words of a deadline (``before``, ``until``, ``au plus tard``), as
             token tuples.
+        earlier_stems: how words naming an earlier document begin (``original``,
+            ``ursprung``, ``origin``), folded.
     """
 
     number_marks: frozenset[str]
@@ -135,6 +137,7 @@ class Terms:
     linking_words: frozenset[str] = frozenset()
     payment_stems: tuple[str, ...] = ()
     deadline_words: tuple[tuple[str, ...], ...] = ()
+    earlier_stems: tuple[str, ...] = ()
 
 
 def fold(text: str) -> str:
@@ -161,6 +164,7 @@ def load_terms(languages: tuple[str, ...] = LANGUAGES) -> Terms:
     links: set[str] = set()
     stems: set[str] = set()
     deadlines: set[tuple[str, ...]] = set()
+    earlier: set[str] = set()
     folder = resources.files(__package__)
     for language in languages:
         data = tomllib.loads((folder / f"{language}.toml").read_text(encoding="utf-8"))
@@ -175,6 +179,7 @@ def load_terms(languages: tuple[str, ...] = LANGUAGES) -> Terms:
         links.update(_fold(w) for w in terms.get("linking_words", []))
         stems.update(_fold(w) for w in terms.get("payment_stems", []))
         deadlines.update(tuple(t for t, _, _ in tokens(w)) for w in terms.get("deadline_words", []))
+        earlier.update(_fold(w) for w in terms.get("earlier_stems", []))
     # Longer phrases first: "innerhalb von 14 tagen" before "in 14 tagen".
     days.sort(key=len, reverse=True)
     return Terms(
@@ -188,4 +193,5 @@ def load_terms(languages: tuple[str, ...] = LANGUAGES) -> Terms:
         linking_words=frozenset(links),
         payment_stems=tuple(sorted(stems)),
         deadline_words=tuple(sorted(deadlines, key=lambda d: (-len(d), d))),
+        earlier_stems=tuple(sorted(earlier)),
     )

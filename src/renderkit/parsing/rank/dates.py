@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import attrs
 
 from renderkit.parsing._protocol import Line
-from renderkit.parsing.extract.constraints import period_dates
+from renderkit.parsing.extract.constraints import issue_date_refusal, period_dates, print_stamp
 from renderkit.parsing.extract.keyvalues import KeyValue, Value, where_weight
 from renderkit.parsing.extract.values import find_dates
 from renderkit.parsing.layout.model import PageLayout, Segment
@@ -88,6 +88,11 @@ class DateCandidate:
         later_in_segment: not the first date of its segment.
         clock_in_row: its row also prints a clock time (a print stamp).
         line: the segment it was read from.
+        earlier: its label names an earlier document ("Original invoice date",
+            :func:`~renderkit.parsing.extract.constraints.issue_date_refusal`); not a
+            feature, a hard constraint.
+        stamp: its row is a print stamp (a clock time and a page number,
+            :func:`~renderkit.parsing.extract.constraints.print_stamp`); a hard constraint too.
     """
 
     value: datetime.date
@@ -104,6 +109,8 @@ class DateCandidate:
     later_in_segment: bool = False
     clock_in_row: bool = False
     line: Line | None = None
+    earlier: bool = False
+    stamp: bool = False
 
 
 def _words(text: str) -> int:
@@ -124,11 +131,13 @@ def date_candidates(
     for layout in layouts:
         for row in layout.rows:
             clock = bool(_CLOCK.search(row.text))
+            stamp = print_stamp(row.text)
             for segment in row.segments:
                 found = find_dates(segment.text, day_first=day_first)
                 labels = labelled.get((segment.page, segment.bbox), [])
                 for index, (value, start, _) in enumerate(found):
-                    out.append(_candidate(segment, value, start, index, len(found), labels, clock))
+                    candidate = _candidate(segment, value, start, index, len(found), labels, clock)
+                    out.append(attrs.evolve(candidate, stamp=stamp) if stamp else candidate)
     return out
 
 
@@ -148,6 +157,7 @@ def _candidate(
             best = (weight, kv, where, begin)
     concept, strength, whole, where = "none", 0.0, False, "inline"
     begin = 0
+    label = segment.text[:start]
     if best is None:
         extra = _words(segment.text[:start])
     else:
@@ -159,6 +169,10 @@ def _candidate(
         extra = _words(hit.segment.text[: hit.start]) + _words(segment.text[begin:start])
         if where != "inline":
             extra += _words(hit.segment.text[hit.end :])
+        # The label's words, those before it and those between it and the date: "Original
+        # invoice date", "Date of the original invoice".
+        if where != "inline":
+            label = f"{hit.segment.text} {label}"
     return DateCandidate(
         value=value,
         concept=concept,
@@ -174,6 +188,7 @@ def _candidate(
         later_in_segment=index > 0,
         clock_in_row=clock,
         line=segment.as_line(),
+        earlier=issue_date_refusal(label) is not None,
     )
 
 
@@ -218,14 +233,17 @@ def date_features(candidates: Sequence[DateCandidate]) -> list[list[float]]:
 
 def issue_date_choices(candidates: Sequence[DateCandidate], *, day_first: bool = True) -> list[int]:
     """The indexes of the candidates the ranker chooses among: the dates under an issue-date
-    label, but not a period's start or end (:func:`~.constraints.period_dates`). A date under
-    no label, or under a due or delivery date's, informs the others' features only: unlabelled
-    dates in running text (appointments, periods, references) are too many and too varied for
-    the synthetic documents to teach which one is the issue date.
+    label, but not a period's start or end (:func:`~.constraints.period_dates`) nor a date
+    under a label naming an earlier document (:func:`~.constraints.issue_date_refusal`). A
+    date under no label, or under a due or delivery date's, informs the others' features only:
+    unlabelled dates in running text (appointments, periods, references) are too many and too
+    varied for the synthetic documents to teach which one is the issue date.
     """
     return [
         i
         for i, c in enumerate(candidates)
         if c.concept == "invoice_date"
+        and not c.earlier
+        and not c.stamp
         and (c.line is None or c.value not in period_dates(c.line.text, day_first=day_first))
     ]

@@ -1,0 +1,237 @@
+"""Invoices built to trip the hard constraints of issue #26: a date label naming an earlier
+document, a total labelled as a count of items, and the like. Each page is made up here (no
+document of any set is copied); each assertion fails with its constraint switched off."""
+
+from __future__ import annotations
+
+import pytest
+
+from renderkit.parsing._protocol import Document
+from renderkit.parsing.extract.constraints import (
+    amount_refusal,
+    issue_date_refusal,
+    issuer_refusal,
+    print_stamp,
+)
+from renderkit.parsing.extract.invoice import invoice_fields
+from renderkit.parsing.extract.numbers import find_money
+
+from .test_invoice import _page
+
+
+def _document(cells: list[tuple[float, float, str]]) -> Document:
+    return Document(mime_type="application/pdf", content=b"", pages=(_page(cells),))
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "Original invoice date:",
+        "Datum der Ursprungsrechnung:",
+        "Date de la facture d'origine:",
+        "Fecha de la factura original:",
+        "Data fattura originale:",
+        "Datum oorspronkelijke factuur:",
+        "Tarikh invois asal:",
+    ],
+)
+def test_a_date_label_naming_an_earlier_document_is_refused_as_the_issue_date(label: str) -> None:
+    assert issue_date_refusal(label) is not None
+
+
+@pytest.mark.parametrize("label", ["Invoice date:", "Rechnungsdatum:", "Date de facture:"])
+def test_an_ordinary_issue_date_label_is_not_refused(label: str) -> None:
+    assert issue_date_refusal(label) is None
+
+
+# A corrected invoice: the original's date comes first under an issue-date label, the
+# document's own date under a wording no lexicon holds.
+CORRECTED = [
+    (0.05, 0.05, "Supplier Trading Ltd"),
+    (0.60, 0.05, "Invoice No: INV-2024-31"),
+    (0.60, 0.07, "Original invoice date: 13/01/2024"),
+    (0.60, 0.09, "Drawn up: 10/02/2024"),
+    (0.60, 0.40, "Subtotal"), (0.80, 0.40, "100.00"),
+    (0.60, 0.42, "VAT 20 %"), (0.80, 0.42, "20.00"),
+    (0.60, 0.44, "Total"), (0.80, 0.44, "120.00"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("date_ranker", [False, True])
+def test_the_original_invoices_date_is_not_the_corrected_invoices_date(date_ranker: bool) -> None:
+    fields = invoice_fields(_document(CORRECTED), date_ranker=date_ranker).fields
+    assert fields["date"].value == "2024-02-10"
+
+
+# The same with the document's own date under a label the lexicon knows, printed after it.
+CORRECTED_LABELLED = [
+    (0.05, 0.05, "Lieferant Handels GmbH"),
+    (0.60, 0.05, "Rechnungsnummer: RE-2019-77"),
+    (0.60, 0.07, "Datum der Ursprungsrechnung: 22.06.2019"),
+    (0.60, 0.09, "Rechnungsdatum: 23.08.2019"),
+    (0.60, 0.40, "Nettobetrag"), (0.80, 0.40, "100,00"),
+    (0.60, 0.42, "MwSt 19 %"), (0.80, 0.42, "19,00"),
+    (0.60, 0.44, "Gesamtbetrag"), (0.80, 0.44, "119,00"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("date_ranker", [False, True])
+def test_an_issue_date_label_after_the_original_invoices_date_is_the_issue_date(
+    date_ranker: bool,
+) -> None:
+    fields = invoice_fields(_document(CORRECTED_LABELLED), date_ranker=date_ranker).fields
+    assert fields["date"].value == "2019-08-23"
+
+
+@pytest.mark.parametrize("text", ["Total quantity: 89", "Summe Menge: 12", "Total quantité: 89"])
+def test_a_bare_number_after_a_quantity_label_is_a_count_not_an_amount(text: str) -> None:
+    assert _refusal(text) is not None
+
+
+def test_a_money_amount_after_a_quantity_label_is_not_refused() -> None:
+    assert _refusal("Total quantity: 89.00") is None
+
+
+# The item count is printed beside a "Total" label, the goods value and the total under
+# wordings no lexicon holds and the tax without its rate, so no arithmetic names them: no
+# total beats the count taken for one (and the goods value then derived as 89 - 200).
+COUNTED = [
+    (0.05, 0.05, "Supplier Trading Ltd"),
+    (0.60, 0.05, "Invoice No: INV-2024-32"),
+    (0.60, 0.07, "Invoice date: 10/02/2024"),
+    (0.05, 0.36, "Total quantity: 89"),
+    (0.60, 0.40, "Merchandise"), (0.80, 0.40, "1,000.00"),
+    (0.60, 0.42, "VAT"), (0.80, 0.42, "200.00"),
+    (0.60, 0.44, "To settle"), (0.80, 0.44, "1,200.00"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("ranker", [False, True])
+def test_an_item_count_beside_a_total_label_is_not_the_total(ranker: bool) -> None:
+    fields = invoice_fields(_document(COUNTED), ranker=ranker).fields
+    assert fields["tax"].value == "200.00"
+    assert "total" not in fields and "subtotal" not in fields
+
+
+# A tax-free invoice whose subtotal was misread (a line's amount under a subtotal label): the
+# difference to the total is no tax, being larger than the subtotal itself.
+MISREAD_SUBTOTAL = [
+    (0.05, 0.05, "Supplier Trading Ltd"),
+    (0.60, 0.05, "Invoice No: INV-2024-33"),
+    (0.60, 0.07, "Invoice date: 10/02/2024"),
+    (0.60, 0.40, "Net amount"), (0.60, 0.42, "554.98"),
+    (0.60, 0.46, "Total 5,418.44"),
+]  # fmt: skip
+
+
+def test_a_difference_larger_than_the_subtotal_is_not_reported_as_the_tax() -> None:
+    fields = invoice_fields(_document(MISREAD_SUBTOTAL)).fields
+    assert fields["total"].value == "5418.44"
+    assert "tax" not in fields
+
+
+def _refusal(text: str) -> str | None:
+    amounts = find_money(text)
+    assert amounts
+    return amount_refusal(text, amounts[-1])
+
+
+@pytest.mark.parametrize("text", ["billing@supplier.example", "www.supplier.example"])
+def test_an_e_mail_or_web_address_is_refused_as_the_issuer(text: str) -> None:
+    assert issuer_refusal(text) is not None
+
+
+def test_a_company_name_is_not_refused_as_the_issuer() -> None:
+    assert issuer_refusal("Supplier Trading Ltd") is None
+
+
+# The buyer's block printed atop the page, the seller's letterhead right below it in the same
+# type and column (no gap, as a photo's OCR lines come out): the buyer's block ends at the
+# second company name, which is the issuer.
+BUYER_ON_TOP = [
+    (0.05, 0.030, "Customer"),
+    (0.05, 0.045, "Harbour Holdings Ltd"),
+    (0.05, 0.060, "12 Harbour Road"),
+    (0.05, 0.075, "12345 Porttown"),
+    (0.05, 0.090, "Kestrel Printing GmbH"),
+    (0.05, 0.105, "8 Mill Lane"),
+    (0.05, 0.120, "54321 Milltown"),
+    (0.05, 0.135, "billing@kestrelprinting.example"),
+    (0.05, 0.180, "INVOICE"),
+    (0.05, 0.200, "Invoice No: INV-2025-7"),
+    (0.05, 0.215, "Invoice date: 03.03.2025"),
+    (0.05, 0.300, "Consulting hours"), (0.80, 0.300, "1,000.00"),
+    (0.60, 0.40, "Subtotal"), (0.80, 0.40, "1,000.00"),
+    (0.60, 0.42, "VAT 19 %"), (0.80, 0.42, "190.00"),
+    (0.60, 0.44, "Total"), (0.80, 0.44, "1,190.00"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("issuer_ranker", [False, True])
+def test_a_company_name_right_below_the_buyers_block_is_the_issuer(issuer_ranker: bool) -> None:
+    fields = invoice_fields(_document(BUYER_ON_TOP), issuer_ranker=issuer_ranker).fields
+    assert fields["customer"].value == "Harbour Holdings Ltd"
+    assert fields["company"].value == "Kestrel Printing GmbH"
+
+
+# No invoice number printed (or it is lost: a photo's party block took it in), the order's
+# number after an order label and a number mark ("Pedido n.°"): the mark makes no invoice
+# number of the order's.
+ORDER_MARKED = [
+    (0.05, 0.05, "Suministros Ejemplo S.L."),
+    (0.05, 0.10, "Factura"),
+    (0.05, 0.14, "Fecha de factura: 31-10-2019"),
+    (0.05, 0.16, "Pedido n.°: PO-14769 del 10-09-2019"),
+    (0.60, 0.40, "Subtotal"), (0.80, 0.40, "100,00"),
+    (0.60, 0.42, "IVA 21 %"), (0.80, 0.42, "21,00"),
+    (0.60, 0.44, "Total"), (0.80, 0.44, "121,00"),
+]  # fmt: skip
+
+
+def test_an_order_labels_number_mark_does_not_make_the_invoice_number() -> None:
+    assert "number" not in invoice_fields(_document(ORDER_MARKED)).fields
+
+
+# A page total under a total label, then the summary under wordings no lexicon holds: the
+# tax's row prints its rate, rate x base = tax and base + tax = the amount printed below.
+RATED_ROW = [
+    (0.05, 0.05, "Supplier Trading Ltd"),
+    (0.60, 0.05, "Invoice No: INV-2024-34"),
+    (0.60, 0.07, "Invoice date: 10/02/2024"),
+    (0.05, 0.36, "Total per page:"), (0.80, 0.36, "£ 2,000.00"),
+    (0.60, 0.40, "Goods"), (0.80, 0.40, "£ 2,000.00"),
+    (0.60, 0.42, "Levy 5 %"), (0.80, 0.42, "£ 100.00"),
+    (0.60, 0.44, "Sum to pay"), (0.80, 0.44, "£ 2,100.00"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("ranker", [False, True])
+def test_a_tax_its_rows_rate_confirms_completes_the_sums(ranker: bool) -> None:
+    fields = invoice_fields(_document(RATED_ROW), ranker=ranker).fields
+    assert fields["subtotal"].value == "2000.00"
+    assert fields["tax"].value == "100.00"
+    assert fields["total"].value == "2100.00"
+
+
+# The document's date under a wording no lexicon holds; the only issue-date label opens the
+# print stamp in the footer (a clock time and a page number on its line).
+STAMPED_FOOTER = [
+    (0.05, 0.05, "Supplier Trading Ltd"),
+    (0.60, 0.05, "Invoice No: INV-2024-35"),
+    (0.60, 0.07, "Drawn up: 10.07.2024"),
+    (0.60, 0.40, "Subtotal"), (0.80, 0.40, "100.00"),
+    (0.60, 0.42, "VAT 20 %"), (0.80, 0.42, "20.00"),
+    (0.60, 0.44, "Total"), (0.80, 0.44, "120.00"),
+    (0.05, 0.95, "Date: 13.07.2024 Time: 23:52:48 Page 1"),
+]  # fmt: skip
+
+
+def test_a_clock_time_and_a_page_number_on_one_line_make_a_print_stamp() -> None:
+    assert print_stamp("Date: 13.07.2024 Time: 23:52:48 Page 1")
+    assert not print_stamp("Invoice date: 13.07.2024")
+
+
+@pytest.mark.parametrize("date_ranker", [False, True])
+def test_a_print_stamps_date_is_not_the_issue_date(date_ranker: bool) -> None:
+    fields = invoice_fields(_document(STAMPED_FOOTER), date_ranker=date_ranker).fields
+    assert fields["date"].value == "2024-07-10"
