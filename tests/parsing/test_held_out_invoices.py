@@ -5,7 +5,7 @@ from decimal import Decimal
 
 from renderkit.parsing._protocol import Document
 from renderkit.parsing.extract.classify import classify
-from renderkit.parsing.extract.constraints import period_dates, total_refusal
+from renderkit.parsing.extract.constraints import period_dates, total_floor, total_refusal
 from renderkit.parsing.extract.documents import extract_fields
 from renderkit.parsing.extract.invoice import invoice_fields
 from renderkit.parsing.extract.values import find_dates
@@ -101,10 +101,20 @@ def test_a_total_below_a_checked_line_amount_is_refused() -> None:
     assert "total" not in _fields(cells)
     for ranker in (False, True):
         assert "total" not in _extracted(cells, ranker=ranker), ranker
-    assert total_refusal(Decimal("6.00"), [Decimal("1000.00")]) is not None
-    assert total_refusal(Decimal("-1200.00"), [Decimal("1000.00")]) is None
+    floor = total_floor([Decimal("1000.00")], Decimal(0))
+    assert total_refusal(Decimal("6.00"), floor) is not None
+    assert total_refusal(Decimal("-1200.00"), floor) is None
     # An unchecked line (quantity x price != amount) sets no floor.
-    assert total_refusal(Decimal("6.00"), []) is None
+    assert total_floor([], Decimal(0)) is None
+    assert total_refusal(Decimal("6.00"), None) is None
+
+
+def test_a_discount_lowers_the_least_a_total_can_be_by_its_size_only() -> None:
+    # One line of 11.00 less a discount of 1.00: the total 10.00 is below the line.
+    floor = total_floor([Decimal("11.00")], Decimal("-1.00"))
+    assert floor == Decimal("10.00")
+    assert total_refusal(Decimal("10.00"), floor) is None
+    assert total_refusal(Decimal("9.99"), floor) is not None
 
 
 def test_a_tax_rate_cut_from_its_percent_sign_is_not_the_tax() -> None:

@@ -164,6 +164,23 @@ def _long_invoice() -> dict[str, Any]:
     }
 
 
+def _discounted_below_its_line() -> dict[str, Any]:
+    """One line and a discount, no tax: the total (¥10) is below the line's amount (¥11)."""
+    return {
+        "company_name": "Northwind Ltd",
+        "company_address": "12 Harbour Street\nBristol BS1 4XX",
+        "client_name": "Contoso GmbH",
+        "client_address": "4 Rue du Port\n69002 Lyon",
+        "invoice_number": "INV-2000-000",
+        "invoice_date": "2000-01-01",
+        "due_date": "2000-01-08",
+        "currency": "JPY",
+        "line_items": [{"description": "Brand", "quantity": 11.0, "unit_price": 1.0}],
+        "tax_rate": None,
+        "discount": 1.0,
+    }
+
+
 def _totals(data: dict[str, Any]) -> InvoiceTotals:
     """The renderer's own arithmetic: what the page prints."""
     return invoice_totals(
@@ -237,6 +254,7 @@ def _first_page_png(pdf: bytes, dpi: int = 300) -> bytes:
 )
 @given(data=invoices())
 @example(data=_long_invoice())
+@example(data=_discounted_below_its_line())
 async def test_every_header_field_and_line_item_of_a_rendered_invoice_pdf_comes_back_exactly(
     pool: ChromiumPool, data: dict[str, Any]
 ) -> None:

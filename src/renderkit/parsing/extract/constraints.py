@@ -15,7 +15,8 @@ candidate and its surroundings only (nothing here knows a vendor or a layout):
 - :func:`period_dates`: a date that opens or closes a period is not an issue date;
 - :func:`issue_date_refusal`: a date under a label naming an earlier document ("Original
   invoice date") is not the issue date;
-- :func:`total_refusal`: an amount below a checked line item's amount is not the total;
+- :func:`total_refusal`: an amount below a checked line item's amount, less any discount
+  printed (:func:`total_floor`), is not the total;
 - :func:`amounts_agree` and :func:`lines_agree`: subtotal - discount + tax = total and the line
   items sum to the subtotal, within rounding;
 - :func:`by_checksum`: of several identifiers, those whose check digits are right come first.
@@ -48,6 +49,7 @@ __all__ = [
     "number_refusal",
     "period_dates",
     "print_stamp",
+    "total_floor",
     "total_refusal",
 ]
 
@@ -210,17 +212,26 @@ def print_stamp(row: str) -> bool:
     return bool(_CLOCK.search(row)) and bool(_PAGE.search(row))
 
 
-def total_refusal(value: Decimal, checked_lines: Collection[Decimal]) -> str | None:
-    """Why ``value`` cannot be the invoice's total, or None.
+def total_floor(checked_lines: Collection[Decimal], discount: Decimal) -> Decimal | None:
+    """The least the invoice's total can be, or None where nothing bounds it.
 
     The total is the items' sum with tax added and a discount taken off, so it is never below
-    the largest line amount, and an amount that is (a count of hours or items printed with
-    decimals, a line's price) is some other figure. Only lines whose quantity x unit price =
-    amount held count (``checked_lines``): a misread line must not refuse the right total.
+    the largest line amount less the discount. Only lines whose quantity x unit price = amount
+    held count (``checked_lines``): a misread line must not refuse the right total.
+    ``discount``: the largest discount the document prints (0 for none).
     """
-    floor = max((a for a in checked_lines if a > 0), default=None)
+    top = max((a for a in checked_lines if a > 0), default=None)
+    return None if top is None else top - abs(discount)
+
+
+def total_refusal(value: Decimal, floor: Decimal | None) -> str | None:
+    """Why ``value`` cannot be the invoice's total, or None.
+
+    An amount below the total's ``floor`` (:func:`total_floor`: a count of hours or items
+    printed with decimals, a line's price) is some other figure.
+    """
     if floor is not None and abs(value) < floor:
-        return f"{value} is below the line amount {floor}"
+        return f"{value} is below the least the total can be, {floor}"
     return None
 
 

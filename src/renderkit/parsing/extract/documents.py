@@ -108,7 +108,7 @@ def extract_invoice(
     if total is not None and total is not invoice.fields.get("total"):
         # The receipt rules' total passed no layout check: a count of hours is refused.
         value = _decimal(total.value)
-        if value is not None and total_refusal(value, invoice.checked_lines) is not None:
+        if value is not None and total_refusal(value, invoice.total_floor) is not None:
             del found["total"]
     number = found.get("number")
     if number is not None and number is not invoice.fields.get("number"):

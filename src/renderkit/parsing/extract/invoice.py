@@ -25,6 +25,7 @@ from renderkit.parsing.extract.constraints import (
     number_refusal,
     period_dates,
     print_stamp,
+    total_floor,
     total_refusal,
 )
 from renderkit.parsing.extract.found import Found
@@ -126,13 +127,13 @@ class InvoiceFields:
     Attributes:
         fields: per field name, the value, its confidence and the lines it was read from.
         warnings: failed checks (arithmetic, checksums).
-        checked_lines: the amounts of the line items whose quantity x unit price = amount
-            held, the floor of any total (:func:`~.constraints.total_refusal`).
+        total_floor: the least any total can be (:func:`~.constraints.total_floor`), None
+            where nothing bounds it.
     """
 
     fields: dict[str, Found]
     warnings: tuple[str, ...] = ()
-    checked_lines: tuple[Decimal, ...] = ()
+    total_floor: Decimal | None = None
 
 
 def _line(value: Value | Segment) -> tuple[Line, ...]:
@@ -322,6 +323,16 @@ def _checked_lines(items: Sequence[LineItem]) -> list[Decimal]:
     return [i.amount for i in items if i.amount is not None and i.confidence >= 1.0]
 
 
+def _total_floor(
+    items: Sequence[LineItem], pairs: Sequence[KeyValue], number_format: NumberFormat
+) -> Decimal | None:
+    """The least the total can be: the largest checked line less the largest discount
+    printed (a discount can take the total below a line's amount)."""
+    quantities = frozenset(i.quantity for i in items if i.quantity is not None)
+    discounts = [abs(a) for a, _, _ in _amounts(pairs, "discount", number_format, quantities)]
+    return total_floor(_checked_lines(items), max(discounts, default=Decimal(0)))
+
+
 @attrs.frozen
 class _Adjustment:
     """What lies between the subtotal and the total besides the tax: a discount taken off, a
@@ -501,7 +512,7 @@ def _totals(
     before_balance = _before_balance(pairs, printed_amounts, _line_amounts(items))
     totals += [(value, _BEFORE_BALANCE, None) for value in sorted(before_balance)]
     # A "total" below a checked line's amount is a count of hours, a page or a price.
-    floor = _checked_lines(items)
+    floor = _total_floor(items, pairs, number_format)
     totals = [c for c in totals if total_refusal(c[0], floor) is None]
     printed_amounts = [p for p in printed_amounts if p.value > 0]
     if any(_with_decimals(c[0]) for c in subs + totals):
@@ -1024,7 +1035,7 @@ def _ranked_total(
     candidates, features = _total_candidates(reading)
     # A total is read under a total or amount-due label, as the rules read it; subtotals,
     # taxes and discounts are candidates only for what they say about the others.
-    floor = _checked_lines(reading.items)
+    floor = _total_floor(reading.items, reading.pairs, reading.number_format)
     totals = [
         i
         for i, c in enumerate(candidates)
@@ -1296,5 +1307,7 @@ def invoice_fields(
         )
         warnings += [w for item in items for w in item.warnings]
     return InvoiceFields(
-        fields=fields, warnings=tuple(warnings), checked_lines=tuple(_checked_lines(items))
+        fields=fields,
+        warnings=tuple(warnings),
+        total_floor=_total_floor(items, pairs, number_format),
     )
