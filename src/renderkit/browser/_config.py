@@ -67,10 +67,10 @@ class BrowserConfig:
             each slot gets a template browser of its own (with one warm page). Measured
             against False (docs/architecture.md, "Two browsers per local pool"): 4 clients
             at 2x make 1.35-1.6x the renders per second, a card alone is faster and costs
-            Chromium a quarter less CPU; the price is memory, a browser and a Playwright
-            driver more per slot beyond the first (at 2 slots, about 130-180 MiB of PSS
-            more once used). False keeps one template browser drawing on demand (its clock
-            is ``frame_rate_limit``).
+            Chromium a quarter less CPU; the price is memory, a browser more per slot beyond
+            the first (at 2 slots, about 30-80 MiB of PSS more once used; the pool's browsers
+            share one Playwright driver). False keeps one template browser drawing on demand
+            (its clock is ``frame_rate_limit``).
         extra_args: more Chromium flags (local mode).
         user: the account a locally launched Chromium runs as when the process is root
             (name or uid), with Chromium's sandbox on. ``None`` keeps root, which forces
