@@ -447,7 +447,8 @@ class ChromiumPool:
 class _PoolBrowser:
     """One browser of a pool and what serves renders on it: its lifecycle (launch, crash
     and hang relaunch, generations, egress proxy), its pages, and the watch over its
-    renders. A split pool has two, whose pages take leases from the pool's one scheduler."""
+    renders. A split pool has several (its template browsers and its page browser), whose
+    pages all take leases from the pool's one scheduler."""
 
     def __init__(
         self,

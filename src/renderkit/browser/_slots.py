@@ -270,7 +270,7 @@ class SlotPool(Generic[S]):
                         return slot
                     self._tasks.spawn(self._source.close_slot(slot, hung=False))
                     break
-            if len(self._idle) + self._warm_busy < self._slots:
+            if self.warm_pages < self._slots:
                 return await self._source.open_slot()
         while self._idle:
             slot = self._idle.pop()
