@@ -39,6 +39,7 @@ from renderkit.parsing.extract.values import find_dates
 from renderkit.parsing.lexicons import COLUMN_CONCEPTS, load_lexicon, load_terms, tokens
 
 __all__ = [
+    "CLOCK_TIME",
     "ROUNDING",
     "amount_refusal",
     "amounts_agree",
@@ -202,14 +203,15 @@ def issue_date_refusal(label: str) -> str | None:
     return None
 
 
-_CLOCK = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?::\d{2})?(?!\d)")
+#: A clock time ("23:52", "23:52:48"), as a print stamp and a row of dates print it.
+CLOCK_TIME = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?::\d{2})?(?!\d)")
 
 
 def print_stamp(row: str) -> bool:
     """Whether ``row`` is a print stamp: a clock time and a page number on one line ("Date:
     13.07.2024 Time: 23:52:48 Page 1"). Its date is when the page was printed, not when the
     invoice was issued, though a date label opens it."""
-    return bool(_CLOCK.search(row)) and bool(_PAGE.search(row))
+    return bool(CLOCK_TIME.search(row)) and bool(_PAGE.search(row))
 
 
 def total_floor(checked_lines: Collection[Decimal], discount: Decimal) -> Decimal | None:

@@ -83,14 +83,8 @@ def _number_words() -> dict[str, int]:
 
 @functools.cache
 def _definition() -> re.Pattern[str]:
-    forms = sorted(legal_forms(), key=len, reverse=True)
-    form = "|".join(re.escape(f).replace(r"\.", r"\.?") for f in forms)
-    word = _phrase_text("name_word")
-    return re.compile(
-        rf"(?P<name>(?:{word}\s+){{0,{_NAME_WORDS}}}?(?:[A-Z][\w&'’-]*,?\s+)?(?:{form}))(?![\w])"
-        # An optional description ("a Delaware corporation"), then the defined term.
-        + _phrase_text("defined_term"),
-    )
+    # A legal name, an optional description ("a Delaware corporation"), the defined term.
+    return re.compile(_legal_name().pattern + _phrase_text("defined_term"))
 
 
 def _below_title(name: str) -> str:

@@ -481,13 +481,16 @@ def _totals(
     items: Sequence[LineItem],
     printed_amounts: Sequence[Printed] = (),
     rows: Mapping[tuple[int, int], str] | None = None,
+    *,
+    floor: Decimal | None,
 ) -> tuple[dict[str, Found], list[str], bool, frozenset[Decimal]]:
     """Subtotal, tax and total, chosen so that they agree when any combination does (the
     third value: whether they do; the fourth: the totals that the amounts printed after them
     turn into a balance due, :func:`~.sums.total_before_balance`).
 
     ``printed_amounts`` holds negative amounts too (payments taken off a total); ``rows`` is
-    each row's text by (page, row), for the rates printed beside amounts.
+    each row's text by (page, row), for the rates printed beside amounts; ``floor``: the
+    least a total can be (:func:`_total_floor`).
 
     A discount printed between them (``-100.00``, ``(100.00)``) is taken off the subtotal, a
     shipping charge added to it: subtotal - discount + shipping + tax = total. When no labelled
@@ -512,7 +515,6 @@ def _totals(
     before_balance = _before_balance(pairs, printed_amounts, _line_amounts(items))
     totals += [(value, _BEFORE_BALANCE, None) for value in sorted(before_balance)]
     # A "total" below a checked line's amount is a count of hours, a page or a price.
-    floor = _total_floor(items, pairs, number_format)
     totals = [c for c in totals if total_refusal(c[0], floor) is None]
     printed_amounts = [p for p in printed_amounts if p.value > 0]
     if any(_with_decimals(c[0]) for c in subs + totals):
@@ -1018,6 +1020,7 @@ def _ranked_total(
     *,
     agreed: bool = False,
     before_balance: frozenset[Decimal] = frozenset(),
+    floor: Decimal | None,
 ) -> Found | None:
     """The total the learned ranker picks, its calibrated probability as the confidence.
 
@@ -1028,14 +1031,14 @@ def _ranked_total(
     likely right than wrong. A total the rules' arithmetic confirms (``agreed``) beats every
     candidate it does not confirm, and a rules' total that the balance printed after it
     confirms (``before_balance``) beats them all: the ranker's ``agrees`` holds within a cent,
-    so a balance after a rounding of one cent passes it.
+    so a balance after a rounding of one cent passes it. ``floor``: the least a total can be
+    (:func:`_total_floor`).
     """
     if rules is not None and Decimal(str(rules.value)) in before_balance:
         return rules
     candidates, features = _total_candidates(reading)
     # A total is read under a total or amount-due label, as the rules read it; subtotals,
     # taxes and discounts are candidates only for what they say about the others.
-    floor = _total_floor(reading.items, reading.pairs, reading.number_format)
     totals = [
         i
         for i, c in enumerate(candidates)
@@ -1264,16 +1267,22 @@ def invoice_fields(
 
     items = reading.items
     rows = {(layout.number, row.index): row.text for layout in layouts for row in layout.rows}
+    floor = _total_floor(items, pairs, number_format)
     totals, total_warnings, agreed, before_balance = _totals(
         pairs,
         number_format,
         items,
         printed_amounts(layouts, number_format, signed=True),
         rows,
+        floor=floor,
     )
     if ranker:
         ranked = _ranked_total(
-            reading, totals.get("total"), agreed=agreed, before_balance=before_balance
+            reading,
+            totals.get("total"),
+            agreed=agreed,
+            before_balance=before_balance,
+            floor=floor,
         )
         totals.pop("total", None)
         if ranked is not None:
@@ -1309,5 +1318,5 @@ def invoice_fields(
     return InvoiceFields(
         fields=fields,
         warnings=tuple(warnings),
-        total_floor=_total_floor(items, pairs, number_format),
+        total_floor=floor,
     )

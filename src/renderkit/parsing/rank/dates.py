@@ -14,13 +14,17 @@ date``) and reading use it alike.
 from __future__ import annotations
 
 import datetime
-import re
 from collections.abc import Sequence
 
 import attrs
 
 from renderkit.parsing._protocol import Line
-from renderkit.parsing.extract.constraints import issue_date_refusal, period_dates, print_stamp
+from renderkit.parsing.extract.constraints import (
+    CLOCK_TIME,
+    issue_date_refusal,
+    period_dates,
+    print_stamp,
+)
 from renderkit.parsing.extract.keyvalues import KeyValue, Value, where_weight
 from renderkit.parsing.extract.values import find_dates
 from renderkit.parsing.layout.model import PageLayout, Segment
@@ -39,7 +43,6 @@ __all__ = [
 _DATE_CONCEPTS = ("invoice_date", "due_date", "delivery_date")
 _CONCEPTS = (*_DATE_CONCEPTS, "none")
 _WHERE = ("inline", "right", "below")
-_CLOCK = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?::\d{2})?(?!\d)")
 # How many qualifying words count: beyond a few, a label is a sentence.
 _MAX_WORDS = 4
 
@@ -130,7 +133,7 @@ def date_candidates(
     out: list[DateCandidate] = []
     for layout in layouts:
         for row in layout.rows:
-            clock = bool(_CLOCK.search(row.text))
+            clock = bool(CLOCK_TIME.search(row.text))
             stamp = print_stamp(row.text)
             for segment in row.segments:
                 found = find_dates(segment.text, day_first=day_first)
