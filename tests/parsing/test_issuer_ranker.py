@@ -108,6 +108,32 @@ def test_the_buyers_block_stops_at_the_letterhead_below_it_and_is_never_the_issu
     assert _issuer(BUYER_FIRST, ranker=True) == "Tolvane Gardens"
 
 
+# The buyer named by a "Customer name:" label, spelled out, and abbreviated in its address
+# block below the seller's letterhead; the seller's name carries no legal form.
+BUYER_NAMED = [
+    (0.05, 0.03, "HALVERN TOOLS", 0.016),
+    (0.05, 0.06, "9 Forge Street", _TEXT),
+    (0.55, 0.06, "Customer name: ORBELL SUPPLY CORPORATION", _TEXT),
+    (0.05, 0.08, "Ashcombe KT1 4RR", _TEXT),
+    (0.55, 0.08, "Customer ID: C-2291", _TEXT),
+    (0.05, 0.13, "Orbell Supply Corp", _TEXT),
+    (0.05, 0.15, "1 Wharf Road", _TEXT),
+    *[(x, y + 0.05, t, h) for x, y, t, h in _BODY],
+]
+
+
+def test_a_buyer_named_by_its_label_is_no_issuer_however_its_legal_form_is_spelled() -> None:
+    document = _document(BUYER_NAMED)
+    layouts = layout_document(document)
+    (buyer,) = [p for p in parties(layouts, key_values(layouts)) if p.role == "customer"]
+    assert buyer.name == "ORBELL SUPPLY CORPORATION"
+    candidates, _ = invoice_issuer_candidates(document)
+    # Neither the labelled line nor the abbreviated name is a candidate.
+    assert [c.value for c in candidates if "rbell" in c.value.casefold()] == []
+    assert _issuer(BUYER_NAMED, ranker=True) == "HALVERN TOOLS"
+    assert _issuer(BUYER_NAMED, ranker=False) == "HALVERN TOOLS"
+
+
 def test_the_candidates_features_see_the_footer_line_the_mail_domain_and_containment() -> None:
     candidates, rows = invoice_issuer_candidates(_document(TRADE))
     named = {

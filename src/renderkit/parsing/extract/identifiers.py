@@ -18,6 +18,7 @@ __all__ = [
     "find_ibans",
     "find_vat_ids",
     "iban_checksum_ok",
+    "legal_form_spellings",
     "legal_forms",
     "valid_iban",
     "valid_vat_id",
@@ -34,6 +35,12 @@ def _ids() -> dict[str, Any]:
 def legal_forms() -> tuple[str, ...]:
     """Company legal-form suffixes (``GmbH``, ``SARL``, ``Ltd``...)."""
     return tuple(_ids()["legal_forms"]["suffixes"])
+
+
+def legal_form_spellings() -> dict[str, str]:
+    """Legal forms spelled out, lower case, each with its abbreviation (``corporation``:
+    ``corp``)."""
+    return dict(_ids()["legal_forms"]["spelled_out"])
 
 
 def valid_iban(value: str) -> bool:

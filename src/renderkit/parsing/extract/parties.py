@@ -22,12 +22,21 @@ import attrs
 
 from renderkit.parsing.extract.constraints import issuer_refusal
 from renderkit.parsing.extract.found import Found, clean
-from renderkit.parsing.extract.identifiers import legal_forms
+from renderkit.parsing.extract.identifiers import legal_form_spellings, legal_forms
 from renderkit.parsing.extract.keyvalues import KeyValue, find_labels
 from renderkit.parsing.layout.model import PageLayout, Segment
 from renderkit.parsing.lexicons import load_lexicon, load_terms, tokens
 
-__all__ = ["Party", "is_label", "issuer", "legal_form_at_end", "legal_names", "parties"]
+__all__ = [
+    "Party",
+    "buyer_names",
+    "is_label",
+    "issuer",
+    "legal_form_at_end",
+    "legal_names",
+    "name_key",
+    "parties",
+]
 
 _ROLES = ("seller", "customer")
 # A block ends where the gap to the next row exceeds this many text heights.
@@ -73,6 +82,37 @@ class Party:
     def text(self) -> str:
         """The block's text, one segment a line."""
         return "\n".join(s.text for s in (self.heading.hit.segment, *self.segments))
+
+
+@attrs.frozen
+class BuyerNames:
+    """The names printed in the buyer's blocks, compared as names (:func:`party_key`)."""
+
+    keys: frozenset[str]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and party_key(name) in self.keys
+
+
+def buyer_names(found: Sequence[Party]) -> BuyerNames:
+    """Every line of the buyer's blocks and each block's name: never the issuer, however the
+    page spells it ("Acme Corporation" in the block, "ACME CORP." elsewhere)."""
+    buyers = [p for p in found if p.role == "customer"]
+    names = [clean(s.text) for p in buyers for s in p.segments]
+    names += [p.name for p in buyers if p.name]
+    return BuyerNames(keys=frozenset(key for n in names if (key := party_key(n))))
+
+
+def name_key(text: str) -> str:
+    """``text`` compared as a name: case folded, every run of other characters one space."""
+    return " ".join(re.sub(r"[^\w]+", " ", text.casefold()).split())
+
+
+def party_key(name: str) -> str:
+    """``name`` as a party's names are compared (:func:`name_key`), a legal form spelled out
+    read as its abbreviation ("Corporation" as "Corp")."""
+    spellings = legal_form_spellings()
+    return " ".join(spellings.get(w, w) for w in name_key(name).split())
 
 
 def is_label(segment: Segment) -> bool:
@@ -270,8 +310,7 @@ def issuer(
         if party.role == "seller" and party.name and issuer_refusal(party.name) is None
     ][:1]
     buyers = [p for p in found if p.role == "customer"]
-    excluded = {clean(s.text) for p in buyers for s in p.segments}
-    excluded |= {p.name for p in buyers if p.name}
+    excluded = buyer_names(found)
     by_page = {layout.number: layout for layout in layouts}
     id_blocks = {
         id(block) for s in seller_ids if (block := by_page[s.page].block_of(s)) is not None

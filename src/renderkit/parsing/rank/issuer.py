@@ -22,7 +22,14 @@ import attrs
 
 from renderkit.parsing.extract.constraints import issuer_refusal
 from renderkit.parsing.extract.found import clean
-from renderkit.parsing.extract.parties import Party, is_label, legal_form_at_end, legal_names
+from renderkit.parsing.extract.parties import (
+    Party,
+    buyer_names,
+    is_label,
+    legal_form_at_end,
+    legal_names,
+    name_key,
+)
 from renderkit.parsing.layout.model import PageLayout, Segment
 
 __all__ = [
@@ -109,8 +116,7 @@ def issuer_candidates(
     """Every name the party rules could propose as the issuer, the buyer's and refused ones
     left out, merged by their text, in the order the rules would try them."""
     buyers = [p for p in found if p.role == "customer"]
-    excluded = {clean(s.text) for p in buyers for s in p.segments}
-    excluded |= {p.name for p in buyers if p.name}
+    excluded = buyer_names(found)
     by_page = {layout.number: layout for layout in layouts}
     id_blocks = {
         id(block) for s in seller_ids if (block := by_page[s.page].block_of(s)) is not None
@@ -183,11 +189,6 @@ def _extent(layout: PageLayout) -> tuple[float, float]:
     if not segments:
         return 1.0, 1.0
     return max(s.bbox[2] for s in segments) or 1.0, max(s.bbox[3] for s in segments) or 1.0
-
-
-def name_key(text: str) -> str:
-    """``text`` compared as a name: case folded, every run of other characters one space."""
-    return " ".join(re.sub(r"[^\w]+", " ", text.casefold()).split())
 
 
 def issuer_features(
