@@ -41,6 +41,15 @@ def test_the_line_closing_a_parenthesis_of_the_name_is_joined_even_when_read_fai
     assert found["address"] == "NO. 3, JALAN PASAR 50000 KUALA LUMPUR"
 
 
+def test_a_registration_number_read_without_its_letter_is_not_the_addresss_first_line() -> None:
+    # OCR lost the check letter and a figure of "(123456-K)": figures alone above the street.
+    found = _fields(["KEDAI MAJU TEGUH SDN BHD", "12 345-", "NO. 3, JALAN PASAR", "50000 KUALA"])
+    assert found["address"] == "NO. 3, JALAN PASAR 50000 KUALA"
+    # A post code alone still starts nothing it should not: it is kept inside the address.
+    found = _fields(["KEDAI MAJU TEGUH SDN BHD", "NO. 3, JALAN PASAR", "50000", "KUALA LUMPUR"])
+    assert found["address"].startswith("NO. 3, JALAN PASAR 50000")
+
+
 def test_a_parenthesis_closed_on_the_same_line_does_not_pull_in_the_next_one() -> None:
     found = _fields(["KEDAI ROTI (PUSAT) MAJU", "CAWANGAN (UTARA)", "NO. 3, JALAN PASAR"])
     assert found["company"] == "KEDAI ROTI (PUSAT) MAJU"

@@ -169,6 +169,17 @@ def _code_alone(text: str) -> bool:
     return bool(_CODE_ALONE.fullmatch(text.strip()))
 
 
+def _figures_only(text: str) -> bool:
+    """Whether ``text``, above the address, is figures and their separators with no letter and
+    no post code: a registration or phone number whose check letter or label OCR lost ("82
+    227-"), never an address's first line, which names its street or house ("NO. 7")."""
+    return (
+        not re.search(r"[^\W\d_]", text)
+        and bool(re.search(r"\d", text))
+        and not (_code_alone(text) or _postcode_line(text))
+    )
+
+
 def wrapped_number(previous: Line, line: Line, following: Sequence[Line]) -> bool:
     """Whether ``line`` is a house number alone that a street wrapped onto its own line: after
     the street's comma ("Via Mela," / "12") or right before the post code ("NO 7, JALAN MAWAR"
@@ -231,7 +242,7 @@ def _collect_address(lines: Sequence[Line], first: str | None = None) -> tuple[l
                 break
             continue
         if not picked and first is None:
-            if find_dates(text):
+            if find_dates(text) or _figures_only(text):
                 continue
             if line.text.lstrip()[:1] == "(" or _label_and_number(text, following):
                 continue  # "(Branch name)", "Outlet: 123"
