@@ -138,6 +138,23 @@ def test_a_valid_iban_is_reported_confidently_without_a_warning() -> None:
     assert result.warnings == ()
 
 
+def test_an_iban_wrapped_in_its_table_cell_is_read_whole_from_its_column() -> None:
+    # A bank-details table: the IBAN column wraps its value, and the next column's number sits
+    # on the row between its two parts.
+    cells = [
+        (0.05, 0.05, "Invoice INV-9"),
+        (0.05, 0.80, "Bank"), (0.40, 0.80, "IBAN"), (0.75, 0.80, "Account"),
+        (0.05, 0.82, "Example Bank"), (0.40, 0.82, "DE89 3704 0044 0532"), (0.75, 0.82, "555-0100"),
+        (0.40, 0.84, "0130 00"),
+    ]  # fmt: skip
+    assert _fields(cells)["iban"] == "DE89370400440532013000"
+    # Lines that only pass the checksum when joined, of a country whose length is unknown,
+    # are no IBAN ("QX52 3456 7890 1234 56" passes mod 97, but no country has that length).
+    cells[5:] = [(0.40, 0.82, "QX52 3456 7890 1234"), (0.75, 0.82, "555-0100"), (0.40, 0.84, "56")]
+    # (the labelled cell is still reported as a misread, capped, with its warning).
+    assert _fields(cells).get("iban") != "QX5234567890123456"
+
+
 def test_without_a_schema_an_invoice_reports_customer_due_date_and_bank_ids_when_found() -> None:
     from renderkit.parsing import LocalExtractor
 

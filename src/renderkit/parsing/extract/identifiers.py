@@ -66,12 +66,18 @@ def iban_checksum_ok(iban: str) -> bool:
 _IBAN = re.compile(r"(?<![A-Z0-9])([A-Z]{2}\d{2}(?:[ \u00a0]?[A-Z0-9]){10,30})", re.I)
 
 
-def find_ibans(text: str) -> list[tuple[str, int]]:
-    """Valid IBANs in ``text`` (without spaces) with their offsets, in order."""
+def find_ibans(text: str, *, known_countries: bool = False) -> list[tuple[str, int]]:
+    """Valid IBANs in ``text`` (without spaces) with their offsets, in order.
+
+    ``known_countries``: only IBANs of a country whose IBAN length is known, checked against
+    it (a prefix of unknown length passes the checksum alone one time in 97).
+    """
     out: list[tuple[str, int]] = []
     for match in _IBAN.finditer(text):
         raw = re.sub(r"\s", "", match.group(1)).upper()
         length = _ids()["iban_length"].get(raw[:2])
+        if known_countries and length is None:
+            continue
         # The pattern may run into the next word ("DE08 ... 90 BIC"): try the country's length.
         for size in [length] if length else range(len(raw), 14, -1):
             if size <= len(raw) and valid_iban(raw[:size]):

@@ -870,9 +870,20 @@ _IBAN_SHAPE = re.compile(r"[A-Z]{2}\d{2}[A-Z0-9]{8,30}")
 
 
 def _iban(
-    text: str, pairs: Sequence[KeyValue], customer_text: str
+    text: str, pairs: Sequence[KeyValue], customer_text: str, layouts: Sequence[PageLayout]
 ) -> tuple[Found | None, list[str]]:
     ibans = [i for i in find_ibans(text) if i[0] not in customer_text]
+    if not ibans:
+        # An IBAN wrapped in its table cell ("DE67 1004 8392 7221" / "8882 72"): the rows put
+        # the other columns' words between its parts, its block reads it whole. The checksum
+        # and the country's length keep a join of unrelated lines out.
+        blocks = (" ".join(s.text for s in b.segments) for lay in layouts for b in lay.blocks)
+        ibans = [
+            i
+            for t in blocks
+            for i in find_ibans(t, known_countries=True)
+            if i[0] not in customer_text
+        ]
     if ibans:
         labelled = _near_label(ibans, pairs, "iban")
         # A valid checksum makes a misread unlikely; the label says it is the payee's account.
@@ -1113,7 +1124,7 @@ def _seller(reading: _Reading, blocks: Sequence[Party]) -> _Seller:
     customer_text = re.sub(
         r"[\s.\-]", "", " ".join(p.text for p in blocks if p.role == "customer").upper()
     )
-    iban, iban_warnings = _iban(text, pairs, customer_text)
+    iban, iban_warnings = _iban(text, pairs, customer_text, layouts)
     vat, vat_warnings = _vat_id(text, pairs, blocks)
     ids = tuple(
         s

@@ -183,7 +183,7 @@ def _name_in(kv: KeyValue, segments: Sequence[Segment], pairs: Sequence[KeyValue
                 if _name_like(text):
                     return text
     if not kv.hit.whole:
-        # "Bill to: Contoso Ltd": the name follows the heading on its line.
+        # "Bill to: Acme Ltd": the name follows the heading on its line.
         rest = _name(kv.hit.segment.text[kv.hit.end :].lstrip(":：#- "))
         if _name_like(rest):
             return rest
