@@ -93,6 +93,26 @@ def test_a_referenced_invoices_date_under_a_longer_label_is_not_taken_for_the_is
     assert "03.03.2024" in " ".join(line.text for line in ranked.lines)
 
 
+# The letter's place and date, unlabelled, and a print stamp whose date, time and page number
+# are three segments of one row, the page number written "Seite: 1".
+STAMP_SPLIT = [
+    (0.05, 0.05, "Lieferant Handel GmbH"),
+    (0.60, 0.05, "Rechnungsnummer: 2024-88"),
+    (0.60, 0.07, "Bergstadt, den 01.11.2024"),
+    (0.05, 0.40, "Gesamtbetrag"), (0.80, 0.40, "1.200,00 EUR"),
+    (0.05, 0.90, "Datum: 30.10.2024"), (0.40, 0.90, "Zeit: 04:59:13"), (0.80, 0.90, "Seite: 1"),
+]  # fmt: skip
+
+
+def test_a_print_stamp_spread_over_its_row_is_no_issue_date_for_the_rules_or_the_ranker() -> None:
+    document = _document(STAMP_SPLIT)
+    candidates, _ = invoice_date_candidates(document)
+    (stamp,) = [c for c in candidates if c.value == dt.date(2024, 10, 30)]
+    assert stamp.stamp and issue_date_choices(candidates) == []
+    for ranker in (False, True):
+        assert invoice_fields(document, date_ranker=ranker).fields["date"].value == "2024-11-01"
+
+
 def test_without_an_issue_date_label_the_rules_reading_stays() -> None:
     document = _document(
         [

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from decimal import Decimal
 
 import attrs
@@ -174,16 +174,18 @@ def _issue_date_of(text: str, day_first: bool) -> datetime.date | None:
     return dates[0] if dates else None
 
 
-def _dates_earlier(kv: KeyValue, day_first: bool) -> bool:
+def _dates_earlier(kv: KeyValue, day_first: bool, stamped: Collection[tuple[int, int]]) -> bool:
     """Whether ``kv`` is an issue-date label naming an earlier document ("Original invoice
-    date", :func:`~.constraints.issue_date_refusal`): the words of its segment before the
-    first date count."""
+    date", :func:`~.constraints.issue_date_refusal`: the words of its segment before the
+    first date count) or opening a print stamp: its row, one of ``stamped`` (page, row),
+    prints a clock time and a page number beside the date ("Datum: 30.10.2024" | "Zeit:
+    04:59:13" | "Seite: 1", each a segment of its own)."""
     if kv.concept != "invoice_date":
         return False
+    if (kv.hit.segment.page, kv.hit.segment.row) in stamped:
+        return True
     text = kv.hit.segment.text
     dates = find_dates(text, day_first=day_first)
-    if print_stamp(text):
-        return True
     return issue_date_refusal(text[: dates[0][1]] if dates else text) is not None
 
 
@@ -1237,8 +1239,11 @@ def invoice_fields(
     number = _number(layouts, pairs, blocks, day_first)
     if number is not None:
         fields["number"] = number
+    stamped = {
+        (row.page, row.index) for layout in layouts for row in layout.rows if print_stamp(row.text)
+    }
     issued = _best(
-        [kv for kv in pairs if not _dates_earlier(kv, day_first)],
+        [kv for kv in pairs if not _dates_earlier(kv, day_first, stamped)],
         "invoice_date",
         lambda t: _issue_date_of(t, day_first),
     )

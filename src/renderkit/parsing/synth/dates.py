@@ -103,7 +103,8 @@ def other_dates(
             out["date_printed"] = (
                 f"{word} {show(day)} {clock} {page} 1"
                 if rng.random() < 0.5
-                else f"{date_word}: {show(day)} {time_word}: {clock} {page} 1"
+                # Labelled, every part takes its colon: "Datum: ... Zeit: ... Seite: 1".
+                else f"{date_word}: {show(day)} {time_word}: {clock} {page}: 1"
             )
         elif kind == "payment":
             # A payments table: its date column is headed by the bare date word.
