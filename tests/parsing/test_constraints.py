@@ -56,6 +56,24 @@ def test_decimals_or_a_currency_mark_make_any_number_an_amount() -> None:
     assert _refusal("3.00", frozenset({Decimal(3)})) is None
 
 
+def test_a_count_after_a_quantity_label_is_no_amount_even_with_decimals() -> None:
+    # Hours and weights are printed with decimals: only a currency mark makes them money.
+    assert _refusal("Total hours: 47.50") == "47.50 is a count"
+    assert _refusal("Summe Stunden 12.25") == "12.25 is a count"
+    assert _refusal("Total hours: EUR 47.50") is None
+    # The unit of a number before it prices that many: money.
+    assert _refusal("Total (2 hours): 150.00") is None
+    values = _fields(
+        [
+            (0.05, 0.05, "Invoice No: A-17"),
+            (0.05, 0.30, "Total hours: 47.00"),
+            (0.60, 0.40, "Sum to pay"), (0.80, 0.40, "£1,190.00"),
+            (0.60, 0.44, "Amount due"), (0.80, 0.44, "£1,190.00"),
+        ]
+    )  # fmt: skip
+    assert values["total"] == "1190.00"
+
+
 def test_a_year_beside_a_total_label_is_not_the_total() -> None:
     values = _fields(
         [

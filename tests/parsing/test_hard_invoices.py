@@ -89,7 +89,10 @@ def test_a_bare_number_after_a_quantity_label_is_a_count_not_an_amount(text: str
 
 
 def test_a_money_amount_after_a_quantity_label_is_not_refused() -> None:
-    assert _refusal("Total quantity: 89.00") is None
+    # Decimals alone do not make money of a count ("Total quantity: 89.00" counts items); a
+    # currency mark does.
+    assert _refusal("Total quantity: 89.00") is not None
+    assert _refusal("Total quantity: EUR 89.00") is None
 
 
 # The item count is printed beside a "Total" label, the goods value and the total under

@@ -95,8 +95,9 @@ def test_the_confidence_is_a_probability_monotone_in_the_score() -> None:
 
 
 # An invoice built to trip the label rules: "Total hours" is a total label too, its amount has
-# decimals, and no subtotal or tax line lets the arithmetic decide, so the rules take the first
-# of two equally strong labels: the hours.
+# decimals, and no subtotal or tax line lets the arithmetic decide, so the rules took the first
+# of two equally strong labels: the hours. The count constraint now refuses a number right
+# after a quantity label, decimals or not (constraints.amount_refusal), for both readers.
 HOURS = _page(
     [
         (0.05, 0.05, "Supplier Trading Ltd"),
@@ -112,7 +113,7 @@ HOURS = _page(
 
 def test_an_invoice_whose_hours_trip_the_label_rules_is_read_right_by_the_ranker() -> None:
     document = Document(mime_type="application/pdf", content=b"", pages=(HOURS,))
-    assert invoice_fields(document).fields["total"].value == "12.50"
+    assert invoice_fields(document).fields["total"].value == "1250.00"
     ranked = invoice_fields(document, ranker=True).fields["total"]
     assert ranked.value == "1250.00"
     assert 0.5 < ranked.confidence <= 1.0

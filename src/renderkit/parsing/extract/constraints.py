@@ -113,8 +113,11 @@ def amount_refusal(
         amount: the candidate.
         quantities: the quantities of the document's line items.
     """
-    if amount.decimals or amount.currency:
+    if amount.currency:
         return None
+    if amount.decimals:
+        # Hours and weights are printed with decimals too: "Total hours: 47.00" is a count.
+        return f"{amount.value} is a count" if _count_label(text[: amount.start]) else None
     value = amount.value
     if value == value.to_integral_value() and int(value) in _YEARS:
         return f"{value} is a year"
@@ -132,6 +135,20 @@ def amount_refusal(
     if _after_concept(text[: amount.start], "quantity"):
         return f"{value} is a count of items"
     return None
+
+
+def _count_label(text: str) -> bool:
+    """Whether ``text`` ends with a quantity label that labels what follows ("Total hours:",
+    "Menge"), not the unit of a number before it ("Total (2 hours):" prices two hours)."""
+    words = [t for t, _, _ in tokens(text)]
+    lexicon = load_lexicon()
+    return any(
+        c == "quantity"
+        and i + n == len(words)
+        and not (i > 0 and any(ch.isdigit() for ch in words[i - 1]))
+        for i in range(len(words))
+        for c, n in lexicon.match(words, i)
+    )
 
 
 def _after_concept(text: str, concept: str) -> bool:
