@@ -50,6 +50,30 @@ def test_a_registration_number_read_without_its_letter_is_not_the_addresss_first
     assert found["address"].startswith("NO. 3, JALAN PASAR 50000")
 
 
+def test_a_legal_form_ending_alone_on_the_next_line_completes_the_name() -> None:
+    # "KG" is too short to count as header text on its own, yet it ends "GmbH & Co. KG".
+    found = _fields(["Borvelt Handel GmbH & Co.", "KG", "HRB:106516", "Lindenweg 23", "80370 Ast"])
+    assert found["company"] == "Borvelt Handel GmbH & Co KG"
+
+
+def test_a_trade_word_in_the_singular_or_plural_opens_the_name_above_it() -> None:
+    # The region lists "HOLDINGS"; "Holding" alone before the form is no whole name either.
+    found = _fields(["Varnesk Installaties", "Holding B.V.", "(619591-V)", "Kade 9", "5423 ZA Ost"])
+    assert found["company"] == "Varnesk Installaties Holding B.V"
+
+
+def test_a_legal_form_is_never_repaired_into_a_vocabulary_word() -> None:
+    # "SRL" is one confusable letter from the place word "SRI": the form stays as printed.
+    found = _fields(["Quorvel", "Services SRL", "(659758-P)", "Rue Trail, 221", "8169 Orville"])
+    assert found["company"] == "Quorvel Services SRL"
+
+
+def test_a_street_run_into_its_house_number_above_a_post_code_starts_the_address() -> None:
+    # "Lindenweg12" looks like a till's label and number ("Outlet 12") but leads to the code.
+    found = _fields(["Drak & Sohn e.K.", "(1132690-W)", "Lindenweg12", "10310 Grixheim"])
+    assert found["address"] == "Lindenweg12 10310 Grixheim"
+
+
 def test_a_parenthesis_closed_on_the_same_line_does_not_pull_in_the_next_one() -> None:
     found = _fields(["KEDAI ROTI (PUSAT) MAJU", "CAWANGAN (UTARA)", "NO. 3, JALAN PASAR"])
     assert found["company"] == "KEDAI ROTI (PUSAT) MAJU"

@@ -22,6 +22,7 @@ __all__ = [
     "address_words",
     "agree_words",
     "fix_words",
+    "legal_form_words",
     "name_words",
     "split_run_together",
     "vocabulary",
@@ -47,8 +48,22 @@ def address_words() -> frozenset[str]:
 
 @functools.cache
 def name_words() -> frozenset[str]:
-    """Trade words of shop and company names (from the region files, read on first use)."""
-    return _single_words(region_words().trade_words)
+    """Trade words of shop and company names (from the region files, read on first use), in
+    the singular and the plural of the listed form ("HOLDING" and "HOLDINGS")."""
+    words = _single_words(region_words().trade_words)
+    return (
+        words
+        | {w[:-1] for w in words if w.endswith("S") and len(w) > 4}
+        | {f"{w}S" for w in words if not w.endswith("S")}
+    )
+
+
+@functools.cache
+def legal_form_words() -> frozenset[str]:
+    """The words of the legal forms, in capitals without their dots ("SRL", "GMBH", "BV"):
+    a name's form is never read as a vocabulary word one letter off ("SRL" is not "SRI")."""
+    words = (re.sub(r"\W", "", w.upper()) for f in region_words().legal_forms for w in f.split())
+    return frozenset(w for w in words if w)
 
 
 @functools.cache
@@ -78,18 +93,19 @@ def _styled(known: str, word: str) -> str:
     return known if sum(c.isupper() for c in word) > len(word) / 2 else known.title()
 
 
-def fix_words(text: str, vocabulary: frozenset[str]) -> str:
+def fix_words(text: str, vocabulary: frozenset[str], *, keep: frozenset[str] = frozenset()) -> str:
     """``text`` with near-miss words read as vocabulary words.
 
     A near miss is one confusable letter off, a confusable letter pair off ("PETALINCi"), or
-    the vocabulary word with accents added ("KÚALA").
+    the vocabulary word with accents added ("KÚALA"). Words of ``keep`` (in capitals) are
+    never changed.
     """
 
     def fix(match: re.Match[str]) -> str:
         word = match.group(0)
         upper = _fold(word).upper()
         capitals = sum(c.isupper() for c in word) >= len(word) - 1  # "PETALINCi"
-        if len(word) < 3 or not (capitals or word.istitle()):
+        if len(word) < 3 or not (capitals or word.istitle()) or upper in keep:
             return word
         if upper in vocabulary:
             return _styled(upper, word) if upper != word.upper() else word

@@ -211,14 +211,15 @@ def _label_and_number(text: str, following: str) -> bool:
 
     Two address lines have the same shape: a house-number mark and its number on a line of
     their own ("NO 52," over the street, "LOT 7"), and a street printed with its house number
-    after the name (as German, Dutch or Nordic addresses are, "Lindenweg 12") when the next
-    line opens with a post code, which a street line leads to and a till's label never.
+    after the name (as German, Dutch or Nordic addresses are, "Lindenweg 12", or "Lindenweg12"
+    where OCR lost the space) when the next line opens with a post code, which a street line
+    leads to and a till's label never.
     """
     if not labelled_number(text):
         return False
     if _house_number(text):
         return False
-    street = re.fullmatch(r"[A-Za-z][A-Za-z ]{1,30}\s\d{1,4}", text)
+    street = re.fullmatch(r"[A-Za-z][A-Za-z ]{1,30}\s?\d{1,4}", text)
     return not (
         street
         and (_rx().postcode.match(following) or _town_line(following) or _code_alone(following))

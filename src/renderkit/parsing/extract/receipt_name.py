@@ -18,6 +18,7 @@ from renderkit.parsing.extract.found import Found, clean
 from renderkit.parsing.extract.ocrfix import (
     agree_words,
     fix_words,
+    legal_form_words,
     name_words,
     split_run_together,
     vocabulary,
@@ -108,16 +109,24 @@ def _closing_line(used: Sequence[Line], lines: Sequence[Line]) -> Line | None:
     """
     if not _open_paren(" ".join(u.text for u in used)):
         return None
-    last = used[-1].words[-1]
-    for index, line in enumerate(lines[:-1]):
-        if any(w is last for w in line.words):
-            following = trim_line(lines[index + 1])
-            text = following.text
-            closes = text.find(")") >= 0 and (text.find("(") < 0 or text.find(")") < text.find("("))
-            letters = sum(c.isalpha() for c in text)
-            if closes and letters >= 3 and len(text.split()) <= 6 and not re.search(r"\d", text):
-                return following
-            return None
+    following = _line_after(used[-1], lines)
+    if following is None:
+        return None
+    text = following.text
+    closes = text.find(")") >= 0 and (text.find("(") < 0 or text.find(")") < text.find("("))
+    letters = sum(c.isalpha() for c in text)
+    if closes and letters >= 3 and len(text.split()) <= 6 and not re.search(r"\d", text):
+        return following
+    return None
+
+
+def _line_after(line: Line, lines: Sequence[Line]) -> Line | None:
+    """The line printed right after ``line`` among ``lines`` (all of the receipt's top lines,
+    however poorly read), trimmed; None when it is the last or not among them."""
+    last = line.words[-1]
+    for index, candidate in enumerate(lines[:-1]):
+        if any(w is last for w in candidate.words):
+            return trim_line(lines[index + 1])
     return None
 
 
@@ -172,6 +181,12 @@ def header_company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Foun
             ):
                 used.append(candidates[index + 1])
                 index += 1
+            elif (rest := _line_after(line, lines)) is not None and _form_goes_on(
+                text, clean(rest.text)
+            ):
+                # The form's end alone on its line ("... GmbH & Co." / "KG"): too short to
+                # count as header text, still the name's.
+                used.append(rest)
             name = strip_company(" ".join(clean(u.text) for u in used))
             if len(re.sub(r"\W", "", name)) >= 3:
                 return Found(value=name, confidence=strength, lines=tuple(used)), index
@@ -352,4 +367,4 @@ def repaired_name(name: str, page_words: Sequence[Word]) -> str:
     """A seller's name with OCR's slips undone: a word read better elsewhere on the page, a
     letter-spaced name read as one run, a trade or place word one letter off."""
     agreed = split_run_together(agree_words(name, page_words), name_words())
-    return fix_words(agreed, vocabulary())
+    return fix_words(agreed, vocabulary(), keep=legal_form_words())
