@@ -365,3 +365,13 @@ def test_the_obligations_of_this_agreement_elsewhere_bound_only_themselves() -> 
         "The obligations set forth in this Agreement shall continue for two (2) years.\n"
     )
     assert "term" not in contract_fields(text, ranker=True)
+
+
+def test_a_governing_place_broken_over_two_lines_is_read_whole() -> None:
+    text = (
+        "This Agreement is made as of May 1, 2020 by and between Quillon Moss Ltd. (the "
+        "“Discloser”) and Fenwick Tarn Inc. (the “Recipient”).\n"
+        "This Agreement shall be governed by and construed in accordance with the laws of England\n"
+        "and Wales, without regard to its conflict of laws principles.\n"
+    )
+    assert contract_fields(text)["jurisdiction"].value == "England and Wales"

@@ -526,7 +526,8 @@ def _opening_party(text: str) -> Found | None:
 
 @functools.cache
 def _governing() -> re.Pattern[str]:
-    place = "|".join(re.escape(p) for p in _places())
+    # A place's words may break over lines ("the laws of England\nand Wales").
+    place = "|".join(r"\s+".join(re.escape(w) for w in p.split()) for p in _places())
     return re.compile(_phrase_text("governing_law").replace("{place}", place), re.I)
 
 
@@ -542,7 +543,7 @@ def _jurisdiction(text: str) -> Found | None:
             best = (score, match.group("place"))
     if best is None or best[0] < 1:
         return None
-    place = best[1]
+    place = " ".join(best[1].split())
     for known in _places():
         if known.lower() == place.lower():
             place = known
