@@ -375,3 +375,17 @@ def test_a_governing_place_broken_over_two_lines_is_read_whole() -> None:
         "and Wales, without regard to its conflict of laws principles.\n"
     )
     assert contract_fields(text)["jurisdiction"].value == "England and Wales"
+
+
+def test_a_signature_block_wrapping_a_long_name_adds_no_party_of_its_last_line() -> None:
+    text = (
+        "In connection with a possible transaction, Harbor Lantern LLC (the “Disclosing "
+        "Party”) is prepared to make available to Quillon Moss Systems\nSystems AG (the "
+        "“Receiving Party”) certain information.\n"
+        "Harbor Lantern LLC\nBy: ______________\nName: Ada Quill\n\n"
+        "Quillon Moss Systems\nSystems AG\nBy: ______________\nName: Tom Reed\n"
+    )
+    assert contract_fields(text)["parties"].value == [
+        "Harbor Lantern LLC",
+        "Quillon Moss Systems Systems AG",
+    ]

@@ -315,11 +315,18 @@ def _capitalised(line: str) -> bool:
     ) and (sum(c.isupper() for c in line) >= sum(c.islower() for c in line))
 
 
-def _same_party(a: str, b: str) -> bool:
-    def key(name: str) -> str:
-        return re.sub(r"[\W_]+", " ", name.replace("&", " and ")).upper().strip()
+def _party_key(name: str) -> str:
+    return re.sub(r"[\W_]+", " ", name.replace("&", " and ")).upper().strip()
 
-    return key(a) == key(b)
+
+def _same_party(a: str, b: str) -> bool:
+    return _party_key(a) == _party_key(b)
+
+
+def _tail_of(a: str, b: str) -> bool:
+    """Whether name ``a`` is the last words of name ``b``: a signature block that wraps a
+    long name ("Acme Widget" / "Systems AG") read from its last line."""
+    return _party_key(b).endswith(" " + _party_key(a))
 
 
 def _names(found: Found | None) -> list[str]:
@@ -431,7 +438,7 @@ def _parties(text: str, *, opening: bool = True) -> Found | None:
         if not any(_same_party(name, o) for o in names):
             names.append(name)
     for name in _signature_parties(text):
-        if not any(_same_party(name, o) for o in names):
+        if not any(_same_party(name, o) or _tail_of(name, o) for o in names):
             names.append(name)
     if names:
         return Found(value=_with_self_signer(names, text)[:4], confidence=0.6)
