@@ -74,6 +74,14 @@ def test_a_street_run_into_its_house_number_above_a_post_code_starts_the_address
     assert found["address"] == "Lindenweg12 10310 Grixheim"
 
 
+def test_a_slogan_written_as_a_sentence_above_the_name_is_not_the_name() -> None:
+    found = _fields(["Kualiti terbaik di bandar", "MAJU RESTORAN ENTERPRISE", "NO 8, JALAN PASAR"])
+    assert found["company"] == "MAJU RESTORAN ENTERPRISE"
+    # A name of capitalised words is still a name.
+    found = _fields(["Brindel Werkstatt Nord", "Lindenweg 23", "80370 Ast"])
+    assert found["company"] == "Brindel Werkstatt Nord"
+
+
 def test_a_parenthesis_closed_on_the_same_line_does_not_pull_in_the_next_one() -> None:
     found = _fields(["KEDAI ROTI (PUSAT) MAJU", "CAWANGAN (UTARA)", "NO. 3, JALAN PASAR"])
     assert found["company"] == "KEDAI ROTI (PUSAT) MAJU"
