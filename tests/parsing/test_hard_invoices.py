@@ -195,6 +195,24 @@ def test_an_order_labels_number_mark_does_not_make_the_invoice_number() -> None:
     assert "number" not in invoice_fields(_document(ORDER_MARKED)).fields
 
 
+# The invoice's number under its label in the header column, and a sentence naming the order
+# it bills: the invoice word opens the sentence, the order's label and number mark follow.
+ORDER_IN_SENTENCE = [
+    (0.05, 0.05, "Lieferant Handel GmbH"),
+    (0.70, 0.05, "Rechnungsnummer"), (0.70, 0.07, "471102"),
+    (0.70, 0.09, "Rechnungsdatum: 05.03.2013"),
+    (0.05, 0.20, "Rechnung gemäß Bestellung Nr. 2013-471331"),
+    (0.60, 0.44, "Gesamtbetrag"), (0.80, 0.44, "121,00"),
+]  # fmt: skip
+
+
+def test_an_order_label_between_the_invoice_word_and_the_number_owns_the_number() -> None:
+    assert invoice_fields(_document(ORDER_IN_SENTENCE)).fields["number"].value == "471102"
+    # A figure before the order's label: the invoice label's own number, kept.
+    cells = [(0.05, 0.05, "Invoice No. INV-77 Order No. PO-12"), (0.60, 0.44, "Total")]
+    assert invoice_fields(_document(cells)).fields["number"].value == "INV-77"
+
+
 # A page total under a total label, then the summary under wordings no lexicon holds: the
 # tax's row prints its rate, rate x base = tax and base + tax = the amount printed below.
 RATED_ROW = [

@@ -676,6 +676,12 @@ def _title_number(layouts: Sequence[PageLayout], day_first: bool) -> Found | Non
                     for mark in range(index + 1, min(index + 4, len(words))):
                         if words[mark] not in terms.number_marks:
                             continue
+                        if any(
+                            c in _OTHER_NUMBERS
+                            for between in range(index + 1, mark)
+                            for c, _ in lexicon.match(words, between)
+                        ):
+                            break  # "Rechnung gemäß Bestellung Nr. ...": the order's number
                         after = mark + 1
                         while after < len(words) and words[after] in terms.number_marks:
                             after += 1
@@ -779,13 +785,23 @@ _OTHER_NUMBERS = ("order_number", "customer_number")
 
 
 def _other_number(kv: KeyValue, pairs: Sequence[KeyValue]) -> bool:
-    """Whether ``kv`` is an invoice-number label that only its number mark made one, after the
-    label of another number in its segment ("Pedido n.°: PO-14769": the order's number)."""
+    """Whether ``kv`` is an invoice-number label whose number is another's: its number mark
+    made it one after the label of another number in its segment ("Pedido n.°: PO-14769": the
+    order's number), or that label stands between it and any figure ("Rechnung gemäß
+    Bestellung Nr. 2013-4711": the order's number, the invoice's is printed elsewhere)."""
     if kv.concept != "invoice_number":
         return False
     segment = kv.hit.segment
     return any(
-        o.concept in _OTHER_NUMBERS and o.hit.segment == segment and o.hit.start < kv.hit.start
+        o.concept in _OTHER_NUMBERS
+        and o.hit.segment == segment
+        and (
+            o.hit.start < kv.hit.start
+            or (
+                o.hit.start >= kv.hit.end
+                and not re.search(r"\d", segment.text[kv.hit.end : o.hit.start])
+            )
+        )
         for o in pairs
     )
 
