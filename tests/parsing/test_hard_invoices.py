@@ -213,6 +213,26 @@ def test_an_order_label_between_the_invoice_word_and_the_number_owns_the_number(
     assert invoice_fields(_document(cells)).fields["number"].value == "INV-77"
 
 
+# A tax-free invoice whose tax breakdown prints the base under a tax label and its tax of
+# zero: subtotal = total, agreeing through the printed zero tax.
+ZERO_TAX = [
+    (0.05, 0.05, "Lieferant Handel GmbH"),
+    (0.60, 0.05, "Rechnungsnummer: R-88"),
+    (0.05, 0.40, "Umsatzsteuer bei"), (0.50, 0.40, "2000,00"), (0.65, 0.40, "0"),
+    (0.80, 0.40, "0,00"),
+    (0.45, 0.44, "Nettobetrag"), (0.80, 0.44, "2000,00"),
+    (0.45, 0.46, "Rechnungssumme ohne USt."), (0.80, 0.46, "2000,00"),
+    (0.45, 0.48, "Steuerbetrag"), (0.80, 0.48, "0,00"),
+    (0.45, 0.50, "Bruttosumme"), (0.80, 0.50, "2000,00"),
+]  # fmt: skip
+
+
+def test_a_printed_zero_tax_lets_the_subtotal_equal_the_total() -> None:
+    fields = invoice_fields(_document(ZERO_TAX)).fields
+    assert (fields["tax"].value, fields["total"].value) == ("0.00", "2000.00")
+    assert fields["tax"].confidence >= 0.9
+
+
 # A page total under a total label, then the summary under wordings no lexicon holds: the
 # tax's row prints its rate, rate x base = tax and base + tax = the amount printed below.
 RATED_ROW = [

@@ -543,9 +543,9 @@ def _totals(
         for t in taxes:
             for g in totals:
                 for d in adjustments:
-                    # Subtotal = total only when no tax is printed: otherwise one amount was
-                    # read twice.
-                    same = s[0] == g[0] and bool(printed)
+                    # Subtotal = total only when no tax is printed, or the tax taken is zero
+                    # ("Steuerbetrag 0,00"): otherwise one amount was read twice.
+                    same = s[0] == g[0] and bool(printed) and t[0] != 0
                     if s[0] > 0 and abs(s[0] - d.off + t[0] - g[0]) <= _CENT and not same:
                         score = s[1] + t[1] + g[1] + d.score
                         if best is None or score > best[0]:
