@@ -113,6 +113,34 @@ def test_a_print_stamp_spread_over_its_row_is_no_issue_date_for_the_rules_or_the
         assert invoice_fields(document, date_ranker=ranker).fields["date"].value == "2024-11-01"
 
 
+# The issue date under a wording no lexicon holds, and a payments table below the totals whose
+# bare "Date" column header is the only issue-date label of the page.
+PAYMENTS = [
+    (0.05, 0.05, "Supplier Trading Ltd"),
+    (0.60, 0.05, "Invoice No: INV-304"),
+    (0.60, 0.07, "Dated: 03.03.2024"),
+    (0.60, 0.40, "Total"), (0.80, 0.40, "1,200.00 EUR"),
+    (0.05, 0.50, "Date"), (0.40, 0.50, "Bank transfer"),
+    (0.05, 0.52, "05.04.2024"), (0.40, 0.52, "1,200.00 EUR"),
+]  # fmt: skip
+
+# A box at the top: the date and the amount due under their headers, the only date printed.
+DATE_AND_DUE = [
+    (0.05, 0.05, "Supplier Trading Ltd"),
+    (0.60, 0.05, "Date"), (0.80, 0.05, "Amount due"),
+    (0.60, 0.07, "03.03.2024"), (0.80, 0.07, "1,200.00 EUR"),
+]  # fmt: skip
+
+
+def test_a_payments_tables_date_column_is_no_issue_date_label() -> None:
+    for ranker in (False, True):
+        fields = invoice_fields(_document(PAYMENTS), date_ranker=ranker).fields
+        assert fields["date"].value == "2024-03-03", ranker
+        # Its label gone, the top box's date is still the first date of the page.
+        fields = invoice_fields(_document(DATE_AND_DUE), date_ranker=ranker).fields
+        assert fields["date"].value == "2024-03-03", ranker
+
+
 def test_without_an_issue_date_label_the_rules_reading_stays() -> None:
     document = _document(
         [

@@ -74,6 +74,7 @@ from renderkit.parsing.rank.candidates import (
 from renderkit.parsing.rank.dates import (
     DATE_FEATURES,
     DateCandidate,
+    column_dates,
     date_candidates,
     date_features,
     issue_date_choices,
@@ -1258,8 +1259,13 @@ def invoice_fields(
     stamped = {
         (row.page, row.index) for layout in layouts for row in layout.rows if print_stamp(row.text)
     }
+    columns = column_dates(layouts, pairs)
     issued = _best(
-        [kv for kv in pairs if not _dates_earlier(kv, day_first, stamped)],
+        [
+            kv
+            for kv in pairs
+            if not _dates_earlier(kv, day_first, stamped) and id(kv) not in columns
+        ],
         "invoice_date",
         lambda t: _issue_date_of(t, day_first),
     )

@@ -14,6 +14,7 @@ date``) and reading use it alike.
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Sequence
 
 import attrs
@@ -34,6 +35,7 @@ from renderkit.parsing.rank.candidates import labels_by_segment
 __all__ = [
     "DATE_FEATURES",
     "DateCandidate",
+    "column_dates",
     "date_candidates",
     "date_features",
     "issue_date_choices",
@@ -124,12 +126,45 @@ def _weight(where: str) -> float:
     return where_weight(Value(text="", where=where, page=1, bbox=(0.0, 0.0, 0.0, 0.0)))
 
 
+# A money amount: figures with two decimals, thousands grouped or not ("1.200,00", "75.50").
+_MONEY = re.compile(r"(?<![\d.,])\d{1,3}(?:[.,' ]?\d{3})*[.,]\d{2}(?![\d.,])")
+
+
+def column_dates(layouts: Sequence[PageLayout], pairs: Sequence[KeyValue]) -> frozenset[int]:
+    """The ids of the issue-date labels that head a column of a payments or items table: a
+    bare label ("Date", "Datum") with its date below, on a row that prints a money amount in
+    another segment ("05.04.2024 | Transfer | 1.200,00"). That date is a payment's or an
+    item's; the document's own date sits on a row of document numbers at most. Such a label
+    names no issue date, for the rules and the ranker alike (its date reads as unlabelled).
+    """
+    beside_money: set[tuple[int, tuple[float, float, float, float]]] = set()
+    for layout in layouts:
+        for row in layout.rows:
+            money = [bool(_MONEY.search(s.text)) and not find_dates(s.text) for s in row.segments]
+            for at, segment in enumerate(row.segments):
+                if any(m for i, m in enumerate(money) if i != at):
+                    beside_money.add((segment.page, segment.bbox))
+    out: set[int] = set()
+    for kv in pairs:
+        if kv.concept != "invoice_date" or not kv.hit.whole:
+            continue
+        # The value a reader takes: the label's first one that holds a date.
+        dated = next((v for v in kv.values if find_dates(v.text)), None)
+        if dated is None or dated.where != "below":
+            continue
+        if (dated.page, dated.bbox) in beside_money:
+            out.add(id(kv))
+    return frozenset(out)
+
+
 def date_candidates(
     layouts: Sequence[PageLayout], pairs: Sequence[KeyValue], day_first: bool
 ) -> list[DateCandidate]:
     """Every date printed in ``layouts``, each with the strongest date label it is the value
-    of (or none), in reading order."""
-    labelled = labels_by_segment(pairs, _DATE_CONCEPTS)
+    of (or none), in reading order. A label heading a table's date column
+    (:func:`column_dates`) labels nothing."""
+    columns = column_dates(layouts, pairs)
+    labelled = labels_by_segment([kv for kv in pairs if id(kv) not in columns], _DATE_CONCEPTS)
     out: list[DateCandidate] = []
     for layout in layouts:
         for row in layout.rows:
