@@ -134,6 +134,32 @@ def test_a_buyer_named_by_its_label_is_no_issuer_however_its_legal_form_is_spell
     assert _issuer(BUYER_NAMED, ranker=False) == "HALVERN TOOLS"
 
 
+# A legal name too long for one line of the letterhead, wrapped in the same type; then the
+# same letterhead with a slogan, written as a sentence, above a name that fits one line.
+WRAPPED = [
+    (0.05, 0.03, "Nordhalde Gegenseitige", 0.014),
+    (0.05, 0.048, "Versicherungsverein Bergstadt a.G.", 0.014),
+    (0.05, 0.09, "Am Markt 3", _TEXT),
+    (0.05, 0.11, "12345 Bergstadt", _TEXT),
+    *_BODY,
+]
+SLOGAN_SAME_TYPE = [
+    (0.05, 0.03, "Quality work since 1998", 0.014),
+    (0.05, 0.048, "Nordhalde Werkzeug GmbH", 0.014),
+    (0.05, 0.09, "Am Markt 3", _TEXT),
+    *_BODY,
+]
+
+
+def test_a_legal_name_wrapped_over_two_letterhead_lines_is_read_whole() -> None:
+    assert _issuer(WRAPPED, ranker=True) == (
+        "Nordhalde Gegenseitige Versicherungsverein Bergstadt a.G."
+    )
+    candidates, _ = invoice_issuer_candidates(_document(SLOGAN_SAME_TYPE))
+    assert all(not c.value.startswith("Quality work since 1998 ") for c in candidates)
+    assert _issuer(SLOGAN_SAME_TYPE, ranker=True) == "Nordhalde Werkzeug GmbH"
+
+
 def test_the_candidates_features_see_the_footer_line_the_mail_domain_and_containment() -> None:
     candidates, rows = invoice_issuer_candidates(_document(TRADE))
     named = {

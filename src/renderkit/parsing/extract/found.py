@@ -18,7 +18,7 @@ import attrs
 
 from renderkit.parsing._protocol import Line
 
-__all__ = ["Found", "clean"]
+__all__ = ["Found", "clean", "sentence_like"]
 
 
 @attrs.frozen(kw_only=True)
@@ -46,3 +46,11 @@ _JUNK_EDGES = " \t|:;.,_~—–-'\"“”‘’`*=+<>»«°^\\/{}[]!?"
 def clean(text: str) -> str:
     """``text`` without OCR debris at its ends and with single spaces."""
     return re.sub(r"\s+", " ", text).strip(_JUNK_EDGES)
+
+
+def sentence_like(text: str) -> bool:
+    """Whether ``text`` is written as a sentence, most of its words after the first in lower
+    case ("Quality service since 1998"): a slogan, never a name, which is printed in capitals
+    or with each word capitalised."""
+    words = [w for w in text.split() if w[:1].isalpha()]
+    return len(words) >= 3 and sum(w[:1].islower() for w in words[1:]) > (len(words) - 1) / 2

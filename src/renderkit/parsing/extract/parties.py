@@ -36,6 +36,7 @@ __all__ = [
     "legal_names",
     "name_key",
     "parties",
+    "party_name",
 ]
 
 _ROLES = ("seller", "customer")
@@ -179,16 +180,16 @@ def _name_in(kv: KeyValue, segments: Sequence[Segment], pairs: Sequence[KeyValue
     for pair in pairs:
         if pair.concept == "party_name" and pair.hit.segment in segments:
             for value in pair.values:
-                text = _name(value.text.lstrip(":： "))
+                text = party_name(value.text.lstrip(":： "))
                 if _name_like(text):
                     return text
     if not kv.hit.whole:
         # "Bill to: Acme Ltd": the name follows the heading on its line.
-        rest = _name(kv.hit.segment.text[kv.hit.end :].lstrip(":：#- "))
+        rest = party_name(kv.hit.segment.text[kv.hit.end :].lstrip(":：#- "))
         if _name_like(rest):
             return rest
     names = [
-        _name(s.text.lstrip(":： "))
+        party_name(s.text.lstrip(":： "))
         for s in segments
         if not is_label(s) and _name_like(clean(s.text.lstrip(":： ")))
     ]
@@ -258,7 +259,7 @@ def legal_form_at_end(text: str) -> bool:
     return any(m.end() >= len(raw.rstrip(".")) for m in _legal().finditer(raw))
 
 
-def _name(text: str) -> str:
+def party_name(text: str) -> str:
     """``text`` cleaned, keeping the dot of a legal form it ends with ("Inc.", "S.A.")."""
     name = clean(text)
     raw = text.rstrip()
@@ -279,7 +280,7 @@ def legal_names(layouts: Sequence[PageLayout]) -> list[tuple[str, Segment]]:
                     match = _legal().search(part)
                     if match is None:
                         continue
-                    name = _name(part[: match.end()])
+                    name = party_name(part[: match.end()])
                     if len(name) > 60 or sum(c.isalpha() for c in name) < 4:
                         continue
                     if len(name.split()) < 2:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from renderkit.parsing._protocol import Line, Word
-from renderkit.parsing.extract.found import Found, clean
+from renderkit.parsing.extract.found import Found, clean, sentence_like
 from renderkit.parsing.extract.ocrfix import (
     agree_words,
     fix_words,
@@ -268,16 +268,8 @@ def _placed_name(text: str) -> bool:
         or _labelled_line(text)
         or _few_letters(text)
         or _rx().address_word.match(text)
-        or _sentence(text)
+        or sentence_like(text)
     )
-
-
-def _sentence(text: str) -> bool:
-    """Whether ``text`` is written as a sentence, most of its words after the first in lower
-    case ("Quality service since 1998"): a slogan above the name, never the name, which a
-    till prints in capitals or with each word capitalised."""
-    words = [w for w in text.split() if w[:1].isalpha()]
-    return len(words) >= 3 and sum(w[:1].islower() for w in words[1:]) > (len(words) - 1) / 2
 
 
 def _few_letters(text: str) -> bool:

@@ -14,6 +14,7 @@ candidates at all.
 
 from __future__ import annotations
 
+import itertools
 import re
 import statistics
 from collections.abc import Sequence
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 import attrs
 
 from renderkit.parsing.extract.constraints import issuer_refusal
-from renderkit.parsing.extract.found import clean
+from renderkit.parsing.extract.found import clean, sentence_like
 from renderkit.parsing.extract.parties import (
     Party,
     buyer_names,
@@ -29,6 +30,7 @@ from renderkit.parsing.extract.parties import (
     legal_form_at_end,
     legal_names,
     name_key,
+    party_name,
 )
 from renderkit.parsing.layout.model import PageLayout, Segment
 
@@ -155,11 +157,40 @@ def issuer_candidates(
         if any(p.holds(segment) for p in buyers):
             continue
         add(name, segment, "legal_name")
-    for order, segment in enumerate(_top_texts(layouts, buyers)):
+    tops = _top_texts(layouts, buyers)
+    for order, segment in enumerate(tops):
         add(clean(segment.text), segment, "top_text", order)
+    for name, first in _wrapped_names(tops):
+        # A legal name printed over two lines of the letterhead: the name its first line opens.
+        add(name, first, "legal_name")
+        add(name, first, "top_text", tops.index(first))
     for name, segment in _footer_names(layouts, buyers):
         add(name, segment, "footer")
     return list(merged.values())
+
+
+def _wrapped_names(tops: Sequence[Segment]) -> list[tuple[str, Segment]]:
+    """Legal names broken over two top lines ("Acme Mutual" / "Insurance Society a.G."): a line
+    without figures or a legal form, right above a line in the same type and at the same left
+    edge that ends in a legal form and does not repeat its words (a logo's word above the name
+    is no part of it). Each with the segment of its first line."""
+    out: list[tuple[str, Segment]] = []
+    for upper, lower in itertools.pairwise(tops):
+        if lower.page != upper.page or lower.row != upper.row + 1:
+            continue
+        height = max(upper.height, lower.height)
+        same_type = min(upper.height, lower.height) >= 0.85 * height
+        aligned = abs(upper.bbox[0] - lower.bbox[0]) <= height
+        close = lower.bbox[1] - upper.bbox[3] <= height
+        first, second = clean(upper.text), party_name(lower.text)
+        if not (same_type and aligned and close and legal_form_at_end(lower.text)):
+            continue
+        if re.search(r"\d", first + second) or legal_form_at_end(first) or sentence_like(first):
+            continue  # a slogan above the name is no part of it
+        if set(name_key(first).split()) <= set(name_key(second).split()):
+            continue
+        out.append((f"{first} {second}", upper))
+    return out
 
 
 def _footer_names(
