@@ -14,7 +14,6 @@ date``) and reading use it alike.
 from __future__ import annotations
 
 import datetime
-import re
 from collections.abc import Sequence
 
 import attrs
@@ -27,7 +26,7 @@ from renderkit.parsing.extract.constraints import (
     print_stamp,
 )
 from renderkit.parsing.extract.keyvalues import KeyValue, Value, where_weight
-from renderkit.parsing.extract.values import find_dates
+from renderkit.parsing.extract.values import find_amounts, find_dates
 from renderkit.parsing.layout.model import PageLayout, Segment
 from renderkit.parsing.lexicons import tokens
 from renderkit.parsing.rank.candidates import labels_by_segment
@@ -126,10 +125,6 @@ def _weight(where: str) -> float:
     return where_weight(Value(text="", where=where, page=1, bbox=(0.0, 0.0, 0.0, 0.0)))
 
 
-# A money amount: figures with two decimals, thousands grouped or not ("1.200,00", "75.50").
-_MONEY = re.compile(r"(?<![\d.,])\d{1,3}(?:[.,' ]?\d{3})*[.,]\d{2}(?![\d.,])")
-
-
 def column_dates(layouts: Sequence[PageLayout], pairs: Sequence[KeyValue]) -> frozenset[int]:
     """The ids of the issue-date labels that head a column of a payments or items table: a
     bare label ("Date", "Datum") with its date below, on a row that prints a money amount in
@@ -140,7 +135,8 @@ def column_dates(layouts: Sequence[PageLayout], pairs: Sequence[KeyValue]) -> fr
     beside_money: set[tuple[int, tuple[float, float, float, float]]] = set()
     for layout in layouts:
         for row in layout.rows:
-            money = [bool(_MONEY.search(s.text)) and not find_dates(s.text) for s in row.segments]
+            # A money amount: decimals or a currency mark, in a segment holding no date.
+            money = [bool(find_amounts(s.text)) and not find_dates(s.text) for s in row.segments]
             for at, segment in enumerate(row.segments):
                 if any(m for i, m in enumerate(money) if i != at):
                     beside_money.add((segment.page, segment.bbox))
