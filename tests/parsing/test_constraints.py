@@ -63,6 +63,7 @@ def test_a_count_after_a_quantity_label_is_no_amount_even_with_decimals() -> Non
     assert _refusal("Total hours: EUR 47.50") is None
     # The unit of a number before it prices that many: money.
     assert _refusal("Total (2 hours): 150.00") is None
+    assert _refusal("Total (2 hours): 150") is None
     values = _fields(
         [
             (0.05, 0.05, "Invoice No: A-17"),

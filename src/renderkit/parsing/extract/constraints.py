@@ -115,9 +115,10 @@ def amount_refusal(
     """
     if amount.currency:
         return None
+    counted = _count_label(text[: amount.start])
     if amount.decimals:
         # Hours and weights are printed with decimals too: "Total hours: 47.00" is a count.
-        return f"{amount.value} is a count" if _count_label(text[: amount.start]) else None
+        return f"{amount.value} is a count" if counted else None
     value = amount.value
     if value == value.to_integral_value() and int(value) in _YEARS:
         return f"{value} is a year"
@@ -132,32 +133,21 @@ def amount_refusal(
         return f"{value} is a page number"
     if value in quantities:
         return f"{value} is a quantity of the line items"
-    if _after_concept(text[: amount.start], "quantity"):
+    if counted:
         return f"{value} is a count of items"
     return None
 
 
 def _count_label(text: str) -> bool:
-    """Whether ``text`` ends with a quantity label that labels what follows ("Total hours:",
-    "Menge"), not the unit of a number before it ("Total (2 hours):" prices two hours)."""
+    """Whether ``text`` ends with a quantity label that labels what follows ("Total quantity:",
+    "Summe Menge", "Total hours:": read beside a total label, a count, not money), not the
+    unit of a number before it ("Total (2 hours):" prices two hours)."""
     words = [t for t, _, _ in tokens(text)]
     lexicon = load_lexicon()
     return any(
         c == "quantity"
         and i + n == len(words)
         and not (i > 0 and any(ch.isdigit() for ch in words[i - 1]))
-        for i in range(len(words))
-        for c, n in lexicon.match(words, i)
-    )
-
-
-def _after_concept(text: str, concept: str) -> bool:
-    """Whether ``text`` ends with a lexicon label of ``concept``: "Total quantity: 89",
-    "Summe Menge: 12" read beside a total label count items, not money."""
-    words = [t for t, _, _ in tokens(text)]
-    lexicon = load_lexicon()
-    return any(
-        c == concept and i + n == len(words)
         for i in range(len(words))
         for c, n in lexicon.match(words, i)
     )
