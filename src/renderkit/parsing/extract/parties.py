@@ -85,7 +85,7 @@ class Party:
         return "\n".join(s.text for s in (self.heading.hit.segment, *self.segments))
 
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class BuyerNames:
     """The names printed in the buyer's blocks, compared as names (:func:`party_key`)."""
 
