@@ -233,6 +233,28 @@ def test_a_printed_zero_tax_lets_the_subtotal_equal_the_total() -> None:
     assert fields["tax"].confidence >= 0.9
 
 
+# An item table whose header runs two cells into one segment ("Anzahl Beschreibung"), so no
+# table is read; its amount column's header is a total word ("Gesamt") over the first line.
+# The sum is under a wording no lexicon holds.
+MERGED_HEADER = [
+    (0.05, 0.05, "Lieferant Handel GmbH"),
+    (0.60, 0.05, "Rechnungsnummer: R-9"),
+    (0.05, 0.30, "Pos"), (0.12, 0.30, "Anzahl Beschreibung"), (0.55, 0.30, "Einzelpreis"),
+    (0.80, 0.30, "Gesamt"),
+    (0.05, 0.32, "1"), (0.12, 0.32, "20"), (0.20, 0.32, "Wartung"), (0.55, 0.32, "1.142,72"),
+    (0.80, 0.32, "22.854,40"),
+    (0.05, 0.34, "2"), (0.12, 0.34, "1"), (0.20, 0.34, "Kabelsatz"), (0.55, 0.34, "1.446,68"),
+    (0.80, 0.34, "1.446,68"),
+    (0.55, 0.40, "Zu begleichen"), (0.80, 0.40, "24.301,08 EUR"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("ranker", [False, True])
+def test_a_column_header_row_labels_no_total_even_when_its_table_is_not_read(ranker: bool) -> None:
+    fields = invoice_fields(_document(MERGED_HEADER), ranker=ranker).fields
+    assert fields.get("total") is None or fields["total"].value != "22854.40"
+
+
 # A page total under a total label, then the summary under wordings no lexicon holds: the
 # tax's row prints its rate, rate x base = tax and base + tax = the amount printed below.
 RATED_ROW = [

@@ -51,7 +51,7 @@ from renderkit.parsing.extract.shaped import (
 )
 from renderkit.parsing.extract.summary_columns import AMOUNT_CONCEPTS, summary_columns
 from renderkit.parsing.extract.sums import Printed, printed_amounts, total_before_balance
-from renderkit.parsing.extract.tables import LineItem, find_tables, table_rows
+from renderkit.parsing.extract.tables import LineItem, column_header_rows, find_tables, table_rows
 from renderkit.parsing.extract.values import CURRENCY_SYMBOLS, find_dates
 from renderkit.parsing.fill.confidence import failed_check
 from renderkit.parsing.layout.model import PageLayout, Segment, layout_document
@@ -988,7 +988,8 @@ def _reading(document: Document, layouts: Sequence[PageLayout] | None) -> _Readi
     text = "\n".join(row.text for layout in layouts for row in layout.rows)
     number_format = detect_format(row.text for layout in layouts for row in layout.rows)
     tables = find_tables(layouts, number_format)
-    header_rows = {(t.page, t.header_row) for t in tables}
+    # A row of column labels heads columns whether or not its table was read.
+    header_rows = {(t.page, t.header_row) for t in tables} | column_header_rows(layouts)
     # A shipping label in the item table is an item's description ("Shipping costs | 12,00"):
     # its amount is in the line sum already, and is no charge on top of it.
     body_rows = {(t.page, row.index) for t in tables for row in t.rows}

@@ -20,7 +20,7 @@ from renderkit.parsing.extract.numbers import NumberFormat, find_money
 from renderkit.parsing.layout.model import PageLayout, Row, Segment
 from renderkit.parsing.lexicons import COLUMN_CONCEPTS, Lexicon, load_lexicon, tokens
 
-__all__ = ["LineItem", "Table", "find_tables", "table_rows"]
+__all__ = ["LineItem", "Table", "column_header_rows", "find_tables", "table_rows"]
 
 # Rows further below the previous row than this many text heights end the table.
 _GAP = 4.0
@@ -108,6 +108,26 @@ def _header(row: Row) -> dict[str, tuple[float, float]] | None:
     if numeric >= 1 and len(columns) >= 3 and "description" in columns:
         return columns
     return None
+
+
+def column_header_rows(layouts: Sequence[PageLayout]) -> set[tuple[int, int]]:
+    """The (page, row) of every row that heads item columns, a table found or not: three
+    column labels or more, one of them a number's ("Pos | Anzahl Beschreibung | Einzelpreis |
+    Gesamt", two cells run into one segment). Its labels head columns; none of them labels the
+    value below it ("Gesamt" over the first line's amount is no invoice total)."""
+    lexicon = load_lexicon()
+    out: set[tuple[int, int]] = set()
+    for layout in layouts:
+        for index, row in enumerate(layout.rows):
+            concepts = {
+                hit.concept
+                for segment in row.segments
+                for hit in find_labels(segment, lexicon)
+                if hit.concept in COLUMN_CONCEPTS
+            }
+            if len(concepts) >= 3 and any(c in concepts for c in _NUMERIC):
+                out.add((layout.number, index))
+    return out
 
 
 def _stops(row: Row) -> bool:
