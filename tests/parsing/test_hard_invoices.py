@@ -13,8 +13,10 @@ from renderkit.parsing.extract.constraints import (
     issuer_refusal,
     print_stamp,
 )
+from renderkit.parsing.extract.documents import extract_invoice
 from renderkit.parsing.extract.invoice import invoice_fields
 from renderkit.parsing.extract.numbers import find_money
+from renderkit.parsing.rank.switches import Rankers
 
 from .test_invoice import _page
 
@@ -253,6 +255,26 @@ MERGED_HEADER = [
 def test_a_column_header_row_labels_no_total_even_when_its_table_is_not_read(ranker: bool) -> None:
     fields = invoice_fields(_document(MERGED_HEADER), ranker=ranker).fields
     assert fields.get("total") is None or fields["total"].value != "22854.40"
+
+
+# A count of hours printed under a total word in French, a stamp's word read into its line,
+# and the sums under wordings no lexicon holds: the receipt rules' "Total" line is a count too.
+HOURS_FR = [
+    (0.05, 0.05, "Fournisseur Services SARL"),
+    (0.60, 0.05, "N° facture: F-2026-9"),
+    (0.05, 0.40, "Total COPIE heures: 139,50"),
+    (0.60, 0.46, "Somme à régler"), (0.80, 0.46, "30 091,08 €"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("rankers", [Rankers(), Rankers(total=False)])
+def test_hours_under_a_total_word_are_no_total_in_any_language_nor_for_the_receipt_rules(
+    rankers: Rankers,
+) -> None:
+    assert _refusal("Total heures: 139,50") is not None
+    assert _refusal("Totale ore: 12,25") is not None
+    fields = extract_invoice(_document(HOURS_FR), day_first=True, rankers=rankers).fields
+    assert fields.get("total") is None or fields["total"].value != "139.50"
 
 
 # A page total under a total label, then the summary under wordings no lexicon holds: the

@@ -16,10 +16,16 @@ from typing import Protocol
 import attrs
 
 from renderkit.parsing._protocol import Document
-from renderkit.parsing.extract.constraints import issuer_refusal, number_refusal, total_refusal
+from renderkit.parsing.extract.constraints import (
+    amount_refusal,
+    issuer_refusal,
+    number_refusal,
+    total_refusal,
+)
 from renderkit.parsing.extract.contract import contract_fields
 from renderkit.parsing.extract.found import Found
 from renderkit.parsing.extract.invoice import invoice_fields
+from renderkit.parsing.extract.numbers import detect_format, find_money
 from renderkit.parsing.extract.receipt import receipt_fields
 from renderkit.parsing.extract.values import find_currency, find_dates, find_emails, find_phones
 from renderkit.parsing.rank.switches import RULES_ONLY, Rankers
@@ -106,9 +112,13 @@ def extract_invoice(
     _refuse_names(found)
     total = found.get("total")
     if total is not None and total is not invoice.fields.get("total"):
-        # The receipt rules' total passed no layout check: a count of hours is refused.
+        # The receipt rules' total passed no layout check: a count of hours is refused, below
+        # the lines' floor or after a quantity label ("Total hours: 139,50").
         value = _decimal(total.value)
-        if value is not None and total_refusal(value, invoice.total_floor) is not None:
+        line = " ".join(x.text for x in total.lines)
+        if value is not None and (
+            total_refusal(value, invoice.total_floor) is not None or _counted(line, value)
+        ):
             del found["total"]
     number = found.get("number")
     if number is not None and number is not invoice.fields.get("number"):
@@ -117,6 +127,16 @@ def extract_invoice(
         if number_refusal(str(number.value), line, inline=True) is not None:
             del found["number"]
     return Extracted(fields=found, warnings=invoice.warnings)
+
+
+def _counted(line: str, value: Decimal) -> bool:
+    """Whether ``value`` is printed in ``line`` as a count: an amount the constraints refuse
+    (constraints.amount_refusal), a quantity label right before it."""
+    number_format = detect_format([line])
+    return any(
+        a.value == value and amount_refusal(line, a) is not None
+        for a in find_money(line, number_format)
+    )
 
 
 def _decimal(value: object) -> Decimal | None:

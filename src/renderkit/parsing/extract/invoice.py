@@ -1069,11 +1069,15 @@ def _ranked_total(
         return rules
     candidates, features = _total_candidates(reading)
     # A total is read under a total or amount-due label, as the rules read it; subtotals,
-    # taxes and discounts are candidates only for what they say about the others.
+    # taxes and discounts are candidates only for what they say about the others. An amount
+    # the constraints refuse (a year, a count after a quantity label) is none, as for the
+    # rules.
     totals = [
         i
         for i, c in enumerate(candidates)
-        if c.concept in ("total", "amount_due") and total_refusal(c.value, floor) is None
+        if c.concept in ("total", "amount_due")
+        and not c.refused
+        and total_refusal(c.value, floor) is None
     ]
     if not totals:
         return rules
