@@ -355,14 +355,13 @@ class ChromiumPool:
         return await self._run(self._pages, tenant, timeout, work)
 
     async def _check_page_url(self, url: str) -> tuple[IPAddress, ...]:
-        """Refuse ``url`` as the egress proxy would; the addresses vetted when a local proxy
-        will connect its page (none in remote mode or with private networks allowed, where no
-        proxy runs)."""
-        proxied = self.config.cdp_url is None and not self.config.allow_private_network
-        if proxied and urlsplit(url).scheme in ("http", "https"):
-            return await self._policy.resolve(url)
-        await self._policy.check(url)
-        return ()
+        """Refuse ``url`` as the egress proxy would, and give the addresses the check vetted
+        (the same one lookup either way), for a context's door to connect to; a policy that
+        allows private networks vets none (and no proxy runs then)."""
+        if self._policy.allow_private or urlsplit(url).scheme not in ("http", "https"):
+            await self._policy.check(url)
+            return ()
+        return await self._policy.resolve(url)
 
     async def _inject(
         self,

@@ -24,7 +24,6 @@ from renderkit.parsing.extract.constraints import (
     lines_agree,
     number_refusal,
     period_dates,
-    print_stamp,
     total_floor,
     total_refusal,
 )
@@ -78,6 +77,7 @@ from renderkit.parsing.rank.dates import (
     date_candidates,
     date_features,
     issue_date_choices,
+    stamped_rows,
 )
 from renderkit.parsing.rank.issuer import (
     ISSUER_FEATURES,
@@ -1261,9 +1261,7 @@ def invoice_fields(
     number = _number(layouts, pairs, blocks, day_first)
     if number is not None:
         fields["number"] = number
-    stamped = {
-        (row.page, row.index) for layout in layouts for row in layout.rows if print_stamp(row.text)
-    }
+    stamped = stamped_rows(layouts)
     columns = column_dates(layouts, pairs)
     issued = _best(
         [

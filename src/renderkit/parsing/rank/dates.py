@@ -38,6 +38,7 @@ __all__ = [
     "date_candidates",
     "date_features",
     "issue_date_choices",
+    "stamped_rows",
 ]
 
 # The label concepts whose values are date candidates; "none": a date under no such label.
@@ -153,6 +154,15 @@ def column_dates(layouts: Sequence[PageLayout], pairs: Sequence[KeyValue]) -> fr
     return frozenset(out)
 
 
+def stamped_rows(layouts: Sequence[PageLayout]) -> frozenset[tuple[int, int]]:
+    """The (page, row) of every print stamp
+    (:func:`~renderkit.parsing.extract.constraints.print_stamp`): its date, time and page
+    number printed as one segment or as several of one row."""
+    return frozenset(
+        (row.page, row.index) for layout in layouts for row in layout.rows if print_stamp(row.text)
+    )
+
+
 def date_candidates(
     layouts: Sequence[PageLayout], pairs: Sequence[KeyValue], day_first: bool
 ) -> list[DateCandidate]:
@@ -161,11 +171,12 @@ def date_candidates(
     (:func:`column_dates`) labels nothing."""
     columns = column_dates(layouts, pairs)
     labelled = labels_by_segment([kv for kv in pairs if id(kv) not in columns], _DATE_CONCEPTS)
+    stamped = stamped_rows(layouts)
     out: list[DateCandidate] = []
     for layout in layouts:
         for row in layout.rows:
             clock = bool(CLOCK_TIME.search(row.text))
-            stamp = print_stamp(row.text)
+            stamp = (row.page, row.index) in stamped
             for segment in row.segments:
                 found = find_dates(segment.text, day_first=day_first)
                 labels = labelled.get((segment.page, segment.bbox), [])
@@ -203,9 +214,8 @@ def _candidate(
         extra = _words(hit.segment.text[: hit.start]) + _words(segment.text[begin:start])
         if where != "inline":
             extra += _words(hit.segment.text[hit.end :])
-        # The label's words, those before it and those between it and the date: "Original
-        # invoice date", "Date of the original invoice".
-        if where != "inline":
+            # The label's words, those before it and those between it and the date:
+            # "Original invoice date", "Date of the original invoice".
             label = f"{hit.segment.text} {label}"
     return DateCandidate(
         value=value,
