@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import attrs
@@ -55,6 +55,17 @@ def site() -> Iterator[LocalServer]:
         yield server
 
 
+@pytest.fixture
+async def proxy(lookups: Lookups) -> AsyncIterator[EgressProxy]:
+    """A started egress proxy for the allowed networks, its lookups seen by ``lookups``."""
+    started = EgressProxy(ALLOWED)
+    await started.start()
+    try:
+        yield started
+    finally:
+        await started.aclose()
+
+
 async def _get(proxy_port: int, site: LocalServer, host: str = "page.test") -> bytes:
     reader, writer = await asyncio.open_connection("127.0.0.1", proxy_port)
     target = f"http://{host}:{site.port}/"
@@ -67,83 +78,58 @@ async def _get(proxy_port: int, site: LocalServer, host: str = "page.test") -> b
 
 
 async def test_a_door_looks_a_host_up_once_for_all_its_contexts_connections(
-    lookups: Lookups, site: LocalServer
+    lookups: Lookups, site: LocalServer, proxy: EgressProxy
 ) -> None:
-    proxy = EgressProxy(ALLOWED)
-    await proxy.start()
-    try:
-        door = await proxy.door()
-        statuses = [await _get(door.port, site) for _ in range(3)]
-    finally:
-        await proxy.aclose()
+    door = await proxy.door()
+    statuses = [await _get(door.port, site) for _ in range(3)]
     assert statuses == [b"HTTP/1.0 200 OK"] * 3
     assert lookups.hosts == ["page.test"]
     assert site.hits == ["/"] * 3
 
 
 async def test_another_context_and_the_browsers_own_listener_look_the_host_up_themselves(
-    lookups: Lookups, site: LocalServer
+    lookups: Lookups, site: LocalServer, proxy: EgressProxy
 ) -> None:
-    proxy = EgressProxy(ALLOWED)
-    await proxy.start()
-    try:
-        first, second = await proxy.door(), await proxy.door()
-        await _get(first.port, site)
-        await _get(second.port, site)  # nothing one context vetted serves another
-        await _get(proxy.port, site)
-        await _get(proxy.port, site)  # the browser's own traffic: every request looked up
-    finally:
-        await proxy.aclose()
+    first, second = await proxy.door(), await proxy.door()
+    await _get(first.port, site)
+    await _get(second.port, site)  # nothing one context vetted serves another
+    await _get(proxy.port, site)
+    await _get(proxy.port, site)  # the browser's own traffic: every request looked up
     assert lookups.hosts == ["page.test"] * 4
     assert site.hits == ["/"] * 4
 
 
 async def test_a_door_connects_to_the_address_it_vetted_first_whatever_the_name_answers_later(
-    lookups: Lookups, site: LocalServer
+    lookups: Lookups, site: LocalServer, proxy: EgressProxy
 ) -> None:
     # A rebinding name: allowed first, then a private address the policy refuses. The door
     # keeps connecting to the vetted address; a new context's door refuses the new answer.
     lookups.answers.extend(["127.0.0.1", "10.1.2.3"])
-    proxy = EgressProxy(ALLOWED)
-    await proxy.start()
-    try:
-        door = await proxy.door()
-        kept = [await _get(door.port, site) for _ in range(2)]
-        other = await proxy.door()
-        refused = await _get(other.port, site)
-    finally:
-        await proxy.aclose()
+    door = await proxy.door()
+    kept = [await _get(door.port, site) for _ in range(2)]
+    other = await proxy.door()
+    refused = await _get(other.port, site)
     assert kept == [b"HTTP/1.0 200 OK"] * 2
     assert refused == b"HTTP/1.1 403 Forbidden"
     assert other.refused_since(0) == ["page.test"]
 
 
 async def test_a_refused_host_is_not_remembered_and_is_looked_up_again(
-    lookups: Lookups, site: LocalServer
+    lookups: Lookups, site: LocalServer, proxy: EgressProxy
 ) -> None:
     lookups.answers.extend(["10.1.2.3", "127.0.0.1"])
-    proxy = EgressProxy(ALLOWED)
-    await proxy.start()
-    try:
-        door = await proxy.door()
-        statuses = [await _get(door.port, site) for _ in range(2)]
-    finally:
-        await proxy.aclose()
+    door = await proxy.door()
+    statuses = [await _get(door.port, site) for _ in range(2)]
     assert statuses == [b"HTTP/1.1 403 Forbidden", b"HTTP/1.0 200 OK"]
     assert lookups.hosts == ["page.test"] * 2
 
 
 async def test_a_door_told_the_vetted_address_of_its_pages_host_looks_nothing_up(
-    lookups: Lookups, site: LocalServer
+    lookups: Lookups, site: LocalServer, proxy: EgressProxy
 ) -> None:
-    proxy = EgressProxy(ALLOWED)
-    await proxy.start()
-    try:
-        door = await proxy.door()
-        door.remember(f"http://Page.Test.:{site.port}/path", [ipaddress.ip_address("127.0.0.1")])
-        status = await _get(door.port, site)
-    finally:
-        await proxy.aclose()
+    door = await proxy.door()
+    door.remember(f"http://Page.Test.:{site.port}/path", [ipaddress.ip_address("127.0.0.1")])
+    status = await _get(door.port, site)
     assert status == b"HTTP/1.0 200 OK"
     assert lookups.hosts == []
 
