@@ -169,7 +169,7 @@ def _compound_places() -> re.Pattern[str]:
 _CLAUSE_END = re.compile(r"\.\s+(?:[A-Z][a-z]|\d{1,2}\.\s)")
 # A sentence's end inside what was read as a name ("between the parties. 4. Affiliates"): a
 # lower-case word's full stop (a legal form's abbreviation is capitalised).
-_SENTENCE_IN_NAME = re.compile(r"[a-z]{3,}\.\s+(?:[A-Z][a-z]|\d{1,2}\.\s)")
+_SENTENCE_IN_NAME = re.compile(r"[a-z]{3,}" + _CLAUSE_END.pattern)
 # After a party's defined term, a comma then a capitalised word: the next party of a list.
 _LISTED_AFTER_TERM = re.compile(r"\)\s*,\s*(?:and\s+)?(?:the\s+)?(?=[A-Z])")
 
