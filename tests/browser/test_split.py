@@ -85,6 +85,35 @@ async def test_a_template_browser_with_begin_frame_capture_draws_only_the_frames
         assert not set(BEGIN_FRAME_CONTROL) & set(_flags(pool.page_browser_pid))
 
 
+NEW_HEADLESS = "/usr/bin/chromium"
+
+
+@pytest.mark.skipif(not Path(NEW_HEADLESS).exists(), reason="needs Debian's chromium package")
+async def test_a_pool_on_new_headless_chromium_renders_cards_without_begin_frame_control() -> None:
+    # Only the headless shell has HeadlessExperimental.beginFrame: new-headless Chromium
+    # accepts the flag, then every capture failed with "'beginFrame' wasn't found".
+    config = BrowserConfig(executable_path=NEW_HEADLESS, slots=2, begin_frame_capture=True)
+    async with ChromiumPool(config) as pool:
+        await _both(pool)
+        result = await render_image(
+            {"template": "og-card", "scale": 1, "data": {"title": "New headless"}}, browser=pool
+        )
+        assert open_image(result.content).size == (1200, 630)
+        pids = pool.template_browser_pids
+        assert len(pids) == 2  # the pool keeps one template browser per slot
+        for pid in pids:
+            assert pid is not None
+            assert not set(BEGIN_FRAME_CONTROL) & set(_flags(pid))
+            assert UNLIMITED_FRAMES in _flags(pid)
+        # Each template browser was launched once with the flags, then once without, and
+        # never again.
+        assert pool.launches == 4
+        await render_image(
+            {"template": "og-card", "scale": 1, "data": {"title": "Again"}}, browser=pool
+        )
+        assert pool.launches == 4
+
+
 CARDS = [
     ("og-card", "gradient", 1),
     ("og-card", "dark", 2),

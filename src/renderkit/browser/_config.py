@@ -21,7 +21,8 @@ class BrowserConfig:
 
     Attributes:
         executable_path: the Chromium binary for local mode (:data:`DEFAULT_CHROMIUM`; Debian's
-            ``/usr/bin/chromium``, new headless mode, works too, at about twice the cost).
+            ``/usr/bin/chromium``, new headless mode, works too, at about twice the cost and
+            without begin-frame control, which only the headless shell has).
         cdp_url: connect to this existing browser (``ws://`` or ``http://host:port``) instead
             of launching one: remote mode, for a browser fleet.
         slots: renders running at once (one browser context each). About one per core.

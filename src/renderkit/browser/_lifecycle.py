@@ -143,17 +143,44 @@ class BrowserLifecycle:
             if self.browser is not None and self.browser.is_connected():
                 return self.browser
             await self._teardown()
-            self.browser = browser = await self._connect()
-            self._generation += 1
-            self.launches += 1
-            generation = self._generation
-            # A dead browser fails its renders at once rather than at their timeouts.
-            browser.on("disconnected", lambda _: self._on_lost(generation))
-            try:
-                self._probe = await browser.new_browser_cdp_session()
-            except PlaywrightError:  # a remote endpoint without the Browser domain
-                self._probe = None
+            browser = await self._launch()
+            if self._begin_frame and not await self._has_begin_frame_control():
+                # Begin-frame control (``HeadlessExperimental``) is the headless shell's
+                # alone: new-headless Chromium (/usr/bin/chromium) takes the flag and then
+                # fails every capture. Such a browser is relaunched once without the flags
+                # and draws on demand as a template browser without begin-frame control
+                # does; the pool keeps its shape.
+                logger.info("the %s is not the headless shell: no begin-frame control", self.role)
+                self._begin_frame = False
+                await self._teardown()
+                browser = await self._launch()
             return browser
+
+    async def _launch(self) -> PlaywrightBrowser:
+        """Launch or connect to a browser as the next generation (under ``_lock``)."""
+        self.browser = browser = await self._connect()
+        self._generation += 1
+        self.launches += 1
+        generation = self._generation
+        # A dead browser fails its renders at once rather than at their timeouts.
+        browser.on("disconnected", lambda _: self._on_lost(generation))
+        try:
+            self._probe = await browser.new_browser_cdp_session()
+        except PlaywrightError:  # a remote endpoint without the Browser domain
+            self._probe = None
+        return browser
+
+    async def _has_begin_frame_control(self) -> bool:
+        """Whether the browser is the headless shell (Chromium's old headless mode), the
+        one build with begin-frame control: it names itself "HeadlessChrome", where new
+        headless names itself "Chrome"."""
+        if self._probe is None:
+            return False
+        try:
+            version = await self._probe.send("Browser.getVersion")
+        except PlaywrightError:
+            return False
+        return str(version.get("product", "")).startswith("HeadlessChrome/")
 
     async def reset(self, generation: int) -> None:
         """Tear down the browser of ``generation``; the next :meth:`ensure` replaces it."""
