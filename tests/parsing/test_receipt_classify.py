@@ -49,3 +49,14 @@ def test_one_till_cue_alone_does_not_make_a_receipt() -> None:
 def test_payment_terms_rule_out_a_till_receipt() -> None:
     text = "INVOICE\nCASH 20.00\nCHANGE 7.50\nPayment terms: 30 days net"
     assert not till_receipt(text)
+
+
+def test_an_invoices_bank_details_outweigh_keywords_it_shares_with_receipts() -> None:
+    # "Tax Invoice", a quantity column, a total and a rounding line score as a receipt's
+    # keywords; no receipt prints a buyer block or an IBAN.
+    text = (
+        "Tax Invoice\nDoc. code: 4711\nBilled to\nNorthwind Traders\n"
+        "Pos Item Qty Rate Amount\n1 Cable set 1 1281.89 1281.89\n"
+        "Total charge 1281.89\nRounding -0.02\nIBAN no: GB71 MIYU 3186 1939 5931 38\n"
+    )
+    assert classify(text)[0] == "invoice"

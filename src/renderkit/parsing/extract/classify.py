@@ -12,7 +12,7 @@ import re
 import tomllib
 from importlib import resources
 
-from renderkit.parsing.extract.receipt import till_receipt
+from renderkit.parsing.extract.receipt import prints_invoice_label, till_receipt
 
 __all__ = ["classify"]
 
@@ -49,8 +49,12 @@ def classify(text: str) -> tuple[str, float]:
     best = scores[kind]
     if best < 3:
         return "other", 0.5
-    ordered = sorted(scores.values(), reverse=True)
-    margin = (ordered[0] - ordered[1]) / ordered[0]
+    if kind == "receipt" and scores["invoice"] >= 3 and prints_invoice_label(text):
+        # Keywords both share (a total, a quantity column, a rounding line, "Tax Invoice")
+        # can outweigh an invoice's own, but a receipt prints no due date, bank details or
+        # "Bill to" block: the invoice's labels decide, as they do against the till cues.
+        kind = "invoice"
+    margin = abs(scores[kind] - max(v for k, v in scores.items() if k != kind)) / best
     if kind == "invoice" and till_receipt(text):
         # Tills print "TAX INVOICE" over receipts; how it was paid decides, not the title.
         return "receipt", round(min(1.0, 0.5 + margin), 3)

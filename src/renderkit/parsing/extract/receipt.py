@@ -372,6 +372,12 @@ def _invoice_label(text: str) -> bool:
     )
 
 
+def prints_invoice_label(text: str) -> bool:
+    """Whether a line of ``text`` opens with a label only invoices print: a due date, payment
+    terms, bank details, a buyer block's label of two words or more."""
+    return any(_invoice_label(clean(x)) for x in text.splitlines() if x.strip())
+
+
 def till_receipt(text: str) -> bool:
     """Whether ``text`` reads as a till receipt, whatever its title ("TAX INVOICE" included).
 
@@ -380,9 +386,9 @@ def till_receipt(text: str) -> bool:
     it prints a buyer block, a due date, terms or bank details. Two till cues and no invoice
     label make a receipt.
     """
-    lines = [clean(x) for x in text.splitlines() if x.strip()]
-    if any(_invoice_label(x) for x in lines):
+    if prints_invoice_label(text):
         return False
+    lines = [clean(x) for x in text.splitlines() if x.strip()]
     amounts = {i for i, x in enumerate(lines) if find_amounts(fix_ocr_digits(x))}
     cues = {
         "paid": any(i in amounts and _rx().cash.search(x) for i, x in enumerate(lines)),
