@@ -184,3 +184,36 @@ def test_other_dates_are_printed_only_when_asked_and_sets_without_them_are_uncha
         for text in shown:
             assert html.escape(text, quote=True) in page, (doc.id, text)
             assert doc.printed["date"] != text
+
+
+# The issue date under a wording no lexicon holds, after a delivery date whose label claims
+# the row's dates to its right, an order's date, a period and before a due date's.
+UNKNOWN_WORDING = [
+    (0.05, 0.05, "Supplier Trading Ltd"),
+    (0.05, 0.20, "Delivery date: 03.08.2024"),
+    (0.40, 0.20, "Doc code: 2024/29717"),
+    (0.70, 0.20, "Drawn up on: 13.08.2024"),
+    (0.05, 0.22, "Order no: PO-67426 of 10.08.2024"),
+    (0.05, 0.24, "Service 01.07.2024 - 31.07.2024"),
+    (0.05, 0.26, "Settle by: 27.08.2024"),
+    (0.05, 0.40, "Total"), (0.80, 0.40, "1,200.00 EUR"),
+]  # fmt: skip
+
+
+def test_an_issue_date_under_an_unknown_wording_is_the_first_date_no_other_label_claims() -> None:
+    for ranker in (False, True):
+        fields = invoice_fields(_document(UNKNOWN_WORDING), date_ranker=ranker).fields
+        assert fields["date"].value == "2024-08-13", ranker
+        assert fields["date"].confidence == 0.5
+
+
+def test_this_invoices_own_number_before_its_date_does_not_claim_the_date() -> None:
+    document = _document(
+        [
+            (0.05, 0.05, "Supplier Trading Ltd"),
+            (0.05, 0.20, "Invoice # RE-20240813/508 drawn up on 13.08.2024"),
+            (0.05, 0.22, "Delivery date: 03.08.2024"),
+            (0.05, 0.40, "Total"), (0.80, 0.40, "1,200.00 EUR"),
+        ]
+    )  # fmt: skip
+    assert invoice_fields(document).fields["date"].value == "2024-08-13"

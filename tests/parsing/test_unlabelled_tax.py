@@ -49,3 +49,49 @@ def test_a_weakly_labelled_tax_keeps_its_label_and_line() -> None:
     tax = invoice_fields(document).fields["tax"]
     assert tax.value == "19.00"
     assert [w.text for line in tax.lines for w in line.words] == ["plus", "sales", "tax", "19", "%"]
+
+
+# Every summary wording unknown and one line item (no table read): the rate on the tax's row
+# names its base, and base + tax is printed below.
+NO_KNOWN_SUMMARY_LABEL = _page(
+    [
+        (0.05, 0.05, "Supplier Trading Ltd"),
+        (0.60, 0.05, "Invoice No: INV-2024-98"),
+        (0.05, 0.30, "1"), (0.20, 0.30, "2 Consulting hours"),
+        (0.65, 0.30, "1121.79"), (0.85, 0.30, "2243.58"),
+        (0.60, 0.40, "Sum of items"), (0.80, 0.40, "£ 2243.58"),
+        (0.60, 0.42, "Levy 5 %"), (0.80, 0.42, "£ 112.18"),
+        (0.60, 0.44, "Sum to pay"), (0.80, 0.44, "£ 2355.76"),
+    ]
+)  # fmt: skip
+
+
+def test_a_rate_on_an_unlabelled_tax_row_names_the_subtotal_the_total_completes() -> None:
+    document = Document(mime_type="application/pdf", content=b"", pages=(NO_KNOWN_SUMMARY_LABEL,))
+    fields = invoice_fields(document).fields
+    assert fields["subtotal"].value == "2243.58"
+    assert fields["tax"].value == "112.18"
+    assert fields["total"].value == "2355.76"
+
+
+# The tax's label and rate lost under a stamp, the total under a wording of its own: the tax
+# is 21 % of the subtotal and subtotal + tax is printed. A round 10 % of it that no total
+# completes is no tax.
+NO_RATE_PRINTED = _page(
+    [
+        (0.05, 0.05, "Supplier Trading Ltd"),
+        (0.60, 0.05, "Invoice No: INV-2024-99"),
+        (0.05, 0.30, "Deposit held 244.05"),
+        (0.60, 0.40, "Subtotal"), (0.80, 0.40, "2,440.50"),
+        (0.60, 0.42, "RECEIVED"), (0.80, 0.42, "512.51"),
+        (0.60, 0.44, "Sum to pay"), (0.80, 0.44, "2,953.01"),
+    ]
+)  # fmt: skip
+
+
+def test_an_unlabelled_amount_at_a_standard_rate_of_the_subtotal_is_its_tax() -> None:
+    document = Document(mime_type="application/pdf", content=b"", pages=(NO_RATE_PRINTED,))
+    fields = invoice_fields(document).fields
+    assert fields["subtotal"].value == "2440.50"
+    assert fields["tax"].value == "512.51"
+    assert fields["total"].value == "2953.01"

@@ -175,6 +175,57 @@ def _issue_date_of(text: str, day_first: bool) -> datetime.date | None:
     return dates[0] if dates else None
 
 
+def _unlabelled_issue_date(reading: _Reading) -> datetime.date | None:
+    """The issue date of an invoice whose issue-date label no lexicon holds ("Dated:",
+    "Ausgestellt am"): its first date that nothing else claims.
+
+    A date under a due or delivery date's label, a period's start or end, a date after an
+    order's or a customer's number ("Order no: PO-4711 of 10/08/2020"), an earlier
+    document's date and a print stamp's each say what they are. With no date left, the
+    first date that is not an earlier document's nor a print stamp's.
+    """
+    day_first = reading.day_first
+    candidates = date_candidates(reading.layouts, reading.pairs, day_first)
+    # An earlier document's date is no issue date, wherever it stands.
+    refused = {c.value for c in candidates if c.earlier or c.stamp}
+    others = [kv for kv in reading.pairs if kv.concept in _OTHER_NUMBERS]
+    free = next(
+        (
+            c.value
+            for c in candidates
+            if c.value not in refused and not _claimed(c, others, day_first)
+        ),
+        None,
+    )
+    if free is not None:
+        return free
+    dates = find_dates(reading.text, day_first=day_first)
+    return next((d for d, _, _ in dates if d not in refused), None)
+
+
+def _claimed(candidate: DateCandidate, others: Sequence[KeyValue], day_first: bool) -> bool:
+    """Whether ``candidate`` is another date than the issue date by what its segment says:
+    ``others`` are the labels of other documents' and parties' numbers."""
+    line = candidate.line
+    if line is None:
+        return False
+    if candidate.value in period_dates(line.text, day_first=day_first):
+        return True
+    if candidate.concept in ("due_date", "delivery_date"):
+        # A label's value to its right or below is its own unless words of the date's own
+        # segment label it otherwise ("Delivery date: 03/08 | Dated: 13/08").
+        return candidate.where == "inline" or candidate.extra_words == 0
+    start = next(
+        (b for v, b, _ in find_dates(line.text, day_first=day_first) if v == candidate.value), 0
+    )
+    return any(
+        kv.hit.segment.page == candidate.page
+        and kv.hit.segment.text == line.text
+        and kv.hit.start < start
+        for kv in others
+    )
+
+
 def _dates_earlier(kv: KeyValue, day_first: bool, stamped: Collection[tuple[int, int]]) -> bool:
     """Whether ``kv`` is an issue-date label naming an earlier document ("Original invoice
     date", :func:`~.constraints.issue_date_refusal`: the words of its segment before the
@@ -460,21 +511,57 @@ def _rated_subtotals(
 
 def _rated_row_taxes(
     printed: Sequence[Printed], rows: Mapping[tuple[int, int], str], number_format: NumberFormat
-) -> list[_Cand]:
+) -> tuple[list[_Cand], list[_Cand]]:
     """Amounts printed on a row with a rate, under no known label ("Levy 5 % | 2.756,15"),
     that are that rate of another printed amount within a cent: taxes the document's own
-    arithmetic confirms, whatever their wording. Used only where no tax label was read; the
-    total must then also be printed as base + tax (:func:`_unlabelled_total`). ``rows``: each
-    row's text by (page, row)."""
-    out: list[_Cand] = []
+    arithmetic confirms, whatever their wording, and (second) those bases, the subtotals the
+    rates name. Used only where no tax label was read; the total must then also be printed
+    as base + tax (:func:`_unlabelled_total`). ``rows``: each row's text by (page, row)."""
+    taxes: list[_Cand] = []
+    bases: list[_Cand] = []
     for p in printed:
         rate = parse_percent(rows.get((p.segment.page, p.segment.row), ""), number_format)
         if not rate or p.value <= 0:
             continue
-        if any(
-            q.value != p.value and abs(q.value * rate / 100 - p.value) <= _CENT for q in printed
-        ):
-            out.append((p.value, _UNLABELLED, None))
+        named = [
+            (q.value, _UNLABELLED, None)
+            for q in printed
+            if q.value != p.value and abs(q.value * rate / 100 - p.value) <= _CENT
+        ]
+        if named:
+            taxes.append((p.value, _UNLABELLED, None))
+            bases += named
+    return list({c[0]: c for c in taxes}.values()), list({c[0]: c for c in bases}.values())
+
+
+# The tax rates an unlabelled tax may be of its net amount (no rate printed): whole and half
+# percents up to the highest standard VAT rate in use (27 %).
+_RATES = tuple(Decimal(half) / 2 for half in range(2, 55))
+
+
+def _implied_rate_taxes(
+    subs: Sequence[_Cand], adjustments: Sequence[_Adjustment], printed: Sequence[Printed]
+) -> list[_Cand]:
+    """Amounts printed under no known label that are a whole or half percent of a read
+    subtotal's net amount (after its discount or charge) within a cent, where net + that
+    amount is printed too: a tax whose label and rate were lost (a wording no lexicon holds,
+    a stamp over it, a summary row read without its labels). Used only where no tax label
+    and no rate on a tax's row were read; the total must then be printed as net + tax
+    (:func:`_unlabelled_total`)."""
+    values = {p.value for p in printed}
+    out: list[_Cand] = []
+    for sub in subs:
+        for d in adjustments:
+            net = sub[0] - d.off
+            if net <= 0:
+                continue
+            for value in values:
+                if not 0 < value < net * _RATES[-1] / 100 + _CENT:
+                    continue
+                if any(abs(net * rate / 100 - value) <= _CENT for rate in _RATES) and any(
+                    abs(net + value - total) <= _CENT for total in values
+                ):
+                    out.append((value, _UNLABELLED, None))
     return list({c[0]: c for c in out}.values())
 
 
@@ -552,12 +639,18 @@ def _totals(
                         if best is None or score > best[0]:
                             best = (score, s, t, g, d)
     if best is None and printed_amounts:
+        labelled = [t for t in taxes if t[2] is not None]
+        row_taxes, row_bases = (
+            ([], []) if labelled else _rated_row_taxes(printed_amounts, rows or {}, number_format)
+        )
         real_taxes = (
-            [t for t in taxes if t[2] is not None]
-            or _rated_row_taxes(printed_amounts, rows or {}, number_format)
+            labelled
+            or row_taxes
+            or _implied_rate_taxes(subs, adjustments, printed_amounts)
             or [(Decimal(0), 0.5, None)]
         )
-        rated = _rated_subtotals(real_taxes, printed_amounts, number_format)
+        # Under no known label, a rate's base is the subtotal as a tax label's rate names it.
+        rated = _rated_subtotals(real_taxes, printed_amounts, number_format) + row_bases
         labelled_subs = subs + rated + [(a, w * 0.5, kv) for a, w, kv in totals]
         best = _unlabelled_total(labelled_subs, real_taxes, adjustments, printed_amounts)
     if best is not None:
@@ -1275,13 +1368,8 @@ def invoice_fields(
     due = _best(pairs, "due_date", lambda t: _date_of(t, day_first))
     issued_on: datetime.date | None = None
     if issued is None:
-        # An earlier document's date is no issue date, wherever it stands.
-        earlier = {
-            c.value for c in date_candidates(layouts, pairs, day_first) if c.earlier or c.stamp
-        }
-        dates = [d for d in find_dates(text, day_first=day_first) if d[0] not in earlier]
-        if dates:
-            issued_on = dates[0][0]
+        issued_on = _unlabelled_issue_date(reading)
+        if issued_on is not None:
             fields["date"] = Found(value=issued_on.isoformat(), confidence=0.5)
     else:
         issued_on = issued[0]  # type: ignore[assignment]
