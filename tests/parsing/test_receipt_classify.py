@@ -60,3 +60,13 @@ def test_an_invoices_bank_details_outweigh_keywords_it_shares_with_receipts() ->
         "Total charge 1281.89\nRounding -0.02\nIBAN no: GB71 MIYU 3186 1939 5931 38\n"
     )
     assert classify(text)[0] == "invoice"
+
+
+def test_cash_and_change_printed_in_another_lexicon_language_are_till_cues() -> None:
+    # "Total da fatura" scores as an invoice; cash tendered and change given make a receipt.
+    text = (
+        "Tovarin Lda.\nSIMPLIFIED TAX INVOICE\nTALÃO N.º: R157761\nDATA: 10-07-2025 19:36\n"
+        "CAFÉ 1 x 2,50 2,50\nTOTAL DA FATURA EUR 2,50\nNUMERÁRIO 5,00\nTROCO 2,50\n"
+    )
+    assert till_receipt(text)
+    assert classify(text)[0] == "receipt"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import attrs
+
 from ._receipts import header_lines, values
 
 
@@ -81,3 +83,32 @@ def test_a_two_word_legal_form_run_into_the_names_last_word_is_read_apart() -> N
         ["TOVARIN & KELSTSDN. BHD.", "(123456-A)", "NO 12, JALAN MAWAR", "47100 PUCHONG"]
     )
     assert found["company"] == "TOVARIN & KELST SDN. BHD"
+
+
+def test_a_name_wrapped_after_its_first_word_joins_the_line_with_the_legal_form() -> None:
+    found = _fields(["Brelkin Vost", "Tovarinbach", "Druck GmbH", "(123456-A)", "Kelmallee 12"])
+    assert found["company"] == "Tovarinbach Druck GmbH"
+
+
+def test_a_larger_logo_word_above_a_legal_name_is_not_part_of_it() -> None:
+    logo = header_lines(["KELMO"], height=0.05)
+    rest = header_lines(["Tovarin GmbH", "(123456-A)", "Kelmallee 12"])
+    rest = [
+        attrs.evolve(
+            line,
+            words=tuple(
+                attrs.evolve(w, bbox=(w.bbox[0], w.bbox[1] + 0.06, w.bbox[2], w.bbox[3] + 0.06))
+                for w in line.words
+            ),
+        )
+        for line in rest
+    ]
+    assert values([*logo, *rest])["company"] == "Tovarin GmbH"
+    # The same word in the name's type, above a name of one word and the form, is its start.
+    found = _fields(["Tovakelm", "Handel GmbH", "(123456-A)", "Kelmallee 12"])
+    assert found["company"] == "Tovakelm Handel GmbH"
+
+
+def test_unipessoal_is_part_of_the_portuguese_legal_form_not_the_whole_name() -> None:
+    found = _fields(["Tovarin Gráfica", "Unipessoal Lda.", "(123456-A)", "Rua Kelm, 12"])
+    assert found["company"] == "Tovarin Gráfica Unipessoal Lda"

@@ -11,6 +11,7 @@ it. The value is cut after its legal form (:func:`strip_company`) and repaired f
 from __future__ import annotations
 
 import re
+import statistics
 from collections.abc import Sequence
 
 from renderkit.parsing._protocol import Line, Word
@@ -168,6 +169,9 @@ def header_company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Foun
                     or _open_paren(previous.text)
                     # A line ending in "&" or "AND" is never a whole name.
                     or _open_end(previous.text)
+                    # One word and the form ("Druck GmbH"), under a lone word in the same
+                    # type: the name wrapped after its first word.
+                    or (len(used) == 1 and len(before) == 1 and _first_word_of(previous, line))
                     # Trade words alone ("PHARMACY") open the name under them, unless they
                     # repeat its words (a logo's word printed above the name).
                     or (_trade_only(previous.text) and not _repeats(previous.text, first))
@@ -228,6 +232,23 @@ def header_company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Foun
         strength = 0.85 if legal else 0.7 if trade_word(text) else 0.55
         return Found(value=strip_company(text), confidence=strength, lines=tuple(used)), index
     return None, -1
+
+
+def _first_word_of(upper: Line, lower: Line) -> bool:
+    """Whether ``upper`` is one word of letters only, printed in the type of ``lower`` and not
+    one of its words: the first word of a name that wrapped onto ``lower`` ("Goumnamdrou" /
+    "Druck GmbH"). A logo or brand word above a name is printed larger, or repeats it."""
+    words = clean(upper.text).split()
+    if len(words) != 1 or not words[0].isalpha() or len(words[0]) < 4:
+        return False
+    if _repeats(upper.text, lower.text):
+        return False
+    high, low = _height(upper), _height(lower)
+    return high > 0 and low > 0 and 0.85 <= high / low <= 1.18
+
+
+def _height(line: Line) -> float:
+    return statistics.median(w.bbox[3] - w.bbox[1] for w in line.words) if line.words else 0.0
 
 
 def trade_word(text: str) -> bool:
