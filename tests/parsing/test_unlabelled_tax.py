@@ -95,3 +95,26 @@ def test_an_unlabelled_amount_at_a_standard_rate_of_the_subtotal_is_its_tax() ->
     assert fields["subtotal"].value == "2440.50"
     assert fields["tax"].value == "512.51"
     assert fields["total"].value == "2953.01"
+
+
+# A rounding's cents between the final sum (read as a subtotal) and the amount due are no
+# tax: no rate is that small a share of a sum.
+ROUNDED = _page(
+    [
+        (0.05, 0.05, "Suministros Tovarin S.L."),
+        (0.60, 0.05, "Factura n.º: F-2024-0073"),
+        (0.05, 0.40, "Suma de artículos"), (0.80, 0.40, "9076,40"),
+        (0.05, 0.42, "Bonificación"), (0.80, 0.42, "-181,53"),
+        (0.05, 0.44, "Impuesto 21 %"), (0.80, 0.44, "1867,92"),
+        (0.05, 0.46, "Suma final"), (0.80, 0.46, "10762,79"),
+        (0.05, 0.48, "Redondeo"), (0.80, 0.48, "0,04"),
+        (0.05, 0.50, "A pagar"), (0.80, 0.50, "10762,83"),
+    ]
+)  # fmt: skip
+
+
+def test_a_roundings_cents_are_no_tax_even_where_they_complete_two_labelled_sums() -> None:
+    document = Document(mime_type="application/pdf", content=b"", pages=(ROUNDED,))
+    fields = invoice_fields(document).fields
+    assert fields["tax"].value == "1867.92"
+    assert fields["subtotal"].value == "9076.40"

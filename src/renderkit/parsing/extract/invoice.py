@@ -469,6 +469,19 @@ def _unlabelled_total(
     return best
 
 
+# The tax rates an unlabelled tax may be of its net amount (no rate printed): whole and half
+# percents up to the highest standard VAT rate in use (27 %).
+_RATES = tuple(Decimal(half) / 2 for half in range(2, 55))
+# The least share of its net amount a tax can be: below it, cents of a rounding.
+_LEAST_RATE = Decimal("0.005")
+
+
+def _tax_rate(tax: Decimal, net: Decimal) -> bool:
+    """Whether ``tax`` can be a tax on ``net``: from half a percent to the highest standard
+    rate in use."""
+    return net > 0 and net * _LEAST_RATE <= tax <= net * _RATES[-1] / 100 + _CENT
+
+
 def _unlabelled_taxes(
     subs: Sequence[_Cand],
     totals: Sequence[_Cand],
@@ -477,15 +490,16 @@ def _unlabelled_taxes(
 ) -> list[_Cand]:
     """Amounts printed under no known tax label (a wording no lexicon holds, a stamp over the
     label) that make a labelled subtotal and a labelled total agree: total - subtotal +
-    discount - shipping, printed as an amount of its own. Such a tax is trusted a little more
-    than no tax at all (a subtotal equal to some "total", a page's or a column's)."""
+    discount - shipping, printed as an amount of its own, at a rate a tax can have (the
+    cents a rounding adds to a total are no tax). Such a tax is trusted a little more than
+    no tax at all (a subtotal equal to some "total", a page's or a column's)."""
     values = {p.value for p in printed}
     out: list[_Cand] = []
     for s in (s for s in subs if s[2] is not None):
         for g in (g for g in totals if g[2] is not None):
             for d in adjustments:
                 tax = g[0] - s[0] + d.off
-                if tax > 0 and tax in values and tax not in (s[0], g[0]):
+                if tax in values and tax not in (s[0], g[0]) and _tax_rate(tax, s[0] - d.off):
                     out.append((tax, _PRINTED_TAX, None))
     return list({c[0]: c for c in out}.values())
 
@@ -534,11 +548,6 @@ def _rated_row_taxes(
     return list({c[0]: c for c in taxes}.values()), list({c[0]: c for c in bases}.values())
 
 
-# The tax rates an unlabelled tax may be of its net amount (no rate printed): whole and half
-# percents up to the highest standard VAT rate in use (27 %).
-_RATES = tuple(Decimal(half) / 2 for half in range(2, 55))
-
-
 def _implied_rate_taxes(
     subs: Sequence[_Cand], adjustments: Sequence[_Adjustment], printed: Sequence[Printed]
 ) -> list[_Cand]:
@@ -556,7 +565,7 @@ def _implied_rate_taxes(
             if net <= 0:
                 continue
             for value in values:
-                if not 0 < value < net * _RATES[-1] / 100 + _CENT:
+                if not _tax_rate(value, net):
                     continue
                 if any(abs(net * rate / 100 - value) <= _CENT for rate in _RATES) and any(
                     abs(net + value - total) <= _CENT for total in values
