@@ -70,3 +70,17 @@ def test_cash_and_change_printed_in_another_lexicon_language_are_till_cues() -> 
     )
     assert till_receipt(text)
     assert classify(text)[0] == "receipt"
+
+
+def test_a_print_stamps_time_is_no_till_cue() -> None:
+    # A balance line reads as change given; the time is the page's print stamp ("Halaman 1":
+    # its page number), not a sale's: one till cue, so an invoice stays an invoice.
+    text = (
+        "INVOIS\nRujukan dokumen: 0019730\nKeterangan Kadar Kuantiti Jumlah\n"
+        "Khidmat nasihat 307.31 1 307.31\nJumlah barangan MYR 307.31\n"
+        "Baki MYR 307.31\nDicetak pada 2019-06-07 13:20:25 Halaman 1\n"
+    )
+    assert not till_receipt(text)
+    assert classify(text)[0] == "invoice"
+    # The same time as a sale's, without the page number, is the second cue.
+    assert till_receipt(text.replace(" Halaman 1", ""))

@@ -64,7 +64,8 @@ _PHONE = re.compile(r"(?<![\w])(?:\+|\(?0)[\d ()/.\-]{6,}\d")
 _POSTCODE = re.compile(r"(?<![\d,.])(\d{4,5})\s+[A-ZÄÖÜÉÈ][a-zäöüéèß]{2,}")
 # "Page 1 of 2", "Seite 1/3", "p. 2", "Seite: 1": the number of a page.
 _PAGE = re.compile(
-    r"(?i)\b(?:page|seite|pagina|página|pag|blatt|feuille|p\.)\s*[:.]?\s*(\d{1,3})\b"
+    r"(?i)\b(?:page|seite|pagina|página|pag|blatt|blad|feuille|hoja|halaman|muka\s+surat|p\.)"
+    r"\s*[:.]?\s*(\d{1,3})\b"
 )
 _PAGE_OF = re.compile(r"(?<![\d/.])(\d{1,3})\s*(?:/|of|von|de|di|van|sur)\s*\d{1,3}(?![\d/.])")
 _PHONE_DIGITS = 7

@@ -26,6 +26,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 import attrs
 
 from renderkit.parsing._protocol import Line, Page, Word
+from renderkit.parsing.extract.constraints import print_stamp
 from renderkit.parsing.extract.found import Found, clean
 from renderkit.parsing.extract.receipt_address import (
     header_address,
@@ -395,6 +396,10 @@ def till_receipt(text: str) -> bool:
         "change": any(i in amounts and _rx().change.search(x) for i, x in enumerate(lines)),
         "rounding": any(_rx().rounding.search(x) for x in lines),
         "till": any(_rx().till_heads.search(x) for x in lines),
-        "time": any(_TIME.search(x) and find_dates(fix_ocr_digits(x)) for x in lines),
+        # When it was sold to the minute; a print stamp's time and page number say when a
+        # page was printed, which invoices print too.
+        "time": any(
+            _TIME.search(x) and find_dates(fix_ocr_digits(x)) and not print_stamp(x) for x in lines
+        ),
     }
     return sum(cues.values()) >= 2
