@@ -119,3 +119,25 @@ def test_a_column_table_with_a_row_per_tax_rate_gives_its_sum_row() -> None:
     assert fields["subtotal"].value == "150.00"
     assert fields["tax"].value == "22.50"
     assert fields["total"].value == "172.50"
+
+
+def test_a_row_of_amounts_without_labels_gives_the_sums_it_adds_up_to() -> None:
+    # The labels row lost: subtotal, a discount, shipping, a 21 % tax, the total, then a
+    # previous balance and the amount due. A page total equal to the subtotal would agree
+    # with no tax at all.
+    row = _line(0.05, 0.50, "60674,48€ -3033,72€ 46,02€ 12114,22€ 69801,00€ 15356,22€ 85157,22€")
+    fields = invoice_fields(
+        _invoice([_line(0.05, 0.40, "Total por página: 60674,48€"), row]), ranker=True
+    ).fields
+    assert fields["subtotal"].value == "60674.48"
+    assert fields["discount"].value == "3033.72"
+    assert fields["tax"].value == "12114.22"
+    assert fields["total"].value == "69801.00"
+
+
+def test_a_row_that_adds_up_without_a_tax_is_no_summary() -> None:
+    # A total, a previous balance and a deposit make the amount due: no tax at any rate
+    # among them, so the row says nothing about the subtotal or the total.
+    row = _line(0.05, 0.50, "MYR 3,050.66 MYR 2,288.00 MYR -152.53 MYR 5,186.13")
+    fields = invoice_fields(_invoice([row]), ranker=True).fields
+    assert fields.get("total") is None or fields["total"].value != "5186.13"

@@ -49,7 +49,15 @@ from renderkit.parsing.extract.shaped import (
     names_document,
 )
 from renderkit.parsing.extract.summary_columns import AMOUNT_CONCEPTS, summary_columns
-from renderkit.parsing.extract.sums import Printed, printed_amounts, total_before_balance
+from renderkit.parsing.extract.sums import (
+    TAX_RATES,
+    Printed,
+    RowSums,
+    amounts_only,
+    printed_amounts,
+    row_sums,
+    total_before_balance,
+)
 from renderkit.parsing.extract.tables import LineItem, column_header_rows, find_tables, table_rows
 from renderkit.parsing.extract.values import CURRENCY_SYMBOLS, find_dates
 from renderkit.parsing.fill.confidence import failed_check
@@ -430,6 +438,24 @@ def _adjustments(
     return [_Adjustment(discount=d, charge=c) for d in discounts for c in charges]
 
 
+# How much a value read from a row of amounts that add up is trusted (:func:`_row_best`).
+_ROW_SUMS = 0.8
+
+
+def _row_best(summed: RowSums) -> tuple[float, _Cand, _Cand, _Cand, _Adjustment]:
+    """The sums read from a row of amounts, as the arithmetic's best choice."""
+
+    def cand(value: Decimal) -> _Cand:
+        return (value, _ROW_SUMS, None)
+
+    adjustment = _Adjustment(
+        discount=cand(summed.discount) if summed.discount else None,
+        charge=cand(summed.charge) if summed.charge else None,
+    )
+    picks = (cand(summed.subtotal), cand(summed.tax), cand(summed.total))
+    return (sum(p[1] for p in picks) + adjustment.score, *picks, adjustment)
+
+
 def _unlabelled_total(
     subs: Sequence[_Cand],
     taxes: Sequence[_Cand],
@@ -469,9 +495,6 @@ def _unlabelled_total(
     return best
 
 
-# The tax rates an unlabelled tax may be of its net amount (no rate printed): whole and half
-# percents up to the highest standard VAT rate in use (27 %).
-_RATES = tuple(Decimal(half) / 2 for half in range(2, 55))
 # The least share of its net amount a tax can be: below it, cents of a rounding.
 _LEAST_RATE = Decimal("0.005")
 
@@ -479,7 +502,7 @@ _LEAST_RATE = Decimal("0.005")
 def _tax_rate(tax: Decimal, net: Decimal) -> bool:
     """Whether ``tax`` can be a tax on ``net``: from half a percent to the highest standard
     rate in use."""
-    return net > 0 and net * _LEAST_RATE <= tax <= net * _RATES[-1] / 100 + _CENT
+    return net > 0 and net * _LEAST_RATE <= tax <= net * TAX_RATES[-1] / 100 + _CENT
 
 
 def _unlabelled_taxes(
@@ -567,7 +590,7 @@ def _implied_rate_taxes(
             for value in values:
                 if not _tax_rate(value, net):
                     continue
-                if any(abs(net * rate / 100 - value) <= _CENT for rate in _RATES) and any(
+                if any(abs(net * rate / 100 - value) <= _CENT for rate in TAX_RATES) and any(
                     abs(net + value - total) <= _CENT for total in values
                 ):
                     out.append((value, _UNLABELLED, None))
@@ -585,7 +608,8 @@ def _totals(
 ) -> tuple[dict[str, Found], list[str], bool, frozenset[Decimal]]:
     """Subtotal, tax and total, chosen so that they agree when any combination does (the
     third value: whether they do; the fourth: the totals that the amounts printed after them
-    turn into a balance due, :func:`~.sums.total_before_balance`).
+    turn into a balance due, :func:`~.sums.total_before_balance`, or a row of amounts that
+    add up to, :func:`~.sums.row_sums`).
 
     ``printed_amounts`` holds negative amounts too (payments taken off a total); ``rows`` is
     each row's text by (page, row), for the rates printed beside amounts; ``floor``: the
@@ -615,6 +639,7 @@ def _totals(
     totals += [(value, _BEFORE_BALANCE, None) for value in sorted(before_balance)]
     # A "total" below a checked line's amount is a count of hours, a page or a price.
     totals = [c for c in totals if total_refusal(c[0], floor) is None]
+    signed = printed_amounts
     printed_amounts = [p for p in printed_amounts if p.value > 0]
     if any(_with_decimals(c[0]) for c in subs + totals):
         # Where the totals are printed as money, so is the tax: a bare integer under a tax
@@ -647,6 +672,15 @@ def _totals(
                         score = s[1] + t[1] + g[1] + d.score
                         if best is None or score > best[0]:
                             best = (score, s, t, g, d)
+    if best is None or (best[2][2] is None and not best[2][0]):
+        # No sums agree, or only with no tax printed: a row of amounts that add up (a
+        # summary whose labels were not read) says more.
+        texts = rows or {}
+        summed = row_sums(signed, lambda page, row: amounts_only(texts.get((page, row), "")))
+        if summed is not None:
+            best = _row_best(summed)
+            # Confirmed by the printed amounts as a balance after it would be.
+            before_balance |= {summed.total}
     if best is None and printed_amounts:
         labelled = [t for t in taxes if t[2] is not None]
         row_taxes, row_bases = (

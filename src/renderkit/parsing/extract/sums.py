@@ -10,15 +10,26 @@ must be exact within :data:`~renderkit.parsing.extract.constraints.ROUNDING`.
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 
 import attrs
 
 from renderkit.parsing.extract.numbers import NumberFormat, find_money
+from renderkit.parsing.extract.values import CURRENCY_SYMBOLS
 from renderkit.parsing.layout.model import PageLayout, Segment
 
-__all__ = ["Printed", "printed_amounts", "total_before_balance"]
+__all__ = [
+    "TAX_RATES",
+    "Printed",
+    "RowSums",
+    "amounts_only",
+    "printed_amounts",
+    "row_sums",
+    "total_before_balance",
+]
 
 
 @attrs.frozen(kw_only=True)
@@ -93,3 +104,81 @@ def total_before_balance(
             return None
         between += candidate.value
     return None
+
+
+@attrs.frozen(kw_only=True)
+class RowSums:
+    """An invoice's sums read from one row of amounts by their arithmetic alone.
+
+    Attributes:
+        subtotal: the row's first amount.
+        discount: what the negative amounts after it take off (0 for none).
+        charge: a positive amount after it that is no tax (shipping; 0 for none).
+        tax: the positive amount at a tax's rate of the net.
+        total: the first amount that the ones before it add up to.
+    """
+
+    subtotal: Decimal
+    discount: Decimal
+    charge: Decimal
+    tax: Decimal
+    total: Decimal
+
+
+#: The rates a tax printed without its rate may be of its net amount: whole and half
+#: percents up to the highest standard VAT rate in use (27 %).
+TAX_RATES = tuple(Decimal(half) / 2 for half in range(2, 55))
+# Words a row of amounts may print beside them: currency codes and marks.
+_CURRENCY_WORDS = frozenset(k.upper() for k in CURRENCY_SYMBOLS) | frozenset(
+    CURRENCY_SYMBOLS.values()
+)
+
+
+def amounts_only(text: str) -> bool:
+    """Whether row ``text`` prints nothing but amounts and currency marks: a summary's values
+    whose labels were not read (lost to OCR, or wordings of a row above)."""
+    return all(word.upper() in _CURRENCY_WORDS for word in re.findall(r"[^\W\d_]+", text))
+
+
+def row_sums(printed: Sequence[Printed], value_row: Callable[[int, int], bool]) -> RowSums | None:
+    """The sums of the first row (by ``value_row(page, row)``) whose amounts, left to right,
+    add up: subtotal, discounts (printed negative), a charge and a tax, then their total
+    ("60.674,48 -3.033,72 46,02 12.114,22 69.801,00 ..."; what follows the total, a previous
+    balance and the amount due, is not read). Of the positive amounts between, the tax is
+    the one at a whole or half percent of the net within a cent; a row without one is no
+    invoice's summary.
+
+    ``printed`` must hold negative amounts too (:func:`printed_amounts` with ``signed``).
+    """
+    for (page, row), group in itertools.groupby(
+        printed, key=lambda p: (p.segment.page, p.segment.row)
+    ):
+        values = [p.value for p in group]
+        if len(values) < 3 or values[0] <= 0 or not value_row(page, row):
+            continue
+        for end in range(2, len(values)):
+            if values[end] > 0 and abs(sum(values[:end]) - values[end]) <= _CENT:
+                sums = _split(values[0], values[1:end], values[end])
+                # Without a tax at a tax's rate, the row is some other sum (a total, a
+                # previous balance and a deposit adding up to the amount due).
+                if sums.tax:
+                    return sums
+    return None
+
+
+def _split(subtotal: Decimal, between: Sequence[Decimal], total: Decimal) -> RowSums:
+    discount = -sum((v for v in between if v < 0), Decimal(0))
+    added = [v for v in between if v > 0]
+    tax = Decimal(0)
+    for value in added:
+        net = subtotal - discount + sum(added, Decimal(0)) - value
+        if any(abs(net * rate / 100 - value) <= _CENT for rate in TAX_RATES):
+            tax = value
+            break
+    return RowSums(
+        subtotal=subtotal,
+        discount=discount,
+        charge=sum(added, Decimal(0)) - tax,
+        tax=tax,
+        total=total,
+    )
