@@ -67,6 +67,13 @@ def test_the_date_order_vote_is_day_first_unless_more_dates_show_the_month_first
     assert day_first_vote("03/25/2024 and 25/03/2024")
 
 
+def test_with_no_vote_a_north_american_phone_number_makes_dates_month_first() -> None:
+    assert not day_first_vote("Tel (488) 470-1290\nDate of issue: 12/03/2024")
+    assert day_first_vote("Tel 0488 470 1290\nDate of issue: 12/03/2024")
+    # A date that shows its order outvotes the phone number.
+    assert day_first_vote("Tel (488) 470-1290\nDate of issue: 25/03/2024")
+
+
 def test_the_total_is_the_amount_that_ends_the_row_its_label_opens() -> None:
     found = _fields(
         [

@@ -155,7 +155,9 @@ def day_first_vote(text: str) -> bool:
     """Whether ``text`` writes numeric dates day first.
 
     Each numeric date with a part above 12 votes for the order it shows ("25/03/2024" day
-    first, "03/25/2024" month first); day first wins ties, the common order outside the US.
+    first, "03/25/2024" month first). With no vote either way, a North American phone number
+    ("(488) 470-1290") says month first, the US order; else day first, the common order
+    elsewhere.
 
     Args:
         text: the document's text.
@@ -168,7 +170,13 @@ def day_first_vote(text: str) -> bool:
         a, b = int(match.group(1)), int(match.group(2))
         first += a > 12
         second += b > 12
+    if first == second == 0 and _NANP_PHONE.search(text):
+        return False
     return not (second > first)
+
+
+# A North American phone number as printed there: area code in brackets, 3 + 4 digits.
+_NANP_PHONE = re.compile(r"(?<![\d(])\(\d{3}\)\s?\d{3}[-.]\d{4}(?!\d)")
 
 
 def _date_of(text: str, day_first: bool) -> datetime.date | None:
