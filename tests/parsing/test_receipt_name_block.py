@@ -112,3 +112,8 @@ def test_a_larger_logo_word_above_a_legal_name_is_not_part_of_it() -> None:
 def test_unipessoal_is_part_of_the_portuguese_legal_form_not_the_whole_name() -> None:
     found = _fields(["Tovarin Gráfica", "Unipessoal Lda.", "(123456-A)", "Rua Kelm, 12"])
     assert found["company"] == "Tovarin Gráfica Unipessoal Lda"
+
+
+def test_a_mixed_case_legal_form_run_into_the_name_is_split_from_it() -> None:
+    found = _fields(["Tovarin & KelmoGmbH", "(123456-A)", "Kelmallee 12"])
+    assert found["company"] == "Tovarin & Kelmo GmbH"

@@ -10,12 +10,14 @@ it. The value is cut after its legal form (:func:`strip_company`) and repaired f
 
 from __future__ import annotations
 
+import functools
 import re
 import statistics
 from collections.abc import Sequence
 
 from renderkit.parsing._protocol import Line, Word
 from renderkit.parsing.extract.found import Found, clean, sentence_like
+from renderkit.parsing.extract.identifiers import legal_forms
 from renderkit.parsing.extract.ocrfix import (
     agree_words,
     fix_words,
@@ -62,6 +64,9 @@ def strip_company(text: str) -> str:
         # loses a space: the form is never part of a word.
         glued = rf"(?<=[^\W\d_]{{3}})(?={re.escape(first)}\.?\s*{re.escape(' '.join(rest))}\b)"
         text = re.sub(glued, " ", text, flags=re.I)
+    # A legal form written in mixed case run into the name's last word ("ZeimkiGmbH"), as
+    # OCR loses a space: the capital after small letters starts the form.
+    text = _glued_form().sub(" ", text)
     # Registration numbers and trailing codes: "(1110644-W)", "123456-X".
     text = _rx().trailing_registration.sub("", text)
     # A two-word legal form is never cut short: OCR often loses its second word at a line end.
@@ -74,6 +79,19 @@ def strip_company(text: str) -> str:
     if match is not None and match.group(1).upper() != "(M)":
         text = text[: match.end()]
     return clean(text) if not text.endswith(".") else text.strip(" |:;,_~—–-'\"“”‘’`*=+")
+
+
+@functools.cache
+def _glued_form() -> re.Pattern[str]:
+    """Where a mixed-case legal form ("GmbH", "Ltd", "Lda") starts inside a word, after two
+    small letters, matched case-sensitively."""
+    forms = sorted(
+        {f for f in legal_forms() if f[:1].isupper() and any(c.islower() for c in f)},
+        key=len,
+        reverse=True,
+    )
+    alternation = "|".join(re.escape(f) for f in forms)
+    return re.compile(rf"(?<=[^\W\d_A-Z]{{2}})(?=(?:{alternation})(?![^\W\d_]))")
 
 
 def _is_continuation(text: str) -> bool:
