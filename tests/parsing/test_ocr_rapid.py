@@ -74,6 +74,20 @@ def test_lines_of_a_skewed_photo_are_grouped_along_the_skew() -> None:
     assert [line.text for line in lines] == ["ITEM 4.00", "TOTAL 9.00"]
 
 
+def test_tight_lines_beside_a_tall_logo_word_are_not_read_as_one_line() -> None:
+    # Two 20-pixel lines 18 pixels apart beside a 40-pixel logo word: the logo's centre falls
+    # between theirs, and the rows' centres within half a line height of one another.
+    logo = Segment(
+        words=(("ACME", 0.9, (10, 95, 150, 135)),),
+        quad=((10, 95), (150, 95), (150, 135), (10, 135)),
+    )
+    name = _segment([("Acme", 170, 230), ("Labs", 240, 300), ("Inc.", 310, 350)], 96)
+    street = _segment([("67", 170, 195), ("Pe", 205, 230), ("Boulevard", 240, 340)], 114)
+    lines = group_lines([logo, name, street], page=1, width=400, height=300)
+    # The logo word goes with one of them; the name and the street stay lines of their own.
+    assert [line.text for line in lines] == ["ACME Acme Labs Inc.", "67 Pe Boulevard"]
+
+
 def test_the_turn_follows_the_line_shapes_and_the_classifier_votes() -> None:
     flat = [[(0.0, 0.0), (200.0, 0.0), (200.0, 20.0), (0.0, 20.0)]] * 3
     tall = [[(0.0, 0.0), (20.0, 0.0), (20.0, 200.0), (0.0, 200.0)]] * 3

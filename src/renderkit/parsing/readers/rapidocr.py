@@ -87,7 +87,11 @@ def group_lines(
     The detector cuts a printed line wherever a wide gap separates its parts ("TOTAL" and
     "23.25" at the far right come as two segments). Segments whose vertical centres fall
     within half a line height of each other, measured along the page's skew (the median slope
-    of the long segments), form one line.
+    of the long segments), form one line, unless they stand over each other: the parts of
+    one line never share their horizontal extent, so a segment over a third of whose width
+    (or its neighbour's) a line's segment already spans belongs to another line (on a
+    photographed page, tight lines and a tall logo word beside them fall within half a line
+    height of each other and were read as one line, their words interleaved).
     """
     if not segments:
         return ()
@@ -101,14 +105,18 @@ def group_lines(
     placed.sort(key=lambda item: item[0])
     rows: list[list[tuple[float, float, Segment]]] = []
     for item in placed:
-        if rows:
-            row = rows[-1]
+        fits = []
+        # The last few rows: a line's right part can come after the next line's left part.
+        for row in rows[-_OPEN_ROWS:]:
             centre = sum(c for c, _, _ in row) / len(row)
             line_height = min(statistics.median(h for _, h, _ in row), item[1])
-            if abs(item[0] - centre) < 0.5 * line_height:
-                row.append(item)
-                continue
-        rows.append([item])
+            distance = abs(item[0] - centre)
+            if distance < 0.5 * line_height and not any(_stacked(item[2], s) for *_, s in row):
+                fits.append((distance, row))
+        if fits:
+            min(fits, key=lambda fit: fit[0])[1].append(item)
+        else:
+            rows.append([item])
     lines: list[Line] = []
     for row in rows:
         words = [
@@ -130,6 +138,22 @@ def group_lines(
         if words:
             lines.append(Line(words=tuple(words), page=page))
     return tuple(lines)
+
+
+# How many of the latest rows a segment may join.
+_OPEN_ROWS = 3
+# The share of the narrower of two segments' widths they may span together and still be
+# parts of one line (slanted boxes of neighbours overlap a little at their ends).
+_SHARED_WIDTH = 0.3
+
+
+def _stacked(a: Segment, b: Segment) -> bool:
+    """Whether segments ``a`` and ``b`` stand over each other: they span a third of the
+    narrower one's width together."""
+    a0, a1 = min(x for x, _ in a.quad), max(x for x, _ in a.quad)
+    b0, b1 = min(x for x, _ in b.quad), max(x for x, _ in b.quad)
+    shared = min(a1, b1) - max(a0, b0)
+    return shared > _SHARED_WIDTH * min(a1 - a0, b1 - b0)
 
 
 def _skew(segments: Sequence[Segment]) -> float:
