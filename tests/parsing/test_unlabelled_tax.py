@@ -3,10 +3,18 @@ own) is the amount that makes the labelled subtotal and total agree."""
 
 from __future__ import annotations
 
-from renderkit.parsing._protocol import Document
+from renderkit.parsing._protocol import Document, Page
+from renderkit.parsing.extract.found import Found
 from renderkit.parsing.extract.invoice import invoice_fields
 
 from .test_invoice import _page
+
+
+def _fields(page: Page) -> dict[str, Found]:
+    """The invoice fields of a one-page document."""
+    document = Document(mime_type="application/pdf", content=b"", pages=(page,))
+    return invoice_fields(document).fields
+
 
 # A "RECEIVED" stamp printed into the tax line hides its label; a page total equal to the
 # subtotal would let "no tax" agree with it (subtotal = total).
@@ -24,8 +32,7 @@ STAMPED = _page(
 
 
 def test_a_tax_under_no_known_label_is_the_amount_that_completes_the_labelled_sums() -> None:
-    document = Document(mime_type="application/pdf", content=b"", pages=(STAMPED,))
-    fields = invoice_fields(document).fields
+    fields = _fields(STAMPED)
     assert fields["subtotal"].value == "9031.32"
     assert fields["tax"].value == "812.82"
     assert fields["total"].value == "9844.14"
@@ -45,8 +52,7 @@ WEAK_LABEL = _page(
 
 
 def test_a_weakly_labelled_tax_keeps_its_label_and_line() -> None:
-    document = Document(mime_type="application/pdf", content=b"", pages=(WEAK_LABEL,))
-    tax = invoice_fields(document).fields["tax"]
+    tax = _fields(WEAK_LABEL)["tax"]
     assert tax.value == "19.00"
     assert [w.text for line in tax.lines for w in line.words] == ["plus", "sales", "tax", "19", "%"]
 
@@ -67,8 +73,7 @@ NO_KNOWN_SUMMARY_LABEL = _page(
 
 
 def test_a_rate_on_an_unlabelled_tax_row_names_the_subtotal_the_total_completes() -> None:
-    document = Document(mime_type="application/pdf", content=b"", pages=(NO_KNOWN_SUMMARY_LABEL,))
-    fields = invoice_fields(document).fields
+    fields = _fields(NO_KNOWN_SUMMARY_LABEL)
     assert fields["subtotal"].value == "2243.58"
     assert fields["tax"].value == "112.18"
     assert fields["total"].value == "2355.76"
@@ -90,8 +95,7 @@ NO_RATE_PRINTED = _page(
 
 
 def test_an_unlabelled_amount_at_a_standard_rate_of_the_subtotal_is_its_tax() -> None:
-    document = Document(mime_type="application/pdf", content=b"", pages=(NO_RATE_PRINTED,))
-    fields = invoice_fields(document).fields
+    fields = _fields(NO_RATE_PRINTED)
     assert fields["subtotal"].value == "2440.50"
     assert fields["tax"].value == "512.51"
     assert fields["total"].value == "2953.01"
@@ -114,7 +118,6 @@ ROUNDED = _page(
 
 
 def test_a_roundings_cents_are_no_tax_even_where_they_complete_two_labelled_sums() -> None:
-    document = Document(mime_type="application/pdf", content=b"", pages=(ROUNDED,))
-    fields = invoice_fields(document).fields
+    fields = _fields(ROUNDED)
     assert fields["tax"].value == "1867.92"
     assert fields["subtotal"].value == "9076.40"
