@@ -582,11 +582,11 @@ def _rated_row_taxes(
 def _implied_rate_taxes(
     subs: Sequence[_Cand], adjustments: Sequence[_Adjustment], printed: Sequence[Printed]
 ) -> list[_Cand]:
-    """Amounts printed under no known label that are a whole or half percent of a read
-    subtotal's net amount (after its discount or charge) within a cent, where net + that
-    amount is printed too: a tax whose label and rate were lost (a wording no lexicon holds,
-    a stamp over it, a summary row read without its labels). Used only where no tax label
-    and no rate on a tax's row were read; the total must then be printed as net + tax
+    """Printed amounts that are a whole or half percent of a read subtotal's net amount
+    (after its discount or charge) within a cent, where net + that amount is printed too: a
+    tax whose label and rate were lost (a wording no lexicon holds, a stamp over it, a
+    summary row read without its labels). Used only where no tax label and no rate on a
+    tax's row were read; the total must then be printed as net + tax
     (:func:`_unlabelled_total`)."""
     values = {p.value for p in printed}
     out: list[_Cand] = []
