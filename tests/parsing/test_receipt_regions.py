@@ -90,10 +90,15 @@ def test_a_letter_spaced_name_read_as_one_run_is_split_before_its_trade_words() 
     assert split_run_together("ORKIDTRADINGENTERPRISE", name_words()) == "ORKID TRADING ENTERPRISE"
 
 
-def test_a_long_word_holding_one_trade_word_is_not_split() -> None:
-    # One known word after an unknown head is as likely a word of its own as a joined name.
+def test_a_head_of_five_letters_before_one_long_trade_word_is_split_from_it() -> None:
+    assert split_run_together("KELMOTOVARENTERPRISE", name_words()) == "KELMOTOVAR ENTERPRISE"
+    assert split_run_together("PELANGIMARKETING", name_words()) == "PELANGI MARKETING"
+    # A short head or a short trade word makes a word of its own as often as a joined name.
+    assert split_run_together("TELEMARKETING", name_words()) == "TELEMARKETING"
+
+
+def test_a_long_word_holding_one_short_trade_word_is_not_split() -> None:
     assert split_run_together("HYPERMARKET", name_words()) == "HYPERMARKET"
-    assert split_run_together("PELANGIMARKETING", name_words()) == "PELANGIMARKETING"
     # Short runs, words in lower case and known words themselves stay as read.
     assert split_run_together("BOOKSTORE", name_words()) == "BOOKSTORE"
     assert split_run_together("Pelangibookstore", name_words()) == "Pelangibookstore"

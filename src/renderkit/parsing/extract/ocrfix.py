@@ -172,6 +172,8 @@ def agree_words(text: str, words: Sequence[Word], *, margin: float = 0.15) -> st
 
 # A run of capitals at least this long may be a letter-spaced name read without its spaces.
 _RUN = 12
+# A head this long before one known word this long is a name run into its trade word.
+_HEAD_ALONE, _LONG = 5, 7
 # The unknown word a run-together name may open with ("ACME" in "ACMESTATIONERYSHOP").
 _HEAD = 3
 
@@ -198,8 +200,9 @@ def split_run_together(text: str, words: frozenset[str]) -> str:
     receipt) has gaps between letters as wide as those between words, so the recogniser
     returns one run of letters: "ACMESTATIONERYSHOP". A run of at least twelve capitals that
     is none of ``words`` and reads as at least two of them after an optional unknown head
-    is split between them ("ACME STATIONERY SHOP"); a long word holding only one known word
-    ("HYPERMARKET") is left alone.
+    is split between them ("ACME STATIONERY SHOP"), and so is a head of five letters or more
+    before one long known word ("KELMOTOVARENTERPRISE"); a word holding one short known word
+    ("HYPERMARKET", "SUPERMARKET") is left alone.
     """
 
     def split(match: re.Match[str]) -> str:
@@ -207,7 +210,11 @@ def split_run_together(text: str, words: frozenset[str]) -> str:
         if run in words:
             return run
         parts = _trade_tail(run, words)
-        if parts is None or sum(p in words for p in parts) < 2:
+        if parts is None:
+            return run
+        known = [p for p in parts if p in words]
+        long_tail = len(parts) == 2 and len(parts[0]) >= _HEAD_ALONE and len(parts[1]) >= _LONG
+        if len(known) < 2 and not long_tail:
             return run
         return " ".join(parts)
 
