@@ -15,6 +15,8 @@ from renderkit.parsing.readers.document import decode_file, sniff_mime_type
 
 from ._documents import encode, many_pages_pdf, text_pdf
 
+LIMITS = ParseLimits()
+
 INVOICE = text_pdf([["ACME TRADING LTD", "INVOICE", "Date: 3 March 2024", "Total due: 24.00"]])
 
 
@@ -201,3 +203,14 @@ async def test_read_document_reads_a_permission_only_encrypted_pdf_too() -> None
     )
     assert "Total due: 24.00" in document.text
     assert b"/Encrypt" not in document.content
+
+
+@pytest.mark.anyio
+async def test_a_watermark_set_at_a_slant_is_left_out_of_the_text_layer() -> None:
+    lines = ["Invoice reference: INV-4711", "Invoice date: 14 March 2021", "Total: 9.00"]
+    plain = await read_document(text_pdf([lines]), "application/pdf", ocr=None, limits=LIMITS)
+    marked = await read_document(
+        text_pdf([lines], watermark="DUPLICATE"), "application/pdf", ocr=None, limits=LIMITS
+    )
+    assert [line.text for line in marked.pages[0].lines] == lines
+    assert [line.text for line in plain.pages[0].lines] == lines

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import io
+import math
 from typing import Any, cast
 
 import anyio
@@ -425,6 +426,12 @@ def _text_layer(
             continue
         if 0xD800 <= code <= 0xDFFF:
             continue  # half of a surrogate pair: pdfium reports the pair as two chars
+        if _slanted(pdfium_c.FPDFText_GetCharAngle(raw, i)):
+            # Text set at a slant across the page is a watermark or a stamp ("COPY",
+            # "DUPLICATE", "PAID"), never a field; its letters would land inside the lines
+            # it crosses ("Invoice DUPLICATE reference: ...").
+            end_word()
+            continue
         try:
             left, bottom, right, top = textpage.get_charbox(i, loose=True)
         except pypdfium2.PdfiumError:
@@ -444,6 +451,20 @@ def _text_layer(
             box.extend([left, bottom, right, top])
     end_line()
     return tuple(lines)
+
+
+# How far (radians) a character's angle may be from a quarter turn and still be set
+# straight: pdfium reports angles in [0, 2 pi), an upright character at 0.
+_STRAIGHT = 0.05
+
+
+def _slanted(angle: float) -> bool:
+    """Whether a character set at ``angle`` (radians, as pdfium reports it; negative for
+    unknown) runs at a slant: neither horizontal nor vertical."""
+    if angle < 0:
+        return False
+    off = math.fmod(angle, math.pi / 2)
+    return _STRAIGHT < off < math.pi / 2 - _STRAIGHT
 
 
 def _is_bold(raw: Any, index: int) -> bool:
