@@ -217,3 +217,17 @@ def test_this_invoices_own_number_before_its_date_does_not_claim_the_date() -> N
         ]
     )  # fmt: skip
     assert invoice_fields(document).fields["date"].value == "2024-08-13"
+
+
+def test_a_print_stamp_of_the_issue_day_does_not_refuse_the_issue_date_printed_above() -> None:
+    document = _document(
+        [
+            (0.05, 0.05, "Supplier Trading Ltd"),
+            (0.60, 0.05, "Doc code: INV-2024-89432"),
+            (0.60, 0.07, "Drawn up on: 16.02.2024"),
+            (0.60, 0.09, "Settle by: 17.03.2024"),
+            (0.05, 0.40, "Total"), (0.80, 0.40, "1,200.00 EUR"),
+            (0.05, 0.90, "Date: 16.02.2024 Time: 01:56:05 Page: 1"),
+        ]
+    )  # fmt: skip
+    assert invoice_fields(document).fields["date"].value == "2024-02-16"

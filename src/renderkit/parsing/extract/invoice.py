@@ -202,19 +202,21 @@ def _unlabelled_issue_date(reading: _Reading) -> datetime.date | None:
     """
     day_first = reading.day_first
     candidates = date_candidates(reading.layouts, reading.pairs, day_first)
-    # An earlier document's date is no issue date, wherever it stands.
-    refused = {c.value for c in candidates if c.earlier or c.stamp}
+    # An earlier document's date is no issue date, wherever it stands; a print stamp's date
+    # only where the stamp prints it (a page is often printed the day it is issued).
+    refused = {c.value for c in candidates if c.earlier}
     others = [kv for kv in reading.pairs if kv.concept in _OTHER_NUMBERS]
     free = next(
         (
             c.value
             for c in candidates
-            if c.value not in refused and not _claimed(c, others, day_first)
+            if c.value not in refused and not c.stamp and not _claimed(c, others, day_first)
         ),
         None,
     )
     if free is not None:
         return free
+    refused |= {c.value for c in candidates if c.stamp}
     dates = find_dates(reading.text, day_first=day_first)
     return next((d for d, _, _ in dates if d not in refused), None)
 
