@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
@@ -85,6 +86,11 @@ class WordRun:
     def bbox(self) -> BBox:
         """The union of the words' boxes."""
         return union_bbox(w.bbox for w in self.words)
+
+    @property
+    def height(self) -> float:
+        """The text height (median word height)."""
+        return statistics.median(w.bbox[3] - w.bbox[1] for w in self.words)
 
 
 @attrs.frozen(kw_only=True)

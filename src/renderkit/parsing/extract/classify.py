@@ -49,13 +49,15 @@ def classify(text: str) -> tuple[str, float]:
     best = scores[kind]
     if best < 3:
         return "other", 0.5
-    if kind == "receipt" and scores["invoice"] >= 3 and prints_invoice_label(text):
+    labelled = kind == "receipt" and scores["invoice"] >= 3 and prints_invoice_label(text)
+    if labelled:
         # Keywords both share (a total, a quantity column, a rounding line, "Tax Invoice")
         # can outweigh an invoice's own, but a receipt prints no due date, bank details or
-        # "Bill to" block: the invoice's labels decide, as they do against the till cues.
+        # "Bill to" block: the invoice's labels decide, as they do against the till cues
+        # (which those labels rule out, so they are not read again).
         kind = "invoice"
     margin = abs(scores[kind] - max(v for k, v in scores.items() if k != kind)) / best
-    if kind == "invoice" and till_receipt(text):
+    if kind == "invoice" and not labelled and till_receipt(text):
         # Tills print "TAX INVOICE" over receipts; how it was paid decides, not the title.
         return "receipt", round(min(1.0, 0.5 + margin), 3)
     return kind, round(min(1.0, 0.5 + margin), 3)

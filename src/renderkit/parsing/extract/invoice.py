@@ -54,6 +54,7 @@ from renderkit.parsing.extract.sums import (
     Printed,
     RowSums,
     amounts_only,
+    at_tax_rate,
     printed_amounts,
     row_sums,
     total_before_balance,
@@ -598,9 +599,7 @@ def _implied_rate_taxes(
             if net <= 0:
                 continue
             for value in values:
-                if not _tax_rate(value, net):
-                    continue
-                if any(abs(net * rate / 100 - value) <= _CENT for rate in TAX_RATES) and any(
+                if at_tax_rate(value, net) and any(
                     abs(net + value - total) <= _CENT for total in values
                 ):
                     out.append((value, _UNLABELLED, None))

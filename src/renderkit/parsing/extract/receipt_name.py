@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import re
-import statistics
 from collections.abc import Sequence
 
 from renderkit.parsing._protocol import Line, Word
@@ -261,12 +260,8 @@ def _first_word_of(upper: Line, lower: Line) -> bool:
         return False
     if _repeats(upper.text, lower.text):
         return False
-    high, low = _height(upper), _height(lower)
+    high, low = upper.height, lower.height
     return high > 0 and low > 0 and 0.85 <= high / low <= 1.18
-
-
-def _height(line: Line) -> float:
-    return statistics.median(w.bbox[3] - w.bbox[1] for w in line.words) if line.words else 0.0
 
 
 def trade_word(text: str) -> bool:

@@ -26,6 +26,7 @@ __all__ = [
     "Printed",
     "RowSums",
     "amounts_only",
+    "at_tax_rate",
     "printed_amounts",
     "row_sums",
     "total_before_balance",
@@ -134,6 +135,12 @@ _CURRENCY_WORDS = frozenset(k.upper() for k in CURRENCY_SYMBOLS) | frozenset(
 )
 
 
+def at_tax_rate(tax: Decimal, net: Decimal) -> bool:
+    """Whether ``tax`` is a positive whole or half percent (:data:`TAX_RATES`) of ``net``
+    within a cent: a tax printed without its rate."""
+    return tax > 0 and any(abs(net * rate / 100 - tax) <= _CENT for rate in TAX_RATES)
+
+
 def amounts_only(text: str) -> bool:
     """Whether row ``text`` prints nothing but amounts and currency marks: a summary's values
     whose labels were not read (lost to OCR, or wordings of a row above)."""
@@ -172,7 +179,7 @@ def _split(subtotal: Decimal, between: Sequence[Decimal], total: Decimal) -> Row
     tax = Decimal(0)
     for value in added:
         net = subtotal - discount + sum(added, Decimal(0)) - value
-        if any(abs(net * rate / 100 - value) <= _CENT for rate in TAX_RATES):
+        if at_tax_rate(value, net):
             tax = value
             break
     return RowSums(

@@ -60,11 +60,6 @@ class Segment(WordRun):
     page: int
     row: int
 
-    @property
-    def height(self) -> float:
-        """The text height (median word height)."""
-        return statistics.median(w.bbox[3] - w.bbox[1] for w in self.words)
-
     def as_line(self) -> Line:
         """The segment as a :class:`Line`."""
         return Line(words=self.words, page=self.page)
