@@ -36,7 +36,13 @@ asyncio.run(main())
 """
 
 
-def test_no_browser_process_survives_its_server_killed_with_sigkill() -> None:
+def _profile_of(browser_pid: int) -> Path:
+    arguments = Path(f"/proc/{browser_pid}/cmdline").read_bytes().decode().split("\0")
+    prefix = "--user-data-dir="
+    return Path(next(a for a in arguments if a.startswith(prefix))[len(prefix) :])
+
+
+def test_no_browser_process_or_profile_survives_its_server_killed_with_sigkill() -> None:
     env = {**os.environ, "PYTHONPATH": str(Path("src").resolve())}
     owner = subprocess.Popen(
         [sys.executable, "-c", _OWNER], stdout=subprocess.PIPE, text=True, env=env
@@ -51,6 +57,8 @@ def test_no_browser_process_survives_its_server_killed_with_sigkill() -> None:
         for browser_pid in browser_pids:
             # A browser leads its group: itself and its helpers.
             assert len(in_group(browser_pid)) > 2
+        profiles = [_profile_of(pid) for pid in browser_pids]
+        assert all((profile / "Default").is_dir() for profile in profiles)
         owner.send_signal(signal.SIGKILL)
         owner.wait(timeout=5)
         deadline = time.monotonic() + 5
@@ -59,6 +67,10 @@ def test_no_browser_process_survives_its_server_killed_with_sigkill() -> None:
         ) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert left == []
+        # The profile (cookies, cache, the log) goes with the browser.
+        while any(p.exists() for p in profiles) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert [p for p in profiles if p.exists()] == []
     finally:
         owner.kill()
         owner.wait(timeout=5)

@@ -307,6 +307,7 @@ async def _start(
                 "-c",
                 WARDEN_SCRIPT,
                 str(lifeline_read),
+                str(profile),
                 *command,
                 *args,
                 stdin=asyncio.subprocess.DEVNULL,

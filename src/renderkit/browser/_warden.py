@@ -10,7 +10,9 @@ starts Chromium under a small warden instead:
   warden, which stays as the server's account, is not in it);
 - it holds the read end of a pipe whose only write end stays with the server, which the
   kernel closes when the server dies however it dies; on that EOF, on SIGTERM, or when
-  Chromium exits, the warden SIGKILLs that whole group and exits;
+  Chromium exits, the warden SIGKILLs that whole group and exits; on the first two it also
+  removes the browser's throwaway profile (a server killed with SIGKILL never gets to: each
+  left one in the temporary directory, its cookies and cache included);
 - every process of the tree carries :data:`OWNER_VARIABLE` in its environment (inherited
   down to the renderers), naming the server by pid and start time.
 
@@ -35,28 +37,35 @@ logger = logging.getLogger("renderkit.browser")
 #: The environment variable marking every process of a pool-launched Chromium tree.
 OWNER_VARIABLE = "RENDERKIT_BROWSER_OWNER"
 
-# Run as ``python -I -S -c WARDEN_SCRIPT <fd> <command...>``: standard library only, and no
-# site packages (fast to start, nothing of the server's imported).
+# Run as ``python -I -S -c WARDEN_SCRIPT <fd> <profile> <command...>``: standard library
+# only, and no site packages (fast to start, nothing of the server's imported).
 WARDEN_SCRIPT = """
-import os, select, signal, sys
+import os, select, shutil, signal, sys
 fd = int(sys.argv[1])
+profile = sys.argv[2]
 child = os.fork()
 if child == 0:
     os.setpgid(0, 0)
     os.close(fd)
     try:
-        os.execv(sys.argv[2], sys.argv[2:])
+        os.execv(sys.argv[3], sys.argv[3:])
     finally:
         os._exit(127)
 try:
     os.setpgid(child, child)  # also here, so stop() finds the group either way
 except OSError:
     pass  # the child already did (and exec'd)
-def stop(*_):
+def stop(*_, remove=True):
     try:
         os.killpg(child, signal.SIGKILL)
     except OSError:
         pass
+    if remove:
+        try:
+            os.waitpid(child, 0)  # dead: nothing of the browser writes to the profile now
+        except OSError:
+            pass
+        shutil.rmtree(profile, ignore_errors=True)
     os._exit(0)
 for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
     signal.signal(sig, stop)
@@ -65,7 +74,9 @@ while True:
     if ready and not os.read(fd, 1):
         stop()
     if os.waitpid(child, os.WNOHANG)[0]:
-        stop()
+        # Chromium exited on its own: the server is alive, reads its log from the profile,
+        # and removes it.
+        stop(remove=False)
 """
 
 
