@@ -549,12 +549,14 @@ def _rated_subtotals(
         rate = parse_percent(kv.hit.segment.text, number_format) if kv is not None else None
         if not rate or tax <= 0:
             continue
-        out += [
-            (p.value, _UNLABELLED, None)
-            for p in printed
-            if p.value != tax and abs(p.value * rate / 100 - tax) <= _CENT
-        ]
+        out += [(base, _UNLABELLED, None) for base in _bases_at(rate, tax, printed)]
     return list({c[0]: c for c in out}.values())
+
+
+def _bases_at(rate: Decimal, tax: Decimal, printed: Sequence[Printed]) -> list[Decimal]:
+    """The printed amounts (other than the tax) of which ``tax`` is ``rate`` percent within a
+    cent."""
+    return [p.value for p in printed if p.value != tax and abs(p.value * rate / 100 - tax) <= _CENT]
 
 
 def _rated_row_taxes(
@@ -571,14 +573,10 @@ def _rated_row_taxes(
         rate = parse_percent(rows.get((p.segment.page, p.segment.row), ""), number_format)
         if not rate or p.value <= 0:
             continue
-        named = [
-            (q.value, _UNLABELLED, None)
-            for q in printed
-            if q.value != p.value and abs(q.value * rate / 100 - p.value) <= _CENT
-        ]
+        named = _bases_at(rate, p.value, printed)
         if named:
             taxes.append((p.value, _UNLABELLED, None))
-            bases += named
+            bases += [(base, _UNLABELLED, None) for base in named]
     return list({c[0]: c for c in taxes}.values()), list({c[0]: c for c in bases}.values())
 
 
