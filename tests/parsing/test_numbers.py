@@ -25,6 +25,17 @@ def test_amounts_are_read_with_currency_before_or_after_and_every_negative_form(
     assert parse_amount("1.5") == Decimal("1.5")
 
 
+def test_a_minus_before_the_next_amounts_digits_is_that_amounts_sign_not_a_trailing_one() -> None:
+    # A summary row read as one segment: total, deposit (negative), amount due.
+    assert _values("£64,801.17 £-5,832.11 £58,969.06", DOT_DECIMAL) == [
+        Decimal("64801.17"),
+        Decimal("-5832.11"),
+        Decimal("58969.06"),
+    ]
+    assert _values("1.234,56- 5,00") == [Decimal("-1234.56"), Decimal("5.00")]
+    assert _values("12,50 €-") == [Decimal("-12.50")]
+
+
 def test_plain_space_thousands_groups_are_one_amount_beside_a_currency_or_a_label() -> None:
     assert _values("15 866,37 €") == [Decimal("15866.37")]
     assert _values("Total 1 234,56") == [Decimal("1234.56")]

@@ -57,7 +57,9 @@ _NUM = r"\d{1,3}(?:[.,'’\u00a0\u202f]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
 _MONEY = re.compile(
     rf"(?<![\w.,/-])(?P<open>\()?(?P<sign>[-−–])?\s?(?P<pre>{_CUR})?\s?(?P<sign2>[-−–])?\s?"
     rf"(?P<num>{_NUM})(?![\d/:])(?!\.\d)(?![.,]\d)"
-    rf"(?P<post>\s?(?:{_CUR}|%)(?![A-Za-z]))?(?P<sign3>[-−])?(?P<close>\))?"
+    # A trailing minus ("1.234,56-") is the amount's only where no digit follows it: in
+    # "£64,801.17 £-5,832.11" it is the next amount's.
+    rf"(?P<post>\s?(?:{_CUR}|%)(?![A-Za-z]))?(?P<sign3>[-−](?!\d))?(?P<close>\))?"
 )
 
 
