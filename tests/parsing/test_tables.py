@@ -121,3 +121,13 @@ def test_amounts_split_by_ocr_after_a_currency_sign_are_read_whole() -> None:
     assert items[0].amount == Decimal("5622.68")
     items = _items([*_HEADER, *_row(0.32, "Hosting", "1", "$1 .00", "$1, 000.00")])
     assert (items[0].unit_price, items[0].amount) == (Decimal("1.00"), Decimal("1000.00"))
+
+
+def test_column_labels_run_into_one_header_cell_each_head_their_own_column() -> None:
+    # A narrow quantity column close to the description's: one segment says "Qty Description".
+    header = [(0.10, 0.30, "Qty Description"), (0.85, 0.30, "Amount")]
+    items = _items([*header, (0.10, 0.32, "10"), (0.16, 0.32, "Software licence"),
+                    (0.85, 0.32, "8,181.20")])  # fmt: skip
+    assert [i.as_dict() for i in items] == [
+        {"description": "Software licence", "quantity": 10.0, "amount": 8181.2}
+    ]

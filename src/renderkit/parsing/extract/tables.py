@@ -9,6 +9,7 @@ Each item is checked: quantity x unit price = amount; a failed check lowers its 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
@@ -91,6 +92,41 @@ def _glued(segment: Segment, lexicon: Lexicon) -> str | None:
     return None
 
 
+def _cells(segment: Segment, lexicon: Lexicon) -> list[tuple[str, tuple[float, float]]]:
+    """The columns a header segment names, each with its x-range: the segment's own for one
+    label; for labels run into one segment, one after another with nothing between ("Qta
+    Descrizione", a narrow column's cell close to the next), each label's words, the first
+    from the segment's left edge and the last to its right."""
+    run: list[tuple[str, int, int]] = []
+    for hit in find_labels(segment, lexicon):
+        if hit.concept not in COLUMN_CONCEPTS:
+            continue
+        follows = (
+            _leads(segment, hit.start) if not run else _adjoins(segment, run[-1][2], hit.start)
+        )
+        if not follows:
+            break
+        run.append((hit.concept, hit.start, hit.end))
+    x0, _, x1, _ = segment.bbox
+    if len(run) < 2:
+        return [(concept, (x0, x1)) for concept, _, _ in run]
+    # Character offsets of each word in the segment's text (words joined by single spaces).
+    starts = list(itertools.accumulate((len(w.text) + 1 for w in segment.words), initial=0))
+    cells: list[tuple[str, tuple[float, float]]] = []
+    for index, (concept, start, end) in enumerate(run):
+        words = [w for w, at in zip(segment.words, starts, strict=False) if start <= at < end]
+        left = x0 if index == 0 else words[0].bbox[0]
+        right = x1 if index == len(run) - 1 else words[-1].bbox[2]
+        cells.append((concept, (left, right)))
+    return cells
+
+
+def _adjoins(segment: Segment, end: int, start: int) -> bool:
+    """Whether a label at ``start`` follows one ending at ``end`` with nothing but spaces and
+    punctuation between."""
+    return start >= end and not any(c.isalnum() for c in segment.text[end:start])
+
+
 def _header(row: Row) -> dict[str, tuple[float, float]] | None:
     lexicon = load_lexicon()
     columns: dict[str, tuple[float, float]] = {}
@@ -99,11 +135,8 @@ def _header(row: Row) -> dict[str, tuple[float, float]] | None:
         if glued is not None and glued not in columns:
             columns[glued] = (segment.bbox[0], segment.bbox[2])
             continue
-        for hit in find_labels(segment, lexicon):
-            concept = hit.concept
-            if concept in COLUMN_CONCEPTS and concept not in columns and _leads(segment, hit.start):
-                columns[concept] = (segment.bbox[0], segment.bbox[2])
-                break
+        for concept, span in _cells(segment, lexicon):
+            columns.setdefault(concept, span)
     numeric = sum(c in columns for c in _NUMERIC)
     if numeric >= 1 and len(columns) >= 3 and "description" in columns:
         return columns
