@@ -98,8 +98,9 @@ def test_a_money_amount_after_a_quantity_label_is_not_refused() -> None:
 
 
 # The item count is printed beside a "Total" label, the goods value and the total under
-# wordings no lexicon holds and the tax without its rate, so no arithmetic names them: no
-# total beats the count taken for one (and the goods value then derived as 89 - 200).
+# wordings no lexicon holds and the tax without its rate. The count is never the total (nor
+# the goods value derived from it as 89 - 200); the summary's own column, where the amounts
+# add up around the labelled tax, names the goods value and the total.
 COUNTED = [
     (0.05, 0.05, "Supplier Trading Ltd"),
     (0.60, 0.05, "Invoice No: INV-2024-32"),
@@ -115,7 +116,8 @@ COUNTED = [
 def test_an_item_count_beside_a_total_label_is_not_the_total(ranker: bool) -> None:
     fields = invoice_fields(_document(COUNTED), ranker=ranker).fields
     assert fields["tax"].value == "200.00"
-    assert "total" not in fields and "subtotal" not in fields
+    assert fields["total"].value == "1200.00"
+    assert fields["subtotal"].value == "1000.00"
 
 
 # A tax-free invoice whose subtotal was misread (a line's amount under a subtotal label): the

@@ -55,6 +55,8 @@ from renderkit.parsing.extract.sums import (
     RowSums,
     amounts_only,
     at_tax_rate,
+    column_balances,
+    column_sums,
     printed_amounts,
     row_sums,
     total_before_balance,
@@ -643,9 +645,17 @@ def _totals(
     # A total that the payments, deposits or rounding printed after it turn into the balance
     # due is confirmed by that arithmetic, wherever the labels put it.
     before_balance = _before_balance(pairs, printed_amounts, _line_amounts(items))
-    totals += [(value, _BEFORE_BALANCE, None) for value in sorted(before_balance)]
     # A "total" below a checked line's amount is a count of hours, a page or a price.
     totals = [c for c in totals if total_refusal(c[0], floor) is None]
+    if not totals:
+        # No label read a total: payments printed below one, whatever their wording, say
+        # which amount it is.
+        before_balance |= column_balances(printed_amounts)
+    totals += [
+        (value, _BEFORE_BALANCE, None)
+        for value in sorted(before_balance)
+        if total_refusal(value, floor) is None
+    ]
     signed = printed_amounts
     printed_amounts = [p for p in printed_amounts if p.value > 0]
     if any(_with_decimals(c[0]) for c in subs + totals):
@@ -683,7 +693,15 @@ def _totals(
         # No sums agree, or only with no tax printed: a row of amounts that add up (a
         # summary whose labels were not read) says more.
         texts = rows or {}
-        summed = row_sums(signed, lambda page, row: amounts_only(texts.get((page, row), "")))
+
+        def confirmed(tax: Printed, net: Decimal) -> bool:
+            rate = parse_percent(texts.get((tax.segment.page, tax.segment.row), ""), number_format)
+            by_rate = rate is not None and abs(net * rate / 100 - tax.value) <= _CENT
+            return tax.value in labelled_taxes or by_rate
+
+        summed = row_sums(
+            signed, lambda page, row: amounts_only(texts.get((page, row), ""))
+        ) or column_sums(signed, confirmed)
         if summed is not None:
             best = _row_best(summed)
             # Confirmed by the printed amounts as a balance after it would be.

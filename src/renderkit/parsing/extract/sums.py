@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
 
 import attrs
@@ -27,6 +27,8 @@ __all__ = [
     "RowSums",
     "amounts_only",
     "at_tax_rate",
+    "column_balances",
+    "column_sums",
     "printed_amounts",
     "row_sums",
     "total_before_balance",
@@ -171,6 +173,82 @@ def row_sums(printed: Sequence[Printed], value_row: Callable[[int, int], bool]) 
                 if sums.tax:
                     return sums
     return None
+
+
+# How far apart (a share of the page's width) the right edges of one column's amounts may be.
+_ALIGNED = 0.02
+# How many amounts a summary may print between its subtotal and its total: discount, charge,
+# tax.
+_PARTS = 3
+
+
+def column_sums(
+    printed: Sequence[Printed], confirmed: Callable[[Printed, Decimal], bool]
+) -> RowSums | None:
+    """The sums of a summary printed down one column under labels no lexicon holds
+    ("Som artikelen | Verzending | BTW 9 % | Te voldoen"): consecutive amounts, one row each and
+    right-aligned, where the first and up to three after it (discounts printed negative, a
+    charge, the tax) add up to the next, the largest amount printed. Item amounts down their
+    column add up too, so the tax, at a tax's rate of the net, must be one that
+    ``confirmed(tax, net)`` (read under a tax label, or beside its rate).
+
+    ``printed`` must hold negative amounts too (:func:`printed_amounts` with ``signed``).
+    """
+    largest = max((p.value for p in printed), default=Decimal(0))
+    for run in _column_runs(printed):
+        if run[-1].value != largest:
+            continue
+        sums = _split(run[0].value, [p.value for p in run[1:-1]], run[-1].value)
+        tax = next((p for p in run[1:-1] if p.value == sums.tax), None)
+        if sums.tax and tax is not None and confirmed(tax, sums.total - sums.tax):
+            return sums
+    return None
+
+
+def column_balances(printed: Sequence[Printed]) -> frozenset[Decimal]:
+    """Totals that payments printed below them, down one column, turn into the balance due
+    under labels no lexicon holds ("Rechnungssumme | Anzahlung | Zahlung erhalten |
+    Zahlbetrag"): the largest amount printed, then up to three amounts printed negative, then
+    what they leave. Such a summary may also be printed along one row, under a row of labels.
+
+    ``printed`` must hold negative amounts too (:func:`printed_amounts` with ``signed``).
+    """
+    largest = max((p.value for p in printed), default=Decimal(0))
+    return frozenset(
+        run[0].value
+        for run in _column_runs(printed, across=True)
+        if run[0].value == largest and all(p.value < 0 for p in run[1:-1])
+    )
+
+
+def _column_runs(
+    printed: Sequence[Printed], *, across: bool = False
+) -> Iterator[Sequence[Printed]]:
+    """Consecutive amounts down one column (:func:`_one_column`; ``across``: or along one row),
+    the first positive, whose amounts before the last add up to it within a cent: 3 to
+    ``_PARTS + 2`` of them."""
+    for start, first in enumerate(printed):
+        if first.value <= 0:
+            continue
+        for end in range(start + 2, min(start + _PARTS + 2, len(printed))):
+            run = printed[start : end + 1]
+            total = run[-1].value
+            adds_up = abs(sum(p.value for p in run[:-1]) - total) <= _CENT
+            along = across and len({(p.segment.page, p.segment.row) for p in run}) == 1
+            if total > 0 and adds_up and (along or _one_column(run)):
+                yield run
+
+
+def _one_column(run: Sequence[Printed]) -> bool:
+    """Whether ``run`` stands down one column: one page, a row each, right edges aligned."""
+    segments = [p.segment for p in run]
+    rows = [(s.page, s.row) for s in segments]
+    rights = [s.bbox[2] for s in segments]
+    return (
+        len({page for page, _ in rows}) == 1
+        and all(a < b for a, b in itertools.pairwise(rows))
+        and max(rights) - min(rights) <= _ALIGNED
+    )
 
 
 def _split(subtotal: Decimal, between: Sequence[Decimal], total: Decimal) -> RowSums:
