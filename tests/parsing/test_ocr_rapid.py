@@ -74,6 +74,29 @@ def test_lines_of_a_skewed_photo_are_grouped_along_the_skew() -> None:
     assert [line.text for line in lines] == ["ITEM 4.00", "TOTAL 9.00"]
 
 
+def test_boxes_the_detector_squared_on_a_slightly_turned_photo_do_not_hide_its_skew() -> None:
+    # A 3% slope lowers an amount 420 pixels right of its label by 12.6 of a line's 20 pixels;
+    # half of the long boxes come square to the image (slope 0), as the detector returns them
+    # for a page turned by a degree or two.
+    slope = 0.03
+    segments = [
+        _segment([("DISCOUNT", 10, 130)], 100, slope=slope),
+        _segment([("-4.05", 420, 480)], 100, slope=slope),
+        _segment([("GRAND", 10, 100), ("TOTAL", 110, 200)], 122, slope=slope),
+        _segment([("198.58", 420, 480)], 122, slope=slope),
+        _segment([("CASH", 10, 130)], 144),
+        _segment([("200.00", 420, 480)], 144, slope=slope),
+        _segment([("THANK", 10, 100), ("YOU", 110, 180)], 180),
+        _segment([("SEE", 10, 70), ("YOU", 80, 140), ("AGAIN", 150, 230)], 202),
+    ]
+    lines = group_lines(segments, page=1, width=500, height=300)
+    assert [line.text for line in lines][:3] == [
+        "DISCOUNT -4.05",
+        "GRAND TOTAL 198.58",
+        "CASH 200.00",
+    ]
+
+
 def test_tight_lines_beside_a_tall_logo_word_are_not_read_as_one_line() -> None:
     # Two 20-pixel lines 18 pixels apart beside a 40-pixel logo word: the logo's centre falls
     # between theirs, and the rows' centres within half a line height of one another.
