@@ -231,3 +231,34 @@ def test_a_print_stamp_of_the_issue_day_does_not_refuse_the_issue_date_printed_a
         ]
     )  # fmt: skip
     assert invoice_fields(document).fields["date"].value == "2024-02-16"
+
+
+def test_a_date_with_its_own_wording_beside_an_earlier_documents_date_is_the_issue_date() -> None:
+    # "Original invoice date" names an earlier document; the date to its right has a label of
+    # its own, which no lexicon holds.
+    document = _document(
+        [
+            (0.05, 0.05, "Supplier Trading Ltd"),
+            (0.05, 0.20, "Doc code: 0022414"),
+            (0.30, 0.20, "Original invoice date: 02.12.2024"),
+            (0.65, 0.20, "Drawn up on: 24.02.2025"),
+            (0.05, 0.40, "Total"), (0.80, 0.40, "1,200.00 EUR"),
+        ]
+    )  # fmt: skip
+    assert invoice_fields(document).fields["date"].value == "2025-02-24"
+
+
+def test_a_due_date_whose_label_says_so_by_its_words_is_no_issue_date_printed_first() -> None:
+    # "Settle by" is a word of paying and a deadline word, no lexicon label.
+    document = _document(
+        [
+            (0.05, 0.05, "Supplier Trading Ltd"),
+            (0.60, 0.05, "Doc code: INV-2025-118"),
+            (0.60, 0.07, "Settle by: 26.03.2025"),
+            (0.60, 0.09, "Drawn up on: 24.02.2025"),
+            (0.05, 0.40, "Total"), (0.80, 0.40, "1,200.00 EUR"),
+        ]
+    )  # fmt: skip
+    fields = invoice_fields(document).fields
+    assert fields["date"].value == "2025-02-24"
+    assert fields["due_date"].value == "2025-03-26"

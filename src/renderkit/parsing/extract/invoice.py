@@ -207,7 +207,7 @@ def _unlabelled_issue_date(reading: _Reading) -> datetime.date | None:
     candidates = date_candidates(reading.layouts, reading.pairs, day_first)
     # An earlier document's date is no issue date, wherever it stands; a print stamp's date
     # only where the stamp prints it (a page is often printed the day it is issued).
-    refused = {c.value for c in candidates if c.earlier}
+    refused = {c.value for c in candidates if c.earlier and _labels_own(c)}
     others = [kv for kv in reading.pairs if kv.concept in _OTHER_NUMBERS]
     free = next(
         (
@@ -233,18 +233,27 @@ def _claimed(candidate: DateCandidate, others: Sequence[KeyValue], day_first: bo
     if candidate.value in period_dates(line.text, day_first=day_first):
         return True
     if candidate.concept in ("due_date", "delivery_date"):
-        # A label's value to its right or below is its own unless words of the date's own
-        # segment label it otherwise ("Delivery date: 03/08 | Dated: 13/08").
-        return candidate.where == "inline" or candidate.extra_words == 0
+        return _labels_own(candidate)
     start = next(
         (b for v, b, _ in find_dates(line.text, day_first=day_first) if v == candidate.value), 0
     )
+    # A label no lexicon holds that says it is the due date by its words ("Saldare entro:").
+    before = [t for t, _, _ in tokens(line.text[:start])]
+    if introduces_due_date(before, load_lexicon(), load_terms()):
+        return True
     return any(
         kv.hit.segment.page == candidate.page
         and kv.hit.segment.text == line.text
         and kv.hit.start < start
         for kv in others
     )
+
+
+def _labels_own(candidate: DateCandidate) -> bool:
+    """Whether ``candidate``'s label is its own: a label's value to its right or below is,
+    unless words of the date's own segment label it otherwise ("Delivery date: 03/08 |
+    Dated: 13/08", "Original invoice date: 02.12.2024 | Drawn up on: 24.02.2025")."""
+    return candidate.where == "inline" or candidate.extra_words == 0
 
 
 def _dates_earlier(kv: KeyValue, day_first: bool, stamped: Collection[tuple[int, int]]) -> bool:
