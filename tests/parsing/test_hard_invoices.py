@@ -322,3 +322,55 @@ def test_a_clock_time_and_a_page_number_on_one_line_make_a_print_stamp() -> None
 def test_a_print_stamps_date_is_not_the_issue_date(date_ranker: bool) -> None:
     fields = invoice_fields(_document(STAMPED_FOOTER), date_ranker=date_ranker).fields
     assert fields["date"].value == "2024-07-10"
+
+
+# A German entrepreneurial company's legal form is "UG (haftungsbeschränkt)", the bracket its
+# part: the letterhead prints the name without it, the footer with it.
+UG_FOOTER = [
+    (0.05, 0.03, "KESTREL DRUCK"),
+    (0.05, 0.05, "Mühlweg 8"),
+    (0.05, 0.07, "54321 Mühlstadt"),
+    (0.05, 0.18, "RECHNUNG"),
+    (0.05, 0.20, "Rechnungsnummer: RE-2025-71"),
+    (0.05, 0.22, "Rechnungsdatum: 03.03.2025"),
+    (0.60, 0.40, "Nettobetrag"), (0.80, 0.40, "1.000,00"),
+    (0.60, 0.42, "MwSt. 19 %"), (0.80, 0.42, "190,00"),
+    (0.60, 0.44, "Gesamtbetrag"), (0.80, 0.44, "1.190,00"),
+    (0.05, 0.90, "Kestrel Druck UG (haftungsbeschränkt) · Gegründet 2011"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("issuer_ranker", [False, True])
+def test_a_legal_form_with_its_bracket_is_kept_whole_in_the_issuer(issuer_ranker: bool) -> None:
+    fields = invoice_fields(_document(UG_FOOTER), issuer_ranker=issuer_ranker).fields
+    assert fields["company"].value == "Kestrel Druck UG (haftungsbeschränkt)"
+
+
+# The lines' sum printed as a page total, then a shipping charge and the invoice's total: the
+# total ranker's agreement, which knows no charge, finds the page total agreeing with the
+# lines, the rules' sums the total.
+PAGE_TOTAL = [
+    (0.05, 0.05, "Supplier Trading SARL"),
+    (0.60, 0.05, "Invoice No: F-2026-893"),
+    (0.60, 0.07, "Invoice date: 20/03/2026"),
+    (0.05, 0.30, "Ref"), (0.20, 0.30, "Qty Description"), (0.62, 0.30, "Unit price"),
+    (0.80, 0.30, "Amount"),
+    (0.05, 0.32, "1"), (0.20, 0.32, "5"), (0.25, 0.32, "Freight"), (0.62, 0.32, "875,33"),
+    (0.80, 0.32, "4376,65"),
+    (0.05, 0.34, "2"), (0.20, 0.34, "1"), (0.25, 0.34, "Cable set"), (0.62, 0.34, "1167,66"),
+    (0.80, 0.34, "1167,66"),
+    (0.05, 0.36, "3"), (0.20, 0.36, "3"), (0.25, 0.36, "Office chair"), (0.62, 0.36, "463,94"),
+    (0.80, 0.36, "1391,82"),
+    (0.05, 0.40, "Total per page: 6936,13 €"),
+    (0.60, 0.44, "Shipping"), (0.80, 0.44, "12,65 €"),
+    (0.60, 0.46, "Grand total"), (0.80, 0.46, "6948,78 €"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("ranker", [False, True])
+def test_a_page_total_equal_to_the_lines_does_not_beat_the_total_the_sums_confirm(
+    ranker: bool,
+) -> None:
+    fields = invoice_fields(_document(PAGE_TOTAL), ranker=ranker).fields
+    assert fields["total"].value == "6948.78"
+    assert fields["subtotal"].value == "6936.13"
