@@ -1253,12 +1253,12 @@ def _ranked_total(
         return rules
     agrees = FEATURES.index("agrees")
     allowed = [i for i in totals if features[i][agrees]]
-    if agreed and rules is not None:
-        # The ranker's agreement knows no charge (shipping): where the rules' sums agree, a
-        # total it finds agreeing without the charge (a page total equal to the lines' sum)
-        # does not beat theirs.
-        if Decimal(str(rules.value)) not in {candidates[i].value for i in allowed}:
-            return rules
+    # The ranker's agreement knows no charge (shipping): where the rules' sums agree, a total
+    # it finds agreeing without the charge (a page total equal to the lines' sum) does not
+    # beat theirs.
+    agreeing = {candidates[i].value for i in allowed}
+    if agreed and rules is not None and Decimal(str(rules.value)) not in agreeing:
+        return rules
     allowed = allowed or totals
     ranker = _total_ranker()
     scores = {i: ranker.score(features[i]) for i in allowed}
