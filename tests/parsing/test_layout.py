@@ -15,8 +15,9 @@ def test_words_whose_centres_share_a_baseline_form_one_row_despite_jitter() -> N
         Word(text="42.00", page=1, bbox=(0.70, 0.499, 0.75, 0.511)),
         Word(text="next", page=1, bbox=(0.10, 0.530, 0.14, 0.542)),
     )
+    # Words of a text layer, its runs not yet rows (an OCR page's rows are its engine's lines).
     layout = build_layout(
-        Page(number=1, lines=(Line(words=words, page=1),), source="ocr", width=600, height=800)
+        Page(number=1, lines=(Line(words=words, page=1),), source="text", width=600, height=800)
     )
     assert [row.text for row in layout.rows] == ["Total due 42.00", "next"]
 
@@ -73,13 +74,14 @@ def _word(text: str, x0: float, y0: float, x1: float, y1: float) -> Word:
     return Word(text=text, page=1, bbox=(x0, y0, x1, y1))
 
 
-def _ocr_page(*words: Word) -> Page:
-    return Page(number=1, lines=(Line(words=words, page=1),), source="ocr", width=1, height=1)
+def _words_page(*words: Word) -> Page:
+    """A text layer's words in one run: the layout cuts it into rows by the words' boxes."""
+    return Page(number=1, lines=(Line(words=words, page=1),), source="text", width=1, height=1)
 
 
 def test_a_short_stroke_that_opens_a_row_does_not_keep_its_taller_neighbours_out() -> None:
     layout = build_layout(
-        _ocr_page(
+        _words_page(
             _word("|", 0.98, 0.767, 0.99, 0.778),
             _word("Total", 0.38, 0.761, 0.47, 0.787),
             _word("Payable:", 0.50, 0.761, 0.64, 0.793),
@@ -91,7 +93,7 @@ def test_a_short_stroke_that_opens_a_row_does_not_keep_its_taller_neighbours_out
 
 def test_a_tall_word_does_not_pull_the_next_row_into_its_own() -> None:
     layout = build_layout(
-        _ocr_page(
+        _words_page(
             _word("TOTAL", 0.05, 0.723, 0.15, 0.749),
             _word("33.90", 0.47, 0.711, 0.66, 0.768),
             _word("CASH", 0.05, 0.745, 0.13, 0.771),
@@ -123,3 +125,43 @@ def test_a_rows_leading_segment_is_the_first_that_says_something() -> None:
     leading = layout.rows[0].leading
     assert leading is not None
     assert leading.text == "TOTAL"
+
+
+def test_ocr_lines_that_stand_over_each_other_stay_two_rows_on_a_tilted_photo() -> None:
+    # As read from a photographed invoice: two tight lines on a tilt, the lower one starting
+    # 0.011 below the upper (its words 0.016 tall), and a tall stamp word at the right of the
+    # upper line. Rows re-cut from the words mixed them: "IBAN: VAT NL95 NL972410582B36 ...".
+    upper = Line(
+        words=(
+            _word("VAT", 0.1459, 0.6237, 0.1694, 0.6382),
+            _word("no:", 0.1772, 0.6243, 0.1945, 0.6388),
+            _word("NL972410582B36", 0.1961, 0.6249, 0.2980, 0.6411),
+            _word("RECEIVED", 0.5333, 0.6063, 0.7490, 0.6661),
+        ),
+        page=1,
+    )
+    lower = Line(
+        words=(
+            _word("IBAN:", 0.1435, 0.6353, 0.1788, 0.6510),
+            _word("NL95", 0.1804, 0.6359, 0.2125, 0.6522),
+            _word("MHVP", 0.2149, 0.6371, 0.2541, 0.6533),
+            _word("3905", 0.2557, 0.6382, 0.2847, 0.6539),
+        ),
+        page=1,
+    )
+    layout = build_layout(Page(number=1, lines=(upper, lower), source="ocr", width=1, height=1))
+    assert [row.text for row in layout.rows] == [
+        "VAT no: NL972410582B36 RECEIVED",
+        "IBAN: NL95 MHVP 3905",
+    ]
+
+
+def test_ocr_lines_side_by_side_at_one_level_are_one_row() -> None:
+    # A form's two columns, which an engine may read as separate lines.
+    left = Line(
+        words=(_word("Invoice", 0.05, 0.30, 0.15, 0.32), _word("no:", 0.16, 0.30, 0.20, 0.32)),
+        page=1,
+    )
+    right = Line(words=(_word("INV-17", 0.60, 0.301, 0.70, 0.321),), page=1)
+    layout = build_layout(Page(number=1, lines=(right, left), source="ocr", width=1, height=1))
+    assert [row.text for row in layout.rows] == ["Invoice no: INV-17"]

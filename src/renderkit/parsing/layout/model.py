@@ -206,6 +206,48 @@ def _rows(words: Sequence[Word], skew: float = 0.0) -> list[list[Word]]:
     return [sorted(row, key=lambda w: w.bbox[0]) for row in rows]
 
 
+# The share of the narrower of two OCR lines' widths they may span together and still stand
+# side by side on one row (as rapidocr.group_lines keeps the parts of one line apart).
+_SHARED_WIDTH = 0.3
+
+
+def _line_rows(lines: Sequence[Line], skew: float = 0.0) -> list[list[Word]]:
+    """An OCR page's lines grouped into rows, measured across the page's tilt (``skew``).
+
+    The OCR engine already joined each printed line's parts along the page's skew, so a line
+    is never split, and lines join one row only side by side: two lines that stand over each
+    other (span a third of the narrower one's width together) are two rows, however close
+    their levels on a tilted photo (their words interleaved made "IBAN: BTW nr: NL95
+    NL972410582B36 MHVP 3905 ..." of a VAT id's line and the IBAN's under it). Lines at
+    one level side by side (a form's two columns, read by Tesseract as separate lines) are
+    one row, as words are in :func:`_rows`.
+    """
+
+    def level(line: Line) -> float:
+        return statistics.median(_centre(w)[1] - skew * _centre(w)[0] for w in line.words)
+
+    def band(line: Line) -> tuple[float, float]:
+        half = _line_height(line) / 2 * 0.8
+        return level(line) - half, level(line) + half
+
+    def stacked(a: Line, b: Line) -> bool:
+        (a0, _, a1, _), (b0, _, b1, _) = a.bbox, b.bbox
+        return min(a1, b1) - max(a0, b0) > _SHARED_WIDTH * min(a1 - a0, b1 - b0)
+
+    rows: list[list[Line]] = []
+    for line in sorted((x for x in lines if x.words), key=lambda x: (level(x), x.bbox[0])):
+        if rows:
+            opener = rows[-1][0]
+            low, high = band(opener)
+            own_low, own_high = band(line)
+            near = low <= level(line) <= high or own_low <= level(opener) <= own_high
+            if near and not any(stacked(line, other) for other in rows[-1]):
+                rows[-1].append(line)
+                continue
+        rows.append([line])
+    return [sorted((w for x in row for w in x.words), key=lambda w: w.bbox[0]) for row in rows]
+
+
 def _segments(row: list[Word], page: int, index: int, aspect: float) -> tuple[Segment, ...]:
     height = statistics.median(_height(w) for w in row)
     # Boxes are page fractions: heights of the page height, gaps of its width, so a gap is
@@ -277,9 +319,11 @@ def build_layout(page: Page) -> PageLayout:
     if not words:
         return PageLayout(number=page.number, rows=(), blocks=())
     aspect = page.height / page.width if page.width and page.height else 1.0
+    skew = _skew(page.lines)
+    grouped = _line_rows(page.lines, skew) if page.source == "ocr" else _rows(words, skew)
     rows = tuple(
         Row(segments=_segments(ws, page.number, i, aspect), page=page.number, index=i)
-        for i, ws in enumerate(_rows(words, _skew(page.lines)))
+        for i, ws in enumerate(grouped)
     )
     raw = _blocks(rows, aspect)
     columns = _columns(raw)
