@@ -374,3 +374,26 @@ def test_a_page_total_equal_to_the_lines_does_not_beat_the_total_the_sums_confir
     fields = invoice_fields(_document(PAGE_TOTAL), ranker=ranker).fields
     assert fields["total"].value == "6948.78"
     assert fields["subtotal"].value == "6936.13"
+
+
+# A summary whose label row wrapped: the rate of the tax ("8" of "Sales tax 8 %") stands right
+# of the total's label, and no amount with decimals follows any total label. The lines are
+# printed as money, so a bare integer is no total.
+BARE_RATE = [
+    (0.05, 0.05, "Supplier Trading Ltd"),
+    (0.60, 0.05, "Invoice No: INV-2024-58"),
+    (0.60, 0.07, "Invoice date: 10/02/2024"),
+    (0.05, 0.30, "Qty"), (0.15, 0.30, "Description"), (0.80, 0.30, "Amount"),
+    (0.05, 0.32, "5"), (0.15, 0.32, "Office chair"), (0.80, 0.32, "5,202.85"),
+    (0.05, 0.34, "5"), (0.15, 0.34, "Software licence"), (0.80, 0.34, "6,912.95"),
+    (0.40, 0.40, "Total"), (0.55, 0.40, "8"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("ranker", [False, True])
+def test_a_bare_integer_after_a_total_label_is_no_total_where_the_lines_are_money(
+    ranker: bool,
+) -> None:
+    fields = invoice_fields(_document(BARE_RATE), ranker=ranker).fields
+    assert "total" not in fields
+    assert fields["subtotal"].value == "12115.80"

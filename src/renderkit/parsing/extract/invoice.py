@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 import functools
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from decimal import Decimal
 
 import attrs
@@ -371,6 +371,13 @@ def _amounts(
     return out
 
 
+def _as_money(amounts: Iterable[Decimal], items: Sequence[LineItem]) -> bool:
+    """Whether the document prints its sums as money: one of ``amounts`` (read under sum
+    labels) or of the line items' amounts has decimals. There a bare integer under a tax or
+    total label is a rate or a count."""
+    return any(_with_decimals(a) for a in (*amounts, *_line_amounts(items)))
+
+
 def _with_decimals(value: Decimal) -> bool:
     """Whether ``value`` was printed with a decimal part (read amounts keep their exponent:
     "19,00" is ``Decimal("19.00")``, "19" is ``Decimal("19")``)."""
@@ -667,13 +674,16 @@ def _totals(
     ]
     signed = printed_amounts
     printed_amounts = [p for p in printed_amounts if p.value > 0]
-    if any(_with_decimals(c[0]) for c in subs + totals):
-        # Where the totals are printed as money, so is the tax: a bare integer under a tax
-        # label ("Sales tax 6 %", its "%" cut off into the next segment) is the rate.
+    if _as_money([c[0] for c in subs + totals], items):
+        # Where the totals or the lines are printed as money, so is the tax: a bare integer
+        # under a tax label ("Sales tax 6 %", its "%" cut off into the next segment) is the
+        # rate. And so is the total: a bare integer under a total label is a rate or a count
+        # that a wrapped row of labels put there ("Jumlah | Cukai jualan 8").
         printed = [t for t in printed if _with_decimals(t[0])]
         taxes = [t for t in taxes if t[2] is None or _with_decimals(t[0])] or [
             (Decimal(0), 0.5, None)
         ]
+        totals = [g for g in totals if _with_decimals(g[0])]
     if items:
         line_sum = sum(_line_amounts(items), Decimal(0))
         subs.append((line_sum, 0.7, None))
@@ -1242,12 +1252,15 @@ def _ranked_total(
     # taxes and discounts are candidates only for what they say about the others. An amount
     # the constraints refuse (a year, a count after a quantity label) is none, as for the
     # rules.
+    sums = [c.value for c in candidates if c.concept in ("subtotal", "total", "amount_due")]
+    money = _as_money(sums, reading.items)
     totals = [
         i
         for i, c in enumerate(candidates)
         if c.concept in ("total", "amount_due")
         and not c.refused
         and total_refusal(c.value, floor) is None
+        and (_with_decimals(c.value) or not money)
     ]
     if not totals:
         return rules
