@@ -108,3 +108,29 @@ BALANCE_ROW = _page(
 
 def test_payments_along_a_row_after_an_unlabelled_total_name_that_total() -> None:
     assert _fields(BALANCE_ROW)["total"].value == "38259.60"
+
+
+# The lines' page total agrees with itself as subtotal = total without a tax; the shipping
+# charge printed beside it is left out of that reading. The amount it completes, printed
+# under a wording no lexicon holds, is the invoice's total.
+PAGE_TOTAL_AND_CHARGE = _page(
+    [
+        *_HEAD,
+        (0.05, 0.30, "Qty"), (0.15, 0.30, "Description"), (0.80, 0.30, "Amount"),
+        (0.05, 0.32, "3"), (0.15, 0.32, "Freight"), (0.80, 0.32, "2111,91"),
+        (0.05, 0.34, "40"), (0.15, 0.34, "Software licence"), (0.80, 0.34, "53056,19"),
+        (0.05, 0.38, "Total per page: EUR 55168,10"),
+        (0.55, 0.42, "Shipping"), (0.75, 0.42, "Settlement sum"),
+        (0.55, 0.44, "EUR 47,00"), (0.75, 0.44, "EUR 55215,10"),
+    ]
+)  # fmt: skip
+
+
+def test_a_charge_left_out_of_a_page_total_read_as_the_total_completes_the_real_one() -> None:
+    for ranker in (False, True):
+        fields = invoice_fields(
+            Document(mime_type="application/pdf", content=b"", pages=(PAGE_TOTAL_AND_CHARGE,)),
+            ranker=ranker,
+        ).fields
+        assert fields["total"].value == "55215.10", ranker
+        assert fields["subtotal"].value == "55168.10", ranker

@@ -725,6 +725,13 @@ def _totals(
             best = _row_best(summed)
             # Confirmed by the printed amounts as a balance after it would be.
             before_balance |= {summed.total}
+    if best is not None and best[1][0] == best[3][0] and not best[2][0] and not best[4].printed:
+        # Subtotal = total, no tax, and the discount or charge printed beside them left out: a
+        # page total read as the total. An amount printed under no known label that the
+        # adjustment completes is the total ("Total par page: 55168,10 | Livraison 47,00 |
+        # Somme à régler 55215,10").
+        printed_adjustments = [d for d in adjustments if d.printed]
+        best = _unlabelled_total([best[1]], [best[2]], printed_adjustments, printed_amounts) or best
     if best is None and printed_amounts:
         labelled = [t for t in taxes if t[2] is not None]
         row_taxes, row_bases = (
