@@ -134,3 +134,21 @@ def test_a_charge_left_out_of_a_page_total_read_as_the_total_completes_the_real_
         ).fields
         assert fields["total"].value == "55215.10", ranker
         assert fields["subtotal"].value == "55168.10", ranker
+
+
+# An invoice of one line and no tax: its total, under a wording no lexicon holds, is that
+# line's amount, and the payments printed below it turn it into the balance due.
+ONE_LINE = _page(
+    [
+        *_HEAD,
+        (0.05, 0.30, "Qty Description"), (0.80, 0.30, "Net amount"),
+        (0.05, 0.32, "40"), (0.15, 0.32, "Maintenance"), (0.80, 0.32, "43,650.40"),
+        (0.55, 0.40, "Settlement sum"), _right(0.90, 0.40, "43,650.40"),
+        (0.55, 0.42, "Payment received"), _right(0.90, 0.42, "-3,928.54"),
+        (0.55, 0.44, "Amount due"), _right(0.90, 0.44, "39,721.86"),
+    ]
+)  # fmt: skip
+
+
+def test_the_total_of_a_one_line_invoice_is_its_lines_amount_before_the_payments() -> None:
+    assert _fields(ONE_LINE)["total"].value == "43650.40"

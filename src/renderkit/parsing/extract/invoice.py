@@ -805,7 +805,9 @@ def _before_balance(
     one unit); a subtotal, tax, discount or charge, or a line item's amount, is a part of the
     total and no total itself."""
     labelled = labels_by_segment(pairs, ("amount_due", "prepaid", *_PARTS))
-    items = frozenset(lines)
+    # A line's amount is a part of the total, unless it is all the lines come to (an invoice
+    # of one line, no tax: its total is that line's amount).
+    items = frozenset(lines) - {sum(lines, Decimal(0))}
 
     def concepts(p: Printed) -> set[str]:
         return {kv.concept for kv, _, _ in labelled.get((p.segment.page, p.segment.bbox), ())}
