@@ -97,6 +97,24 @@ def test_boxes_the_detector_squared_on_a_slightly_turned_photo_do_not_hide_its_s
     ]
 
 
+def test_a_curled_receipt_tilted_both_ways_keeps_the_median_of_all_its_boxes() -> None:
+    # The head leans one way, the foot the other, the middle comes square: leaving the square
+    # boxes out would take the head's slope for the page's and part each amount at the foot
+    # from its label.
+    segments = [
+        *(_segment([(word, 10, 200)], top, slope=-0.04) for word, top in
+          (("SHOP", 40), ("STREET", 70), ("TOWN", 100))),
+        *(_segment([(word, 10, 300)], top) for word, top in
+          (("ITEM", 200), ("BREAD", 230), ("MILK", 260), ("TEA", 290))),
+        _segment([("TOTAL", 10, 130)], 400, slope=0.02),
+        _segment([("9.00", 420, 480)], 400, slope=0.02),
+        _segment([("CASH", 10, 130)], 425, slope=0.02),
+        _segment([("10.00", 420, 480)], 425, slope=0.02),
+    ]  # fmt: skip
+    lines = group_lines(segments, page=1, width=500, height=500)
+    assert [line.text for line in lines][-2:] == ["TOTAL 9.00", "CASH 10.00"]
+
+
 def test_tight_lines_beside_a_tall_logo_word_are_not_read_as_one_line() -> None:
     # Two 20-pixel lines 18 pixels apart beside a 40-pixel logo word: the logo's centre falls
     # between theirs, and the rows' centres within half a line height of one another.

@@ -161,10 +161,11 @@ def _skew(segments: Sequence[Segment]) -> float:
 
     On a page turned by a degree or so, the detector returns part of the boxes square to the
     image (slope exactly 0) and the rest at the page's slope: where a third or more are
-    slanted, the square ones say nothing of the skew and are left out (with half of them
-    square, the median was 0 and a receipt's amounts, a line lower at the right, were paired
-    with the labels of the line below). A stamp or two slanted on a straight page stays
-    under a third.
+    slanted, and nearly all of those one way, the square ones say nothing of the skew and are
+    left out (with half of them square, the median was 0 and a receipt's amounts, a line
+    lower at the right, were paired with the labels of the line below). A stamp or two
+    slanted on a straight page stays under a third; a curled receipt, its top tilted one way
+    and its foot the other, keeps the median of all.
     """
     slopes = []
     for seg in segments:
@@ -172,9 +173,14 @@ def _skew(segments: Sequence[Segment]) -> float:
         if x1 - x0 > 3 * _height(seg.quad):
             slopes.append((y1 - y0) / (x1 - x0))
     slanted = [s for s in slopes if s]
-    if len(slanted) >= len(slopes) / 3:
+    one_way = max(sum(s > 0 for s in slanted), sum(s < 0 for s in slanted))
+    if len(slanted) >= len(slopes) / 3 and one_way >= _ONE_WAY * len(slanted):
         slopes = slanted
     return statistics.median(slopes) if slopes else 0.0
+
+
+# The share of the slanted boxes that must lean one way for the square ones to be left out.
+_ONE_WAY = 0.8
 
 
 def _height(quad: Sequence[tuple[float, float]]) -> float:
