@@ -20,6 +20,7 @@ __all__ = [
     "Usage",
     "Word",
     "WordRun",
+    "stand_over",
 ]
 
 #: The document types the local extractor detects (an LLM may answer these too).
@@ -274,3 +275,17 @@ def union_bbox(boxes: Any) -> BBox:
         seen = True
         x0, y0, x1, y1 = min(x0, b[0]), min(y0, b[1]), max(x1, b[2]), max(y1, b[3])
     return (x0, y0, x1, y1) if seen else (0.0, 0.0, 0.0, 0.0)
+
+
+# The share of the narrower of two runs' widths they may span together and still stand side
+# by side as parts of one printed line (slanted boxes of neighbours overlap a little at their
+# ends).
+_SHARED_WIDTH = 0.3
+
+
+def stand_over(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """Whether two runs of text spanning ``a`` and ``b`` (left and right edges) stand over
+    each other: together they span a third of the narrower one's width. The parts of one
+    printed line never do."""
+    shared = min(a[1], b[1]) - max(a[0], b[0])
+    return shared > _SHARED_WIDTH * min(a[1] - a[0], b[1] - b[0])

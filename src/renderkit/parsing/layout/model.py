@@ -23,7 +23,16 @@ from collections.abc import Sequence
 
 import attrs
 
-from renderkit.parsing._protocol import BBox, Document, Line, Page, Word, WordRun, union_bbox
+from renderkit.parsing._protocol import (
+    BBox,
+    Document,
+    Line,
+    Page,
+    Word,
+    WordRun,
+    stand_over,
+    union_bbox,
+)
 
 __all__ = [
     "Block",
@@ -206,17 +215,12 @@ def _rows(words: Sequence[Word], skew: float = 0.0) -> list[list[Word]]:
     return [sorted(row, key=lambda w: w.bbox[0]) for row in rows]
 
 
-# The share of the narrower of two OCR lines' widths they may span together and still stand
-# side by side on one row (as rapidocr.group_lines keeps the parts of one line apart).
-_SHARED_WIDTH = 0.3
-
-
 def _line_rows(lines: Sequence[Line], skew: float = 0.0) -> list[list[Word]]:
     """An OCR page's lines grouped into rows, measured across the page's tilt (``skew``).
 
     The OCR engine already joined each printed line's parts along the page's skew, so a line
     is never split, and lines join one row only side by side: two lines that stand over each
-    other (span a third of the narrower one's width together) are two rows, however close
+    other (:func:`~renderkit.parsing._protocol.stand_over`) are two rows, however close
     their levels on a tilted photo (their words interleaved made "IBAN: BTW nr: NL95
     NL972410582B36 MHVP 3905 ..." of a VAT id's line and the IBAN's under it). Lines at
     one level side by side (a form's two columns, read by Tesseract as separate lines) are
@@ -231,8 +235,7 @@ def _line_rows(lines: Sequence[Line], skew: float = 0.0) -> list[list[Word]]:
         return level(line) - half, level(line) + half
 
     def stacked(a: Line, b: Line) -> bool:
-        (a0, _, a1, _), (b0, _, b1, _) = a.bbox, b.bbox
-        return min(a1, b1) - max(a0, b0) > _SHARED_WIDTH * min(a1 - a0, b1 - b0)
+        return stand_over((a.bbox[0], a.bbox[2]), (b.bbox[0], b.bbox[2]))
 
     rows: list[list[Line]] = []
     for line in sorted((x for x in lines if x.words), key=lambda x: (level(x), x.bbox[0])):

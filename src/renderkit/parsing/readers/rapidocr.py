@@ -46,7 +46,7 @@ from PIL import Image, ImageOps
 
 from renderkit.core.errors import ConfigurationError, MissingDependencyError, ProviderError
 from renderkit.core.workers import WorkerPool, usable_cpus
-from renderkit.parsing._protocol import Line, Page, Word
+from renderkit.parsing._protocol import Line, Page, Word, stand_over
 from renderkit.parsing.readers._rapid_trim import onnx_available, trimmed_model
 
 __all__ = ["RapidOcr", "Segment", "group_lines", "rapidocr_available"]
@@ -142,18 +142,14 @@ def group_lines(
 
 # How many of the latest rows a segment may join.
 _OPEN_ROWS = 3
-# The share of the narrower of two segments' widths they may span together and still be
-# parts of one line (slanted boxes of neighbours overlap a little at their ends).
-_SHARED_WIDTH = 0.3
 
 
 def _stacked(a: Segment, b: Segment) -> bool:
-    """Whether segments ``a`` and ``b`` stand over each other: they span a third of the
-    narrower one's width together."""
-    a0, a1 = min(x for x, _ in a.quad), max(x for x, _ in a.quad)
-    b0, b1 = min(x for x, _ in b.quad), max(x for x, _ in b.quad)
-    shared = min(a1, b1) - max(a0, b0)
-    return shared > _SHARED_WIDTH * min(a1 - a0, b1 - b0)
+    """Whether segments ``a`` and ``b`` stand over each other (:func:`stand_over`)."""
+    return stand_over(
+        (min(x for x, _ in a.quad), max(x for x, _ in a.quad)),
+        (min(x for x, _ in b.quad), max(x for x, _ in b.quad)),
+    )
 
 
 def _skew(segments: Sequence[Segment]) -> float:
