@@ -397,3 +397,21 @@ def test_a_bare_integer_after_a_total_label_is_no_total_where_the_lines_are_mone
     fields = invoice_fields(_document(BARE_RATE), ranker=ranker).fields
     assert "total" not in fields
     assert fields["subtotal"].value == "12115.80"
+
+
+# The payee's IBAN photographed: the "I" of the French account number read as "1".
+MISREAD_IBAN = [
+    (0.05, 0.05, "Supplier Trading SARL"),
+    (0.60, 0.05, "Invoice No: F-2026-41"),
+    (0.60, 0.07, "Invoice date: 20/03/2026"),
+    (0.60, 0.40, "Total"), (0.80, 0.40, "1 200,00 EUR"),
+    (0.05, 0.60, "IBAN: FR32 3000 4012 3410 1234 5678 900"),
+]  # fmt: skip
+
+
+def test_an_iban_read_with_one_look_alike_character_is_repaired_and_not_trusted_fully() -> None:
+    extraction = invoice_fields(_document(MISREAD_IBAN))
+    iban = extraction.fields["iban"]
+    assert iban.value == "FR323000401234I012345678900"
+    assert iban.confidence < 0.8
+    assert any("FR323000401234101234567890" in w for w in extraction.warnings)

@@ -1,6 +1,11 @@
 from decimal import Decimal
 
-from renderkit.parsing.extract.identifiers import find_ibans, find_vat_ids, valid_iban
+from renderkit.parsing.extract.identifiers import (
+    find_ibans,
+    find_vat_ids,
+    repaired_iban,
+    valid_iban,
+)
 from renderkit.parsing.extract.numbers import (
     COMMA_DECIMAL,
     DOT_DECIMAL,
@@ -83,3 +88,15 @@ def test_ibans_must_pass_mod_97_and_vat_ids_their_country_format() -> None:
         "DE123456789",
         "FR32123456789",
     ]
+
+
+def test_an_iban_with_one_look_alike_misread_is_repaired_where_one_change_passes() -> None:
+    # A French account number may hold letters: its "I" read as "1" fails the checksum.
+    assert repaired_iban("FR3230004012341012345678900") == "FR323000401234I012345678900"
+    # A German IBAN is digits only: an "O" read for a "0".
+    assert repaired_iban("DE8937O400440532013000") == "DE89370400440532013000"
+    # Run into the next word, it is cut to its country's length first.
+    assert repaired_iban("DE8937O400440532013000BIC") == "DE89370400440532013000"
+    # No single look-alike change passes: not repaired (nor guessed).
+    assert repaired_iban("DE89370400440532013999") is None
+    assert repaired_iban("XX89370400440532013000") is None

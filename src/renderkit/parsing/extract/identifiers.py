@@ -14,12 +14,15 @@ import tomllib
 from importlib import resources
 from typing import Any
 
+from stdnum import iban as stdnum_iban
+
 __all__ = [
     "find_ibans",
     "find_vat_ids",
     "iban_checksum_ok",
     "legal_form_spellings",
     "legal_forms",
+    "repaired_iban",
     "valid_iban",
     "valid_vat_id",
     "vat_checksum_ok",
@@ -61,6 +64,32 @@ def iban_checksum_ok(iban: str) -> bool:
     to the end and letters counted as 10-35, its remainder mod 97 is 1."""
     digits = "".join(str(int(c, 36)) for c in iban[4:] + iban[:4])
     return int(digits) % 97 == 1
+
+
+# Characters OCR takes for each other, both ways.
+_LOOKALIKES = {"0": "O", "O": "0", "1": "I", "I": "1", "5": "S", "S": "5", "8": "B", "B": "8"}
+
+
+def repaired_iban(value: str) -> str | None:
+    """The one IBAN that ``value`` (compact and upper case, failing its checksum) becomes by
+    turning one character after the country code into its OCR look-alike ("I" for "1", "O"
+    for "0"...), cut to its country's length; None where no such change passes its checksum
+    and its country's account format, or more than one does. Mod 97 catches nearly every
+    wrong character, so one passing change is what was printed: a French account number's
+    "I" read as "1"."""
+    length = _ids()["iban_length"].get(value[:2])
+    if length is None or len(value) < length:
+        return None
+    value = value[:length]
+    # python-stdnum also knows each country's account format (letters only where it allows
+    # them), which the checksum alone does not: "FR92532I88..." passes mod 97 too.
+    passing = {
+        changed
+        for index in range(2, length)
+        if (alike := _LOOKALIKES.get(value[index])) is not None
+        and stdnum_iban.is_valid(changed := value[:index] + alike + value[index + 1 :])
+    }
+    return passing.pop() if len(passing) == 1 else None
 
 
 _IBAN = re.compile(r"(?<![A-Z0-9])([A-Z]{2}\d{2}(?:[ \u00a0]?[A-Z0-9]){10,30})", re.I)

@@ -31,6 +31,7 @@ from renderkit.parsing.extract.found import Found
 from renderkit.parsing.extract.identifiers import (
     find_ibans,
     find_vat_ids,
+    repaired_iban,
     valid_iban,
     vat_checksum_ok,
 )
@@ -1075,6 +1076,9 @@ def _near_label(
 
 
 _IBAN_SHAPE = re.compile(r"[A-Z]{2}\d{2}[A-Z0-9]{8,30}")
+# An IBAN whose checksum passes only after one look-alike character is changed: likely, not
+# read as printed.
+_REPAIRED_IBAN = 0.75
 
 
 def _iban(
@@ -1102,12 +1106,16 @@ def _iban(
         for value in kv.values:
             compact = re.sub(r"[\s\u00a0]", "", value.text.upper().lstrip(":：. "))
             match = _IBAN_SHAPE.match(compact)
-            if match is not None and not valid_iban(match.group(0)):
-                warning = f"iban: {match.group(0)} fails the IBAN checksum"
-                line = (kv.hit.segment.as_line(),)
-                return Found(value=match.group(0), confidence=failed_check(0.9), lines=line), [
-                    warning
-                ]
+            if match is None or valid_iban(match.group(0)):
+                continue
+            line = (kv.hit.segment.as_line(),)
+            repaired = repaired_iban(match.group(0))
+            if repaired is not None and repaired not in customer_text:
+                # One look-alike character changed makes the checksum pass: what was printed.
+                warning = f"iban: read {match.group(0)}, its checksum passes as {repaired}"
+                return Found(value=repaired, confidence=_REPAIRED_IBAN, lines=line), [warning]
+            warning = f"iban: {match.group(0)} fails the IBAN checksum"
+            return Found(value=match.group(0), confidence=failed_check(0.9), lines=line), [warning]
     return None, []
 
 
