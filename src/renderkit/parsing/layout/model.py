@@ -19,7 +19,8 @@ centred lines of different widths there are one block, not several columns.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import attrs
 
@@ -43,6 +44,9 @@ __all__ = [
     "layout_document",
     "stacked_blocks",
 ]
+
+# What :func:`_banded` groups into rows: words, or an OCR page's lines.
+_Item = TypeVar("_Item", Word, Line)
 
 # A horizontal gap wider than this many text heights ends a segment (table cells, label/value).
 _SEGMENT_GAP = 1.0
@@ -185,69 +189,65 @@ def _skew(lines: Sequence[Line]) -> float:
     return max(-_MAX_SKEW, min(_MAX_SKEW, statistics.median(slopes)))
 
 
-def _rows(words: Sequence[Word], skew: float = 0.0) -> list[list[Word]]:
-    """Words grouped by shared baseline, measured across the page's tilt (``skew``).
+def _banded(
+    items: Sequence[_Item],
+    level: Callable[[_Item], float],
+    height: Callable[[_Item], float],
+    apart: Callable[[_Item, _Item], bool] = lambda a, b: False,
+) -> list[list[_Item]]:
+    """``items`` (words, or an OCR page's lines) grouped into rows by their ``level`` (the
+    centre's height across the page's tilt), top to bottom.
 
-    A word joins the row above when its centre falls in the band of the word that opened the
-    row, or that word's centre in the word's own band: a short stroke ("|", "—") opening the
-    row does not keep its taller neighbours out, and a tall stamp does not swallow the next row.
+    An item joins the row above when its level falls in the band of the item that opened the
+    row, or that item's level in the item's own band, a band being most of half the item's
+    height either side (superscripts stay, the next row doesn't), and it stands ``apart``
+    from none of the row's items: a short stroke ("|", "—") opening the row does not keep
+    its taller neighbours out, and a tall stamp does not swallow the next row.
     """
+    placed = sorted(((level(i), i) for i in items), key=lambda p: (p[0], p[1].bbox[0]))
+    rows: list[list[tuple[float, _Item]]] = []
+    for at, item in placed:
+        if rows:
+            opener_at, opener = rows[-1][0]
+            reach, own_reach = height(opener) / 2 * 0.8, height(item) / 2 * 0.8
+            near = abs(at - opener_at) <= reach or abs(opener_at - at) <= own_reach
+            if near and not any(apart(item, other) for _, other in rows[-1]):
+                rows[-1].append((at, item))
+                continue
+        rows.append([(at, item)])
+    return [[item for _, item in row] for row in rows]
+
+
+def _rows(words: Sequence[Word], skew: float = 0.0) -> list[list[Word]]:
+    """Words grouped by shared baseline, measured across the page's tilt (``skew``)
+    (:func:`_banded`), each row left to right."""
 
     def level(word: Word) -> float:
         x, y = _centre(word)
         return y - skew * x
 
-    def band(word: Word) -> tuple[float, float]:
-        # Most of half the word height either side: superscripts stay, the next row doesn't.
-        half = _height(word) / 2 * 0.8
-        return level(word) - half, level(word) + half
-
-    rows: list[list[Word]] = []
-    for word in sorted(words, key=lambda w: (level(w), w.bbox[0])):
-        if rows:
-            opener = rows[-1][0]
-            low, high = band(opener)
-            own_low, own_high = band(word)
-            if low <= level(word) <= high or own_low <= level(opener) <= own_high:
-                rows[-1].append(word)
-                continue
-        rows.append([word])
-    return [sorted(row, key=lambda w: w.bbox[0]) for row in rows]
+    return [sorted(row, key=lambda w: w.bbox[0]) for row in _banded(words, level, _height)]
 
 
 def _line_rows(lines: Sequence[Line], skew: float = 0.0) -> list[list[Word]]:
     """An OCR page's lines grouped into rows, measured across the page's tilt (``skew``).
 
     The OCR engine already joined each printed line's parts along the page's skew, so a line
-    is never split, and lines join one row only side by side: two lines that stand over each
-    other (:func:`~renderkit.parsing._protocol.stand_over`) are two rows, however close
-    their levels on a tilted photo (their words interleaved made "IBAN: BTW nr: NL95
-    NL972410582B36 MHVP 3905 ..." of a VAT id's line and the IBAN's under it). Lines at
-    one level side by side (a form's two columns, read by Tesseract as separate lines) are
-    one row, as words are in :func:`_rows`.
+    is never split, and lines join one row only side by side (:func:`_banded`): two lines
+    that stand over each other (:func:`~renderkit.parsing._protocol.stand_over`) are two
+    rows, however close their levels on a tilted photo (their words interleaved made "IBAN:
+    BTW nr: NL95 NL972410582B36 MHVP 3905 ..." of a VAT id's line and the IBAN's under it).
+    Lines at one level side by side (a form's two columns, read by Tesseract as separate
+    lines) are one row, as words are in :func:`_rows`.
     """
 
     def level(line: Line) -> float:
         return statistics.median(_centre(w)[1] - skew * _centre(w)[0] for w in line.words)
 
-    def band(line: Line) -> tuple[float, float]:
-        half = _line_height(line) / 2 * 0.8
-        return level(line) - half, level(line) + half
-
     def stacked(a: Line, b: Line) -> bool:
         return stand_over((a.bbox[0], a.bbox[2]), (b.bbox[0], b.bbox[2]))
 
-    rows: list[list[Line]] = []
-    for line in sorted((x for x in lines if x.words), key=lambda x: (level(x), x.bbox[0])):
-        if rows:
-            opener = rows[-1][0]
-            low, high = band(opener)
-            own_low, own_high = band(line)
-            near = low <= level(line) <= high or own_low <= level(opener) <= own_high
-            if near and not any(stacked(line, other) for other in rows[-1]):
-                rows[-1].append(line)
-                continue
-        rows.append([line])
+    rows = _banded([x for x in lines if x.words], level, _line_height, stacked)
     return [sorted((w for x in row for w in x.words), key=lambda w: w.bbox[0]) for row in rows]
 
 
