@@ -131,3 +131,13 @@ def test_column_labels_run_into_one_header_cell_each_head_their_own_column() -> 
     assert [i.as_dict() for i in items] == [
         {"description": "Software licence", "quantity": 10.0, "amount": 8181.2}
     ]
+
+
+def test_column_labels_run_together_inside_one_word_head_one_column_and_raise_nothing() -> None:
+    # "Qty/Description" is one word: its second label has no words of its own to span, so the
+    # cell heads only its first column (no description column, no table), as before labels
+    # run into one cell were read.
+    for head in ("Qty/Description", "Qty.Description", "Qty-Description"):
+        cells = [(0.10, 0.30, head), (0.85, 0.30, "Amount"), (0.10, 0.32, "10"),
+                 (0.16, 0.32, "Licence"), (0.85, 0.32, "8,181.20")]  # fmt: skip
+        assert _items(cells) == [], head

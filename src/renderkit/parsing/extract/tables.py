@@ -96,13 +96,18 @@ def _cells(segment: Segment, lexicon: Lexicon) -> list[tuple[str, tuple[float, f
     """The columns a header segment names, each with its x-range: the segment's own for one
     label; for labels run into one segment, one after another with nothing between ("Qta
     Descrizione", a narrow column's cell close to the next), each label's words, the first
-    from the segment's left edge and the last to its right."""
+    from the segment's left edge and the last to its right. A label inside a word
+    ("Qty/Description") has no words of its own: the run ends before it."""
+    # Character offsets of each word in the segment's text (words joined by single spaces).
+    starts = list(itertools.accumulate((len(w.text) + 1 for w in segment.words), initial=0))
     run: list[tuple[str, int, int]] = []
     for hit in find_labels(segment, lexicon):
         if hit.concept not in COLUMN_CONCEPTS:
             continue
         follows = (
-            _leads(segment, hit.start) if not run else _adjoins(segment, run[-1][2], hit.start)
+            _leads(segment, hit.start)
+            if not run
+            else hit.start in starts and _adjoins(segment, run[-1][2], hit.start)
         )
         if not follows:
             break
@@ -110,8 +115,6 @@ def _cells(segment: Segment, lexicon: Lexicon) -> list[tuple[str, tuple[float, f
     x0, _, x1, _ = segment.bbox
     if len(run) < 2:
         return [(concept, (x0, x1)) for concept, _, _ in run]
-    # Character offsets of each word in the segment's text (words joined by single spaces).
-    starts = list(itertools.accumulate((len(w.text) + 1 for w in segment.words), initial=0))
     cells: list[tuple[str, tuple[float, float]]] = []
     for index, (concept, start, end) in enumerate(run):
         words = [w for w, at in zip(segment.words, starts, strict=False) if start <= at < end]
