@@ -58,6 +58,7 @@ from renderkit.parsing.extract.sums import (
     at_tax_rate,
     column_balances,
     column_sums,
+    is_rate_of,
     printed_amounts,
     row_sums,
     total_before_balance,
@@ -575,7 +576,7 @@ def _rated_subtotals(
 def _bases_at(rate: Decimal, tax: Decimal, printed: Sequence[Printed]) -> list[Decimal]:
     """The printed amounts (other than the tax) of which ``tax`` is ``rate`` percent within a
     cent."""
-    return [p.value for p in printed if p.value != tax and abs(p.value * rate / 100 - tax) <= _CENT]
+    return [p.value for p in printed if p.value != tax and is_rate_of(tax, p.value, rate)]
 
 
 def _rated_row_taxes(
@@ -716,7 +717,7 @@ def _totals(
 
         def confirmed(tax: Printed, net: Decimal) -> bool:
             rate = parse_percent(texts.get((tax.segment.page, tax.segment.row), ""), number_format)
-            by_rate = rate is not None and abs(net * rate / 100 - tax.value) <= _CENT
+            by_rate = rate is not None and is_rate_of(tax.value, net, rate)
             return tax.value in labelled_taxes or by_rate
 
         summed = row_sums(

@@ -29,6 +29,7 @@ __all__ = [
     "at_tax_rate",
     "column_balances",
     "column_sums",
+    "is_rate_of",
     "printed_amounts",
     "row_sums",
     "total_before_balance",
@@ -140,7 +141,12 @@ _CURRENCY_WORDS = frozenset(k.upper() for k in CURRENCY_SYMBOLS) | frozenset(
 def at_tax_rate(tax: Decimal, net: Decimal) -> bool:
     """Whether ``tax`` is a positive whole or half percent (:data:`TAX_RATES`) of ``net``
     within a cent: a tax printed without its rate."""
-    return tax > 0 and any(abs(net * rate / 100 - tax) <= _CENT for rate in TAX_RATES)
+    return tax > 0 and any(is_rate_of(tax, net, rate) for rate in TAX_RATES)
+
+
+def is_rate_of(tax: Decimal, base: Decimal, rate: Decimal) -> bool:
+    """Whether ``tax`` is ``rate`` percent of ``base`` within a cent."""
+    return abs(base * rate / 100 - tax) <= _CENT
 
 
 def amounts_only(text: str) -> bool:
