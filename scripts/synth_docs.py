@@ -63,6 +63,13 @@ def build_parser() -> argparse.ArgumentParser:
         "signed below, 'Date:' fields, dates in the last paragraph, survival-worded and "
         "until-terminated terms",
     )
+    parser.add_argument(
+        "--letters",
+        action="store_true",
+        help="invoices are mostly laid out as business letters: the seller's one-line return "
+        "address over the buyer's window address, and the seller's details in columns at the "
+        "page's foot",
+    )
     parser.add_argument("--chromium", default=DEFAULT_CHROMIUM, help="the browser to use")
     parser.add_argument("--slots", type=int, default=2, help="pages rendered at once")
     return parser
@@ -83,6 +90,7 @@ async def _main(args: argparse.Namespace) -> int:
             hard_issuers=args.hard_issuers,
             every_locale=args.every_locale,
             drafting=args.drafting,
+            letters=args.letters,
             concurrency=args.slots * 2,
         )
     seconds = time.perf_counter() - started

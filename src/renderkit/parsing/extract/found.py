@@ -18,7 +18,7 @@ import attrs
 
 from renderkit.parsing._protocol import Line
 
-__all__ = ["Found", "clean", "sentence_like"]
+__all__ = ["Found", "clean", "sentence_like", "without_logo_word"]
 
 
 @attrs.frozen(kw_only=True)
@@ -54,3 +54,23 @@ def sentence_like(text: str) -> bool:
     or with each word capitalised."""
     words = [w for w in text.split() if w[:1].isalpha()]
     return len(words) >= 3 and sum(w[:1].islower() for w in words[1:]) > (len(words) - 1) / 2
+
+
+def without_logo_word(name: str) -> str:
+    """``name`` without a word in capitals before or after it that repeats one of its words
+    printed otherwise ("ACME Acme Trading Ltd", "Acme Trading Ltd ACME"): a logo's word read
+    on the name's line, where the type size could not tell them apart (a photo's OCR line). A
+    name in capitals throughout keeps its words ("JOHNSON & JOHNSON")."""
+    words = name.split()
+    if len(words) < 3:
+        return name
+    for edge, rest in ((0, words[1:]), (-1, words[:-1])):
+        word = words[edge]
+        if not (word.isupper() and len(word) >= 3 and word.isalpha()):
+            continue
+        others = [w.strip(".,&") for w in rest]
+        if all(w.isupper() for w in others if w.isalpha()):
+            continue
+        if word.casefold() in {w.casefold() for w in others}:
+            return " ".join(rest)
+    return name

@@ -945,10 +945,25 @@ def _numbers_only(kv: KeyValue, day_first: bool) -> KeyValue:
     kept = []
     for value in kv.values:
         ident = _identifier(value.text, day_first)
+        if ident is not None and value.where == "below" and not _opens(value.text, ident):
+            continue
         context = f"{kv.hit.segment.text} {value.text}"
         if ident is None or number_refusal(ident, context, inline=value.where == "inline") is None:
             kept.append(value)
     return attrs.evolve(kv, values=tuple(kept))
+
+
+def _opens(text: str, ident: str) -> bool:
+    """Whether identifier ``ident`` opens ``text``, a line read below its label: after nothing,
+    a number mark ("Nr. 2020-1") or a label of its own ("Belegkennung: RE 20-55120"). A figure
+    inside a line of words (a house number in the sender's one-line address under the
+    document's title) is no value of the label above."""
+    at = text.find(ident)
+    if at < 0:
+        return True
+    head = re.split(r"[:：]", text[:at])[-1]
+    marks = load_terms().number_marks
+    return all(token in marks for token, _, _ in tokens(head))
 
 
 def _number(

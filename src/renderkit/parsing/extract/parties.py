@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import attrs
 
 from renderkit.parsing.extract.constraints import issuer_refusal
-from renderkit.parsing.extract.found import Found, clean
+from renderkit.parsing.extract.found import Found, clean, without_logo_word
 from renderkit.parsing.extract.identifiers import legal_form_spellings, legal_forms
 from renderkit.parsing.extract.keyvalues import KeyValue, find_labels
 from renderkit.parsing.layout.model import PageLayout, Segment
@@ -37,6 +37,7 @@ __all__ = [
     "name_key",
     "parties",
     "party_name",
+    "top_names",
 ]
 
 _ROLES = ("seller", "customer")
@@ -269,18 +270,42 @@ def party_name(text: str) -> str:
     return name
 
 
+# What separates the parts of a sender line ("Acme GmbH · Street 1 · 12345 Town") or of an
+# address written on one line ("Acme Ltd, 1 High Street").
+_SENDER_PARTS = re.compile(r"\s[·|•,–-]\s|,\s")
+
+
+# What separates a sender line's parts when it stands alone ("Acme Ltd · 1 High Street ·
+# Town"); a comma does not, as names hold commas ("Smith, Jones & Co").
+# OCR reads the middle dot as a dash, sometimes run into the word before ("Acme plc- 2 High
+# Street"): a dash there, before a figure, separates too.
+_SENDER_SEPARATOR = re.compile(r"\s[·|•–-]\s|(?<=[^\W\d_])[·•–-]\s(?=\d)")
+
+
+def top_names(segment: Segment) -> list[str]:
+    """What a ``segment`` at the top of the page could name: each of its runs in one type size
+    (:meth:`Segment.type_texts`), a sender line's first part only ("Acme Ltd · 1 High Street
+    · Town" names "Acme Ltd"), without a logo's word beside the name (``without_logo_word``)."""
+    return [
+        without_logo_word(clean(_SENDER_SEPARATOR.split(text, maxsplit=1)[0]))
+        for text in segment.type_texts()
+    ]
+
+
 def legal_names(layouts: Sequence[PageLayout]) -> list[tuple[str, Segment]]:
     """Names ending in a legal form (``Muster GmbH``), with the segment printing each."""
     out: list[tuple[str, Segment]] = []
     for layout in layouts:
         for row in layout.rows:
             for segment in row.segments:
-                # A sender line "Company GmbH · Street 1 · 12345 Town": the part with the form.
-                for part in re.split(r"\s[·|•,–-]\s|,\s", segment.text):
+                # A sender line "Company GmbH · Street 1 · 12345 Town": the part with the form;
+                # a logo's big word beside the name is not part of it.
+                parts = (p for t in segment.type_texts() for p in re.split(_SENDER_PARTS, t))
+                for part in parts:
                     match = _legal().search(part)
                     if match is None:
                         continue
-                    name = party_name(part[: match.end()])
+                    name = without_logo_word(party_name(part[: match.end()]))
                     if len(name) > 60 or sum(c.isalpha() for c in name) < 4:
                         continue
                     if len(name.split()) < 2:
@@ -333,15 +358,17 @@ def issuer(
         if len(candidates) >= _MAX_CANDIDATES:
             break
         for segment in row.segments:
-            text = clean(segment.text)
-            if text in excluded or any(p.holds(segment) for p in buyers):
+            if any(p.holds(segment) for p in buyers) or is_label(segment):
                 continue
-            if sum(c.isalpha() for c in text) < 3 or re.search(r"\d{3}", text):
+            if re.search(r"\d{3}", segment.text):
                 continue
-            if is_label(segment) or issuer_refusal(text) is not None:
-                # A title, a stamp or a table header is big type at the top, and no name.
-                continue
-            candidates.append(Found(value=text, confidence=0.4, lines=(segment.as_line(),)))
+            for text in top_names(segment):
+                if text in excluded or sum(c.isalpha() for c in text) < 3:
+                    continue
+                if issuer_refusal(text) is not None:
+                    # A title, a stamp or a table header is big type at the top, and no name.
+                    continue
+                candidates.append(Found(value=text, confidence=0.4, lines=(segment.as_line(),)))
     distinct: list[Found] = []
     for candidate in candidates:
         if all(c.value != candidate.value for c in distinct):

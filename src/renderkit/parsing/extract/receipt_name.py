@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from renderkit.parsing._protocol import Line, Word
-from renderkit.parsing.extract.found import Found, clean, sentence_like
+from renderkit.parsing.extract.found import Found, clean, sentence_like, without_logo_word
 from renderkit.parsing.extract.identifiers import legal_forms
 from renderkit.parsing.extract.ocrfix import (
     agree_words,
@@ -77,6 +77,8 @@ def strip_company(text: str) -> str:
     match = matches[-1] if matches else None
     if match is not None and match.group(1).upper() != "(M)":
         text = text[: match.end()]
+    # A logo's word read on the name's line ("ACME Acme Trading Ltd") is no part of it.
+    text = without_logo_word(text)
     return clean(text) if not text.endswith(".") else text.strip(" |:;,_~—–-'\"“”‘’`*=+")
 
 

@@ -50,6 +50,8 @@ _Item = TypeVar("_Item", Word, Line)
 
 # A horizontal gap wider than this many text heights ends a segment (table cells, label/value).
 _SEGMENT_GAP = 1.0
+# Two words side by side whose heights differ by this ratio are set in different type.
+_TYPE_JUMP = 1.4
 # A vertical gap wider than this many text heights ends a block.
 _BLOCK_GAP = 0.9
 # Left edges within this many text heights count as aligned.
@@ -72,10 +74,30 @@ class Segment(WordRun):
     words: tuple[Word, ...]
     page: int
     row: int
+    #: True when the words come from a PDF's text layer, whose word boxes are their font's
+    #: height; OCR's vary with the letters ("UG" against "(haftungsbeschränkt)").
+    text_layer: bool = False
 
     def as_line(self) -> Line:
         """The segment as a :class:`Line`."""
         return Line(words=self.words, page=self.page)
+
+    def type_texts(self) -> tuple[str, ...]:
+        """The segment's text in runs set in one type size, cut where the next word is
+        :data:`_TYPE_JUMP` times taller or shorter: a logo's big word printed beside the name
+        on the name's line is no part of it, nor a title of the label beside it.
+
+        Only on a text layer (:attr:`text_layer`): an OCR line stays whole.
+        """
+        if not self.text_layer:
+            return (self.text,)
+        runs: list[list[Word]] = [[self.words[0]]]
+        for before, word in zip(self.words, self.words[1:], strict=False):
+            low, high = sorted((_height(before), _height(word)))
+            if high > low * _TYPE_JUMP:
+                runs.append([])
+            runs[-1].append(word)
+        return tuple(" ".join(w.text for w in run) for run in runs)
 
 
 @attrs.frozen(kw_only=True)
@@ -251,7 +273,9 @@ def _line_rows(lines: Sequence[Line], skew: float = 0.0) -> list[list[Word]]:
     return [sorted((w for x in row for w in x.words), key=lambda w: w.bbox[0]) for row in rows]
 
 
-def _segments(row: list[Word], page: int, index: int, aspect: float) -> tuple[Segment, ...]:
+def _segments(
+    row: list[Word], page: int, index: int, aspect: float, *, text_layer: bool
+) -> tuple[Segment, ...]:
     height = statistics.median(_height(w) for w in row)
     # Boxes are page fractions: heights of the page height, gaps of its width, so a gap is
     # compared with a height times the page's aspect ratio (height / width).
@@ -260,10 +284,10 @@ def _segments(row: list[Word], page: int, index: int, aspect: float) -> tuple[Se
     for word in row[1:]:
         gap = word.bbox[0] - current[-1].bbox[2]
         if gap > height * _SEGMENT_GAP * aspect:
-            out.append(Segment(words=tuple(current), page=page, row=index))
+            out.append(Segment(words=tuple(current), page=page, row=index, text_layer=text_layer))
             current = []
         current.append(word)
-    out.append(Segment(words=tuple(current), page=page, row=index))
+    out.append(Segment(words=tuple(current), page=page, row=index, text_layer=text_layer))
     return tuple(out)
 
 
@@ -325,7 +349,11 @@ def build_layout(page: Page) -> PageLayout:
     skew = _skew(page.lines)
     grouped = _line_rows(page.lines, skew) if page.source == "ocr" else _rows(words, skew)
     rows = tuple(
-        Row(segments=_segments(ws, page.number, i, aspect), page=page.number, index=i)
+        Row(
+            segments=_segments(ws, page.number, i, aspect, text_layer=page.source != "ocr"),
+            page=page.number,
+            index=i,
+        )
         for i, ws in enumerate(grouped)
     )
     raw = _blocks(rows, aspect)

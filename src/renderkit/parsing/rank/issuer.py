@@ -31,6 +31,7 @@ from renderkit.parsing.extract.parties import (
     legal_names,
     name_key,
     party_name,
+    top_names,
 )
 from renderkit.parsing.layout.model import PageLayout, Segment
 
@@ -159,7 +160,8 @@ def issuer_candidates(
         add(name, segment, "legal_name")
     tops = _top_texts(layouts, buyers)
     for order, segment in enumerate(tops):
-        add(clean(segment.text), segment, "top_text", order)
+        for name in top_names(segment):
+            add(name, segment, "top_text", order)
     for name, first in _wrapped_names(tops):
         # A legal name printed over two lines of the letterhead: the name its first line opens.
         add(name, first, "legal_name")

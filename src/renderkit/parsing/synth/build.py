@@ -60,10 +60,12 @@ def make_documents(
     hard_issuers: bool = False,
     every_locale: bool = False,
     drafting: bool = False,
+    letters: bool = False,
 ) -> list[AnyDocument]:
     """The first ``count`` documents of ``kind`` for ``seed`` (no rendering; contracts are
     never photographed, ``hard_issuers`` is for invoices, ``other_dates`` for invoices and
-    contracts, ``every_locale`` for receipts, ``drafting`` for contracts)."""
+    contracts, ``every_locale`` for receipts, ``drafting`` for contracts, ``letters`` for
+    invoices)."""
     if kind not in KINDS:
         msg = f"kind must be one of {KINDS}, not {kind!r}"
         raise ValueError(msg)
@@ -80,6 +82,7 @@ def make_documents(
             other_dates=other_dates,
             hard_issuers=hard_issuers,
             every_locale=every_locale,
+            letters=letters,
         )
         for i in range(count)
     ]
@@ -147,6 +150,7 @@ async def build_set(
     hard_issuers: bool = False,
     every_locale: bool = False,
     drafting: bool = False,
+    letters: bool = False,
 ) -> BuiltSet:
     """Render ``count`` documents of ``kind`` under ``root`` with their labels.
 
@@ -166,6 +170,7 @@ async def build_set(
         hard_issuers=hard_issuers,
         every_locale=every_locale,
         drafting=drafting,
+        letters=letters,
     )
     folder = root / labels.SOURCE_DIRS[kind]
     (folder / "docs").mkdir(parents=True, exist_ok=True)

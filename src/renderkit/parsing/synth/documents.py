@@ -199,6 +199,8 @@ class SynthDocument:
                 "other_dates": list(layout.other_dates),
                 "issuer_style": "+".join(layout.issuer_style) or "plain",
                 "totals_family": layout.totals_family,
+                # Only when set: the sets made before the option keep their manifests.
+                **({"letter": True} if layout.letter else {}),
             },
         }
 
@@ -313,12 +315,14 @@ def make_document(
     other_dates: bool = False,
     hard_issuers: bool = False,
     every_locale: bool = False,
+    letters: bool = False,
 ) -> SynthDocument:
     """The ``index``-th ``kind`` document of the set made with ``seed`` (deterministic).
 
     ``adjust`` may change the drawn layout (``lambda l: attrs.evolve(l, watermark=True)``), for
     tests that need a document built to trip one rule; the rest is still drawn from the seed.
     ``every_locale``: receipts from any locale (:func:`.layouts.choose_layout`).
+    ``letters``: three invoices in four are laid out as business letters (``Layout.letter``).
     """
     # One generator per document, so a document does not depend on how many came before.
     rng = random.Random(f"renderkit-synth:{seed}:{kind}:{index}")
@@ -337,6 +341,9 @@ def make_document(
             random.Random(f"renderkit-synth-issuer-style:{seed}:{index}")
         )
         layout = attrs.evolve(layout, issuer_style=style)
+    if kind == "invoice" and letters:
+        letter = random.Random(f"renderkit-synth-letter:{seed}:{index}").random() < 0.75
+        layout = attrs.evolve(layout, letter=letter)
     if adjust is not None:
         layout = adjust(layout)
     locale = layout.locale

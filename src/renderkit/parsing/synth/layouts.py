@@ -139,6 +139,10 @@ class Layout:
     other_dates: tuple[str, ...] = ()
     # Letterheads that trip an issuer reader (see :mod:`.issuers`); none by default.
     issuer_style: tuple[str, ...] = ()
+    # A business letter's layout (DIN 5008 and its kin): the seller's one-line return address
+    # over the buyer's window address, the document's numbers beside it, and the seller's
+    # address, contacts, bank and tax numbers in columns side by side at the page's foot.
+    letter: bool = False
 
     @property
     def family(self) -> str:

@@ -85,6 +85,12 @@ table.totals.columns td.grand{{font-weight:700}}
 .box{{display:inline-block;border:1.5px solid {accent};padding:6px 12px;margin:0 0 12px}}
 .below{{margin:8px 0 0}}
 footer{{margin-top:28px;font-size:0.85em;color:#444}}
+.letter{{display:flex;justify-content:space-between;gap:30px;margin:26px 0 18px}}
+.letter .window{{width:85mm}}
+.letter .info{{min-width:60mm}}
+.sender{{font-size:7pt;text-decoration:underline;margin:0 0 6px;color:#555}}
+footer.columns{{display:flex;gap:18px;justify-content:space-between;font-size:0.72em;
+  border-top:1px solid #999;padding-top:6px}}
 .wm{{position:absolute;top:330px;left:40px;font-size:110px;color:rgba(120,120,120,0.16);
   transform:rotate(-28deg);font-weight:800;z-index:0}}
 .stamp{{position:absolute;top:{rng.randint(420, 640)}px;left:{rng.randint(260, 420)}px;
@@ -105,6 +111,40 @@ def _pairs(rows: list[tuple[str, str, str]]) -> str:
     return f"<table class='totals'>{body}</table>"
 
 
+def _letter_parties(doc: SynthDocument, meta: list[str]) -> str:
+    """A business letter's window: the seller's return address in one small line over the
+    buyer's address (no label), the document's numbers beside it."""
+    issuer, buyer = doc.issuer, doc.buyer
+    assert buyer is not None
+    sender = " · ".join((issuer.name, *issuer.address.lines))
+    window = (
+        f"<div class='window'><div class='sender'>{_e(sender)}</div><div>{_e(buyer.name)}</div>"
+        + "".join(f"<div>{_e(t)}</div>" for t in buyer.address.lines)
+        + "</div>"
+    )
+    return f"<section class='letter'>{window}<div class='info'>{''.join(meta)}</div></section>"
+
+
+def _letter_footer(doc: SynthDocument, contacts: str) -> str:
+    """A business letter's foot: the seller's address, contacts, bank and tax numbers in
+    columns side by side (their lines run across the page together)."""
+    issuer, labels, printed, extras = doc.issuer, doc.labels, doc.printed, doc.extras
+    address = f"<div>{_e(issuer.name)}</div>" + "".join(
+        f"<div>{_e(t)}</div>" for t in issuer.address.lines
+    )
+    bank = []
+    if doc.iban:
+        bank.append(_meta_row(labels["iban"], printed["iban"]))
+    if doc.bic:
+        bank.append(_meta_row(labels["bic"], doc.bic))
+    legal = [_meta_row(labels["vat_id"], printed["vat_id"])] if doc.vat_id else []
+    legal.append(f"<div>{_e(extras['since'])}</div>")
+    columns = [address, contacts, "".join(bank), "".join(legal)]
+    body = "".join(f"<div>{column}</div>" for column in columns if column)
+    printed_on = f"<div>{_e(extras['date_printed'])}</div>" if "date_printed" in extras else ""
+    return f"<footer class='columns'>{body}</footer>{printed_on}"
+
+
 def invoice_fragment(doc: SynthDocument) -> str:
     """The invoice as an HTML fragment (its own ``<style>`` first) for a warm page's body."""
     rng = random.Random(f"html:{doc.id}:{doc.number}")
@@ -123,11 +163,14 @@ def invoice_fragment(doc: SynthDocument) -> str:
     if "trade_name" in extras and layout.logo == "text":
         logo = f'<div class="logo-text">{_e(shown_name.upper())}</div>'
     slogan = f"<div class='slogan'>{_e(extras['slogan'])}</div>" if "slogan" in extras else ""
+    contacts = (
+        f"<div>{_e(extras['phone_label'])} {_e(issuer.phone)}</div><div>{_e(issuer.email)}</div>"
+    )
+    # A business letter's letterhead is the logo and the name: the address and contacts
+    # stand in the return-address line and the footer's columns.
     header = (
         f"{slogan}<header>{logo}<div class='issuer'><div class='name'>{_e(shown_name)}</div>"
-        f"{lines}"
-        f"<div>{_e(extras['phone_label'])} {_e(issuer.phone)}</div><div>{_e(issuer.email)}</div>"
-        "</div></header>"
+        f"{'' if layout.letter else lines + contacts}</div></header>"
     )
     buyer = doc.buyer
     assert buyer is not None
@@ -154,24 +197,27 @@ def invoice_fragment(doc: SynthDocument) -> str:
             row = _meta_row(extras[f"date_{kind}_label"], extras[f"date_{kind}"])
             meta.insert(place.randint(0, len(meta)), row)
     top = ""
-    if "buyer_top" in extras:
-        # The buyer's address printed above the letterhead, as a window envelope wants it.
-        top, buyer_block = f"<section class='buyer-top'>{buyer_block}</section>", ""
-    if layout.parties == "two-column":
-        # Seller and buyer addresses side by side, the document's numbers on a row below.
-        seller_block = (
-            f"<div><div class='label'>{_e(labels['seller'])}</div><div><b>{_e(issuer.name)}</b>"
-            f"</div>{lines}</div>"
-        )
-        parties = (
-            f"<section class='parties'>{seller_block}{buyer_block}</section>"
-            f"<section class='meta'>{''.join(meta)}</section>"
-        )
+    if layout.letter:
+        parties = _letter_parties(doc, meta)
     else:
-        parties = (
-            f"<section class='parties {layout.parties}'>{buyer_block}<div>{''.join(meta)}</div>"
-            "</section>"
-        )
+        if "buyer_top" in extras:
+            # The buyer's address printed above the letterhead, as a window envelope wants it.
+            top, buyer_block = f"<section class='buyer-top'>{buyer_block}</section>", ""
+        if layout.parties == "two-column":
+            # Seller and buyer addresses side by side, the document's numbers on a row below.
+            seller_block = (
+                f"<div><div class='label'>{_e(labels['seller'])}</div>"
+                f"<div><b>{_e(issuer.name)}</b></div>{lines}</div>"
+            )
+            parties = (
+                f"<section class='parties'>{seller_block}{buyer_block}</section>"
+                f"<section class='meta'>{''.join(meta)}</section>"
+            )
+        else:
+            parties = (
+                f"<section class='parties {layout.parties}'>{buyer_block}"
+                f"<div>{''.join(meta)}</div></section>"
+            )
     numeric = {"quantity", "unit_price", "line_amount"}
     head = "".join(
         f"<th class='{'num' if c in numeric else ''}'>{_e(labels[c])}</th>" for c in layout.columns
@@ -258,6 +304,22 @@ def invoice_fragment(doc: SynthDocument) -> str:
             f"<div class='box'><span class='label'>{_e(labels['total'])}</span> "
             f"<b>{_e(printed['total'])}</b></div>"
         )
+    footer = _letter_footer(doc, contacts) if layout.letter else _plain_footer(doc)
+    marks = ""
+    if "watermark" in extras:
+        marks += f"<div class='wm'>{_e(extras['watermark'])}</div>"
+    if "stamp" in extras:
+        marks += f"<div class='stamp'>{_e(extras['stamp'])}</div>"
+    return (
+        f"<style>{_css(doc, rng, accent)}</style><div class='page'>{marks}"
+        f"{top}{header}<h1>{_e(extras['title'])}</h1>{parties}{box}{table}{totals_table}{payment}"
+        f"{footer}</div>"
+    )
+
+
+def _plain_footer(doc: SynthDocument) -> str:
+    """The foot's rows: tax number, bank details, the legal line, a print stamp."""
+    labels, printed, extras, issuer = doc.labels, doc.printed, doc.extras, doc.issuer
     foot = []
     if doc.vat_id:
         foot.append(_meta_row(labels["vat_id"], printed["vat_id"]))
@@ -268,16 +330,7 @@ def invoice_fragment(doc: SynthDocument) -> str:
     foot.append(f"<div>{_e(issuer.name)} · {_e(extras['since'])}</div>")
     if "date_printed" in extras:
         foot.append(f"<div>{_e(extras['date_printed'])}</div>")
-    marks = ""
-    if "watermark" in extras:
-        marks += f"<div class='wm'>{_e(extras['watermark'])}</div>"
-    if "stamp" in extras:
-        marks += f"<div class='stamp'>{_e(extras['stamp'])}</div>"
-    return (
-        f"<style>{_css(doc, rng, accent)}</style><div class='page'>{marks}"
-        f"{top}{header}<h1>{_e(extras['title'])}</h1>{parties}{box}{table}{totals_table}{payment}"
-        f"<footer>{''.join(foot)}</footer></div>"
-    )
+    return f"<footer>{''.join(foot)}</footer>"
 
 
 def invoice_html(doc: SynthDocument) -> str:

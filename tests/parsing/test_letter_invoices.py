@@ -1,0 +1,158 @@
+"""Invoices laid out as business letters (DIN 5008 and its kin): a logo's word beside the name,
+the seller's one-line return address over the buyer's window address, the document's title
+right above it. Each page is made up here; each test fails without the rule it names (on the
+rules path, the learned ranker or both)."""
+
+from __future__ import annotations
+
+import pytest
+
+from renderkit.parsing._protocol import Document, Line, Page, Word
+from renderkit.parsing.extract.documents import extract_invoice
+from renderkit.parsing.extract.found import without_logo_word
+from renderkit.parsing.extract.invoice import invoice_fields
+from renderkit.parsing.extract.parties import top_names
+from renderkit.parsing.layout.model import Segment
+from renderkit.parsing.rank.switches import DEFAULT_RANKERS
+
+_CHAR, _SPACE = 0.009, 0.006
+
+
+def _words(x: float, y: float, text: str, height: float) -> list[Word]:
+    """``text``'s words from ``(x, y)``, in type ``height`` tall (a page fraction)."""
+    out = []
+    scale = height / 0.012
+    for part in text.split():
+        width = _CHAR * len(part) * scale
+        out.append(Word(text=part, page=1, bbox=(x, y, x + width, y + height)))
+        x += width + _SPACE * scale
+    return out
+
+
+def _document(cells: list[tuple[float, float, str, float]]) -> Document:
+    """A one-page PDF document; each cell ``(x, y, text, height)`` is one printed line."""
+    lines = tuple(Line(words=tuple(_words(*cell)), page=1) for cell in cells)
+    page = Page(number=1, lines=lines, source="text", width=600, height=800)
+    return Document(mime_type="application/pdf", content=b"", pages=(page,))
+
+
+def _segment(*runs: tuple[str, float], text_layer: bool = True) -> Segment:
+    words: list[Word] = []
+    x = 0.05
+    for text, height in runs:
+        words += _words(x, 0.05, text, height)
+        x = words[-1].bbox[2] + 0.01
+    return Segment(words=tuple(words), page=1, row=0, text_layer=text_layer)
+
+
+def test_a_segment_is_cut_into_runs_where_the_type_size_jumps() -> None:
+    logo_beside = _segment(("KESTREL", 0.030), ("Kestrel Druck GmbH", 0.015))
+    assert logo_beside.type_texts() == ("KESTREL", "Kestrel Druck GmbH")
+    assert _segment(("Kestrel Druck GmbH", 0.015)).type_texts() == ("Kestrel Druck GmbH",)
+    # Capitals and small letters of one type are one run.
+    assert _segment(("ACME", 0.015), ("Acme Trading", 0.014)).type_texts() == ("ACME Acme Trading",)
+    # OCR's word boxes vary with the letters: a legal form's bracket is no change of type,
+    # so an OCR line stays whole.
+    ocr = _segment(("Kestrel Druck UG", 0.0166), ("(haftungsbeschränkt)", 0.0272), text_layer=False)
+    assert ocr.type_texts() == ("Kestrel Druck UG (haftungsbeschränkt)",)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Kestrel Druck GmbH · Hafenweg 12 · 20457 Hamburg", "Kestrel Druck GmbH"),
+        ("Harbour Supplies Ltd | 4 Quay Street | Porttown PT1 2AB", "Harbour Supplies Ltd"),
+        # A photo's OCR reads the middle dot as a dash, run into the name's last word.
+        ("Harbour Supplies plc- 4 Quay Street", "Harbour Supplies plc"),
+        ("Harbour Supplies Ltd", "Harbour Supplies Ltd"),
+    ],
+)
+def test_a_sender_lines_first_part_is_what_it_names(text: str, name: str) -> None:
+    assert top_names(_segment((text, 0.012))) == [name]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("KESTREL Kestrel Druck GmbH", "Kestrel Druck GmbH"),
+        ("Kestrel Druck GmbH KESTREL", "Kestrel Druck GmbH"),
+        ("DRUCK Kestrel Druck GmbH", "Kestrel Druck GmbH"),
+        # A name in capitals throughout keeps its repeated word.
+        ("JOHNSON & JOHNSON LTD", "JOHNSON & JOHNSON LTD"),
+        ("WALLA WALLA FARMS INC", "WALLA WALLA FARMS INC"),
+        # A capital word that repeats nothing is the name's own.
+        ("KDX Kestrel Druck GmbH", "KDX Kestrel Druck GmbH"),
+    ],
+)
+def test_a_logo_word_repeated_beside_the_name_is_no_part_of_it(text: str, name: str) -> None:
+    assert without_logo_word(text) == name
+
+
+# A letter: the logo's word in big type beside the name, the title, then the seller's
+# return address (with a house number) over the buyer's window address, the document's
+# numbers in a column beside it under a label no lexicon holds.
+LETTER = [
+    (0.05, 0.040, "KESTREL", 0.030),
+    (0.22, 0.048, "Kestrel Druck GmbH", 0.015),
+    (0.05, 0.110, "RECHNUNG", 0.022),
+    (0.05, 0.150, "Kestrel Druck GmbH · Hafenweg 218 · 20457 Hamburg", 0.008),
+    (0.60, 0.152, "Belegkennung: RE 20-55120", 0.012),
+    (0.05, 0.170, "Harbour Holdings AG", 0.012),
+    (0.60, 0.170, "Rechnungsdatum: 03.03.2025", 0.012),
+    (0.05, 0.186, "Quaistraße 4", 0.012),
+    (0.05, 0.202, "10115 Berlin", 0.012),
+    (0.05, 0.300, "Beratung", 0.012), (0.80, 0.300, "1.000,00", 0.012),
+    (0.60, 0.400, "Nettobetrag", 0.012), (0.80, 0.400, "1.000,00", 0.012),
+    (0.60, 0.420, "MwSt 19 %", 0.012), (0.80, 0.420, "190,00", 0.012),
+    (0.60, 0.440, "Gesamtbetrag", 0.012), (0.80, 0.440, "1.190,00", 0.012),
+    (0.05, 0.900, "Kestrel Druck GmbH", 0.009),
+    (0.30, 0.900, "IBAN: DE89 3704 0044 0532 0130 00", 0.009),
+    (0.05, 0.912, "Hafenweg 218", 0.009), (0.30, 0.912, "USt-IdNr.: DE136695976", 0.009),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("issuer_ranker", [False, True])
+def test_a_letters_issuer_is_the_name_without_the_logos_word_or_the_return_address(
+    issuer_ranker: bool,
+) -> None:
+    fields = invoice_fields(_document(LETTER), issuer_ranker=issuer_ranker).fields
+    assert fields["company"].value == "Kestrel Druck GmbH"
+
+
+def test_the_receipt_rules_name_does_not_bring_the_logos_word_back() -> None:
+    # extract_invoice weighs the receipt rules' reading of the same page against the layout's.
+    fields = extract_invoice(_document(LETTER), True, rankers=DEFAULT_RANKERS).fields
+    assert fields["company"].value == "Kestrel Druck GmbH"
+
+
+def test_a_house_number_in_the_return_address_under_the_title_is_no_invoice_number() -> None:
+    fields = invoice_fields(_document(LETTER)).fields
+    assert fields["number"].value == "RE 20-55120"
+
+
+# The name alone at the top right, the return address repeating it over the buyer's window
+# address (no "Bill to" label: the window is the buyer's by its place).
+WINDOW = [
+    (0.62, 0.048, "Kestrel Joinery Ltd", 0.015),
+    (0.05, 0.110, "INVOICE", 0.022),
+    (0.05, 0.150, "Kestrel Joinery Ltd · 93 Mill Street · Kestfield KX5 9GZ", 0.008),
+    (0.60, 0.152, "Invoice #: BL5404", 0.012),
+    (0.05, 0.170, "Harbour Trading & Sons Ltd", 0.012),
+    (0.60, 0.170, "Invoice date: 20 May 2023", 0.012),
+    (0.05, 0.186, "11 Quay Road", 0.012),
+    (0.60, 0.186, "Date due: 19 Jun 2023", 0.012),
+    (0.05, 0.202, "Porttown PX5 4NQ", 0.012),
+    (0.05, 0.300, "Consulting", 0.012), (0.80, 0.300, "1,000.00", 0.012),
+    (0.60, 0.400, "Subtotal", 0.012), (0.80, 0.400, "1,000.00", 0.012),
+    (0.60, 0.420, "VAT 20 %", 0.012), (0.80, 0.420, "200.00", 0.012),
+    (0.60, 0.440, "Total", 0.012), (0.80, 0.440, "1,200.00", 0.012),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("issuer_ranker", [False, True])
+def test_the_name_in_the_return_address_is_the_issuer_not_the_window_address_below_it(
+    issuer_ranker: bool,
+) -> None:
+    fields = invoice_fields(_document(WINDOW), issuer_ranker=issuer_ranker).fields
+    assert fields["company"].value == "Kestrel Joinery Ltd"
+    assert fields["number"].value == "BL5404"
