@@ -70,6 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
         "address over the buyer's window address, and the seller's details in columns at the "
         "page's foot",
     )
+    parser.add_argument(
+        "--tax-rates",
+        action="store_true",
+        help="invoices sell at two or three tax rates where their locale has them: a tax row "
+        "per rate, half of them with a row of their sum",
+    )
     parser.add_argument("--chromium", default=DEFAULT_CHROMIUM, help="the browser to use")
     parser.add_argument("--slots", type=int, default=2, help="pages rendered at once")
     return parser
@@ -91,6 +97,7 @@ async def _main(args: argparse.Namespace) -> int:
             every_locale=args.every_locale,
             drafting=args.drafting,
             letters=args.letters,
+            tax_rates=args.tax_rates,
             concurrency=args.slots * 2,
         )
     seconds = time.perf_counter() - started

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import itertools
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from decimal import Decimal
@@ -373,6 +374,41 @@ def _amounts(
     return out
 
 
+# The most tax rows of different rates one invoice prints (Italy's 22, 10, 5 and 4 %).
+_MAX_RATES = 4
+# The amounts of one tax row weighed (its base, its tax, a gross amount).
+_ROW_AMOUNTS = 3
+# A sum of tax rows is trusted a little less than one row: where a row of their sum is
+# printed, it agrees too and is the one taken.
+_RATE_SUM = 0.9
+
+
+def _rate_sums(taxes: Sequence[_Cand]) -> list[_Cand]:
+    """The sums of one amount from each of two to :data:`_MAX_RATES` tax labels' values ("VAT 7 %
+    on 109.80 | 7.69", "VAT 19 % on 64.46 | 12.25", rows or columns): an invoice with goods at
+    several rates prints a tax per rate, and not always their sum. The arithmetic (subtotal +
+    tax = total) decides whether a sum is the tax, and which of a row's amounts (its base or
+    its tax) counts. Each carries its first row's label, at :data:`_RATE_SUM` of its weakest
+    amount's weight."""
+    # By label: a stacked summary prints a label per row, a summary in columns a label per
+    # column, side by side on one row.
+    labels: dict[Segment, list[_Cand]] = {}
+    for tax in taxes:
+        kv = tax[2]
+        if kv is not None and tax[0] > 0:
+            row = labels.setdefault(kv.hit.segment, [])
+            if len(row) < _ROW_AMOUNTS:
+                row.append(tax)
+    printed = list(labels.values())[: _MAX_RATES * 2]
+    out: list[_Cand] = []
+    for size in range(2, min(_MAX_RATES, len(printed)) + 1):
+        for chosen in itertools.combinations(printed, size):
+            for combo in itertools.product(*chosen):
+                weight = min(t[1] for t in combo) * _RATE_SUM
+                out.append((sum((t[0] for t in combo), Decimal(0)), weight, combo[0][2]))
+    return out
+
+
 def _as_money(amounts: Iterable[Decimal], items: Sequence[LineItem]) -> bool:
     """Whether the document prints its sums as money: one of ``amounts`` (read under sum
     labels) or of the line items' amounts has decimals. There a bare integer under a tax or
@@ -600,6 +636,26 @@ def _rated_row_taxes(
     return list({c[0]: c for c in taxes}.values()), list({c[0]: c for c in bases}.values())
 
 
+def _rate_row_sums(
+    printed: Sequence[Printed], rows: Mapping[tuple[int, int], str], number_format: NumberFormat
+) -> list[_Cand]:
+    """The sums of the amounts of one to :data:`_MAX_RATES` rows that print a rate beside
+    them, under no known label ("Levy 8.25 % | 1,049.34", "Levy 6 % | 265.92"): the taxes of
+    goods at several rates, whatever their wording. Only a total printed as subtotal + such a
+    sum makes one the tax (:func:`_unlabelled_total`)."""
+    by_row: dict[tuple[int, int], Decimal] = {}
+    for p in printed:
+        key = (p.segment.page, p.segment.row)
+        if p.value > 0 and key not in by_row and parse_percent(rows.get(key, ""), number_format):
+            by_row[key] = p.value
+    amounts = list(by_row.values())[: _MAX_RATES * 2]
+    return [
+        (sum(combo, Decimal(0)), _UNLABELLED, None)
+        for size in range(1, min(_MAX_RATES, len(amounts)) + 1)
+        for combo in itertools.combinations(amounts, size)
+    ]
+
+
 def _implied_rate_taxes(
     subs: Sequence[_Cand], adjustments: Sequence[_Adjustment], printed: Sequence[Printed]
 ) -> list[_Cand]:
@@ -689,6 +745,8 @@ def _totals(
     if items:
         line_sum = sum(_line_amounts(items), Decimal(0))
         subs.append((line_sum, 0.7, None))
+    # Taxes at several rates, one row each and no row of their sum: together they are the tax.
+    taxes += _rate_sums(taxes)
     # A labelled tax of the same value keeps its label and lines.
     labelled_taxes = {t[0] for t in taxes if t[2] is not None}
     taxes += [
@@ -734,6 +792,11 @@ def _totals(
         # Somme à régler 55215,10").
         printed_adjustments = [d for d in adjustments if d.printed]
         best = _unlabelled_total([best[1]], [best[2]], printed_adjustments, printed_amounts) or best
+    if best is not None and best[1][0] == best[3][0] and not best[2][0]:
+        # Still no tax, yet rows printing a rate and an amount under no known label ("Levy
+        # 8.25 % | 1,049.34", one per rate): the amount their sum completes is the total.
+        rated = _rate_row_sums(printed_amounts, rows or {}, number_format)
+        best = _unlabelled_total([best[1]], rated, adjustments, printed_amounts) or best
     if best is None and printed_amounts:
         labelled = [t for t in taxes if t[2] is not None]
         row_taxes, row_bases = (

@@ -130,6 +130,13 @@ def find_labels(segment: Segment, lexicon: Lexicon) -> list[LabelHit]:
             index += 1
             continue
         rest = text[end:].strip(_PUNCT)
+        first = index == 0
+        if any(c == "tax" for c, _ in matches) and _sums_up(hits, text, start):
+            # A total's word right before a tax's ("Summe Umsatzsteuer", "Total VAT") names
+            # the taxes' sum (of several rates), not the invoice total: one tax label.
+            start, first = hits[-1].start, hits[-1].start == 0
+            hits = [h for h in hits if h.start != start]
+            matches = [m for m in matches if m[0] == "tax"]
         for concept, _ in matches:
             hits.append(
                 LabelHit(
@@ -137,11 +144,21 @@ def find_labels(segment: Segment, lexicon: Lexicon) -> list[LabelHit]:
                     segment=segment,
                     start=start,
                     end=end,
-                    whole=index == 0 and not rest,
+                    whole=first and not rest,
                 )
             )
         index += length
     return hits
+
+
+def _sums_up(hits: Sequence[LabelHit], text: str, start: int) -> bool:
+    """Whether the last label found, right before ``start`` with nothing but spaces or
+    punctuation between, can be a total's (its word may name a column too: "Summe")."""
+    if not hits:
+        return False
+    last = hits[-1]
+    same = {h.concept for h in hits if h.start == last.start}
+    return "total" in same and not text[last.end : start].strip(_PUNCT)
 
 
 def _label_only(segment: Segment, lexicon: Lexicon) -> bool:

@@ -61,11 +61,12 @@ def make_documents(
     every_locale: bool = False,
     drafting: bool = False,
     letters: bool = False,
+    tax_rates: bool = False,
 ) -> list[AnyDocument]:
     """The first ``count`` documents of ``kind`` for ``seed`` (no rendering; contracts are
     never photographed, ``hard_issuers`` is for invoices, ``other_dates`` for invoices and
-    contracts, ``every_locale`` for receipts, ``drafting`` for contracts, ``letters`` for
-    invoices)."""
+    contracts, ``every_locale`` for receipts, ``drafting`` for contracts, ``letters`` and
+    ``tax_rates`` for invoices)."""
     if kind not in KINDS:
         msg = f"kind must be one of {KINDS}, not {kind!r}"
         raise ValueError(msg)
@@ -83,6 +84,7 @@ def make_documents(
             hard_issuers=hard_issuers,
             every_locale=every_locale,
             letters=letters,
+            tax_rates=tax_rates,
         )
         for i in range(count)
     ]
@@ -151,6 +153,7 @@ async def build_set(
     every_locale: bool = False,
     drafting: bool = False,
     letters: bool = False,
+    tax_rates: bool = False,
 ) -> BuiltSet:
     """Render ``count`` documents of ``kind`` under ``root`` with their labels.
 
@@ -171,6 +174,7 @@ async def build_set(
         every_locale=every_locale,
         drafting=drafting,
         letters=letters,
+        tax_rates=tax_rates,
     )
     folder = root / labels.SOURCE_DIRS[kind]
     (folder / "docs").mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from renderkit.parsing.synth import dates, issuers, names, summary, values, wording
+from renderkit.parsing.synth import dates, issuers, names, rates, summary, values, wording
 from renderkit.parsing.synth.layouts import Layout, choose_layout
 from renderkit.parsing.synth.receipt_header import receipt_header
 
@@ -61,7 +61,9 @@ class SynthDocument:
             tax lines, shipping on documents without a shipping line.
         after: the signed amounts printed below the total (:func:`.summary.after_amounts`),
             the balance due last; empty when none are.
-        tax_rate: the rate in percent.
+        tax_rate: the rate in percent (the highest, at several rates).
+        rate_taxes: at several rates, ``(rate, base, tax)`` per rate (:mod:`.rates`); empty
+            at one.
         vat_id, iban, bic: the issuer's identifiers, when the document prints them.
         labels: concept -> the label printed before its value.
         printed: field -> the value exactly as printed.
@@ -92,6 +94,7 @@ class SynthDocument:
     printed: dict[str, str]
     decoys: tuple[Decoy, ...]
     extras: dict[str, str]
+    rate_taxes: tuple[tuple[Decimal, Decimal, Decimal], ...] = ()
 
     @property
     def kind(self) -> str:
@@ -201,6 +204,9 @@ class SynthDocument:
                 "totals_family": layout.totals_family,
                 # Only when set: the sets made before the option keep their manifests.
                 **({"letter": True} if layout.letter else {}),
+                **(
+                    {"rates": layout.rates, "rate_sum": layout.rate_sum} if layout.rates > 1 else {}
+                ),
             },
         }
 
@@ -214,7 +220,14 @@ class SynthDocument:
             rows.append(("discount", labels["discount"], -self.discount))
         if layout.shipping:
             rows.append(("shipping", self.words["shipping"], self.shipping))
-        if layout.tax_lines:
+        if layout.tax_lines and self.rate_taxes:
+            # A row per rate, then (as some invoices print it) a row of their sum.
+            for rate, _, tax in self.rate_taxes:
+                rows.append(("tax_part", f"{labels['tax']} {rate} %", tax))
+            if layout.rate_sum:
+                word = rates.SUM_WORDS[layout.locale.language]
+                rows.append(("tax", f"{word} {labels['tax']}", self.tax))
+        elif layout.tax_lines:
             rows.append(("tax", f"{labels['tax']} {self.tax_rate} %", self.tax))
         rows.append(("total", labels["total"], self.total))
         for role, value in self.after:
@@ -316,6 +329,7 @@ def make_document(
     hard_issuers: bool = False,
     every_locale: bool = False,
     letters: bool = False,
+    tax_rates: bool = False,
 ) -> SynthDocument:
     """The ``index``-th ``kind`` document of the set made with ``seed`` (deterministic).
 
@@ -323,6 +337,7 @@ def make_document(
     tests that need a document built to trip one rule; the rest is still drawn from the seed.
     ``every_locale``: receipts from any locale (:func:`.layouts.choose_layout`).
     ``letters``: three invoices in four are laid out as business letters (``Layout.letter``).
+    ``tax_rates``: invoices sell at several tax rates where their locale has them (:mod:`.rates`).
     """
     # One generator per document, so a document does not depend on how many came before.
     rng = random.Random(f"renderkit-synth:{seed}:{kind}:{index}")
@@ -344,6 +359,14 @@ def make_document(
     if kind == "invoice" and letters:
         letter = random.Random(f"renderkit-synth-letter:{seed}:{index}").random() < 0.75
         layout = attrs.evolve(layout, letter=letter)
+    several = random.Random(f"renderkit-synth-rates:{seed}:{index}")
+    if kind == "invoice" and tax_rates and layout.tax_lines:
+        count, summed = rates.choose_rates(several, len(layout.locale.tax_rates))
+        if count != 1:
+            # The rates' bases are the items' amounts: no discount or charge to share out.
+            layout = attrs.evolve(
+                layout, rates=count, rate_sum=summed, discount=False, shipping=False
+            )
     if adjust is not None:
         layout = adjust(layout)
     locale = layout.locale
@@ -365,6 +388,13 @@ def make_document(
     )
     taxed = subtotal - discount + shipping
     tax = values.money(taxed * rate / 100) if layout.tax_lines else Decimal("0.00")
+    parts: tuple[tuple[Decimal, Decimal, Decimal], ...] = ()
+    if layout.tax_lines and layout.rates > 1 and len(lines) >= layout.rates:
+        picked = several.sample(sorted(locale.tax_rates), layout.rates)
+        parts = rates.rate_taxes([li.amount for li in lines], picked, several)
+        rate, tax = parts[0][0], sum((t for _, _, t in parts), Decimal(0))
+    elif layout.rates > 1:
+        layout = attrs.evolve(layout, rates=1, rate_sum=False)  # fewer items than rates
     total = taxed + tax
     after = summary.after_amounts(layout.after_total, total, hard)
     country = locale.country
@@ -411,6 +441,7 @@ def make_document(
         printed={},
         decoys=(),
         extras={},
+        rate_taxes=parts,
     )
     return _with_print(doc, rng)
 
@@ -431,6 +462,8 @@ def _with_print(doc: SynthDocument, rng: random.Random) -> SynthDocument:
             printed["due_date"] = doc.date(doc.due)
         if layout.tax_lines:
             printed["subtotal"] = doc.amount(doc.subtotal)
+        if layout.tax_lines and (not doc.rate_taxes or layout.rate_sum):
+            # At several rates without a row of their sum, the tax is printed nowhere whole.
             printed["tax"] = doc.amount(doc.tax)
         if doc.vat_id:
             printed["vat_id"] = doc.vat_id

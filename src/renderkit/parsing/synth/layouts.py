@@ -143,6 +143,10 @@ class Layout:
     # over the buyer's window address, the document's numbers beside it, and the seller's
     # address, contacts, bank and tax numbers in columns side by side at the page's foot.
     letter: bool = False
+    # Goods at several tax rates (see :mod:`.rates`): one tax row per rate, and with
+    # ``rate_sum`` a row of their sum too; one rate by default.
+    rates: int = 1
+    rate_sum: bool = False
 
     @property
     def family(self) -> str:
