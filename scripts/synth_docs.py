@@ -76,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="invoices sell at two or three tax rates where their locale has them: a tax row "
         "per rate, half of them with a row of their sum",
     )
+    parser.add_argument(
+        "--logo-names",
+        action="store_true",
+        help="invoices often print the seller's name only inside the logo image: a text layer "
+        "holds it only in the seller's block, return address or footer",
+    )
     parser.add_argument("--chromium", default=DEFAULT_CHROMIUM, help="the browser to use")
     parser.add_argument("--slots", type=int, default=2, help="pages rendered at once")
     return parser
@@ -98,6 +104,7 @@ async def _main(args: argparse.Namespace) -> int:
             drafting=args.drafting,
             letters=args.letters,
             tax_rates=args.tax_rates,
+            logo_names=args.logo_names,
             concurrency=args.slots * 2,
         )
     seconds = time.perf_counter() - started

@@ -11,8 +11,8 @@ from renderkit.parsing._protocol import Document, Line, Page, Word
 from renderkit.parsing.extract.documents import extract_invoice
 from renderkit.parsing.extract.found import without_logo_word
 from renderkit.parsing.extract.invoice import invoice_fields
-from renderkit.parsing.extract.parties import top_names
-from renderkit.parsing.layout.model import Segment
+from renderkit.parsing.extract.parties import top_names, window_addressees
+from renderkit.parsing.layout.model import Segment, layout_document
 from renderkit.parsing.rank.switches import DEFAULT_RANKERS
 
 _CHAR, _SPACE = 0.009, 0.006
@@ -156,3 +156,27 @@ def test_the_name_in_the_return_address_is_the_issuer_not_the_window_address_bel
     fields = invoice_fields(_document(WINDOW), issuer_ranker=issuer_ranker).fields
     assert fields["company"].value == "Kestrel Joinery Ltd"
     assert fields["number"].value == "BL5404"
+
+
+# The name only in the logo's pixels: the seller is named in the return address and the
+# footer, the buyer (a legal name, no label) in the window right below the return address.
+WINDOW_ONLY = [
+    (0.05, 0.150, "Kestrel Joinery · 93 Mill Street · Kestfield KX5 9GZ", 0.008),
+    (0.60, 0.152, "Invoice #: BL5404", 0.012),
+    (0.05, 0.165, "Harbour Trading & Sons Ltd", 0.012),
+    (0.60, 0.170, "Invoice date: 20 May 2023", 0.012),
+    (0.05, 0.181, "11 Quay Road", 0.012),
+    (0.05, 0.197, "Porttown PX5 4NQ", 0.012),
+    (0.05, 0.300, "Consulting", 0.012), (0.80, 0.300, "1,000.00", 0.012),
+    (0.60, 0.400, "Subtotal", 0.012), (0.80, 0.400, "1,000.00", 0.012),
+    (0.60, 0.420, "VAT 20 %", 0.012), (0.80, 0.420, "200.00", 0.012),
+    (0.60, 0.440, "Total", 0.012), (0.80, 0.440, "1,200.00", 0.012),
+    (0.05, 0.900, "Kestrel Joinery · Est. 1990", 0.009),
+]  # fmt: skip
+
+
+def test_the_name_right_under_a_return_address_is_the_buyers() -> None:
+    layouts = layout_document(_document(WINDOW_ONLY))
+    assert window_addressees(layouts) == ["Harbour Trading & Sons Ltd"]
+    fields = extract_invoice(_document(WINDOW_ONLY), True, rankers=DEFAULT_RANKERS).fields
+    assert fields["company"].value == "Kestrel Joinery"

@@ -28,6 +28,7 @@ candidate and may say why.
 from __future__ import annotations
 
 import datetime
+import functools
 import itertools
 import re
 from collections.abc import Callable, Collection, Sequence
@@ -35,8 +36,10 @@ from decimal import Decimal
 from typing import TypeVar
 
 from renderkit.parsing.extract.numbers import Amount
+from renderkit.parsing.extract.receipt_patterns import receipt_patterns
 from renderkit.parsing.extract.values import find_dates
 from renderkit.parsing.lexicons import COLUMN_CONCEPTS, load_lexicon, load_terms, tokens
+from renderkit.parsing.lexicons.regions import region_words
 
 __all__ = [
     "CLOCK_TIME",
@@ -266,10 +269,19 @@ def issuer_refusal(text: str) -> str | None:
     "KOPIE", "PAID", "ORIGINAL") or a line-item table header ("Description Qty Amount"), or
     any mix of them, names no one: big type at the top of the page is why they are proposed.
     Nor does an e-mail or web address (a letterhead's contact line, first on a photo whose
-    name OCR lost).
+    name OCR lost), nor a contact label alone ("Fax: ..."), nor a place: a region alone or after
+    a comma ("Kajang, Selangor"), an address's last line, or a street line opening with its
+    house number ("No 12, Jalan Mawar", "12 High Street"), first at the top where the name is
+    only in the logo's pixels.
     """
     if _ADDRESS.search(text):
         return f"{text!r} is an e-mail or web address"
+    if _ends_in_region(text):
+        return f"{text!r} is a place (it ends with a region)"
+    if _street_line(text):
+        return f"{text!r} is a street address"
+    if _contact_label(text):
+        return f"{text!r} is a contact line's label"
     words = [t for t, _, _ in tokens(text) if not t.isdigit()]
     if not words:
         return None
@@ -282,6 +294,45 @@ def issuer_refusal(text: str) -> str | None:
     if _all_concept(rest, lambda c: c in COLUMN_CONCEPTS):
         return f"{text!r} is a table header"
     return None
+
+
+def _ends_in_region(text: str) -> bool:
+    """Whether ``text`` is a region (a state, a province) alone or a place list ending in one
+    ("Kajang, Selangor"); a name that only holds a region's word ("Selangor Trading") is not."""
+    parts = text.split(",")
+    last = parts[-1].strip(" .").upper()
+    return last in _regions() and (len(parts) > 1 or text.strip(" .").upper() == last)
+
+
+# A house number opening a line, after a number word or not: "No 12,", "12", "12A".
+_HOUSE_NUMBER = re.compile(r"^\s*(?:no\.?\s*)?\d+[a-z]?\b", re.I)
+
+
+def _contact_label(text: str) -> bool:
+    """Whether ``text`` is a contact label alone, with a value of no letters or none ("Fax:
+    ...", "TEL 03-1234"): what is left of a contact line whose value was cut off."""
+    label = receipt_patterns().contact.match(text.strip())
+    return label is not None and not re.search(r"[^\W\d_]", text.strip()[label.end() :])
+
+
+def _street_line(text: str) -> bool:
+    """Whether ``text`` opens with a house number and holds a street word ("No 12, Jalan
+    Mawar 3", "12 High Street")."""
+    number = _HOUSE_NUMBER.match(text)
+    if number is None:
+        return False
+    words = {w.strip(".,") for w in text[number.end() :].upper().split()}
+    return bool(words & _street_words())
+
+
+@functools.cache
+def _street_words() -> frozenset[str]:
+    return frozenset(w.upper().strip(".") for w in region_words().street_words if " " not in w)
+
+
+@functools.cache
+def _regions() -> frozenset[str]:
+    return frozenset(r.upper() for r in region_words().regions)
 
 
 def amounts_agree(

@@ -15,6 +15,7 @@ of the first page.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -38,6 +39,7 @@ __all__ = [
     "parties",
     "party_name",
     "top_names",
+    "window_addressees",
 ]
 
 _ROLES = ("seller", "customer")
@@ -96,13 +98,41 @@ class BuyerNames:
         return isinstance(name, str) and party_key(name) in self.keys
 
 
-def buyer_names(found: Sequence[Party]) -> BuyerNames:
-    """Every line of the buyer's blocks and each block's name: never the issuer, however the
-    page spells it ("Acme Corporation" in the block, "ACME CORP." elsewhere)."""
+def buyer_names(found: Sequence[Party], layouts: Sequence[PageLayout] = ()) -> BuyerNames:
+    """Every line of the buyer's blocks and each block's name, and the name a window address
+    opens (:func:`window_addressees`): never the issuer, however the page spells it ("Acme
+    Corporation" in the block, "ACME CORP." elsewhere)."""
     buyers = [p for p in found if p.role == "customer"]
     names = [clean(s.text) for p in buyers for s in p.segments]
     names += [p.name for p in buyers if p.name]
+    names += window_addressees(layouts)
     return BuyerNames(keys=frozenset(key for n in names if (key := party_key(n))))
+
+
+# How far down the first page a letter's return address and window stand (of its rows).
+_WINDOW_ROWS = 20
+
+
+def window_addressees(layouts: Sequence[PageLayout]) -> list[str]:
+    """The names under a letter's return address: the seller's one-line address ("Acme Ltd ·
+    1 High Street · Town") printed small over the window of an envelope, whose first line, at
+    the same left edge right below it, is the addressee's name, the buyer's, whether or not a
+    label says so."""
+    if not layouts:
+        return []
+    rows = layouts[0].rows[:_WINDOW_ROWS]
+    out: list[str] = []
+    for row, below in itertools.pairwise(rows):
+        for segment in row.segments:
+            parts = _SENDER_SEPARATOR.split(segment.text)
+            if len(parts) < 2 or not any(re.search(r"\d", p) for p in parts[1:]):
+                continue
+            left, height = segment.bbox[0], max(segment.height, 1e-4)
+            for under in below.segments:
+                close = under.bbox[1] - segment.bbox[3] <= 3 * height
+                if close and abs(under.bbox[0] - left) <= 2 * height:
+                    out.append(clean(under.text))
+    return out
 
 
 def name_key(text: str) -> str:
@@ -336,7 +366,7 @@ def issuer(
         if party.role == "seller" and party.name and issuer_refusal(party.name) is None
     ][:1]
     buyers = [p for p in found if p.role == "customer"]
-    excluded = buyer_names(found)
+    excluded = buyer_names(found, layouts)
     by_page = {layout.number: layout for layout in layouts}
     id_blocks = {
         id(block) for s in seller_ids if (block := by_page[s.page].block_of(s)) is not None

@@ -119,7 +119,7 @@ def issuer_candidates(
     """Every name the party rules could propose as the issuer, the buyer's and refused ones
     left out, merged by their text, in the order the rules would try them."""
     buyers = [p for p in found if p.role == "customer"]
-    excluded = buyer_names(found)
+    excluded = buyer_names(found, layouts)
     by_page = {layout.number: layout for layout in layouts}
     id_blocks = {
         id(block) for s in seller_ids if (block := by_page[s.page].block_of(s)) is not None

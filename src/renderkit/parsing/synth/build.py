@@ -62,11 +62,12 @@ def make_documents(
     drafting: bool = False,
     letters: bool = False,
     tax_rates: bool = False,
+    logo_names: bool = False,
 ) -> list[AnyDocument]:
     """The first ``count`` documents of ``kind`` for ``seed`` (no rendering; contracts are
     never photographed, ``hard_issuers`` is for invoices, ``other_dates`` for invoices and
-    contracts, ``every_locale`` for receipts, ``drafting`` for contracts, ``letters`` and
-    ``tax_rates`` for invoices)."""
+    contracts, ``every_locale`` for receipts, ``drafting`` for contracts, ``letters``,
+    ``tax_rates`` and ``logo_names`` for invoices)."""
     if kind not in KINDS:
         msg = f"kind must be one of {KINDS}, not {kind!r}"
         raise ValueError(msg)
@@ -85,6 +86,7 @@ def make_documents(
             every_locale=every_locale,
             letters=letters,
             tax_rates=tax_rates,
+            logo_names=logo_names,
         )
         for i in range(count)
     ]
@@ -154,6 +156,7 @@ async def build_set(
     drafting: bool = False,
     letters: bool = False,
     tax_rates: bool = False,
+    logo_names: bool = False,
 ) -> BuiltSet:
     """Render ``count`` documents of ``kind`` under ``root`` with their labels.
 
@@ -175,6 +178,7 @@ async def build_set(
         drafting=drafting,
         letters=letters,
         tax_rates=tax_rates,
+        logo_names=logo_names,
     )
     folder = root / labels.SOURCE_DIRS[kind]
     (folder / "docs").mkdir(parents=True, exist_ok=True)

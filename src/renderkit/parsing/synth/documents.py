@@ -204,6 +204,7 @@ class SynthDocument:
                 "totals_family": layout.totals_family,
                 # Only when set: the sets made before the option keep their manifests.
                 **({"letter": True} if layout.letter else {}),
+                **({"name_in_logo": True} if layout.name_in_logo else {}),
                 **(
                     {"rates": layout.rates, "rate_sum": layout.rate_sum} if layout.rates > 1 else {}
                 ),
@@ -330,6 +331,7 @@ def make_document(
     every_locale: bool = False,
     letters: bool = False,
     tax_rates: bool = False,
+    logo_names: bool = False,
 ) -> SynthDocument:
     """The ``index``-th ``kind`` document of the set made with ``seed`` (deterministic).
 
@@ -338,6 +340,8 @@ def make_document(
     ``every_locale``: receipts from any locale (:func:`.layouts.choose_layout`).
     ``letters``: three invoices in four are laid out as business letters (``Layout.letter``).
     ``tax_rates``: invoices sell at several tax rates where their locale has them (:mod:`.rates`).
+    ``logo_names``: three invoices in five print their seller's name only inside the logo image
+    (``Layout.name_in_logo``).
     """
     # One generator per document, so a document does not depend on how many came before.
     rng = random.Random(f"renderkit-synth:{seed}:{kind}:{index}")
@@ -359,6 +363,10 @@ def make_document(
     if kind == "invoice" and letters:
         letter = random.Random(f"renderkit-synth-letter:{seed}:{index}").random() < 0.75
         layout = attrs.evolve(layout, letter=letter)
+    if kind == "invoice" and logo_names:
+        pictured = random.Random(f"renderkit-synth-logo-name:{seed}:{index}").random() < 0.6
+        if pictured:
+            layout = attrs.evolve(layout, name_in_logo=True, logo="image")
     several = random.Random(f"renderkit-synth-rates:{seed}:{index}")
     if kind == "invoice" and tax_rates and layout.tax_lines:
         count, summed = rates.choose_rates(several, len(layout.locale.tax_rates))

@@ -147,6 +147,9 @@ class Layout:
     # ``rate_sum`` a row of their sum too; one rate by default.
     rates: int = 1
     rate_sum: bool = False
+    # The letterhead prints the seller's name only inside its logo image (pixels, no text):
+    # a text layer holds it only in the seller's block, return address or footer.
+    name_in_logo: bool = False
 
     @property
     def family(self) -> str:

@@ -45,6 +45,23 @@ def _logo_png(name: str, rng: random.Random, accent: str) -> str:
     return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode()
 
 
+def _name_logo_png(name: str, rng: random.Random, accent: str) -> str:
+    """A logo that holds the seller's name in its pixels (a mark and the name beside it, drawn
+    with Pillow), as a data URI: a text layer does not hold the name."""
+    width, height = 40 + 17 * len(name), 64
+    image = Image.new("RGBA", (width, height), (255, 255, 255, 0))
+    draw = ImageDraw.Draw(image)
+    colour = (*(int(accent[i : i + 2], 16) for i in (1, 3, 5)), 255)
+    if rng.random() < 0.5:
+        draw.ellipse((4, 14, 36, 46), fill=colour)
+    else:
+        draw.rectangle((4, 14, 36, 46), fill=colour)
+    draw.text((44, 16), name, fill=colour, font_size=28)
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode()
+
+
 def _css(doc: SynthDocument, rng: random.Random, accent: str) -> str:
     layout = doc.layout
     size = rng.choice((10, 10.5, 11, 12))
@@ -153,7 +170,9 @@ def invoice_fragment(doc: SynthDocument) -> str:
     issuer = doc.issuer
     lines = "".join(f"<div>{_e(t)}</div>" for t in issuer.address.lines)
     logo = ""
-    if layout.logo == "image":
+    if layout.name_in_logo:
+        logo = f'<img src="{_name_logo_png(issuer.name, rng, accent)}" height="64" alt="">'
+    elif layout.logo == "image":
         logo = f'<img src="{_logo_png(issuer.name, rng, accent)}" width="64" height="64" alt="">'
     elif layout.logo == "text":
         logo = f'<div class="logo-text">{_e(issuer.name.split()[0].upper())}</div>'
@@ -168,8 +187,10 @@ def invoice_fragment(doc: SynthDocument) -> str:
     )
     # A business letter's letterhead is the logo and the name: the address and contacts
     # stand in the return-address line and the footer's columns.
+    # A name drawn in the logo is printed nowhere else in the letterhead.
+    name = "" if layout.name_in_logo else f"<div class='name'>{_e(shown_name)}</div>"
     header = (
-        f"{slogan}<header>{logo}<div class='issuer'><div class='name'>{_e(shown_name)}</div>"
+        f"{slogan}<header>{logo}<div class='issuer'>{name}"
         f"{'' if layout.letter else lines + contacts}</div></header>"
     )
     buyer = doc.buyer

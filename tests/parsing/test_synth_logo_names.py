@@ -1,0 +1,42 @@
+"""Invoices whose letterhead prints the seller's name only inside the logo image: a factory
+option that leaves every seed's other sets as they were."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from renderkit.parsing.synth import make_documents
+from renderkit.parsing.synth.render import invoice_html
+
+
+def _text(page: str) -> str:
+    """The page's text, as a text layer holds it (no styles, no image data)."""
+    page = re.sub(r"<style>.*?</style>|<img [^>]*>", " ", page, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", " ", page))
+
+
+def test_logo_names_leave_a_seeds_documents_as_they_were_without_the_option() -> None:
+    plain = make_documents("invoice", 30, seed=34, photos=False)
+    pictured = make_documents("invoice", 30, seed=34, photos=False, logo_names=True)
+    drawn = 0
+    for a, b in zip(plain, pictured, strict=True):
+        assert not a.layout.name_in_logo
+        if b.layout.name_in_logo:
+            drawn += 1
+            assert b.layout.logo == "image"
+        else:
+            assert a.truth() == b.truth()
+            assert invoice_html(a) == invoice_html(b)
+    assert 10 <= drawn <= 26
+
+
+def test_a_name_in_the_logo_is_printed_as_text_only_below_the_letterhead() -> None:
+    docs = make_documents("invoice", 30, seed=34, photos=False, logo_names=True)
+    for doc in (d for d in docs if d.layout.name_in_logo):
+        page = invoice_html(doc)
+        header = page.split("<header>", 1)[1].split("</header>", 1)[0]
+        assert doc.issuer.name not in _text(header)
+        assert '<img src="data:image/png;base64,' in header
+        # The legal line of the footer still names the seller.
+        assert doc.issuer.name in _text(page.split("</header>", 1)[1])
