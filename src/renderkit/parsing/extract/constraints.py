@@ -304,15 +304,15 @@ def _ends_in_region(text: str) -> bool:
     return last in _regions() and (len(parts) > 1 or text.strip(" .").upper() == last)
 
 
-# A house number opening a line, after a number word or not: "No 12,", "12", "12A".
-_HOUSE_NUMBER = re.compile(r"^\s*(?:no\.?\s*)?\d+[a-z]?\b", re.I)
-
-
 def _contact_label(text: str) -> bool:
     """Whether ``text`` is a contact label alone, with a value of no letters or none ("Fax:
     ...", "TEL 03-1234"): what is left of a contact line whose value was cut off."""
     label = receipt_patterns().contact.match(text.strip())
     return label is not None and not re.search(r"[^\W\d_]", text.strip()[label.end() :])
+
+
+# A house number opening a line, after a number word or not: "No 12,", "12", "12A".
+_HOUSE_NUMBER = re.compile(r"^\s*(?:no\.?\s*)?\d+[a-z]?\b", re.I)
 
 
 def _street_line(text: str) -> bool:

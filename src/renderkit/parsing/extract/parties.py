@@ -29,6 +29,7 @@ from renderkit.parsing.layout.model import PageLayout, Segment
 from renderkit.parsing.lexicons import load_lexicon, load_terms, tokens
 
 __all__ = [
+    "SENDER_SEPARATOR",
     "Party",
     "buyer_names",
     "is_label",
@@ -124,7 +125,7 @@ def window_addressees(layouts: Sequence[PageLayout]) -> list[str]:
     out: list[str] = []
     for row, below in itertools.pairwise(rows):
         for segment in row.segments:
-            parts = _SENDER_SEPARATOR.split(segment.text)
+            parts = SENDER_SEPARATOR.split(segment.text)
             if len(parts) < 2 or not any(re.search(r"\d", p) for p in parts[1:]):
                 continue
             left, height = segment.bbox[0], max(segment.height, 1e-4)
@@ -300,16 +301,14 @@ def party_name(text: str) -> str:
     return name
 
 
-# What separates the parts of a sender line ("Acme GmbH · Street 1 · 12345 Town") or of an
-# address written on one line ("Acme Ltd, 1 High Street").
-_SENDER_PARTS = re.compile(r"\s[·|•,–-]\s|,\s")
-
-
-# What separates a sender line's parts when it stands alone ("Acme Ltd · 1 High Street ·
-# Town"); a comma does not, as names hold commas ("Smith, Jones & Co").
-# OCR reads the middle dot as a dash, sometimes run into the word before ("Acme plc- 2 High
-# Street"): a dash there, before a figure, separates too.
-_SENDER_SEPARATOR = re.compile(r"\s[·|•–-]\s|(?<=[^\W\d_])[·•–-]\s(?=\d)")
+#: What separates a sender line's parts ("Acme Ltd · 1 High Street · Town", a footer's
+#: "Name | Street 1 | Town"); a comma does not, as names hold commas ("Smith, Jones & Co").
+#: OCR reads the middle dot as a dash, sometimes run into the word before ("Acme plc- 2 High
+#: Street"): a dash there, before a figure, separates too.
+SENDER_SEPARATOR = re.compile(r"\s[·|•–-]\s|(?<=[^\W\d_])[·•–-]\s(?=\d)")
+# The parts of a line a legal name is looked for in: a sender line's, or an address's written
+# on one line ("Acme Ltd, 1 High Street").
+_SENDER_PARTS = re.compile(rf"{SENDER_SEPARATOR.pattern}|,\s")
 
 
 def top_names(segment: Segment) -> list[str]:
@@ -317,7 +316,7 @@ def top_names(segment: Segment) -> list[str]:
     (:meth:`Segment.type_texts`), a sender line's first part only ("Acme Ltd · 1 High Street
     · Town" names "Acme Ltd"), without a logo's word beside the name (``without_logo_word``)."""
     return [
-        without_logo_word(clean(_SENDER_SEPARATOR.split(text, maxsplit=1)[0]))
+        without_logo_word(clean(SENDER_SEPARATOR.split(text, maxsplit=1)[0]))
         for text in segment.type_texts()
     ]
 

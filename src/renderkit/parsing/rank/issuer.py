@@ -24,6 +24,7 @@ import attrs
 from renderkit.parsing.extract.constraints import issuer_refusal
 from renderkit.parsing.extract.found import clean, sentence_like
 from renderkit.parsing.extract.parties import (
+    SENDER_SEPARATOR,
     Party,
     buyer_names,
     is_label,
@@ -207,7 +208,7 @@ def _footer_names(
             for segment in row.segments:
                 if segment.bbox[1] < _FOOTER * height or any(p.holds(segment) for p in buyers):
                     continue
-                parts = re.split(r"\s[·|•–-]\s", segment.text)
+                parts = SENDER_SEPARATOR.split(segment.text)
                 if len(parts) < 2 or is_label(segment):
                     continue
                 name = clean(parts[0])
