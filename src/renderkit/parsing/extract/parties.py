@@ -39,6 +39,7 @@ __all__ = [
     "name_key",
     "parties",
     "party_name",
+    "repaired_forms",
     "top_names",
     "window_addressees",
 ]
@@ -292,7 +293,9 @@ def legal_form_at_end(text: str) -> bool:
 
 
 def party_name(text: str) -> str:
-    """``text`` cleaned, keeping the dot of a legal form it ends with ("Inc.", "S.A.")."""
+    """``text`` cleaned, keeping the dot of a legal form it ends with ("Inc.", "S.A."), the
+    form's look-alike letters read right (:func:`repaired_forms`)."""
+    text = repaired_forms(text)
     name = clean(text)
     raw = text.rstrip()
     match = _legal().search(raw)
@@ -314,11 +317,36 @@ _SENDER_PARTS = re.compile(rf"{SENDER_SEPARATOR.pattern}|,\s")
 def top_names(segment: Segment) -> list[str]:
     """What a ``segment`` at the top of the page could name: each of its runs in one type size
     (:meth:`Segment.type_texts`), a sender line's first part only ("Acme Ltd · 1 High Street
-    · Town" names "Acme Ltd"), without a logo's word beside the name (``without_logo_word``)."""
+    · Town" names "Acme Ltd"), without a logo's word beside the name (``without_logo_word``),
+    its legal form's look-alike letters read right (:func:`repaired_forms`)."""
     return [
-        without_logo_word(clean(SENDER_SEPARATOR.split(text, maxsplit=1)[0]))
+        without_logo_word(clean(repaired_forms(SENDER_SEPARATOR.split(text, maxsplit=1)[0])))
         for text in segment.type_texts()
     ]
+
+
+@functools.cache
+def _look_alike_forms() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Each legal form with a small "l" ("S.r.l.", "plc") as a pattern that also takes OCR's
+    capital "I" or "1" for it, its last dot optional, at the end of a name; and the form."""
+    out = []
+    for form in sorted(legal_forms(), key=len, reverse=True):
+        if "l" not in form:
+            continue
+        letters = "".join("[lI1]" if c == "l" else re.escape(c) for c in form.removesuffix("."))
+        dot = r"\.?" if form.endswith(".") else ""
+        # At the name's end only: before the text's end or a separator, never a word.
+        end = r"(?=\s*$|\s*[,·|)]|\s[–-]\s)"
+        out.append((re.compile(rf"(?<![\w.]){letters}{dot}{end}"), form))
+    return tuple(out)
+
+
+def repaired_forms(text: str) -> str:
+    """``text`` with a legal form that OCR read with a capital "I" or a "1" for its small "l"
+    written as the form ("Rossi S.r.I" is "Rossi S.r.l.")."""
+    for pattern, form in _look_alike_forms():
+        text = pattern.sub(form, text)
+    return text
 
 
 def legal_names(layouts: Sequence[PageLayout]) -> list[tuple[str, Segment]]:
@@ -329,7 +357,11 @@ def legal_names(layouts: Sequence[PageLayout]) -> list[tuple[str, Segment]]:
             for segment in row.segments:
                 # A sender line "Company GmbH · Street 1 · 12345 Town": the part with the form;
                 # a logo's big word beside the name is not part of it.
-                parts = (p for t in segment.type_texts() for p in re.split(_SENDER_PARTS, t))
+                parts = (
+                    p
+                    for t in segment.type_texts()
+                    for p in re.split(_SENDER_PARTS, repaired_forms(t))
+                )
                 for part in parts:
                     match = _legal().search(part)
                     if match is None:
