@@ -65,6 +65,9 @@ def test_a_segment_is_cut_into_runs_where_the_type_size_jumps() -> None:
         # A photo's OCR reads the middle dot as a dash, run into the name's last word.
         ("Harbour Supplies plc- 4 Quay Street", "Harbour Supplies plc"),
         ("Harbour Supplies Ltd", "Harbour Supplies Ltd"),
+        # Read as a party's name: a legal form keeps its last dot, as printed.
+        ("Kestrel Druck e.K. · Hafenweg 12 · 20457 Hamburg", "Kestrel Druck e.K."),
+        ("Harbour Supplies Inc.", "Harbour Supplies Inc."),
     ],
 )
 def test_a_sender_lines_first_part_is_what_it_names(text: str, name: str) -> None:

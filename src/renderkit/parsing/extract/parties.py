@@ -318,9 +318,10 @@ def top_names(segment: Segment) -> list[str]:
     """What a ``segment`` at the top of the page could name: each of its runs in one type size
     (:meth:`Segment.type_texts`), a sender line's first part only ("Acme Ltd · 1 High Street
     · Town" names "Acme Ltd"), without a logo's word beside the name (``without_logo_word``),
-    its legal form's look-alike letters read right (:func:`repaired_forms`)."""
+    read as a party's name (:func:`party_name`: a legal form's dot kept, its look-alike letters
+    read right), so that it is one candidate with the same name read elsewhere."""
     return [
-        without_logo_word(clean(repaired_forms(SENDER_SEPARATOR.split(text, maxsplit=1)[0])))
+        without_logo_word(party_name(SENDER_SEPARATOR.split(text, maxsplit=1)[0]))
         for text in segment.type_texts()
     ]
 
