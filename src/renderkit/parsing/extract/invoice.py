@@ -399,12 +399,19 @@ def _rate_sums(taxes: Sequence[_Cand]) -> list[_Cand]:
             row = labels.setdefault(kv.hit.segment, [])
             if len(row) < _ROW_AMOUNTS:
                 row.append(tax)
-    printed = list(labels.values())[: _MAX_RATES * 2]
+    return _sums_of(list(labels.values()), least=2, factor=_RATE_SUM)
+
+
+def _sums_of(groups: Sequence[Sequence[_Cand]], *, least: int, factor: float) -> list[_Cand]:
+    """The sums of one candidate from each of ``least`` to :data:`_MAX_RATES` of ``groups``
+    (the first ``2 * _MAX_RATES``), each at ``factor`` of its weakest candidate's weight, with
+    its first candidate's label: the taxes of several rates taken together."""
+    kept = list(groups)[: _MAX_RATES * 2]
     out: list[_Cand] = []
-    for size in range(2, min(_MAX_RATES, len(printed)) + 1):
-        for chosen in itertools.combinations(printed, size):
+    for size in range(least, min(_MAX_RATES, len(kept)) + 1):
+        for chosen in itertools.combinations(kept, size):
             for combo in itertools.product(*chosen):
-                weight = min(t[1] for t in combo) * _RATE_SUM
+                weight = min(t[1] for t in combo) * factor
                 out.append((sum((t[0] for t in combo), Decimal(0)), weight, combo[0][2]))
     return out
 
@@ -648,12 +655,7 @@ def _rate_row_sums(
         key = (p.segment.page, p.segment.row)
         if p.value > 0 and key not in by_row and parse_percent(rows.get(key, ""), number_format):
             by_row[key] = p.value
-    amounts = list(by_row.values())[: _MAX_RATES * 2]
-    return [
-        (sum(combo, Decimal(0)), _UNLABELLED, None)
-        for size in range(1, min(_MAX_RATES, len(amounts)) + 1)
-        for combo in itertools.combinations(amounts, size)
-    ]
+    return _sums_of([[(v, _UNLABELLED, None)] for v in by_row.values()], least=1, factor=1.0)
 
 
 def _implied_rate_taxes(
