@@ -82,6 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="invoices often print the seller's name only inside the logo image: a text layer "
         "holds it only in the seller's block, return address or footer",
     )
+    parser.add_argument(
+        "--far-locales",
+        action="store_true",
+        help="invoices mostly come from Switzerland, India, Australia or Canada: apostrophe "
+        "and lakh groupings, local currency signs, tax names and tax numbers (UID, GSTIN, ABN, "
+        "GST/HST), and taxes split in two (CGST and SGST, GST and PST)",
+    )
     parser.add_argument("--chromium", default=DEFAULT_CHROMIUM, help="the browser to use")
     parser.add_argument("--slots", type=int, default=2, help="pages rendered at once")
     return parser
@@ -105,6 +112,7 @@ async def _main(args: argparse.Namespace) -> int:
             letters=args.letters,
             tax_rates=args.tax_rates,
             logo_names=args.logo_names,
+            far_locales=args.far_locales,
             concurrency=args.slots * 2,
         )
     seconds = time.perf_counter() - started

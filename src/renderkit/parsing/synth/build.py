@@ -63,11 +63,12 @@ def make_documents(
     letters: bool = False,
     tax_rates: bool = False,
     logo_names: bool = False,
+    far_locales: bool = False,
 ) -> list[AnyDocument]:
     """The first ``count`` documents of ``kind`` for ``seed`` (no rendering; contracts are
     never photographed, ``hard_issuers`` is for invoices, ``other_dates`` for invoices and
     contracts, ``every_locale`` for receipts, ``drafting`` for contracts, ``letters``,
-    ``tax_rates`` and ``logo_names`` for invoices)."""
+    ``tax_rates``, ``logo_names`` and ``far_locales`` for invoices)."""
     if kind not in KINDS:
         msg = f"kind must be one of {KINDS}, not {kind!r}"
         raise ValueError(msg)
@@ -87,6 +88,7 @@ def make_documents(
             letters=letters,
             tax_rates=tax_rates,
             logo_names=logo_names,
+            far_locales=far_locales,
         )
         for i in range(count)
     ]
@@ -157,6 +159,7 @@ async def build_set(
     letters: bool = False,
     tax_rates: bool = False,
     logo_names: bool = False,
+    far_locales: bool = False,
 ) -> BuiltSet:
     """Render ``count`` documents of ``kind`` under ``root`` with their labels.
 
@@ -179,6 +182,7 @@ async def build_set(
         letters=letters,
         tax_rates=tax_rates,
         logo_names=logo_names,
+        far_locales=far_locales,
     )
     folder = root / labels.SOURCE_DIRS[kind]
     (folder / "docs").mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,7 @@ from typing import Any
 import attrs
 
 from renderkit.parsing.synth import dates, issuers, names, rates, summary, values, wording
-from renderkit.parsing.synth.layouts import Layout, choose_layout
+from renderkit.parsing.synth.layouts import FAR_LOCALES, Layout, choose_layout, locale_style
 from renderkit.parsing.synth.receipt_header import receipt_header
 
 __all__ = ["Decoy", "LineItem", "SynthDocument", "make_document"]
@@ -208,6 +208,11 @@ class SynthDocument:
                 **(
                     {"rates": layout.rates, "rate_sum": layout.rate_sum} if layout.rates > 1 else {}
                 ),
+                **(
+                    {"tax_split": [n for n, _ in layout.tax_split], "rate_sum": layout.rate_sum}
+                    if layout.tax_split
+                    else {}
+                ),
             },
         }
 
@@ -222,12 +227,15 @@ class SynthDocument:
         if layout.shipping:
             rows.append(("shipping", self.words["shipping"], self.shipping))
         if layout.tax_lines and self.rate_taxes:
-            # A row per rate, then (as some invoices print it) a row of their sum.
-            for rate, _, tax in self.rate_taxes:
-                rows.append(("tax_part", f"{labels['tax']} {rate} %", tax))
+            # A row per rate (or per split tax), then (as some invoices print it) their sum.
+            split = [name for name, _ in layout.tax_split]
+            names_ = split or [labels["tax"]] * len(self.rate_taxes)
+            for name, (rate, _, tax) in zip(names_, self.rate_taxes, strict=True):
+                rows.append(("tax_part", f"{name} {rate} %", tax))
             if layout.rate_sum:
                 word = rates.SUM_WORDS[layout.locale.language]
-                rows.append(("tax", f"{word} {labels['tax']}", self.tax))
+                total = layout.locale.split_total if layout.tax_split else ""
+                rows.append(("tax", total or f"{word} {labels['tax']}", self.tax))
         elif layout.tax_lines:
             rows.append(("tax", f"{labels['tax']} {self.tax_rate} %", self.tax))
         rows.append(("total", labels["total"], self.total))
@@ -306,7 +314,8 @@ def _items(layout: Layout, rng: random.Random) -> tuple[LineItem, ...]:
             price = values.money(Decimal(rng.randint(50, 4000)) / 100)
         else:
             quantity = Decimal(rng.choice((1, 1, 2, 3, 5, 8, 10, 12, 20, 40)))
-            price = values.money(Decimal(rng.randint(300, 150_000)) / 100)
+            scale = layout.locale.price_scale
+            price = values.money(Decimal(rng.randint(300, 150_000)) * scale / 100)
         lines.append(
             LineItem(
                 position=i,
@@ -332,6 +341,7 @@ def make_document(
     letters: bool = False,
     tax_rates: bool = False,
     logo_names: bool = False,
+    far_locales: bool = False,
 ) -> SynthDocument:
     """The ``index``-th ``kind`` document of the set made with ``seed`` (deterministic).
 
@@ -342,6 +352,9 @@ def make_document(
     ``tax_rates``: invoices sell at several tax rates where their locale has them (:mod:`.rates`).
     ``logo_names``: three invoices in five print their seller's name only inside the logo image
     (``Layout.name_in_logo``).
+    ``far_locales``: seven invoices in ten come from a locale of
+    :data:`.layouts.FAR_LOCALES`, half of those with split taxes where it has them
+    (``Layout.tax_split``).
     """
     # One generator per document, so a document does not depend on how many came before.
     rng = random.Random(f"renderkit-synth:{seed}:{kind}:{index}")
@@ -367,8 +380,10 @@ def make_document(
         pictured = random.Random(f"renderkit-synth-logo-name:{seed}:{index}").random() < 0.6
         if pictured:
             layout = attrs.evolve(layout, name_in_logo=True, logo="image")
+    if kind == "invoice" and far_locales:
+        layout = _far_layout(layout, random.Random(f"renderkit-synth-far:{seed}:{index}"))
     several = random.Random(f"renderkit-synth-rates:{seed}:{index}")
-    if kind == "invoice" and tax_rates and layout.tax_lines:
+    if kind == "invoice" and tax_rates and layout.tax_lines and not layout.tax_split:
         count, summed = rates.choose_rates(several, len(layout.locale.tax_rates))
         if count != 1:
             # The rates' bases are the items' amounts: no discount or charge to share out.
@@ -403,6 +418,11 @@ def make_document(
         rate, tax = parts[0][0], sum((t for _, _, t in parts), Decimal(0))
     elif layout.rates > 1:
         layout = attrs.evolve(layout, rates=1, rate_sum=False)  # fewer items than rates
+    if layout.tax_lines and layout.tax_split:
+        # Every split tax is levied on the whole base; the truth's tax is their sum.
+        parts = tuple((r, taxed, values.money(taxed * r / 100)) for _, r in layout.tax_split)
+        rate = sum((r for _, r in layout.tax_split), Decimal(0))
+        tax = sum((t for _, _, t in parts), Decimal(0))
     total = taxed + tax
     after = summary.after_amounts(layout.after_total, total, hard)
     country = locale.country
@@ -424,6 +444,12 @@ def make_document(
         for concept in wording.CONCEPTS
     }
     label_words["amount_due"] = wording.label("amount_due", language, hard, extra_share=0.0)
+    if kind == "invoice" and (locale.tax_names or locale.tax_id_labels):
+        local = random.Random(f"renderkit-synth-far-words:{seed}:{index}")
+        if locale.tax_names:
+            label_words["tax"] = local.choice(locale.tax_names)
+        if locale.tax_id_labels:
+            label_words["vat_id"] = local.choice(locale.tax_id_labels)
     if "column" in layout.false_totals:
         label_words["line_amount"] = summary.WORDS[language]["column"]
     doc = SynthDocument(
@@ -454,6 +480,28 @@ def make_document(
     return _with_print(doc, rng)
 
 
+def _far_layout(layout: Layout, far: random.Random) -> Layout:
+    """``layout``, with seven chances in ten moved to a far locale (its money, numbers and
+    dates drawn again) and, where that locale splits its tax and the invoice has one, half of
+    those with a split tax (a row each, their sum printed on half of them)."""
+    if far.random() >= 0.7:
+        return layout
+    locale = FAR_LOCALES[far.choice(sorted(FAR_LOCALES))]
+    currency, number_format, date_form = locale_style(locale, far)
+    split: tuple[tuple[str, Decimal], ...] = ()
+    if locale.split_taxes and layout.tax_lines and far.random() < 0.5:
+        split = far.choice(locale.split_taxes)
+    return attrs.evolve(
+        layout,
+        locale=locale,
+        currency=currency,
+        number_format=number_format,
+        date_form=date_form,
+        tax_split=split,
+        rate_sum=bool(split) and far.random() < 0.5,
+    )
+
+
 def _with_print(doc: SynthDocument, rng: random.Random) -> SynthDocument:
     """``doc`` with its printed forms, extras and decoys decided."""
     layout = doc.layout
@@ -474,7 +522,8 @@ def _with_print(doc: SynthDocument, rng: random.Random) -> SynthDocument:
             # At several rates without a row of their sum, the tax is printed nowhere whole.
             printed["tax"] = doc.amount(doc.tax)
         if doc.vat_id:
-            printed["vat_id"] = doc.vat_id
+            grouping = random.Random(f"renderkit-synth-vat:{doc.id}:{doc.vat_id}")
+            printed["vat_id"] = values.print_vat_id(doc.vat_id, grouping)
         if doc.iban:
             # IBANs print in groups of four more often than not.
             grouped = rng.random() < 0.7

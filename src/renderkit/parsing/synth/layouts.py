@@ -9,7 +9,16 @@ import attrs
 
 from renderkit.parsing.synth.values import DATE_FORMATS, NUMBER_FORMATS, CurrencyStyle
 
-__all__ = ["INVOICE_FONTS", "LOCALES", "RECEIPT_FONTS", "Layout", "Locale", "choose_layout"]
+__all__ = [
+    "FAR_LOCALES",
+    "INVOICE_FONTS",
+    "LOCALES",
+    "RECEIPT_FONTS",
+    "Layout",
+    "Locale",
+    "choose_layout",
+    "locale_style",
+]
 
 
 @attrs.frozen(kw_only=True)
@@ -27,6 +36,12 @@ class Locale:
         date_forms: the date forms its documents use.
         has_vat_id: invoices print a VAT id (countries with VAT).
         has_iban: invoices print an IBAN (countries in the IBAN registry).
+        tax_names: the local tax's names, printed instead of the lexicon's tax label.
+        split_taxes: taxes levied side by side on the same base (India's CGST and SGST,
+            Canada's GST and PST), as name and rate pairs; an invoice may print one pair.
+        price_scale: what one unit of the money buys against the euro's (prices scaled).
+        tax_id_labels: the local names of the tax number, printed instead of the lexicon's.
+        split_total: the word of the split taxes' sum row ("Total GST").
     """
 
     name: str
@@ -39,6 +54,11 @@ class Locale:
     date_forms: tuple[str, ...]
     has_vat_id: bool = True
     has_iban: bool = True
+    tax_names: tuple[str, ...] = ()
+    split_taxes: tuple[tuple[tuple[str, Decimal], ...], ...] = ()
+    price_scale: int = 1
+    tax_id_labels: tuple[str, ...] = ()
+    split_total: str = ""
 
 
 def _rates(*values: str) -> tuple[Decimal, ...]:
@@ -83,6 +103,48 @@ LOCALES: dict[str, Locale] = {
                tax_rates=_rates("6", "8"), number_formats=("1,234.56", "1234.56"),
                date_forms=("dmy-slash", "dmy-dash", "d-mon-y", "iso"), has_vat_id=False,
                has_iban=False),
+    )
+}  # fmt: skip
+
+
+def _split(*pairs: tuple[str, str]) -> tuple[tuple[str, Decimal], ...]:
+    return tuple((name, Decimal(rate)) for name, rate in pairs)
+
+
+#: Locales outside the first sets' (``--far-locales``): Swiss, Indian, Australian and
+#: Canadian invoices, with their own number groupings, currency signs, tax names and ids.
+FAR_LOCALES: dict[str, Locale] = {
+    loc.name: loc
+    for loc in (
+        Locale(name="de-CH", language="de", country="CH", currency="CHF", marks=("CHF", "Fr."),
+               tax_rates=_rates("8.1", "2.6"), number_formats=("1'234.56", "1234.56"),
+               date_forms=("dmy-dot", "d.-month-y"), tax_names=("MWST", "MwSt.", "MWST"),
+               tax_id_labels=("MWST-Nr.", "UID", "MWST")),
+        Locale(name="fr-CH", language="fr", country="CH", currency="CHF", marks=("CHF", "Fr."),
+               tax_rates=_rates("8.1", "2.6"), number_formats=("1'234.56",),
+               date_forms=("dmy-dot", "d-month-y"), tax_names=("TVA",),
+               tax_id_labels=("N° TVA", "IDE", "TVA")),
+        Locale(name="en-IN", language="en", country="IN", currency="INR",
+               marks=("₹", "Rs.", "INR"), tax_rates=_rates("18", "12", "5"),
+               number_formats=("1,23,456.78", "1234.56"),
+               date_forms=("dmy-slash", "dmy-dash", "d-mon-y"), has_iban=False,
+               tax_names=("IGST", "GST"),
+               split_taxes=(_split(("CGST", "9"), ("SGST", "9")),
+                            _split(("CGST", "6"), ("SGST", "6")),
+                            _split(("CGST", "2.5"), ("SGST", "2.5"))),
+               price_scale=80, tax_id_labels=("GSTIN", "GST No.", "GSTIN/UIN"),
+               split_total="Total GST"),
+        Locale(name="en-AU", language="en", country="AU", currency="AUD", marks=("$", "AUD", "A$"),
+               tax_rates=_rates("10"), number_formats=("1,234.56",),
+               date_forms=("dmy-slash", "d-month-y", "d-mon-y"), has_iban=False,
+               tax_names=("GST",), tax_id_labels=("ABN", "A.B.N.")),
+        Locale(name="en-CA", language="en", country="CA", currency="CAD", marks=("$", "CAD", "C$"),
+               tax_rates=_rates("13", "15"), number_formats=("1,234.56",),
+               date_forms=("iso", "month-d-y", "dmy-slash"), has_iban=False,
+               tax_names=("HST",),
+               split_taxes=(_split(("GST", "5"), ("PST", "7")),
+                            _split(("GST", "5"), ("QST", "9.975"))),
+               tax_id_labels=("GST/HST No.", "HST #", "GST Reg. No."), split_total="Total Taxes"),
     )
 }  # fmt: skip
 
@@ -147,6 +209,8 @@ class Layout:
     # ``rate_sum`` a row of their sum too; one rate by default.
     rates: int = 1
     rate_sum: bool = False
+    # Taxes levied side by side on the same base (``Locale.split_taxes``): a row each.
+    tax_split: tuple[tuple[str, Decimal], ...] = ()
     # The letterhead prints the seller's name only inside its logo image (pixels, no text):
     # a text layer holds it only in the seller's block, return address or footer.
     name_in_logo: bool = False
@@ -178,6 +242,24 @@ class Layout:
 _RECEIPTS_ABROAD = ("en-GB", "en-US", "de-DE", "fr-FR")
 
 
+#: Signs that stand before the amount (English-speaking, Malaysian, Indian and Swiss use);
+#: most of the euro area puts its sign after it, and codes go either way.
+_SIGNS_BEFORE = ("£", "$", "US$", "RM", "₹", "Rs.", "A$", "C$", "Fr.")
+
+
+def locale_style(locale: Locale, rng: random.Random) -> tuple[CurrencyStyle, str, str]:
+    """How a document of ``locale`` prints money, numbers and dates, drawn from ``rng``."""
+    mark = rng.choice(locale.marks)
+    number_format = rng.choice(locale.number_formats)
+    before = mark in _SIGNS_BEFORE or (len(mark) == 3 and rng.random() < 0.5)
+    currency = CurrencyStyle(
+        code=locale.currency, mark=mark, before=before, space=len(mark) > 1 or rng.random() < 0.5
+    )
+    date_form = rng.choice(locale.date_forms)
+    assert date_form in DATE_FORMATS and number_format in NUMBER_FORMATS
+    return currency, number_format, date_form
+
+
 def choose_layout(
     kind: str, rng: random.Random, *, photos: bool, every_locale: bool = False
 ) -> Layout:
@@ -194,16 +276,7 @@ def choose_layout(
     else:
         name = rng.choice(sorted(LOCALES))
     locale = LOCALES[name]
-    mark = rng.choice(locale.marks)
-    number_format = rng.choice(locale.number_formats)
-    # Symbols stand before the amount in English-speaking and Malaysian use, after it in most of
-    # the euro area; codes go either way.
-    before = mark in ("£", "$", "US$", "RM") or (len(mark) == 3 and rng.random() < 0.5)
-    currency = CurrencyStyle(
-        code=locale.currency, mark=mark, before=before, space=len(mark) > 1 or rng.random() < 0.5
-    )
-    date_form = rng.choice(locale.date_forms)
-    assert date_form in DATE_FORMATS and number_format in NUMBER_FORMATS
+    currency, number_format, date_form = locale_style(locale, rng)
     return Layout(
         kind=kind,
         locale=locale,

@@ -65,6 +65,22 @@ _FLAVOURS: dict[str, dict[str, tuple[str, ...]]] = {
                      "BAKERY", "PHARMACY"),
            "street": ("JALAN", "LORONG", "PERSIARAN", "LEBUH"),
            "town": ("JAYA", "BARU", "INDAH", "UTAMA", "PERMAI")},
+    "CH": {"forms": ("AG", "GmbH", "SA", "Sàrl"),
+           "trade": ("Technik", "Handel", "Services", "Treuhand", "Holzbau"),
+           "street": ("strasse", "weg", "gasse", "Rue de la", "Chemin des"),
+           "town": ("wil", "ikon", "bach", "egg", "ens")},
+    "IN": {"forms": ("Pvt. Ltd.", "Private Limited", "LLP", "Ltd.", "Enterprises", "Traders"),
+           "trade": ("Industries", "Infotech", "Agencies", "Textiles", "Distributors"),
+           "street": ("Road", "Marg", "Nagar", "Street", "Cross"),
+           "town": ("pur", "abad", "nagar", "garh", "pet")},
+    "AU": {"forms": ("Pty Ltd", "Pty. Ltd.", "Ltd"),
+           "trade": ("Supplies", "Plumbing", "Electrical", "Trading", "Logistics"),
+           "street": ("Street", "Road", "Parade", "Crescent", "Highway"),
+           "town": ("ton", "dale", "ville", "vale", "field")},
+    "CA": {"forms": ("Inc.", "Ltd.", "Corp.", "Ltée"),
+           "trade": ("Supply", "Services", "Contracting", "Logistics", "Solutions"),
+           "street": ("Street", "Avenue", "Road", "Boulevard", "Drive"),
+           "town": ("ville", "ton", "wood", "brook", "field")},
 }  # fmt: skip
 
 
@@ -129,6 +145,14 @@ def _postcode(country: str, rng: random.Random) -> str:
         return f"{n(1000, 9999)} {rng.choice('ABCDEFGHJKLMNPRSTVWXZ')}{rng.choice('ABCDEFGHJKLMN')}"
     if country == "PT":
         return f"{n(1000, 9999)}-{n(100, 999)}"
+    if country in ("CH", "AU"):
+        return str(n(1000, 9999))
+    if country == "IN":
+        return f"{n(110, 855)}{n(0, 999):03d}"
+    if country == "CA":
+        # A Canadian postal code: letter, digit, letter, space, digit, letter, digit.
+        a, b, c = (rng.choice("ABCEGHJKLMNPRSTVXY") for _ in range(3))
+        return f"{a}{n(0, 9)}{b} {n(0, 9)}{c}{n(0, 9)}"
     # GB: outward and inward codes of the usual shape.
     letters = "ABDEFGHJLNPQRSTUWXYZ"
     area = rng.choice(letters) + rng.choice(letters)
@@ -139,9 +163,9 @@ def _street(country: str, rng: random.Random) -> str:
     word = rng.choice(_FLAVOURS[country]["street"])
     number = str(rng.randint(1, 240))
     name = stem(rng, (1, 2))
-    if country in ("DE", "AT", "NL") or (country == "BE" and word.islower()):
+    if country in ("DE", "AT", "NL") or (country in ("BE", "CH") and word.islower()):
         return f"{name}{word} {number}"
-    if country in ("GB", "US"):
+    if country in ("GB", "US", "AU", "CA", "IN"):
         return f"{number} {name} {word}"
     if country == "FR":
         return f"{number} {word} {name}s"
@@ -158,13 +182,21 @@ def party(country: str, rng: random.Random) -> Party:
     town = town.upper() if country == "MY" else town.capitalize()
     if country in ("GB", "US"):
         town_line = f"{town} {postcode}"
+    elif country == "AU":
+        town_line = f"{town.upper()} {rng.choice(('NSW', 'VIC', 'QLD', 'WA', 'SA'))} {postcode}"
+    elif country == "CA":
+        town_line = f"{town}, {rng.choice(('ON', 'BC', 'AB', 'QC', 'MB'))} {postcode}"
+    elif country == "IN":
+        town_line = f"{town} - {postcode}, {rng.choice(('Maharashtra', 'Karnataka', 'Gujarat'))}"
     elif country == "MY":
         town_line = f"{postcode} {town}, {rng.choice(('SELANGOR', 'JOHOR', 'PERAK', 'KEDAH'))}"
     else:
         town_line = f"{postcode} {town}"
     lines = (_street(country, rng), town_line)
     domain = "".join(c for c in name.split()[0].lower() if c.isalpha()) or "mail"
-    tld = {"GB": "co.uk", "US": "com", "MY": "com.my"}.get(country, country.lower())
+    tld = {"GB": "co.uk", "US": "com", "MY": "com.my", "AU": "com.au", "IN": "co.in"}.get(
+        country, country.lower()
+    )
     return Party(
         name=name,
         address=Address(lines=lines, postcode=postcode),
@@ -174,7 +206,8 @@ def party(country: str, rng: random.Random) -> Party:
 
 
 _DIAL = {"DE": "49", "AT": "43", "FR": "33", "BE": "32", "ES": "34", "IT": "39", "NL": "31",
-         "PT": "351", "GB": "44", "US": "1", "MY": "60"}  # fmt: skip
+         "PT": "351", "GB": "44", "US": "1", "MY": "60", "CH": "41", "IN": "91", "AU": "61",
+         "CA": "1"}  # fmt: skip
 
 
 def phone(country: str, rng: random.Random) -> str:
@@ -182,8 +215,10 @@ def phone(country: str, rng: random.Random) -> str:
     digits = "".join(rng.choice("0123456789") for _ in range(8))
     if country == "MY":
         return f"0{rng.randint(3, 9)}-{digits[:4]} {digits[4:]}"
-    if country == "US":
+    if country in ("US", "CA"):
         return f"({rng.randint(201, 989)}) {digits[:3]}-{digits[3:7]}"
+    if country == "IN":
+        return f"+91 {rng.randint(70, 99)}{digits[:3]} {digits[3:8]}"
     if rng.random() < 0.5:
         return f"+{_DIAL[country]} {rng.randint(10, 99)} {digits[:4]} {digits[4:]}"
     return f"0{rng.randint(10, 99)} {digits[:3]} {digits[3:]}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import random
+import re
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
 
@@ -21,6 +22,7 @@ __all__ = [
     "format_date",
     "iban",
     "money",
+    "print_vat_id",
     "vat_id",
     "vat_is_valid",
 ]
@@ -40,6 +42,8 @@ class NumberFormat:
     name: str
     group: str
     decimal: str
+    # Indian grouping: thousands first, then hundreds ("1,23,45,678.90").
+    lakh: bool = False
 
 
 #: The number formats documents print, by name (the name is the format of 1234.56).
@@ -51,6 +55,8 @@ NUMBER_FORMATS: dict[str, NumberFormat] = {
         NumberFormat(name="1 234,56", group="\u202f", decimal=","),
         NumberFormat(name="1234.56", group="", decimal="."),
         NumberFormat(name="1234,56", group="", decimal=","),
+        NumberFormat(name="1'234.56", group="'", decimal="."),
+        NumberFormat(name="1,23,456.78", group=",", decimal=".", lakh=True),
     )
 }
 
@@ -79,9 +85,11 @@ def format_amount(
     sign = "-" if value < 0 else ""
     whole, cents = f"{abs(value):.2f}".split(".")
     groups: list[str] = []
-    while len(whole) > 3:
-        groups.insert(0, whole[-3:])
-        whole = whole[:-3]
+    size = 3
+    while len(whole) > size:
+        groups.insert(0, whole[-size:])
+        whole = whole[:-size]
+        size = 2 if number.lakh else 3
     groups.insert(0, whole)
     text = f"{sign}{number.group.join(groups)}{number.decimal}{cents}"
     if currency is None:
@@ -151,6 +159,7 @@ _IBAN_BODY: dict[str, str] = {
     "GB": "aaaa" + "n" * 14,
     "BE": "n" * 12,
     "AT": "n" * 16,
+    "CH": "n" * 17,
 }
 
 
@@ -197,7 +206,9 @@ def _mod11_check(body: str, weights: tuple[int, ...]) -> int:
 
 
 def vat_id(country: str, rng: random.Random) -> str:
-    """An invented VAT id of ``country`` (DE FR ES IT NL PT GB BE AT) whose check passes."""
+    """An invented VAT id of ``country`` whose check passes, without spaces: the EU's (DE FR
+    ES IT NL PT GB BE AT), and the tax numbers that stand for one elsewhere (a Swiss UID with
+    its VAT suffix, an Indian GSTIN, an Australian ABN, a Canadian GST/HST number)."""
     while True:
         value = _vat_attempt(country, rng)
         if value is not None:
@@ -246,8 +257,69 @@ def _vat_attempt(country: str, rng: random.Random) -> str | None:
             n = int(c) * (2 if i % 2 else 1)
             total += n // 10 + n % 10
         return f"ATU{body}{(96 - total) % 10}"
+    if country == "CH":
+        body = _digits(rng, 8)
+        check = 11 - _mod11_check(body, (5, 4, 3, 2, 7, 6, 5, 4))
+        return None if check == 10 else f"CHE{body}{check % 11}{rng.choice(('MWST', 'TVA'))}"
+    if country == "IN":
+        return _gstin(rng)
+    if country == "AU":
+        body = _digits(rng, 9)
+        return next((f"{c}{body}" for c in range(10, 100) if _abn_ok(f"{c}{body}")), None)
+    if country == "CA":
+        body = _digits(rng, 8)
+        return f"{body}{_luhn_check(body)}RT0001"
     msg = f"no VAT id rule for {country!r}"
     raise ValueError(msg)
+
+
+_ABN_WEIGHTS = (10, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19)
+
+
+def _abn_ok(value: str) -> bool:
+    # The ATO's rule: less 1 on the first digit, the weighted sum is a multiple of 89.
+    digits = [int(c) - (1 if i == 0 else 0) for i, c in enumerate(value)]
+    return sum(d * w for d, w in zip(digits, _ABN_WEIGHTS, strict=True)) % 89 == 0
+
+
+_GSTIN_CHARS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _gstin_check(body: str) -> str:
+    # GSTN's rule: base-36 digits weighted 1, 2, 1, 2...; each product's quotient and
+    # remainder by 36 summed; the check character brings the sum to a multiple of 36.
+    total = 0
+    for i, c in enumerate(body):
+        product = _GSTIN_CHARS.index(c) * (2 if i % 2 else 1)
+        total += product // 36 + product % 36
+    return _GSTIN_CHARS[-total % 36]
+
+
+def _gstin(rng: random.Random) -> str:
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    pan = (
+        "".join(rng.choice(letters) for _ in range(3))
+        + rng.choice("CFP")
+        + rng.choice(letters)
+        + f"{rng.randint(1, 9999):04d}"
+        + rng.choice(letters)
+    )
+    body = f"{rng.randint(1, 37):02d}{pan}{rng.randint(1, 9)}Z"
+    return body + _gstin_check(body)
+
+
+def print_vat_id(value: str, rng: random.Random) -> str:
+    """``value`` (from :func:`vat_id`) as invoices print it: a Swiss UID and an ABN grouped
+    ("CHE-123.456.789 MWST", "51 824 753 556"), a Canadian number with its program
+    account apart ("123456789 RT0001"), the rest as they are."""
+    if value.startswith("CHE"):
+        digits = value[3:12]
+        return f"CHE-{digits[:3]}.{digits[3:6]}.{digits[6:]} {value[12:]}"
+    if re.fullmatch(r"\d{11}", value):
+        return f"{value[:2]} {value[2:5]} {value[5:8]} {value[8:]}"
+    if re.fullmatch(r"\d{9}RT\d{4}", value):
+        return f"{value[:9]} {value[9:]}" if rng.random() < 0.7 else value
+    return value
 
 
 def vat_is_valid(value: str) -> bool:
@@ -282,4 +354,14 @@ def vat_is_valid(value: str) -> bool:
             n = int(c) * (2 if i % 2 else 1)
             total += n // 10 + n % 10
         return (96 - total) % 10 == int(body[8])
+    if value.startswith("CHE"):
+        digits = value[3:12]
+        check = 11 - _mod11_check(digits[:8], (5, 4, 3, 2, 7, 6, 5, 4))
+        return check != 10 and check % 11 == int(digits[8])
+    if re.fullmatch(r"\d{2}[A-Z]{5}\d{4}[A-Z]\dZ[0-9A-Z]", value):
+        return _gstin_check(value[:14]) == value[14]
+    if re.fullmatch(r"\d{11}", value):
+        return _abn_ok(value)
+    if re.fullmatch(r"\d{9}RT\d{4}", value):
+        return _luhn_check(value[:8]) == value[8]
     return False
