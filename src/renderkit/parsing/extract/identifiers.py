@@ -3,7 +3,9 @@
 The per-country tables live in ``lexicons/ids.toml``; a value that fails its check is not an
 identifier, whatever label it is printed under. VAT ids are checked by format for every EU
 country and, for the countries whose check digits are published (:func:`vat_checksum_ok`: DE,
-FR, IT, NL, BE, ES), by their check digits too; those decide between candidates.
+FR, IT, NL, BE, ES), by their check digits too; those decide between candidates. Where no VAT
+id exists, the tax number that stands for one is read by its shape and check (an Indian
+GSTIN, a Canadian GST/HST number, an Australian business number after its label).
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from importlib import resources
 from typing import Any
 
 from stdnum import iban as stdnum_iban
+from stdnum.au import abn as stdnum_abn
+from stdnum.ca import bn as stdnum_bn
+from stdnum.in_ import gstin as stdnum_gstin
 
 __all__ = [
     "find_ibans",
@@ -144,7 +149,29 @@ def find_vat_ids(text: str) -> list[tuple[str, int]]:
             if valid_vat_id(candidate) and not valid_iban(candidate):
                 out.append((re.sub(r"[\s.\-]", "", candidate), match.start()))
                 break
-    return out
+    for pattern, valid in _NATIONAL_TAX_IDS:
+        for match in pattern.finditer(upper):
+            value = re.sub(r"\s", "", match.group("id"))
+            if valid(value):
+                out.append((value, match.start()))
+    return sorted(out, key=lambda found: found[1])
+
+
+# Tax numbers that stand for a VAT id outside the EU, each by its own shape and check: an
+# Indian GSTIN (state, PAN, entity, "Z", check character), a Canadian business number with
+# its GST/HST program account ("123456789 RT0001"), and an Australian business number only
+# after its label, as eleven digits alone could be a phone or an account that passes mod 89.
+_NATIONAL_TAX_IDS = (
+    (
+        re.compile(r"(?<![A-Z0-9])(?P<id>\d{2}[A-Z]{5}\d{4}[A-Z][0-9A-Z]Z[0-9A-Z])(?![A-Z0-9])"),
+        stdnum_gstin.is_valid,
+    ),
+    (re.compile(r"(?<!\d)(?P<id>\d{9} ?RT ?\d{4})(?!\d)"), stdnum_bn.is_valid),
+    (
+        re.compile(r"(?<![A-Z])A\.?B\.?N\.?[\s:#]*(?P<id>\d{2} ?\d{3} ?\d{3} ?\d{3})(?!\d)"),
+        stdnum_abn.is_valid,
+    ),
+)
 
 
 def _de(digits: str) -> bool:

@@ -65,7 +65,7 @@ from renderkit.parsing.extract.sums import (
     total_before_balance,
 )
 from renderkit.parsing.extract.tables import LineItem, column_header_rows, find_tables, table_rows
-from renderkit.parsing.extract.values import CURRENCY_SYMBOLS, find_dates
+from renderkit.parsing.extract.values import CURRENCY_SYMBOLS, currency_counts, find_dates
 from renderkit.parsing.fill.confidence import failed_check
 from renderkit.parsing.layout.model import PageLayout, Segment, layout_document
 from renderkit.parsing.lexicons import (
@@ -901,11 +901,7 @@ def _currency(pairs: Sequence[KeyValue], text: str) -> Found | None:
                 code = value.text.strip().upper()[:3]
                 if code in CURRENCY_SYMBOLS.values():
                     return Found(value=code, confidence=0.95, lines=(kv.hit.segment.as_line(),))
-    counts: dict[str, int] = {}
-    for match in re.finditer(r"(?<![A-Za-z])([A-Z]{3}|[$€£¥₹])(?![A-Za-z])", text):
-        iso = CURRENCY_SYMBOLS.get(match.group(1))
-        if iso:
-            counts[iso] = counts.get(iso, 0) + 1
+    counts = currency_counts(text)
     if not counts:
         return None
     code = max(counts, key=lambda c: counts[c])

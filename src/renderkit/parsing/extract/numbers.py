@@ -1,10 +1,11 @@
 """Amounts printed in the document's own number format.
 
 A document writes its amounts one way: ``1.234,56`` (German, French with dots), ``1,234.56``
-(English), ``1 234,56`` (French), ``1'234.56`` (Swiss). :func:`detect_format` votes over every
-amount of the document, so an ambiguous ``1,500`` is read the way the rest of the page writes
-numbers; :func:`parse_amount` then reads one amount with that format, with its currency before
-or after and a negative sign, a minus or parentheses.
+(English), ``1 234,56`` (French), ``1'234.56`` (Swiss), ``1,23,456.78`` (Indian).
+:func:`detect_format` votes over every amount of the document, so an ambiguous ``1,500`` is
+read the way the rest of the page writes numbers; :func:`parse_amount` then reads one amount
+with that format, with its currency before or after and a negative sign, a minus or
+parentheses.
 """
 
 from __future__ import annotations
@@ -53,7 +54,11 @@ COMMA_DECIMAL = NumberFormat(decimal=",")
 
 # Currency signs and codes that may stand before or after an amount.
 _CUR = "(?:" + "|".join(re.escape(c) for c in sorted(CURRENCY_SYMBOLS, key=len, reverse=True)) + ")"
-_NUM = r"\d{1,3}(?:[.,'’\u00a0\u202f]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
+# Indian grouping first ("1,23,45,678.90": thousands, then lakhs and crores in pairs).
+_NUM = (
+    r"\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?"
+    r"|\d{1,3}(?:[.,'’\u00a0\u202f]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
+)
 _MONEY = re.compile(
     rf"(?<![\w.,/-])(?P<open>\()?(?P<sign>[-−–])?\s?(?P<pre>{_CUR})?\s?(?P<sign2>[-−–])?\s?"
     rf"(?P<num>{_NUM})(?![\d/:])(?!\.\d)(?![.,]\d)"

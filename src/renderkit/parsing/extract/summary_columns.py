@@ -35,6 +35,7 @@ import attrs
 from renderkit.parsing._protocol import BBox, Word, union_bbox
 from renderkit.parsing.extract.keyvalues import KeyValue, LabelHit, Value, find_labels
 from renderkit.parsing.extract.numbers import NumberFormat, find_money, join_grouped_thousands
+from renderkit.parsing.extract.values import CURRENCY_SYMBOLS
 from renderkit.parsing.layout.model import PageLayout, Row, Segment
 from renderkit.parsing.lexicons import Lexicon, load_lexicon
 
@@ -134,8 +135,15 @@ def _gap(a: BBox, b: BBox) -> float:
 
 def _currency_word(text: str) -> bool:
     stripped = text.strip("()-+")
-    return (stripped.isalpha() and stripped.isupper() and len(stripped) <= 3) or (
-        bool(stripped) and all(c in _MARKS or c.isupper() for c in stripped) and len(stripped) <= 3
+    return (
+        (stripped.isalpha() and stripped.isupper() and len(stripped) <= 3)
+        or (
+            bool(stripped)
+            and all(c in _MARKS or c.isupper() for c in stripped)
+            and len(stripped) <= 3
+        )
+        # A sign of letters and a dot or dollar ("Fr.", "Rs.", "A$").
+        or stripped in CURRENCY_SYMBOLS
     )
 
 

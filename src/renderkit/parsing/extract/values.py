@@ -202,7 +202,16 @@ CURRENCY_SYMBOLS = {
     "JPY": "JPY",
     "₹": "INR",
     "INR": "INR",
+    "Rs.": "INR",
+    "Rs": "INR",
     "CHF": "CHF",
+    "Fr.": "CHF",
+    "A$": "AUD",
+    "AU$": "AUD",
+    "C$": "CAD",
+    "CA$": "CAD",
+    "NZ$": "NZD",
+    "HK$": "HKD",
     "CAD": "CAD",
     "AUD": "AUD",
     **{
@@ -210,17 +219,39 @@ CURRENCY_SYMBOLS = {
         for code in ("NZD", "HKD", "CNY", "SEK", "NOK", "DKK", "PLN", "CZK", "HUF", "ZAR")
     },
 }
-_CURRENCY = re.compile(
-    r"(?<![A-Za-z])(RM|MYR|US\$|USD|EUR|GBP|S\$|SGD|JPY|INR|CHF|CAD|AUD)(?![A-Za-z])|([$€£¥₹])"
+# Every printed sign or code, longest first ("A$" before "$"), not inside a word.
+CURRENCY_MARKS = re.compile(
+    r"(?<![A-Za-z])("
+    + "|".join(re.escape(c) for c in sorted(CURRENCY_SYMBOLS, key=len, reverse=True))
+    + r")(?![A-Za-z])"
 )
+# A bare "$" is the dollar of the country whose tax words the page prints: Australia's
+# business number, Canada's harmonised, provincial and Quebec sales taxes and their GST/HST
+# program account ("123456789 RT0001"). Elsewhere it stays the US dollar.
+_DOLLAR_COUNTRIES = (
+    ("AUD", re.compile(r"(?<![A-Za-z])A\.?B\.?N\.?(?![A-Za-z])")),
+    ("CAD", re.compile(r"(?<![A-Za-z])(?:HST|PST|QST)(?![A-Za-z])|\d{9} ?RT ?\d{4}")),
+)
+
+
+def currency_counts(text: str) -> dict[str, int]:
+    """How often each currency is printed in ``text`` (ISO 4217 codes, signs resolved)."""
+    counts: dict[str, int] = {}
+    dollar: str | None = None
+    for match in CURRENCY_MARKS.finditer(text):
+        code = CURRENCY_SYMBOLS[match.group(1)]
+        if match.group(1) == "$":
+            if dollar is None:
+                found = (c for c, words in _DOLLAR_COUNTRIES if words.search(text))
+                dollar = next(found, "USD")
+            code = dollar
+        counts[code] = counts.get(code, 0) + 1
+    return counts
 
 
 def find_currency(text: str) -> str | None:
     """The most frequent currency symbol or code in ``text`` as an ISO 4217 code."""
-    counts: dict[str, int] = {}
-    for match in _CURRENCY.finditer(text):
-        code = CURRENCY_SYMBOLS[(match.group(1) or match.group(2)).upper()]
-        counts[code] = counts.get(code, 0) + 1
+    counts = currency_counts(text)
     return max(counts, key=lambda c: counts[c]) if counts else None
 
 

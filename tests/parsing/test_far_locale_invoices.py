@@ -1,0 +1,101 @@
+"""Invoices from outside the euro area, the UK and the US: Indian lakh groupings, local
+currency signs ("Rs.", "Fr.", "A$"), a bare "$" placed by the page's tax words, national tax
+numbers in place of a VAT id, and taxes split in two on the same base (CGST and SGST). Every
+page is made up here; each test fails without the rule it names."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from renderkit.parsing._protocol import Document
+from renderkit.parsing.extract.documents import extract_invoice
+from renderkit.parsing.extract.identifiers import find_vat_ids
+from renderkit.parsing.extract.invoice import invoice_fields
+from renderkit.parsing.extract.numbers import detect_format, find_money
+from renderkit.parsing.extract.values import find_currency
+from renderkit.parsing.rank.switches import DEFAULT_RANKERS
+
+from .test_invoice import _page
+
+
+def test_an_amount_grouped_in_lakhs_is_read_whole() -> None:
+    # numbers._NUM: "24,18,301.32" was three numbers, the first of them 24.
+    amounts = find_money("Total ₹24,18,301.32 and Rs. 1,23,456", detect_format(["24,18,301.32"]))
+    assert [(a.value, a.currency) for a in amounts] == [
+        (Decimal("2418301.32"), "₹"),
+        (Decimal("123456"), "Rs."),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "currency"),
+    [
+        ("Amount payable Rs. 1,250.00", "INR"),
+        ("Total Fr. 1'369.06", "CHF"),
+        ("Total A$ 228.31", "AUD"),
+        ("Total C$ 9,238.22", "CAD"),
+        # A bare dollar is placed by the page's tax words (values._DOLLAR_COUNTRIES).
+        ("ABN 51 824 753 556\nTotal $228.31", "AUD"),
+        ("HST 13 % $1,067.51\nTotal $9,279.30", "CAD"),
+        ("GST/HST No. 123456782 RT0001\nTotal $50.00", "CAD"),
+        ("Sales tax $6.60\nTotal $86.60", "USD"),
+    ],
+)
+def test_local_currency_signs_and_a_placed_dollar_give_the_currency(
+    text: str, currency: str
+) -> None:
+    assert find_currency(text) == currency
+
+
+def test_national_tax_numbers_are_found_by_their_shape_and_check() -> None:
+    text = (
+        "GSTIN: 27AAPFU0939F1ZV\n"
+        "ABN 51 824 753 556\n"
+        "GST/HST No. 123456782 RT0001\n"
+        # Wrong check characters, and an ABN's digits without its label, are not ids.
+        "GSTIN 27AAPFU0939F1ZW\nABN 51 824 753 557\nAccount 51 824 753 556\n"
+    )
+    assert [value for value, _ in find_vat_ids(text)] == [
+        "27AAPFU0939F1ZV",
+        "51824753556",
+        "123456782RT0001",
+    ]
+
+
+HEAD = [
+    (0.05, 0.05, "Kavera Textiles Pvt. Ltd."),
+    (0.05, 0.07, "14 Station Road, Pune - 411001, Maharashtra"),
+    (0.05, 0.09, "GSTIN: 27AAPFU0939F1ZV"),
+    (0.60, 0.12, "Invoice No: KT/2024/118"),
+    (0.60, 0.14, "Invoice Date: 14/03/2024"),
+    (0.05, 0.25, "Description"), (0.50, 0.25, "Qty"), (0.62, 0.25, "Rate"),
+    (0.80, 0.25, "Amount"),
+    (0.05, 0.27, "Cotton fabric rolls"), (0.50, 0.27, "40"), (0.62, 0.27, "3,120.00"),
+    (0.80, 0.27, "1,24,800.00"),
+    (0.05, 0.29, "Dyeing charges"), (0.50, 0.29, "1"), (0.62, 0.29, "18,450.00"),
+    (0.80, 0.29, "18,450.00"),
+]  # fmt: skip
+
+# CGST and SGST: two taxes on the same base, the tax is their sum.
+SPLIT = [
+    (0.55, 0.40, "Taxable value"), (0.80, 0.40, "₹1,43,250.00"),
+    (0.55, 0.42, "CGST 9 %"), (0.80, 0.42, "₹12,892.50"),
+    (0.55, 0.44, "SGST 9 %"), (0.80, 0.44, "₹12,892.50"),
+    (0.55, 0.48, "Grand Total"), (0.80, 0.48, "₹1,69,035.00"),
+]  # fmt: skip
+
+
+def test_split_taxes_in_lakhs_add_up_to_the_tax_and_the_total() -> None:
+    # The lexicon's CGST and SGST rows, summed by invoice._rate_sums, in lakh-grouped amounts.
+    document = Document(mime_type="application/pdf", content=b"", pages=(_page(HEAD + SPLIT),))
+    for fields in (
+        invoice_fields(document).fields,
+        extract_invoice(document, True, rankers=DEFAULT_RANKERS).fields,
+    ):
+        assert fields["subtotal"].value == "143250.00"
+        assert fields["tax"].value == "25785.00"
+        assert fields["total"].value == "169035.00"
+        assert fields["currency"].value == "INR"
+        assert fields["vat_id"].value == "27AAPFU0939F1ZV"
