@@ -99,3 +99,24 @@ def test_split_taxes_in_lakhs_add_up_to_the_tax_and_the_total() -> None:
         assert fields["total"].value == "169035.00"
         assert fields["currency"].value == "INR"
         assert fields["vat_id"].value == "27AAPFU0939F1ZV"
+
+
+@pytest.mark.parametrize(
+    ("number", "currency"),
+    [
+        ("GSTIN: 27AAPFU0939F1ZV", "INR"),
+        ("ABN 51 824 753 556", "AUD"),
+        ("USt-IdNr.: DE136695976", "EUR"),
+        ("VAT No: GB980780684", "GBP"),
+    ],
+)
+def test_a_page_without_a_currency_mark_takes_its_tax_numbers_country(
+    number: str, currency: str
+) -> None:
+    # invoice._currency: an OCR model without the rupee sign reads amounts with no mark.
+    summary = [(0.55, 0.40, "Subtotal"), (0.80, 0.40, "1,43,250.00"),
+               (0.55, 0.48, "Total"), (0.80, 0.48, "1,43,250.00")]  # fmt: skip
+    head = [(x, y, number if "GSTIN" in text else text) for x, y, text in HEAD]
+    document = Document(mime_type="application/pdf", content=b"", pages=(_page(head + summary),))
+    found = invoice_fields(document).fields["currency"]
+    assert (found.value, found.confidence) == (currency, 0.5)

@@ -84,3 +84,24 @@ def test_a_print_stamps_time_is_no_till_cue() -> None:
     assert classify(text)[0] == "invoice"
     # The same time as a sale's, without the page number, is the second cue.
     assert till_receipt(text.replace(" Halaman 1", ""))
+
+
+# A photographed "Tax Invoice" whose head OCR read as one line per row: the buyer block's
+# label ends the invoice number's line, and the summary shows a payment and a rounding.
+_MERGED_HEAD = """Kavera Textiles Pvt. Ltd.
+Tax Invoice
+Number: KT-118 Billed to
+Invoice date: 14-03-2024 Northwind Traders
+Subtotal 1,43,250.00
+IGST 18 % 25,785.00
+Total after rounding 1,69,035.00
+Payment received -69,035.00
+Balance 1,00,000.00
+"""
+
+
+def test_a_buyer_label_that_ends_a_merged_line_keeps_an_invoice_with_till_cues() -> None:
+    # receipt._invoice_label: without it the payment and the rounding made this a receipt.
+    assert classify(_MERGED_HEAD)[0] == "invoice"
+    # The label must end its line: words after it are not a block's label.
+    assert till_receipt(_MERGED_HEAD.replace("Billed to", "Billed to Northwind"))

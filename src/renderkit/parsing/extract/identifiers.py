@@ -28,6 +28,7 @@ __all__ = [
     "legal_form_spellings",
     "legal_forms",
     "repaired_iban",
+    "tax_id_currency",
     "valid_iban",
     "valid_vat_id",
     "vat_checksum_ok",
@@ -149,7 +150,7 @@ def find_vat_ids(text: str) -> list[tuple[str, int]]:
             if valid_vat_id(candidate) and not valid_iban(candidate):
                 out.append((re.sub(r"[\s.\-]", "", candidate), match.start()))
                 break
-    for pattern, valid in _NATIONAL_TAX_IDS:
+    for pattern, valid, _, _ in _NATIONAL_TAX_IDS:
         for match in pattern.finditer(upper):
             value = re.sub(r"\s", "", match.group("id"))
             if valid(value):
@@ -157,19 +158,29 @@ def find_vat_ids(text: str) -> list[tuple[str, int]]:
     return sorted(out, key=lambda found: found[1])
 
 
-# Tax numbers that stand for a VAT id outside the EU, each by its own shape and check: an
-# Indian GSTIN (state, PAN, entity, "Z", check character), a Canadian business number with
-# its GST/HST program account ("123456789 RT0001"), and an Australian business number only
-# after its label, as eleven digits alone could be a phone or an account that passes mod 89.
+# Tax numbers that stand for a VAT id outside the EU, each by its own shape and check, with
+# the money of its country: an Indian GSTIN (state, PAN, entity, "Z", check character), a
+# Canadian business number with its GST/HST program account ("123456789 RT0001"), and an
+# Australian business number only after its label, as eleven digits alone could be a phone
+# or an account that passes mod 89. The shape is that of the compact number returned.
 _NATIONAL_TAX_IDS = (
     (
         re.compile(r"(?<![A-Z0-9])(?P<id>\d{2}[A-Z]{5}\d{4}[A-Z][0-9A-Z]Z[0-9A-Z])(?![A-Z0-9])"),
         stdnum_gstin.is_valid,
+        re.compile(r"\d{2}[A-Z]{5}\d{4}[A-Z][0-9A-Z]Z[0-9A-Z]"),
+        "INR",
     ),
-    (re.compile(r"(?<!\d)(?P<id>\d{9} ?RT ?\d{4})(?!\d)"), stdnum_bn.is_valid),
+    (
+        re.compile(r"(?<!\d)(?P<id>\d{9} ?RT ?\d{4})(?!\d)"),
+        stdnum_bn.is_valid,
+        re.compile(r"\d{9}RT\d{4}"),
+        "CAD",
+    ),
     (
         re.compile(r"(?<![A-Z])A\.?B\.?N\.?[\s:#]*(?P<id>\d{2} ?\d{3} ?\d{3} ?\d{3})(?!\d)"),
         stdnum_abn.is_valid,
+        re.compile(r"\d{11}"),
+        "AUD",
     ),
 )
 
@@ -246,3 +257,22 @@ def vat_checksum_ok(value: str) -> bool | None:
     if check is None or not valid_vat_id(vat):
         return None
     return check(vat[2:])
+
+
+# The money of a tax number's country: the euro area's VAT prefixes, the rest by their own.
+_EURO_PREFIXES = frozenset(
+    ("AT", "BE", "CY", "DE", "EE", "EL", "ES", "FI", "FR", "HR", "IE", "IT", "LT", "LU", "LV",
+     "MT", "NL", "PT", "SI", "SK")
+)  # fmt: skip
+_PREFIX_CURRENCIES = {"GB": "GBP", "XI": "GBP", "CH": "CHF", "DK": "DKK", "SE": "SEK",
+                      "PL": "PLN", "CZ": "CZK", "HU": "HUF", "RO": "RON", "BG": "BGN"}  # fmt: skip
+
+
+def tax_id_currency(value: str) -> str | None:
+    """The currency of the country that issued ``value``, a tax number :func:`find_vat_ids`
+    returned (ISO 4217), or None where it does not tell."""
+    if value[:2] in _EURO_PREFIXES:
+        return "EUR"
+    if value[:2] in _PREFIX_CURRENCIES:
+        return _PREFIX_CURRENCIES[value[:2]]
+    return next((c for _, _, shape, c in _NATIONAL_TAX_IDS if shape.fullmatch(value)), None)

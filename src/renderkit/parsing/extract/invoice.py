@@ -33,6 +33,7 @@ from renderkit.parsing.extract.identifiers import (
     find_ibans,
     find_vat_ids,
     repaired_iban,
+    tax_id_currency,
     valid_iban,
     vat_checksum_ok,
 )
@@ -903,7 +904,10 @@ def _currency(pairs: Sequence[KeyValue], text: str) -> Found | None:
                     return Found(value=code, confidence=0.95, lines=(kv.hit.segment.as_line(),))
     counts = currency_counts(text)
     if not counts:
-        return None
+        # No sign or code on the page (an OCR model without the rupee sign reads none): the
+        # first tax number's country tells the money, at the confidence of a guess.
+        local = next(filter(None, (tax_id_currency(v) for v, _ in find_vat_ids(text))), None)
+        return Found(value=local, confidence=0.5) if local else None
     code = max(counts, key=lambda c: counts[c])
     return Found(value=code, confidence=0.8 if len(counts) == 1 else 0.6)
 

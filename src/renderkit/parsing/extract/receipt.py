@@ -362,14 +362,23 @@ def _invoice_label(text: str) -> bool:
     """Whether ``text`` opens with a label only invoices print (any shipped language).
 
     A buyer block counts only by a label of two words or more ("Bill to", "Sold to"): till
-    receipts print a lone "Customer" or "To" line too.
+    receipts print a lone "Customer" or "To" line too. Such a label also counts where it ends
+    the line: OCR reads a two-column head as one line ("Invoice no: 118 Billed to"), and the
+    block's name starts on the next.
     """
     words = [t for t, _, _ in tokens(text)]
     if not words:
         return False
-    return any(
+    lexicon = load_lexicon()
+    if any(
         concept in _INVOICE_ONLY or (concept == "customer" and length >= 2)
-        for concept, length in load_lexicon().match(words, 0)
+        for concept, length in lexicon.match(words, 0)
+    ):
+        return True
+    return any(
+        concept == "customer" and length >= 2 and start + length == len(words)
+        for start in range(1, len(words) - 1)
+        for concept, length in lexicon.match(words, start)
     )
 
 

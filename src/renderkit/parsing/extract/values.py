@@ -15,6 +15,8 @@ from importlib import resources
 
 import attrs
 
+from renderkit.parsing.extract.identifiers import find_vat_ids, tax_id_currency
+
 __all__ = [
     "CURRENCY_SYMBOLS",
     "find_amounts",
@@ -225,13 +227,17 @@ CURRENCY_MARKS = re.compile(
     + "|".join(re.escape(c) for c in sorted(CURRENCY_SYMBOLS, key=len, reverse=True))
     + r")(?![A-Za-z])"
 )
-# A bare "$" is the dollar of the country whose tax words the page prints: Australia's
-# business number, Canada's harmonised, provincial and Quebec sales taxes and their GST/HST
-# program account ("123456789 RT0001"). Elsewhere it stays the US dollar.
-_DOLLAR_COUNTRIES = (
-    ("AUD", re.compile(r"(?<![A-Za-z])A\.?B\.?N\.?(?![A-Za-z])")),
-    ("CAD", re.compile(r"(?<![A-Za-z])(?:HST|PST|QST)(?![A-Za-z])|\d{9} ?RT ?\d{4}")),
-)
+# A bare "$" is the dollar of the country of the page's tax number (an ABN, a GST/HST program
+# account) or of its sales taxes (Canada's harmonised, provincial and Quebec ones); elsewhere
+# it stays the US dollar.
+_CANADIAN_TAXES = re.compile(r"(?<![A-Za-z])(?:HST|PST|QST)(?![A-Za-z])")
+
+
+def _dollar(text: str) -> str:
+    for value, _ in find_vat_ids(text):
+        if (currency := tax_id_currency(value)) in ("AUD", "CAD"):
+            return str(currency)
+    return "CAD" if _CANADIAN_TAXES.search(text) else "USD"
 
 
 def currency_counts(text: str) -> dict[str, int]:
@@ -241,9 +247,7 @@ def currency_counts(text: str) -> dict[str, int]:
     for match in CURRENCY_MARKS.finditer(text):
         code = CURRENCY_SYMBOLS[match.group(1)]
         if match.group(1) == "$":
-            if dollar is None:
-                found = (c for c, words in _DOLLAR_COUNTRIES if words.search(text))
-                dollar = next(found, "USD")
+            dollar = dollar or _dollar(text)
             code = dollar
         counts[code] = counts.get(code, 0) + 1
     return counts
