@@ -14,6 +14,7 @@ from renderkit.parsing.extract.documents import extract_invoice
 from renderkit.parsing.extract.identifiers import find_vat_ids
 from renderkit.parsing.extract.invoice import invoice_fields
 from renderkit.parsing.extract.numbers import detect_format, find_money
+from renderkit.parsing.extract.sums import at_tax_rate
 from renderkit.parsing.extract.values import find_currency
 from renderkit.parsing.rank.switches import DEFAULT_RANKERS
 
@@ -120,3 +121,24 @@ def test_a_page_without_a_currency_mark_takes_its_tax_numbers_country(
     document = Document(mime_type="application/pdf", content=b"", pages=(_page(head + summary),))
     found = invoice_fields(document).fields["currency"]
     assert (found.value, found.confidence) == (currency, 0.5)
+
+
+def test_a_sign_glued_to_the_next_amount_is_that_amounts() -> None:
+    # numbers._MONEY: "Fr." after 2069.77 was read as its trailing sign, and 81676.26, left
+    # behind a dot, was no amount at all.
+    amounts = find_money("Fr. 79606.49 Fr. 2069.77 Fr.81676.26", detect_format(["79606.49"]))
+    assert [a.value for a in amounts] == [
+        Decimal("79606.49"),
+        Decimal("2069.77"),
+        Decimal("81676.26"),
+    ]
+    assert amounts[-1].currency == "Fr."
+
+
+@pytest.mark.parametrize(("tax", "net"), [("732.36", "9041.48"), ("5412.65", "54262.15")])
+def test_a_tax_at_a_rate_in_force_that_is_no_half_percent_is_a_tax_of_its_net(
+    tax: str, net: str
+) -> None:
+    # sums.TAX_RATES: Switzerland's 8.1 % and Quebec's 9.975 %.
+    assert at_tax_rate(Decimal(tax), Decimal(net))
+    assert not at_tax_rate(Decimal("700.00"), Decimal(net))

@@ -63,8 +63,9 @@ _MONEY = re.compile(
     rf"(?<![\w.,/-])(?P<open>\()?(?P<sign>[-−–])?\s?(?P<pre>{_CUR})?\s?(?P<sign2>[-−–])?\s?"
     rf"(?P<num>{_NUM})(?![\d/:])(?!\.\d)(?![.,]\d)"
     # A trailing minus ("1.234,56-") is the amount's only where no digit follows it: in
-    # "£64,801.17 £-5,832.11" it is the next amount's.
-    rf"(?P<post>\s?(?:{_CUR}|%)(?![A-Za-z]))?(?P<sign3>[-−](?!\d))?(?P<close>\))?"
+    # "£64,801.17 £-5,832.11" it is the next amount's. So is a trailing sign: in
+    # "Fr. 2069.77 Fr.81676.26" the second "Fr." is the next amount's.
+    rf"(?P<post>\s?(?:{_CUR}(?!\d)|%)(?![A-Za-z]))?(?P<sign3>[-−](?!\d))?(?P<close>\))?"
 )
 
 

@@ -130,8 +130,16 @@ class RowSums:
 
 
 #: The rates a tax printed without its rate may be of its net amount: whole and half
-#: percents up to the highest standard VAT rate in use (27 %).
-TAX_RATES = tuple(Decimal(half) / 2 for half in range(2, 55))
+#: percents up to the highest standard VAT rate in use (27 %), and the few rates in force
+#: that are neither.
+TAX_RATES = tuple(
+    sorted(
+        {Decimal(half) / 2 for half in range(2, 55)}
+        # Rates in force that are no whole or half percent: Switzerland's (and its 2018-2023
+        # ones), Quebec's sales tax alone and with the federal GST.
+        | {Decimal(r) for r in ("2.6", "3.7", "3.8", "7.7", "8.1", "9.975", "14.975")}
+    )
+)
 # Words a row of amounts may print beside them: currency codes and marks.
 _CURRENCY_WORDS = frozenset(k.upper() for k in CURRENCY_SYMBOLS) | frozenset(
     CURRENCY_SYMBOLS.values()
