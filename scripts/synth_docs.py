@@ -89,6 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
         "and lakh groupings, local currency signs, tax names and tax numbers (UID, GSTIN, ABN, "
         "GST/HST), and taxes split in two (CGST and SGST, GST and PST)",
     )
+    parser.add_argument(
+        "--line-taxes",
+        action="store_true",
+        help="invoices with one tax rate often print each line's tax in the item table: a "
+        "rate column, a tax column, a gross column",
+    )
     parser.add_argument("--chromium", default=DEFAULT_CHROMIUM, help="the browser to use")
     parser.add_argument("--slots", type=int, default=2, help="pages rendered at once")
     return parser
@@ -113,6 +119,7 @@ async def _main(args: argparse.Namespace) -> int:
             tax_rates=args.tax_rates,
             logo_names=args.logo_names,
             far_locales=args.far_locales,
+            line_taxes=args.line_taxes,
             concurrency=args.slots * 2,
         )
     seconds = time.perf_counter() - started

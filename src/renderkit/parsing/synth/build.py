@@ -64,11 +64,12 @@ def make_documents(
     tax_rates: bool = False,
     logo_names: bool = False,
     far_locales: bool = False,
+    line_taxes: bool = False,
 ) -> list[AnyDocument]:
     """The first ``count`` documents of ``kind`` for ``seed`` (no rendering; contracts are
     never photographed, ``hard_issuers`` is for invoices, ``other_dates`` for invoices and
     contracts, ``every_locale`` for receipts, ``drafting`` for contracts, ``letters``,
-    ``tax_rates``, ``logo_names`` and ``far_locales`` for invoices)."""
+    ``tax_rates``, ``logo_names``, ``far_locales`` and ``line_taxes`` for invoices)."""
     if kind not in KINDS:
         msg = f"kind must be one of {KINDS}, not {kind!r}"
         raise ValueError(msg)
@@ -89,6 +90,7 @@ def make_documents(
             tax_rates=tax_rates,
             logo_names=logo_names,
             far_locales=far_locales,
+            line_taxes=line_taxes,
         )
         for i in range(count)
     ]
@@ -160,6 +162,7 @@ async def build_set(
     tax_rates: bool = False,
     logo_names: bool = False,
     far_locales: bool = False,
+    line_taxes: bool = False,
 ) -> BuiltSet:
     """Render ``count`` documents of ``kind`` under ``root`` with their labels.
 
@@ -183,6 +186,7 @@ async def build_set(
         tax_rates=tax_rates,
         logo_names=logo_names,
         far_locales=far_locales,
+        line_taxes=line_taxes,
     )
     folder = root / labels.SOURCE_DIRS[kind]
     (folder / "docs").mkdir(parents=True, exist_ok=True)

@@ -12,6 +12,7 @@ from typing import Any
 import attrs
 
 from renderkit.parsing.synth import dates, issuers, names, rates, summary, values, wording
+from renderkit.parsing.synth import line_taxes as line_tax_columns
 from renderkit.parsing.synth.layouts import FAR_LOCALES, Layout, choose_layout, locale_style
 from renderkit.parsing.synth.receipt_header import receipt_header
 
@@ -213,6 +214,7 @@ class SynthDocument:
                     if layout.tax_split
                     else {}
                 ),
+                **({"line_taxes": list(layout.line_taxes)} if layout.line_taxes else {}),
             },
         }
 
@@ -342,6 +344,7 @@ def make_document(
     tax_rates: bool = False,
     logo_names: bool = False,
     far_locales: bool = False,
+    line_taxes: bool = False,
 ) -> SynthDocument:
     """The ``index``-th ``kind`` document of the set made with ``seed`` (deterministic).
 
@@ -355,6 +358,8 @@ def make_document(
     ``far_locales``: seven invoices in ten come from a locale of
     :data:`.layouts.FAR_LOCALES`, half of those with split taxes where it has them
     (``Layout.tax_split``).
+    ``line_taxes``: three invoices in five with one tax rate and no discount or charge print
+    each line's tax in the item table (:mod:`.line_taxes`).
     """
     # One generator per document, so a document does not depend on how many came before.
     rng = random.Random(f"renderkit-synth:{seed}:{kind}:{index}")
@@ -390,6 +395,13 @@ def make_document(
             layout = attrs.evolve(
                 layout, rates=count, rate_sum=summed, discount=False, shipping=False
             )
+    if kind == "invoice" and line_taxes:
+        shown = line_tax_columns.choose_line_taxes(
+            random.Random(f"renderkit-synth-line-taxes:{seed}:{index}")
+        )
+        single = layout.tax_lines and layout.rates == 1 and not layout.tax_split
+        if shown and single and not layout.discount and not layout.shipping:
+            layout = attrs.evolve(layout, line_taxes=shown)
     if adjust is not None:
         layout = adjust(layout)
     locale = layout.locale

@@ -211,6 +211,8 @@ class Layout:
     rate_sum: bool = False
     # Taxes levied side by side on the same base (``Locale.split_taxes``): a row each.
     tax_split: tuple[tuple[str, Decimal], ...] = ()
+    # Each item line's tax printed in columns of the item table (see :mod:`.line_taxes`).
+    line_taxes: tuple[str, ...] = ()
     # The letterhead prints the seller's name only inside its logo image (pixels, no text):
     # a text layer holds it only in the seller's block, return address or footer.
     name_in_logo: bool = False

@@ -12,6 +12,7 @@ from decimal import Decimal
 import attrs
 from PIL import Image, ImageDraw
 
+from renderkit.parsing.synth import line_taxes
 from renderkit.parsing.synth.documents import SynthDocument
 
 __all__ = ["ReceiptPage", "invoice_fragment", "invoice_html", "receipt_lines", "receipt_page"]
@@ -239,24 +240,30 @@ def invoice_fragment(doc: SynthDocument) -> str:
                 f"<section class='parties {layout.parties}'>{buyer_block}"
                 f"<div>{''.join(meta)}</div></section>"
             )
-    numeric = {"quantity", "unit_price", "line_amount"}
+    numeric = {"quantity", "unit_price", "line_amount", *line_taxes.COLUMNS}
+    columns = (*layout.columns, *layout.line_taxes)
+    headers = dict(labels)
+    headers.update(zip(line_taxes.COLUMNS, line_taxes.WORDS[layout.locale.language], strict=True))
     head = "".join(
-        f"<th class='{'num' if c in numeric else ''}'>{_e(labels[c])}</th>" for c in layout.columns
+        f"<th class='{'num' if c in numeric else ''}'>{_e(headers[c])}</th>" for c in columns
     )
     rows = []
     for li in doc.lines:
+        tax = line_taxes.line_tax(li.amount, doc.tax_rate)
         cells = {
             "position": str(li.position),
             "description": li.description,
             "quantity": str(int(li.quantity)),
             "unit_price": doc.amount(li.unit_price, mark=False),
             "line_amount": doc.amount(li.amount, mark=False),
+            "line_rate": f"{doc.tax_rate} %",
+            "line_tax": doc.amount(tax, mark=False),
+            "line_gross": doc.amount(li.amount + tax, mark=False),
         }
         rows.append(
             "<tr>"
             + "".join(
-                f"<td class='{'num' if c in numeric else ''}'>{_e(cells[c])}</td>"
-                for c in layout.columns
+                f"<td class='{'num' if c in numeric else ''}'>{_e(cells[c])}</td>" for c in columns
             )
             + "</tr>"
         )
