@@ -9,13 +9,16 @@ from decimal import Decimal
 
 import pytest
 
-from renderkit.parsing._protocol import Document
+from renderkit.parsing._protocol import Document, Word
 from renderkit.parsing.extract.documents import extract_invoice
 from renderkit.parsing.extract.identifiers import find_vat_ids
 from renderkit.parsing.extract.invoice import invoice_fields
+from renderkit.parsing.extract.keyvalues import find_labels
 from renderkit.parsing.extract.numbers import detect_format, find_money
 from renderkit.parsing.extract.sums import at_tax_rate
 from renderkit.parsing.extract.values import find_currency
+from renderkit.parsing.layout.model import Segment
+from renderkit.parsing.lexicons import load_lexicon
 from renderkit.parsing.rank.switches import DEFAULT_RANKERS
 
 from .test_invoice import _page
@@ -37,10 +40,11 @@ def test_an_amount_grouped_in_lakhs_is_read_whole() -> None:
         ("Total Fr. 1'369.06", "CHF"),
         ("Total A$ 228.31", "AUD"),
         ("Total C$ 9,238.22", "CAD"),
-        # A bare dollar is placed by the page's tax words (values._DOLLAR_COUNTRIES).
+        # A bare dollar is placed by the page's tax number (values._dollar); a sales tax's
+        # name alone does not place it.
         ("ABN 51 824 753 556\nTotal $228.31", "AUD"),
-        ("HST 13 % $1,067.51\nTotal $9,279.30", "CAD"),
         ("GST/HST No. 123456782 RT0001\nTotal $50.00", "CAD"),
+        ("HST 13 % $1,067.51\nTotal $9,279.30", "USD"),
         ("Sales tax $6.60\nTotal $86.60", "USD"),
     ],
 )
@@ -142,3 +146,59 @@ def test_a_tax_at_a_rate_in_force_that_is_no_half_percent_is_a_tax_of_its_net(
     # sums.TAX_RATES: Switzerland's 8.1 % and Quebec's 9.975 %.
     assert at_tax_rate(Decimal(tax), Decimal(net))
     assert not at_tax_rate(Decimal("700.00"), Decimal(net))
+
+
+def test_a_short_tax_word_after_a_totals_word_is_one_tax_label() -> None:
+    # keyvalues.find_labels: "GST" after the word "Total" was skipped as a short label in
+    # running text, so "Total GST" was read as a total's label.
+    words = tuple(
+        Word(text=t, page=1, bbox=(0.1 * i, 0.1, 0.1 * i + 0.05, 0.12))
+        for i, t in enumerate(["Total", "GST"])
+    )
+    hits = find_labels(Segment(words=words, page=1, row=0), load_lexicon())
+    assert [(h.concept, h.start, h.end) for h in hits] == [("tax", 0, 9)]
+
+
+CH_HEAD = [
+    (0.05, 0.05, "Alpentechnik AG"),
+    (0.05, 0.07, "Bahnhofstrasse 12, 8001 Zürich"),
+    (0.60, 0.12, "Rechnungsnummer: RE-2024-118"),
+    (0.60, 0.14, "Rechnungsdatum: 14.03.2024"),
+    (0.05, 0.25, "Artikel"), (0.80, 0.25, "Betrag"),
+    (0.05, 0.27, "Holzpalette"), (0.80, 0.27, "9'517.37"),
+]  # fmt: skip
+
+# A summary in columns whose labels wrap over three staggered rows, as the column reader
+# cannot take them: the tax's label keeps its rate ("MWST 8.1", its "%" on the next row).
+CH_STAGGERED = [
+    (0.30, 0.39, "MWST 8.1"), (0.55, 0.39, "Vorheriger"),
+    (0.05, 0.40, "Positionssumme"), (0.30, 0.40, "Endsumme"),
+    (0.33, 0.41, "%"), (0.55, 0.41, "Saldo"),
+    (0.05, 0.43, "Fr. 9'517.37"), (0.30, 0.43, "Fr. 770.91"), (0.55, 0.43, "Fr. 1'000.00"),
+    (0.30, 0.445, "10'288.28"),
+]  # fmt: skip
+
+
+def test_a_rate_printed_with_other_decimals_than_the_sums_is_no_tax() -> None:
+    # invoice._totals: "8.1" after the tax label was the tax where the sums print cents, and
+    # the balance less it (991.90) the subtotal.
+    document = Document(
+        mime_type="application/pdf", content=b"", pages=(_page(CH_HEAD + CH_STAGGERED),)
+    )
+    fields = invoice_fields(document).fields
+    assert "tax" not in fields or fields["tax"].value != "8.1"
+    assert "subtotal" not in fields
+
+
+def test_payments_below_an_unknown_total_wording_say_the_total_beside_an_amount_due() -> None:
+    # invoice._totals: an amount-due label counted as a total's, so the rounding below the
+    # unknown "Sum to pay" never confirmed it, and the amount due was taken.
+    summary = [
+        (0.55, 0.40, "Goods value"), (0.80, 0.40, "₹1,43,250.00"),
+        (0.55, 0.42, "IGST 18 %"), (0.80, 0.42, "₹25,785.00"),
+        (0.55, 0.44, "Sum to pay"), (0.80, 0.44, "₹1,69,035.00"),
+        (0.55, 0.46, "Rounding"), (0.80, 0.46, "₹-0.01"),
+        (0.55, 0.48, "Amount due"), (0.80, 0.48, "₹1,69,034.99"),
+    ]  # fmt: skip
+    document = Document(mime_type="application/pdf", content=b"", pages=(_page(HEAD + summary),))
+    assert invoice_fields(document).fields["total"].value == "169035.00"

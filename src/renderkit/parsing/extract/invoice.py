@@ -424,6 +424,19 @@ def _as_money(amounts: Iterable[Decimal], items: Sequence[LineItem]) -> bool:
     return any(_with_decimals(a) for a in (*amounts, *_line_amounts(items)))
 
 
+def _places(value: Decimal) -> int:
+    """How many decimal places ``value`` was printed with ("19,00": 2, "8.1": 1, "19": 0)."""
+    exponent = value.as_tuple().exponent
+    return -exponent if isinstance(exponent, int) and exponent < 0 else 0
+
+
+def _places_of(amounts: Iterable[Decimal]) -> int | None:
+    """The decimal places that ``amounts`` printed with decimals share, or None where they
+    disagree or none has any."""
+    places = {_places(a) for a in amounts if _with_decimals(a)}
+    return places.pop() if len(places) == 1 else None
+
+
 def _with_decimals(value: Decimal) -> bool:
     """Whether ``value`` was printed with a decimal part (read amounts keep their exponent:
     "19,00" is ``Decimal("19.00")``, "19" is ``Decimal("19")``)."""
@@ -724,9 +737,9 @@ def _totals(
     before_balance = _before_balance(pairs, printed_amounts, _line_amounts(items))
     # A "total" below a checked line's amount is a count of hours, a page or a price.
     totals = [c for c in totals if total_refusal(c[0], floor) is None]
-    if not totals:
-        # No label read a total: payments printed below one, whatever their wording, say
-        # which amount it is.
+    if not any(kv is not None and kv.concept == "total" for _, _, kv in totals):
+        # No label read a total (an amount due is what is left after them): payments or a
+        # rounding printed below one, whatever their wording, say which amount it is.
         before_balance |= column_balances(printed_amounts)
     totals += [
         (value, _BEFORE_BALANCE, None)
@@ -740,10 +753,15 @@ def _totals(
         # under a tax label ("Sales tax 6 %", its "%" cut off into the next segment) is the
         # rate. And so is the total: a bare integer under a total label is a rate or a count
         # that a wrapped row of labels put there ("Jumlah | Cukai jualan 8").
-        printed = [t for t in printed if _with_decimals(t[0])]
-        taxes = [t for t in taxes if t[2] is None or _with_decimals(t[0])] or [
-            (Decimal(0), 0.5, None)
-        ]
+        # So is a tax printed with other decimal places than the sums ("MWST 8.1 %" heading
+        # a column of a summary whose sums print cents).
+        places = _places_of([c[0] for c in subs + totals])
+
+        def money(value: Decimal) -> bool:
+            return _with_decimals(value) and places in (None, _places(value))
+
+        printed = [t for t in printed if money(t[0])]
+        taxes = [t for t in taxes if t[2] is None or money(t[0])] or [(Decimal(0), 0.5, None)]
         totals = [g for g in totals if _with_decimals(g[0])]
     if items:
         line_sum = sum(_line_amounts(items), Decimal(0))

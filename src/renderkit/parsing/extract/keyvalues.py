@@ -124,16 +124,18 @@ def find_labels(segment: Segment, lexicon: Lexicon) -> list[LabelHit]:
         length = matches[0][1]
         start, end = toks[index][1], toks[index + length - 1][2]
         label_chars = sum(len(w) for w in words[index : index + length])
-        # Short labels inside text count only after numbers ("19 % VAT"), not after words.
+        # A total's word right before a tax's ("Summe Umsatzsteuer", "Total GST") names
+        # the taxes' sum (of several rates), not the invoice total: one tax label.
+        sums_up = any(c == "tax" for c, _ in matches) and _sums_up(hits, text, start)
+        # Short labels inside text count only after numbers ("19 % VAT"), not after words,
+        # but for a short tax word after a total's ("Total GST").
         after_words = any(any(c.isalpha() for c in w) for w in words[:index])
-        if after_words and length == 1 and label_chars <= _SHORT:
+        if after_words and length == 1 and label_chars <= _SHORT and not sums_up:
             index += 1
             continue
         rest = text[end:].strip(_PUNCT)
         first = index == 0
-        if any(c == "tax" for c, _ in matches) and _sums_up(hits, text, start):
-            # A total's word right before a tax's ("Summe Umsatzsteuer", "Total VAT") names
-            # the taxes' sum (of several rates), not the invoice total: one tax label.
+        if sums_up:
             start, first = hits[-1].start, hits[-1].start == 0
             hits = [h for h in hits if h.start != start]
             matches = [m for m in matches if m[0] == "tax"]

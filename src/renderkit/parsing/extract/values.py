@@ -227,17 +227,15 @@ CURRENCY_MARKS = re.compile(
     + "|".join(re.escape(c) for c in sorted(CURRENCY_SYMBOLS, key=len, reverse=True))
     + r")(?![A-Za-z])"
 )
-# A bare "$" is the dollar of the country of the page's tax number (an ABN, a GST/HST program
-# account) or of its sales taxes (Canada's harmonised, provincial and Quebec ones); elsewhere
-# it stays the US dollar.
-_CANADIAN_TAXES = re.compile(r"(?<![A-Za-z])(?:HST|PST|QST)(?![A-Za-z])")
 
 
 def _dollar(text: str) -> str:
+    """The dollar a bare "$" is: that of the country of the page's tax number (an ABN, a
+    GST/HST program account, which Canadian invoices must print), else the US dollar."""
     for value, _ in find_vat_ids(text):
         if (currency := tax_id_currency(value)) in ("AUD", "CAD"):
             return str(currency)
-    return "CAD" if _CANADIAN_TAXES.search(text) else "USD"
+    return "USD"
 
 
 def currency_counts(text: str) -> dict[str, int]:
