@@ -161,8 +161,10 @@ class SpoolingMailer:
             except BaseException:
                 await anyio.to_thread.run_sync(claim.release)
                 raise
-            await anyio.to_thread.run_sync(functools.partial(claim.release, delete=True))
+            # Logged as soon as the server took it, before the spool file goes: a shutdown
+            # that cancels this pass while the file is deleted still leaves the record.
             logger.info("spooled e-mail to %s delivered", message["To"])
+            await anyio.to_thread.run_sync(functools.partial(claim.release, delete=True))
         return False
 
     async def run(self) -> NoReturn:
