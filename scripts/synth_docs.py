@@ -95,6 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="invoices with one tax rate often print each line's tax in the item table: a "
         "rate column, a tax column, a gross column",
     )
+    parser.add_argument(
+        "--other-numbers",
+        action="store_true",
+        help="invoices print other numbers beside their own, before it too: customer, "
+        "delivery note, contract, tax or company registration, page",
+    )
     parser.add_argument("--chromium", default=DEFAULT_CHROMIUM, help="the browser to use")
     parser.add_argument("--slots", type=int, default=2, help="pages rendered at once")
     return parser
@@ -120,6 +126,7 @@ async def _main(args: argparse.Namespace) -> int:
             logo_names=args.logo_names,
             far_locales=args.far_locales,
             line_taxes=args.line_taxes,
+            other_numbers=args.other_numbers,
             concurrency=args.slots * 2,
         )
     seconds = time.perf_counter() - started

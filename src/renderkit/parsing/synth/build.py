@@ -65,11 +65,13 @@ def make_documents(
     logo_names: bool = False,
     far_locales: bool = False,
     line_taxes: bool = False,
+    other_numbers: bool = False,
 ) -> list[AnyDocument]:
     """The first ``count`` documents of ``kind`` for ``seed`` (no rendering; contracts are
     never photographed, ``hard_issuers`` is for invoices, ``other_dates`` for invoices and
     contracts, ``every_locale`` for receipts, ``drafting`` for contracts, ``letters``,
-    ``tax_rates``, ``logo_names``, ``far_locales`` and ``line_taxes`` for invoices)."""
+    ``tax_rates``, ``logo_names``, ``far_locales``, ``line_taxes`` and ``other_numbers`` for
+    invoices)."""
     if kind not in KINDS:
         msg = f"kind must be one of {KINDS}, not {kind!r}"
         raise ValueError(msg)
@@ -91,6 +93,7 @@ def make_documents(
             logo_names=logo_names,
             far_locales=far_locales,
             line_taxes=line_taxes,
+            other_numbers=other_numbers,
         )
         for i in range(count)
     ]
@@ -163,6 +166,7 @@ async def build_set(
     logo_names: bool = False,
     far_locales: bool = False,
     line_taxes: bool = False,
+    other_numbers: bool = False,
 ) -> BuiltSet:
     """Render ``count`` documents of ``kind`` under ``root`` with their labels.
 
@@ -187,6 +191,7 @@ async def build_set(
         logo_names=logo_names,
         far_locales=far_locales,
         line_taxes=line_taxes,
+        other_numbers=other_numbers,
     )
     folder = root / labels.SOURCE_DIRS[kind]
     (folder / "docs").mkdir(parents=True, exist_ok=True)

@@ -13,6 +13,7 @@ import attrs
 
 from renderkit.parsing.synth import dates, issuers, names, rates, summary, values, wording
 from renderkit.parsing.synth import line_taxes as line_tax_columns
+from renderkit.parsing.synth import other_numbers as numbers_beside
 from renderkit.parsing.synth.layouts import FAR_LOCALES, Layout, choose_layout, locale_style
 from renderkit.parsing.synth.receipt_header import receipt_header
 
@@ -215,6 +216,7 @@ class SynthDocument:
                     else {}
                 ),
                 **({"line_taxes": list(layout.line_taxes)} if layout.line_taxes else {}),
+                **({"other_numbers": list(layout.other_numbers)} if layout.other_numbers else {}),
             },
         }
 
@@ -345,6 +347,7 @@ def make_document(
     logo_names: bool = False,
     far_locales: bool = False,
     line_taxes: bool = False,
+    other_numbers: bool = False,
 ) -> SynthDocument:
     """The ``index``-th ``kind`` document of the set made with ``seed`` (deterministic).
 
@@ -360,6 +363,8 @@ def make_document(
     (``Layout.tax_split``).
     ``line_taxes``: three invoices in five with one tax rate and no discount or charge print
     each line's tax in the item table (:mod:`.line_taxes`).
+    ``other_numbers``: three invoices in four print other numbers beside their own
+    (:mod:`.other_numbers`).
     """
     # One generator per document, so a document does not depend on how many came before.
     rng = random.Random(f"renderkit-synth:{seed}:{kind}:{index}")
@@ -402,6 +407,11 @@ def make_document(
         single = layout.tax_lines and layout.rates == 1 and not layout.tax_split
         if shown and single and not layout.discount and not layout.shipping:
             layout = attrs.evolve(layout, line_taxes=shown)
+    if kind == "invoice" and other_numbers:
+        picks = numbers_beside.choose_other_numbers(
+            random.Random(f"renderkit-synth-other-numbers:{seed}:{index}")
+        )
+        layout = attrs.evolve(layout, other_numbers=picks)
     if adjust is not None:
         layout = adjust(layout)
     locale = layout.locale
@@ -624,6 +634,15 @@ def _with_print(doc: SynthDocument, rng: random.Random) -> SynthDocument:
             Decoy(role="other_date", text=v)
             for k, v in shown.items()
             if not k.endswith(("_label", "_method"))
+        ]
+    if layout.other_numbers:
+        rng_numbers = random.Random(f"renderkit-synth-other-numbers:{doc.id}:{doc.number}")
+        shown = numbers_beside.other_numbers(
+            layout.other_numbers, language, layout.locale.country, doc.issued.year, rng_numbers
+        )
+        extras.update(shown)
+        decoys += [
+            Decoy(role="other_number", text=v) for k, v in shown.items() if not k.endswith("_label")
         ]
     if layout.issuer_style:
         rng_issuer = random.Random(f"renderkit-synth-issuer:{doc.id}:{doc.number}")

@@ -213,6 +213,8 @@ class Layout:
     tax_split: tuple[tuple[str, Decimal], ...] = ()
     # Each item line's tax printed in columns of the item table (see :mod:`.line_taxes`).
     line_taxes: tuple[str, ...] = ()
+    # Other numbers printed beside the invoice number (see :mod:`.other_numbers`).
+    other_numbers: tuple[str, ...] = ()
     # The letterhead prints the seller's name only inside its logo image (pixels, no text):
     # a text layer holds it only in the seller's block, return address or footer.
     name_in_logo: bool = False

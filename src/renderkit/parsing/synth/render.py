@@ -218,6 +218,11 @@ def invoice_fragment(doc: SynthDocument) -> str:
         if f"date_{kind}" in extras:
             row = _meta_row(extras[f"date_{kind}_label"], extras[f"date_{kind}"])
             meta.insert(place.randint(0, len(meta)), row)
+    # Other numbers (see .other_numbers) go among the document's own, before it too.
+    place = random.Random(f"html-numbers:{doc.id}")
+    for kind in layout.other_numbers:
+        row = _meta_row(extras[f"number_{kind}_label"], extras[f"number_{kind}"])
+        meta.insert(place.randint(0, len(meta)), row)
     top = ""
     if layout.letter:
         parties = _letter_parties(doc, meta)
