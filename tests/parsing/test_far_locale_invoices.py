@@ -46,10 +46,14 @@ def test_an_amount_grouped_in_lakhs_is_read_whole() -> None:
         ("GST/HST No. 123456782 RT0001\nTotal $50.00", "CAD"),
         ("HST 13 % $1,067.51\nTotal $9,279.30", "USD"),
         ("Sales tax $6.60\nTotal $86.60", "USD"),
+        # Other ISO codes, but none that is a word a page prints in capitals.
+        ("Total AED 1,234.00", "AED"),
+        ("Gesamt 500.00 SAR", "SAR"),
+        ("1 BALL PEN 2.50", None),
     ],
 )
 def test_local_currency_signs_and_a_placed_dollar_give_the_currency(
-    text: str, currency: str
+    text: str, currency: str | None
 ) -> None:
     assert find_currency(text) == currency
 

@@ -122,9 +122,13 @@ def extract_invoice(
             del found["total"]
     number = found.get("number")
     if number is not None and number is not invoice.fields.get("number"):
-        # The receipt rules' number passed no layout check: a year or a page number is refused.
+        # The receipt rules' number passed no layout check: a year or a page number is
+        # refused, and so is a number the layout read under another number's label.
         line = " ".join(x.text for x in number.lines)
-        if number_refusal(str(number.value), line, inline=True) is not None:
+        printed = str(number.value)
+        if number_refusal(printed, line, inline=True) is not None or (
+            printed in invoice.other_numbers
+        ):
             del found["number"]
     return Extracted(fields=found, warnings=invoice.warnings)
 

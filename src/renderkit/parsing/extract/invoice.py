@@ -145,11 +145,14 @@ class InvoiceFields:
         warnings: failed checks (arithmetic, checksums).
         total_floor: the least any total can be (:func:`~.constraints.total_floor`), None
             where nothing bounds it.
+        other_numbers: the numbers read under another number's label (an order's, a
+            customer's, a delivery note's): no invoice number.
     """
 
     fields: dict[str, Found]
     warnings: tuple[str, ...] = ()
     total_floor: Decimal | None = None
+    other_numbers: frozenset[str] = frozenset()
 
 
 def _line(value: Value | Segment) -> tuple[Line, ...]:
@@ -861,6 +864,22 @@ def _totals(
             out[name] = Found(
                 value=str(picked[0]), confidence=round(0.6 * picked[1], 3), lines=lines
             )
+    last_item = next((i.amount for i in reversed(items) if i.amount is not None), None)
+    if picks["total"] is None and not printed and last_item is not None and printed_amounts:
+        # No tax printed and no total read: the document's last amount, printed after the
+        # last item's and all the lines come to, is the total ("Montant final 3.562,16"
+        # under a wording no lexicon holds). A subtotal would have a tax or a total after it;
+        # the last item's own amount is no summary.
+        *before, last = printed_amounts
+        after_items = last_item in {p.value for p in before}
+        # A page's sum carried to the next page ("Carried forward") is no total either.
+        row = (rows or {}).get((last.segment.page, last.segment.row), last.segment.text)
+        carried = _names(row, "page_sum")
+        lines_sum = sum(_line_amounts(items), Decimal(0))
+        if after_items and not carried and abs(last.value - lines_sum) <= _CENT:
+            out["total"] = Found(
+                value=str(last.value), confidence=0.5, lines=(last.segment.as_line(),)
+            )
     # A discount that no arithmetic confirms ("3 % within 10 days") is left out of the sums.
     ps, pt, pg = picks["subtotal"], picks["tax"], picks["total"]
     # A tax as large as the subtotal is no tax (no rate reaches 100 %): one of them is misread.
@@ -1061,7 +1080,15 @@ def _number(
         for kv in pairs
         if not any(p.holds(kv.hit.segment) for p in blocks) and not _other_number(kv, pairs)
     ]
-    labelled = _best(free, "invoice_number", lambda t: _identifier(t, day_first))
+    # A value read under another number's label is that number, whichever label (a title's,
+    # "RECHNUNG" over "Lieferschein-Nr.: 2021/710") also reaches it.
+    others = other_number_values(pairs)
+
+    def identifier(text: str) -> str | None:
+        found = _identifier(text, day_first)
+        return None if found in others else found
+
+    labelled = _best(free, "invoice_number", identifier)
     titled = _title_number(layouts, day_first)
     if labelled is not None and (titled is None or labelled[1] >= 0.95):
         return _found(labelled, 1.0)
@@ -1070,8 +1097,27 @@ def _number(
     return _named_number(layouts, day_first) or _meta_row_number(layouts, pairs, blocks, day_first)
 
 
+def _names(text: str, concept: str) -> bool:
+    """Whether ``text`` prints a label of ``concept`` anywhere."""
+    lexicon = load_lexicon()
+    words = [t for t, _, _ in tokens(text)]
+    return any(c == concept for i in range(len(words)) for c, _ in lexicon.match(words, i))
+
+
 # Labels of another document's or party's number: "Order no.", "Pedido n.°", "Customer no."
-_OTHER_NUMBERS = ("order_number", "customer_number")
+_OTHER_NUMBERS = ("order_number", "customer_number", "other_number")
+
+
+def other_number_values(pairs: Sequence[KeyValue]) -> frozenset[str]:
+    """The numbers read under another number's label (an order's, a customer's, a delivery
+    note's): each value's identifier, as :func:`_identifier` reads an invoice number."""
+    return frozenset(
+        number
+        for kv in pairs
+        if kv.concept in _OTHER_NUMBERS
+        for value in kv.values
+        if (number := _identifier(value.text, day_first=True)) is not None
+    )
 
 
 def _other_number(kv: KeyValue, pairs: Sequence[KeyValue]) -> bool:
@@ -1658,4 +1704,5 @@ def invoice_fields(
         fields=fields,
         warnings=tuple(warnings),
         total_floor=floor,
+        other_numbers=other_number_values(pairs),
     )

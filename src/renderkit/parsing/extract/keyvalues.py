@@ -44,7 +44,7 @@ _PUNCT = " \t:：#.=-–—|/"
 # Strength of a short label ("No", "Nr", "#"): it names a number, not which one.
 _GENERIC = 0.8
 # Concepts whose values are identifiers.
-_NUMBERS = frozenset({"invoice_number", "order_number", "customer_number"})
+_NUMBERS = frozenset({"invoice_number", "order_number", "customer_number", "other_number"})
 # Words before a colon after a label: the printed label is longer than the lexicon's.
 _LONGER = re.compile(r"[^:：\d]*[^\W\d_]{3,}[^:：]*[:：]")
 

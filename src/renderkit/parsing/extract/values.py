@@ -216,11 +216,19 @@ CURRENCY_SYMBOLS = {
     "HK$": "HKD",
     "CAD": "CAD",
     "AUD": "AUD",
+    # Other ISO 4217 codes invoices print, leaving out those that are English words or
+    # names a page prints in capitals otherwise (PEN, TRY, COP, ARS, RUB, PHP; BHD, the
+    # Malaysian "Berhad").
     **{
         code: code
-        for code in ("NZD", "HKD", "CNY", "SEK", "NOK", "DKK", "PLN", "CZK", "HUF", "ZAR")
+        for code in (
+            "NZD", "HKD", "CNY", "SEK", "NOK", "DKK", "PLN", "CZK", "HUF", "ZAR", "RON", "BGN",
+            "ISK", "UAH", "ILS", "AED", "SAR", "QAR", "KWD", "OMR", "EGP", "MAD", "TND",
+            "NGN", "KES", "BRL", "MXN", "CLP", "KRW", "TWD", "THB", "VND", "IDR", "PKR", "BDT",
+            "LKR", "KZT",
+        )
     },
-}
+}  # fmt: skip
 # Every printed sign or code, longest first ("A$" before "$"), not inside a word.
 CURRENCY_MARKS = re.compile(
     r"(?<![A-Za-z])("
