@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from renderkit.parsing.extract.classify import classify
-from renderkit.parsing.extract.receipt import till_receipt
+from renderkit.parsing.extract.receipt import prints_invoice_label, till_receipt
 
 _TILL = """TAX INVOICE
 LAMPU TERANG TRADING
@@ -105,3 +105,33 @@ def test_a_buyer_label_that_ends_a_merged_line_keeps_an_invoice_with_till_cues()
     assert classify(_MERGED_HEAD)[0] == "invoice"
     # The label must end its line: words after it are not a block's label.
     assert till_receipt(_MERGED_HEAD.replace("Billed to", "Billed to Northwind"))
+
+
+# A business letter's invoice: a one-line return address over the buyer's window address (no
+# label), and a summary with a rounding and the amount to pay, as tills print too.
+_LETTER = """Skimplort Supply
+Invoice
+Skimplort Supply Corp. · 49 Plair Road · Zokton, BC Y9T 2J8
+Doc. ref. code: 2024/85919
+Vastbia Services Inc. Date raised: February 6, 2024
+230 Grox Road Order no: PO-73267
+Punton, AB L4H 2Y6
+Pos Item Quantity Unit price Total
+1 Office chair 3 850.87 2,552.61
+Total hours: 116.00
+Discount CAD -51.05
+Shipping CAD 42.63
+Total charge CAD 2,544.19
+Rounding CAD -0.02
+Amount to pay CAD 2,544.17
+Bank transfer
+March 15, 2024 CAD 2,544.19
+"""
+
+
+def test_a_business_letters_return_address_keeps_it_an_invoice() -> None:
+    # receipt.prints_invoice_label: the receipt's keywords (a total, a rounding, an amount
+    # to pay) outweighed the title, and no label said invoice.
+    assert classify(_LETTER)[0] == "invoice"
+    # Written with commas, the same line is any address a till prints.
+    assert not prints_invoice_label(_LETTER.replace(" · ", ", "))

@@ -384,8 +384,17 @@ def _invoice_label(text: str) -> bool:
 
 def prints_invoice_label(text: str) -> bool:
     """Whether a line of ``text`` opens with a label only invoices print: a due date, payment
-    terms, bank details, a buyer block's label of two words or more."""
-    return any(_invoice_label(clean(x)) for x in text.splitlines() if x.strip())
+    terms, bank details, a buyer block's label of two words or more; or is a business
+    letter's one-line return address ("Acme GmbH · 12 Main Street · 10115 Berlin"), which
+    no till prints: the letter names its buyer in the window below, under no label."""
+    lines = [x for x in text.splitlines() if x.strip()]
+    return any(_RETURN_ADDRESS.search(x) for x in lines) or any(
+        _invoice_label(clean(x)) for x in lines
+    )
+
+
+# Three parts or more between middle dots, a figure after the first: name, street, town.
+_RETURN_ADDRESS = re.compile(r"[^\W\d_][^·•\n]*\s[·•]\s[^·•\n]*\d[^·•\n]*\s[·•]\s\S")
 
 
 def till_receipt(text: str) -> bool:
