@@ -166,11 +166,12 @@ def find_vat_ids(text: str) -> list[tuple[str, int]]:
 # Canadian business number with its GST/HST program account ("123456789 RT0001"), and an
 # Australian business number only after its label, as eleven digits alone could be a phone
 # or an account that passes mod 89. The shape is that of the compact number returned.
+_GSTIN = r"\d{2}[A-Z]{5}\d{4}[A-Z][0-9A-Z]Z[0-9A-Z]"
 _NATIONAL_TAX_IDS = (
     (
-        re.compile(r"(?<![A-Z0-9])(?P<id>\d{2}[A-Z]{5}\d{4}[A-Z][0-9A-Z]Z[0-9A-Z])(?![A-Z0-9])"),
+        re.compile(rf"(?<![A-Z0-9])(?P<id>{_GSTIN})(?![A-Z0-9])"),
         stdnum_gstin.is_valid,
-        re.compile(r"\d{2}[A-Z]{5}\d{4}[A-Z][0-9A-Z]Z[0-9A-Z]"),
+        re.compile(_GSTIN),
         "INR",
     ),
     (

@@ -874,7 +874,7 @@ def _totals(
         after_items = last_item in {p.value for p in before}
         # A page's sum carried to the next page ("Carried forward") is no total either.
         row = (rows or {}).get((last.segment.page, last.segment.row), last.segment.text)
-        carried = _names(row, "page_sum")
+        carried = "page_sum" in load_lexicon().concepts_in([t for t, _, _ in tokens(row)])
         lines_sum = sum(_line_amounts(items), Decimal(0))
         if after_items and not carried and abs(last.value - lines_sum) <= _CENT:
             out["total"] = Found(
@@ -1032,7 +1032,7 @@ def _named_number(layouts: Sequence[PageLayout], day_first: bool) -> Found | Non
 def _names_number(words: Sequence[str], lexicon: Lexicon, terms: Terms) -> bool:
     if names_document(words, lexicon, terms):
         return True
-    concepts = {c for i in range(len(words)) for c, _ in lexicon.match(list(words), i)}
+    concepts = lexicon.concepts_in(words)
     titled = "document_title" in concepts or any(
         w.endswith(x) for w in words for x in terms.compound_suffixes
     )
@@ -1073,17 +1073,19 @@ def _number(
     pairs: Sequence[KeyValue],
     blocks: Sequence[Party],
     day_first: bool,
+    others: frozenset[str],
 ) -> Found | None:
+    """The invoice number; ``others``: the numbers read under another number's label
+    (:func:`other_number_values`), which are none."""
     # A number printed in a party's block is that party's (customer or supplier number).
     free = [
         _numbers_only(kv, day_first)
         for kv in pairs
         if not any(p.holds(kv.hit.segment) for p in blocks) and not _other_number(kv, pairs)
     ]
+
     # A value read under another number's label is that number, whichever label (a title's,
     # "RECHNUNG" over "Lieferschein-Nr.: 2021/710") also reaches it.
-    others = other_number_values(pairs)
-
     def identifier(text: str) -> str | None:
         found = _identifier(text, day_first)
         return None if found in others else found
@@ -1095,13 +1097,6 @@ def _number(
     if titled is not None or labelled is not None:
         return titled
     return _named_number(layouts, day_first) or _meta_row_number(layouts, pairs, blocks, day_first)
-
-
-def _names(text: str, concept: str) -> bool:
-    """Whether ``text`` prints a label of ``concept`` anywhere."""
-    lexicon = load_lexicon()
-    words = [t for t, _, _ in tokens(text)]
-    return any(c == concept for i in range(len(words)) for c, _ in lexicon.match(words, i))
 
 
 # Labels of another document's or party's number: "Order no.", "Pedido n.°", "Customer no."
@@ -1268,8 +1263,7 @@ def _names_buyer(kv: KeyValue) -> bool:
     words = [t for t, _, _ in tokens(kv.hit.segment.text)]
     if any(w in load_terms().buyer_marks for w in words):
         return True
-    lexicon = load_lexicon()
-    return any(c == "customer" for i in range(len(words)) for c, _ in lexicon.match(words, i))
+    return "customer" in load_lexicon().concepts_in(words)
 
 
 def _vat_id(
@@ -1607,7 +1601,8 @@ def invoice_fields(
     warnings: list[str] = []
 
     blocks = parties(layouts, pairs)
-    number = _number(layouts, pairs, blocks, day_first)
+    others = other_number_values(pairs)
+    number = _number(layouts, pairs, blocks, day_first, others)
     if number is not None:
         fields["number"] = number
     stamped = stamped_rows(layouts)
@@ -1704,5 +1699,5 @@ def invoice_fields(
         fields=fields,
         warnings=tuple(warnings),
         total_floor=floor,
-        other_numbers=other_number_values(pairs),
+        other_numbers=others,
     )

@@ -16,7 +16,7 @@ from decimal import Decimal, InvalidOperation
 
 import attrs
 
-from renderkit.parsing.extract.values import CURRENCY_SYMBOLS, time_suffix
+from renderkit.parsing.extract.values import CURRENCY_ALTERNATIVES, time_suffix
 
 __all__ = [
     "COMMA_DECIMAL",
@@ -53,7 +53,7 @@ DOT_DECIMAL = NumberFormat(decimal=".")
 COMMA_DECIMAL = NumberFormat(decimal=",")
 
 # Currency signs and codes that may stand before or after an amount.
-_CUR = "(?:" + "|".join(re.escape(c) for c in sorted(CURRENCY_SYMBOLS, key=len, reverse=True)) + ")"
+_CUR = f"(?:{CURRENCY_ALTERNATIVES})"
 # Indian grouping first ("1,23,45,678.90": thousands, then lakhs and crores in pairs).
 _NUM = (
     r"\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?"

@@ -18,6 +18,7 @@ import attrs
 from renderkit.parsing.extract.identifiers import find_vat_ids, tax_id_currency
 
 __all__ = [
+    "CURRENCY_ALTERNATIVES",
     "CURRENCY_SYMBOLS",
     "find_amounts",
     "find_currency",
@@ -229,12 +230,12 @@ CURRENCY_SYMBOLS = {
         )
     },
 }  # fmt: skip
-# Every printed sign or code, longest first ("A$" before "$"), not inside a word.
-CURRENCY_MARKS = re.compile(
-    r"(?<![A-Za-z])("
-    + "|".join(re.escape(c) for c in sorted(CURRENCY_SYMBOLS, key=len, reverse=True))
-    + r")(?![A-Za-z])"
+#: Every printed sign or code as alternatives of a pattern, longest first ("A$" before "$").
+CURRENCY_ALTERNATIVES = "|".join(
+    re.escape(c) for c in sorted(CURRENCY_SYMBOLS, key=len, reverse=True)
 )
+# Every printed sign or code, not inside a word.
+_CURRENCY_MARKS = re.compile(rf"(?<![A-Za-z])({CURRENCY_ALTERNATIVES})(?![A-Za-z])")
 
 
 def _dollar(text: str) -> str:
@@ -250,7 +251,7 @@ def currency_counts(text: str) -> dict[str, int]:
     """How often each currency is printed in ``text`` (ISO 4217 codes, signs resolved)."""
     counts: dict[str, int] = {}
     dollar: str | None = None
-    for match in CURRENCY_MARKS.finditer(text):
+    for match in _CURRENCY_MARKS.finditer(text):
         code = CURRENCY_SYMBOLS[match.group(1)]
         if match.group(1) == "$":
             dollar = dollar or _dollar(text)

@@ -11,6 +11,7 @@ import functools
 import re
 import tomllib
 import unicodedata
+from collections.abc import Sequence
 from importlib import resources
 
 import attrs
@@ -84,6 +85,11 @@ class Lexicon:
                 break
             best.append((concept, len(label)))
         return best
+
+    def concepts_in(self, words: Sequence[str]) -> frozenset[str]:
+        """The concepts of every label :meth:`match` finds starting anywhere in ``words``."""
+        listed = list(words)
+        return frozenset(c for i in range(len(listed)) for c, _ in self.match(listed, i))
 
 
 @functools.cache
