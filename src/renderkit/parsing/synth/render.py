@@ -117,6 +117,13 @@ footer.columns{{display:flex;gap:18px;justify-content:space-between;font-size:0.
 """
 
 
+def _scatter(meta: list[str], extras: dict[str, str], keys: list[str], rng: random.Random) -> None:
+    """Insert each of ``keys``' extras (its ``<key>_label`` and value) as a row of ``meta``,
+    each at a place ``rng`` draws among the rows so far."""
+    for key in keys:
+        meta.insert(rng.randint(0, len(meta)), _meta_row(extras[f"{key}_label"], extras[key]))
+
+
 def _meta_row(label: str, value: str) -> str:
     return f'<div><span class="label">{_e(label)}:</span> <span>{_e(value)}</span></div>'
 
@@ -213,16 +220,11 @@ def invoice_fragment(doc: SynthDocument) -> str:
         order += f" {extras['date_order']}"
     meta.append(_meta_row(extras["order_label"], order))
     # Other dates (see .dates) go among the document's numbers, before or after its own dates.
-    place = random.Random(f"html-dates:{doc.id}")
-    for kind in ("period", "delivery", "reference"):
-        if f"date_{kind}" in extras:
-            row = _meta_row(extras[f"date_{kind}_label"], extras[f"date_{kind}"])
-            meta.insert(place.randint(0, len(meta)), row)
+    dated = [f"date_{k}" for k in ("period", "delivery", "reference") if f"date_{k}" in extras]
+    _scatter(meta, extras, dated, random.Random(f"html-dates:{doc.id}"))
     # Other numbers (see .other_numbers) go among the document's own, before it too.
-    place = random.Random(f"html-numbers:{doc.id}")
-    for kind in layout.other_numbers:
-        row = _meta_row(extras[f"number_{kind}_label"], extras[f"number_{kind}"])
-        meta.insert(place.randint(0, len(meta)), row)
+    numbers = [f"number_{kind}" for kind in layout.other_numbers]
+    _scatter(meta, extras, numbers, random.Random(f"html-numbers:{doc.id}"))
     top = ""
     if layout.letter:
         parties = _letter_parties(doc, meta)

@@ -259,8 +259,8 @@ def _vat_attempt(country: str, rng: random.Random) -> str | None:
         return f"ATU{body}{(96 - total) % 10}"
     if country == "CH":
         body = _digits(rng, 8)
-        check = 11 - _mod11_check(body, (5, 4, 3, 2, 7, 6, 5, 4))
-        return None if check == 10 else f"CHE{body}{check % 11}{rng.choice(('MWST', 'TVA'))}"
+        uid = _uid_check(body)
+        return None if uid is None else f"CHE{body}{uid}{rng.choice(('MWST', 'TVA'))}"
     if country == "IN":
         return _gstin(rng)
     if country == "AU":
@@ -274,6 +274,12 @@ def _vat_attempt(country: str, rng: random.Random) -> str | None:
 
 
 _ABN_WEIGHTS = (10, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19)
+
+
+def _uid_check(body: str) -> int | None:
+    # The Swiss UID's mod 11 over its first eight digits; a remainder of 1 has no check digit.
+    check = 11 - _mod11_check(body, (5, 4, 3, 2, 7, 6, 5, 4))
+    return None if check == 10 else check % 11
 
 
 def _abn_ok(value: str) -> bool:
@@ -355,9 +361,8 @@ def vat_is_valid(value: str) -> bool:
             total += n // 10 + n % 10
         return (96 - total) % 10 == int(body[8])
     if value.startswith("CHE"):
-        digits = value[3:12]
-        check = 11 - _mod11_check(digits[:8], (5, 4, 3, 2, 7, 6, 5, 4))
-        return check != 10 and check % 11 == int(digits[8])
+        check = _uid_check(value[3:11])
+        return check is not None and check == int(value[11])
     if re.fullmatch(r"\d{2}[A-Z]{5}\d{4}[A-Z]\dZ[0-9A-Z]", value):
         return _gstin_check(value[:14]) == value[14]
     if re.fullmatch(r"\d{11}", value):
