@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import io
 import math
+import statistics
 from typing import Any, cast
 
 import anyio
@@ -33,6 +34,7 @@ from renderkit.core.workers import WorkerPool, usable_cpus
 from renderkit.parsing._protocol import Document, Line, Page, StyledWord
 from renderkit.parsing.readers.decrypt import decrypted
 from renderkit.parsing.readers.ocr import OcrEngine
+from renderkit.parsing.readers.spacing import join_spaced_letters, joined_page
 
 __all__ = [
     "MIME_TYPES",
@@ -173,7 +175,7 @@ async def read_document(
         if _is_blank(image):
             pages = [_blank_page(1, image)]
         else:
-            pages = [await engine.recognize(image, page=1, detect_orientation=True)]
+            pages = [joined_page(await engine.recognize(image, page=1, detect_orientation=True))]
     return Document(mime_type=mime_type, content=content, pages=tuple(pages))
 
 
@@ -283,7 +285,8 @@ async def _read_pdf(
 
     async def recognize(engine: OcrEngine, image: Image.Image, index: int) -> None:
         try:
-            pages[index] = await engine.recognize(image, page=index + 1, detect_orientation=True)
+            read = await engine.recognize(image, page=index + 1, detect_orientation=True)
+            pages[index] = joined_page(read)
         finally:
             slots.release()
 
@@ -387,8 +390,16 @@ def _text_layer(
     count = textpage.count_chars()
     lines: list[Line] = []
     words: list[StyledWord] = []
+    # Per word, the median gap between its letters' boxes (None for one letter), to find
+    # letter-spaced words PDFium cut into letters.
+    spacings: list[float | None] = []
+    # Per word, whether it follows the previous one without a space character of the PDF's
+    # own: PDFium generated one, or a visual gap parted them.
+    soft: list[bool] = []
+    typed_space = [False]
     chars: list[str] = []
     box: list[float] = []
+    gaps: list[float] = []
     bold: list[bool] = []
 
     def end_word() -> None:
@@ -404,15 +415,23 @@ def _text_layer(
             words.append(
                 StyledWord(text="".join(chars), page=number, bbox=bbox, bold=bool(bold and bold[0]))
             )
+            spacings.append(statistics.median(gaps) / width if gaps else None)
+            soft.append(not typed_space[0])
+            typed_space[0] = False
         chars.clear()
         box.clear()
+        gaps.clear()
         bold.clear()
 
     def end_line() -> None:
         end_word()
         if words:
-            lines.append(Line(words=tuple(words), page=number))
+            joined = join_spaced_letters(words, spacings, soft, aspect=height / width)
+            lines.append(Line(words=tuple(joined), page=number))
         words.clear()
+        spacings.clear()
+        soft.clear()
+        typed_space[0] = False
 
     raw = textpage.raw
     for i in range(count):
@@ -423,6 +442,8 @@ def _text_layer(
         char = chr(code) if 0 < code < 0x110000 else ""
         if not char or char.isspace() or code == 0xFFFE:
             end_word()
+            if char.isspace() and not pdfium_c.FPDFText_IsGenerated(raw, i):
+                typed_space[0] = True
             continue
         if 0xD800 <= code <= 0xDFFF:
             continue  # half of a surrogate pair: pdfium reports the pair as two chars
@@ -446,6 +467,7 @@ def _text_layer(
             bold.append(_is_bold(raw, i))
         chars.append(char)
         if box:
+            gaps.append(left - box[2])
             box[:] = [min(box[0], left), min(box[1], bottom), max(box[2], right), max(box[3], top)]
         else:
             box.extend([left, bottom, right, top])
