@@ -101,6 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="invoices print other numbers beside their own, before it too: customer, "
         "delivery note, contract, tax or company registration, page",
     )
+    parser.add_argument(
+        "--spaced-type",
+        action="store_true",
+        help="invoices set their title, their labels or every line in letter-spaced type, "
+        "or type their title with a space between its letters",
+    )
     parser.add_argument("--chromium", default=DEFAULT_CHROMIUM, help="the browser to use")
     parser.add_argument("--slots", type=int, default=2, help="pages rendered at once")
     return parser
@@ -127,6 +133,7 @@ async def _main(args: argparse.Namespace) -> int:
             far_locales=args.far_locales,
             line_taxes=args.line_taxes,
             other_numbers=args.other_numbers,
+            spaced_type=args.spaced_type,
             concurrency=args.slots * 2,
         )
     seconds = time.perf_counter() - started

@@ -40,6 +40,8 @@ What varies, each a seeded choice per document:
 - a messier receipt header (:mod:`.receipt_header`, from a generator of its own): brand, logo,
   branch, registration or title lines before the name, the name over two lines, the address
   over two to four lines with contact, tax-id and store lines around or inside it;
+- letter-spaced type (``--spaced-type``, :mod:`.spacing`): a title, the labels or every line set
+  apart, or a title typed with a space between its letters;
 - watermarks (``COPY``, ``KOPIE``, ``DUPLICATA``...) and rubber stamps (``PAID``, ``BEZAHLT``...);
 - identifiers: IBANs and VAT ids with valid checksums, computed (:mod:`.values`);
 - fonts: Inter, DejaVu Sans/Serif, Noto Sans/Serif on invoices; receipts are thermal-printer

@@ -66,12 +66,13 @@ def make_documents(
     far_locales: bool = False,
     line_taxes: bool = False,
     other_numbers: bool = False,
+    spaced_type: bool = False,
 ) -> list[AnyDocument]:
     """The first ``count`` documents of ``kind`` for ``seed`` (no rendering; contracts are
     never photographed, ``hard_issuers`` is for invoices, ``other_dates`` for invoices and
     contracts, ``every_locale`` for receipts, ``drafting`` for contracts, ``letters``,
-    ``tax_rates``, ``logo_names``, ``far_locales``, ``line_taxes`` and ``other_numbers`` for
-    invoices)."""
+    ``tax_rates``, ``logo_names``, ``far_locales``, ``line_taxes``, ``other_numbers`` and
+    ``spaced_type`` for invoices)."""
     if kind not in KINDS:
         msg = f"kind must be one of {KINDS}, not {kind!r}"
         raise ValueError(msg)
@@ -94,6 +95,7 @@ def make_documents(
             far_locales=far_locales,
             line_taxes=line_taxes,
             other_numbers=other_numbers,
+            spaced_type=spaced_type,
         )
         for i in range(count)
     ]
@@ -167,6 +169,7 @@ async def build_set(
     far_locales: bool = False,
     line_taxes: bool = False,
     other_numbers: bool = False,
+    spaced_type: bool = False,
 ) -> BuiltSet:
     """Render ``count`` documents of ``kind`` under ``root`` with their labels.
 
@@ -192,6 +195,7 @@ async def build_set(
         far_locales=far_locales,
         line_taxes=line_taxes,
         other_numbers=other_numbers,
+        spaced_type=spaced_type,
     )
     folder = root / labels.SOURCE_DIRS[kind]
     (folder / "docs").mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from renderkit.parsing.synth import dates, issuers, names, rates, summary, values, wording
+from renderkit.parsing.synth import dates, issuers, names, rates, spacing, summary, values, wording
 from renderkit.parsing.synth import line_taxes as line_tax_columns
 from renderkit.parsing.synth import other_numbers as numbers_beside
 from renderkit.parsing.synth.layouts import FAR_LOCALES, Layout, choose_layout, locale_style
@@ -217,6 +217,11 @@ class SynthDocument:
                 ),
                 **({"line_taxes": list(layout.line_taxes)} if layout.line_taxes else {}),
                 **({"other_numbers": list(layout.other_numbers)} if layout.other_numbers else {}),
+                **(
+                    {"spaced": layout.spaced, "spaced_em": layout.spaced_em}
+                    if layout.spaced
+                    else {}
+                ),
             },
         }
 
@@ -348,6 +353,7 @@ def make_document(
     far_locales: bool = False,
     line_taxes: bool = False,
     other_numbers: bool = False,
+    spaced_type: bool = False,
 ) -> SynthDocument:
     """The ``index``-th ``kind`` document of the set made with ``seed`` (deterministic).
 
@@ -365,6 +371,8 @@ def make_document(
     each line's tax in the item table (:mod:`.line_taxes`).
     ``other_numbers``: three invoices in four print other numbers beside their own
     (:mod:`.other_numbers`).
+    ``spaced_type``: four invoices in five set a title, the labels or the page in letter-spaced
+    type (:mod:`.spacing`).
     """
     # One generator per document, so a document does not depend on how many came before.
     rng = random.Random(f"renderkit-synth:{seed}:{kind}:{index}")
@@ -412,6 +420,9 @@ def make_document(
             random.Random(f"renderkit-synth-other-numbers:{seed}:{index}")
         )
         layout = attrs.evolve(layout, other_numbers=picks)
+    if kind == "invoice" and spaced_type:
+        spaced, em = spacing.choose_spacing(random.Random(f"renderkit-synth-spaced:{seed}:{index}"))
+        layout = attrs.evolve(layout, spaced=spaced, spaced_em=em)
     if adjust is not None:
         layout = adjust(layout)
     locale = layout.locale

@@ -215,6 +215,9 @@ class Layout:
     line_taxes: tuple[str, ...] = ()
     # Other numbers printed beside the invoice number (see :mod:`.other_numbers`).
     other_numbers: tuple[str, ...] = ()
+    # Letter-spaced type (see :mod:`.spacing`): which text, and by how much (em).
+    spaced: str = ""
+    spaced_em: float = 0.0
     # The letterhead prints the seller's name only inside its logo image (pixels, no text):
     # a text layer holds it only in the seller's block, return address or footer.
     name_in_logo: bool = False

@@ -12,7 +12,7 @@ from decimal import Decimal
 import attrs
 from PIL import Image, ImageDraw
 
-from renderkit.parsing.synth import line_taxes
+from renderkit.parsing.synth import line_taxes, spacing
 from renderkit.parsing.synth.documents import SynthDocument
 
 __all__ = ["ReceiptPage", "invoice_fragment", "invoice_html", "receipt_lines", "receipt_page"]
@@ -114,6 +114,7 @@ footer.columns{{display:flex;gap:18px;justify-content:space-between;font-size:0.
 .stamp{{position:absolute;top:{rng.randint(420, 640)}px;left:{rng.randint(260, 420)}px;
   border:4px solid #c0392b;color:#c0392b;font-size:30px;font-weight:800;padding:4px 14px;
   transform:rotate({rng.randint(-20, 20)}deg);opacity:0.75}}
+{spacing.spacing_css(layout.spaced, layout.spaced_em)}
 """
 
 
@@ -345,9 +346,10 @@ def invoice_fragment(doc: SynthDocument) -> str:
         marks += f"<div class='wm'>{_e(extras['watermark'])}</div>"
     if "stamp" in extras:
         marks += f"<div class='stamp'>{_e(extras['stamp'])}</div>"
+    title = spacing.typed(extras["title"]) if layout.spaced == "typed" else extras["title"]
     return (
         f"<style>{_css(doc, rng, accent)}</style><div class='page'>{marks}"
-        f"{top}{header}<h1>{_e(extras['title'])}</h1>{parties}{box}{table}{totals_table}{payment}"
+        f"{top}{header}<h1>{_e(title)}</h1>{parties}{box}{table}{totals_table}{payment}"
         f"{footer}</div>"
     )
 
