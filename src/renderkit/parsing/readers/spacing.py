@@ -88,11 +88,13 @@ def join_spaced_letters(
 
 
 def _parts_of_one(left: Word, right: Word, left_spaced: bool, right_spaced: bool) -> bool:
-    """Whether two neighbours on a spaced line may be parts of one word by their kinds: each
-    spaced or one character long, or, where one is set solid (a kerned pair PDFium kept
-    together, "I" "VA"), both letters. A figure set solid is a value beside a spaced label:
+    """Whether two neighbours on a spaced line may be parts of one word by their kinds: one
+    spaced ("AVAN" "T:"), one a single character beside a pair PDFium kept together (a kerned
+    "7." or "VA"), or both letters. A figure set solid beside a sign is a value:
     "86.685,67" "€" stay two words."""
-    if (left_spaced or len(left.text) == 1) and (right_spaced or len(right.text) == 1):
+    if left_spaced or right_spaced:
+        return True
+    if min(len(left.text), len(right.text)) == 1 and max(len(left.text), len(right.text)) <= 2:
         return True
     return left.text.isalpha() and right.text.isalpha()
 
@@ -130,7 +132,8 @@ def _line_spacing(
         if parted:
             between.append(gaps[i])
             run.append(gaps[i])
-            even = even or (len(run) >= _MIN_CHARS - 1 and max(run) <= _EVEN_GAPS * min(run))
+            last = run[1 - _MIN_CHARS :]
+            even = even or (len(last) == _MIN_CHARS - 1 and max(last) <= _EVEN_GAPS * min(last))
         else:
             run = []
         # One-letter words in a row, softly parted.
