@@ -23,10 +23,15 @@ def text_pdf(
     size: tuple[int, int] = (595, 842),
     watermark: str | None = None,
     letter_spacing: Mapping[str, float] | None = None,
+    turn: int = 0,
+    rotate: int = 0,
 ) -> bytes:
     """A PDF whose pages carry ``pages`` as a real text layer (Helvetica, 11 pt), and, when
     given, a ``watermark`` word in 60 pt set at 30 degrees across the lines; a line named in
-    ``letter_spacing`` is set with that many points between its characters."""
+    ``letter_spacing`` is set with that many points between its characters. With ``turn``
+    (90, 180 or 270) the content is drawn turned that many degrees counter-clockwise, on a
+    page turned to fit (a landscape media box for a quarter turn); ``rotate`` is the page's
+    ``/Rotate`` (turning it clockwise for display)."""
     objects: list[bytes] = []
     count = len(pages)
     kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(count))
@@ -49,9 +54,21 @@ def text_pdf(
             top = size[1] - 72
             ops += ["BT", "/F1 60 Tf", f"0.866 0.5 -0.5 0.866 120 {top - 160} Tm"]
             ops += [f"({_escape(watermark)}) Tj", "ET"]
+        width, height = size
+        placed = {
+            0: "1 0 0 1 0 0",
+            90: f"0 1 -1 0 {height} 0",
+            180: f"-1 0 0 -1 {width} {height}",
+            270: f"0 -1 1 0 0 {width}",
+        }[turn]
+        if turn in (90, 270):
+            width, height = height, width
+        if turn:
+            ops = ["q", f"{placed} cm", *ops, "Q"]
         stream = "\n".join(ops).encode("latin-1")
+        turned = f"/Rotate {rotate} " if rotate else ""
         objects.append(
-            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {size[0]} {size[1]}] "
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {width} {height}] {turned}"
             f"/Resources << /Font << /F1 3 0 R >> >> /Contents {5 + 2 * i} 0 R >>".encode()
         )
         objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")

@@ -12,10 +12,7 @@ time (OCR runs outside the lock).
 
 from __future__ import annotations
 
-import ctypes
 import io
-import math
-import statistics
 from typing import Any, cast
 
 import anyio
@@ -31,10 +28,11 @@ from renderkit.core.pdfium import run_pdfium
 from renderkit.core.pdfstreams import StreamCeilings, check_streams
 from renderkit.core.uploads import decode_file
 from renderkit.core.workers import WorkerPool, usable_cpus
-from renderkit.parsing._protocol import Document, Line, Page, StyledWord
+from renderkit.parsing._protocol import Document, Page
 from renderkit.parsing.readers.decrypt import decrypted
 from renderkit.parsing.readers.ocr import OcrEngine
-from renderkit.parsing.readers.spacing import join_spaced_letters, joined_page
+from renderkit.parsing.readers.spacing import joined_page
+from renderkit.parsing.readers.textlayer import text_layer
 
 __all__ = [
     "MIME_TYPES",
@@ -60,8 +58,6 @@ _MIN_TEXT_CHARS = 16
 # A page image whose darkest and lightest grey differ by at most this much holds no legible
 # text, so it is not sent to OCR (blank pages cost a render, not an OCR pass).
 _BLANK_RANGE = 8
-# Font names of bold faces ("Inter-SemiBold", "Arial,Bold", "Helvetica-Black").
-_BOLD_NAMES = ("bold", "black", "heavy", "semibd", "demi")
 # Declared pixels per byte of an uploaded image above which it is refused as truncated or
 # forged. Photos and scans hold 1-50 pixels a byte (the dev set's densest: 49); only blank
 # images compress past a few thousand.
@@ -351,12 +347,7 @@ def _read_pdf_page(
         msg = f"is a corrupt PDF (page {index + 1} cannot be loaded)"
         raise InvalidRequestError.single("file", msg) from None
     try:
-        width, height = page.get_size()
-        textpage = page.get_textpage()
-        try:
-            lines = _text_layer(textpage, index + 1, width, height)
-        finally:
-            textpage.close()
+        lines, width, height = text_layer(page, index + 1)
         if sum(len(w.text) for line in lines for w in line.words) >= _MIN_TEXT_CHARS:
             return Page(
                 number=index + 1, lines=lines, source="text", width=width, height=height
@@ -382,125 +373,6 @@ def _render(page: pypdfium2.PdfPage, limits: ParseLimits, shrink: float = 1.0) -
         return image
     finally:
         bitmap.close()
-
-
-def _text_layer(
-    textpage: pypdfium2.PdfTextPage, number: int, width: float, height: float
-) -> tuple[Line, ...]:
-    count = textpage.count_chars()
-    lines: list[Line] = []
-    words: list[StyledWord] = []
-    # Per word, the median gap between its letters' boxes (None for one letter), to find
-    # letter-spaced words PDFium cut into letters.
-    spacings: list[float | None] = []
-    # Per word, whether it follows the previous one without a space character of the PDF's
-    # own: PDFium generated one, or a visual gap parted them.
-    soft: list[bool] = []
-    typed_space = [False]
-    chars: list[str] = []
-    box: list[float] = []
-    gaps: list[float] = []
-    bold: list[bool] = []
-
-    def end_word() -> None:
-        if chars and box:
-            x0, y0, x1, y1 = box
-            # PDF space has its origin at the bottom left; flip to top-left fractions.
-            bbox = (
-                _frac(x0 / width),
-                _frac(1 - y1 / height),
-                _frac(x1 / width),
-                _frac(1 - y0 / height),
-            )
-            words.append(
-                StyledWord(text="".join(chars), page=number, bbox=bbox, bold=bool(bold and bold[0]))
-            )
-            spacings.append(statistics.median(gaps) / width if gaps else None)
-            soft.append(not typed_space[0])
-            typed_space[0] = False
-        chars.clear()
-        box.clear()
-        gaps.clear()
-        bold.clear()
-
-    def end_line() -> None:
-        end_word()
-        if words:
-            joined = join_spaced_letters(words, spacings, soft, aspect=height / width)
-            lines.append(Line(words=tuple(joined), page=number))
-        words.clear()
-        spacings.clear()
-        soft.clear()
-        typed_space[0] = False
-
-    raw = textpage.raw
-    for i in range(count):
-        code = pdfium_c.FPDFText_GetUnicode(raw, i)
-        if code in (10, 13):
-            end_line()
-            continue
-        char = chr(code) if 0 < code < 0x110000 else ""
-        if not char or char.isspace() or code == 0xFFFE:
-            end_word()
-            if char.isspace() and not pdfium_c.FPDFText_IsGenerated(raw, i):
-                typed_space[0] = True
-            continue
-        if 0xD800 <= code <= 0xDFFF:
-            continue  # half of a surrogate pair: pdfium reports the pair as two chars
-        if _slanted(pdfium_c.FPDFText_GetCharAngle(raw, i)):
-            # Text set at a slant across the page is a watermark or a stamp ("COPY",
-            # "DUPLICATE", "PAID"), never a field; its letters would land inside the lines
-            # it crosses ("Invoice DUPLICATE reference: ...").
-            end_word()
-            continue
-        try:
-            left, bottom, right, top = textpage.get_charbox(i, loose=True)
-        except pypdfium2.PdfiumError:
-            chars.append(char)
-            continue
-        # A visual gap without a space character ends a word; measured against the taller of
-        # the character and the word so far, since "." or "," alone is only a point high.
-        tall = max(top - bottom, box[3] - box[1]) if box else top - bottom
-        if box and left > box[2] + tall * 0.6 and right > box[2]:
-            end_word()
-        if not chars:
-            bold.append(_is_bold(raw, i))
-        chars.append(char)
-        if box:
-            gaps.append(left - box[2])
-            box[:] = [min(box[0], left), min(box[1], bottom), max(box[2], right), max(box[3], top)]
-        else:
-            box.extend([left, bottom, right, top])
-    end_line()
-    return tuple(lines)
-
-
-# How far (radians) a character's angle may be from a quarter turn and still be set
-# straight: pdfium reports angles in [0, 2 pi), an upright character at 0.
-_STRAIGHT = 0.05
-
-
-def _slanted(angle: float) -> bool:
-    """Whether a character set at ``angle`` (radians, as pdfium reports it; negative for
-    unknown) runs at a slant: neither horizontal nor vertical."""
-    if angle < 0:
-        return False
-    off = math.fmod(angle, math.pi / 2)
-    return _STRAIGHT < off < math.pi / 2 - _STRAIGHT
-
-
-def _is_bold(raw: Any, index: int) -> bool:
-    """Whether character ``index`` is set in a bold face, by its font's name."""
-    name = ctypes.create_string_buffer(96)
-    flags = ctypes.c_int()
-    if not pdfium_c.FPDFText_GetFontInfo(raw, index, name, len(name), ctypes.byref(flags)):
-        return False
-    lowered = name.value.decode("latin-1").lower()
-    return any(mark in lowered for mark in _BOLD_NAMES)
-
-
-def _frac(value: float) -> float:
-    return min(1.0, max(0.0, round(value, 5)))
 
 
 async def render_page_images(

@@ -1,0 +1,238 @@
+"""A PDF page's text layer as lines of styled words, in the frame its text reads upright in.
+
+PDFium reports each character's box in the page's own space. A page printed sideways and
+turned back by ``/Rotate 90`` (a scan turned upright, a landscape print) has its lines
+running up the page there; a landscape invoice printed onto a portrait page without
+``/Rotate`` too. The frame is the quarter turn that sets most characters upright (PDFium
+gives each its angle), usually the displayed page's; every box is turned into it first, so
+the words read as a person turning the page would read them. An upright page saved with a
+stray ``/Rotate`` still reads upright.
+"""
+
+from __future__ import annotations
+
+import collections
+import ctypes
+import math
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+import pypdfium2
+import pypdfium2.raw as pdfium_c
+
+from renderkit.parsing._protocol import Line, StyledWord
+from renderkit.parsing.readers.spacing import join_spaced_letters
+
+__all__ = ["text_layer"]
+
+# Font names of bold faces ("Inter-SemiBold", "Arial,Bold", "Helvetica-Black").
+_BOLD_NAMES = ("bold", "black", "heavy", "semibd", "demi")
+# Characters looked at to find the text's direction.
+_SAMPLE = 4000
+
+
+def text_layer(page: pypdfium2.PdfPage, number: int) -> tuple[tuple[Line, ...], float, float]:
+    """``page``'s text layer, its boxes as fractions of the frame its text reads upright in
+    (origin top left), with that frame's width and height in points; ``number`` is its
+    1-based page number."""
+    textpage = page.get_textpage()
+    try:
+        frame = _Frame(page, textpage)
+        lines = _text_layer(textpage, number, frame.size[0], frame.size[1], frame)
+        return lines, frame.size[0], frame.size[1]
+    finally:
+        textpage.close()
+
+
+class _Frame:
+    """Turns boxes from a page's own space into the frame its text reads upright in (PDF
+    axes: y up), ``turn`` degrees clockwise from the page's own."""
+
+    def __init__(self, page: pypdfium2.PdfPage, textpage: pypdfium2.PdfTextPage) -> None:
+        left, bottom, right, top = page.get_bbox()
+        self.left, self.bottom = left, bottom
+        self.width, self.height = right - left, top - bottom
+        rotation = page.get_rotation() % 360
+        self.turn = _upright_turn(textpage, rotation)
+        # On a turned page, or one whose text is turned, PDFium breaks lines between the
+        # letters of one line (see _text_layer).
+        self.loose_breaks = bool(self.turn or rotation)
+        quarter = self.turn in (90, 270)
+        self.size = (self.height, self.width) if quarter else (self.width, self.height)
+
+    def upright(
+        self, left: float, bottom: float, right: float, top: float
+    ) -> tuple[float, float, float, float]:
+        x0, x1 = left - self.left, right - self.left
+        y0, y1 = bottom - self.bottom, top - self.bottom
+        if self.turn == 90:
+            return y0, self.width - x1, y1, self.width - x0
+        if self.turn == 180:
+            return self.width - x1, self.height - y1, self.width - x0, self.height - y0
+        if self.turn == 270:
+            return self.height - y1, x0, self.height - y0, x1
+        return x0, y0, x1, y1
+
+
+def _upright_turn(textpage: pypdfium2.PdfTextPage, rotation: int) -> int:
+    """The clockwise quarter turn (degrees) that sets most of the page's characters upright:
+    PDFium gives each character's angle clockwise in the page's space, so text at a quarter
+    turn q reads upright after turning 360 - q. The page's ``/Rotate`` where no character
+    tells (a page of slanted or angle-less text)."""
+    quarters: collections.Counter[int] = collections.Counter()
+    raw = textpage.raw
+    for i in range(min(textpage.count_chars(), _SAMPLE)):
+        angle = pdfium_c.FPDFText_GetCharAngle(raw, i)
+        if angle < 0 or _slanted(angle) or chr(pdfium_c.FPDFText_GetUnicode(raw, i)).isspace():
+            continue
+        quarters[round(angle / (math.pi / 2)) % 4] += 1
+    if not quarters:
+        return rotation
+    return (4 - quarters.most_common(1)[0][0]) % 4 * 90
+
+
+def _text_layer(
+    textpage: pypdfium2.PdfTextPage, number: int, width: float, height: float, frame: _Frame
+) -> tuple[Line, ...]:
+    count = textpage.count_chars()
+    lines: list[Line] = []
+    words: list[StyledWord] = []
+    # Per word, the median gap between its letters' boxes (None for one letter), to find
+    # letter-spaced words PDFium cut into letters.
+    spacings: list[float | None] = []
+    # Per word, whether it follows the previous one without a space character of the PDF's
+    # own: PDFium generated one, or a visual gap parted them.
+    soft: list[bool] = []
+    typed_space = [False]
+    chars: list[str] = []
+    box: list[float] = []
+    gaps: list[float] = []
+    bold: list[bool] = []
+
+    def end_word() -> None:
+        if chars and box:
+            x0, y0, x1, y1 = box
+            # PDF space has its origin at the bottom left; flip to top-left fractions.
+            bbox = (
+                _frac(x0 / width),
+                _frac(1 - y1 / height),
+                _frac(x1 / width),
+                _frac(1 - y0 / height),
+            )
+            words.append(
+                StyledWord(text="".join(chars), page=number, bbox=bbox, bold=bool(bold and bold[0]))
+            )
+            spacings.append(statistics.median(gaps) / width if gaps else None)
+            soft.append(not typed_space[0])
+            typed_space[0] = False
+        chars.clear()
+        box.clear()
+        gaps.clear()
+        bold.clear()
+
+    def end_line() -> None:
+        end_word()
+        if words:
+            joined = join_spaced_letters(words, spacings, soft, aspect=height / width)
+            lines.append(Line(words=tuple(joined), page=number))
+        words.clear()
+        spacings.clear()
+        soft.clear()
+        typed_space[0] = False
+
+    # On a turned page PDFium breaks lines between letters of one line: a break it generated
+    # there waits for the next character, which ends the line only on another row.
+    pending = [False]
+    last: list[float] = []
+
+    raw = textpage.raw
+    for i in range(count):
+        code = pdfium_c.FPDFText_GetUnicode(raw, i)
+        if code in (10, 13):
+            if frame.loose_breaks and pdfium_c.FPDFText_IsGenerated(raw, i):
+                pending[0] = True
+            else:
+                end_line()
+            continue
+        char = chr(code) if 0 < code < 0x110000 else ""
+        if not char or char.isspace() or code == 0xFFFE:
+            end_word()
+            if char.isspace() and not pdfium_c.FPDFText_IsGenerated(raw, i):
+                typed_space[0] = True
+            continue
+        if 0xD800 <= code <= 0xDFFF:
+            continue  # half of a surrogate pair: pdfium reports the pair as two chars
+        if _slanted(pdfium_c.FPDFText_GetCharAngle(raw, i)):
+            # Text set at a slant across the page is a watermark or a stamp ("COPY",
+            # "DUPLICATE", "PAID"), never a field; its letters would land inside the lines
+            # it crosses ("Invoice DUPLICATE reference: ...").
+            end_word()
+            continue
+        try:
+            left, bottom, right, top = frame.upright(*textpage.get_charbox(i, loose=True))
+        except pypdfium2.PdfiumError:
+            chars.append(char)
+            continue
+        if pending[0]:
+            pending[0] = False
+            if not (last and _same_row(last, (left, bottom, right, top))):
+                end_line()
+            elif left - last[2] > 0.1 * (top - bottom):
+                end_word()  # the break stood for a space between two words
+        last[:] = [left, bottom, right, top]
+        # A visual gap without a space character ends a word; measured against the taller of
+        # the character and the word so far, since "." or "," alone is only a point high.
+        tall = max(top - bottom, box[3] - box[1]) if box else top - bottom
+        if box and left > box[2] + tall * 0.6 and right > box[2]:
+            end_word()
+        if not chars:
+            bold.append(_is_bold(raw, i))
+        chars.append(char)
+        if box:
+            gaps.append(left - box[2])
+            box[:] = [min(box[0], left), min(box[1], bottom), max(box[2], right), max(box[3], top)]
+        else:
+            box.extend([left, bottom, right, top])
+    end_line()
+    if frame.loose_breaks:
+        # PDFium orders a turned page's lines as they run in the page's own space (bottom up
+        # for a stray /Rotate); read them top down, left to right, as they show.
+        lines.sort(key=lambda line: (round(line.bbox[1], 3), line.bbox[0]))
+    return tuple(lines)
+
+
+def _same_row(before: Sequence[float], box: Sequence[float]) -> bool:
+    """Whether ``box`` continues the row of the character ``before`` (PDF axes): it shares
+    half the lower one's height and does not start left of it."""
+    overlap = min(before[3], box[3]) - max(before[1], box[1])
+    low = min(before[3] - before[1], box[3] - box[1])
+    return overlap >= 0.5 * low and box[0] >= before[0]
+
+
+# How far (radians) a character's angle may be from a quarter turn and still be set
+# straight: pdfium reports angles in [0, 2 pi), an upright character at 0.
+_STRAIGHT = 0.05
+
+
+def _slanted(angle: float) -> bool:
+    """Whether a character set at ``angle`` (radians, as pdfium reports it; negative for
+    unknown) runs at a slant: neither horizontal nor vertical."""
+    if angle < 0:
+        return False
+    off = math.fmod(angle, math.pi / 2)
+    return _STRAIGHT < off < math.pi / 2 - _STRAIGHT
+
+
+def _is_bold(raw: Any, index: int) -> bool:
+    """Whether character ``index`` is set in a bold face, by its font's name."""
+    name = ctypes.create_string_buffer(96)
+    flags = ctypes.c_int()
+    if not pdfium_c.FPDFText_GetFontInfo(raw, index, name, len(name), ctypes.byref(flags)):
+        return False
+    lowered = name.value.decode("latin-1").lower()
+    return any(mark in lowered for mark in _BOLD_NAMES)
+
+
+def _frac(value: float) -> float:
+    return min(1.0, max(0.0, round(value, 5)))
