@@ -55,6 +55,10 @@ _PDF = MEDIA_TYPES["pdf"]
 
 # A page with fewer printable characters than this in its text layer is treated as a scan.
 _MIN_TEXT_CHARS = 16
+# A text layer with a larger share of characters its fonts map to no text is glyph numbers
+# (copied, it pastes as garbage): the page is read by OCR instead. A few unmapped symbols (a
+# dingbat bullet) leave it as it is.
+_MAX_UNMAPPED = 0.25
 # A page image whose darkest and lightest grey differ by at most this much holds no legible
 # text, so it is not sent to OCR (blank pages cost a render, not an OCR pass).
 _BLANK_RANGE = 8
@@ -177,7 +181,7 @@ async def read_document(
 
 def _need_ocr(ocr: OcrEngine | None) -> OcrEngine:
     if ocr is None:
-        msg = "has pages without a text layer and OCR is not available"
+        msg = "has pages without a readable text layer and OCR is not available"
         raise InvalidRequestError.single("file", msg)
     return ocr
 
@@ -347,10 +351,14 @@ def _read_pdf_page(
         msg = f"is a corrupt PDF (page {index + 1} cannot be loaded)"
         raise InvalidRequestError.single("file", msg) from None
     try:
-        lines, width, height = text_layer(page, index + 1)
-        if sum(len(w.text) for line in lines for w in line.words) >= _MIN_TEXT_CHARS:
+        layer = text_layer(page, index + 1)
+        if layer.characters >= _MIN_TEXT_CHARS and layer.unmapped <= _MAX_UNMAPPED:
             return Page(
-                number=index + 1, lines=lines, source="text", width=width, height=height
+                number=index + 1,
+                lines=layer.lines,
+                source="text",
+                width=layer.width,
+                height=layer.height,
             ), None
         return None, _render(page, limits, shrink)
     finally:

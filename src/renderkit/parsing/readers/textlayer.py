@@ -18,13 +18,14 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
+import attrs
 import pypdfium2
 import pypdfium2.raw as pdfium_c
 
 from renderkit.parsing._protocol import Line, StyledWord
 from renderkit.parsing.readers.spacing import join_spaced_letters
 
-__all__ = ["text_layer"]
+__all__ = ["TextLayer", "text_layer"]
 
 # Font names of bold faces ("Inter-SemiBold", "Arial,Bold", "Helvetica-Black").
 _BOLD_NAMES = ("bold", "black", "heavy", "semibd", "demi")
@@ -32,15 +33,36 @@ _BOLD_NAMES = ("bold", "black", "heavy", "semibd", "demi")
 _SAMPLE = 4000
 
 
-def text_layer(page: pypdfium2.PdfPage, number: int) -> tuple[tuple[Line, ...], float, float]:
-    """``page``'s text layer, its boxes as fractions of the frame its text reads upright in
-    (origin top left), with that frame's width and height in points; ``number`` is its
-    1-based page number."""
+@attrs.frozen(kw_only=True)
+class TextLayer:
+    """A page's text layer.
+
+    Attributes:
+        lines: the lines, boxes as fractions of the frame the text reads upright in (origin
+            top left).
+        width, height: that frame's size in points.
+        unmapped: the share of the printed characters whose font maps them to no Unicode
+            text (a font without its ToUnicode map: the "text" is glyph numbers).
+    """
+
+    lines: tuple[Line, ...]
+    width: float
+    height: float
+    unmapped: float
+
+    @property
+    def characters(self) -> int:
+        """How many characters the words hold."""
+        return sum(len(w.text) for line in self.lines for w in line.words)
+
+
+def text_layer(page: pypdfium2.PdfPage, number: int) -> TextLayer:
+    """``page``'s text layer; ``number`` is its 1-based page number."""
     textpage = page.get_textpage()
     try:
         frame = _Frame(page, textpage)
-        lines = _text_layer(textpage, number, frame.size[0], frame.size[1], frame)
-        return lines, frame.size[0], frame.size[1]
+        lines, unmapped = _text_layer(textpage, number, frame.size[0], frame.size[1], frame)
+        return TextLayer(lines=lines, width=frame.size[0], height=frame.size[1], unmapped=unmapped)
     finally:
         textpage.close()
 
@@ -94,8 +116,10 @@ def _upright_turn(textpage: pypdfium2.PdfTextPage, rotation: int) -> int:
 
 def _text_layer(
     textpage: pypdfium2.PdfTextPage, number: int, width: float, height: float, frame: _Frame
-) -> tuple[Line, ...]:
+) -> tuple[tuple[Line, ...], float]:
+    """The lines, and the share of printed characters PDFium could map to no text."""
     count = textpage.count_chars()
+    printed = unmapped = 0
     lines: list[Line] = []
     words: list[StyledWord] = []
     # Per word, the median gap between its letters' boxes (None for one letter), to find
@@ -163,6 +187,8 @@ def _text_layer(
             continue
         if 0xD800 <= code <= 0xDFFF:
             continue  # half of a surrogate pair: pdfium reports the pair as two chars
+        printed += 1
+        unmapped += pdfium_c.FPDFText_HasUnicodeMapError(raw, i) == 1
         if _slanted(pdfium_c.FPDFText_GetCharAngle(raw, i)):
             # Text set at a slant across the page is a watermark or a stamp ("COPY",
             # "DUPLICATE", "PAID"), never a field; its letters would land inside the lines
@@ -199,7 +225,7 @@ def _text_layer(
         # PDFium orders a turned page's lines as they run in the page's own space (bottom up
         # for a stray /Rotate); read them top down, left to right, as they show.
         lines.sort(key=lambda line: (round(line.bbox[1], 3), line.bbox[0]))
-    return tuple(lines)
+    return tuple(lines), unmapped / printed if printed else 0.0
 
 
 def _same_row(before: Sequence[float], box: Sequence[float]) -> bool:
