@@ -92,6 +92,68 @@ def _assemble(objects: list[bytes]) -> bytes:
     return out.getvalue()
 
 
+def form_pdf(
+    rows: Sequence[tuple[str, str]], *, size: tuple[int, int] = (595, 842), form: bool = True
+) -> bytes:
+    """A one-page PDF form: each row's label printed in the page's content (Helvetica, 11 pt),
+    its value only in a filled-in text field beside it (a widget annotation drawing the value
+    from its own appearance stream), as fillable invoice templates are sent. A label of ""
+    prints nothing. Without ``form`` the values are notes typed onto the page (FreeText
+    annotations, no AcroForm), and a link annotation covers the first row."""
+    count = len(rows)
+    fields = " ".join(f"{6 + 2 * i} 0 R" for i in range(count))
+    link = f" {6 + 2 * count} 0 R" if not form else ""
+    acroform = (
+        f" /AcroForm << /Fields [{fields}] /DR << /Font << /Helv 3 0 R >> >> "
+        "/DA (/Helv 11 Tf 0 g) >>"
+        if form
+        else ""
+    )
+    objects = [
+        f"<< /Type /Catalog /Pages 2 0 R{acroform} >>".encode(),
+        b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {size[0]} {size[1]}] "
+        f"/Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R "
+        f"/Annots [{fields}{link}] >>".encode(),
+    ]
+    ops = ["BT", "/F1 11 Tf"]
+    tops = [size[1] - 72 - 20 * i for i in range(count)]
+    for (label, _), top in zip(rows, tops, strict=True):
+        if label:
+            ops.append(f"1 0 0 1 56 {top} Tm ({_escape(label)}) Tj")
+    ops.append("ET")
+    stream = "\n".join(ops).encode("latin-1")
+    objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+    for i, ((_, value), top) in enumerate(zip(rows, tops, strict=True)):
+        kind = (
+            f"/Widget /FT /Tx /T (field{i}) /V ({_escape(value)})"
+            if form
+            else f"/FreeText /Contents ({_escape(value)})"
+        )
+        widget = (
+            f"<< /Type /Annot /Subtype {kind} "
+            f"/Rect [200 {top - 4} 400 {top + 13}] /P 4 0 R /DA (/Helv 11 Tf 0 g) "
+            f"/AP << /N {7 + 2 * i} 0 R >> /F 4 >>"
+        )
+        look = f"/Tx BMC q BT /Helv 11 Tf 0 g 2 4 Td ({_escape(value)}) Tj ET Q EMC".encode()
+        objects.append(widget.encode())
+        objects.append(
+            b"<< /Type /XObject /Subtype /Form /BBox [0 0 200 17] "
+            b"/Resources << /Font << /Helv 3 0 R >> >> /Length %d >>\nstream\n"
+            % len(look)
+            + look
+            + b"\nendstream"
+        )
+    if not form:
+        top = tops[0]
+        objects.append(
+            f"<< /Type /Annot /Subtype /Link /Rect [56 {top - 4} 300 {top + 13}] "
+            "/A << /S /URI /URI (https://example.com/) >> >>".encode()
+        )
+    return _assemble(objects)
+
+
 def many_pages_pdf(count: int) -> bytes:
     """A PDF of ``count`` blank pages."""
     objects = [b"<< /Type /Catalog /Pages 2 0 R >>"]

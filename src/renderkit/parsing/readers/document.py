@@ -59,6 +59,8 @@ _MIN_TEXT_CHARS = 16
 # (copied, it pastes as garbage): the page is read by OCR instead. A few unmapped symbols (a
 # dingbat bullet) leave it as it is.
 _MAX_UNMAPPED = 0.25
+# Annotations a page may have and still be flattened to read them (a form page holds tens).
+_MAX_ANNOTATIONS = 500
 # A page image whose darkest and lightest grey differ by at most this much holds no legible
 # text, so it is not sent to OCR (blank pages cost a render, not an OCR pass).
 _BLANK_RANGE = 8
@@ -225,6 +227,9 @@ def _open_pdf(content: bytes, limits: ParseLimits) -> tuple[pypdfium2.PdfDocumen
     max_pages = limits.max_pages
     try:
         pdf = pypdfium2.PdfDocument(content)
+        # Filled-in form fields and typed-on annotations draw from their own appearance
+        # streams, outside the page's text: pages with some are flattened when read.
+        pdf.init_forms()
     except pypdfium2.PdfiumError as exc:
         if exc.err_code in (pdfium_c.FPDF_ERR_PASSWORD, pdfium_c.FPDF_ERR_SECURITY):
             msg = "is an encrypted PDF; send it without a password"
@@ -351,6 +356,9 @@ def _read_pdf_page(
         msg = f"is a corrupt PDF (page {index + 1} cannot be loaded)"
         raise InvalidRequestError.single("file", msg) from None
     try:
+        if _flattened(page):
+            page.close()
+            page = pdf[index]
         layer = text_layer(page, index + 1)
         if layer.characters >= _MIN_TEXT_CHARS and layer.unmapped <= _MAX_UNMAPPED:
             return Page(
@@ -363,6 +371,20 @@ def _read_pdf_page(
         return None, _render(page, limits, shrink)
     finally:
         page.close()
+
+
+def _flattened(page: pypdfium2.PdfPage) -> bool:
+    """Whether ``page``'s annotations (filled-in form fields, text typed onto the page, stamps)
+    were drawn into its content, where its text layer reads them as the page shows them; the
+    page must be loaded again to see it. A page with more than ``_MAX_ANNOTATIONS`` is left as
+    it is."""
+    count = pdfium_c.FPDFPage_GetAnnotCount(page.raw)
+    if not 0 < count <= _MAX_ANNOTATIONS:
+        return False
+    # PDFium's own call: pypdfium2's wrapper insists on a form environment, which only a
+    # document with an AcroForm has (a typed-on note or a stamp needs none).
+    done = pdfium_c.FPDFPage_Flatten(page.raw, pdfium_c.FLAT_NORMALDISPLAY)
+    return bool(done == pdfium_c.FLATTEN_SUCCESS)
 
 
 def _render(page: pypdfium2.PdfPage, limits: ParseLimits, shrink: float = 1.0) -> Image.Image:

@@ -206,6 +206,16 @@ def _text_layer(
                 end_line()
             elif left - last[2] > 0.1 * (top - bottom):
                 end_word()  # the break stood for a space between two words
+        elif (
+            not frame.loose_breaks
+            and (words or chars)
+            and last
+            and not _same_row(last, (left, bottom, right, top))
+        ):
+            # PDFium ran on into another row without a break: text drawn out of reading
+            # order, or from form fields' appearances one after another. (On a turned page
+            # the letters of a ligature it spells out stand apart: its own breaks rule there.)
+            end_line()
         last[:] = [left, bottom, right, top]
         # A visual gap without a space character ends a word; measured against the taller of
         # the character and the word so far, since "." or "," alone is only a point high.
