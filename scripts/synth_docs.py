@@ -107,6 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="invoices set their title, their labels or every line in letter-spaced type, "
         "or type their title with a space between its letters",
     )
+    parser.add_argument(
+        "--pdf-writers",
+        action="store_true",
+        help="half the invoice PDFs are rewritten as other generators write theirs: pages "
+        "turned and turned back by /Rotate, landscape text sideways on a portrait page, a "
+        "stray /Rotate, fonts without their ToUnicode maps",
+    )
     parser.add_argument("--chromium", default=DEFAULT_CHROMIUM, help="the browser to use")
     parser.add_argument("--slots", type=int, default=2, help="pages rendered at once")
     return parser
@@ -134,6 +141,7 @@ async def _main(args: argparse.Namespace) -> int:
             line_taxes=args.line_taxes,
             other_numbers=args.other_numbers,
             spaced_type=args.spaced_type,
+            pdf_writers=args.pdf_writers,
             concurrency=args.slots * 2,
         )
     seconds = time.perf_counter() - started

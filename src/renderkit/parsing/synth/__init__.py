@@ -42,6 +42,8 @@ What varies, each a seeded choice per document:
   over two to four lines with contact, tax-id and store lines around or inside it;
 - letter-spaced type (``--spaced-type``, :mod:`.spacing`): a title, the labels or every line set
   apart, or a title typed with a space between its letters;
+- PDFs rewritten as other generators write them (``--pdf-writers``, :mod:`.writers`): turned
+  pages, sideways text, a stray ``/Rotate``, fonts without ToUnicode maps;
 - watermarks (``COPY``, ``KOPIE``, ``DUPLICATA``...) and rubber stamps (``PAID``, ``BEZAHLT``...);
 - identifiers: IBANs and VAT ids with valid checksums, computed (:mod:`.values`);
 - fonts: Inter, DejaVu Sans/Serif, Noto Sans/Serif on invoices; receipts are thermal-printer

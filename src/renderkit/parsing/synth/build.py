@@ -17,7 +17,7 @@ from PIL import Image
 from renderkit.browser import Browser, Capture, PdfOptions, Shell
 from renderkit.core.pdfium import run_pdfium
 from renderkit.core.shell import shell_head
-from renderkit.parsing.synth import labels
+from renderkit.parsing.synth import labels, writers
 from renderkit.parsing.synth.contracts import SynthContract, contract_fragment, make_contract
 from renderkit.parsing.synth.documents import SynthDocument, make_document
 from renderkit.parsing.synth.photo import photograph
@@ -67,12 +67,13 @@ def make_documents(
     line_taxes: bool = False,
     other_numbers: bool = False,
     spaced_type: bool = False,
+    pdf_writers: bool = False,
 ) -> list[AnyDocument]:
     """The first ``count`` documents of ``kind`` for ``seed`` (no rendering; contracts are
     never photographed, ``hard_issuers`` is for invoices, ``other_dates`` for invoices and
     contracts, ``every_locale`` for receipts, ``drafting`` for contracts, ``letters``,
-    ``tax_rates``, ``logo_names``, ``far_locales``, ``line_taxes``, ``other_numbers`` and
-    ``spaced_type`` for invoices)."""
+    ``tax_rates``, ``logo_names``, ``far_locales``, ``line_taxes``, ``other_numbers``,
+    ``spaced_type`` and ``pdf_writers`` for invoices)."""
     if kind not in KINDS:
         msg = f"kind must be one of {KINDS}, not {kind!r}"
         raise ValueError(msg)
@@ -96,6 +97,7 @@ def make_documents(
             line_taxes=line_taxes,
             other_numbers=other_numbers,
             spaced_type=spaced_type,
+            pdf_writers=pdf_writers,
         )
         for i in range(count)
     ]
@@ -135,6 +137,8 @@ async def render_document(doc: AnyDocument, browser: Browser) -> tuple[str, str,
             _SHELL, invoice_fragment(doc), PdfOptions(paper_width=width, paper_height=height)
         )
         if not doc.layout.photo:
+            if doc.layout.writer:
+                pdf = await anyio.to_thread.run_sync(writers.rewrite, pdf, doc.layout.writer)
             return "pdf", "application/pdf", pdf
         image = await run_pdfium(_raster, pdf)
     else:
@@ -170,6 +174,7 @@ async def build_set(
     line_taxes: bool = False,
     other_numbers: bool = False,
     spaced_type: bool = False,
+    pdf_writers: bool = False,
 ) -> BuiltSet:
     """Render ``count`` documents of ``kind`` under ``root`` with their labels.
 
@@ -196,6 +201,7 @@ async def build_set(
         line_taxes=line_taxes,
         other_numbers=other_numbers,
         spaced_type=spaced_type,
+        pdf_writers=pdf_writers,
     )
     folder = root / labels.SOURCE_DIRS[kind]
     (folder / "docs").mkdir(parents=True, exist_ok=True)

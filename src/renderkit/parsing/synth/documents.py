@@ -11,7 +11,17 @@ from typing import Any
 
 import attrs
 
-from renderkit.parsing.synth import dates, issuers, names, rates, spacing, summary, values, wording
+from renderkit.parsing.synth import (
+    dates,
+    issuers,
+    names,
+    rates,
+    spacing,
+    summary,
+    values,
+    wording,
+    writers,
+)
 from renderkit.parsing.synth import line_taxes as line_tax_columns
 from renderkit.parsing.synth import other_numbers as numbers_beside
 from renderkit.parsing.synth.layouts import FAR_LOCALES, Layout, choose_layout, locale_style
@@ -222,6 +232,7 @@ class SynthDocument:
                     if layout.spaced
                     else {}
                 ),
+                **({"writer": layout.writer} if layout.writer else {}),
             },
         }
 
@@ -354,6 +365,7 @@ def make_document(
     line_taxes: bool = False,
     other_numbers: bool = False,
     spaced_type: bool = False,
+    pdf_writers: bool = False,
 ) -> SynthDocument:
     """The ``index``-th ``kind`` document of the set made with ``seed`` (deterministic).
 
@@ -373,6 +385,8 @@ def make_document(
     (:mod:`.other_numbers`).
     ``spaced_type``: four invoices in five set a title, the labels or the page in letter-spaced
     type (:mod:`.spacing`).
+    ``pdf_writers``: half the invoices printed as PDFs are rewritten as other generators write
+    theirs (:mod:`.writers`).
     """
     # One generator per document, so a document does not depend on how many came before.
     rng = random.Random(f"renderkit-synth:{seed}:{kind}:{index}")
@@ -423,6 +437,9 @@ def make_document(
     if kind == "invoice" and spaced_type:
         spaced, em = spacing.choose_spacing(random.Random(f"renderkit-synth-spaced:{seed}:{index}"))
         layout = attrs.evolve(layout, spaced=spaced, spaced_em=em)
+    if kind == "invoice" and pdf_writers and not layout.photo:
+        way = writers.choose_writer(random.Random(f"renderkit-synth-writer:{seed}:{index}"))
+        layout = attrs.evolve(layout, writer=way)
     if adjust is not None:
         layout = adjust(layout)
     locale = layout.locale

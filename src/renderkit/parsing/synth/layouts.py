@@ -215,6 +215,8 @@ class Layout:
     line_taxes: tuple[str, ...] = ()
     # Other numbers printed beside the invoice number (see :mod:`.other_numbers`).
     other_numbers: tuple[str, ...] = ()
+    # How the printed PDF is rewritten, as other generators write theirs (see :mod:`.writers`).
+    writer: str = ""
     # Letter-spaced type (see :mod:`.spacing`): which text, and by how much (em).
     spaced: str = ""
     spaced_em: float = 0.0
