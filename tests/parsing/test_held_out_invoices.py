@@ -191,3 +191,28 @@ def test_a_label_naming_the_document_and_a_date_amount_or_short_value_gives_no_n
     assert "number" not in _fields([(0.60, 0.05, "Invoice date: 12.03.2024")])
     assert "number" not in _fields([(0.60, 0.05, "Invoice total: 1,234.56")])
     assert "number" not in _fields([(0.60, 0.05, "Invoice code: A1")])
+
+
+# An issue date and a due date under wordings no lexicon holds, side by side on one line:
+# "Date" reaches both, "Payment deadline" says which is the due date.
+_DEADLINE_BESIDE_ISSUE_DATE: list[tuple[float, float, str]] = [
+    (0.05, 0.05, "Grundwerk Trading LLC"),
+    (0.05, 0.08, "219 Harbour Road"),
+    (0.05, 0.14, "Invoice"),
+    (0.05, 0.20, "Doc. ref. code: INV 20-22999"), (0.32, 0.20, "Date raised: 2020-10-06"),
+    (0.56, 0.20, "Payment deadline: 2020-12-05"),
+    (0.05, 0.30, "Description"), (0.60, 0.30, "Amount"),
+    (0.05, 0.32, "Consulting hours"), (0.60, 0.32, "6,484.55"),
+    (0.05, 0.40, "Total"), (0.60, 0.40, "6,484.55"),
+]  # fmt: skip
+
+
+def test_a_date_its_own_words_call_the_deadline_is_not_the_issue_date() -> None:
+    for ranker in (False, True):
+        document = Document(
+            mime_type="application/pdf", content=b"", pages=(_page(_DEADLINE_BESIDE_ISSUE_DATE),)
+        )
+        rankers = Rankers(date=ranker)
+        found = extract_fields("invoice", document, day_first=True, rankers=rankers).fields
+        assert found["date"].value == "2020-10-06", ranker
+        assert found["due_date"].value == "2020-12-05", ranker

@@ -47,6 +47,7 @@ from renderkit.parsing.extract.numbers import (
 from renderkit.parsing.extract.parties import Party, issuer, parties
 from renderkit.parsing.extract.shaped import (
     colon_labels,
+    due_worded,
     introduces_due_date,
     labelled_values,
     names_document,
@@ -245,8 +246,7 @@ def _claimed(candidate: DateCandidate, others: Sequence[KeyValue], day_first: bo
         (b for v, b, _ in find_dates(line.text, day_first=day_first) if v == candidate.value), 0
     )
     # A label no lexicon holds that says it is the due date by its words ("Saldare entro:").
-    before = [t for t, _, _ in tokens(line.text[:start])]
-    if introduces_due_date(before, load_lexicon(), load_terms()):
+    if due_worded(line.text[:start], load_lexicon(), load_terms()):
         return True
     return any(
         kv.hit.segment.page == candidate.page

@@ -29,6 +29,7 @@ from renderkit.parsing.lexicons import Lexicon, Terms, tokens
 __all__ = [
     "ColonLabel",
     "colon_labels",
+    "due_worded",
     "introduces_due_date",
     "labelled_values",
     "names_document",
@@ -134,6 +135,19 @@ def _has_deadline(words: Sequence[str], terms: Terms) -> bool:
         if compound and any(w.endswith(phrase[0]) and w != phrase[0] for w in words):
             return True
     return False
+
+
+def due_worded(prefix: str, lexicon: Lexicon, terms: Terms) -> bool:
+    """Whether the words that end ``prefix`` (a line's text up to a value), after its last
+    figure, introduce the due date by their kinds (:func:`introduces_due_date`): "Payment
+    deadline:" after "Date raised: 2020-10-06" on one line."""
+    words = [t for t, _, _ in tokens(prefix)]
+    label: list[str] = []
+    for word in reversed(words):
+        if any(c.isdigit() for c in word):
+            break
+        label.insert(0, word)
+    return introduces_due_date(label, lexicon, terms)
 
 
 def introduces_due_date(words: Sequence[str], lexicon: Lexicon, terms: Terms) -> bool:

@@ -26,9 +26,10 @@ from renderkit.parsing.extract.constraints import (
     print_stamp,
 )
 from renderkit.parsing.extract.keyvalues import KeyValue, Value, where_weight
+from renderkit.parsing.extract.shaped import due_worded
 from renderkit.parsing.extract.values import find_amounts, find_dates
 from renderkit.parsing.layout.model import PageLayout, Segment
-from renderkit.parsing.lexicons import tokens
+from renderkit.parsing.lexicons import load_lexicon, load_terms, tokens
 from renderkit.parsing.rank.candidates import labels_by_segment
 
 __all__ = [
@@ -290,4 +291,16 @@ def issue_date_choices(candidates: Sequence[DateCandidate], *, day_first: bool =
         and not c.earlier
         and not c.stamp
         and (c.line is None or c.value not in period_dates(c.line.text, day_first=day_first))
+        and not _due_worded(c, day_first)
     ]
+
+
+def _due_worded(candidate: DateCandidate, day_first: bool) -> bool:
+    """Whether words no lexicon holds say ``candidate`` is the due date ("Date raised:
+    2020-10-06 Payment deadline: 2020-12-05": the issue-date label "Date" reaches both)."""
+    line = candidate.line
+    if line is None:
+        return False
+    found = find_dates(line.text, day_first=day_first)
+    start = next((b for value, b, _ in found if value == candidate.value), None)
+    return start is not None and due_worded(line.text[:start], load_lexicon(), load_terms())
