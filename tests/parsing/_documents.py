@@ -25,13 +25,15 @@ def text_pdf(
     letter_spacing: Mapping[str, float] | None = None,
     turn: int = 0,
     rotate: int = 0,
+    placed: Sequence[tuple[float, float, str]] = (),
 ) -> bytes:
     """A PDF whose pages carry ``pages`` as a real text layer (Helvetica, 11 pt), and, when
     given, a ``watermark`` word in 60 pt set at 30 degrees across the lines; a line named in
     ``letter_spacing`` is set with that many points between its characters. With ``turn``
     (90, 180 or 270) the content is drawn turned that many degrees counter-clockwise, on a
     page turned to fit (a landscape media box for a quarter turn); ``rotate`` is the page's
-    ``/Rotate`` (turning it clockwise for display)."""
+    ``/Rotate`` (turning it clockwise for display). ``placed`` texts are drawn at their (x, y)
+    in points on every page, on it or off it."""
     objects: list[bytes] = []
     count = len(pages)
     kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(count))
@@ -50,6 +52,8 @@ def text_pdf(
             else:
                 ops.append(f"({_escape(line)}) Tj T*")
         ops.append("ET")
+        for x, y, text in placed:
+            ops += ["BT", "/F1 11 Tf", f"{x} {y} Td", f"({_escape(text)}) Tj", "ET"]
         if watermark is not None:
             top = size[1] - 72
             ops += ["BT", "/F1 60 Tf", f"0.866 0.5 -0.5 0.866 120 {top - 160} Tm"]

@@ -133,3 +133,19 @@ def test_ocr_lines_of_one_letter_words_are_joined_and_others_kept() -> None:
         ["P", "O", "Box"],
         ["IVA", "9", "%"],
     ]
+
+
+def test_kerned_runs_of_a_spaced_word_join_and_solid_words_a_space_apart_do_not() -> None:
+    # "FAT" "URA": capitals kerned tight (their own gaps below the spacing) parted by PDFium
+    # at the letter spacing; "Acme" "Widgets" after the spaced label stand a space apart.
+    label = _word("VENDOR", 0.0, 0.07)
+    words = [
+        label,
+        _word("Acme", 0.082, 0.112),
+        _word("Widgets", 0.118, 0.168),
+        _word("FAT", 0.2, 0.225),
+        _word("URA", 0.229, 0.254),
+    ]
+    spacings = [0.004, 0.0, 0.0, 0.0005, 0.0005]
+    joined = join_spaced_letters(words, spacings, [True] * 5, aspect=1.0)
+    assert [w.text for w in joined] == ["VENDOR", "Acme", "Widgets", "FATURA"]

@@ -214,3 +214,19 @@ async def test_a_watermark_set_at_a_slant_is_left_out_of_the_text_layer() -> Non
     )
     assert [line.text for line in marked.pages[0].lines] == lines
     assert [line.text for line in plain.pages[0].lines] == lines
+
+
+@pytest.mark.anyio
+async def test_text_drawn_off_the_page_is_no_text_of_the_page() -> None:
+    # A template's parked fields: left of the page, above it; a word running off the right
+    # edge keeps its visible letters.
+    lines = ["Kessel Druck GmbH", "Gesamtbetrag 119,00 EUR"]
+    placed = [
+        (-400, 700, "Gesamtbetrag 999,00 EUR"),
+        (56, 900, "Rechnungsnummer: XX-1"),
+        (560, 500, "Rechnungsnummer"),
+    ]
+    document = await read_document(
+        text_pdf([lines], placed=placed), "application/pdf", ocr=None, limits=LIMITS
+    )
+    assert [line.text for line in document.pages[0].lines] == [*lines, "Rechnu"]

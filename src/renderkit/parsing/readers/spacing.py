@@ -29,6 +29,8 @@ W = TypeVar("W", bound=Word)
 _SPACED = 0.06
 # A gap this many times the letter spacing (plus a twentieth of the height) holds a space.
 _WORD_GAP = 1.6
+# Two runs of letters set solid join only this many times the letter spacing apart.
+_LETTER_GAP = 1.3
 # A spacing wider than this many text heights is no letter spacing (letters in columns).
 _MAX_GAP = 1.2
 # One-letter words in a row, on a line with no spaced word, before they are read as a word
@@ -57,10 +59,10 @@ def join_spaced_letters(
     width, which turns heights into the boxes' x unit.
 
     A line's letter spacing is the median of its spaced words' spacings and of the gaps
-    between softly parted one-character words. With one, softly parted
-    neighbours join where both are spaced or one character long, or both are letters, and
-    their gap holds no space ("Fa" "c" "t" "ure", "8" "2" "5" "7" "8", "I" "VA"); a typed
-    space always parts words.
+    between softly parted one-character words. With one, softly parted neighbours join where
+    one is spaced, or one is a single character beside a pair PDFium kept together, and their
+    gap holds no space ("Fa" "c" "t" "ure", "8" "2" "5" "7" "8", "I" "VA"); a typed space
+    always parts words, and words set solid never join.
     Without one, a run of three one-letter words typed with spaces ("F a t t u r a") joins by
     its own narrowest gap; "P O Box" stays.
     """
@@ -78,8 +80,8 @@ def join_spaced_letters(
         if (
             i
             and soft[i]
-            and _parts_of_one(words[i - 1], word, spaced[i - 1], spaced[i])
             and 0 <= gaps[i] <= _space_free(spacing, max(heights[i - 1], heights[i]))
+            and _parts_of_one(words[i - 1], word, spaced[i - 1], spaced[i], gaps[i] / spacing)
         ):
             groups[-1].append(word)
         else:
@@ -87,16 +89,19 @@ def join_spaced_letters(
     return [_merged(group) for group in groups]
 
 
-def _parts_of_one(left: Word, right: Word, left_spaced: bool, right_spaced: bool) -> bool:
-    """Whether two neighbours on a spaced line may be parts of one word by their kinds: one
-    spaced ("AVAN" "T:"), one a single character beside a pair PDFium kept together (a kerned
-    "7." or "VA"), or both letters. A figure set solid beside a sign is a value:
-    "86.685,67" "€" stay two words."""
+def _parts_of_one(
+    left: Word, right: Word, left_spaced: bool, right_spaced: bool, gap: float
+) -> bool:
+    """Whether two neighbours on a spaced line, ``gap`` times its letter spacing apart, may be
+    parts of one word by their kinds: one spaced ("AVAN" "T:"), one a single character beside
+    a pair PDFium kept together (a kerned "7." or "VA"), or two runs of letters each kerned
+    tight ("FAT" "URA") no further apart than its letters. A value beside a spaced label
+    stays apart: "86.685,67" "€", and "Acme" "Widgets" a space apart."""
     if left_spaced or right_spaced:
         return True
     if min(len(left.text), len(right.text)) == 1 and max(len(left.text), len(right.text)) <= 2:
         return True
-    return left.text.isalpha() and right.text.isalpha()
+    return left.text.isalpha() and right.text.isalpha() and gap <= _LETTER_GAP
 
 
 def _line_spacing(

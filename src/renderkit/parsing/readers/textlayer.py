@@ -200,6 +200,11 @@ def _text_layer(
         except pypdfium2.PdfiumError:
             chars.append(char)
             continue
+        if right <= 0 or top <= 0 or left >= width or bottom >= height:
+            # Drawn off the page (a template's parked field, text beyond the crop box): no
+            # reader sees it, so it is no text of the page.
+            end_word()
+            continue
         if pending[0]:
             pending[0] = False
             if not (last and _same_row(last, (left, bottom, right, top))):

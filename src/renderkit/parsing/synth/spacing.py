@@ -32,6 +32,12 @@ KINDS: dict[str, tuple[float, float]] = {
 # The labels' elements: headers, meta and party labels, the totals' label cells (a column
 # summary's labels are its header cells; its first cell is a value).
 _LABELS = "h1,th,.label,table.totals:not(.columns) td:first-child"
+_RULES = {
+    "title": "h1{letter-spacing:EM}",
+    "labels": _LABELS + "{letter-spacing:EM;text-transform:uppercase}",
+    "page": "body{letter-spacing:EM}",
+    "typed": "h1{white-space:pre}",
+}
 
 
 def choose_spacing(rng: random.Random) -> tuple[str, float]:
@@ -45,16 +51,8 @@ def choose_spacing(rng: random.Random) -> tuple[str, float]:
 
 
 def spacing_css(kind: str, em: float) -> str:
-    """The style rules that set ``kind`` spacing of ``em``."""
-    if kind == "title":
-        return f"h1{{letter-spacing:{em}em}}"
-    if kind == "labels":
-        return f"{_LABELS}{{letter-spacing:{em}em;text-transform:uppercase}}"
-    if kind == "page":
-        return f"body{{letter-spacing:{em}em}}"
-    if kind == "typed":
-        return "h1{white-space:pre}"
-    return ""
+    """The style rules that set ``kind`` spacing of ``em`` ("" for none)."""
+    return _RULES.get(kind, "").replace("EM", f"{em}em")
 
 
 def typed(text: str) -> str:
