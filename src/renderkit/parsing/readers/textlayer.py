@@ -29,8 +29,8 @@ __all__ = ["TextLayer", "text_layer"]
 
 # Font names of bold faces ("Inter-SemiBold", "Arial,Bold", "Helvetica-Black").
 _BOLD_NAMES = ("bold", "black", "heavy", "semibd", "demi")
-# Characters looked at to find the text's direction.
-_SAMPLE = 4000
+# Characters looked at, spread over the page, for the text's direction and unmapped share.
+_SAMPLE = 100
 
 
 @attrs.frozen(kw_only=True)
@@ -61,8 +61,10 @@ def text_layer(page: pypdfium2.PdfPage, number: int) -> TextLayer:
     textpage = page.get_textpage()
     try:
         frame = _Frame(page, textpage)
-        lines, unmapped = _text_layer(textpage, number, frame.size[0], frame.size[1], frame)
-        return TextLayer(lines=lines, width=frame.size[0], height=frame.size[1], unmapped=unmapped)
+        lines = _text_layer(textpage, number, frame.size[0], frame.size[1], frame)
+        return TextLayer(
+            lines=lines, width=frame.size[0], height=frame.size[1], unmapped=frame.unmapped
+        )
     finally:
         textpage.close()
 
@@ -76,7 +78,7 @@ class _Frame:
         self.left, self.bottom = left, bottom
         self.width, self.height = right - left, top - bottom
         rotation = page.get_rotation() % 360
-        self.turn = _upright_turn(textpage, rotation)
+        self.turn, self.unmapped = _sample(textpage, rotation)
         # On a turned page, or one whose text is turned, PDFium breaks lines between the
         # letters of one line (see _text_layer).
         self.loose_breaks = bool(self.turn or rotation)
@@ -97,29 +99,34 @@ class _Frame:
         return x0, y0, x1, y1
 
 
-def _upright_turn(textpage: pypdfium2.PdfTextPage, rotation: int) -> int:
-    """The clockwise quarter turn (degrees) that sets most of the page's characters upright:
+def _sample(textpage: pypdfium2.PdfTextPage, rotation: int) -> tuple[int, float]:
+    """From characters spread over the page: the clockwise quarter turn (degrees) that sets
+    most of them upright, and the share of them their fonts map to no text.
+
     PDFium gives each character's angle clockwise in the page's space, so text at a quarter
-    turn q reads upright after turning 360 - q. The page's ``/Rotate`` where no character
-    tells (a page of slanted or angle-less text)."""
+    turn q reads upright after turning 360 - q; where no character tells (slanted or
+    angle-less text) the turn is the page's ``/Rotate``.
+    """
     quarters: collections.Counter[int] = collections.Counter()
     raw = textpage.raw
-    for i in range(min(textpage.count_chars(), _SAMPLE)):
-        angle = pdfium_c.FPDFText_GetCharAngle(raw, i)
-        if angle < 0 or _slanted(angle) or chr(pdfium_c.FPDFText_GetUnicode(raw, i)).isspace():
+    count = textpage.count_chars()
+    printed = unmapped = 0
+    for i in range(0, count, max(1, count // _SAMPLE)):
+        if chr(pdfium_c.FPDFText_GetUnicode(raw, i)).isspace():
             continue
-        quarters[round(angle / (math.pi / 2)) % 4] += 1
-    if not quarters:
-        return rotation
-    return (4 - quarters.most_common(1)[0][0]) % 4 * 90
+        printed += 1
+        unmapped += pdfium_c.FPDFText_HasUnicodeMapError(raw, i) == 1
+        angle = pdfium_c.FPDFText_GetCharAngle(raw, i)
+        if angle >= 0 and not _slanted(angle):
+            quarters[round(angle / (math.pi / 2)) % 4] += 1
+    turn = (4 - quarters.most_common(1)[0][0]) % 4 * 90 if quarters else rotation
+    return turn, unmapped / printed if printed else 0.0
 
 
 def _text_layer(
     textpage: pypdfium2.PdfTextPage, number: int, width: float, height: float, frame: _Frame
-) -> tuple[tuple[Line, ...], float]:
-    """The lines, and the share of printed characters PDFium could map to no text."""
+) -> tuple[Line, ...]:
     count = textpage.count_chars()
-    printed = unmapped = 0
     lines: list[Line] = []
     words: list[StyledWord] = []
     # Per word, the median gap between its letters' boxes (None for one letter), to find
@@ -169,6 +176,7 @@ def _text_layer(
     # there waits for the next character, which ends the line only on another row.
     pending = [False]
     last: list[float] = []
+    upright_page = not frame.loose_breaks
 
     raw = textpage.raw
     for i in range(count):
@@ -187,8 +195,6 @@ def _text_layer(
             continue
         if 0xD800 <= code <= 0xDFFF:
             continue  # half of a surrogate pair: pdfium reports the pair as two chars
-        printed += 1
-        unmapped += pdfium_c.FPDFText_HasUnicodeMapError(raw, i) == 1
         if _slanted(pdfium_c.FPDFText_GetCharAngle(raw, i)):
             # Text set at a slant across the page is a watermark or a stamp ("COPY",
             # "DUPLICATE", "PAID"), never a field; its letters would land inside the lines
@@ -212,9 +218,11 @@ def _text_layer(
             elif left - last[2] > 0.1 * (top - bottom):
                 end_word()  # the break stood for a space between two words
         elif (
-            not frame.loose_breaks
+            upright_page
             and (words or chars)
             and last
+            # A letter further along the same run stands on the same row: no need to look.
+            and (bottom != last[1] or top != last[3] or left < last[0])
             and not _same_row(last, (left, bottom, right, top))
         ):
             # PDFium ran on into another row without a break: text drawn out of reading
@@ -240,7 +248,7 @@ def _text_layer(
         # PDFium orders a turned page's lines as they run in the page's own space (bottom up
         # for a stray /Rotate); read them top down, left to right, as they show.
         lines.sort(key=lambda line: (round(line.bbox[1], 3), line.bbox[0]))
-    return tuple(lines), unmapped / printed if printed else 0.0
+    return tuple(lines)
 
 
 def _same_row(before: Sequence[float], box: Sequence[float]) -> bool:
