@@ -59,7 +59,7 @@ def text_pdf(
             ops += ["BT", "/F1 60 Tf", f"0.866 0.5 -0.5 0.866 120 {top - 160} Tm"]
             ops += [f"({_escape(watermark)}) Tj", "ET"]
         width, height = size
-        placed = {
+        matrix = {
             0: "1 0 0 1 0 0",
             90: f"0 1 -1 0 {height} 0",
             180: f"-1 0 0 -1 {width} {height}",
@@ -68,7 +68,7 @@ def text_pdf(
         if turn in (90, 270):
             width, height = height, width
         if turn:
-            ops = ["q", f"{placed} cm", *ops, "Q"]
+            ops = ["q", f"{matrix} cm", *ops, "Q"]
         stream = "\n".join(ops).encode("latin-1")
         turned = f"/Rotate {rotate} " if rotate else ""
         objects.append(
