@@ -47,7 +47,6 @@ from renderkit.parsing.extract.numbers import (
 from renderkit.parsing.extract.parties import Party, issuer, parties
 from renderkit.parsing.extract.shaped import (
     colon_labels,
-    due_worded,
     introduces_due_date,
     labelled_values,
     names_document,
@@ -92,7 +91,9 @@ from renderkit.parsing.rank.dates import (
     column_dates,
     date_candidates,
     date_features,
+    due_worded_date,
     issue_date_choices,
+    printed_at,
     stamped_rows,
 )
 from renderkit.parsing.rank.issuer import (
@@ -242,12 +243,10 @@ def _claimed(candidate: DateCandidate, others: Sequence[KeyValue], day_first: bo
         return True
     if candidate.concept in ("due_date", "delivery_date"):
         return _labels_own(candidate)
-    start = next(
-        (b for v, b, _ in find_dates(line.text, day_first=day_first) if v == candidate.value), 0
-    )
     # A label no lexicon holds that says it is the due date by its words ("Saldare entro:").
-    if due_worded(line.text[:start], load_lexicon(), load_terms()):
+    if due_worded_date(candidate, day_first=day_first):
         return True
+    start = printed_at(candidate, day_first=day_first) or 0
     return any(
         kv.hit.segment.page == candidate.page
         and kv.hit.segment.text == line.text

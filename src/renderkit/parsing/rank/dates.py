@@ -38,7 +38,9 @@ __all__ = [
     "column_dates",
     "date_candidates",
     "date_features",
+    "due_worded_date",
     "issue_date_choices",
+    "printed_at",
     "stamped_rows",
 ]
 
@@ -291,16 +293,22 @@ def issue_date_choices(candidates: Sequence[DateCandidate], *, day_first: bool =
         and not c.earlier
         and not c.stamp
         and (c.line is None or c.value not in period_dates(c.line.text, day_first=day_first))
-        and not _due_worded(c, day_first)
+        and not due_worded_date(c, day_first=day_first)
     ]
 
 
-def _due_worded(candidate: DateCandidate, day_first: bool) -> bool:
+def printed_at(candidate: DateCandidate, *, day_first: bool) -> int | None:
+    """Where on its line ``candidate``'s date starts (None: read from no line, or not there)."""
+    if candidate.line is None:
+        return None
+    found = find_dates(candidate.line.text, day_first=day_first)
+    return next((begin for value, begin, _ in found if value == candidate.value), None)
+
+
+def due_worded_date(candidate: DateCandidate, *, day_first: bool) -> bool:
     """Whether words no lexicon holds say ``candidate`` is the due date ("Date raised:
     2020-10-06 Payment deadline: 2020-12-05": the issue-date label "Date" reaches both)."""
-    line = candidate.line
-    if line is None:
+    start = printed_at(candidate, day_first=day_first)
+    if start is None or candidate.line is None:
         return False
-    found = find_dates(line.text, day_first=day_first)
-    start = next((b for value, b, _ in found if value == candidate.value), None)
-    return start is not None and due_worded(line.text[:start], load_lexicon(), load_terms())
+    return due_worded(candidate.line.text[:start], load_lexicon(), load_terms())
