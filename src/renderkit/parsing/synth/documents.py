@@ -394,27 +394,31 @@ def make_document(
     # The harder totals block draws from a generator of its own, so that adding it left the
     # other choices of every seed as they were.
     hard = random.Random(f"renderkit-synth-summary:{seed}:{kind}:{index}")
+
+    def own(option: str) -> random.Random:
+        # Each option draws from a generator of its own, so that adding it left every seed's
+        # documents without it as they were.
+        return random.Random(f"renderkit-synth-{option}:{seed}:{index}")
+
     if kind == "invoice":
         layout = attrs.evolve(layout, **summary.choose_summary(hard))
     if kind == "invoice" and other_dates:
-        # Their own generator too: sets made without other dates stay as they were.
-        picks = dates.choose_other_dates(random.Random(f"renderkit-synth-dates:{seed}:{index}"))
+        picks = dates.choose_other_dates(own("dates"))
         layout = attrs.evolve(layout, other_dates=picks)
     if kind == "invoice" and hard_issuers:
-        style = issuers.choose_issuer_style(
-            random.Random(f"renderkit-synth-issuer-style:{seed}:{index}")
-        )
+        style = issuers.choose_issuer_style(own("issuer-style"))
         layout = attrs.evolve(layout, issuer_style=style)
     if kind == "invoice" and letters:
-        letter = random.Random(f"renderkit-synth-letter:{seed}:{index}").random() < 0.75
+        letter = own("letter").random() < 0.75
         layout = attrs.evolve(layout, letter=letter)
     if kind == "invoice" and logo_names:
-        pictured = random.Random(f"renderkit-synth-logo-name:{seed}:{index}").random() < 0.6
+        pictured = own("logo-name").random() < 0.6
         if pictured:
             layout = attrs.evolve(layout, name_in_logo=True, logo="image")
     if kind == "invoice" and far_locales:
-        layout = _far_layout(layout, random.Random(f"renderkit-synth-far:{seed}:{index}"))
-    several = random.Random(f"renderkit-synth-rates:{seed}:{index}")
+        layout = _far_layout(layout, own("far"))
+    # The rates' own generator, drawn on again for the rates themselves below.
+    several = own("rates")
     if kind == "invoice" and tax_rates and layout.tax_lines and not layout.tax_split:
         count, summed = rates.choose_rates(several, len(layout.locale.tax_rates))
         if count != 1:
@@ -423,22 +427,18 @@ def make_document(
                 layout, rates=count, rate_sum=summed, discount=False, shipping=False
             )
     if kind == "invoice" and line_taxes:
-        shown = line_tax_columns.choose_line_taxes(
-            random.Random(f"renderkit-synth-line-taxes:{seed}:{index}")
-        )
+        shown = line_tax_columns.choose_line_taxes(own("line-taxes"))
         single = layout.tax_lines and layout.rates == 1 and not layout.tax_split
         if shown and single and not layout.discount and not layout.shipping:
             layout = attrs.evolve(layout, line_taxes=shown)
     if kind == "invoice" and other_numbers:
-        picks = numbers_beside.choose_other_numbers(
-            random.Random(f"renderkit-synth-other-numbers:{seed}:{index}")
-        )
+        picks = numbers_beside.choose_other_numbers(own("other-numbers"))
         layout = attrs.evolve(layout, other_numbers=picks)
     if kind == "invoice" and spaced_type:
-        spaced, em = spacing.choose_spacing(random.Random(f"renderkit-synth-spaced:{seed}:{index}"))
+        spaced, em = spacing.choose_spacing(own("spaced"))
         layout = attrs.evolve(layout, spaced=spaced, spaced_em=em)
     if kind == "invoice" and pdf_writers and not layout.photo:
-        way = writers.choose_writer(random.Random(f"renderkit-synth-writer:{seed}:{index}"))
+        way = writers.choose_writer(own("writer"))
         layout = attrs.evolve(layout, writer=way)
     if adjust is not None:
         layout = adjust(layout)
