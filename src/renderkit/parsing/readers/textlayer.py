@@ -61,10 +61,9 @@ def text_layer(page: pypdfium2.PdfPage, number: int) -> TextLayer:
     textpage = page.get_textpage()
     try:
         frame = _Frame(page, textpage)
-        lines = _text_layer(textpage, number, frame.size[0], frame.size[1], frame)
-        return TextLayer(
-            lines=lines, width=frame.size[0], height=frame.size[1], unmapped=frame.unmapped
-        )
+        width, height = frame.size
+        lines = _text_layer(textpage, number, frame)
+        return TextLayer(lines=lines, width=width, height=height, unmapped=frame.unmapped)
     finally:
         textpage.close()
 
@@ -123,10 +122,9 @@ def _sample(textpage: pypdfium2.PdfTextPage, rotation: int) -> tuple[int, float]
     return turn, unmapped / printed if printed else 0.0
 
 
-def _text_layer(
-    textpage: pypdfium2.PdfTextPage, number: int, width: float, height: float, frame: _Frame
-) -> tuple[Line, ...]:
+def _text_layer(textpage: pypdfium2.PdfTextPage, number: int, frame: _Frame) -> tuple[Line, ...]:
     count = textpage.count_chars()
+    width, height = frame.size
     lines: list[Line] = []
     words: list[StyledWord] = []
     # Per word, the median gap between its letters' boxes (None for one letter), to find
@@ -174,8 +172,8 @@ def _text_layer(
 
     # On a turned page PDFium breaks lines between letters of one line: a break it generated
     # there waits for the next character, which ends the line only on another row.
-    pending = [False]
-    last: list[float] = []
+    pending = False
+    last: tuple[float, float, float, float] | None = None
     upright_page = not frame.loose_breaks
 
     raw = textpage.raw
@@ -183,7 +181,7 @@ def _text_layer(
         code = pdfium_c.FPDFText_GetUnicode(raw, i)
         if code in (10, 13):
             if frame.loose_breaks and pdfium_c.FPDFText_IsGenerated(raw, i):
-                pending[0] = True
+                pending = True
             else:
                 end_line()
             continue
@@ -211,25 +209,26 @@ def _text_layer(
             # reader sees it, so it is no text of the page.
             end_word()
             continue
-        if pending[0]:
-            pending[0] = False
-            if not (last and _same_row(last, (left, bottom, right, top))):
+        here = (left, bottom, right, top)
+        if pending:
+            pending = False
+            if last is None or not _same_row(last, here):
                 end_line()
             elif left - last[2] > 0.1 * (top - bottom):
                 end_word()  # the break stood for a space between two words
         elif (
             upright_page
             and (words or chars)
-            and last
+            and last is not None
             # A letter further along the same run stands on the same row: no need to look.
             and (bottom != last[1] or top != last[3] or left < last[0])
-            and not _same_row(last, (left, bottom, right, top))
+            and not _same_row(last, here)
         ):
             # PDFium ran on into another row without a break: text drawn out of reading
             # order, or from form fields' appearances one after another. (On a turned page
             # the letters of a ligature it spells out stand apart: its own breaks rule there.)
             end_line()
-        last[:] = [left, bottom, right, top]
+        last = here
         # A visual gap without a space character ends a word; measured against the taller of
         # the character and the word so far, since "." or "," alone is only a point high.
         tall = max(top - bottom, box[3] - box[1]) if box else top - bottom
