@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from renderkit.parsing.synth import make_documents
+from renderkit.parsing.synth import Variations, make_documents
 from renderkit.parsing.synth.documents import SynthDocument
 from renderkit.parsing.synth.render import invoice_html
 
@@ -14,8 +14,8 @@ def drawn_invoices(
 ) -> list[tuple[SynthDocument, SynthDocument]]:
     """The invoices of ``seed`` that ``option`` changed, as (without, with) pairs; every
     other one is asserted the same document, truth and page, with the option as without."""
-    plain = make_documents("invoice", count, seed=seed, photos=False)
-    optioned = make_documents("invoice", count, seed=seed, photos=False, **{option: True})
+    plain = make_documents("invoice", count, seed)
+    optioned = make_documents("invoice", count, seed, Variations(**{option: True}))
     pairs = []
     for a, b in zip(plain, optioned, strict=True):
         assert isinstance(a, SynthDocument) and isinstance(b, SynthDocument)

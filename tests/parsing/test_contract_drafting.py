@@ -5,7 +5,7 @@ residences and registered offices after a legal name, "Date:" fields. Invented a
 from __future__ import annotations
 
 from renderkit.parsing.extract.contract import contract_fields
-from renderkit.parsing.synth import make_documents
+from renderkit.parsing.synth import Variations, make_documents
 from renderkit.parsing.synth.contracts import SynthContract, make_contract
 
 _MADE = "This Agreement is made as of May 1, 2012 "
@@ -162,7 +162,7 @@ def test_drafting_styles_leave_a_seeds_other_contracts_as_they_were() -> None:
     assert [make_contract(i, 13, drafting=False) for i in range(40)] == plain
     drafted = [make_contract(i, 13, drafting=True) for i in range(40)]
     assert drafted == [make_contract(i, 13, drafting=True) for i in range(40)]
-    assert make_documents("contract", 3, 13, photos=False, drafting=True) == drafted[:3]
+    assert make_documents("contract", 3, 13, Variations(drafting=True)) == drafted[:3]
     assert all("drafting" not in c.truth() for c in plain)
     assert {c.drafting for c in drafted} >= {"undertaking", "listed", "until_notice"}
     # A style that cannot apply leaves the contract as the seed made it.

@@ -17,7 +17,7 @@ from renderkit.parsing.extract.contract import (
 )
 from renderkit.parsing.rank.contract import PARTY_FEATURES, TERM_FEATURES
 from renderkit.parsing.rank.model import load_ranker
-from renderkit.parsing.synth import make_documents
+from renderkit.parsing.synth import Variations, make_documents
 from renderkit.parsing.synth.contracts import SynthContract, contract_fragment, make_contract
 
 _PREAMBLE = (
@@ -155,7 +155,7 @@ def test_the_contract_factory_is_deterministic_and_its_labels_are_printed() -> N
     first = [make_contract(i, 7) for i in range(20)]
     assert first == [make_contract(i, 7) for i in range(20)]
     assert first != [make_contract(i, 8) for i in range(20)]
-    assert make_documents("contract", 3, 7, photos=True) == first[:3]
+    assert make_documents("contract", 3, 7, Variations(photos=True)) == first[:3]
     for contract in first:
         text = _text(contract)
         html = contract_fragment(contract)
@@ -174,7 +174,7 @@ def test_contracts_dated_in_other_ways_keep_the_rest_of_their_seed_and_are_read_
     # Seed 13 is no training or validation seed.
     plain = [make_contract(i, 13) for i in range(60)]
     dated = [make_contract(i, 13, other_dates=True) for i in range(60)]
-    assert make_documents("contract", 3, 13, photos=False, other_dates=True) == dated[:3]
+    assert make_documents("contract", 3, 13, Variations(other_dates=True)) == dated[:3]
     assert [c.parties for c in plain] == [c.parties for c in dated]
     assert [c.term_text for c in plain] == [c.term_text for c in dated]
     texts = [_text(c) for c in dated]

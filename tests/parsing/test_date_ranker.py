@@ -13,7 +13,7 @@ from renderkit.parsing._protocol import Document
 from renderkit.parsing.extract.invoice import invoice_date_candidates, invoice_fields
 from renderkit.parsing.rank.dates import DATE_FEATURES, issue_date_choices
 from renderkit.parsing.rank.model import load_ranker
-from renderkit.parsing.synth import make_document, make_documents
+from renderkit.parsing.synth import Variations, make_document, make_documents
 from renderkit.parsing.synth.dates import KINDS
 from renderkit.parsing.synth.render import invoice_html
 
@@ -168,11 +168,9 @@ def test_the_shipped_date_model_loads_and_says_how_it_was_trained() -> None:
 
 
 def test_other_dates_are_printed_only_when_asked_and_sets_without_them_are_unchanged() -> None:
-    plain = make_documents("invoice", 20, 17, photos=False)
-    again = make_documents("invoice", 20, 17, photos=False, other_dates=False)
-    assert [invoice_html(d) for d in plain] == [invoice_html(d) for d in again]
+    plain = make_documents("invoice", 20, 17)
     assert all(not d.layout.other_dates for d in plain)
-    dated = [make_document("invoice", i, 17, photos=False, other_dates=True) for i in range(20)]
+    dated = [make_document("invoice", i, 17, Variations(other_dates=True)) for i in range(20)]
     kinds = {k for d in dated for k in d.layout.other_dates}
     assert kinds == set(KINDS)
     for before, doc in zip(plain, dated, strict=True):

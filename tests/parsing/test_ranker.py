@@ -153,7 +153,7 @@ async def test_synthetic_invoices_with_space_grouped_totals_are_read_right_by_ra
     pool: ChromiumPool,
 ) -> None:
     for index in range(4):
-        doc = make_document("invoice", index, 31, photos=False, adjust=_spaced_french)
+        doc = make_document("invoice", index, 31, adjust=_spaced_french)
         truth = doc.expected["total"]
         assert Decimal(truth) >= 1000, "each of these totals is printed with a group space"
         _, mime, content = await render_document(doc, pool)

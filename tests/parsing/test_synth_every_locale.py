@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 
+from renderkit.parsing.synth import Variations
 from renderkit.parsing.synth.build import make_documents
 from renderkit.parsing.synth.render import receipt_lines
 
 
 def test_receipts_from_every_locale_leave_a_seeds_other_choices_as_they_were() -> None:
-    plain = make_documents("receipt", 40, seed=23, photos=True)
-    every = make_documents("receipt", 40, seed=23, photos=True, every_locale=True)
+    plain = make_documents("receipt", 40, 23, Variations(photos=True))
+    every = make_documents("receipt", 40, 23, Variations(photos=True, every_locale=True))
     for a, b in zip(plain, every, strict=True):
         # The locale is drawn the same way: a Malaysian receipt is the same receipt.
         assert (a.layout.locale.name == "ms-MY") == (b.layout.locale.name == "ms-MY")
@@ -20,7 +21,7 @@ def test_receipts_from_every_locale_leave_a_seeds_other_choices_as_they_were() -
 
 
 def test_receipts_from_every_locale_print_four_figure_post_codes_and_their_own_words() -> None:
-    every = make_documents("receipt", 80, seed=23, photos=False, every_locale=True)
+    every = make_documents("receipt", 80, 23, Variations(every_locale=True))
     countries = {d.layout.locale.country for d in every}
     assert {"AT", "BE", "NL"} & countries
     four = [

@@ -10,7 +10,7 @@ from decimal import Decimal
 
 import pytest
 
-from renderkit.parsing.synth import make_documents
+from renderkit.parsing.synth import Variations, make_documents
 from renderkit.parsing.synth.layouts import FAR_LOCALES
 from renderkit.parsing.synth.render import invoice_html
 from renderkit.parsing.synth.values import (
@@ -75,7 +75,7 @@ def test_invented_tax_numbers_pass_their_check_and_print_grouped_as_invoices_do(
 
 
 def test_split_taxes_print_a_row_each_and_the_truth_is_their_sum() -> None:
-    docs = make_documents("invoice", 80, seed=36, photos=False, far_locales=True)
+    docs = make_documents("invoice", 80, 36, Variations(far_locales=True))
     split = [d for d in docs if d.layout.tax_split]
     assert len(split) >= 5
     for doc in split:
@@ -91,7 +91,7 @@ def test_split_taxes_print_a_row_each_and_the_truth_is_their_sum() -> None:
 
 
 def test_far_invoices_print_their_local_tax_number_under_a_local_label() -> None:
-    docs = make_documents("invoice", 60, seed=37, photos=False, far_locales=True)
+    docs = make_documents("invoice", 60, 37, Variations(far_locales=True))
     far = [d for d in docs if d.layout.locale.name in FAR_LOCALES]
     assert {d.layout.locale.country for d in far} == {"CH", "IN", "AU", "CA"}
     for doc in far:

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from renderkit.browser import ChromiumPool
-from renderkit.parsing.synth import make_documents, render_document
+from renderkit.parsing.synth import Variations, make_documents, render_document
 from renderkit.parsing.synth.render import invoice_html
 
 
@@ -18,8 +18,8 @@ def _visible(html: str) -> str:
 
 
 def test_letters_leave_a_seeds_documents_and_html_as_they_were_without_the_option() -> None:
-    plain = make_documents("invoice", 30, seed=31, photos=False)
-    lettered = make_documents("invoice", 30, seed=31, photos=False, letters=True)
+    plain = make_documents("invoice", 30, 31)
+    lettered = make_documents("invoice", 30, 31, Variations(letters=True))
     letters = 0
     for a, b in zip(plain, lettered, strict=True):
         truth = b.truth()
@@ -36,7 +36,7 @@ def test_letters_leave_a_seeds_documents_and_html_as_they_were_without_the_optio
 
 
 def test_a_letter_prints_the_sellers_address_in_one_small_line_and_its_details_in_columns() -> None:
-    docs = make_documents("invoice", 30, seed=31, photos=False, letters=True)
+    docs = make_documents("invoice", 30, 31, Variations(letters=True))
     for doc in (d for d in docs if d.layout.letter):
         html = _visible(invoice_html(doc))
         sender = " · ".join((doc.issuer.name, *doc.issuer.address.lines))
@@ -60,7 +60,7 @@ async def test_a_rendered_letter_keeps_every_printed_label_in_its_text_layer(
 ) -> None:
     import pypdfium2
 
-    docs = [d for d in make_documents("invoice", 8, seed=32, photos=False, letters=True)]
+    docs = [d for d in make_documents("invoice", 8, 32, Variations(letters=True))]
     assert any(d.layout.letter for d in docs)
     for doc in docs:
         _, _, content = await render_document(doc, pool)

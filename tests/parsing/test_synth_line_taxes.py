@@ -7,7 +7,7 @@ import html
 import re
 from decimal import Decimal
 
-from renderkit.parsing.synth import make_documents
+from renderkit.parsing.synth import Variations, make_documents
 from renderkit.parsing.synth.line_taxes import WORDS, line_tax
 from renderkit.parsing.synth.render import invoice_html
 
@@ -39,7 +39,7 @@ def test_line_taxes_leave_a_seeds_documents_as_they_were_without_the_option() ->
 
 
 def test_each_line_prints_its_own_rounded_tax_and_gross_under_local_headers() -> None:
-    docs = make_documents("invoice", 60, seed=39, photos=False, line_taxes=True)
+    docs = make_documents("invoice", 60, 39, Variations(line_taxes=True))
     full = [d for d in docs if len(d.layout.line_taxes) == 3]
     assert full
     for doc in full:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import re
 
-from renderkit.parsing.synth import make_documents
+from renderkit.parsing.synth import Variations, make_documents
 from renderkit.parsing.synth.render import invoice_html
 
 from ._synth_options import drawn_invoices
@@ -27,7 +27,7 @@ def test_logo_names_leave_a_seeds_documents_as_they_were_without_the_option() ->
 
 
 def test_a_name_in_the_logo_is_printed_as_text_only_below_the_letterhead() -> None:
-    docs = make_documents("invoice", 30, seed=34, photos=False, logo_names=True)
+    docs = make_documents("invoice", 30, 34, Variations(logo_names=True))
     for doc in (d for d in docs if d.layout.name_in_logo):
         page = invoice_html(doc)
         header = page.split("<header>", 1)[1].split("</header>", 1)[0]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import re
 
-from renderkit.parsing.synth import make_documents
+from renderkit.parsing.synth import Variations, make_documents
 from renderkit.parsing.synth.other_numbers import KINDS, WORDS
 from renderkit.parsing.synth.render import invoice_html
 
@@ -24,7 +24,7 @@ def test_other_numbers_leave_a_seeds_documents_as_they_were_without_the_option()
 
 
 def test_other_numbers_print_under_local_labels_among_the_documents_own() -> None:
-    docs = make_documents("invoice", 60, seed=41, photos=False, other_numbers=True)
+    docs = make_documents("invoice", 60, 41, Variations(other_numbers=True))
     seen: set[str] = set()
     first = 0
     for doc in (d for d in docs if d.layout.other_numbers):

@@ -6,13 +6,13 @@ from __future__ import annotations
 import html
 from decimal import Decimal
 
-from renderkit.parsing.synth import make_documents
+from renderkit.parsing.synth import Variations, make_documents
 from renderkit.parsing.synth.render import invoice_html
 
 
 def test_several_rates_leave_a_seeds_documents_as_they_were_without_the_option() -> None:
-    plain = make_documents("invoice", 40, seed=33, photos=False)
-    rated = make_documents("invoice", 40, seed=33, photos=False, tax_rates=True)
+    plain = make_documents("invoice", 40, 33)
+    rated = make_documents("invoice", 40, 33, Variations(tax_rates=True))
     several = 0
     for a, b in zip(plain, rated, strict=True):
         assert not a.rate_taxes
@@ -27,7 +27,7 @@ def test_several_rates_leave_a_seeds_documents_as_they_were_without_the_option()
 
 
 def test_the_rates_rows_add_up_to_the_tax_and_the_tax_to_the_total() -> None:
-    docs = make_documents("invoice", 60, seed=33, photos=False, tax_rates=True)
+    docs = make_documents("invoice", 60, 33, Variations(tax_rates=True))
     rated = [d for d in docs if d.rate_taxes]
     assert {len(d.rate_taxes) for d in rated} >= {2}
     assert any(d.layout.rate_sum for d in rated) and not all(d.layout.rate_sum for d in rated)

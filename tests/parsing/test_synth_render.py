@@ -17,7 +17,7 @@ from PIL import Image
 
 from renderkit.browser import ChromiumPool
 from renderkit.parsing import ParseRequest, parse
-from renderkit.parsing.synth import make_documents, render_document
+from renderkit.parsing.synth import Variations, make_documents, render_document
 from renderkit.parsing.synth.contracts import SynthContract
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
@@ -43,7 +43,7 @@ def _squeeze(text: str) -> str:
 
 
 async def test_every_printed_label_is_in_the_pdf_text_layer(pool: ChromiumPool) -> None:
-    docs = make_documents("invoice", 12, seed=21, photos=False)
+    docs = make_documents("invoice", 12, 21)
     for doc in docs:
         ext, mime, content = await render_document(doc, pool)
         assert (ext, mime) == ("pdf", "application/pdf")
@@ -56,8 +56,8 @@ async def test_every_printed_label_is_in_the_pdf_text_layer(pool: ChromiumPool) 
 async def test_a_receipt_is_a_slip_of_its_paper_width_and_a_photo_a_bounded_jpeg(
     pool: ChromiumPool,
 ) -> None:
-    plain = make_documents("receipt", 4, seed=22, photos=False)
-    photos = make_documents("receipt", 2, seed=22, photos=True)
+    plain = make_documents("receipt", 4, 22)
+    photos = make_documents("receipt", 2, 22, Variations(photos=True))
     for doc in plain:
         ext, mime, content = await render_document(doc, pool)
         image = Image.open(io.BytesIO(content))
@@ -107,7 +107,7 @@ def test_a_written_set_is_scored_by_the_eval_harness(tmp_path: Path) -> None:
 async def test_a_rendered_contract_prints_its_parties_and_term_and_parses_back(
     pool: ChromiumPool,
 ) -> None:
-    contracts = make_documents("contract", 6, seed=23, photos=True)
+    contracts = make_documents("contract", 6, 23, Variations(photos=True))
     right = 0
     for contract in contracts:
         assert isinstance(contract, SynthContract)

@@ -9,7 +9,7 @@ import pytest
 
 from renderkit.browser import ChromiumPool
 from renderkit.parsing import ParseLimits, read_document
-from renderkit.parsing.synth import make_documents, render_document
+from renderkit.parsing.synth import Variations, make_documents, render_document
 from renderkit.parsing.synth.render import invoice_html
 from renderkit.parsing.synth.spacing import KINDS, typed
 
@@ -27,7 +27,7 @@ def test_spaced_type_leaves_a_seeds_documents_as_they_were_without_the_option() 
 
 
 def test_each_kind_of_spacing_is_drawn_within_its_range() -> None:
-    docs = make_documents("invoice", 80, seed=51, photos=False, spaced_type=True)
+    docs = make_documents("invoice", 80, 51, Variations(spaced_type=True))
     seen = set()
     for doc in (d for d in docs if d.layout.spaced):
         kind, em = doc.layout.spaced, doc.layout.spaced_em
@@ -53,7 +53,7 @@ async def test_a_rendered_spaced_invoice_reads_its_title_and_values_whole(
 ) -> None:
     docs = [
         d
-        for d in make_documents("invoice", 24, seed=52, photos=False, spaced_type=True)
+        for d in make_documents("invoice", 24, 52, Variations(spaced_type=True))
         if d.layout.spaced and not d.layout.photo
     ]
     assert {d.layout.spaced for d in docs} == set(KINDS)

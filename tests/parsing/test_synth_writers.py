@@ -10,7 +10,7 @@ import pytest
 
 from renderkit.browser import ChromiumPool
 from renderkit.parsing import ParseLimits, read_document
-from renderkit.parsing.synth import make_documents, render_document
+from renderkit.parsing.synth import Variations, make_documents, render_document
 from renderkit.parsing.synth.writers import WAYS, rewrite
 
 from ._documents import text_pdf
@@ -29,7 +29,7 @@ def test_pdf_writers_leave_a_seeds_documents_as_they_were_without_the_option() -
 
 
 def test_every_way_is_drawn() -> None:
-    docs = make_documents("invoice", 120, seed=71, photos=False, pdf_writers=True)
+    docs = make_documents("invoice", 120, 71, Variations(pdf_writers=True))
     assert {d.layout.writer for d in docs} == {"", *WAYS}
 
 
@@ -58,7 +58,7 @@ async def test_a_rewritten_page_reads_the_lines_of_the_printed_one(way: str) -> 
 async def test_an_unmapped_invoice_has_no_unicode_maps_left(pool: ChromiumPool) -> None:
     doc = next(
         d
-        for d in make_documents("invoice", 200, seed=72, photos=False, pdf_writers=True)
+        for d in make_documents("invoice", 200, 72, Variations(pdf_writers=True))
         if d.layout.writer == "unmapped"
     )
     _, _, pdf = await render_document(doc, pool)

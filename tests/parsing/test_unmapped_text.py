@@ -30,7 +30,7 @@ def _without_unicode_maps(pdf: bytes) -> bytes:
 async def _invoice(pool: ChromiumPool) -> tuple[SynthDocument, bytes]:
     doc = next(
         d
-        for d in make_documents("invoice", 12, seed=61, photos=False)
+        for d in make_documents("invoice", 12, 61)
         if isinstance(d, SynthDocument) and not d.layout.photo and not d.layout.carried
     )
     _, _, pdf = await render_document(doc, pool)

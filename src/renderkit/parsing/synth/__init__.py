@@ -65,15 +65,18 @@ from __future__ import annotations
 from renderkit.parsing.synth.build import BuiltSet, build_set, make_documents, render_document
 from renderkit.parsing.synth.documents import Decoy, LineItem, SynthDocument, make_document
 from renderkit.parsing.synth.layouts import LOCALES, Layout, Locale
+from renderkit.parsing.synth.variations import PLAIN, Variations
 
 __all__ = [
     "LOCALES",
+    "PLAIN",
     "BuiltSet",
     "Decoy",
     "Layout",
     "LineItem",
     "Locale",
     "SynthDocument",
+    "Variations",
     "build_set",
     "make_document",
     "make_documents",

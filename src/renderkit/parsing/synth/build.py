@@ -22,6 +22,7 @@ from renderkit.parsing.synth.contracts import SynthContract, contract_fragment, 
 from renderkit.parsing.synth.documents import SynthDocument, make_document
 from renderkit.parsing.synth.photo import photograph
 from renderkit.parsing.synth.render import invoice_fragment, receipt_lines, receipt_page
+from renderkit.parsing.synth.variations import PLAIN, Variations
 from renderkit.pdf import PAGE_SIZES
 
 __all__ = ["BuiltSet", "build_set", "make_documents", "render_document"]
@@ -51,56 +52,20 @@ class BuiltSet:
 
 
 def make_documents(
-    kind: str,
-    count: int,
-    seed: int,
-    *,
-    photos: bool,
-    other_dates: bool = False,
-    hard_issuers: bool = False,
-    every_locale: bool = False,
-    drafting: bool = False,
-    letters: bool = False,
-    tax_rates: bool = False,
-    logo_names: bool = False,
-    far_locales: bool = False,
-    line_taxes: bool = False,
-    other_numbers: bool = False,
-    spaced_type: bool = False,
-    pdf_writers: bool = False,
+    kind: str, count: int, seed: int, variations: Variations = PLAIN
 ) -> list[AnyDocument]:
     """The first ``count`` documents of ``kind`` for ``seed`` (no rendering; contracts are
-    never photographed, ``hard_issuers`` is for invoices, ``other_dates`` for invoices and
-    contracts, ``every_locale`` for receipts, ``drafting`` for contracts, ``letters``,
-    ``tax_rates``, ``logo_names``, ``far_locales``, ``line_taxes``, ``other_numbers``,
-    ``spaced_type`` and ``pdf_writers`` for invoices)."""
+    never photographed and take only ``other_dates`` and ``drafting``, receipts only
+    ``photos`` and ``every_locale``)."""
     if kind not in KINDS:
         msg = f"kind must be one of {KINDS}, not {kind!r}"
         raise ValueError(msg)
     if kind == "contract":
         return [
-            make_contract(i, seed, other_dates=other_dates, drafting=drafting) for i in range(count)
+            make_contract(i, seed, other_dates=variations.other_dates, drafting=variations.drafting)
+            for i in range(count)
         ]
-    return [
-        make_document(
-            kind,
-            i,
-            seed,
-            photos=photos,
-            other_dates=other_dates,
-            hard_issuers=hard_issuers,
-            every_locale=every_locale,
-            letters=letters,
-            tax_rates=tax_rates,
-            logo_names=logo_names,
-            far_locales=far_locales,
-            line_taxes=line_taxes,
-            other_numbers=other_numbers,
-            spaced_type=spaced_type,
-            pdf_writers=pdf_writers,
-        )
-        for i in range(count)
-    ]
+    return [make_document(kind, i, seed, variations) for i in range(count)]
 
 
 def _raster(content: bytes) -> Image.Image:
@@ -161,20 +126,8 @@ async def build_set(
     root: Path,
     *,
     browser: Browser,
-    photos: bool = False,
+    variations: Variations = PLAIN,
     concurrency: int = 4,
-    other_dates: bool = False,
-    hard_issuers: bool = False,
-    every_locale: bool = False,
-    drafting: bool = False,
-    letters: bool = False,
-    tax_rates: bool = False,
-    logo_names: bool = False,
-    far_locales: bool = False,
-    line_taxes: bool = False,
-    other_numbers: bool = False,
-    spaced_type: bool = False,
-    pdf_writers: bool = False,
 ) -> BuiltSet:
     """Render ``count`` documents of ``kind`` under ``root`` with their labels.
 
@@ -185,24 +138,7 @@ async def build_set(
         ValueError: ``kind`` is not ``invoice``, ``receipt`` or ``contract``.
         RenderkitError: rendering failed (the browser's errors, unchanged).
     """
-    documents = make_documents(
-        kind,
-        count,
-        seed,
-        photos=photos,
-        other_dates=other_dates,
-        hard_issuers=hard_issuers,
-        every_locale=every_locale,
-        drafting=drafting,
-        letters=letters,
-        tax_rates=tax_rates,
-        logo_names=logo_names,
-        far_locales=far_locales,
-        line_taxes=line_taxes,
-        other_numbers=other_numbers,
-        spaced_type=spaced_type,
-        pdf_writers=pdf_writers,
-    )
+    documents = make_documents(kind, count, seed, variations)
     folder = root / labels.SOURCE_DIRS[kind]
     (folder / "docs").mkdir(parents=True, exist_ok=True)
     (folder / "truth").mkdir(exist_ok=True)

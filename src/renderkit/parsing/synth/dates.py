@@ -3,10 +3,10 @@
 Real invoices print more dates than the issue and due dates: the date of the order they bill,
 a service period (two dates), a delivery date, the date of an earlier invoice they refer to,
 and a print stamp with a time and a page number in the footer. Each is a general kind of
-document date, worded here in the factory's languages; ``--other-dates`` (``make_document(...,
-other_dates=True)``) prints a few of them on an invoice so that a ranker learns to tell the
-issue date apart. The draws use a generator of their own, so sets made without the option are
-unchanged.
+document date, worded here in the factory's languages; ``--other-dates``
+(``Variations(other_dates=True)``) prints a few of them on an invoice so that a ranker learns
+to tell the issue date apart. The draws use a generator of their own, so sets made without
+the option are unchanged.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from renderkit.parsing.synth import line_taxes as line_tax_columns
 from renderkit.parsing.synth import other_numbers as numbers_beside
 from renderkit.parsing.synth.layouts import FAR_LOCALES, Layout, choose_layout, locale_style
 from renderkit.parsing.synth.receipt_header import receipt_header
+from renderkit.parsing.synth.variations import PLAIN, Variations
 
 __all__ = ["Decoy", "LineItem", "SynthDocument", "make_document"]
 
@@ -352,25 +353,16 @@ def make_document(
     kind: str,
     index: int,
     seed: int,
+    variations: Variations = PLAIN,
     *,
-    photos: bool,
     adjust: Callable[[Layout], Layout] | None = None,
-    other_dates: bool = False,
-    hard_issuers: bool = False,
-    every_locale: bool = False,
-    letters: bool = False,
-    tax_rates: bool = False,
-    logo_names: bool = False,
-    far_locales: bool = False,
-    line_taxes: bool = False,
-    other_numbers: bool = False,
-    spaced_type: bool = False,
-    pdf_writers: bool = False,
 ) -> SynthDocument:
     """The ``index``-th ``kind`` document of the set made with ``seed`` (deterministic).
 
     ``adjust`` may change the drawn layout (``lambda l: attrs.evolve(l, watermark=True)``), for
     tests that need a document built to trip one rule; the rest is still drawn from the seed.
+    ``variations`` (:class:`.variations.Variations`) says which optional variations to draw:
+    ``photos``: every receipt and a third of the invoices are photographed.
     ``every_locale``: receipts from any locale (:func:`.layouts.choose_layout`).
     ``letters``: three invoices in four are laid out as business letters (``Layout.letter``).
     ``tax_rates``: invoices sell at several tax rates where their locale has them (:mod:`.rates`).
@@ -390,7 +382,9 @@ def make_document(
     """
     # One generator per document, so a document does not depend on how many came before.
     rng = random.Random(f"renderkit-synth:{seed}:{kind}:{index}")
-    layout = choose_layout(kind, rng, photos=photos, every_locale=every_locale)
+    layout = choose_layout(
+        kind, rng, photos=variations.photos, every_locale=variations.every_locale
+    )
     # The harder totals block draws from a generator of its own, so that adding it left the
     # other choices of every seed as they were.
     hard = random.Random(f"renderkit-synth-summary:{seed}:{kind}:{index}")
@@ -402,42 +396,42 @@ def make_document(
 
     if kind == "invoice":
         layout = attrs.evolve(layout, **summary.choose_summary(hard))
-    if kind == "invoice" and other_dates:
+    if kind == "invoice" and variations.other_dates:
         picks = dates.choose_other_dates(own("dates"))
         layout = attrs.evolve(layout, other_dates=picks)
-    if kind == "invoice" and hard_issuers:
+    if kind == "invoice" and variations.hard_issuers:
         style = issuers.choose_issuer_style(own("issuer-style"))
         layout = attrs.evolve(layout, issuer_style=style)
-    if kind == "invoice" and letters:
+    if kind == "invoice" and variations.letters:
         letter = own("letter").random() < 0.75
         layout = attrs.evolve(layout, letter=letter)
-    if kind == "invoice" and logo_names:
+    if kind == "invoice" and variations.logo_names:
         pictured = own("logo-name").random() < 0.6
         if pictured:
             layout = attrs.evolve(layout, name_in_logo=True, logo="image")
-    if kind == "invoice" and far_locales:
+    if kind == "invoice" and variations.far_locales:
         layout = _far_layout(layout, own("far"))
     # The rates' own generator, drawn on again for the rates themselves below.
     several = own("rates")
-    if kind == "invoice" and tax_rates and layout.tax_lines and not layout.tax_split:
+    if kind == "invoice" and variations.tax_rates and layout.tax_lines and not layout.tax_split:
         count, summed = rates.choose_rates(several, len(layout.locale.tax_rates))
         if count != 1:
             # The rates' bases are the items' amounts: no discount or charge to share out.
             layout = attrs.evolve(
                 layout, rates=count, rate_sum=summed, discount=False, shipping=False
             )
-    if kind == "invoice" and line_taxes:
+    if kind == "invoice" and variations.line_taxes:
         shown = line_tax_columns.choose_line_taxes(own("line-taxes"))
         single = layout.tax_lines and layout.rates == 1 and not layout.tax_split
         if shown and single and not layout.discount and not layout.shipping:
             layout = attrs.evolve(layout, line_taxes=shown)
-    if kind == "invoice" and other_numbers:
+    if kind == "invoice" and variations.other_numbers:
         picks = numbers_beside.choose_other_numbers(own("other-numbers"))
         layout = attrs.evolve(layout, other_numbers=picks)
-    if kind == "invoice" and spaced_type:
+    if kind == "invoice" and variations.spaced_type:
         spaced, em = spacing.choose_spacing(own("spaced"))
         layout = attrs.evolve(layout, spaced=spaced, spaced_em=em)
-    if kind == "invoice" and pdf_writers and not layout.photo:
+    if kind == "invoice" and variations.pdf_writers and not layout.photo:
         way = writers.choose_writer(own("writer"))
         layout = attrs.evolve(layout, writer=way)
     if adjust is not None:

@@ -5,7 +5,7 @@ rule reads. Real letterheads are often less kind, in a few general ways: the log
 header carry a trade name (the legal name without its legal form, or a short brand) while the
 legal name with its form stands only in the footer's legal line; a slogan in big type stands
 above the name; the buyer's address block is printed at the top, before the seller's. The
-option ``--hard-issuers`` (``make_document(..., hard_issuers=True)``) draws one or two of them
+option ``--hard-issuers`` (``Variations(hard_issuers=True)``) draws one or two of them
 per invoice; the truth's issuer stays the legal name. The draws use a generator of their own,
 so sets made without the option are unchanged. Slogans are assembled from generic words in the
 factory's languages: nothing is taken from any real document.

@@ -5,9 +5,9 @@ Real invoices often carry the tax line by line ("VAT % | VAT | Gross" columns: G
 columns), so a page holds a column of rates that look like amounts ("19.00"), a column of
 small taxes, and a column of gross amounts whose sum is the invoice total, not the items'
 net sum. Each line's tax is rounded on its own, so their sum may differ from the summary's
-tax by a cent, as on real pages. The option ``--line-taxes`` (``make_document(...,
-line_taxes=True)``) draws it for invoices with one tax rate and no discount or charge, from
-a generator of its own, so sets made without it are unchanged.
+tax by a cent, as on real pages. The option ``--line-taxes``
+(``Variations(line_taxes=True)``) draws it for invoices with one tax rate and no discount or
+charge, from a generator of its own, so sets made without it are unchanged.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ seller's tax or company registration, the page.
 Real invoices print them in the same block as the invoice number, often before it and in a
 similar shape ("Kundennummer 10234", "Lieferschein LS-2024-0012", "Steuernummer
 12/345/67890", "Page 1 / 2"), under wordings the lexicons know and wordings they do not. The
-option ``--other-numbers`` (``make_document(..., other_numbers=True)``) draws them from a
+option ``--other-numbers`` (``Variations(other_numbers=True)``) draws them from a
 generator of their own, so sets made without it are unchanged; none is a field of the truth:
 each is a decoy for the invoice number (and the tax or registration number for the VAT id).
 """

@@ -4,7 +4,7 @@ Real invoices often sell at two or three rates (Germany's 19 and 7 %, France's 2
 5.5 %, Italy's 22, 10 and 4 %) and print a tax row per rate ("VAT 7 % | 7.69", "VAT 19 % |
 12.25"); some print a row of their sum ("Total VAT | 19.94", a "total" word that is not the
 invoice total), some only the rows. The truth's ``tax`` is always the sum. The option
-``--tax-rates`` (``make_document(..., tax_rates=True)``) draws it for invoices whose locale
+``--tax-rates`` (``Variations(tax_rates=True)``) draws it for invoices whose locale
 has two rates or more, from a generator of its own, so sets made without it are unchanged.
 """
 

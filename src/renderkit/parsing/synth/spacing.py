@@ -4,7 +4,7 @@ Designers space out capitals ("I N V O I C E", "B I L L   T O") and some templat
 line a little apart. A PDF printed by Chromium then holds no space characters at all (it
 positions words; PDFium generates the spaces from the gaps), so a text layer reads each
 letter as a word unless the reader puts the letters back together. The option
-``--spaced-type`` (``make_document(..., spaced_type=True)``) draws, on four invoices in
+``--spaced-type`` (``Variations(spaced_type=True)``) draws, on four invoices in
 five, from a generator of its own (sets made without it are unchanged):
 
 - ``title``: the document's title spaced 0.15-0.6 em;

@@ -5,7 +5,7 @@ Chromium writes a clean text layer: upright pages, every glyph mapped to its tex
 generators and scanners turn a page's content and set ``/Rotate`` to turn it back (a scan
 fed sideways, a landscape print), draw landscape text sideways onto a portrait page, save an
 upright page under a stray ``/Rotate``, or embed fonts without a ToUnicode map, so the text
-layer is glyph numbers. The option ``--pdf-writers`` (``make_document(..., pdf_writers=True)``)
+layer is glyph numbers. The option ``--pdf-writers`` (``Variations(pdf_writers=True)``)
 draws one of these for half the invoices printed as PDFs, from a generator of its own (sets
 made without it are unchanged); :func:`rewrite` applies it to the printed PDF with pikepdf.
 The page looks the same (all but ``sideways`` and ``stray`` display upright); the truth is
