@@ -16,6 +16,7 @@ from renderkit.parsing.synth import (
     issuers,
     names,
     rates,
+    slips,
     spacing,
     summary,
     values,
@@ -234,6 +235,7 @@ class SynthDocument:
                     else {}
                 ),
                 **({"writer": layout.writer} if layout.writer else {}),
+                **({"slip": layout.slip, "slip_apart": layout.slip_apart} if layout.slip else {}),
             },
         }
 
@@ -379,6 +381,7 @@ def make_document(
     type (:mod:`.spacing`).
     ``pdf_writers``: half the invoices printed as PDFs are rewritten as other generators write
     theirs (:mod:`.writers`).
+    ``payment_slips``: three invoices in five end with a payment slip (:mod:`.slips`).
     """
     # One generator per document, so a document does not depend on how many came before.
     rng = random.Random(f"renderkit-synth:{seed}:{kind}:{index}")
@@ -434,6 +437,12 @@ def make_document(
     if kind == "invoice" and variations.pdf_writers and not layout.photo:
         way = writers.choose_writer(own("writer"))
         layout = attrs.evolve(layout, writer=way)
+    if kind == "invoice" and variations.payment_slips:
+        locale = layout.locale
+        slip, apart = slips.choose_slip(
+            own("slip"), country=locale.country, has_iban=locale.has_iban
+        )
+        layout = attrs.evolve(layout, slip=slip, slip_apart=apart)
     if adjust is not None:
         layout = adjust(layout)
     locale = layout.locale
@@ -666,6 +675,19 @@ def _with_print(doc: SynthDocument, rng: random.Random) -> SynthDocument:
         decoys += [
             Decoy(role="other_number", text=v) for k, v in shown.items() if not k.endswith("_label")
         ]
+    if layout.slip:
+        rng_slip = random.Random(f"renderkit-synth-slip:{doc.id}:{doc.number}")
+        due_amount = doc.after[-1][1] if doc.after else doc.total
+        texts, slip_decoys = slips.slip_texts(
+            layout.slip,
+            language=language,
+            number=doc.number,
+            due=printed.get("due_date", ""),
+            amount=doc.amount(due_amount),
+            rng=rng_slip,
+        )
+        extras.update({f"slip_{k}": v for k, v in texts.items()})
+        decoys += [Decoy(role="slip", text=t) for t in slip_decoys]
     if layout.issuer_style:
         rng_issuer = random.Random(f"renderkit-synth-issuer:{doc.id}:{doc.number}")
         shown = issuers.letterhead(

@@ -223,6 +223,9 @@ class Layout:
     # The letterhead prints the seller's name only inside its logo image (pixels, no text):
     # a text layer holds it only in the seller's block, return address or footer.
     name_in_logo: bool = False
+    # A payment slip after the footer (see :mod:`.slips`), on a page of its own when apart.
+    slip: str = ""
+    slip_apart: bool = False
 
     @property
     def family(self) -> str:

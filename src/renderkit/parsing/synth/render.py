@@ -12,7 +12,7 @@ from decimal import Decimal
 import attrs
 from PIL import Image, ImageDraw
 
-from renderkit.parsing.synth import line_taxes, spacing
+from renderkit.parsing.synth import line_taxes, slips, spacing
 from renderkit.parsing.synth.documents import SynthDocument
 
 __all__ = ["ReceiptPage", "invoice_fragment", "invoice_html", "receipt_lines", "receipt_page"]
@@ -350,7 +350,35 @@ def invoice_fragment(doc: SynthDocument) -> str:
     return (
         f"<style>{_css(doc, rng, accent)}</style><div class='page'>{marks}"
         f"{top}{header}<h1>{_e(title)}</h1>{parties}{box}{table}{totals_table}{payment}"
-        f"{footer}</div>"
+        f"{footer}{_slip(doc)}</div>"
+    )
+
+
+def _slip(doc: SynthDocument) -> str:
+    """The payment slip after the footer (see .slips), or nothing."""
+    layout = doc.layout
+    if not layout.slip:
+        return ""
+    buyer = doc.buyer
+    assert buyer is not None
+    due_amount = doc.after[-1][1] if doc.after else doc.total
+    texts = {k.removeprefix("slip_"): v for k, v in doc.extras.items() if k.startswith("slip_")}
+    return slips.slip_html(
+        layout.slip,
+        layout.slip_apart and not layout.photo,
+        texts,
+        language=layout.locale.language,
+        payee=(doc.issuer.name, *doc.issuer.address.lines),
+        payer=(buyer.name, *buyer.address.lines),
+        number=doc.number,
+        due=doc.printed.get("due_date", ""),
+        amount=doc.amount(due_amount),
+        plain=doc.amount(due_amount, mark=False),
+        due_amount=due_amount,
+        currency=layout.currency.code,
+        iban=doc.iban or "",
+        bic=doc.bic or "",
+        rng=random.Random(f"html-slip:{doc.id}"),
     )
 
 

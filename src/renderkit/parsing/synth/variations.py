@@ -77,6 +77,11 @@ class Variations:
         "turned and turned back by /Rotate, landscape text sideways on a portrait page, a "
         "stray /Rotate, fonts without their ToUnicode maps"
     )
+    payment_slips: bool = _option(
+        "invoices often end with a payment slip: a Swiss QR-bill, a remittance stub below a "
+        "cut line, or a bank-transfer block with a code to scan; each repeats the payee, the "
+        "payer's block, a reference and the amount due in words of its own"
+    )
 
 
 #: No variation: the factory's plain documents.
