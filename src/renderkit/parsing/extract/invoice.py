@@ -1111,6 +1111,27 @@ def other_number_values(pairs: Sequence[KeyValue]) -> frozenset[str]:
         if kv.concept in _OTHER_NUMBERS
         for value in kv.values
         if (number := _identifier(value.text, day_first=True)) is not None
+        and not _quotes_invoice(value.text, number)
+    )
+
+
+# A word this long or longer that opens a document title word ("Inv" of "invoice") names it.
+_TITLE_PREFIX = 3
+
+
+def _quotes_invoice(text: str, number: str) -> bool:
+    """Whether ``text`` names the document right before ``number``: a payment reference
+    quoting the invoice ("Payment reference: Invoice 2024-17", "Inv. 2024-17 Cust 4711"),
+    whose number is the invoice's own, not another document's."""
+    at = text.find(number)
+    words = [t for t, _, _ in tokens(re.split(r"[:：]", text[: max(at, 0)])[-1])]
+    if at <= 0 or not words:
+        return False
+    word = words[-1]
+    if len(word) < _TITLE_PREFIX:
+        return False
+    return any(
+        title[0].startswith(word) for title in load_lexicon().labels.get("document_title", ())
     )
 
 

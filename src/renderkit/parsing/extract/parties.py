@@ -269,6 +269,10 @@ def parties(layouts: Sequence[PageLayout], pairs: Sequence[KeyValue]) -> list[Pa
         if any(p.holds(kv.hit.segment) for p in out):
             continue
         segments = _region(by_page[kv.hit.segment.page], kv)
+        if kv.concept == "customer" and _holds_account(segments, pairs):
+            # A recipient's block that gives an IBAN or BIC is a transfer's payee ("Empfänger:
+            # Acme GmbH / IBAN ..." in a payment block): the one paid, never the buyer.
+            continue
         out.append(
             Party(
                 role=kv.concept,
@@ -278,6 +282,10 @@ def parties(layouts: Sequence[PageLayout], pairs: Sequence[KeyValue]) -> list[Pa
             )
         )
     return out
+
+
+def _holds_account(segments: Sequence[Segment], pairs: Sequence[KeyValue]) -> bool:
+    return any(p.concept in ("iban", "bic") and p.hit.segment in segments for p in pairs)
 
 
 @functools.cache
@@ -367,7 +375,11 @@ def legal_names(layouts: Sequence[PageLayout]) -> list[tuple[str, Segment]]:
                     match = _legal().search(part)
                     if match is None:
                         continue
-                    name = without_logo_word(party_name(part[: match.end()]))
+                    # A label before the name ("Payee: Acme Ltd", "Seller: Acme Ltd") is no
+                    # part of it: a colon and a space end a label, and names hold neither.
+                    head = part[: match.end()]
+                    head = head[head.rfind(": ") + 2 :] if ": " in head else head
+                    name = without_logo_word(party_name(head))
                     if len(name) > 60 or sum(c.isalpha() for c in name) < 4:
                         continue
                     if len(name.split()) < 2:
