@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from renderkit.parsing._protocol import Document
 from renderkit.parsing.extract.classify import classify
 from renderkit.parsing.extract.receipt import prints_invoice_label, till_receipt
+from renderkit.parsing.rules import LocalExtractor
+
+from .test_invoice import _page
 
 _TILL = """TAX INVOICE
 LAMPU TERANG TRADING
@@ -135,3 +139,47 @@ def test_a_business_letters_return_address_keeps_it_an_invoice() -> None:
     assert classify(_LETTER)[0] == "invoice"
     # Written with commas, the same line is any address a till prints.
     assert not prints_invoice_label(_LETTER.replace(" · ", ", "))
+
+
+# An invoice whose page reads like a till's: "Tax Invoice", a one-word buyer label, no wording
+# the lexicons hold for its due date, and below its total a previous balance, a deposit, a
+# payment received and a rounding line.
+_TILL_LIKE_INVOICE = [
+    (0.05, 0.04, "Souxjiazu Industries Private Limited"),
+    (0.05, 0.06, "22 Vasjond Marg"),
+    (0.05, 0.12, "Tax Invoice"),
+    (0.05, 0.15, "Client"),
+    (0.05, 0.17, "Guxkirgu Pvt. Ltd."),
+    (0.05, 0.20, "Doc. ref. code: INV 21-35463"),
+    (0.05, 0.22, "Dated: 13 Nov 2021"),
+    (0.05, 0.24, "Payment deadline: 20 Nov 2021"),
+    (0.05, 0.26, "Order no: PO-90684"),
+    (0.05, 0.32, "Line"), (0.20, 0.32, "Qty"), (0.40, 0.32, "Description"),
+    (0.80, 0.32, "Line total"),
+    (0.05, 0.34, "1"), (0.20, 0.34, "40"), (0.40, 0.34, "Consulting hours"),
+    (0.80, 0.34, "42,68,224.00"),
+    (0.50, 0.40, "Total charge"), (0.80, 0.40, "Rs. 42,68,224.00"),
+    (0.50, 0.42, "Previous balance"), (0.80, 0.42, "Rs. 31,22,110.50"),
+    (0.50, 0.44, "Deposit"), (0.80, 0.44, "Rs. -7,25,598.08"),
+    (0.50, 0.46, "Payment received"), (0.80, 0.46, "Rs. -4,10,000.00"),
+    (0.50, 0.48, "Rounding"), (0.80, 0.48, "Rs. -0.01"),
+    (0.50, 0.50, "Amount payable"), (0.80, 0.50, "Rs. 62,54,736.41"),
+]  # fmt: skip
+
+
+def test_a_schema_asking_for_an_invoices_fields_makes_a_till_like_page_an_invoice() -> None:
+    # rules.LocalExtractor._found: the type came from the page alone, which reads like a till
+    # receipt here, so the receipt rules took the order number for the number. The schema's
+    # property names count toward the type as hints do.
+    document = Document(
+        mime_type="application/pdf", content=b"", pages=(_page(_TILL_LIKE_INVOICE),)
+    )
+    assert classify(document.text)[0] == "receipt"
+    schema = {"properties": {"invoice_number": {}, "due_date": {}, "iban": {}, "total": {}}}
+    extraction = LocalExtractor().extract_sync(document, schema, None)
+    assert extraction.document_type == "invoice"
+    assert extraction.data["invoice_number"] == "INV 21-35463"
+    assert extraction.data["due_date"] == "2021-11-20"
+    # A receipt's schema leaves the page's own reading as it was.
+    receipt = LocalExtractor().extract_sync(document, {"properties": {"total": {}}}, None)
+    assert receipt.document_type == "receipt"
