@@ -18,6 +18,13 @@ ITEMS = [
 ]  # fmt: skip
 
 
+EN_ITEMS = [
+    (0.05, 0.30, "Item"), (0.62, 0.30, "Qty"), (0.80, 0.30, "Amount"),
+    (0.05, 0.32, "Maintenance"), (0.62, 0.32, "1"), (0.80, 0.32, "623.31"),
+    (0.62, 0.38, "Total"), (0.80, 0.38, "623.31 GBP"),
+]  # fmt: skip
+
+
 def _fields(cells: list[tuple[float, float, str]]) -> dict[str, object]:
     document = Document(mime_type="application/pdf", content=b"", pages=(_page(cells),))
     found = extract_invoice(document, True, rankers=DEFAULT_RANKERS).fields
@@ -50,13 +57,11 @@ def test_a_payees_name_after_its_label_is_read_without_the_label() -> None:
         (0.05, 0.10, "Invoice"),
         (0.05, 0.12, "Invoice no: 2024-0412"),
         (0.05, 0.14, "Date: 03/04/2024"),
-        (0.05, 0.30, "Item"), (0.62, 0.30, "Qty"), (0.80, 0.30, "Amount"),
-        (0.05, 0.32, "Maintenance"), (0.62, 0.32, "1"), (0.80, 0.32, "623.31"),
-        (0.62, 0.38, "Total"), (0.80, 0.38, "623.31 GBP"),
+        *EN_ITEMS,
         (0.05, 0.50, "Payment details"),
         (0.05, 0.53, "Payee: Trambex Engineering Ltd"),
         (0.05, 0.55, "Sort code: 20-00-00"),
-    ]  # fmt: skip
+    ]
     assert _fields(cells)["company"] == "Trambex Engineering Ltd"
 
 
@@ -68,9 +73,7 @@ def test_a_payment_reference_quoting_the_invoice_leaves_it_the_invoice_number() 
         (0.05, 0.10, "Invoice"),
         (0.05, 0.12, "Invoice no: INV064253"),
         (0.05, 0.14, "Date: 03/04/2024"),
-        (0.05, 0.30, "Item"), (0.62, 0.30, "Qty"), (0.80, 0.30, "Amount"),
-        (0.05, 0.32, "Maintenance"), (0.62, 0.32, "1"), (0.80, 0.32, "623.31"),
-        (0.62, 0.38, "Total"), (0.80, 0.38, "623.31 GBP"),
+        *EN_ITEMS,
         (0.05, 0.53, "Payment reference: Inv INV064253 Cust 25325"),
-    ]  # fmt: skip
+    ]
     assert _fields(cells)["number"] == "INV064253"
