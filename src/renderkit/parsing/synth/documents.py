@@ -13,6 +13,7 @@ import attrs
 
 from renderkit.parsing.synth import (
     dates,
+    included,
     issuers,
     names,
     rates,
@@ -235,6 +236,7 @@ class SynthDocument:
                     else {}
                 ),
                 **({"writer": layout.writer} if layout.writer else {}),
+                **({"tax_included": layout.tax_included} if layout.tax_included else {}),
                 **({"slip": layout.slip, "slip_apart": layout.slip_apart} if layout.slip else {}),
             },
         }
@@ -243,7 +245,14 @@ class SynthDocument:
         """The totals block's rows in printing order: role, label, value (2 places)."""
         layout, labels = self.layout, self.labels
         rows: list[tuple[str, str, Decimal]] = []
-        if layout.tax_lines:
+        if layout.tax_included:
+            # The total first, then the tax it holds and the net (see .included).
+            rows += [
+                ("total", labels["total_included"], self.total),
+                ("tax", labels["tax_included"], self.tax),
+                ("subtotal", labels["net"], self.subtotal),
+            ]
+        elif layout.tax_lines:
             rows.append(("subtotal", labels["subtotal"], self.subtotal))
         if layout.discount:
             rows.append(("discount", labels["discount"], -self.discount))
@@ -259,9 +268,10 @@ class SynthDocument:
                 word = rates.SUM_WORDS[layout.locale.language]
                 total = layout.locale.split_total if layout.tax_split else ""
                 rows.append(("tax", total or f"{word} {labels['tax']}", self.tax))
-        elif layout.tax_lines:
+        elif layout.tax_lines and not layout.tax_included:
             rows.append(("tax", f"{labels['tax']} {self.tax_rate} %", self.tax))
-        rows.append(("total", labels["total"], self.total))
+        if not layout.tax_included:
+            rows.append(("total", labels["total"], self.total))
         for role, value in self.after:
             word = labels["amount_due"] if role == "balance_due" else self.words[role]
             rows.append((role, word, value))
@@ -381,6 +391,8 @@ def make_document(
     type (:mod:`.spacing`).
     ``pdf_writers``: half the invoices printed as PDFs are rewritten as other generators write
     theirs (:mod:`.writers`).
+    ``tax_included``: three in five of the invoices with one rate and no discount, shipping or
+    line taxes are priced with the tax in (:mod:`.included`).
     ``payment_slips``: three invoices in five end with a payment slip (:mod:`.slips`).
     """
     # One generator per document, so a document does not depend on how many came before.
@@ -428,6 +440,11 @@ def make_document(
         single = layout.tax_lines and layout.rates == 1 and not layout.tax_split
         if shown and single and not layout.discount and not layout.shipping:
             layout = attrs.evolve(layout, line_taxes=shown)
+    if kind == "invoice" and variations.tax_included:
+        pricing = included.choose_included(own("included"))
+        one_rate = layout.tax_lines and layout.rates == 1 and not layout.tax_split
+        if pricing and one_rate and not (layout.discount or layout.shipping or layout.line_taxes):
+            layout = attrs.evolve(layout, tax_included=pricing)
     if kind == "invoice" and variations.other_numbers:
         picks = numbers_beside.choose_other_numbers(own("other-numbers"))
         layout = attrs.evolve(layout, other_numbers=picks)
@@ -477,6 +494,11 @@ def make_document(
         rate = sum((r for _, r in layout.tax_split), Decimal(0))
         tax = sum((t for _, _, t in parts), Decimal(0))
     total = taxed + tax
+    if layout.tax_included:
+        # Gross lines: their sum is the total, which holds the tax; the net is what is left.
+        total = subtotal
+        tax = included.included_tax(total, rate)
+        subtotal = total - tax
     after = summary.after_amounts(layout.after_total, total, hard)
     country = locale.country
     vat = values.vat_id(country, rng) if kind == "invoice" and locale.has_vat_id else None
@@ -503,6 +525,18 @@ def make_document(
             label_words["tax"] = local.choice(locale.tax_names)
         if locale.tax_id_labels:
             label_words["vat_id"] = local.choice(locale.tax_id_labels)
+    if layout.tax_included:
+        worded = random.Random(f"renderkit-synth-included-words:{seed}:{index}")
+        label_words.update(
+            included.included_words(
+                layout.tax_included,
+                language,
+                label_words["tax"],
+                rate,
+                label_words["total"],
+                worded,
+            )
+        )
     if "column" in layout.false_totals:
         label_words["line_amount"] = summary.WORDS[language]["column"]
     doc = SynthDocument(

@@ -223,6 +223,8 @@ class Layout:
     # The letterhead prints the seller's name only inside its logo image (pixels, no text):
     # a text layer holds it only in the seller's block, return address or footer.
     name_in_logo: bool = False
+    # Prices with the tax in (see :mod:`.included`): the total, then the tax it holds, the net.
+    tax_included: str = ""
     # A payment slip after the footer (see :mod:`.slips`), on a page of its own when apart.
     slip: str = ""
     slip_apart: bool = False

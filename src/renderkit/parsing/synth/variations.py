@@ -77,6 +77,10 @@ class Variations:
         "turned and turned back by /Rotate, landscape text sideways on a portrait page, a "
         "stray /Rotate, fonts without their ToUnicode maps"
     )
+    tax_included: bool = _option(
+        "invoices with one tax rate are often priced with the tax in: gross lines, the total "
+        "first, then the tax it holds and the net amount, in short labels or a sentence"
+    )
     payment_slips: bool = _option(
         "invoices often end with a payment slip: a Swiss QR-bill, a remittance stub below a "
         "cut line, or a bank-transfer block with a code to scan; each repeats the payee, the "
