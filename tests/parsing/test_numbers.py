@@ -13,6 +13,7 @@ from renderkit.parsing.extract.numbers import (
     detect_format,
     find_money,
     parse_amount,
+    parse_percent,
 )
 
 
@@ -108,3 +109,11 @@ def test_an_iban_of_a_country_outside_the_table_needs_the_registrys_shape() -> N
     assert find_ibans("Invoice #: RT55884 Original invoice date: 2025-09-08") == []
     assert valid_iban("SA03 8000 0000 6080 1016 7519")
     assert valid_iban("BR18 0036 0305 0000 1000 9795 493C 1")
+
+
+def test_a_rate_in_brackets_is_that_rate_not_a_negative_one() -> None:
+    # numbers.parse_percent: "(6 %)" read as -6, as brackets make an amount negative, so no
+    # tax was ever 6 % of its base on the row "Tax included (6 %)".
+    assert parse_percent("Tax included (6 %) US$ 455.92") == Decimal(6)
+    assert parse_percent("MwSt. (19%)") == Decimal(19)
+    assert parse_percent("TVA 5,5 %", COMMA_DECIMAL) == Decimal("5.5")

@@ -136,6 +136,9 @@ _BEFORE_BALANCE = 0.9
 # The strength of a tax printed under no known label that completes labelled sums: above the
 # "no tax" candidate's 0.5.
 _PRINTED_TAX = 0.6
+# The strength of a tax and its base printed under any wording that a rate on the tax's row
+# and a total candidate confirm (:func:`_rated_parts`): three printed amounts and a rate agree.
+_RATED_PART = 0.8
 
 
 @attrs.frozen(kw_only=True)
@@ -659,6 +662,49 @@ def _rated_row_taxes(
     return list({c[0]: c for c in taxes}.values()), list({c[0]: c for c in bases}.values())
 
 
+def _rated_parts(
+    printed: Sequence[Printed],
+    rows: Mapping[tuple[int, int], str],
+    totals: Sequence[_Cand],
+    number_format: NumberFormat,
+) -> tuple[list[_Cand], list[_Cand], list[_Cand]]:
+    """A tax and its base that the page's own arithmetic confirms whatever their wording: an
+    amount alone on a row printing a rate that is that rate of another printed amount within a
+    cent, the two adding up to a total candidate or to another printed amount. The taxes, their
+    bases, and the printed amounts they add up to that were no total candidate.
+
+    Invoices priced with their tax in print the total first and then the tax it holds, in a
+    sentence ("This total includes VAT at 20 %", "Ce montant inclut une TVA de 20 %") and the
+    net under wordings of their own ("Amount excl. GST", "Hors taxes"); a net-priced invoice's
+    subtotal, tax and total satisfy the same arithmetic, so its candidates are its own."""
+    taxes: list[_Cand] = []
+    bases: list[_Cand] = []
+    sums: list[_Cand] = []
+    values = {p.value for p in printed}
+    for p in printed:
+        row = rows.get((p.segment.page, p.segment.row), "")
+        rate = parse_percent(row, number_format)
+        if not rate or p.value <= 0:
+            continue
+        if sum(not a.percent for a in find_money(row, number_format)) != 1:
+            continue  # a table's row (net, tax, gross side by side), not the summary's
+        for base in _bases_at(rate, p.value, printed):
+            whole = base + p.value
+            if any(abs(whole - g[0]) <= _CENT for g in totals):
+                taxes.append((p.value, _RATED_PART, None))
+                bases.append((base, _RATED_PART, None))
+            elif whole in values:
+                # The total printed under a wording no lexicon holds ("Montant final TTC").
+                taxes.append((p.value, _RATED_PART, None))
+                bases.append((base, _RATED_PART, None))
+                sums.append((whole, _UNLABELLED, None))
+    return (
+        list({c[0]: c for c in taxes}.values()),
+        list({c[0]: c for c in bases}.values()),
+        list({c[0]: c for c in sums}.values()),
+    )
+
+
 def _rate_row_sums(
     printed: Sequence[Printed], rows: Mapping[tuple[int, int], str], number_format: NumberFormat
 ) -> list[_Cand]:
@@ -777,6 +823,12 @@ def _totals(
         for t in _unlabelled_taxes(subs, totals, adjustments, printed_amounts)
         if t[0] not in labelled_taxes
     ]
+    rated_taxes, rated_subs, rated_totals = _rated_parts(
+        printed_amounts, rows or {}, totals, number_format
+    )
+    taxes += [t for t in rated_taxes if t[0] not in labelled_taxes]
+    subs += rated_subs
+    totals += rated_totals
     out: dict[str, Found] = {}
     warnings: list[str] = []
     best: tuple[float, _Cand, _Cand, _Cand, _Adjustment] | None = None

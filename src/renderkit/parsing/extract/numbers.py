@@ -201,10 +201,12 @@ def parse_amount(text: str, number_format: NumberFormat = DOT_DECIMAL) -> Decima
 
 
 def parse_percent(text: str, number_format: NumberFormat = DOT_DECIMAL) -> Decimal | None:
-    """A percentage such as ``19 %`` or ``7,5%`` as a Decimal (19, 7.5), or None."""
+    """A percentage such as ``19 %``, ``7,5%`` or ``(6 %)`` as a Decimal (19, 7.5, 6), or
+    None. A rate has no sign: brackets around it set it apart ("Tax included (6 %)"), they do
+    not make it negative as they do an amount."""
     for amount in find_money(text, number_format):
         if amount.percent:
-            return amount.value
+            return abs(amount.value)
     return None
 
 
