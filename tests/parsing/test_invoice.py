@@ -120,6 +120,16 @@ def test_the_due_date_follows_from_payment_terms_in_days() -> None:
         assert values["due_date"] == "2024-03-31", terms
 
 
+def test_a_net_amount_is_no_payment_term_in_days() -> None:
+    # lexicons._days_pattern: "net {n}" read "Net £16,232.69" as "net 16", a due date 16 days
+    # after the issue date on an invoice that prints none.
+    for net in ("Net £16,232.69", "Net 16 232,69 €", "Net 1,234.56"):
+        values = _fields([(0.05, 0.05, "Invoice date: 01.03.2024"), (0.50, 0.50, net)])
+        assert "due_date" not in values, net
+    values = _fields([(0.05, 0.05, "Invoice date: 01.03.2024"), (0.05, 0.50, "Terms: Net 30")])
+    assert values["due_date"] == "2024-03-31"
+
+
 def test_a_labelled_iban_failing_its_checksum_is_reported_low_with_a_warning() -> None:
     cells = [(0.05, 0.05, "Invoice INV-9"), (0.05, 0.60, "IBAN: DE12 1234 5678 9012 3456 78")]
     document = Document(mime_type="application/pdf", content=b"", pages=(_page(cells),))

@@ -152,8 +152,12 @@ def fold(text: str) -> str:
 
 
 def _days_pattern(phrase: str) -> re.Pattern[str]:
+    # The days are a count on their own: no currency sign between the words and the figure,
+    # and no more digits after a separator or a group of three ("Net £16,232.69", "Net 16 232,69"
+    # are net amounts, not "net 16").
     parts = [re.escape(t) for t, _, _ in tokens(phrase.replace("{n}", " 0 "))]
-    body = r"\W+".join(r"(\d{1,3})" if p == "0" else p for p in parts)
+    days = r"(\d{1,3})(?![.,'’]?\d)(?![\s\u00a0\u202f]\d{3}(?!\d))"
+    body = r"[^\w$€£¥₹]+".join(days if p == "0" else p for p in parts)
     return re.compile(r"(?<!\w)" + body + r"(?!\w)")
 
 
