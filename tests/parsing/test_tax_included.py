@@ -62,3 +62,15 @@ def test_a_tax_sentence_and_its_net_add_up_to_a_total_under_no_known_wording() -
         (0.50, 0.48, "Reste à payer"), (0.80, 0.48, "7.054,61"),
     ]  # fmt: skip
     assert _sums(cells) == {"subtotal": "7850.50", "tax": "204.11", "total": "8054.61"}
+
+
+def test_a_summary_in_columns_gives_its_rate_in_the_label_above_the_tax() -> None:
+    # invoice._rated_parts: a summary printed as columns puts the rate in the column's label,
+    # not on the amount's row, which prints every amount of the summary.
+    cells = [
+        (0.30, 0.40, "Total incl. GST"),
+        (0.52, 0.40, "This total includes GST at 10 %"),
+        (0.80, 0.40, "Amount excl. GST"),
+        (0.30, 0.42, "8,054.61"), (0.52, 0.42, "732.24"), (0.80, 0.42, "7,322.37"),
+    ]  # fmt: skip
+    assert _sums(cells) == {"subtotal": "7322.37", "tax": "732.24", "total": "8054.61"}

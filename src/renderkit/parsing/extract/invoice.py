@@ -42,6 +42,7 @@ from renderkit.parsing.extract.numbers import (
     NumberFormat,
     detect_format,
     find_money,
+    parse_amount,
     parse_percent,
 )
 from renderkit.parsing.extract.parties import Party, issuer, parties
@@ -663,39 +664,49 @@ def _rated_row_taxes(
 
 
 def _rated_parts(
+    pairs: Sequence[KeyValue],
     printed: Sequence[Printed],
     rows: Mapping[tuple[int, int], str],
     totals: Sequence[_Cand],
     number_format: NumberFormat,
 ) -> tuple[list[_Cand], list[_Cand], list[_Cand]]:
     """A tax and its base that the page's own arithmetic confirms whatever their wording: an
-    amount alone on a row printing a rate that is that rate of another printed amount within a
-    cent, the two adding up to a total candidate or to another printed amount. The taxes, their
-    bases, and the printed amounts they add up to that were no total candidate.
+    amount alone on a row printing a rate (or under a summary column's label printing one)
+    that is that rate of another printed amount within a cent, the two adding up to a total
+    candidate or to another printed amount. The taxes, their bases, and the printed amounts
+    they add up to that were no total candidate.
 
     Invoices priced with their tax in print the total first and then the tax it holds, in a
     sentence ("This total includes VAT at 20 %", "Ce montant inclut une TVA de 20 %") and the
     net under wordings of their own ("Amount excl. GST", "Hors taxes"); a net-priced invoice's
     subtotal, tax and total satisfy the same arithmetic, so its candidates are its own."""
+    rated: list[tuple[Decimal, Decimal]] = []
+    for p in printed:
+        row = rows.get((p.segment.page, p.segment.row), "")
+        rate = parse_percent(row, number_format)
+        # Alone on its row: a table's row (net, tax, gross side by side) is no summary's.
+        if rate and p.value > 0 and sum(not a.percent for a in find_money(row, number_format)) == 1:
+            rated.append((p.value, rate))
+    for kv in pairs:
+        # A summary printed as columns: the rate in the column's label, the amount below it.
+        rate = parse_percent(kv.hit.segment.text, number_format)
+        below = [v for v in kv.values if v.where == "below"]
+        amount = parse_amount(below[0].text, number_format) if rate and below else None
+        if rate and amount is not None and amount > 0:
+            rated.append((amount, rate))
     taxes: list[_Cand] = []
     bases: list[_Cand] = []
     sums: list[_Cand] = []
     values = {p.value for p in printed}
-    for p in printed:
-        row = rows.get((p.segment.page, p.segment.row), "")
-        rate = parse_percent(row, number_format)
-        if not rate or p.value <= 0:
-            continue
-        if sum(not a.percent for a in find_money(row, number_format)) != 1:
-            continue  # a table's row (net, tax, gross side by side), not the summary's
-        for base in _bases_at(rate, p.value, printed):
-            whole = base + p.value
+    for tax, rate in dict.fromkeys(rated):
+        for base in _bases_at(rate, tax, printed):
+            whole = base + tax
             if any(abs(whole - g[0]) <= _CENT for g in totals):
-                taxes.append((p.value, _RATED_PART, None))
+                taxes.append((tax, _RATED_PART, None))
                 bases.append((base, _RATED_PART, None))
             elif whole in values:
                 # The total printed under a wording no lexicon holds ("Montant final TTC").
-                taxes.append((p.value, _RATED_PART, None))
+                taxes.append((tax, _RATED_PART, None))
                 bases.append((base, _RATED_PART, None))
                 sums.append((whole, _UNLABELLED, None))
     return (
@@ -824,7 +835,7 @@ def _totals(
         if t[0] not in labelled_taxes
     ]
     rated_taxes, rated_subs, rated_totals = _rated_parts(
-        printed_amounts, rows or {}, totals, number_format
+        pairs, printed_amounts, rows or {}, totals, number_format
     )
     taxes += [t for t in rated_taxes if t[0] not in labelled_taxes]
     subs += rated_subs
