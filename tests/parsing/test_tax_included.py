@@ -74,3 +74,14 @@ def test_a_summary_in_columns_gives_its_rate_in_the_label_above_the_tax() -> Non
         (0.30, 0.42, "8,054.61"), (0.52, 0.42, "732.24"), (0.80, 0.42, "7,322.37"),
     ]  # fmt: skip
     assert _sums(cells) == {"subtotal": "7322.37", "tax": "732.24", "total": "8054.61"}
+
+
+def test_a_row_of_labels_over_a_row_of_amounts_gives_the_rate_of_one_of_them() -> None:
+    # invoice._rated_parts: the labels and the amounts each ran together into one segment, so
+    # no column was read; the rate in the row above applies to whichever amount the
+    # arithmetic makes that rate of another, the two adding up to the total.
+    cells = [
+        (0.30, 0.40, "Total (incl. GST) Included in the total: GST 10 % Amount excl. GST"),
+        (0.30, 0.42, "A$ 8,054.61 A$ 732.24 A$ 7,322.37"),
+    ]
+    assert _sums(cells) == {"subtotal": "7322.37", "tax": "732.24", "total": "8054.61"}

@@ -671,22 +671,28 @@ def _rated_parts(
     number_format: NumberFormat,
 ) -> tuple[list[_Cand], list[_Cand], list[_Cand]]:
     """A tax and its base that the page's own arithmetic confirms whatever their wording: an
-    amount alone on a row printing a rate (or under a summary column's label printing one)
-    that is that rate of another printed amount within a cent, the two adding up to a total
-    candidate or to another printed amount. The taxes, their bases, and the printed amounts
-    they add up to that were no total candidate.
+    amount that is the rate printed beside it of another printed amount within a cent, the two
+    adding up to a total candidate or to another printed amount. The rate stands on the
+    amount's row (the amount alone on it), in a summary column's label, or in a row of labels
+    right above a row of amounts. The taxes, their bases, and the printed amounts they add up
+    to that were no total candidate."""
 
-    Invoices priced with their tax in print the total first and then the tax it holds, in a
-    sentence ("This total includes VAT at 20 %", "Ce montant inclut une TVA de 20 %") and the
-    net under wordings of their own ("Amount excl. GST", "Hors taxes"); a net-priced invoice's
-    subtotal, tax and total satisfy the same arithmetic, so its candidates are its own."""
+    def amounts(text: str) -> int:
+        return sum(not a.percent for a in find_money(text, number_format))
+
     rated: list[tuple[Decimal, Decimal]] = []
     for p in printed:
         row = rows.get((p.segment.page, p.segment.row), "")
         rate = parse_percent(row, number_format)
         # Alone on its row: a table's row (net, tax, gross side by side) is no summary's.
-        if rate and p.value > 0 and sum(not a.percent for a in find_money(row, number_format)) == 1:
+        if rate and p.value > 0 and amounts(row) == 1:
             rated.append((p.value, rate))
+        above = rows.get((p.segment.page, p.segment.row - 1), "")
+        # A summary's labels in one row over its amounts, a rate among them: which amount it
+        # is the rate of, the arithmetic below decides.
+        header_rate = parse_percent(above, number_format)
+        if header_rate and not rate and p.value > 0 and amounts(row) > 1 and not amounts(above):
+            rated.append((p.value, header_rate))
     for kv in pairs:
         # A summary printed as columns: the rate in the column's label, the amount below it.
         rate = parse_percent(kv.hit.segment.text, number_format)
