@@ -137,8 +137,8 @@ _BEFORE_BALANCE = 0.9
 # The strength of a tax printed under no known label that completes labelled sums: above the
 # "no tax" candidate's 0.5.
 _PRINTED_TAX = 0.6
-# The strength of a tax and its base printed under any wording that a rate on the tax's row
-# and a total candidate confirm (:func:`_rated_parts`): three printed amounts and a rate agree.
+# The strength of a tax and its base printed under any wording that the rate printed beside
+# the tax and a total confirm (:func:`_rated_parts`): three printed amounts and a rate agree.
 _RATED_PART = 0.8
 
 
