@@ -43,6 +43,11 @@ def test_every_slip_repeats_the_payee_and_the_amount_due_and_swiss_ones_are_qr_b
             assert doc.extras["slip_reference"] in text
         else:
             assert " ".join(doc.amount(due, mark=False).split()) in text
+        if doc.layout.slip == "transfer":
+            # The request names the due date when the invoice has one, and none otherwise.
+            due_text = doc.printed.get("due_date")
+            request = doc.extras["slip_request"]
+            assert (due_text in request) if due_text else "—" not in request
         if doc.layout.slip == "stub":
             assert doc.number in text.split("✂")[-1]
         slip_decoys = [d.text for d in doc.decoys if d.role == "slip"]

@@ -113,6 +113,18 @@ _TRANSFER_TABLE: dict[str, tuple[str, ...]] = {
            "Penerima", "Amaun", "Rujukan", "INV", "PLG", "Imbas untuk bayar"),
 }  # fmt: skip
 
+# A transfer block's request on an invoice with no due date.
+_OPEN_REQUEST = {
+    "en": "Please transfer {amount} to the account below.",
+    "de": "Bitte überweisen Sie {amount} auf das folgende Konto.",
+    "fr": "Merci de virer {amount} sur le compte ci-dessous.",
+    "es": "Transfiera {amount} a la cuenta indicada.",
+    "it": "Si prega di bonificare {amount} sul conto.",
+    "nl": "Gelieve {amount} over te maken op onderstaande rekening.",
+    "pt": "Transfira {amount} para a conta abaixo.",
+    "ms": "Sila pindahkan {amount} ke akaun di bawah.",
+}
+
 _STUB_KEYS = ("cut", "remit", "customer", "invoice", "due", "amount", "enclosed", "box")
 _STUB_WORDS = {k: dict(zip(_STUB_KEYS, v, strict=True)) for k, v in _STUB_TABLE.items()}
 _TRANSFER_KEYS = ("head", "request", "payee", "amount", "reference", "invoice", "customer", "scan")
@@ -240,7 +252,8 @@ def slip_texts(
         else:
             texts["reference"] = f"{words['invoice']} {number} {words['customer']} {customer}"
         decoys.append(customer)
-        texts["request"] = words["request"].format(amount=amount, due=due or "—")
+        request = words["request"] if due else _OPEN_REQUEST[language]
+        texts["request"] = request.format(amount=amount, due=due)
     return texts, decoys
 
 
