@@ -120,6 +120,27 @@ def test_the_due_date_follows_from_payment_terms_in_days() -> None:
         assert values["due_date"] == "2024-03-31", terms
 
 
+def test_no_total_is_made_up_from_a_tax_as_large_as_the_subtotal() -> None:
+    # invoice._totals: with no total read, subtotal + tax was reported as the total even when
+    # the "tax" was the subtotal read twice (no rate reaches 100 %).
+    values = _fields(
+        [
+            (0.05, 0.05, "Invoice INV-9"),
+            (0.50, 0.40, "Net amount"), (0.80, 0.40, "1,000.00"),
+            (0.50, 0.42, "VAT"), (0.80, 0.42, "1,000.00"),
+        ]
+    )  # fmt: skip
+    assert "total" not in values
+    values = _fields(
+        [
+            (0.05, 0.05, "Invoice INV-9"),
+            (0.50, 0.40, "Net amount"), (0.80, 0.40, "1,000.00"),
+            (0.50, 0.42, "VAT"), (0.80, 0.42, "200.00"),
+        ]
+    )  # fmt: skip
+    assert values["total"] == "1200.00"
+
+
 def test_a_net_amount_is_no_payment_term_in_days() -> None:
     # lexicons._days_pattern: "net {n}" read "Net £16,232.69" as "net 16", a due date 16 days
     # after the issue date on an invoice that prints none.

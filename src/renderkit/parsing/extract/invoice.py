@@ -953,9 +953,9 @@ def _totals(
     # A tax as large as the subtotal is no tax (no rate reaches 100 %): one of them is misread.
     if ps and pg and not pt and ps[0] <= pg[0] < 2 * ps[0]:
         out["tax"] = Found(value=str(pg[0] - ps[0]), confidence=0.55)
-    elif ps and pt and not pg:
+    elif ps and pt and not pg and pt[0] < ps[0]:
         out["total"] = Found(value=str(ps[0] + pt[0]), confidence=0.55)
-    elif pg and pt and not ps:
+    elif pg and pt and not ps and pt[0] < pg[0] / 2:
         out["subtotal"] = Found(value=str(pg[0] - pt[0]), confidence=0.55)
     if ps and pt and pg:
         # No assignment of the printed amounts agrees: at least one of them is wrong, so each
