@@ -593,6 +593,11 @@ def _unlabelled_total(
 _LEAST_RATE = Decimal("0.005")
 
 
+def _distinct(candidates: Sequence[_Cand]) -> list[_Cand]:
+    """One candidate per value, the last of each, in the order each value first came."""
+    return list({c[0]: c for c in candidates}.values())
+
+
 def _tax_rate(tax: Decimal, net: Decimal) -> bool:
     """Whether ``tax`` can be a tax on ``net``: from half a percent to the highest standard
     rate in use."""
@@ -618,7 +623,7 @@ def _unlabelled_taxes(
                 tax = g[0] - s[0] + d.off
                 if tax in values and tax not in (s[0], g[0]) and _tax_rate(tax, s[0] - d.off):
                     out.append((tax, _PRINTED_TAX, None))
-    return list({c[0]: c for c in out}.values())
+    return _distinct(out)
 
 
 def _rated_subtotals(
@@ -633,7 +638,7 @@ def _rated_subtotals(
         if not rate or tax <= 0:
             continue
         out += [(base, _UNLABELLED, None) for base in _bases_at(rate, tax, printed)]
-    return list({c[0]: c for c in out}.values())
+    return _distinct(out)
 
 
 def _bases_at(rate: Decimal, tax: Decimal, printed: Sequence[Printed]) -> list[Decimal]:
@@ -660,7 +665,7 @@ def _rated_row_taxes(
         if named:
             taxes.append((p.value, _UNLABELLED, None))
             bases += [(base, _UNLABELLED, None) for base in named]
-    return list({c[0]: c for c in taxes}.values()), list({c[0]: c for c in bases}.values())
+    return _distinct(taxes), _distinct(bases)
 
 
 def _rated_parts(
@@ -707,19 +712,15 @@ def _rated_parts(
     for tax, rate in dict.fromkeys(rated):
         for base in _bases_at(rate, tax, printed):
             whole = base + tax
-            if any(abs(whole - g[0]) <= _CENT for g in totals):
-                taxes.append((tax, _RATED_PART, None))
-                bases.append((base, _RATED_PART, None))
-            elif whole in values:
+            candidate = any(abs(whole - g[0]) <= _CENT for g in totals)
+            if not candidate and whole not in values:
+                continue
+            taxes.append((tax, _RATED_PART, None))
+            bases.append((base, _RATED_PART, None))
+            if not candidate:
                 # The total printed under a wording no lexicon holds ("Montant final TTC").
-                taxes.append((tax, _RATED_PART, None))
-                bases.append((base, _RATED_PART, None))
                 sums.append((whole, _UNLABELLED, None))
-    return (
-        list({c[0]: c for c in taxes}.values()),
-        list({c[0]: c for c in bases}.values()),
-        list({c[0]: c for c in sums}.values()),
-    )
+    return _distinct(taxes), _distinct(bases), _distinct(sums)
 
 
 def _rate_row_sums(
@@ -758,7 +759,7 @@ def _implied_rate_taxes(
                     abs(net + value - total) <= _CENT for total in values
                 ):
                     out.append((value, _UNLABELLED, None))
-    return list({c[0]: c for c in out}.values())
+    return _distinct(out)
 
 
 def _totals(
