@@ -243,16 +243,27 @@ class SynthDocument:
 
     def summary_rows(self) -> list[dict[str, str]]:
         """The totals block's rows in printing order: role, label, value (2 places)."""
-        layout, labels = self.layout, self.labels
-        rows: list[tuple[str, str, Decimal]] = []
-        if layout.tax_included:
-            # The total first, then the tax it holds and the net (see .included).
-            rows += [
+        labels = self.labels
+        if self.layout.tax_included:
+            # The total first, then the tax it holds and the net (see .included); such
+            # invoices have one rate and no discount or charge.
+            rows = [
                 ("total", labels["total_included"], self.total),
                 ("tax", labels["tax_included"], self.tax),
                 ("subtotal", labels["net"], self.subtotal),
             ]
-        elif layout.tax_lines:
+        else:
+            rows = self._net_rows()
+        for role, value in self.after:
+            word = labels["amount_due"] if role == "balance_due" else self.words[role]
+            rows.append((role, word, value))
+        return [{"role": r, "label": k, "value": f"{v:.2f}"} for r, k, v in rows]
+
+    def _net_rows(self) -> list[tuple[str, str, Decimal]]:
+        """A net-priced invoice's totals rows, up to its total."""
+        layout, labels = self.layout, self.labels
+        rows: list[tuple[str, str, Decimal]] = []
+        if layout.tax_lines:
             rows.append(("subtotal", labels["subtotal"], self.subtotal))
         if layout.discount:
             rows.append(("discount", labels["discount"], -self.discount))
@@ -268,14 +279,16 @@ class SynthDocument:
                 word = rates.SUM_WORDS[layout.locale.language]
                 total = layout.locale.split_total if layout.tax_split else ""
                 rows.append(("tax", total or f"{word} {labels['tax']}", self.tax))
-        elif layout.tax_lines and not layout.tax_included:
+        elif layout.tax_lines:
             rows.append(("tax", f"{labels['tax']} {self.tax_rate} %", self.tax))
-        if not layout.tax_included:
-            rows.append(("total", labels["total"], self.total))
-        for role, value in self.after:
-            word = labels["amount_due"] if role == "balance_due" else self.words[role]
-            rows.append((role, word, value))
-        return [{"role": r, "label": k, "value": f"{v:.2f}"} for r, k, v in rows]
+        rows.append(("total", labels["total"], self.total))
+        return rows
+
+    @property
+    def amount_due(self) -> Decimal:
+        """What the invoice asks to be paid: the balance due when the totals block prints
+        one, else the total."""
+        return self.after[-1][1] if self.after else self.total
 
     @property
     def words(self) -> dict[str, str]:
@@ -711,13 +724,12 @@ def _with_print(doc: SynthDocument, rng: random.Random) -> SynthDocument:
         ]
     if layout.slip:
         rng_slip = random.Random(f"renderkit-synth-slip:{doc.id}:{doc.number}")
-        due_amount = doc.after[-1][1] if doc.after else doc.total
         texts, slip_decoys = slips.slip_texts(
             layout.slip,
             language=language,
             number=doc.number,
             due=printed.get("due_date", ""),
-            amount=doc.amount(due_amount),
+            amount=doc.amount(doc.amount_due),
             rng=rng_slip,
         )
         extras.update({f"slip_{k}": v for k, v in texts.items()})

@@ -361,7 +361,7 @@ def _slip(doc: SynthDocument) -> str:
         return ""
     buyer = doc.buyer
     assert buyer is not None
-    due_amount = doc.after[-1][1] if doc.after else doc.total
+    due_amount = doc.amount_due
     texts = {k.removeprefix("slip_"): v for k, v in doc.extras.items() if k.startswith("slip_")}
     return slips.slip_html(
         layout.slip,
