@@ -272,7 +272,8 @@ def issuer_refusal(text: str) -> str | None:
     name OCR lost), nor a contact label alone ("Fax: ..."), nor a place: a region alone or after
     a comma ("Kajang, Selangor"), an address's last line, or a street line opening with its
     house number ("No 12, Jalan Mawar", "12 High Street"), first at the top where the name is
-    only in the logo's pixels.
+    only in the logo's pixels. Nor does a label and its value ("Order date: 15 May"): a name
+    holds no colon before a space.
     """
     if _ADDRESS.search(text):
         return f"{text!r} is an e-mail or web address"
@@ -282,6 +283,9 @@ def issuer_refusal(text: str) -> str | None:
         return f"{text!r} is a street address"
     if _contact_label(text):
         return f"{text!r} is a contact line's label"
+    if re.search(r"[^\W\d_][:：]\s+\S", text):
+        # "Datum der Ursprungsrechnung: 15": a label no lexicon holds, and its value.
+        return f"{text!r} is a label and its value"
     words = [t for t, _, _ in tokens(text) if not t.isdigit()]
     if not words:
         return None

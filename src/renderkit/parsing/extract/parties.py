@@ -58,6 +58,9 @@ _DOCUMENT_FIELDS = frozenset(
 )  # fmt: skip
 # A row in type this much taller than the block's rows so far starts something else.
 _TALLER = 1.2
+# A row this many times further below the last than the block's lines are apart from each other
+# is past a blank line: the next block, whatever the type sizes (a photo's are uneven).
+_PITCH_JUMP = 1.6
 # A party block is an address: a dozen rows at most.
 _MAX_ROWS = 12
 # The issuer's candidates kept: the chosen one and a few rivals for the arbiter.
@@ -179,9 +182,13 @@ def _region(layout: PageLayout, kv: KeyValue) -> tuple[Segment, ...]:
     x0, height = head.bbox[0], head.height
     out: list[Segment] = []
     bottom = head.bbox[3]
+    tops: list[float] = []
     for row in layout.rows[head.row + 1 : head.row + 1 + _MAX_ROWS]:
         # A heading often stands further above its block than the block's own line spacing.
         if row.bbox[1] - bottom > (_GAP if out else _FIRST_GAP) * height:
+            break
+        pitches = [b - a for a, b in itertools.pairwise(tops)]
+        if len(pitches) >= 2 and row.bbox[1] - tops[-1] > _PITCH_JUMP * max(pitches):
             break
         aligned = [s for s in row.segments if abs(s.bbox[0] - x0) <= 2 * height]
         if not aligned:
@@ -206,6 +213,7 @@ def _region(layout: PageLayout, kv: KeyValue) -> tuple[Segment, ...]:
             taken += row.segments[position + 1 : position + 2]
         out += taken
         bottom = max(s.bbox[3] for s in taken)
+        tops.append(row.bbox[1])
     return tuple(out)
 
 
@@ -227,7 +235,7 @@ def _name_in(kv: KeyValue, segments: Sequence[Segment], pairs: Sequence[KeyValue
         if not is_label(s) and _name_like(clean(s.text.lstrip(":： ")))
     ]
     # A line with a legal form is the name; otherwise the first line that can be one.
-    legal = [n for n in names if _legal().search(n)]
+    legal = [n for n in names if _legal_forms_in(n)]
     chosen = legal or names
     return chosen[0] if chosen else None
 
@@ -288,16 +296,38 @@ def _holds_account(segments: Sequence[Segment], pairs: Sequence[KeyValue]) -> bo
     return any(p.concept in ("iban", "bic") and p.hit.segment in segments for p in pairs)
 
 
+# A name printed in capitals spells its form in capitals too ("ACME TRADING SDN BHD", "CONTOSO
+# LTD."), except "EG": in capitals, a German ground floor far more often than a cooperative.
+_NOT_IN_CAPITALS = frozenset({"EG"})
+
+
 @functools.cache
 def _legal() -> re.Pattern[str]:
-    forms = sorted(legal_forms(), key=len, reverse=True)
+    spelled = set(legal_forms())
+    spelled |= {f.upper() for f in spelled} - _NOT_IN_CAPITALS
+    forms = sorted(spelled, key=len, reverse=True)
     return re.compile(r"\b(" + "|".join(re.escape(f) for f in forms) + r")(?=$|[\s,·|)])")
+
+
+@functools.cache
+def _as_spelled() -> frozenset[str]:
+    return frozenset(legal_forms())
+
+
+def _legal_forms_in(text: str) -> list[re.Match[str]]:
+    """The legal forms ``text`` prints: as the lexicon spells them, or in capitals after a name
+    in capitals ("Acme-Vermietung GMBH" prints a word in capitals, not its form)."""
+    return [
+        m
+        for m in _legal().finditer(text)
+        if m.group(1) in _as_spelled() or not any(c.islower() for c in text[: m.start()])
+    ]
 
 
 def legal_form_at_end(text: str) -> bool:
     """Whether ``text`` ends in a legal form (``GmbH``, ``S.A.``, ``Ltd``)."""
     raw = text.rstrip()
-    return any(m.end() >= len(raw.rstrip(".")) for m in _legal().finditer(raw))
+    return any(m.end() >= len(raw.rstrip(".")) for m in _legal_forms_in(raw))
 
 
 def party_name(text: str) -> str:
@@ -306,7 +336,7 @@ def party_name(text: str) -> str:
     text = repaired_forms(text)
     name = clean(text)
     raw = text.rstrip()
-    match = _legal().search(raw)
+    match = next(iter(_legal_forms_in(raw)), None)
     if raw.endswith(".") and not name.endswith(".") and match and match.end() == len(raw):
         return name + "."
     return name
@@ -315,8 +345,12 @@ def party_name(text: str) -> str:
 #: What separates a sender line's parts ("Acme Ltd · 1 High Street · Town", a footer's
 #: "Name | Street 1 | Town"); a comma does not, as names hold commas ("Smith, Jones & Co").
 #: OCR reads the middle dot as a dash, sometimes run into the word before ("Acme plc- 2 High
-#: Street"): a dash there, before a figure, separates too.
-SENDER_SEPARATOR = re.compile(r"\s[·|•–-]\s|(?<=[^\W\d_])[·•–-]\s(?=\d)")
+#: Street"): a dash there, before a figure, separates too. On a photo OCR often runs a middle
+#: dot into the word beside it ("Acme KG· Street", "Acme S.L.·Street"): it separates all the
+#: same, except inside a Catalan word ("Paral·lel").
+SENDER_SEPARATOR = re.compile(
+    r"\s[·|•–-]\s|(?<=[^\W\d_])[·•–-]\s(?=\d)|\s?(?:(?<![lL])[·•]|[·•](?![lL]))\s?"
+)
 # The parts of a line a legal name is looked for in: a sender line's, or an address's written
 # on one line ("Acme Ltd, 1 High Street").
 _SENDER_PARTS = re.compile(rf"{SENDER_SEPARATOR.pattern}|,\s")
@@ -372,13 +406,15 @@ def legal_names(layouts: Sequence[PageLayout]) -> list[tuple[str, Segment]]:
                     for p in re.split(_SENDER_PARTS, repaired_forms(t))
                 )
                 for part in parts:
-                    match = _legal().search(part)
+                    match = next(iter(_legal_forms_in(part)), None)
                     if match is None:
                         continue
                     # A label before the name ("Payee: Acme Ltd", "Seller: Acme Ltd") is no
                     # part of it: a colon and a space end a label, and names hold neither.
                     head = part[: match.end()]
                     head = head[head.rfind(": ") + 2 :] if ": " in head else head
+                    if re.search(r"\d\.\s*\S+$", head):
+                        continue  # after an ordinal, a floor ("Hauptplatz 4, 2. OG")
                     name = without_logo_word(party_name(head))
                     if len(name) > 60 or sum(c.isalpha() for c in name) < 4:
                         continue

@@ -1,0 +1,152 @@
+"""Where a party block ends and what a seller's name can be, as photographed letters and
+Austrian partnerships print them: a buyer's block over the seller's after a blank line, a
+return address naming an "OG", a label no lexicon holds at the top, a middle dot run into the
+name by OCR. Each page is made up here; each test fails without the rule it names."""
+
+from __future__ import annotations
+
+import pytest
+
+from renderkit.parsing._protocol import Document, Line, Page, Word
+from renderkit.parsing.extract.constraints import issuer_refusal
+from renderkit.parsing.extract.documents import extract_invoice
+from renderkit.parsing.extract.invoice import invoice_fields
+from renderkit.parsing.extract.keyvalues import key_values
+from renderkit.parsing.extract.parties import legal_names, parties, top_names
+from renderkit.parsing.layout.model import Segment, layout_document
+from renderkit.parsing.rank.switches import DEFAULT_RANKERS
+
+_CHAR, _SPACE = 0.009, 0.006
+
+
+def _words(x: float, y: float, text: str, height: float) -> list[Word]:
+    out = []
+    scale = height / 0.012
+    for part in text.split():
+        width = _CHAR * len(part) * scale
+        out.append(Word(text=part, page=1, bbox=(x, y, x + width, y + height)))
+        x += width + _SPACE * scale
+    return out
+
+
+def _document(cells: list[tuple[float, float, str, float]]) -> Document:
+    """A one-page document; each cell ``(x, y, text, height)`` is one printed line."""
+    lines = tuple(Line(words=tuple(_words(*cell)), page=1) for cell in cells)
+    page = Page(number=1, lines=lines, source="text", width=600, height=800)
+    return Document(mime_type="application/pdf", content=b"", pages=(page,))
+
+
+_TOTALS = [
+    (0.05, 0.400, "Beratung", 0.012), (0.80, 0.400, "1.000,00", 0.012),
+    (0.60, 0.450, "Nettobetrag", 0.012), (0.80, 0.450, "1.000,00", 0.012),
+    (0.60, 0.470, "MwSt 20 %", 0.012), (0.80, 0.470, "200,00", 0.012),
+    (0.60, 0.490, "Gesamtbetrag", 0.012), (0.80, 0.490, "1.200,00", 0.012),
+]  # fmt: skip
+
+# The buyer's block first, its heading read taller than its lines (a tilted photo's boxes),
+# then a blank line and the seller's block in the same type: no label heads it.
+BUYER_OVER_SELLER = [
+    (0.05, 0.100, "Rechnungsempfänger", 0.020),
+    (0.05, 0.122, "Marta Keller", 0.013),
+    (0.05, 0.136, "Gartenstrasse 58", 0.013),
+    (0.05, 0.150, "3626 Hinterdorf", 0.013),
+    (0.05, 0.176, "Kestrel Druck AG", 0.014),
+    (0.05, 0.190, "Rue du Lac 224", 0.013),
+    (0.05, 0.204, "2837 Seedorf", 0.013),
+    (0.05, 0.260, "RECHNUNG", 0.020),
+    (0.05, 0.290, "Rechnungsnr: RE014112", 0.012),
+    (0.05, 0.305, "Belegdatum: 10.11.2020", 0.012),
+    *_TOTALS,
+]
+
+
+def test_a_party_block_ends_at_a_blank_line_whatever_its_headings_height() -> None:
+    layouts = layout_document(_document(BUYER_OVER_SELLER))
+    (buyer,) = [p for p in parties(layouts, key_values(layouts)) if p.role == "customer"]
+    assert [s.text for s in buyer.segments] == [
+        "Marta Keller",
+        "Gartenstrasse 58",
+        "3626 Hinterdorf",
+    ]
+    assert buyer.name == "Marta Keller"
+
+
+@pytest.mark.parametrize("issuer_ranker", [False, True])
+def test_the_seller_under_the_buyers_block_is_the_issuer(issuer_ranker: bool) -> None:
+    fields = invoice_fields(_document(BUYER_OVER_SELLER), issuer_ranker=issuer_ranker).fields
+    assert fields["company"].value == "Kestrel Druck AG"
+
+
+# An Austrian partnership named only in its return address; the document's fields beside
+# it, one under a label no lexicon holds, its date wrapped onto the next line.
+PARTNERSHIP = [
+    (0.05, 0.110, "Rechnung", 0.022),
+    (0.05, 0.150, "Kestrel Holzbau OG · Mühlweg 32 · 2805 Hinterdorf", 0.008),
+    (0.60, 0.150, "Rechnungsnummer: 2020/13833", 0.012),
+    (0.05, 0.166, "Harbour & Plum GmbH", 0.012),
+    (0.60, 0.166, "Rechnungsdatum: 19.02.2020", 0.012),
+    (0.05, 0.182, "Quaiweg 111", 0.012),
+    (0.60, 0.182, "Datum der Ursprungsrechnung: 15.", 0.012),
+    (0.05, 0.198, "1410 Wien", 0.012),
+    (0.60, 0.198, "Dezember 2019", 0.012),
+    *_TOTALS,
+]  # fmt: skip
+
+
+def test_an_og_is_a_legal_form_but_a_floor_after_an_ordinal_is_not() -> None:
+    layouts = layout_document(_document([(0.05, 0.1, "Kestrel Holzbau OG · Mühlweg 32", 0.012)]))
+    assert [name for name, _ in legal_names(layouts)] == ["Kestrel Holzbau OG"]
+    floor = layout_document(_document([(0.05, 0.1, "Mühlgasse 12 / 3. OG", 0.012)]))
+    assert legal_names(floor) == []
+
+
+def test_a_partnership_named_only_in_its_return_address_is_the_issuer() -> None:
+    fields = extract_invoice(_document(PARTNERSHIP), True, rankers=DEFAULT_RANKERS).fields
+    assert fields["company"].value == "Kestrel Holzbau OG"
+
+
+@pytest.mark.parametrize(
+    "text", ["Datum der Ursprungsrechnung: 15.", "Leistungszeitraum: 1. Januar 2019 bis 31."]
+)
+def test_a_label_and_its_value_is_no_issuer(text: str) -> None:
+    assert issuer_refusal(text) is not None
+
+
+@pytest.mark.parametrize("text", ["Kestrel Druck AG", "Harbour & Plum GmbH", "Smith, Jones & Co"])
+def test_a_name_is_not_refused_as_a_label(text: str) -> None:
+    assert issuer_refusal(text) is None
+
+
+def _segment(text: str) -> Segment:
+    return Segment(words=tuple(_words(0.05, 0.05, text, 0.012)), page=1, row=0, text_layer=False)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Kestrel Holzbau KG· Mühlweg 3", "Kestrel Holzbau KG"),
+        ("Kestrel Bain S.Coop.·Carrer Major 5", "Kestrel Bain S.Coop."),
+        ("KESTREL HARDWARE TRADING·No 5", "KESTREL HARDWARE TRADING"),
+        # A Catalan word's middle dot is no separator.
+        ("Col·legi Kestrel S.L.", "Col·legi Kestrel S.L."),
+    ],
+)
+def test_a_middle_dot_run_into_the_name_by_ocr_still_separates(text: str, name: str) -> None:
+    assert top_names(_segment(text)) == [name]
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("KESTREL & PLUM SDN BHD · NO 21, LORONG MAWAR 8", ["KESTREL & PLUM SDN BHD"]),
+        ("HARBOUR SUPPLIES LTD. | 4 Quay Street", ["HARBOUR SUPPLIES LTD."]),
+        # A name in small letters spells its form as the lexicon does: "GMBH" after it is a
+        # word in capitals.
+        ("Kestrel-Vermietung GMBH · Hafenweg 12", []),
+        # In capitals "EG" is a ground floor, not a cooperative.
+        ("HAFENWEG 12 EG · 20457 HAMBURG", []),
+    ],
+)
+def test_a_name_in_capitals_ends_in_its_form_in_capitals(text: str, names: list[str]) -> None:
+    layouts = layout_document(_document([(0.05, 0.1, text, 0.012)]))
+    assert [name for name, _ in legal_names(layouts)] == names
