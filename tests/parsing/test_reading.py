@@ -13,7 +13,7 @@ from renderkit.parsing._models import ParseRequest
 from renderkit.parsing.pipeline import parse
 from renderkit.parsing.readers.document import decode_file, sniff_mime_type
 
-from ._documents import encode, many_pages_pdf, text_pdf
+from ._documents import _assemble, encode, many_pages_pdf, text_pdf
 
 LIMITS = ParseLimits()
 
@@ -214,6 +214,46 @@ async def test_a_watermark_set_at_a_slant_is_left_out_of_the_text_layer() -> Non
     )
     assert [line.text for line in marked.pages[0].lines] == lines
     assert [line.text for line in plain.pages[0].lines] == lines
+
+
+def _watermark_mid_word(before: str, after: str, at: float) -> bytes:
+    """A PDF printing ``before`` from x = 56 and ``after`` from ``at`` (points) on one line,
+    with a slanted watermark drawn between the two, as some generators write their pages."""
+    ops = [
+        f"BT /F1 11 Tf 56 700 Td ({before}) Tj ET",
+        "BT /F1 60 Tf 0.866 0.5 -0.5 0.866 120 540 Tm (DUPLICATE) Tj ET",
+        f"BT /F1 11 Tf {at} 700 Td ({after}) Tj ET",
+    ]
+    stream = "\n".join(ops).encode("latin-1")
+    return _assemble(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] "
+            b"/Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
+            b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        ]
+    )
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("before", "after", "at", "text"),
+    [
+        # "Kestrel Werksta" is 77.63 pt wide in Helvetica 11 pt: "tt" goes on right after it.
+        ("Kestrel Werksta", "tt GmbH", 56 + 77.63, "Kestrel Werkstatt GmbH"),
+        # A space's width (3.06 pt) further on, the watermark parts two words.
+        ("Kestrel Werksta", "tt GmbH", 56 + 77.63 + 3.06, "Kestrel Werksta tt GmbH"),
+    ],
+)
+async def test_a_watermark_drawn_in_the_middle_of_a_word_does_not_part_it(
+    before: str, after: str, at: float, text: str
+) -> None:
+    document = await read_document(
+        _watermark_mid_word(before, after, at), "application/pdf", ocr=None, limits=LIMITS
+    )
+    assert [line.text for line in document.pages[0].lines] == [text]
 
 
 @pytest.mark.anyio

@@ -180,15 +180,21 @@ def _text_layer(textpage: pypdfium2.PdfTextPage, number: int, frame: _Frame) -> 
     for i in range(count):
         code = pdfium_c.FPDFText_GetUnicode(raw, i)
         if code in (10, 13):
-            if frame.loose_breaks and pdfium_c.FPDFText_IsGenerated(raw, i):
+            generated = pdfium_c.FPDFText_IsGenerated(raw, i)
+            if generated and (frame.loose_breaks or _beside_slant(raw, i, count)):
                 pending = True
             else:
                 end_line()
             continue
         char = chr(code) if 0 < code < 0x110000 else ""
         if not char or char.isspace() or code == 0xFFFE:
+            generated = pdfium_c.FPDFText_IsGenerated(raw, i)
+            if char.isspace() and generated and _beside_slant(raw, i, count):
+                # PDFium's own space beside a watermark drawn mid-line: the gap decides.
+                pending = True
+                continue
             end_word()
-            if char.isspace() and not pdfium_c.FPDFText_IsGenerated(raw, i):
+            if char.isspace() and not generated:
                 typed_space[0] = True
             continue
         if 0xD800 <= code <= 0xDFFF:
@@ -196,8 +202,9 @@ def _text_layer(textpage: pypdfium2.PdfTextPage, number: int, frame: _Frame) -> 
         if _slanted(pdfium_c.FPDFText_GetCharAngle(raw, i)):
             # Text set at a slant across the page is a watermark or a stamp ("COPY",
             # "DUPLICATE", "PAID"), never a field; its letters would land inside the lines
-            # it crosses ("Invoice DUPLICATE reference: ...").
-            end_word()
+            # it crosses ("Invoice DUPLICATE reference: ..."). A generator may draw it in the
+            # middle of a word ("Werksta", the watermark, "tt"): the word goes on after it
+            # unless a gap or another row says otherwise.
             continue
         try:
             left, bottom, right, top = frame.upright(*textpage.get_charbox(i, loose=True))
@@ -261,6 +268,19 @@ def _same_row(before: Sequence[float], box: Sequence[float]) -> bool:
 # How far (radians) a character's angle may be from a quarter turn and still be set
 # straight: pdfium reports angles in [0, 2 pi), an upright character at 0.
 _STRAIGHT = 0.05
+
+
+def _beside_slant(raw: Any, index: int, count: int) -> bool:
+    """Whether the printed character before or after ``index`` (past breaks and spaces) is
+    slanted: a space or break PDFium generated around a watermark drawn mid-line stands for
+    the watermark, not for a gap in the text."""
+    for step, stop in ((-1, -1), (1, count)):
+        for j in range(index + step, stop, step):
+            if not chr(pdfium_c.FPDFText_GetUnicode(raw, j)).isspace():
+                if _slanted(pdfium_c.FPDFText_GetCharAngle(raw, j)):
+                    return True
+                break
+    return False
 
 
 def _slanted(angle: float) -> bool:
