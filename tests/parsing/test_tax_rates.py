@@ -153,3 +153,27 @@ def test_a_totals_word_before_a_tax_word_labels_the_taxes_sum() -> None:
     assert {h.concept for h in find_labels(row.segments[0], load_lexicon())} == {"tax"}
     fields = invoice_fields(_document(SUMMED_UNDER_TOTAL_WORD)).fields
     assert (fields["tax"].value, fields["total"].value) == ("19.94", "194.20")
+
+
+# The summary in columns under wordings no lexicon holds, the taxes' sum in a column of its
+# own beside them, and a page total equal to the items' sum above it.
+LEVIES_AND_THEIR_SUM = [
+    (0.05, 0.33, "Total per page: 174,26"),
+    (0.10, 0.40, "Goods value"), (0.28, 0.40, "Levy 7 %"), (0.44, 0.40, "Levy 19 %"),
+    (0.60, 0.40, "All levies"), (0.78, 0.40, "Sum to settle"),
+    (0.10, 0.42, "174,26"), (0.28, 0.42, "7,69"), (0.44, 0.42, "12,25"), (0.60, 0.42, "19,94"),
+    (0.78, 0.42, "194,20"),
+]  # fmt: skip
+
+
+def test_a_row_of_the_taxes_and_their_sum_says_the_tax_and_the_total() -> None:
+    # Neither levy is at a rate of the whole net: each taxes some of the lines.
+    for fields in (
+        invoice_fields(_document(LEVIES_AND_THEIR_SUM)).fields,
+        extract_invoice(_document(LEVIES_AND_THEIR_SUM), True, rankers=DEFAULT_RANKERS).fields,
+    ):
+        assert (fields["subtotal"].value, fields["tax"].value, fields["total"].value) == (
+            "174.26",
+            "19.94",
+            "194.20",
+        )

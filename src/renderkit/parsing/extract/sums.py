@@ -186,7 +186,26 @@ def row_sums(printed: Sequence[Printed], value_row: Callable[[int, int], bool]) 
                 # previous balance and a deposit adding up to the amount due).
                 if sums.tax:
                     return sums
+            if (taxes := _taxes_and_their_sum(values[0], values[1:end], values[end])) is not None:
+                return taxes
     return None
+
+
+def _taxes_and_their_sum(
+    subtotal: Decimal, between: Sequence[Decimal], total: Decimal
+) -> RowSums | None:
+    """The sums of a row printing the net, a tax per rate, the taxes' sum and the total
+    ("6,230.13 | 441.86 | 65.57 | 507.43 | 6,737.56"): net + sum = total and the sum adds up
+    the parts before it. The parts need not be at a rate of the whole net (each rate taxes
+    some of the lines); that two amounts add up to a third, which completes the total, is the
+    evidence."""
+    *parts, summed = between or (Decimal(0),)
+    if len(parts) < 2 or any(p <= 0 for p in parts) or total <= 0:
+        return None
+    if abs(sum(parts, Decimal(0)) - summed) > _CENT or abs(subtotal + summed - total) > _CENT:
+        return None
+    nothing = Decimal(0)
+    return RowSums(subtotal=subtotal, discount=nothing, charge=nothing, tax=summed, total=total)
 
 
 # How far apart (a share of the page's width) the right edges of one column's amounts may be.
