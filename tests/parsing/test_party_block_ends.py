@@ -150,3 +150,54 @@ def test_a_middle_dot_run_into_the_name_by_ocr_still_separates(text: str, name: 
 def test_a_name_in_capitals_ends_in_its_form_in_capitals(text: str, names: list[str]) -> None:
     layouts = layout_document(_document([(0.05, 0.1, text, 0.012)]))
     assert [name for name, _ in legal_names(layouts)] == names
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        # OCR read "· 1 High Street" as "-1" and lost the rest.
+        ("Kestrel Solutions Ltd. -1", "Kestrel Solutions Ltd."),
+        # The logo's word read on the name's line, after the name's form...
+        ("KESTREL SDN. BHD. KESTREL", "KESTREL SDN. BHD."),
+        # ... or run into the name's first word.
+        ("KESTRELKestrel Impianti S.p.A.", "Kestrel Impianti S.p.A."),
+        # A word after the form that repeats none of the name's stays.
+        ("Kestrel GmbH Druckerei", "Kestrel GmbH Druckerei"),
+        ("McKESTREL Trading Ltd", "McKESTREL Trading Ltd"),
+    ],
+)
+def test_what_ocr_read_after_a_legal_form_or_into_the_name_is_cut_off(text: str, name: str) -> None:
+    assert top_names(_segment(text)) == [name]
+
+
+def test_a_quebec_company_ends_in_its_french_form() -> None:
+    layouts = layout_document(
+        _document([(0.05, 0.1, "Kestrel Contracting Ltée · 12 rue Principale", 0.012)])
+    )
+    assert [name for name, _ in legal_names(layouts)] == ["Kestrel Contracting Ltée"]
+
+
+# A trade name with no legal form: the logo's word in big type, the name in the return
+# address (with its house number and post code) and at the foot of the page.
+TRADE_LETTER = [
+    (0.40, 0.040, "KESTREL", 0.030),
+    (0.05, 0.110, "INVOIS", 0.022),
+    (0.05, 0.150, "KESTREL TRADING · NO 124, LORONG MAWAR 7 · 20393", 0.008),
+    (0.60, 0.152, "Kod invois: 0068049", 0.012),
+    (0.05, 0.170, "HARBOUR MINI MARKET", 0.012),
+    (0.60, 0.170, "Tarikh: 17-06-2025", 0.012),
+    (0.05, 0.186, "NO 211, JALAN MERANTI 8", 0.012),
+    (0.05, 0.202, "80971 JOHOR BAHRU, JOHOR", 0.012),
+    (0.05, 0.300, "Penyelenggaraan", 0.012), (0.80, 0.300, "1000.00", 0.012),
+    (0.60, 0.400, "Jumlah kecil", 0.012), (0.80, 0.400, "1000.00", 0.012),
+    (0.60, 0.420, "SST 8 %", 0.012), (0.80, 0.420, "80.00", 0.012),
+    (0.60, 0.440, "Jumlah", 0.012), (0.80, 0.440, "1080.00", 0.012),
+    (0.05, 0.900, "KESTREL TRADING", 0.009),
+    (0.05, 0.912, "NO 124, LORONG MAWAR 7", 0.009),
+]  # fmt: skip
+
+
+def test_a_trade_name_in_the_return_address_is_the_issuer_not_the_logos_word() -> None:
+    # The learned ranker's candidate; the rules' fixed order still takes the first top text.
+    fields = invoice_fields(_document(TRADE_LETTER), issuer_ranker=True).fields
+    assert fields["company"].value == "KESTREL TRADING"

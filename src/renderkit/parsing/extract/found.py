@@ -60,7 +60,11 @@ def without_logo_word(name: str) -> str:
     """``name`` without a word in capitals before or after it that repeats one of its words
     printed otherwise ("ACME Acme Trading Ltd", "Acme Trading Ltd ACME"): a logo's word read
     on the name's line, where the type size could not tell them apart (a photo's OCR line). A
-    name in capitals throughout keeps its words ("JOHNSON & JOHNSON")."""
+    name in capitals throughout keeps its words ("JOHNSON & JOHNSON"). OCR may run the logo's
+    word into the name's ("ACMEAcme Trading Ltd")."""
+    glued = re.match(r"([^\W\d_a-z]{3,})([^\W\d_a-z][^\W\d_A-Z]+)(?=\s)", name)
+    if glued and glued.group(1).casefold() == glued.group(2).casefold():
+        name = name[len(glued.group(1)) :]
     words = name.split()
     if len(words) < 3:
         return name

@@ -37,6 +37,7 @@ __all__ = [
     "legal_form_at_end",
     "legal_names",
     "name_key",
+    "name_part",
     "parties",
     "party_name",
     "repaired_forms",
@@ -345,15 +346,24 @@ def party_name(text: str) -> str:
 #: What separates a sender line's parts ("Acme Ltd · 1 High Street · Town", a footer's
 #: "Name | Street 1 | Town"); a comma does not, as names hold commas ("Smith, Jones & Co").
 #: OCR reads the middle dot as a dash, sometimes run into the word before ("Acme plc- 2 High
-#: Street"): a dash there, before a figure, separates too. On a photo OCR often runs a middle
-#: dot into the word beside it ("Acme KG· Street", "Acme S.L.·Street"): it separates all the
-#: same, except inside a Catalan word ("Paral·lel").
+#: Street", "Acme Corp.- 2 High Street", "2 High Street- 10115"): a dash there, before a
+#: figure, separates too. On a photo OCR often runs a middle dot into the word beside it
+#: ("Acme KG· Street", "Acme S.L.·Street"): it separates all the same, except inside a
+#: Catalan word ("Paral·lel").
 SENDER_SEPARATOR = re.compile(
-    r"\s[·|•–-]\s|(?<=[^\W\d_])[·•–-]\s(?=\d)|\s?(?:(?<![lL])[·•]|[·•](?![lL]))\s?"
+    r"\s[·|•–-]\s|(?<=[^\W_]|\.)[·•–-]\s(?=\d)|\s?(?:(?<![lL])[·•]|[·•](?![lL]))\s?"
 )
 # The parts of a line a legal name is looked for in: a sender line's, or an address's written
 # on one line ("Acme Ltd, 1 High Street").
 _SENDER_PARTS = re.compile(rf"{SENDER_SEPARATOR.pattern}|,\s")
+
+
+def name_part(text: str) -> str:
+    """The part of a line that may name someone: a sender line's first part ("Acme Trading ·
+    No 12, Jalan Mawar · 40100"), the address after it aside; any other line whole. A sender
+    line has three parts at least: "Bangalore - 560001, Karnataka" is an address line."""
+    parts = SENDER_SEPARATOR.split(text)
+    return parts[0] if len(parts) >= 3 else text
 
 
 def top_names(segment: Segment) -> list[str]:
@@ -363,9 +373,27 @@ def top_names(segment: Segment) -> list[str]:
     read as a party's name (:func:`party_name`: a legal form's dot kept, its look-alike letters
     read right), so that it is one candidate with the same name read elsewhere."""
     return [
-        without_logo_word(party_name(SENDER_SEPARATOR.split(text, maxsplit=1)[0]))
+        without_logo_word(_cut_after_form(party_name(SENDER_SEPARATOR.split(text, 1)[0])))
         for text in segment.type_texts()
     ]
+
+
+def _cut_after_form(text: str) -> str:
+    """``text`` cut after its legal form when what follows is no part of the name: a figure or a
+    separator OCR misread ("Acme Ltd. -1", the "· 1 High Street" cut off), or a word in
+    capitals that repeats one of the name's (the logo's word read on the name's line: "ACME
+    SDN. BHD. ACME", "Acme S.L.ACME")."""
+    forms = _legal_forms_in(text)
+    if not forms or forms[-1].end() >= len(text):
+        return text
+    head, rest = text[: forms[-1].end()], text[forms[-1].end() :]
+    if re.match(r"\s*(?:[·•|–-]|\d)", rest):
+        return head
+    logo = rest.strip()
+    named = {w.casefold() for w in re.findall(r"[^\W\d_]+", head[: forms[-1].start()])}
+    if logo.isupper() and logo.isalpha() and logo.casefold() in named:
+        return head
+    return text
 
 
 @functools.cache
@@ -470,7 +498,7 @@ def issuer(
         for segment in row.segments:
             if any(p.holds(segment) for p in buyers) or is_label(segment):
                 continue
-            if re.search(r"\d{3}", segment.text):
+            if re.search(r"\d{3}", name_part(segment.text)):
                 continue
             for text in top_names(segment):
                 if text in excluded or sum(c.isalpha() for c in text) < 3:

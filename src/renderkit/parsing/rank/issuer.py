@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import attrs
 
@@ -31,6 +31,7 @@ from renderkit.parsing.extract.parties import (
     legal_form_at_end,
     legal_names,
     name_key,
+    name_part,
     party_name,
     top_names,
 )
@@ -103,7 +104,7 @@ def _top_texts(layouts: Sequence[PageLayout], buyers: Sequence[Party]) -> list[S
     out: list[Segment] = []
     for row in layouts[0].rows[:_TOP_ROWS] if layouts else ():
         for segment in row.segments:
-            text = clean(segment.text)
+            text = clean(name_part(segment.text))
             if any(p.holds(segment) for p in buyers):
                 continue
             if sum(c.isalpha() for c in text) < 3 or re.search(r"\d{3}", text) or "@" in text:
@@ -136,6 +137,8 @@ def issuer_candidates(
         if not value or value in excluded or issuer_refusal(value) is not None:
             return
         known = merged.get(value)
+        if known is None and (twin := _read_better(value, merged)) is not None:
+            value, known = twin, merged[twin]
         if known is None:
             merged[value] = IssuerCandidate(
                 value=value,
@@ -170,6 +173,26 @@ def issuer_candidates(
     for name, segment in _footer_names(layouts, buyers):
         add(name, segment, "footer")
     return list(merged.values())
+
+
+def _read_better(value: str, names: Iterable[str]) -> str | None:
+    """The name among ``names`` that ``value`` misreads in its legal form alone: the same
+    words, then a short word where the other prints its form, beginning with the form's
+    letter ("Acme Trading Coro" for "Acme Trading Corp.", "Acme S.I" for "Acme S.L.", as OCR
+    reads small type). None when there is none or ``value`` ends in a form of its own."""
+    words = value.split()
+    if len(words) < 2 or legal_form_at_end(value):
+        return None
+    last = re.sub(r"[^a-z]", "", words[-1].casefold())
+    head = name_key(" ".join(words[:-1]))
+    for name in names:
+        other = name.split()
+        form = re.sub(r"[^a-z]", "", other[-1].casefold()) if len(other) >= 2 else ""
+        if not form or not legal_form_at_end(name) or name_key(" ".join(other[:-1])) != head:
+            continue
+        if last[:1] == form[:1] and abs(len(last) - len(form)) <= 1:
+            return name
+    return None
 
 
 def _wrapped_names(tops: Sequence[Segment]) -> list[tuple[str, Segment]]:
