@@ -206,3 +206,28 @@ def test_payments_below_an_unknown_total_wording_say_the_total_beside_an_amount_
     ]  # fmt: skip
     document = Document(mime_type="application/pdf", content=b"", pages=(_page(HEAD + summary),))
     assert invoice_fields(document).fields["total"].value == "169035.00"
+
+
+# A Swiss seller's footer in narrow columns: the VAT id's "MWST" wrapped onto the next line,
+# under the id, beside the other columns' second lines.
+SWISS_FOOTER = [
+    (0.05, 0.05, "Kestrel Holzbau GmbH"),
+    (0.60, 0.10, "Rechnungsnummer: RE-2024-118"),
+    (0.60, 0.12, "Rechnungsdatum: 14.03.2024"),
+    (0.05, 0.30, "Beratung"), (0.80, 0.30, "1'000.00"),
+    (0.55, 0.40, "Total"), (0.80, 0.40, "Fr. 1'081.00"),
+    (0.05, 0.90, "Kestrel Holzbau"), (0.30, 0.90, "Tel. +41 83 1263 7186"),
+    (0.62, 0.90, "MWST: CHE-184.035.401"),
+    (0.05, 0.915, "GmbH"), (0.30, 0.915, "office@kestrel.ch"), (0.62, 0.915, "MWST"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("printed", ["wrapped", "one line"])
+def test_a_swiss_vat_id_keeps_its_mwst_wrapped_onto_the_next_line(printed: str) -> None:
+    cells = SWISS_FOOTER
+    if printed == "one line":
+        cells = [c for c in SWISS_FOOTER if c[2] != "MWST"]
+        cells = [(x, y, "MWST: CHE-184.035.401 MWST" if t.startswith("MWST:") else t)
+                 for x, y, t in cells]  # fmt: skip
+    document = Document(mime_type="application/pdf", content=b"", pages=(_page(cells),))
+    assert invoice_fields(document).fields["vat_id"].value == "CHE184035401MWST"

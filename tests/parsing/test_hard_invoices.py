@@ -85,6 +85,40 @@ def test_an_issue_date_label_after_the_original_invoices_date_is_the_issue_date(
     assert fields["date"].value == "2019-08-23"
 
 
+def _wrapped(label: str, wrapped: str, own: str) -> list[tuple[float, float, str]]:
+    """A page whose date column wraps ``wrapped`` onto the line under ``label`` and prints
+    the document's own date after ``own``, a wording no lexicon holds."""
+    return [
+        (0.05, 0.05, "Lieferant Handels GmbH"),
+        (0.60, 0.05, "Rechnungsnummer: RE-2019-77"),
+        (0.60, 0.07, label),
+        (0.60, 0.09, wrapped),
+        (0.60, 0.11, own),
+        (0.60, 0.40, "Nettobetrag"), (0.80, 0.40, "100,00"),
+        (0.60, 0.42, "MwSt 19 %"), (0.80, 0.42, "19,00"),
+        (0.60, 0.44, "Gesamtbetrag"), (0.80, 0.44, "119,00"),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("label", "wrapped", "own", "date"),
+    [
+        # A period's end wrapped under its start.
+        ("Zeitraum: 01.04.2019 bis", "30.04.2019", "Erstellt am: 09.05.2019", "2019-05-09"),
+        # An earlier document's date wrapped under its label.
+        ("Datum der Ursprungsrechnung:", "12.11.2018", "Erstellt am: 24.01.2019", "2019-01-24"),
+        # The document's own date wrapped under its own label stays the issue date.
+        ("Erstellt am:", "24.01.2019", "Lieferdatum: 14.01.2019", "2019-01-24"),
+    ],
+)
+@pytest.mark.parametrize("date_ranker", [False, True])
+def test_a_date_wrapped_under_the_words_that_say_what_it_is_keeps_their_meaning(
+    label: str, wrapped: str, own: str, date: str, date_ranker: bool
+) -> None:
+    document = _document(_wrapped(label, wrapped, own))
+    assert invoice_fields(document, date_ranker=date_ranker).fields["date"].value == date
+
+
 @pytest.mark.parametrize("text", ["Total quantity: 89", "Summe Menge: 12", "Total quantité: 89"])
 def test_a_bare_number_after_a_quantity_label_is_a_count_not_an_amount(text: str) -> None:
     assert _refusal(text) is not None

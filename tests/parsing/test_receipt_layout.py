@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
+
 from renderkit.parsing._protocol import Line, Word
 from renderkit.parsing.extract.invoice import day_first_vote
 from renderkit.parsing.extract.receipt import receipt_fields
@@ -129,3 +131,21 @@ def test_a_nett_total_is_a_total_and_a_count_of_items_is_not() -> None:
         ]
     )
     assert found["total"] == "12.40"
+
+
+@pytest.mark.parametrize(
+    ("text", "day_first"),
+    [
+        # 30 days apart day first, 325 month first: day first, whatever the phone says.
+        ("Tel (488) 470-1290\nInvoice date: 10/12/2019\nDue: 09/01/2020", True),
+        # The other way round: month first.
+        ("Invoice date: 12/10/2019\nDue: 01/09/2020", False),
+        # 1 day apart one way, 30 the other: both are an invoice's dates, the phone decides.
+        ("Tel (488) 470-1290\nInvoice date: 04/04/2024\nDue: 05/04/2024", False),
+        ("Invoice date: 04/04/2024\nDue: 05/04/2024", True),
+    ],
+)
+def test_with_no_vote_dates_months_apart_one_way_and_weeks_the_other_tell_the_order(
+    text: str, day_first: bool
+) -> None:
+    assert day_first_vote(text) is day_first

@@ -201,6 +201,16 @@ def period_dates(text: str, *, day_first: bool = True) -> set[datetime.date]:
     return out
 
 
+def period_opened(text: str, *, day_first: bool = True) -> bool:
+    """Whether ``text`` ends in a period's start and the word that leads to its end
+    ("Service period: 01.04.2024 to"): the end wrapped onto the next line."""
+    dates = find_dates(text, day_first=day_first)
+    if not dates:
+        return False
+    tail = text[dates[-1][2] :]
+    return bool(tail.strip()) and _PERIOD_GAP.fullmatch(tail) is not None
+
+
 def issue_date_refusal(label: str) -> str | None:
     """Why a date read under ``label`` cannot be the document's issue date, or None.
 

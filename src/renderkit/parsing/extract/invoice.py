@@ -171,9 +171,11 @@ def day_first_vote(text: str) -> bool:
     """Whether ``text`` writes numeric dates day first.
 
     Each numeric date with a part above 12 votes for the order it shows ("25/03/2024" day
-    first, "03/25/2024" month first). With no vote either way, a North American phone number
-    ("(488) 470-1290") says month first, the US order; else day first, the common order
-    elsewhere.
+    first, "03/25/2024" month first). With no vote either way, the dates' spread does: one
+    document's dates (issued, due, delivered, printed) lie weeks apart, so an order that
+    scatters them over many months is the wrong one ("10/12/2019" and "09/01/2020" are 30
+    days apart day first, 325 month first). Else a North American phone number ("(488)
+    470-1290") says month first, the US order; else day first, the common order elsewhere.
 
     Args:
         text: the document's text.
@@ -182,13 +184,52 @@ def day_first_vote(text: str) -> bool:
         True unless more dates show the month first.
     """
     first = second = 0
+    numeric: list[tuple[int, int, int]] = []
     for match in re.finditer(r"(?<![\d.])(\d{1,2})[./-](\d{1,2})[./-](\d{2,4})(?!\d)", text):
         a, b = int(match.group(1)), int(match.group(2))
         first += a > 12
         second += b > 12
-    if first == second == 0 and _NANP_PHONE.search(text):
-        return False
+        numeric.append((a, b, int(match.group(3))))
+    if first == second == 0:
+        spread_vote = _spread_vote(numeric)
+        if spread_vote is not None:
+            return spread_vote
+        if _NANP_PHONE.search(text):
+            return False
     return not (second > first)
+
+
+# One order of a document's dates must spread them this many times less than the other to
+# decide, and the other over more than a quarter: an invoice issued on 4 April may fall due on
+# 5 April or on 4 May, while one whose dates span half a year is misread.
+_SPREAD_RATIO = 3
+_SPREAD_DAYS = 92
+
+
+def _spread_vote(numeric: Sequence[tuple[int, int, int]]) -> bool | None:
+    """Day first (True) or month first (False), whichever spreads the dates ``numeric``
+    ((first part, second part, year) each, both parts 12 or under) over fewer days, when it
+    does so by :data:`_SPREAD_RATIO` at least and the other spreads them over more than
+    :data:`_SPREAD_DAYS`; None when it does not tell."""
+
+    def spread(day_first: bool) -> int | None:
+        days = []
+        for a, b, year in numeric:
+            day, month = (a, b) if day_first else (b, a)
+            try:
+                days.append(datetime.date(year + 2000 if year < 100 else year, month, day))
+            except ValueError:
+                return None
+        return (max(days) - min(days)).days if len(days) >= 2 else None
+
+    by_day, by_month = spread(True), spread(False)
+    if by_day is None or by_month is None or max(by_day, by_month) <= _SPREAD_DAYS:
+        return None
+    if by_day * _SPREAD_RATIO < by_month:
+        return True
+    if by_month * _SPREAD_RATIO < by_day:
+        return False
+    return None
 
 
 # A North American phone number as printed there: area code in brackets, 3 + 4 digits.
@@ -243,7 +284,7 @@ def _claimed(candidate: DateCandidate, others: Sequence[KeyValue], day_first: bo
     line = candidate.line
     if line is None:
         return False
-    if candidate.value in period_dates(line.text, day_first=day_first):
+    if candidate.wrapped or candidate.value in period_dates(line.text, day_first=day_first):
         return True
     if candidate.concept in ("due_date", "delivery_date"):
         return _labels_own(candidate)
@@ -1371,6 +1412,20 @@ def _vat_id(
     return found, []
 
 
+def _wrapped_suffix(vat: str, layouts: Sequence[PageLayout]) -> str:
+    """A Swiss VAT id with its "MWST", "TVA" or "IVA" (part of the number) when a narrow
+    column wrapped it onto the line below ("MWST: CHE-123.456.789" / "MWST"): the id's text
+    block reads the two lines as one."""
+    if not re.fullmatch(r"CHE\d{9}", vat):
+        return vat
+    for layout in layouts:
+        for block in layout.blocks:
+            for found, _ in find_vat_ids(" ".join(s.text for s in block.segments)):
+                if found.startswith(vat) and found != vat:
+                    return found
+    return vat
+
+
 def _vat_candidate(text: str, pairs: Sequence[KeyValue], blocks: Sequence[Party]) -> Found | None:
     def compact(value: str) -> str:
         return re.sub(r"[\s.\-]", "", value.upper())
@@ -1583,6 +1638,8 @@ def _seller(reading: _Reading, blocks: Sequence[Party]) -> _Seller:
     )
     iban, iban_warnings = _iban(text, pairs, customer_text, layouts)
     vat, vat_warnings = _vat_id(text, pairs, blocks)
+    if vat is not None:
+        vat = attrs.evolve(vat, value=_wrapped_suffix(str(vat.value), layouts))
     ids = tuple(
         s
         for layout in layouts

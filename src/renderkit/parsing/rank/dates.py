@@ -23,6 +23,7 @@ from renderkit.parsing.extract.constraints import (
     CLOCK_TIME,
     issue_date_refusal,
     period_dates,
+    period_opened,
     print_stamp,
 )
 from renderkit.parsing.extract.keyvalues import KeyValue, Value, where_weight
@@ -101,6 +102,10 @@ class DateCandidate:
             feature, a hard constraint.
         stamp: its row is a print stamp (a clock time and a page number,
             :func:`~renderkit.parsing.extract.constraints.print_stamp`); a hard constraint too.
+        wrapped: it is part of a line broken in two, whose words say what it is: a period
+            broken after its start ("01.04.2024 to" / "30.04.2024": either date), or an
+            earlier document's date under its label ("Original invoice date:" /
+            "12.11.2024"). A hard constraint.
     """
 
     value: datetime.date
@@ -119,6 +124,7 @@ class DateCandidate:
     line: Line | None = None
     earlier: bool = False
     stamp: bool = False
+    wrapped: bool = False
 
 
 def _words(text: str) -> int:
@@ -180,13 +186,42 @@ def date_candidates(
         for row in layout.rows:
             clock = bool(CLOCK_TIME.search(row.text))
             stamp = (row.page, row.index) in stamped
+            above = layout.rows[row.index - 1].segments if row.index > 0 else ()
             for segment in row.segments:
                 found = find_dates(segment.text, day_first=day_first)
                 labels = labelled.get((segment.page, segment.bbox), [])
+                wrapped = _wrapped(segment, found, above, day_first)
+                # A period's start that ends its line ("01.04.2024 to"): its end wrapped.
+                opened = period_opened(segment.text, day_first=day_first)
                 for index, (value, start, _) in enumerate(found):
                     candidate = _candidate(segment, value, start, index, len(found), labels, clock)
-                    out.append(attrs.evolve(candidate, stamp=stamp) if stamp else candidate)
+                    broken = wrapped or (opened and index == len(found) - 1)
+                    if stamp or broken:
+                        candidate = attrs.evolve(candidate, stamp=stamp, wrapped=broken)
+                    out.append(candidate)
     return out
+
+
+def _wrapped(
+    segment: Segment,
+    found: Sequence[tuple[datetime.date, int, int]],
+    above: Sequence[Segment],
+    day_first: bool,
+) -> bool:
+    """Whether the date alone in ``segment`` ends a line of ``above`` (the row before) that
+    starts at its left edge and says what the date is: a period's start and the word leading
+    to its end, or an earlier document's date label and its colon."""
+    if len(found) != 1 or segment.text[found[0][1] : found[0][2]].strip() != segment.text.strip():
+        return False
+    for upper in above:
+        if abs(upper.bbox[0] - segment.bbox[0]) > 2 * segment.height:
+            continue
+        text = upper.text.rstrip()
+        if period_opened(text, day_first=day_first):
+            return True
+        if text.endswith((":", "：")) and issue_date_refusal(text) is not None:
+            return True
+    return False
 
 
 def _candidate(
@@ -292,6 +327,7 @@ def issue_date_choices(candidates: Sequence[DateCandidate], *, day_first: bool =
         if c.concept == "invoice_date"
         and not c.earlier
         and not c.stamp
+        and not c.wrapped
         and (c.line is None or c.value not in period_dates(c.line.text, day_first=day_first))
         and not due_worded_date(c, day_first=day_first)
     ]
