@@ -449,3 +449,25 @@ def test_an_iban_read_with_one_look_alike_character_is_repaired_and_not_trusted_
     assert iban.value == "FR323000401234I012345678900"
     assert iban.confidence < 0.8
     assert any("FR323000401234101234567890" in w for w in extraction.warnings)
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "number"),
+    [
+        ("Rechnungsnummer: RE-2026-", "08009", "RE-2026-08009"),
+        ("Invoice no: INV/2026/", "0815", "INV/2026/0815"),
+        # A number that ends its line whole keeps the next line out.
+        ("Invoice no: INV-2026-0815", "Berlin", "INV-2026-0815"),
+    ],
+)
+def test_an_invoice_number_broken_after_its_hyphen_goes_on_at_the_next_lines_start(
+    first: str, second: str, number: str
+) -> None:
+    cells = [
+        (0.05, 0.05, "Lieferant Handels GmbH"),
+        (0.05, 0.20, first),
+        (0.05, 0.214, second),
+        (0.05, 0.228, "Rechnungsdatum: 14.03.2024"),
+        (0.60, 0.40, "Gesamtbetrag"), (0.80, 0.40, "119,00"),
+    ]  # fmt: skip
+    assert invoice_fields(_document(cells)).fields["number"].value == number

@@ -235,7 +235,8 @@ def _values(hit: LabelHit, layout: PageLayout, row: Row, lexicon: Lexicon) -> tu
     if stripped.strip():
         words = [w for w in segment.words if _word_start(segment, w) >= hit.end]
         bbox = words[0].bbox if words else segment.bbox
-        out.append(Value(text=stripped.strip(), where="inline", page=row.page, bbox=bbox))
+        text = stripped.strip() + _wrapped_rest(stripped.strip(), segment, layout, row)
+        out.append(Value(text=text, where="inline", page=row.page, bbox=bbox))
     position = row.segments.index(segment)
     for right in row.segments[position + 1 :]:
         if _label_only(right, lexicon) or (
@@ -247,6 +248,22 @@ def _values(hit: LabelHit, layout: PageLayout, row: Row, lexicon: Lexicon) -> tu
     if below is not None:
         out.append(Value(text=below.text, where="below", page=row.page, bbox=below.bbox))
     return tuple(out)
+
+
+def _wrapped_rest(value: str, segment: Segment, layout: PageLayout, row: Row) -> str:
+    """The rest of a code broken after its hyphen or slash at the line's end ("Invoice no:
+    RE-2026-" / "08009", as a browser breaks a long number in a narrow cell): the one word
+    the next row prints at ``segment``'s left edge, right below it; "" when there is none."""
+    if not re.search(r"[^\W_][-/]$", value) or row.index + 1 >= len(layout.rows):
+        return ""
+    below = layout.rows[row.index + 1]
+    if below.bbox[1] - row.bbox[3] > segment.height:
+        return ""
+    for cell in below.segments:
+        aligned = abs(cell.bbox[0] - segment.bbox[0]) <= 2 * segment.height
+        if aligned and re.fullmatch(r"[^\W_][\w/-]*", cell.text.strip()):
+            return cell.text.strip()
+    return ""
 
 
 def _word_start(segment: Segment, word: object) -> int:
