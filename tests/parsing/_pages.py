@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from renderkit.parsing._protocol import Line, Page, Word
+from renderkit.parsing._protocol import Document, Line, Page, Word
 
 #: Text height as a fraction of the page height; a character is 0.009 of the page width wide.
 HEIGHT = 0.012
@@ -25,3 +25,22 @@ def page(
             x = right + _SPACE
         lines.append(Line(words=tuple(words), page=1))
     return Page(number=1, lines=tuple(lines), source="text", width=width, height=height)
+
+
+def sized_words(x: float, y: float, text: str, height: float) -> list[Word]:
+    """``text``'s words from ``(x, y)``, in type ``height`` tall (a page fraction); a letter is
+    0.75 of the height wide, as in :func:`page`."""
+    out = []
+    scale = height / HEIGHT
+    for part in text.split():
+        width = _CHAR * len(part) * scale
+        out.append(Word(text=part, page=1, bbox=(x, y, x + width, y + height)))
+        x += width + _SPACE * scale
+    return out
+
+
+def sized_document(cells: Sequence[tuple[float, float, str, float]]) -> Document:
+    """A one-page PDF document; each cell ``(x, y, text, height)`` is one printed line."""
+    lines = tuple(Line(words=tuple(sized_words(*cell)), page=1) for cell in cells)
+    page = Page(number=1, lines=lines, source="text", width=600, height=800)
+    return Document(mime_type="application/pdf", content=b"", pages=(page,))

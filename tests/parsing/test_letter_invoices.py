@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from renderkit.parsing._protocol import Document, Line, Page, Word
+from renderkit.parsing._protocol import Word
 from renderkit.parsing.extract.documents import extract_invoice
 from renderkit.parsing.extract.found import without_logo_word
 from renderkit.parsing.extract.invoice import invoice_fields
@@ -15,32 +15,14 @@ from renderkit.parsing.extract.parties import top_names, window_addressees
 from renderkit.parsing.layout.model import Segment, layout_document
 from renderkit.parsing.rank.switches import DEFAULT_RANKERS
 
-_CHAR, _SPACE = 0.009, 0.006
-
-
-def _words(x: float, y: float, text: str, height: float) -> list[Word]:
-    """``text``'s words from ``(x, y)``, in type ``height`` tall (a page fraction)."""
-    out = []
-    scale = height / 0.012
-    for part in text.split():
-        width = _CHAR * len(part) * scale
-        out.append(Word(text=part, page=1, bbox=(x, y, x + width, y + height)))
-        x += width + _SPACE * scale
-    return out
-
-
-def _document(cells: list[tuple[float, float, str, float]]) -> Document:
-    """A one-page PDF document; each cell ``(x, y, text, height)`` is one printed line."""
-    lines = tuple(Line(words=tuple(_words(*cell)), page=1) for cell in cells)
-    page = Page(number=1, lines=lines, source="text", width=600, height=800)
-    return Document(mime_type="application/pdf", content=b"", pages=(page,))
+from ._pages import sized_document, sized_words
 
 
 def _segment(*runs: tuple[str, float], text_layer: bool = True) -> Segment:
     words: list[Word] = []
     x = 0.05
     for text, height in runs:
-        words += _words(x, 0.05, text, height)
+        words += sized_words(x, 0.05, text, height)
         x = words[-1].bbox[2] + 0.01
     return Segment(words=tuple(words), page=1, row=0, text_layer=text_layer)
 
@@ -118,18 +100,18 @@ LETTER = [
 def test_a_letters_issuer_is_the_name_without_the_logos_word_or_the_return_address(
     issuer_ranker: bool,
 ) -> None:
-    fields = invoice_fields(_document(LETTER), issuer_ranker=issuer_ranker).fields
+    fields = invoice_fields(sized_document(LETTER), issuer_ranker=issuer_ranker).fields
     assert fields["company"].value == "Kestrel Druck GmbH"
 
 
 def test_the_receipt_rules_name_does_not_bring_the_logos_word_back() -> None:
     # extract_invoice weighs the receipt rules' reading of the same page against the layout's.
-    fields = extract_invoice(_document(LETTER), True, rankers=DEFAULT_RANKERS).fields
+    fields = extract_invoice(sized_document(LETTER), True, rankers=DEFAULT_RANKERS).fields
     assert fields["company"].value == "Kestrel Druck GmbH"
 
 
 def test_a_house_number_in_the_return_address_under_the_title_is_no_invoice_number() -> None:
-    fields = invoice_fields(_document(LETTER)).fields
+    fields = invoice_fields(sized_document(LETTER)).fields
     assert fields["number"].value == "RE 20-55120"
 
 
@@ -156,7 +138,7 @@ WINDOW = [
 def test_the_name_in_the_return_address_is_the_issuer_not_the_window_address_below_it(
     issuer_ranker: bool,
 ) -> None:
-    fields = invoice_fields(_document(WINDOW), issuer_ranker=issuer_ranker).fields
+    fields = invoice_fields(sized_document(WINDOW), issuer_ranker=issuer_ranker).fields
     assert fields["company"].value == "Kestrel Joinery Ltd"
     assert fields["number"].value == "BL5404"
 
@@ -179,7 +161,7 @@ WINDOW_ONLY = [
 
 
 def test_the_name_right_under_a_return_address_is_the_buyers() -> None:
-    layouts = layout_document(_document(WINDOW_ONLY))
+    layouts = layout_document(sized_document(WINDOW_ONLY))
     assert window_addressees(layouts) == ["Harbour Trading & Sons Ltd"]
-    fields = extract_invoice(_document(WINDOW_ONLY), True, rankers=DEFAULT_RANKERS).fields
+    fields = extract_invoice(sized_document(WINDOW_ONLY), True, rankers=DEFAULT_RANKERS).fields
     assert fields["company"].value == "Kestrel Joinery"

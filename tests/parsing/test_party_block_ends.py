@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-from renderkit.parsing._protocol import Document, Line, Page, Word
 from renderkit.parsing.extract.constraints import issuer_refusal
 from renderkit.parsing.extract.documents import extract_invoice
 from renderkit.parsing.extract.invoice import invoice_fields
@@ -16,25 +15,7 @@ from renderkit.parsing.extract.parties import legal_names, parties, top_names
 from renderkit.parsing.layout.model import Segment, layout_document
 from renderkit.parsing.rank.switches import DEFAULT_RANKERS
 
-_CHAR, _SPACE = 0.009, 0.006
-
-
-def _words(x: float, y: float, text: str, height: float) -> list[Word]:
-    out = []
-    scale = height / 0.012
-    for part in text.split():
-        width = _CHAR * len(part) * scale
-        out.append(Word(text=part, page=1, bbox=(x, y, x + width, y + height)))
-        x += width + _SPACE * scale
-    return out
-
-
-def _document(cells: list[tuple[float, float, str, float]]) -> Document:
-    """A one-page document; each cell ``(x, y, text, height)`` is one printed line."""
-    lines = tuple(Line(words=tuple(_words(*cell)), page=1) for cell in cells)
-    page = Page(number=1, lines=lines, source="text", width=600, height=800)
-    return Document(mime_type="application/pdf", content=b"", pages=(page,))
-
+from ._pages import sized_document, sized_words
 
 _TOTALS = [
     (0.05, 0.400, "Beratung", 0.012), (0.80, 0.400, "1.000,00", 0.012),
@@ -61,7 +42,7 @@ BUYER_OVER_SELLER = [
 
 
 def test_a_party_block_ends_at_a_blank_line_whatever_its_headings_height() -> None:
-    layouts = layout_document(_document(BUYER_OVER_SELLER))
+    layouts = layout_document(sized_document(BUYER_OVER_SELLER))
     (buyer,) = [p for p in parties(layouts, key_values(layouts)) if p.role == "customer"]
     assert [s.text for s in buyer.segments] == [
         "Marta Keller",
@@ -73,7 +54,7 @@ def test_a_party_block_ends_at_a_blank_line_whatever_its_headings_height() -> No
 
 @pytest.mark.parametrize("issuer_ranker", [False, True])
 def test_the_seller_under_the_buyers_block_is_the_issuer(issuer_ranker: bool) -> None:
-    fields = invoice_fields(_document(BUYER_OVER_SELLER), issuer_ranker=issuer_ranker).fields
+    fields = invoice_fields(sized_document(BUYER_OVER_SELLER), issuer_ranker=issuer_ranker).fields
     assert fields["company"].value == "Kestrel Druck AG"
 
 
@@ -94,14 +75,16 @@ PARTNERSHIP = [
 
 
 def test_an_og_is_a_legal_form_but_a_floor_after_an_ordinal_is_not() -> None:
-    layouts = layout_document(_document([(0.05, 0.1, "Kestrel Holzbau OG · Mühlweg 32", 0.012)]))
+    layouts = layout_document(
+        sized_document([(0.05, 0.1, "Kestrel Holzbau OG · Mühlweg 32", 0.012)])
+    )
     assert [name for name, _ in legal_names(layouts)] == ["Kestrel Holzbau OG"]
-    floor = layout_document(_document([(0.05, 0.1, "Mühlgasse 12 / 3. OG", 0.012)]))
+    floor = layout_document(sized_document([(0.05, 0.1, "Mühlgasse 12 / 3. OG", 0.012)]))
     assert legal_names(floor) == []
 
 
 def test_a_partnership_named_only_in_its_return_address_is_the_issuer() -> None:
-    fields = extract_invoice(_document(PARTNERSHIP), True, rankers=DEFAULT_RANKERS).fields
+    fields = extract_invoice(sized_document(PARTNERSHIP), True, rankers=DEFAULT_RANKERS).fields
     assert fields["company"].value == "Kestrel Holzbau OG"
 
 
@@ -118,7 +101,9 @@ def test_a_name_is_not_refused_as_a_label(text: str) -> None:
 
 
 def _segment(text: str) -> Segment:
-    return Segment(words=tuple(_words(0.05, 0.05, text, 0.012)), page=1, row=0, text_layer=False)
+    return Segment(
+        words=tuple(sized_words(0.05, 0.05, text, 0.012)), page=1, row=0, text_layer=False
+    )
 
 
 @pytest.mark.parametrize(
@@ -148,7 +133,7 @@ def test_a_middle_dot_run_into_the_name_by_ocr_still_separates(text: str, name: 
     ],
 )
 def test_a_name_in_capitals_ends_in_its_form_in_capitals(text: str, names: list[str]) -> None:
-    layouts = layout_document(_document([(0.05, 0.1, text, 0.012)]))
+    layouts = layout_document(sized_document([(0.05, 0.1, text, 0.012)]))
     assert [name for name, _ in legal_names(layouts)] == names
 
 
@@ -172,7 +157,7 @@ def test_what_ocr_read_after_a_legal_form_or_into_the_name_is_cut_off(text: str,
 
 def test_a_quebec_company_ends_in_its_french_form() -> None:
     layouts = layout_document(
-        _document([(0.05, 0.1, "Kestrel Contracting Ltée · 12 rue Principale", 0.012)])
+        sized_document([(0.05, 0.1, "Kestrel Contracting Ltée · 12 rue Principale", 0.012)])
     )
     assert [name for name, _ in legal_names(layouts)] == ["Kestrel Contracting Ltée"]
 
@@ -199,5 +184,5 @@ TRADE_LETTER = [
 
 def test_a_trade_name_in_the_return_address_is_the_issuer_not_the_logos_word() -> None:
     # The learned ranker's candidate; the rules' fixed order still takes the first top text.
-    fields = invoice_fields(_document(TRADE_LETTER), issuer_ranker=True).fields
+    fields = invoice_fields(sized_document(TRADE_LETTER), issuer_ranker=True).fields
     assert fields["company"].value == "KESTREL TRADING"
