@@ -407,6 +407,8 @@ def make_document(
     ``tax_included``: three in five of the invoices with one rate and no discount, shipping or
     line taxes are priced with the tax in (:mod:`.included`).
     ``payment_slips``: three invoices in five end with a payment slip (:mod:`.slips`).
+    ``particle_names``: half the sellers' names hold small words in lower case
+    (:func:`.names.particle_name`).
     """
     # One generator per document, so a document does not depend on how many came before.
     rng = random.Random(f"renderkit-synth:{seed}:{kind}:{index}")
@@ -478,6 +480,10 @@ def make_document(
     locale = layout.locale
     language = locale.language
     issuer = names.party(locale.country, rng)
+    particles = own("particles")
+    if kind == "invoice" and variations.particle_names and particles.random() < 0.5:
+        particled = names.particle_name(locale.country, particles)
+        issuer = attrs.evolve(issuer, name=particled) if particled else issuer
     buyer = names.party(locale.country, rng) if kind == "invoice" else None
     issued = dt.date(2019, 1, 1) + dt.timedelta(days=rng.randrange(8 * 365))
     due = issued + dt.timedelta(days=rng.choice((7, 14, 30, 45, 60))) if layout.due_date else None

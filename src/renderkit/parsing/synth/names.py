@@ -8,10 +8,20 @@ of businesses); nothing here was taken from any labelled document set.
 from __future__ import annotations
 
 import random
+import re
 
 import attrs
 
-__all__ = ["Address", "Party", "company_name", "legal_forms", "party", "phone", "stem"]
+__all__ = [
+    "Address",
+    "Party",
+    "company_name",
+    "legal_forms",
+    "particle_name",
+    "party",
+    "phone",
+    "stem",
+]
 
 _ONSETS = ("b", "br", "d", "dr", "f", "g", "gr", "k", "kl", "l", "m", "n", "p", "pr", "r", "s",
            "st", "t", "tr", "v", "z", "h", "j", "sk", "pl")  # fmt: skip
@@ -115,6 +125,40 @@ def company_name(country: str, rng: random.Random) -> str:
         name = core
     name = f"{name} {form}"
     return name.upper() if country == "MY" else name
+
+
+#: Per language: how names with small words in lower case are built; "{S}" is an invented
+#: word, "{T}" a trade word of the country, "{s}" an invented word in lower case ("Au bon
+#: moulin", "Haus am See", "Bakkerij van Dam", "Casa del Pane", "House of Tweed").
+_PARTICLES = {
+    "de": ("{T} am {S}", "{S} und {S}", "Haus am {S}", "{T} an der {S}"),
+    "fr": ("Au bon {s}", "Le petit {s}", "La maison du {s}", "{T} de la {S}", "Aux délices de {S}"),
+    "nl": ("{T} van {S}", "{S} en {S}", "Huis ter {S}", "{T} de {S}"),
+    "es": ("{T} del {S}", "Casa de {S}", "{S} y {S}", "El rincón de {S}"),
+    "it": ("{T} del {S}", "Casa di {S}", "{S} e {S}", "La bottega di {S}"),
+    "pt": ("{T} do {S}", "Casa da {S}", "{S} e {S}", "Oficina de {S}"),
+    "en": ("House of {S}", "{S} and {S}", "{T} of {S}", "The {s} works"),
+}  # fmt: skip
+_LANGUAGE = {"DE": "de", "AT": "de", "CH": "de", "FR": "fr", "BE": "fr", "NL": "nl", "ES": "es",
+             "IT": "it", "PT": "pt"}  # fmt: skip
+
+
+def particle_name(country: str, rng: random.Random) -> str | None:
+    """An invented company name holding small words in lower case, with a legal form of
+    ``country`` ("Au bon voramek SARL", "Holzbau am Kestrel GmbH"); None for countries that
+    print names in capitals."""
+    if country == "MY":
+        return None
+    flavour = _FLAVOURS[country]
+    shape = rng.choice(_PARTICLES[_LANGUAGE.get(country, "en")])
+
+    def fill(slot: re.Match[str]) -> str:
+        if slot.group(1) == "T":
+            return rng.choice(flavour["trade"])
+        word = stem(rng, (1, 2))
+        return word if slot.group(1) == "S" else word.lower()
+
+    return f"{re.sub(r'{([STs])}', fill, shape)} {rng.choice(flavour['forms'])}"
 
 
 @attrs.frozen(kw_only=True)

@@ -87,6 +87,12 @@ class Variations:
         "payer's block, a reference and the amount due in words of its own"
     )
 
+    particle_names: bool = _option(
+        "half the sellers' names hold small words in lower case, as trade names do ('Au bon "
+        "moulin SARL', 'Haus am See GmbH', 'Bakkerij van Dam B.V.'); not in Malaysia, where "
+        "names are printed in capitals"
+    )
+
 
 #: No variation: the factory's plain documents.
 PLAIN = Variations()
