@@ -24,6 +24,8 @@ from .test_invoice import _page
         "PERAK",
         "NO 12, JALAN MAWAR 3",
         "12 High Street",
+        "77 Kestrel Marg",
+        "14 Ocean Parade",
         "Fax: ...",
         "TEL 03-8734 1190",
     ],

@@ -382,7 +382,7 @@ def _cut_after_form(text: str) -> str:
     """``text`` cut after its legal form when what follows is no part of the name: a figure or a
     separator OCR misread ("Acme Ltd. -1", the "· 1 High Street" cut off), or a word in
     capitals that repeats one of the name's (the logo's word read on the name's line: "ACME
-    SDN. BHD. ACME", "Acme S.L.ACME")."""
+    SDN. BHD. ACME")."""
     forms = _legal_forms_in(text)
     if not forms or forms[-1].end() >= len(text):
         return text
