@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
+
 from ._receipts import header_lines, values
 
 
@@ -86,6 +88,26 @@ def test_a_section_code_of_two_letters_and_figures_stays_whole() -> None:
 def test_a_uk_post_code_read_without_its_space_gets_it_back() -> None:
     found = _fields(["Tovarin Ltd", "(123456-A)", "89 Kelma Close", "Brinford QT58HL"])
     assert found["address"] == "89 Kelma Close Brinford QT5 8HL"
+
+
+@pytest.mark.parametrize(
+    ("lines", "address"),
+    [
+        # Letters and figures printed together stay so ("Uptown3", "Leve1" read for "Level").
+        (["Kelma Uptown3", "54841 Brinburg"], "Kelma Uptown3 54841 Brinburg"),
+        # A Portuguese post code run into its town.
+        (["Rua Kelma, 205", "3099-116Brindado"], "Rua Kelma, 205 3099-116 Brindado"),
+        # A town run into the UK post code after it.
+        (["23 Kelma Road", "BrinfordTT15 4WS"], "23 Kelma Road Brinford TT15 4WS"),
+        # A section code stays whole.
+        (["NO 12, JALAN U13/X", "40170 BRINJAYA"], "NO 12, JALAN U13/X 40170 BRINJAYA"),
+    ],
+)
+def test_a_space_ocr_lost_in_an_address_between_letters_and_figures_is_put_back(
+    lines: list[str], address: str
+) -> None:
+    found = _fields(["Tovarin Lda.", "(123456-A)", *lines, "TEL: 0123"])
+    assert found["address"] == address
 
 
 def test_a_town_read_into_the_phone_line_after_a_lone_post_code_ends_the_address() -> None:

@@ -308,6 +308,10 @@ def _fix_address_codes(text: str) -> str:
     # "12Lindenweg" before a capitalised street name (a unit letter, "12A", is one capital).
     text = re.sub(r"\b(N[Oo])(?=\d)", r"\1 ", text)
     text = re.sub(r"(?<![\w-])(\d{1,4})(?=[A-Z][a-z]{2,})", r"\1 ", text)
+    # A post code of figures, a dash and figures run into its town ("3099-116Porto").
+    text = re.sub(r"\b(\d{4}-\d{3})(?=[A-Za-z])", r"\1 ", text)
+    # A town in small letters run into the UK post code after it ("HamptonTT15 4WS").
+    text = re.sub(r"(?<=[a-z]{3})(?=[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}\b)", " ", text)
     # A UK post code read without the space between its halves ("QT58HL"): the inward half
     # is always a figure and two letters.
     text = re.sub(r"\b([A-Z]{1,2}\d[A-Z\d]?)(\d[A-Z]{2})\b", r"\1 \2", text)
