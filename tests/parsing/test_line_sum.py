@@ -68,3 +68,28 @@ def test_rows_without_quantity_or_price_after_the_items_sum_are_no_items() -> No
     # The line sum is 100 + 200: the freight, total, payment and balance rows are no items.
     assert fields["subtotal"].value == "300.00"
     assert fields["total"].value == "312.00"
+
+
+# A tax-free invoice's summary printed as columns under the items, under labels of its own:
+# the row of its amounts (the items' sum, a rounding, the amount to pay) describes nothing.
+COLUMN_SUMMARY = _page(
+    [
+        (0.05, 0.05, "Kestrel Handel SA"),
+        (0.60, 0.05, "Code facture: F074707"),
+        (0.60, 0.07, "Date: 28.10.2023"),
+        (0.10, 0.30, "Qte Désignation"), (0.80, 0.30, "Montant HT"),
+        (0.12, 0.32, "8 Impression de flyers"), (0.815, 0.32, "8'127.04"),
+        (0.12, 0.34, "1 Heures de conseil"), (0.815, 0.34, "1'367.08"),
+        (0.12, 0.36, "1 Licence logicielle"), (0.833, 0.36, "707.91"),
+        (0.55, 0.39, "Montant final Arrondi Montant à payer"),
+        (0.55, 0.41, "Fr. 10'202.03"), (0.69, 0.41, "Fr. 0.04"), (0.773, 0.41, "Fr. 10'202.07"),
+    ]
+)  # fmt: skip
+
+
+def test_a_row_of_amounts_describing_nothing_under_the_items_ends_the_table() -> None:
+    document = Document(mime_type="application/pdf", content=b"", pages=(COLUMN_SUMMARY,))
+    fields = invoice_fields(document).fields
+    # The lines come to 10'202.03; the amount to pay (10'202.07) is no fourth line.
+    assert [line["amount"] for line in fields["line_items"].value] == [8127.04, 1367.08, 707.91]
+    assert fields["subtotal"].value == "10202.03"

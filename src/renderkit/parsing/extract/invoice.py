@@ -39,6 +39,7 @@ from renderkit.parsing.extract.identifiers import (
 )
 from renderkit.parsing.extract.keyvalues import KeyValue, Value, key_values, where_weight
 from renderkit.parsing.extract.numbers import (
+    CENT,
     NumberFormat,
     detect_format,
     find_money,
@@ -115,7 +116,6 @@ __all__ = [
     "total_candidates",
 ]
 
-_CENT = Decimal("0.01")
 # The issuer ranker's pick and its rivals kept for the arbiter.
 _MAX_ISSUER_RIVALS = 6
 # An amount, its strength and the label it was read under (None: the sum of the line items).
@@ -507,7 +507,7 @@ def _line_amounts(items: Sequence[LineItem]) -> list[Decimal]:
         bare = item.quantity is None and item.unit_price is None
         if bare and summed:
             continue
-        if len(out) >= (1 if bare else _MIN_SUMMED) and abs(item.amount - running) <= _CENT:
+        if len(out) >= (1 if bare else _MIN_SUMMED) and abs(item.amount - running) <= CENT:
             summed = True
             continue
         out.append(item.amount)
@@ -612,13 +612,9 @@ def _unlabelled_total(
             for d in adjustments:
                 if t[2] is None and not t[0] and not d.printed:
                     continue
-                target = (s[0] - d.off + t[0]).quantize(_CENT)
+                target = (s[0] - d.off + t[0]).quantize(CENT)
                 hit = next(
-                    (
-                        by_value[v]
-                        for v in (target, target - _CENT, target + _CENT)
-                        if v in by_value
-                    ),
+                    (by_value[v] for v in (target, target - CENT, target + CENT) if v in by_value),
                     None,
                 )
                 if s[0] <= 0 or hit is None or hit.value == s[0]:
@@ -642,7 +638,7 @@ def _distinct(candidates: Sequence[_Cand]) -> list[_Cand]:
 def _tax_rate(tax: Decimal, net: Decimal) -> bool:
     """Whether ``tax`` can be a tax on ``net``: from half a percent to the highest standard
     rate in use."""
-    return net > 0 and net * _LEAST_RATE <= tax <= net * TAX_RATES[-1] / 100 + _CENT
+    return net > 0 and net * _LEAST_RATE <= tax <= net * TAX_RATES[-1] / 100 + CENT
 
 
 def _unlabelled_taxes(
@@ -753,7 +749,7 @@ def _rated_parts(
     for tax, rate in dict.fromkeys(rated):
         for base in _bases_at(rate, tax, printed):
             whole = base + tax
-            candidate = any(abs(whole - g[0]) <= _CENT for g in totals)
+            candidate = any(abs(whole - g[0]) <= CENT for g in totals)
             if not candidate and whole not in values:
                 continue
             taxes.append((tax, _RATED_PART, None))
@@ -797,7 +793,7 @@ def _implied_rate_taxes(
                 continue
             for value in values:
                 if at_tax_rate(value, net) and any(
-                    abs(net + value - total) <= _CENT for total in values
+                    abs(net + value - total) <= CENT for total in values
                 ):
                     out.append((value, _UNLABELLED, None))
     return _distinct(out)
@@ -898,7 +894,7 @@ def _totals(
                     # Subtotal = total only when no tax is printed, or the tax taken is zero
                     # ("Steuerbetrag 0,00"): otherwise one amount was read twice.
                     same = s[0] == g[0] and bool(printed) and t[0] != 0
-                    if s[0] > 0 and abs(s[0] - d.off + t[0] - g[0]) <= _CENT and not same:
+                    if s[0] > 0 and abs(s[0] - d.off + t[0] - g[0]) <= CENT and not same:
                         score = s[1] + t[1] + g[1] + d.score
                         if best is None or score > best[0]:
                             best = (score, s, t, g, d)
@@ -986,7 +982,7 @@ def _totals(
         row = (rows or {}).get((last.segment.page, last.segment.row), last.segment.text)
         carried = "page_sum" in load_lexicon().concepts_in([t for t, _, _ in tokens(row)])
         lines_sum = sum(_line_amounts(items), Decimal(0))
-        if after_items and not carried and abs(last.value - lines_sum) <= _CENT:
+        if after_items and not carried and abs(last.value - lines_sum) <= CENT:
             out["total"] = Found(
                 value=str(last.value), confidence=0.5, lines=(last.segment.as_line(),)
             )

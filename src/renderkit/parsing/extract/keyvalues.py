@@ -20,12 +20,11 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from decimal import Decimal
 
 import attrs
 
 from renderkit.parsing._protocol import BBox
-from renderkit.parsing.extract.numbers import COMMA_DECIMAL, DOT_DECIMAL, parse_amount
+from renderkit.parsing.extract.numbers import CENT, COMMA_DECIMAL, DOT_DECIMAL, parse_amount
 from renderkit.parsing.layout.model import PageLayout, Row, Segment
 from renderkit.parsing.lexicons import COLUMN_CONCEPTS, Lexicon, load_lexicon, load_terms, tokens
 
@@ -36,8 +35,6 @@ __all__ = ["KeyValue", "LabelHit", "Value", "find_labels", "key_values"]
 _SHORT = 3
 # How far below a label its value may be, in text heights.
 _BELOW = 3.5
-# How far a sum row may be from its addends' sum: each row rounded on its own.
-_CENT = Decimal("0.01")
 # Strength of a value by where it was found.
 _WHERE = {"inline": 1.0, "right": 0.95, "below": 0.85}
 _PUNCT = " \t:：#.=-–—|/"
@@ -222,7 +219,7 @@ def _sum_row(cells: Sequence[Segment]) -> Segment | None:
     for number_format in (DOT_DECIMAL, COMMA_DECIMAL):
         amounts = [parse_amount(cell.text, number_format) for cell in cells]
         values = [a for a in amounts if a is not None]
-        if len(values) == len(cells) and values[-1] and abs(sum(values[:-1]) - values[-1]) <= _CENT:
+        if len(values) == len(cells) and values[-1] and abs(sum(values[:-1]) - values[-1]) <= CENT:
             return cells[-1]
     return None
 

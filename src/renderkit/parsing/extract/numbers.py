@@ -19,6 +19,7 @@ import attrs
 from renderkit.parsing.extract.values import CURRENCY_ALTERNATIVES, time_suffix
 
 __all__ = [
+    "CENT",
     "COMMA_DECIMAL",
     "DOT_DECIMAL",
     "Amount",
@@ -29,6 +30,9 @@ __all__ = [
     "parse_amount",
     "parse_percent",
 ]
+
+#: One cent: how far apart two amounts may be and still agree (printed rounding).
+CENT = Decimal("0.01")
 
 
 @attrs.frozen(kw_only=True)

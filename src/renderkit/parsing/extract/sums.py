@@ -17,7 +17,7 @@ from decimal import Decimal
 
 import attrs
 
-from renderkit.parsing.extract.numbers import NumberFormat, find_money
+from renderkit.parsing.extract.numbers import CENT, NumberFormat, find_money
 from renderkit.parsing.extract.values import CURRENCY_SYMBOLS
 from renderkit.parsing.layout.model import PageLayout, Segment
 
@@ -73,7 +73,6 @@ def printed_amounts(
 # How many amounts may stand between a total and the balance they leave (a previous balance, a
 # deposit, payments, a rounding adjustment).
 _BETWEEN = 5
-_CENT = Decimal("0.01")
 
 
 def total_before_balance(
@@ -100,7 +99,7 @@ def total_before_balance(
         if (
             step
             and candidate.value > 0
-            and abs(candidate.value + between - target.value) <= _CENT
+            and abs(candidate.value + between - target.value) <= CENT
             and not part(candidate)
         ):
             return candidate
@@ -154,7 +153,7 @@ def at_tax_rate(tax: Decimal, net: Decimal) -> bool:
 
 def is_rate_of(tax: Decimal, base: Decimal, rate: Decimal) -> bool:
     """Whether ``tax`` is ``rate`` percent of ``base`` within a cent."""
-    return abs(base * rate / 100 - tax) <= _CENT
+    return abs(base * rate / 100 - tax) <= CENT
 
 
 def amounts_only(text: str) -> bool:
@@ -180,7 +179,7 @@ def row_sums(printed: Sequence[Printed], value_row: Callable[[int, int], bool]) 
         if len(values) < 3 or values[0] <= 0 or not value_row(page, row):
             continue
         for end in range(2, len(values)):
-            if values[end] > 0 and abs(sum(values[:end]) - values[end]) <= _CENT:
+            if values[end] > 0 and abs(sum(values[:end]) - values[end]) <= CENT:
                 sums = _split(values[0], values[1:end], values[end])
                 # Without a tax at a tax's rate, the row is some other sum (a total, a
                 # previous balance and a deposit adding up to the amount due).
@@ -202,7 +201,7 @@ def _taxes_and_their_sum(
     *parts, summed = between or (Decimal(0),)
     if len(parts) < 2 or any(p <= 0 for p in parts) or total <= 0:
         return None
-    if abs(sum(parts, Decimal(0)) - summed) > _CENT or abs(subtotal + summed - total) > _CENT:
+    if abs(sum(parts, Decimal(0)) - summed) > CENT or abs(subtotal + summed - total) > CENT:
         return None
     nothing = Decimal(0)
     return RowSums(subtotal=subtotal, discount=nothing, charge=nothing, tax=summed, total=total)
@@ -266,7 +265,7 @@ def _column_runs(
         for end in range(start + 2, min(start + _PARTS + 2, len(printed))):
             run = printed[start : end + 1]
             total = run[-1].value
-            adds_up = abs(sum(p.value for p in run[:-1]) - total) <= _CENT
+            adds_up = abs(sum(p.value for p in run[:-1]) - total) <= CENT
             along = across and len({(p.segment.page, p.segment.row) for p in run}) == 1
             if total > 0 and adds_up and (along or _one_column(run)):
                 yield run

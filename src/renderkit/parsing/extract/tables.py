@@ -10,14 +10,14 @@ Each item is checked: quantity x unit price = amount; a failed check lowers its 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
 import attrs
 
 from renderkit.parsing.extract.keyvalues import find_labels
-from renderkit.parsing.extract.numbers import NumberFormat, find_money
+from renderkit.parsing.extract.numbers import CENT, NumberFormat, find_money
 from renderkit.parsing.layout.model import PageLayout, Row, Segment
 from renderkit.parsing.lexicons import COLUMN_CONCEPTS, Lexicon, load_lexicon, tokens
 
@@ -251,10 +251,33 @@ def _check(item: LineItem) -> LineItem:
     )
 
 
+def _summary_row(
+    description: str, numbers: Mapping[str, Decimal], items: Sequence[LineItem]
+) -> bool:
+    """Whether a row is the summary below described items, not one more item: it describes
+    nothing, gives no quantity or price, and its amount is at least what the items above it
+    come to (a total, or their sum and a rounding)."""
+    amount = numbers.get("line_amount")
+    if description.strip() or amount is None or set(numbers) != {"line_amount"}:
+        return False
+    above = [item.amount for item in items if item.amount is not None]
+    described = any(item.description.strip() for item in items)
+    return described and bool(above) and amount >= sum(above, Decimal(0)) - CENT
+
+
+def _described(row: Row, table: Table) -> bool:
+    """Whether ``row`` prints words in the table's description column: an item's row."""
+    return any(
+        _column(segment, table.columns) == "description"
+        and any(c.isalpha() for c in segment.text)
+        for segment in row.segments
+    )
+
+
 def table_rows(table: Table) -> list[LineItem]:
     """The table's items, each checked arithmetically."""
     items: list[LineItem] = []
-    for row in table.rows:
+    for index, row in enumerate(table.rows):
         cells: dict[str, list[str]] = {}
         for segment in row.segments:
             cells.setdefault(_column(segment, table.columns), []).append(segment.text)
@@ -265,6 +288,13 @@ def table_rows(table: Table) -> list[LineItem]:
                 if amounts:
                     numbers[name] = amounts[-1].value if name != "quantity" else amounts[0].value
         description = " ".join(cells.get("description", []))
+        if _summary_row(description, numbers, items):
+            # The sums printed under the items as columns ("Fr. 10'202.03 | Fr. 0.04 | Fr.
+            # 10'202.07" under labels of their own): the table has ended. Items below it make
+            # it a carried-forward sum whose words were read outside the description column.
+            if not any(_described(later, table) for later in table.rows[index + 1 :]):
+                break
+            continue
         if "line_amount" not in numbers and "unit_price" not in numbers:
             if items and description:
                 last = items[-1]
