@@ -268,8 +268,7 @@ def _summary_row(
 def _described(row: Row, table: Table) -> bool:
     """Whether ``row`` prints words in the table's description column: an item's row."""
     return any(
-        _column(segment, table.columns) == "description"
-        and any(c.isalpha() for c in segment.text)
+        _column(segment, table.columns) == "description" and any(c.isalpha() for c in segment.text)
         for segment in row.segments
     )
 
