@@ -201,10 +201,10 @@ def period_dates(text: str, *, day_first: bool = True) -> set[datetime.date]:
     return out
 
 
-def period_opened(text: str, *, day_first: bool = True) -> bool:
+def period_opened(text: str, dates: Sequence[tuple[datetime.date, int, int]]) -> bool:
     """Whether ``text`` ends in a period's start and the word that leads to its end
-    ("Service period: 01.04.2024 to"): the end wrapped onto the next line."""
-    dates = find_dates(text, day_first=day_first)
+    ("Service period: 01.04.2024 to"): the end wrapped onto the next line. ``dates``: the
+    dates :func:`~renderkit.parsing.extract.values.find_dates` read in ``text``."""
     if not dates:
         return False
     tail = text[dates[-1][2] :]

@@ -12,7 +12,7 @@ import datetime
 import functools
 import itertools
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 
 import attrs
@@ -1356,10 +1356,9 @@ def _iban(
         # An IBAN wrapped in its table cell ("DE67 1004 8392 7221" / "8882 72"): the rows put
         # the other columns' words between its parts, its block reads it whole. The checksum
         # and the country's length keep a join of unrelated lines out.
-        blocks = (" ".join(s.text for s in b.segments) for lay in layouts for b in lay.blocks)
         ibans = [
             i
-            for t in blocks
+            for t in _block_lines(layouts)
             for i in find_ibans(t, known_countries=True)
             if i[0] not in customer_text
         ]
@@ -1414,12 +1413,18 @@ def _wrapped_suffix(vat: str, layouts: Sequence[PageLayout]) -> str:
     block reads the two lines as one."""
     if not re.fullmatch(r"CHE\d{9}", vat):
         return vat
+    for text in _block_lines(layouts):
+        for found, _ in find_vat_ids(text):
+            if found.startswith(vat) and found != vat:
+                return found
+    return vat
+
+
+def _block_lines(layouts: Sequence[PageLayout]) -> Iterator[str]:
+    """Each text block's lines read as one line: a value its cell or column wrapped."""
     for layout in layouts:
         for block in layout.blocks:
-            for found, _ in find_vat_ids(" ".join(s.text for s in block.segments)):
-                if found.startswith(vat) and found != vat:
-                    return found
-    return vat
+            yield " ".join(s.text for s in block.segments)
 
 
 def _vat_candidate(text: str, pairs: Sequence[KeyValue], blocks: Sequence[Party]) -> Found | None:

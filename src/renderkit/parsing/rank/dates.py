@@ -183,42 +183,46 @@ def date_candidates(
     stamped = stamped_rows(layouts)
     out: list[DateCandidate] = []
     for layout in layouts:
+        # The row before's segments, each with whether it opens a period at its end.
+        above: list[tuple[Segment, bool]] = []
         for row in layout.rows:
             clock = bool(CLOCK_TIME.search(row.text))
             stamp = (row.page, row.index) in stamped
-            above = layout.rows[row.index - 1].segments if row.index > 0 else ()
+            current: list[tuple[Segment, bool]] = []
             for segment in row.segments:
                 found = find_dates(segment.text, day_first=day_first)
                 labels = labelled.get((segment.page, segment.bbox), [])
-                wrapped = _wrapped(segment, found, above, day_first)
+                wrapped = _wrapped(segment, found, above)
                 # A period's start that ends its line ("01.04.2024 to"): its end wrapped.
-                opened = period_opened(segment.text, day_first=day_first)
+                opened = period_opened(segment.text, found)
+                current.append((segment, opened))
                 for index, (value, start, _) in enumerate(found):
                     candidate = _candidate(segment, value, start, index, len(found), labels, clock)
                     broken = wrapped or (opened and index == len(found) - 1)
                     if stamp or broken:
                         candidate = attrs.evolve(candidate, stamp=stamp, wrapped=broken)
                     out.append(candidate)
+            above = current
     return out
 
 
 def _wrapped(
     segment: Segment,
     found: Sequence[tuple[datetime.date, int, int]],
-    above: Sequence[Segment],
-    day_first: bool,
+    above: Sequence[tuple[Segment, bool]],
 ) -> bool:
-    """Whether the date alone in ``segment`` ends a line of ``above`` (the row before) that
-    starts at its left edge and says what the date is: a period's start and the word leading
-    to its end, or an earlier document's date label and its colon."""
+    """Whether the date alone in ``segment`` ends a line of ``above`` (the row before, each
+    segment with whether it opens a period at its end) that starts at its left edge and says
+    what the date is: a period's start and the word leading to its end, or an earlier
+    document's date label and its colon."""
     if len(found) != 1 or segment.text[found[0][1] : found[0][2]].strip() != segment.text.strip():
         return False
-    for upper in above:
+    for upper, opened in above:
         if abs(upper.bbox[0] - segment.bbox[0]) > 2 * segment.height:
             continue
-        text = upper.text.rstrip()
-        if period_opened(text, day_first=day_first):
+        if opened:
             return True
+        text = upper.text.rstrip()
         if text.endswith((":", "：")) and issue_date_refusal(text) is not None:
             return True
     return False
