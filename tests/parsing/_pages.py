@@ -16,15 +16,10 @@ def page(
     cells: Sequence[tuple[float, float, str]], *, width: float = 600, height: float = 800
 ) -> Page:
     """A page with each ``(x, y, text)`` printed from ``(x, y)``, words a space apart."""
-    lines = []
-    for x, y, text in cells:
-        words = []
-        for part in text.split():
-            right = x + _CHAR * len(part)
-            words.append(Word(text=part, page=1, bbox=(x, y, right, y + HEIGHT)))
-            x = right + _SPACE
-        lines.append(Line(words=tuple(words), page=1))
-    return Page(number=1, lines=tuple(lines), source="text", width=width, height=height)
+    lines = tuple(
+        Line(words=tuple(sized_words(x, y, text, HEIGHT)), page=1) for x, y, text in cells
+    )
+    return Page(number=1, lines=lines, source="text", width=width, height=height)
 
 
 def sized_words(x: float, y: float, text: str, height: float) -> list[Word]:

@@ -1,19 +1,13 @@
-from renderkit.parsing._protocol import Document, Line, Page, Word
+from renderkit.parsing._protocol import Document, Page
 from renderkit.parsing.extract.invoice import invoice_fields
 from renderkit.parsing.layout.model import build_layout
+
+from ._pages import page
 
 
 def _page(cells: list[tuple[float, float, str]]) -> Page:
     """A page of words at (x, y) fractions; each string is split into words 0.012 apart."""
-    lines = []
-    for x, y, text in cells:
-        words = []
-        for part in text.split():
-            width = 0.009 * len(part)
-            words.append(Word(text=part, page=1, bbox=(x, y, x + width, y + 0.012)))
-            x += width + 0.006
-        lines.append(Line(words=tuple(words), page=1))
-    return Page(number=1, lines=tuple(lines), source="text", width=600, height=800)
+    return page(cells)
 
 
 PAGE = _page(
