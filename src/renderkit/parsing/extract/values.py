@@ -77,9 +77,9 @@ def _words() -> _Words:
             rf"(?<![a-z]){month}\s*(?P<d>\d{{1,2}}){_ORD}\s*,?\s*(?P<y>(?:19|20)\d\d)(?!\d)",
             re.I,
         ),
-        # 4. Januar 2021, 20 mars 2019, 5 de diciembre de 2023 (four-digit years only)
+        # 4. Januar 2021, 1er mars 2019, 5 de diciembre de 2023 (four-digit years only)
         re.compile(
-            rf"(?<![\d])(?P<d>\d{{1,2}})[.º°]?[\s\-/.]*(?:de\s+)?{local}"
+            rf"(?<![\d])(?P<d>\d{{1,2}})(?:er|[.º°])?[\s\-/.]*(?:de\s+)?{local}"
             r"[\s\-/.,]*(?:de\s+)?(?P<y>(?:19|20)\d\d)(?!\d)",
             re.I,
         ),
@@ -217,6 +217,7 @@ CURRENCY_SYMBOLS = {
     "HK$": "HKD",
     "CAD": "CAD",
     "AUD": "AUD",
+    "R$": "BRL",
     # Other ISO 4217 codes invoices print, leaving out those that are English words or
     # names a page prints in capitals otherwise (PEN, TRY, COP, ARS, RUB, PHP; BHD, the
     # Malaysian "Berhad").
