@@ -159,13 +159,16 @@ def test_a_name_in_the_buyer_block_is_not_the_issuer() -> None:
 # (d) checksums
 
 
-def test_vat_check_digits_are_checked_where_the_country_publishes_them() -> None:
+def test_vat_check_digits_are_checked_by_their_countrys_rule() -> None:
     for valid in ("DE136695976", "FR40303265045", "IT00743110157", "NL004495445B01",
-                  "BE0403019261", "ESA28015865", "ES12345678Z"):  # fmt: skip
+                  "BE0403019261", "ESA28015865", "ES12345678Z", "ATU13585627", "PT501964843",
+                  "EL094259216", "HU12892312", "GB980780684", "CHE116281710MWST"):  # fmt: skip
         assert vat_checksum_ok(valid) is True, valid
-    for invalid in ("DE136695977", "FR41303265045", "IT00743110158", "BE0403019262"):
+    for invalid in ("DE136695977", "FR41303265045", "IT00743110158", "BE0403019262",
+                    "ATU13585628", "PT501964842", "GB980780685", "CHE116281711MWST"):  # fmt: skip
         assert vat_checksum_ok(invalid) is False, invalid
-    assert vat_checksum_ok("ATU12345678") is None
+    # A tax number that is no VAT id (an Indian GSTIN) has no VAT check digits to check.
+    assert vat_checksum_ok("27AAPFU0939F1ZV") is None
 
 
 def test_a_vat_id_with_valid_check_digits_wins_over_one_printed_first() -> None:
@@ -187,8 +190,8 @@ def test_a_vat_id_failing_its_check_digits_is_reported_low_with_a_warning() -> N
 
 
 def test_candidates_are_ordered_valid_then_unchecked_then_failing() -> None:
-    ids = ["DE136695977", "ATU12345678", "DE136695976"]
-    assert by_checksum(ids, vat_checksum_ok) == ["DE136695976", "ATU12345678", "DE136695977"]
+    ids = ["DE136695977", "27AAPFU0939F1ZV", "DE136695976"]
+    assert by_checksum(ids, vat_checksum_ok) == ["DE136695976", "27AAPFU0939F1ZV", "DE136695977"]
 
 
 # (a) arithmetic agreement

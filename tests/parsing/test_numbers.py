@@ -91,6 +91,15 @@ def test_ibans_must_pass_mod_97_and_vat_ids_their_country_format() -> None:
     ]
 
 
+def test_a_vat_id_printed_with_a_hyphen_after_its_country_is_found_but_a_post_code_is_not() -> None:
+    text = "Adószám: HU-12892312 · VAT CY-10259033P"
+    assert [v for v, _ in find_vat_ids(text)] == ["HU12892312", "CY10259033P"]
+    # A post code after its country's letters is too short for that country's VAT id.
+    for address in ("DE-80331 München", "AT-1010 Wien", "NL-1012 AB Amsterdam", "FR-75001 Paris",
+                    "IT-00100 Roma", "HU-1051 Budapest", "CY-1010 Nicosia"):  # fmt: skip
+        assert find_vat_ids(address) == [], address
+
+
 def test_an_iban_with_one_look_alike_misread_is_repaired_where_one_change_passes() -> None:
     # A French account number may hold letters: its "I" read as "1" fails the checksum.
     assert repaired_iban("FR3230004012341012345678900") == "FR323000401234I012345678900"

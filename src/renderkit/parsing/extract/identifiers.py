@@ -2,10 +2,10 @@
 
 The per-country tables live in ``lexicons/ids.toml``; a value that fails its check is not an
 identifier, whatever label it is printed under. VAT ids are checked by format for every EU
-country and, for the countries whose check digits are published (:func:`vat_checksum_ok`: DE,
-FR, IT, NL, BE, ES), by their check digits too; those decide between candidates. Where no VAT
-id exists, the tax number that stands for one is read by its shape and check (an Indian
-GSTIN, a Canadian GST/HST number, an Australian business number after its label).
+country and by their check digits too (:func:`vat_checksum_ok`, python-stdnum's rules for the
+EU, the UK and Switzerland); those decide between candidates. Where no VAT id exists, the tax
+number that stands for one is read by its shape and check (an Indian GSTIN, a Canadian GST/HST
+number, an Australian business number after its label).
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ from typing import Any
 from stdnum import iban as stdnum_iban
 from stdnum.au import abn as stdnum_abn
 from stdnum.ca import bn as stdnum_bn
+from stdnum.ch import uid as stdnum_uid
+from stdnum.eu import vat as stdnum_eu_vat
+from stdnum.gb import vat as stdnum_gb_vat
 from stdnum.in_ import gstin as stdnum_gstin
 
 __all__ = [
@@ -136,7 +139,8 @@ def valid_vat_id(value: str) -> bool:
     return bool(pattern and pattern.fullmatch(vat[2:]))
 
 
-_VAT_START = re.compile(r"(?<![A-Z0-9])([A-Z]{2})(?=[ \u00a0]?[A-Z0-9])")
+# A country code, then the number: run on, after a space, or after a hyphen ("HU-12892312").
+_VAT_START = re.compile(r"(?<![A-Z0-9])([A-Z]{2})(?=[ \u00a0-]?[A-Z0-9])")
 
 
 def find_vat_ids(text: str) -> list[tuple[str, int]]:
@@ -189,78 +193,21 @@ _NATIONAL_TAX_IDS = (
 )
 
 
-def _de(digits: str) -> bool:
-    # ISO 7064 MOD 11,10 over the first eight digits; the ninth is the check digit.
-    product = 10
-    for d in digits[:8]:
-        total = (int(d) + product) % 10 or 10
-        product = (2 * total) % 11
-    return (11 - product) % 10 == int(digits[8])
-
-
-def _fr(body: str) -> bool:
-    # The two-digit key of the SIREN; keys with letters (new style) have no public formula.
-    key, siren = body[:2], body[2:]
-    if not key.isdigit():
-        return True
-    return int(key) == (12 + 3 * (int(siren) % 97)) % 97
-
-
-def _luhn(digits: str) -> bool:
-    total = 0
-    for index, d in enumerate(reversed(digits)):
-        n = int(d) * (2 if index % 2 else 1)
-        total += n - 9 if n > 9 else n
-    return total % 10 == 0
-
-
-def _nl(body: str) -> bool:
-    # Before 2020, an eleven-test of the nine digits; sole traders since then: mod 97 of the
-    # whole id with letters as numbers (ISO 7064, as IBANs).
-    digits = body[:9]
-    eleven = sum(int(d) * w for d, w in zip(digits[:8], range(9, 1, -1), strict=True)) % 11
-    if eleven == int(digits[8]):
-        return True
-    return int("".join(str(int(c, 36)) for c in "NL" + body)) % 97 == 1
-
-
-def _be(digits: str) -> bool:
-    return 97 - int(digits[:8]) % 97 == int(digits[8:])
-
-
-_ES_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
-
-
-def _es(body: str) -> bool:
-    head, middle, check = body[0], body[1:8], body[8]
-    if head.isdigit() or head in "XYZ":
-        # A person's NIF (or NIE, X/Y/Z standing for 0/1/2): a letter from the number mod 23.
-        number = int(str("XYZ".find(head)) + middle if head in "XYZ" else head + middle)
-        return _ES_LETTERS[number % 23] == check
-    # A company's CIF: a Luhn-like digit, printed as a digit or as a letter (J=0, A=1...).
-    odd = sum(sum(divmod(2 * int(d), 10)) for d in middle[0::2])
-    digit = (10 - (odd + sum(int(d) for d in middle[1::2])) % 10) % 10
-    return check in (str(digit), "JABCDEFGHI"[digit])
-
-
-_CHECKSUMS = {
-    "DE": _de,
-    "FR": _fr,
-    "IT": _luhn,
-    "NL": _nl,
-    "BE": _be,
-    "ES": _es,
-}
-
-
 def vat_checksum_ok(value: str) -> bool | None:
-    """Whether the check digits of a VAT id of a valid format are right, or None where this
-    module knows no checksum for its country (its format is all that can be checked)."""
+    """Whether the check digits of a VAT id of a valid format are right (python-stdnum's rules
+    for every EU country, Northern Ireland, the UK and Switzerland), or None where its country
+    has no such rule here (its format is all that can be checked)."""
     vat = re.sub(r"[\s.\-]", "", value).upper()
-    check = _CHECKSUMS.get(vat[:2])
-    if check is None or not valid_vat_id(vat):
+    if not valid_vat_id(vat):
         return None
-    return check(vat[2:])
+    if vat[:2] == "GB":
+        return bool(stdnum_gb_vat.is_valid(vat))
+    if vat[:2] == "CH":
+        # The UID's own check digit; the "MWST", "TVA" or "IVA" after it carries none.
+        return bool(stdnum_uid.is_valid(vat[:12]))
+    if vat[:2] == "EL" or vat[:2].lower() in stdnum_eu_vat.MEMBER_STATES:
+        return bool(stdnum_eu_vat.is_valid(vat))
+    return None
 
 
 # The money of a tax number's country: the euro area's VAT prefixes, the rest by their own.
