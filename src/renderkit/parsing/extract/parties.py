@@ -43,6 +43,7 @@ __all__ = [
     "repaired_forms",
     "top_names",
     "window_addressees",
+    "without_form",
 ]
 
 _ROLES = ("seller", "customer")
@@ -327,8 +328,15 @@ def _legal_forms_in(text: str) -> list[re.Match[str]]:
 
 def legal_form_at_end(text: str) -> bool:
     """Whether ``text`` ends in a legal form (``GmbH``, ``S.A.``, ``Ltd``)."""
+    return without_form(text) != text.rstrip()
+
+
+def without_form(text: str) -> str:
+    """``text`` without the legal form it ends in ("Acme Tisch e.K." is "Acme Tisch"), or as
+    it is when it ends in none."""
     raw = text.rstrip()
-    return any(m.end() >= len(raw.rstrip(".")) for m in _legal_forms_in(raw))
+    ends = [m for m in _legal_forms_in(raw) if m.end() >= len(raw.rstrip("."))]
+    return raw[: ends[0].start()].rstrip() if ends else raw
 
 
 def party_name(text: str) -> str:

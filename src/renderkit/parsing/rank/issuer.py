@@ -34,6 +34,7 @@ from renderkit.parsing.extract.parties import (
     name_part,
     party_name,
     top_names,
+    without_form,
 )
 from renderkit.parsing.layout.model import PageLayout, Segment
 
@@ -234,7 +235,9 @@ def _footer_names(
                 parts = SENDER_SEPARATOR.split(segment.text)
                 if len(parts) < 2 or is_label(segment):
                     continue
-                name = clean(parts[0])
+                # Its legal form keeps its dot ("Acme Pvt. Ltd. · Street"), as the same name
+                # printed above does: the two are one candidate.
+                name = party_name(parts[0])
                 letters = sum(c.isalpha() for c in name)
                 if letters >= 4 and len(name.split()) >= 2 and not re.search(r"\d|[:@]", name):
                     out.append((name, segment))
@@ -279,7 +282,9 @@ def issuer_features(
         ratio = segment.height / medians[segment.page]
         words = candidate.value.split()
         letters = [c for c in candidate.value if c.isalpha()]
-        lower = sum(1 for w in words if w[:1].islower())
+        # Small words of the name itself: a form in small letters ("e.K.", "mbH") is none.
+        named = without_form(candidate.value).split() or words
+        lower = sum(1 for w in named if w[:1].islower())
         mentions = sum(1 for t in texts if key and f" {key} " in f" {t} ")
         first_word = re.sub(r"\W", "", words[0].casefold()) if words else ""
         others = [k for k in keys if k and k != key]
@@ -303,7 +308,7 @@ def issuer_features(
                 float(candidate.top_order is not None and ratio >= tallest - 1e-6),
                 float(candidate.top_order if candidate.top_order is not None else _TOP_ROWS),
                 float(min(len(words), 10)),
-                lower / len(words) if words else 0.0,
+                lower / len(named) if named else 0.0,
                 float(bool(letters) and all(c.isupper() for c in letters)),
                 float(any(c.isdigit() for c in candidate.value)),
                 float(clean(segment.text) == candidate.value),
