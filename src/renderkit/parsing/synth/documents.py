@@ -409,6 +409,8 @@ def make_document(
     ``payment_slips``: three invoices in five end with a payment slip (:mod:`.slips`).
     ``particle_names``: half the sellers' names hold small words in lower case
     (:func:`.names.particle_name`).
+    ``other_forms``: half the sellers' and half the buyers' names end in a less common legal
+    form of their country (:func:`.names.with_other_form`).
     """
     # One generator per document, so a document does not depend on how many came before.
     rng = random.Random(f"renderkit-synth:{seed}:{kind}:{index}")
@@ -485,6 +487,16 @@ def make_document(
         particled = names.particle_name(locale.country, particles)
         issuer = attrs.evolve(issuer, name=particled) if particled else issuer
     buyer = names.party(locale.country, rng) if kind == "invoice" else None
+    forms = own("forms")
+    if kind == "invoice" and variations.other_forms:
+        if forms.random() < 0.5:
+            issuer = attrs.evolve(
+                issuer, name=names.with_other_form(issuer.name, locale.country, forms)
+            )
+        if buyer is not None and forms.random() < 0.5:
+            buyer = attrs.evolve(
+                buyer, name=names.with_other_form(buyer.name, locale.country, forms)
+            )
     issued = dt.date(2019, 1, 1) + dt.timedelta(days=rng.randrange(8 * 365))
     due = issued + dt.timedelta(days=rng.choice((7, 14, 30, 45, 60))) if layout.due_date else None
     lines = _items(layout, rng)

@@ -17,10 +17,12 @@ __all__ = [
     "Party",
     "company_name",
     "legal_forms",
+    "other_forms",
     "particle_name",
     "party",
     "phone",
     "stem",
+    "with_other_form",
 ]
 
 _ONSETS = ("b", "br", "d", "dr", "f", "g", "gr", "k", "kl", "l", "m", "n", "p", "pr", "r", "s",
@@ -159,6 +161,41 @@ def particle_name(country: str, rng: random.Random) -> str | None:
         return word if slot.group(1) == "S" else word.lower()
 
     return f"{re.sub(r'{([STs])}', fill, shape)} {rng.choice(flavour['forms'])}"
+
+
+#: Per country: legal forms its companies also carry, less common than the flavour's and none
+#: of them (from cleanco's terms by country), for ``--other-forms``.
+_OTHER_FORMS = {
+    "DE": ("GbR", "PartG mbB", "gGmbH", "OHG", "KGaA", "e.V."),
+    "AT": ("e.U.", "GesbR", "GesmbH", "Ges.m.b.H.", "AG"),
+    "CH": ("Sagl", "SAGL"),
+    "FR": ("SASU", "SNC", "SCOP", "GIE", "S.A.R.L.", "S.A.S."),
+    "BE": ("BVBA", "SPRL", "CVBA", "SCRL", "VZW", "ASBL", "NV"),
+    "ES": ("S.A.U.", "S.L.L.", "S.L.N.E.", "SCCL", "SL"),
+    "IT": ("S.r.l.s.", "Srls", "S.a.p.a.", "S.c.r.l.", "SpA"),
+    "NL": ("C.V.", "NV", "BV"),
+    "PT": ("SGPS", "CRL", "Lda"),
+    "GB": ("Ltd.", "PLC"),
+    "US": ("PLLC", "P.C.", "LLLP", "L.P.", "Corporation", "Incorporated", "L.L.C."),
+    "IN": ("Pvt Ltd", "Pvt. Limited"),
+    "AU": ("Pty Limited", "Pty. Limited"),
+    "CA": ("ULC", "S.E.N.C.", "Limitée", "Corporation"),
+}
+
+
+def other_forms(country: str) -> tuple[str, ...]:
+    """The less common legal forms of ``country`` (none for Malaysia)."""
+    return _OTHER_FORMS.get(country, ())
+
+
+def with_other_form(name: str, country: str, rng: random.Random) -> str:
+    """``name`` with its legal form replaced by another its country uses (``--other-forms``);
+    as it is where the country has none or ``name`` ends in none of the flavour's forms."""
+    forms = sorted(_FLAVOURS[country]["forms"], key=len, reverse=True)
+    form = next((f for f in forms if name.endswith(f" {f}")), None)
+    if not other_forms(country) or form is None:
+        return name
+    return f"{name[: -len(form) - 1]} {rng.choice(other_forms(country))}"
 
 
 @attrs.frozen(kw_only=True)

@@ -92,6 +92,10 @@ class Variations:
         "moulin SARL', 'Haus am See GmbH', 'Bakkerij van Dam B.V.'); not in Malaysia, where "
         "names are printed in capitals"
     )
+    other_forms: bool = _option(
+        "half the sellers' and buyers' names end in a less common legal form of their country "
+        "(GbR, e.U., BVBA, S.r.l.s., Pvt Ltd, PLLC...); not in Malaysia"
+    )
 
 
 #: No variation: the factory's plain documents.
