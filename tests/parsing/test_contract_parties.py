@@ -65,3 +65,25 @@ def test_a_person_defined_as_no_partys_role_is_no_party() -> None:
         "Fenwicks, LLC (the “Recipient”), whose adviser is Marta Hale (the “Representative”).\n"
     )
     assert contract_fields(text)["parties"].value == ["Quillon Moss B.V", "Fenwicks, LLC"]
+
+
+def test_a_name_with_two_legal_forms_in_a_row_keeps_both() -> None:
+    text = (
+        "MUTUAL NON-DISCLOSURE AGREEMENT\n"
+        "This Agreement is made as of January 15, 2021 by and between\n"
+        "Kestrel Electronics Co., Ltd., a Korean corporation (“Kestrel”), and Vantor "
+        "Company, Inc. (“Vantor”).\n"
+        "WHEREAS, the parties wish to discuss a possible transaction;\n"
+        "IN WITNESS WHEREOF the parties hereto have executed this Agreement.\n"
+        "KESTREL ELECTRONICS CO., LTD.\nBy: ______\n"
+    )
+    assert contract_fields(text)["parties"].value == [
+        "Kestrel Electronics Co., Ltd.",
+        "Vantor Company, Inc.",
+    ]
+
+
+def test_a_form_after_a_companys_form_is_part_of_the_name_only_when_companies_print_it() -> None:
+    # "AS" is a Norwegian company's form, but after "Corp." it is the signer's capacity.
+    text = "IN WITNESS WHEREOF:\nORRIN CORP., AS AGENT\nBy: ____\n\nVANTOR CO., INC.\nBy: ____\n"
+    assert contract_fields(text)["parties"].value == ["Orrin Corp.", "Vantor Co., Inc."]

@@ -13,13 +13,14 @@ import datetime
 import functools
 import re
 import tomllib
+from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
 import attrs
 
 from renderkit.parsing.extract.found import Found
-from renderkit.parsing.extract.identifiers import legal_forms
+from renderkit.parsing.extract.identifiers import forms_after_company, legal_forms
 from renderkit.parsing.extract.values import find_dates
 from renderkit.parsing.rank.contract import (
     PARTY_FEATURES,
@@ -256,10 +257,22 @@ _BLOCK_LINES = 3
 
 
 @functools.cache
+def _forms() -> str:
+    """The legal forms as a pattern, each one's dots optional; a company's form may be followed
+    by a second ("Co., Ltd.", "Company, Inc."), which is part of the name."""
+
+    def either(forms: Iterable[str]) -> str:
+        ordered = sorted(forms, key=len, reverse=True)
+        return "|".join(re.escape(f).replace(r"\.", r"\.?") for f in ordered)
+
+    company = either(("Co.", "Company", "Corp.", "Corporation"))
+    chained = rf"(?:{company}),?\s+(?:{either(forms_after_company())})(?![\w])"
+    return rf"(?:{chained}|{either(legal_forms())})"
+
+
+@functools.cache
 def _legal_form_end() -> re.Pattern[str]:
-    forms = sorted(legal_forms(), key=len, reverse=True)
-    form = "|".join(re.escape(f).replace(r"\.", r"\.?") for f in forms)
-    return re.compile(rf",?\s+(?:{form})(?![\w])", re.I)
+    return re.compile(rf",?\s+{_forms()}(?![\w])", re.I)
 
 
 def _title(name: str) -> str:
@@ -338,11 +351,9 @@ def _names(found: Found | None) -> list[str]:
 @functools.cache
 def _legal_name() -> re.Pattern[str]:
     """A name ending in a legal form anywhere (the definition's name without its term)."""
-    forms = sorted(legal_forms(), key=len, reverse=True)
-    form = "|".join(re.escape(f).replace(r"\.", r"\.?") for f in forms)
     word = _phrase_text("name_word")
     return re.compile(
-        rf"(?P<name>(?:{word}\s+){{0,{_NAME_WORDS}}}?(?:[A-Z][\w&'’-]*,?\s+)?(?:{form}))(?![\w])"
+        rf"(?P<name>(?:{word}\s+){{0,{_NAME_WORDS}}}?(?:[A-Z][\w&'’-]*,?\s+)?{_forms()})(?![\w])"
     )
 
 

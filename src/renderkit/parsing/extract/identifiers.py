@@ -27,6 +27,7 @@ from stdnum.in_ import gstin as stdnum_gstin
 __all__ = [
     "find_ibans",
     "find_vat_ids",
+    "forms_after_company",
     "iban_checksum_ok",
     "legal_form_spellings",
     "legal_forms",
@@ -47,6 +48,11 @@ def _ids() -> dict[str, Any]:
 def legal_forms() -> tuple[str, ...]:
     """Company legal-form suffixes (``GmbH``, ``SARL``, ``Ltd``...)."""
     return tuple(_ids()["legal_forms"]["suffixes"])
+
+
+def forms_after_company() -> tuple[str, ...]:
+    """The legal forms a name prints after "Co.", "Company" or "Corp." ("Co., Ltd.")."""
+    return tuple(_ids()["legal_forms"]["after_company"])
 
 
 def legal_form_spellings() -> dict[str, str]:
