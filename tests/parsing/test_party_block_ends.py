@@ -9,10 +9,11 @@ import pytest
 
 from renderkit.parsing.extract.constraints import issuer_refusal
 from renderkit.parsing.extract.documents import extract_invoice
-from renderkit.parsing.extract.invoice import invoice_fields
+from renderkit.parsing.extract.invoice import invoice_fields, invoice_issuer_candidates
 from renderkit.parsing.extract.keyvalues import key_values
 from renderkit.parsing.extract.parties import legal_names, parties, top_names
 from renderkit.parsing.layout.model import Segment, layout_document
+from renderkit.parsing.rank.issuer import ISSUER_FEATURES
 from renderkit.parsing.rank.switches import DEFAULT_RANKERS
 
 from ._pages import sized_document, sized_words
@@ -146,8 +147,18 @@ def test_a_name_in_capitals_ends_in_its_form_in_capitals(text: str, names: list[
         ("KESTREL SDN. BHD. KESTREL", "KESTREL SDN. BHD."),
         # ... or run into the name's first word.
         ("KESTRELKestrel Impianti S.p.A.", "Kestrel Impianti S.p.A."),
+        # A separator run into the form, then the address after it.
+        ("Casa da Kestrel CRL- Estrada Velha", "Casa da Kestrel CRL"),
+        ("Kestrel & Plum ULC-49 Harbour Drive", "Kestrel & Plum ULC"),
+        ("Casa de Kestrel S.L.N.E.. Calle Mayor", "Casa de Kestrel S.L.N.E."),
+        # The logo repeating the whole name.
+        (
+            "LOGISTICS OF KESTREL S.E.N.C. LOGISTICS OF KESTREL S.E.N.C",
+            "LOGISTICS OF KESTREL S.E.N.C.",
+        ),
         # A word after the form that repeats none of the name's stays.
         ("Kestrel GmbH Druckerei", "Kestrel GmbH Druckerei"),
+        ("KESTREL GMBH BERLIN", "KESTREL GMBH BERLIN"),
         ("McKESTREL Trading Ltd", "McKESTREL Trading Ltd"),
     ],
 )
@@ -186,3 +197,47 @@ def test_a_trade_name_in_the_return_address_is_the_issuer_not_the_logos_word() -
     # The learned ranker's candidate; the rules' fixed order still takes the first top text.
     fields = invoice_fields(sized_document(TRADE_LETTER), issuer_ranker=True).fields
     assert fields["company"].value == "KESTREL TRADING"
+
+
+# A photographed letter: OCR lost the dots of the form in the return address, and read its
+# middle dot as a dash run into the form; the footer prints the name in full.
+DOTS_LOST = [
+    (0.40, 0.040, "KESTREL", 0.030),
+    (0.05, 0.110, "Fatura", 0.022),
+    (0.05, 0.150, "Kestrel SA- Rua Velha, 189- 8002-248 Faro", 0.009),
+    (0.60, 0.152, "Número da fatura: FT053629", 0.012),
+    (0.05, 0.170, "Harbour Distribuição S.A.", 0.012),
+    (0.05, 0.186, "Avenida Central 12", 0.012),
+    (0.05, 0.202, "1000-001 Lisboa", 0.012),
+    (0.60, 0.170, "Data: 17-06-2025", 0.012),
+    *_TOTALS,
+    (0.05, 0.900, "Kestrel S.A.", 0.009),
+    (0.05, 0.912, "Rua Velha, 189", 0.009),
+]  # fmt: skip
+
+
+def test_a_name_whose_form_lost_its_dots_is_the_same_candidate_spelt_as_printed_in_full() -> None:
+    fields = invoice_fields(sized_document(DOTS_LOST), issuer_ranker=True).fields
+    assert fields["company"].value == "Kestrel S.A."
+
+
+# Two letterheads: a name with small words in it, and one whose form is in small letters.
+SMALL_WORDS = [
+    (0.05, 0.040, "INVOICE", 0.022),
+    (0.05, 0.110, "The kestrel works Pvt. Limited", 0.014),
+    (0.60, 0.112, "Invoice code: INV-2020-87879", 0.012),
+    (0.05, 0.130, "Harbour Tisch e.K.", 0.014),
+    (0.60, 0.130, "Dated: 15/05/2020", 0.012),
+    *_TOTALS,
+]  # fmt: skip
+
+
+def test_a_names_small_words_are_its_own_counted_over_all_its_words_form_and_all() -> None:
+    # A form in small letters ("e.K.") is no small word; the share is over every word, form
+    # included, as the ranker learned it: over the words before the form alone, "The kestrel
+    # works" would weigh two small words in three, and names like it lost to the buyer.
+    candidates, features = invoice_issuer_candidates(sized_document(SMALL_WORDS))
+    at = ISSUER_FEATURES.index("lower_share")
+    share = {c.value: f[at] for c, f in zip(candidates, features, strict=True)}
+    assert share["The kestrel works Pvt. Limited"] == pytest.approx(2 / 5)
+    assert share["Harbour Tisch e.K."] == 0.0

@@ -308,7 +308,9 @@ def _legal() -> re.Pattern[str]:
     spelled = set(legal_forms())
     spelled |= {f.upper() for f in spelled} - _NOT_IN_CAPITALS
     forms = sorted(spelled, key=len, reverse=True)
-    return re.compile(r"\b(" + "|".join(re.escape(f) for f in forms) + r")(?=$|[\s,·|)])")
+    # A form ends at a space, a separator or a bracket; on a photo OCR may run the separator
+    # after it into it ("Acme CRL- Street", "Acme ULC-49 Drive", "Acme S.L.N.E.. Street").
+    return re.compile(r"\b(" + "|".join(re.escape(f) for f in forms) + r")(?=$|[\s,·|)–.-])")
 
 
 @functools.cache
@@ -388,18 +390,18 @@ def top_names(segment: Segment) -> list[str]:
 
 def _cut_after_form(text: str) -> str:
     """``text`` cut after its legal form when what follows is no part of the name: a figure or a
-    separator OCR misread ("Acme Ltd. -1", the "· 1 High Street" cut off), or a word in
-    capitals that repeats one of the name's (the logo's word read on the name's line: "ACME
-    SDN. BHD. ACME")."""
+    separator OCR misread ("Acme Ltd. -1", the "· 1 High Street" cut off), or words in capitals
+    that repeat the name's (the logo read on the name's line: "ACME SDN. BHD. ACME", "ACME
+    S.E.N.C. ACME S.E.N.C")."""
     forms = _legal_forms_in(text)
     if not forms or forms[-1].end() >= len(text):
         return text
     head, rest = text[: forms[-1].end()], text[forms[-1].end() :]
-    if re.match(r"\s*(?:[·•|–-]|\d)", rest):
+    if re.match(r"\s*(?:[·•|–.-]|\d)", rest):
         return head
-    logo = rest.strip()
-    named = {w.casefold() for w in re.findall(r"[^\W\d_]+", head[: forms[-1].start()])}
-    if logo.isupper() and logo.isalpha() and logo.casefold() in named:
+    # The logo in capitals: one of the name's words, or the name again ("ACME S.E.N.C").
+    logo, named = (re.sub(r"[\W_]", "", t).casefold() for t in (rest, head))
+    if rest.isupper() and len(logo) >= 3 and logo in named:
         return head
     return text
 

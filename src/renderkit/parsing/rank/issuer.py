@@ -140,6 +140,13 @@ def issuer_candidates(
         known = merged.get(value)
         if known is None and (twin := _read_better(value, merged)) is not None:
             value, known = twin, merged[twin]
+        if known is None and (twin := _dotted_twin(value, merged)) is not None:
+            # One candidate, spelt as the print that kept its form's dots.
+            kept = value if value.count(".") > twin.count(".") else twin
+            renamed = {(kept if k == twin else k): c for k, c in merged.items()}
+            merged.clear()
+            merged.update(renamed)
+            value, known = kept, attrs.evolve(merged[kept], value=kept)
         if known is None:
             merged[value] = IssuerCandidate(
                 value=value,
@@ -194,6 +201,31 @@ def _read_better(value: str, names: Iterable[str]) -> str | None:
         if last[:1] == form[:1] and abs(len(last) - len(form)) <= 1:
             return name
     return None
+
+
+def _dotted_twin(value: str, names: Iterable[str]) -> str | None:
+    """The name among ``names`` that is ``value`` with the dots of its legal form lost or
+    added ("Acme SA" for "Acme S.A.", as OCR drops small dots), or None. "Acme Ltd" and "Acme
+    Ltd." stay apart: a dot at the end is how a form is abbreviated, not a misreading."""
+    if not legal_form_at_end(value):
+        return None
+
+    def squashed(name: str) -> str:
+        return " ".join(name.replace(".", "").casefold().split())
+
+    def words(name: str) -> str:
+        return " ".join(re.findall(r"[^\W_]+", name.casefold()))
+
+    return next(
+        (
+            name
+            for name in names
+            if squashed(name) == squashed(value)
+            and words(name) != words(value)
+            and legal_form_at_end(name)
+        ),
+        None,
+    )
 
 
 def _wrapped_names(tops: Sequence[Segment]) -> list[tuple[str, Segment]]:
@@ -282,9 +314,9 @@ def issuer_features(
         ratio = segment.height / medians[segment.page]
         words = candidate.value.split()
         letters = [c for c in candidate.value if c.isalpha()]
-        # Small words of the name itself: a form in small letters ("e.K.", "mbH") is none.
-        named = without_form(candidate.value).split() or words
-        lower = sum(1 for w in named if w[:1].islower())
+        # Small words of the name itself: a form in small letters ("e.K.", "mbH") is none, but
+        # counts among the words, as the ranker learned the share.
+        lower = sum(1 for w in without_form(candidate.value).split() if w[:1].islower())
         mentions = sum(1 for t in texts if key and f" {key} " in f" {t} ")
         first_word = re.sub(r"\W", "", words[0].casefold()) if words else ""
         others = [k for k in keys if k and k != key]
@@ -308,7 +340,7 @@ def issuer_features(
                 float(candidate.top_order is not None and ratio >= tallest - 1e-6),
                 float(candidate.top_order if candidate.top_order is not None else _TOP_ROWS),
                 float(min(len(words), 10)),
-                lower / len(named) if named else 0.0,
+                lower / len(words) if words else 0.0,
                 float(bool(letters) and all(c.isupper() for c in letters)),
                 float(any(c.isdigit() for c in candidate.value)),
                 float(clean(segment.text) == candidate.value),
