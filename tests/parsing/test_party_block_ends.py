@@ -241,3 +241,24 @@ def test_a_names_small_words_are_its_own_counted_over_all_its_words_form_and_all
     share = {c.value: f[at] for c, f in zip(candidates, features, strict=True)}
     assert share["The kestrel works Pvt. Limited"] == pytest.approx(2 / 5)
     assert share["Harbour Tisch e.K."] == 0.0
+
+
+# A slogan over the name in the same type; the return address prints the name alone.
+SLOGAN_OVER_NAME = [
+    (0.05, 0.040, "Ihr Handwerk mit Herz", 0.024),
+    (0.05, 0.068, "Kestrel & Plum GmbH", 0.022),
+    (0.05, 0.110, "RECHNUNG", 0.022),
+    (0.05, 0.150, "Kestrel & Plum GmbH · Hafenweg 12 · 20457 Hamburg", 0.009),
+    (0.60, 0.152, "Rechnungsnr.: RE002365", 0.012),
+    (0.05, 0.170, "Harbour Druck AG", 0.012),
+    (0.05, 0.186, "Seestrasse 4", 0.012),
+    (0.05, 0.202, "8001 Zürich", 0.012),
+    *_TOTALS,
+]  # fmt: skip
+
+
+def test_a_line_above_a_name_that_the_page_prints_alone_elsewhere_is_no_part_of_it() -> None:
+    candidates, _ = invoice_issuer_candidates(sized_document(SLOGAN_OVER_NAME))
+    values = [c.value for c in candidates]
+    assert "Kestrel & Plum GmbH" in values
+    assert "Ihr Handwerk mit Herz Kestrel & Plum GmbH" not in values

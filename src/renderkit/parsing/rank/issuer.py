@@ -174,7 +174,7 @@ def issuer_candidates(
     for order, segment in enumerate(tops):
         for name in top_names(segment):
             add(name, segment, "top_text", order)
-    for name, first in _wrapped_names(tops):
+    for name, first in _wrapped_names(tops, layouts):
         # A legal name printed over two lines of the letterhead: the name its first line opens.
         add(name, first, "legal_name")
         add(name, first, "top_text", tops.index(first))
@@ -228,11 +228,20 @@ def _dotted_twin(value: str, names: Iterable[str]) -> str | None:
     )
 
 
-def _wrapped_names(tops: Sequence[Segment]) -> list[tuple[str, Segment]]:
+def _wrapped_names(
+    tops: Sequence[Segment], layouts: Sequence[PageLayout]
+) -> list[tuple[str, Segment]]:
     """Legal names broken over two top lines ("Acme Mutual" / "Insurance Society a.G."): a line
     without figures or a legal form, right above a line in the same type and at the same left
     edge that ends in a legal form and does not repeat its words (a logo's word above the name
-    is no part of it). Each with the segment of its first line."""
+    is no part of it), nor opens another line by itself (a slogan above the name, which the
+    return address or the footer prints alone). Each with the segment of its first line."""
+    openings = [
+        (segment, name_key(SENDER_SEPARATOR.split(segment.text, 1)[0]))
+        for layout in layouts
+        for row in layout.rows
+        for segment in row.segments
+    ]
     out: list[tuple[str, Segment]] = []
     for upper, lower in itertools.pairwise(tops):
         if lower.page != upper.page or lower.row != upper.row + 1:
@@ -247,6 +256,8 @@ def _wrapped_names(tops: Sequence[Segment]) -> list[tuple[str, Segment]]:
         if re.search(r"\d", first + second) or legal_form_at_end(first) or sentence_like(first):
             continue  # a slogan above the name is no part of it
         if set(name_key(first).split()) <= set(name_key(second).split()):
+            continue
+        if any(key == name_key(second) for s, key in openings if s is not lower):
             continue
         out.append((f"{first} {second}", upper))
     return out
