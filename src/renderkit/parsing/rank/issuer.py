@@ -213,15 +213,12 @@ def _dotted_twin(value: str, names: Iterable[str]) -> str | None:
     def squashed(name: str) -> str:
         return " ".join(name.replace(".", "").casefold().split())
 
-    def words(name: str) -> str:
-        return " ".join(re.findall(r"[^\W_]+", name.casefold()))
-
     return next(
         (
             name
             for name in names
             if squashed(name) == squashed(value)
-            and words(name) != words(value)
+            and name_key(name) != name_key(value)
             and legal_form_at_end(name)
         ),
         None,
@@ -236,12 +233,6 @@ def _wrapped_names(
     edge that ends in a legal form and does not repeat its words (a logo's word above the name
     is no part of it), nor opens another line by itself (a slogan above the name, which the
     return address or the footer prints alone). Each with the segment of its first line."""
-    openings = [
-        (segment, name_key(SENDER_SEPARATOR.split(segment.text, 1)[0]))
-        for layout in layouts
-        for row in layout.rows
-        for segment in row.segments
-    ]
     out: list[tuple[str, Segment]] = []
     for upper, lower in itertools.pairwise(tops):
         if lower.page != upper.page or lower.row != upper.row + 1:
@@ -257,10 +248,23 @@ def _wrapped_names(
             continue  # a slogan above the name is no part of it
         if set(name_key(first).split()) <= set(name_key(second).split()):
             continue
-        if any(key == name_key(second) for s, key in openings if s is not lower):
+        if _opens_another_line(second, lower, layouts):
             continue
         out.append((f"{first} {second}", upper))
     return out
+
+
+def _opens_another_line(name: str, segment: Segment, layouts: Sequence[PageLayout]) -> bool:
+    """Whether a line other than ``segment`` opens with ``name``, alone or as a sender line's
+    first part. Read only for a pair of lines that could be one name, not on every page."""
+    key = name_key(name)
+    return any(
+        name_key(SENDER_SEPARATOR.split(other.text, 1)[0]) == key
+        for layout in layouts
+        for row in layout.rows
+        for other in row.segments
+        if other is not segment
+    )
 
 
 def _footer_names(
