@@ -12,6 +12,7 @@ from typing import Any
 import attrs
 
 from renderkit.parsing.synth import (
+    banks,
     dates,
     included,
     issuers,
@@ -411,6 +412,8 @@ def make_document(
     (:func:`.names.particle_name`).
     ``other_forms``: half the sellers' and half the buyers' names end in a less common legal
     form of their country (:func:`.names.with_other_form`).
+    ``bank_names``: four invoices in five that print an IBAN name the bank beside it
+    (:mod:`.banks`).
     """
     # One generator per document, so a document does not depend on how many came before.
     rng = random.Random(f"renderkit-synth:{seed}:{kind}:{index}")
@@ -477,6 +480,8 @@ def make_document(
             own("slip"), country=locale.country, has_iban=locale.has_iban
         )
         layout = attrs.evolve(layout, slip=slip, slip_apart=apart)
+    if kind == "invoice" and variations.bank_names and layout.locale.has_iban:
+        layout = attrs.evolve(layout, bank=banks.choose_bank(own("bank")))
     if adjust is not None:
         layout = adjust(layout)
     locale = layout.locale
@@ -752,6 +757,11 @@ def _with_print(doc: SynthDocument, rng: random.Random) -> SynthDocument:
         )
         extras.update({f"slip_{k}": v for k, v in texts.items()})
         decoys += [Decoy(role="slip", text=t) for t in slip_decoys]
+    if layout.bank and doc.iban:
+        rng_bank = random.Random(f"renderkit-synth-bank:{doc.id}:{doc.number}")
+        shown = banks.bank_texts(layout.bank, language, doc.issuer.name, rng_bank)
+        extras.update(shown)
+        decoys.append(Decoy(role="bank", text=shown["bank_name"]))
     if layout.issuer_style:
         rng_issuer = random.Random(f"renderkit-synth-issuer:{doc.id}:{doc.number}")
         shown = issuers.letterhead(

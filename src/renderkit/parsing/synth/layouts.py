@@ -228,6 +228,8 @@ class Layout:
     # A payment slip after the footer (see :mod:`.slips`), on a page of its own when apart.
     slip: str = ""
     slip_apart: bool = False
+    # The seller's bank named beside its IBAN (see :mod:`.banks`): how, or "" for not at all.
+    bank: str = ""
 
     @property
     def family(self) -> str:

@@ -158,11 +158,7 @@ def _letter_footer(doc: SynthDocument, contacts: str) -> str:
     address = f"<div>{_e(issuer.name)}</div>" + "".join(
         f"<div>{_e(t)}</div>" for t in issuer.address.lines
     )
-    bank = []
-    if doc.iban:
-        bank.append(_meta_row(labels["iban"], printed["iban"]))
-    if doc.bic:
-        bank.append(_meta_row(labels["bic"], doc.bic))
+    bank = _bank_rows(doc)
     legal = [_meta_row(labels["vat_id"], printed["vat_id"])] if doc.vat_id else []
     legal.append(f"<div>{_e(extras['since'])}</div>")
     columns = [address, contacts, "".join(bank), "".join(legal)]
@@ -382,16 +378,30 @@ def _slip(doc: SynthDocument) -> str:
     )
 
 
+def _bank_rows(doc: SynthDocument) -> list[str]:
+    """The bank's rows of a foot: its name (see .banks), the IBAN and BIC, the holder."""
+    labels, printed, extras = doc.labels, doc.printed, doc.extras
+    rows = []
+    if "bank_name" in extras:
+        name = extras["bank_name"]
+        label = extras.get("bank_label")
+        rows.append(_meta_row(label, name) if label else f"<div>{_e(name)}</div>")
+    if doc.iban:
+        rows.append(_meta_row(labels["iban"], printed["iban"]))
+    if doc.bic:
+        rows.append(_meta_row(labels["bic"], doc.bic))
+    if "holder" in extras:
+        rows.append(_meta_row(extras["holder_label"], extras["holder"]))
+    return rows
+
+
 def _plain_footer(doc: SynthDocument) -> str:
     """The foot's rows: tax number, bank details, the legal line, a print stamp."""
     labels, printed, extras, issuer = doc.labels, doc.printed, doc.extras, doc.issuer
     foot = []
     if doc.vat_id:
         foot.append(_meta_row(labels["vat_id"], printed["vat_id"]))
-    if doc.iban:
-        foot.append(_meta_row(labels["iban"], printed["iban"]))
-    if doc.bic:
-        foot.append(_meta_row(labels["bic"], doc.bic))
+    foot += _bank_rows(doc)
     foot.append(f"<div>{_e(issuer.name)} · {_e(extras['since'])}</div>")
     if "date_printed" in extras:
         foot.append(f"<div>{_e(extras['date_printed'])}</div>")

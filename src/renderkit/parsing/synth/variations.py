@@ -96,6 +96,10 @@ class Variations:
         "half the sellers' and buyers' names end in a less common legal form of their country "
         "(GbR, e.U., BVBA, S.r.l.s., Pvt Ltd, PLLC...); not in Malaysia"
     )
+    bank_names: bool = _option(
+        "invoices that print an IBAN mostly name the bank beside it, after a label or alone "
+        "on its line, and at times the account's holder (the seller again)"
+    )
 
 
 #: No variation: the factory's plain documents.
