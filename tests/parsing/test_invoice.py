@@ -180,6 +180,28 @@ def test_an_iban_wrapped_in_its_table_cell_is_read_whole_from_its_column() -> No
     assert _fields(cells).get("iban") != "QX5234567890123456"
 
 
+def test_an_iban_its_footer_column_wrapped_is_finished_from_the_next_column_s_line() -> None:
+    # A letter's foot in narrow columns: the IBAN's last groups wrapped under its label, and
+    # OCR read them into the line of the contacts column beside them.
+    cells = [
+        (0.05, 0.05, "Invoice INV-9"),
+        (0.05, 0.80, "Voramek GmbH"), (0.22, 0.80, "Tel. 089 950 62509"),
+        (0.42, 0.80, "IBAN: DE89 3704 0044 0532"), (0.75, 0.80, "USt-IdNr."),
+        (0.05, 0.82, "Hauptstr. 5"), (0.22, 0.82, "office@voramek.de 0130 00"),
+        (0.75, 0.82, "DE136695976"),
+    ]  # fmt: skip
+    assert _fields(cells)["iban"] == "DE89370400440532013000"
+    # Groups that do not make its checksum pass are no part of it: the misread is reported.
+    cells[6] = (0.22, 0.82, "office@voramek.de 0131 00")
+    document = Document(mime_type="application/pdf", content=b"", pages=(_page(cells),))
+    result = invoice_fields(document)
+    assert result.fields["iban"].value == "DE89370400440532"
+    assert result.fields["iban"].confidence < 0.5
+    # Groups below that do not reach under the label are another column's.
+    cells[6] = (0.22, 0.82, "0130 00")
+    assert _fields(cells)["iban"] != "DE89370400440532013000"
+
+
 def test_without_a_schema_an_invoice_reports_customer_due_date_and_bank_ids_when_found() -> None:
     from renderkit.parsing import LocalExtractor
 

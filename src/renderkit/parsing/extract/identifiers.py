@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
+from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
@@ -25,6 +26,7 @@ from stdnum.gb import vat as stdnum_gb_vat
 from stdnum.in_ import gstin as stdnum_gstin
 
 __all__ = [
+    "completed_iban",
     "find_ibans",
     "find_vat_ids",
     "forms_after_company",
@@ -108,6 +110,56 @@ def repaired_iban(value: str) -> str | None:
         and stdnum_iban.is_valid(changed := value[:index] + alike + value[index + 1 :])
     }
     return passing.pop() if len(passing) == 1 else None
+
+
+def _iban_head(text: str) -> str | None:
+    """The start of an IBAN that ``text`` opens with, compact: its country, check digits and
+    the groups after them, up to the first word that is no group ("DE23 8477 2836 5056
+    Gegründet 1981" gives "DE23847728365056")."""
+    words = text.lstrip(":：. ").split()
+    if not words or not re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]*", words[0]):
+        return None
+    head = [words[0]]
+    if len(words[0]) == 4:
+        # A grouped IBAN: groups of at most four, the last of them maybe shorter.
+        for word in words[1:]:
+            if not re.fullmatch(r"[A-Z0-9]{1,4}", word):
+                break
+            head.append(word)
+            if len(word) < 4:
+                break
+    return "".join(head)
+
+
+def completed_iban(text: str, below: Iterable[str]) -> str | None:
+    """The IBAN that ``text`` (a label's value: "DE23 8477 2836 5056", too short for its
+    country) starts and one of the texts ``below`` it finishes, where its narrow column
+    wrapped it ("8795 66"), compact; None unless exactly one completion is an IBAN (its
+    country's length and checksum, as :func:`valid_iban`: a chance join passes about once in
+    a hundred tries, and only the few texts below are tried).
+
+    A completion is a run of groups of letters and digits in a text below, from its start
+    or after a space ("office@acme.de 8795 66": OCR read the wrapped part into the next
+    column's line), ending where the IBAN's length is reached."""
+    head = _iban_head(text)
+    length = _ids()["iban_length"].get(head[:2]) if head else None
+    if head is None or length is None or not 0 < length - len(head) <= 16:
+        return None
+    need = length - len(head)
+    found: set[str] = set()
+    for line in below:
+        words = line.split()
+        for start, word in enumerate(words):
+            if not re.fullmatch(r"[A-Z0-9]+", word):
+                continue
+            tail = ""
+            for more in words[start:]:
+                if not re.fullmatch(r"[A-Z0-9]+", more) or len(tail) >= need:
+                    break
+                tail += more
+            if len(tail) == need and valid_iban(head + tail):
+                found.add(head + tail)
+    return found.pop() if len(found) == 1 else None
 
 
 _IBAN = re.compile(r"(?<![A-Z0-9])([A-Z]{2}\d{2}(?:[ \u00a0]?[A-Z0-9]){10,30})", re.I)

@@ -30,6 +30,7 @@ from renderkit.parsing.extract.constraints import (
 )
 from renderkit.parsing.extract.found import Found
 from renderkit.parsing.extract.identifiers import (
+    completed_iban,
     find_ibans,
     find_vat_ids,
     repaired_iban,
@@ -1375,6 +1376,10 @@ def _iban(
             if match is None or valid_iban(match.group(0)):
                 continue
             line = (kv.hit.segment.as_line(),)
+            completed = completed_iban(value.text, _below_in_column(kv, value, layouts))
+            if completed is not None and completed not in customer_text:
+                # Its narrow column wrapped it, and OCR read the rest into the next row.
+                return Found(value=completed, confidence=0.85, lines=line), []
             repaired = repaired_iban(match.group(0))
             if repaired is not None and repaired not in customer_text:
                 # One look-alike character changed makes the checksum pass: what was printed.
@@ -1383,6 +1388,23 @@ def _iban(
             warning = f"iban: {match.group(0)} fails the IBAN checksum"
             return Found(value=match.group(0), confidence=failed_check(0.9), lines=line), [warning]
     return None, []
+
+
+def _below_in_column(kv: KeyValue, value: Value, layouts: Sequence[PageLayout]) -> list[str]:
+    """The texts of the two rows under a label and its value on its row that reach under
+    them, nearest first: where a narrow column wraps a value, under its label's start."""
+    if value.where == "below":
+        return []
+    row, left, right = kv.hit.segment.row, kv.hit.segment.bbox[0], value.bbox[2]
+    return [
+        s.text
+        for layout in layouts
+        if layout.number == value.page
+        for r in layout.rows
+        if row < r.index <= row + 2
+        for s in r.segments
+        if s.bbox[0] < right and s.bbox[2] > left
+    ]
 
 
 def _names_buyer(kv: KeyValue) -> bool:
