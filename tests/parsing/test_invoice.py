@@ -202,6 +202,28 @@ def test_an_iban_its_footer_column_wrapped_is_finished_from_the_next_column_s_li
     assert _fields(cells)["iban"] != "DE89370400440532013000"
 
 
+def test_a_bank_named_beside_the_sellers_iban_is_not_the_seller_wherever_it_stands() -> None:
+    # A letter whose seller's name is small in the return line, while the foot names the bank
+    # with a legal form in the IBAN's column: the block that would vouch for the seller.
+    for bank in ("Volksbank Kestrel eG", "Bank: Kestrel Savings Bank plc", "Caixa Kestrel S.A."):
+        cells = [
+            (0.05, 0.05, "Logistik an der Kias GbR · Hauptstr. 5 · 10115 Berlin"),
+            (0.05, 0.08, "Harzunteik OHG"), (0.60, 0.08, "Rechnung Nr: RE-1001"),
+            (0.05, 0.10, "Nikweg 84"), (0.60, 0.10, "Datum: 03.03.2024"),
+            (0.05, 0.30, "Beschreibung"), (0.80, 0.30, "Betrag"),
+            (0.05, 0.32, "Beratung"), (0.80, 0.32, "1.800,00"),
+            (0.60, 0.40, "Gesamt"), (0.80, 0.40, "1.800,00 EUR"),
+            (0.05, 0.80, "Logistik an der Kias GbR"), (0.42, 0.80, bank),
+            (0.42, 0.82, "IBAN: DE89 3704 0044 0532 0130 00"), (0.05, 0.82, "Hauptstr. 5"),
+        ]  # fmt: skip
+        assert _fields(cells)["company"] == "Logistik an der Kias GbR", bank
+    # A bank's own invoice still names it: its name stands apart from the account too.
+    cells[0] = (0.05, 0.05, "Volksbank Kestrel eG · Hauptstr. 5 · 10115 Berlin")
+    cells[11] = (0.05, 0.80, "Volksbank Kestrel eG")
+    cells[12] = (0.42, 0.80, "BIC: GENODEF1XXX")
+    assert _fields(cells)["company"] == "Volksbank Kestrel eG"
+
+
 def test_without_a_schema_an_invoice_reports_customer_due_date_and_bank_ids_when_found() -> None:
     from renderkit.parsing import LocalExtractor
 

@@ -26,7 +26,7 @@ from renderkit.parsing.extract.found import Found, clean, without_logo_word
 from renderkit.parsing.extract.identifiers import legal_form_spellings, legal_forms
 from renderkit.parsing.extract.keyvalues import KeyValue, find_labels
 from renderkit.parsing.layout.model import PageLayout, Segment
-from renderkit.parsing.lexicons import load_lexicon, load_terms, tokens
+from renderkit.parsing.lexicons import fold, load_lexicon, load_terms, tokens
 
 __all__ = [
     "SENDER_SEPARATOR",
@@ -38,6 +38,7 @@ __all__ = [
     "legal_names",
     "name_key",
     "name_part",
+    "names_a_bank",
     "parties",
     "party_name",
     "repaired_forms",
@@ -462,6 +463,21 @@ def legal_names(layouts: Sequence[PageLayout]) -> list[tuple[str, Segment]]:
     return out
 
 
+def names_a_bank(name: str) -> bool:
+    """Whether ``name`` is a bank's ("Sparkasse Voramek", "Kestrel Savings Bank", "Caixa de
+    Crédito"): one of its words holds a bank word of the lexicons, a compound too
+    ("Volksbank"), or it holds one of their phrases ("caisse d'épargne")."""
+    folded = fold(name).replace("’", "'")
+    words = re.findall(r"\w+", folded)
+    for bank in load_terms().bank_words:
+        if re.fullmatch(r"\w+", bank):
+            if any(bank in word for word in words):
+                return True
+        elif re.search(rf"(?<!\w){re.escape(bank)}(?!\w)", folded):
+            return True
+    return False
+
+
 def issuer(
     layouts: Sequence[PageLayout],
     found: Sequence[Party],
@@ -494,8 +510,12 @@ def issuer(
         if name in excluded or any(p.holds(segment) for p in buyers):
             continue
         block = by_page[segment.page].block_of(segment)
+        beside_ids = block is not None and id(block) in id_blocks
+        if beside_ids and names_a_bank(name):
+            # The bank that keeps the seller's account, named beside its IBAN.
+            continue
         score, first = scores.get(name, (0.0, segment))
-        score += 1.0 + (2.0 if block is not None and id(block) in id_blocks else 0.0)
+        score += 1.0 + (2.0 if beside_ids else 0.0)
         scores[name] = (score, first)
     ranked = sorted(scores, key=lambda n: (-scores[n][0], scores[n][1].page, scores[n][1].bbox[1]))
     candidates += [

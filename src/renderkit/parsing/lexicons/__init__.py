@@ -131,6 +131,8 @@ class Terms:
             token tuples.
         earlier_stems: how words naming an earlier document begin (``original``,
             ``ursprung``, ``origin``), folded.
+        bank_words: words that make a name a bank's (``bank``, ``sparkasse``, ``caixa``),
+            folded; a compound holding one counts ("Volksbank").
     """
 
     number_marks: frozenset[str]
@@ -144,6 +146,7 @@ class Terms:
     payment_stems: tuple[str, ...] = ()
     deadline_words: tuple[tuple[str, ...], ...] = ()
     earlier_stems: tuple[str, ...] = ()
+    bank_words: tuple[str, ...] = ()
 
 
 def fold(text: str) -> str:
@@ -175,6 +178,7 @@ def load_terms(languages: tuple[str, ...] = LANGUAGES) -> Terms:
     stems: set[str] = set()
     deadlines: set[tuple[str, ...]] = set()
     earlier: set[str] = set()
+    banks: set[str] = set()
     folder = resources.files(__package__)
     for language in languages:
         data = tomllib.loads((folder / f"{language}.toml").read_text(encoding="utf-8"))
@@ -190,6 +194,7 @@ def load_terms(languages: tuple[str, ...] = LANGUAGES) -> Terms:
         stems.update(_fold(w) for w in terms.get("payment_stems", []))
         deadlines.update(tuple(t for t, _, _ in tokens(w)) for w in terms.get("deadline_words", []))
         earlier.update(_fold(w) for w in terms.get("earlier_stems", []))
+        banks.update(_fold(w) for w in terms.get("bank_words", []))
     # Longer phrases first: "innerhalb von 14 tagen" before "in 14 tagen".
     days.sort(key=len, reverse=True)
     return Terms(
@@ -204,4 +209,5 @@ def load_terms(languages: tuple[str, ...] = LANGUAGES) -> Terms:
         payment_stems=tuple(sorted(stems)),
         deadline_words=tuple(sorted(deadlines, key=lambda d: (-len(d), d))),
         earlier_stems=tuple(sorted(earlier)),
+        bank_words=tuple(sorted(banks)),
     )

@@ -32,6 +32,7 @@ from renderkit.parsing.extract.parties import (
     legal_names,
     name_key,
     name_part,
+    names_a_bank,
     party_name,
     top_names,
     without_form,
@@ -136,6 +137,9 @@ def issuer_candidates(
 
     def add(value: str, segment: Segment, source: str, top: int | None = None) -> None:
         if not value or value in excluded or issuer_refusal(value) is not None:
+            return
+        if in_id_block(segment) and names_a_bank(value):
+            # The bank that keeps the seller's account, named beside its IBAN: not the seller.
             return
         known = merged.get(value)
         if known is None and (twin := _read_better(value, merged)) is not None:
