@@ -183,3 +183,40 @@ def test_a_schema_asking_for_an_invoices_fields_makes_a_till_like_page_an_invoic
     # A receipt's schema leaves the page's own reading as it was.
     receipt = LocalExtractor().extract_sync(document, {"properties": {"total": {}}}, None)
     assert receipt.document_type == "receipt"
+
+
+# An invoice's summary, settled in part: no due date, no bank details, the buyer under no
+# label, and words a till prints too.
+_SETTLED = """Tax Invoice
+Invoice number: DE78419
+Invoice date: 21 November 2025
+Pos Quantity Items Unit price Amount
+1 40 Maintenance visit 906.58 36,263.20
+Total A$ 42,506.10
+Previous balance A$ 27,628.96
+Payment received A$ -3,825.55
+Balance due A$ 66,309.51
+"""
+
+
+def test_an_invoices_balance_owed_credited_payment_and_pos_column_are_no_till_cues() -> None:
+    assert not till_receipt(_SETTLED)
+    assert classify(_SETTLED)[0] == "invoice"
+    # Each beside one real till cue (a rounding line) is not the second.
+    for line in (
+        "Pos Qty. Description Unit price Line total",
+        "Previous balance 27,628.96",
+        "Balance due 66,309.51",
+        "Payment received -3,825.55",
+    ):
+        assert not till_receipt(f"INVOICE\nTotal 12.50\nRounding 0.02\n{line}"), line
+    # A till's own cues in the same words still make a receipt.
+    till = "TAX INVOICE\nPOS 01 Cashier: ANNA\nTotal 12.50\nPayment received 20.00\nBalance 7.50"
+    assert till_receipt(till)
+    assert classify(till)[0] == "receipt"
+
+
+def test_a_return_address_line_wrapped_after_its_street_is_an_invoice_label() -> None:
+    text = "INVOICE\nAcme Pvt. Limited · 114 Main Road ·\nPune - 411001\nRounding 0.04\nQty 3"
+    assert prints_invoice_label(text)
+    assert not prints_invoice_label("INVOICE\nAcme · Main Road ·\nQty 3")

@@ -393,8 +393,32 @@ def prints_invoice_label(text: str) -> bool:
     )
 
 
-# Three parts or more between middle dots, a figure after the first: name, street, town.
-_RETURN_ADDRESS = re.compile(r"[^\W\d_][^·•\n]*\s[·•]\s[^·•\n]*\d[^·•\n]*\s[·•]\s\S")
+# Three parts or more between middle dots, a figure after the first: name, street, town (or
+# the line's end after the second dot, where the line wraps before the town).
+_RETURN_ADDRESS = re.compile(r"[^\W\d_][^·•\n]*\s[·•]\s[^·•\n]*\d[^·•\n]*\s[·•](?:\s\S|\s*$)")
+
+
+def _credited(line: str) -> bool:
+    """Whether every amount of ``line`` is negative: a payment an invoice credits."""
+    amounts = find_amounts(fix_ocr_digits(line))
+    return bool(amounts) and all(value.startswith("-") for value, _, _ in amounts)
+
+
+# Item columns: a line naming two of them besides its first word is a table's header.
+_ITEM_COLUMNS = frozenset({"description", "quantity", "unit_price", "line_amount"})
+
+
+def _column_heads(line: str) -> bool:
+    """Whether ``line`` heads an item table: two item columns named after its first word."""
+    words = [t for t, _, _ in tokens(line)]
+    lexicon = load_lexicon()
+    named = {
+        concept
+        for start in range(1, len(words))
+        for concept, _ in lexicon.match(words, start)
+        if concept in _ITEM_COLUMNS
+    }
+    return len(named) >= 2
 
 
 def till_receipt(text: str) -> bool:
@@ -410,10 +434,18 @@ def till_receipt(text: str) -> bool:
     lines = [clean(x) for x in text.splitlines() if x.strip()]
     amounts = {i for i, x in enumerate(lines) if find_amounts(fix_ocr_digits(x))}
     cues = {
-        "paid": any(i in amounts and _rx().cash.search(x) for i, x in enumerate(lines)),
-        "change": any(i in amounts and _rx().change.search(x) for i, x in enumerate(lines)),
+        # A payment credited as a negative amount is an invoice's ("Payment received -80.00").
+        "paid": any(
+            i in amounts and _rx().cash.search(x) and not _credited(x) for i, x in enumerate(lines)
+        ),
+        # A balance owed ("Balance due", "Previous balance") is no change given.
+        "change": any(
+            i in amounts and _rx().change.search(x) and not _rx().owed.search(x)
+            for i, x in enumerate(lines)
+        ),
         "rounding": any(_rx().rounding.search(x) for x in lines),
-        "till": any(_rx().till_heads.search(x) for x in lines),
+        # "Pos" heading an item table's columns is the position, not a till's point of sale.
+        "till": any(_rx().till_heads.search(x) and not _column_heads(x) for x in lines),
         # When it was sold to the minute; a print stamp's time and page number say when a
         # page was printed, which invoices print too.
         "time": any(
