@@ -11,13 +11,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import attrs
 import pypdfium2
 import pytest
 from PIL import Image
 
 from renderkit.browser import ChromiumPool
 from renderkit.parsing import ParseRequest, parse
-from renderkit.parsing.synth import Variations, make_documents, render_document
+from renderkit.parsing.synth import Variations, make_document, make_documents, render_document
 from renderkit.parsing.synth.contracts import SynthContract
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
@@ -68,6 +69,40 @@ async def test_a_receipt_is_a_slip_of_its_paper_width_and_a_photo_a_bounded_jpeg
         image = Image.open(io.BytesIO(content))
         assert (ext, mime, image.format) == ("jpg", "image/jpeg", "JPEG")
         assert max(image.size) <= 1800
+
+
+async def test_a_summary_in_columns_prints_its_labels_readable_under_a_banded_item_table(
+    pool: ChromiumPool,
+) -> None:
+    # A zebra item table heads its columns in white on the accent colour; the summary's own
+    # column labels below must not inherit that band in grey ink, which no reader can read.
+    doc = make_document(
+        "invoice",
+        3,
+        88,
+        adjust=lambda layout: attrs.evolve(layout, table="zebra", summary="columns", photo=False),
+    )
+    label = doc.summary_rows()[0]["label"]
+    _, _, content = await render_document(doc, pool)
+    pdf = pypdfium2.PdfDocument(content)
+    try:
+        page = pdf[0]
+        text = page.get_textpage()
+        index, count = text.search(label).get_next()
+        boxes = [text.get_charbox(i) for i in range(index, index + count)]
+        scale, height = 2.0, page.get_height()
+        image = page.render(scale=scale).to_pil().convert("L")
+    finally:
+        pdf.close()
+    left, right = min(b[0] for b in boxes), max(b[2] for b in boxes)
+    bottom, top = min(b[1] for b in boxes), max(b[3] for b in boxes)
+    crop = image.crop(
+        (int(left * scale), int((height - top) * scale), int(right * scale) + 1,
+         int((height - bottom) * scale) + 1)
+    )  # fmt: skip
+    ink, paper = crop.getextrema()
+    # Grey ink (#555) on white paper: a wide gap; on the dark band the two came within ~40.
+    assert paper - ink > 120, (ink, paper)
 
 
 def test_a_written_set_is_scored_by_the_eval_harness(tmp_path: Path) -> None:

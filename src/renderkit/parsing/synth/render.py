@@ -98,7 +98,9 @@ td.num,th.num{{text-align:right}}
 table.totals{{width:auto;margin:14px 0 0 auto}}
 table.totals td{{border:none;padding:2px 8px}}
 table.totals tr.grand td{{font-weight:700;border-top:1.5px solid {ink}}}
-table.totals.columns th{{font-weight:400;color:#555;padding:2px 8px}}
+/* The item table's header style (a zebra table's dark band) is not the summary's: its
+   labels stay grey on the page, as readable as the rest. */
+table.totals.columns th{{font-weight:400;color:#555;padding:2px 8px;background:none}}
 table.totals.columns td.grand{{font-weight:700}}
 .box{{display:inline-block;border:1.5px solid {accent};padding:6px 12px;margin:0 0 12px}}
 .below{{margin:8px 0 0}}
