@@ -1,5 +1,5 @@
 from renderkit.parsing._protocol import Document, Page
-from renderkit.parsing.extract.invoice import invoice_fields
+from renderkit.parsing.extract.invoice import invoice_fields, invoice_issuer_candidates
 from renderkit.parsing.layout.model import build_layout
 
 from ._pages import page
@@ -222,6 +222,25 @@ def test_a_bank_named_beside_the_sellers_iban_is_not_the_seller_wherever_it_stan
     cells[11] = (0.05, 0.80, "Volksbank Kestrel eG")
     cells[12] = (0.42, 0.80, "BIC: GENODEF1XXX")
     assert _fields(cells)["company"] == "Volksbank Kestrel eG"
+
+
+def test_a_word_heading_an_item_column_is_never_the_issuer() -> None:
+    # The seller is named only low on the page; the item table's header, high up, holds a
+    # column word no lexicon lists ("Gross") beside ones it does.
+    cells = [
+        (0.05, 0.05, "Tax Invoice"),
+        (0.60, 0.08, "Invoice number: DE78419"), (0.60, 0.10, "Invoice date: 21.11.2025"),
+        (0.05, 0.20, "Pos"), (0.12, 0.20, "Quantity"), (0.25, 0.20, "Items"),
+        (0.55, 0.20, "Unit price"), (0.70, 0.20, "Amount"), (0.88, 0.20, "Gross"),
+        (0.05, 0.22, "1"), (0.12, 0.22, "40"), (0.25, 0.22, "Maintenance visit"),
+        (0.55, 0.22, "906.58"), (0.70, 0.22, "36,263.20"), (0.88, 0.22, "39,889.52"),
+        (0.60, 0.30, "Total"), (0.80, 0.30, "39,889.52"),
+        (0.05, 0.90, "The prustial works Pty Limited"), (0.45, 0.90, "ABN: 34 260 050 893"),
+    ]  # fmt: skip
+    assert _fields(cells)["company"] == "The prustial works Pty Limited"
+    document = Document(mime_type="application/pdf", content=b"", pages=(_page(cells),))
+    names = [c.value for c in invoice_issuer_candidates(document)[0]]
+    assert "The prustial works Pty Limited" in names and "Gross" not in names
 
 
 def test_without_a_schema_an_invoice_reports_customer_due_date_and_bank_ids_when_found() -> None:

@@ -25,6 +25,7 @@ from renderkit.parsing.extract.constraints import issuer_refusal
 from renderkit.parsing.extract.found import Found, clean, without_logo_word
 from renderkit.parsing.extract.identifiers import legal_form_spellings, legal_forms
 from renderkit.parsing.extract.keyvalues import KeyValue, find_labels
+from renderkit.parsing.extract.tables import column_header_rows
 from renderkit.parsing.layout.model import PageLayout, Segment
 from renderkit.parsing.lexicons import fold, load_lexicon, load_terms, tokens
 
@@ -521,10 +522,14 @@ def issuer(
     candidates += [
         Found(value=name, confidence=0.7, lines=(scores[name][1].as_line(),)) for name in ranked
     ]
-    # Then the first texts at the top of the first page that are not the buyer's.
+    # Then the first texts at the top of the first page that are not the buyer's, nor an
+    # item table's column labels.
+    headers = column_header_rows(layouts[:1])
     for row in layouts[0].rows if layouts else ():
         if len(candidates) >= _MAX_CANDIDATES:
             break
+        if (row.page, row.index) in headers:
+            continue
         for segment in row.segments:
             if any(p.holds(segment) for p in buyers) or is_label(segment):
                 continue

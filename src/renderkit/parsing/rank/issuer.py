@@ -37,6 +37,7 @@ from renderkit.parsing.extract.parties import (
     top_names,
     without_form,
 )
+from renderkit.parsing.extract.tables import column_header_rows
 from renderkit.parsing.layout.model import PageLayout, Segment
 
 __all__ = [
@@ -104,7 +105,11 @@ class IssuerCandidate:
 
 def _top_texts(layouts: Sequence[PageLayout], buyers: Sequence[Party]) -> list[Segment]:
     out: list[Segment] = []
+    # An item table's header names its columns ("Gross", "Items"), never the seller.
+    headers = column_header_rows(layouts[:1])
     for row in layouts[0].rows[:_TOP_ROWS] if layouts else ():
+        if (row.page, row.index) in headers:
+            continue
         for segment in row.segments:
             text = clean(name_part(segment.text))
             if any(p.holds(segment) for p in buyers):
