@@ -243,6 +243,20 @@ def test_a_word_heading_an_item_column_is_never_the_issuer() -> None:
     assert "The prustial works Pty Limited" in names and "Gross" not in names
 
 
+def test_an_invoice_number_its_column_wrapped_after_a_hyphen_is_read_whole() -> None:
+    cells = [
+        (0.05, 0.05, "Fattura"),
+        (0.05, 0.10, "Rif. documento: FT-2024-"), (0.55, 0.10, "Spett.le"),
+        (0.05, 0.12, "08020"), (0.55, 0.12, "Heindji Forniture S.a.p.a."),
+        (0.05, 0.14, "Data: 10.07.2024"),
+        (0.60, 0.40, "Totale"), (0.80, 0.40, "3.205,80 EUR"),
+    ]  # fmt: skip
+    assert _fields(cells)["number"] == "FT-2024-08020"
+    # The next row's first text under it is words, not the number's rest.
+    cells[3] = (0.05, 0.12, "Ordine 08020")
+    assert _fields(cells)["number"] == "FT-2024"
+
+
 def test_without_a_schema_an_invoice_reports_customer_due_date_and_bank_ids_when_found() -> None:
     from renderkit.parsing import LocalExtractor
 

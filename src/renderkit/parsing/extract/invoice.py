@@ -1206,6 +1206,38 @@ def _number(
     return _named_number(layouts, day_first) or _meta_row_number(layouts, pairs, blocks, day_first)
 
 
+# A separator an identifier may end its line with where its column wraps it.
+_WRAP_SEPARATORS = "-/._"
+
+
+def _wrapped_number(number: Found, layouts: Sequence[PageLayout]) -> Found:
+    """``number`` with the rest its narrow column wrapped onto the next row ("Rif. documento:
+    FT-2024-" / "08020"): where a segment ends in the number and a separator, and the first
+    segment of the next row under it is one token with a figure, that token finishes it. A
+    separator is never an identifier's last character, so the line did not end there."""
+    value = str(number.value)
+    squeezed = re.sub(r"\s", "", value)
+    if not squeezed:
+        return number
+    for layout in layouts:
+        for segment in (s for row in layout.rows for s in row.segments):
+            text = re.sub(r"\s", "", segment.text)
+            separator = text[-1:]
+            if not separator or separator not in _WRAP_SEPARATORS:
+                continue
+            if not text[:-1].endswith(squeezed):
+                continue
+            left, right = segment.bbox[0], segment.bbox[2]
+            below = [r for r in layout.rows if r.index == segment.row + 1]
+            under = [
+                s for r in below[:1] for s in r.segments if s.bbox[2] > left and s.bbox[0] < right
+            ]
+            rest = under[0].text.strip() if under else ""
+            if re.fullmatch(r"[A-Za-z0-9]*\d[A-Za-z0-9]*", rest):
+                return attrs.evolve(number, value=f"{value}{separator}{rest}")
+    return number
+
+
 # Labels of another document's or party's number: "Order no.", "Pedido n.°", "Customer no."
 _OTHER_NUMBERS = ("order_number", "customer_number", "other_number")
 
@@ -1774,7 +1806,7 @@ def invoice_fields(
     others = other_number_values(pairs)
     number = _number(layouts, pairs, blocks, day_first, others)
     if number is not None:
-        fields["number"] = number
+        fields["number"] = _wrapped_number(number, layouts)
     stamped = stamped_rows(layouts)
     columns = column_dates(layouts, pairs)
     issued = _best(
