@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from renderkit.parsing._protocol import Document
 from renderkit.parsing.extract.documents import extract_invoice
+from renderkit.parsing.extract.invoice import invoice_issuer_candidates
 from renderkit.parsing.rank.switches import DEFAULT_RANKERS
 
 from .test_invoice import _page
@@ -77,3 +78,27 @@ def test_a_payment_reference_quoting_the_invoice_leaves_it_the_invoice_number() 
         (0.05, 0.53, "Payment reference: Inv INV064253 Cust 25325"),
     ]
     assert _fields(cells)["number"] == "INV064253"
+
+
+def test_a_qr_bills_payer_block_is_the_buyers_never_the_issuer() -> None:
+    # A Swiss QR-bill repeats the buyer under "Zahlbar durch" ("Payable par", "Pagabile da"),
+    # in the block that gives the seller's IBAN: the payer's name was a legal name vouched
+    # for by that block, and outranked a seller printed only in the logo's picture and the
+    # slip.
+    for label in ("Zahlbar durch", "Payable par", "Pagabile da"):
+        cells = [
+            (0.05, 0.10, "Rechnung"),
+            (0.05, 0.12, "Rechnungsnummer: 2024-0412"),
+            (0.05, 0.14, "Datum: 03.04.2024"),
+            *ITEMS,
+            (0.05, 0.70, "Konto / Zahlbar an"),
+            (0.05, 0.72, "CH44 3199 9123 0008 8901 2"),
+            (0.05, 0.74, "Trambex Treuhand AG"),
+            (0.05, 0.76, "Bahnhofstrasse 1, 8001 Zürich"),
+            (0.05, 0.78, label),
+            (0.05, 0.80, "Kestrel Handel SAGL"),
+            (0.05, 0.82, "Seeweg 4, 6900 Lugano"),
+        ]
+        document = Document(mime_type="application/pdf", content=b"", pages=(_page(cells),))
+        names = [c.value for c in invoice_issuer_candidates(document)[0]]
+        assert "Trambex Treuhand AG" in names and "Kestrel Handel SAGL" not in names, label
