@@ -39,7 +39,6 @@ class _Words:
     dates: tuple[re.Pattern[str], ...]
     phone_label: re.Pattern[str]
     time_suffix: re.Pattern[str]
-    dollar_taxes: tuple[tuple[re.Pattern[str], str], ...]
 
 
 @functools.cache
@@ -87,23 +86,7 @@ def _words() -> _Words:
     )
     phone_label = re.compile(rf"\b({'|'.join(data['phone_labels'])})\b", re.I)
     time_suffix = re.compile(rf"\s?({'|'.join(data['time_suffix'])})", re.I)
-    dollar_taxes = tuple(
-        (
-            re.compile(
-                rf"(?<![A-Za-z])({'|'.join(names)})(?![A-Za-z])[^\n\d%]{{0,12}}"
-                r"\d{1,2}(?:[.,]\d{1,3})?\s?%"
-            ),
-            currency,
-        )
-        for currency, names in data["dollar_taxes"].items()
-    )
-    return _Words(
-        months=months,
-        dates=dates,
-        phone_label=phone_label,
-        time_suffix=time_suffix,
-        dollar_taxes=dollar_taxes,
-    )
+    return _Words(months=months, dates=dates, phone_label=phone_label, time_suffix=time_suffix)
 
 
 def time_suffix() -> re.Pattern[str]:
@@ -258,14 +241,10 @@ _CURRENCY_MARKS = re.compile(rf"(?<![A-Za-z])({CURRENCY_ALTERNATIVES})(?![A-Za-z
 
 def _dollar(text: str) -> str:
     """The dollar a bare "$" is: that of the country of the page's tax number (an ABN, a
-    GST/HST program account, which Canadian invoices must print) or of a tax only that
-    country levies, printed with its rate ("HST 13 %"); else the US dollar."""
+    GST/HST program account, which Canadian invoices must print), else the US dollar."""
     for value, _ in find_vat_ids(text):
         if (currency := tax_id_currency(value)) in ("AUD", "CAD"):
             return str(currency)
-    for pattern, currency in _words().dollar_taxes:
-        if pattern.search(text):
-            return currency
     return "USD"
 
 
