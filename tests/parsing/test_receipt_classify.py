@@ -105,10 +105,13 @@ Balance 1,00,000.00
 
 
 def test_a_buyer_label_that_ends_a_merged_line_keeps_an_invoice_with_till_cues() -> None:
-    # receipt._invoice_label: without it the payment and the rounding made this a receipt.
+    # receipt._invoice_label: a buyer's label ending a line OCR merged marks an invoice.
     assert classify(_MERGED_HEAD)[0] == "invoice"
-    # The label must end its line: words after it are not a block's label.
-    assert till_receipt(_MERGED_HEAD.replace("Billed to", "Billed to Northwind"))
+    # The label must end its line: words after it are not a block's label (a page with two
+    # till cues of its own, cash tendered and change given).
+    till = "Tax Invoice\nNumber: KT-118 Billed to{}\nTotal 12.50\nCASH 20.00\nCHANGE 7.50"
+    assert not till_receipt(till.format(""))
+    assert till_receipt(till.format(" Northwind"))
 
 
 # A business letter's invoice: a one-line return address over the buyer's window address (no
@@ -210,6 +213,9 @@ def test_an_invoices_balance_owed_credited_payment_and_pos_column_are_no_till_cu
         "Payment received -3,825.55",
     ):
         assert not till_receipt(f"INVOICE\nTotal 12.50\nRounding 0.02\n{line}"), line
+    # A bare "Balance" is an invoice's balance unless an amount tendered stands above it.
+    assert not till_receipt("INVOICE\nTotal 10,513.41\nRounding -0.04\nBalance 10,513.41")
+    assert till_receipt("TAX INVOICE\nTotal 12.50\nCASH 20.00\nBalance 7.50")
     # A till's own cues in the same words still make a receipt.
     till = "TAX INVOICE\nPOS 01 Cashier: ANNA\nTotal 12.50\nPayment received 20.00\nBalance 7.50"
     assert till_receipt(till)

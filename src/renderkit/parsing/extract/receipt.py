@@ -433,14 +433,19 @@ def till_receipt(text: str) -> bool:
         return False
     lines = [clean(x) for x in text.splitlines() if x.strip()]
     amounts = {i for i, x in enumerate(lines) if find_amounts(fix_ocr_digits(x))}
+    # A payment credited as a negative amount is an invoice's ("Payment received -80.00").
+    paid = [
+        i for i, x in enumerate(lines) if i in amounts and _rx().cash.search(x) and not _credited(x)
+    ]
     cues = {
-        # A payment credited as a negative amount is an invoice's ("Payment received -80.00").
-        "paid": any(
-            i in amounts and _rx().cash.search(x) and not _credited(x) for i, x in enumerate(lines)
-        ),
-        # A balance owed ("Balance due", "Previous balance") is no change given.
+        "paid": bool(paid),
+        # A balance owed ("Balance due", "Previous balance") is no change given, and a bare
+        # "Balance" is change only below an amount tendered: an invoice's follows none.
         "change": any(
-            i in amounts and _rx().change.search(x) and not _rx().owed.search(x)
+            i in amounts
+            and _rx().change.search(x)
+            and not _rx().owed.search(x)
+            and (not _rx().balance.search(x) or any(at < i for at in paid))
             for i, x in enumerate(lines)
         ),
         "rounding": any(_rx().rounding.search(x) for x in lines),

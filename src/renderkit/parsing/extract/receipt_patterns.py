@@ -90,6 +90,7 @@ class ReceiptPatterns:
     cash: re.Pattern[str]
     change: re.Pattern[str]
     owed: re.Pattern[str]
+    balance: re.Pattern[str]
     subtotal: re.Pattern[str]
     tax: re.Pattern[str]
     tax_line: re.Pattern[str]
@@ -184,6 +185,7 @@ def receipt_patterns() -> ReceiptPatterns:
         cash=re.compile(rf"^\W*({alt('cash')}{_extra(words.cash_labels)})\b", re.I),
         change=re.compile(rf"\b({alt('change')}{_extra(words.change_labels)})\b", re.I),
         owed=re.compile(alt("owed"), re.I),
+        balance=re.compile(rf"\b({alt('balance')})\b", re.I),
         subtotal=re.compile(alt("subtotal"), re.I),
         tax=re.compile(rf"\b({tax})\b", re.I),
         tax_line=re.compile(rf"^\W*({tax})\b", re.I),
