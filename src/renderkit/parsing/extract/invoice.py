@@ -1221,21 +1221,30 @@ def _wrapped_number(number: Found, layouts: Sequence[PageLayout]) -> Found:
         return number
     for layout in layouts:
         for segment in (s for row in layout.rows for s in row.segments):
-            text = re.sub(r"\s", "", segment.text)
-            separator = text[-1:]
+            separator = segment.text.rstrip()[-1:]
             if not separator or separator not in _WRAP_SEPARATORS:
                 continue
-            if not text[:-1].endswith(squeezed):
+            if not re.sub(r"\s", "", segment.text)[:-1].endswith(squeezed):
                 continue
-            left, right = segment.bbox[0], segment.bbox[2]
-            below = [r for r in layout.rows if r.index == segment.row + 1]
-            under = [
-                s for r in below[:1] for s in r.segments if s.bbox[2] > left and s.bbox[0] < right
-            ]
+            under = _segments_under(layout, segment.row, segment.bbox[0], segment.bbox[2], rows=1)
             rest = under[0].text.strip() if under else ""
             if re.fullmatch(r"[A-Za-z0-9]*\d[A-Za-z0-9]*", rest):
                 return attrs.evolve(number, value=f"{value}{separator}{rest}")
     return number
+
+
+def _segments_under(
+    layout: PageLayout, row: int, left: float, right: float, *, rows: int
+) -> list[Segment]:
+    """The segments of the ``rows`` rows under row ``row`` of ``layout`` that reach into the
+    span from ``left`` to ``right``, nearest row first: where a narrow column wraps a value."""
+    return [
+        s
+        for r in layout.rows
+        if row < r.index <= row + rows
+        for s in r.segments
+        if s.bbox[0] < right and s.bbox[2] > left
+    ]
 
 
 # Labels of another document's or party's number: "Order no.", "Pedido n.°", "Customer no."
@@ -1432,10 +1441,7 @@ def _below_in_column(kv: KeyValue, value: Value, layouts: Sequence[PageLayout]) 
         s.text
         for layout in layouts
         if layout.number == value.page
-        for r in layout.rows
-        if row < r.index <= row + 2
-        for s in r.segments
-        if s.bbox[0] < right and s.bbox[2] > left
+        for s in _segments_under(layout, row, left, right, rows=2)
     ]
 
 
@@ -1517,6 +1523,8 @@ class _Reading:
     # The amounts of a totals block printed as columns, one segment each (no layout row has
     # them as segments of their own).
     summary_values: tuple[Segment, ...] = ()
+    # The (page, row) of every row naming item columns (:func:`column_header_rows`).
+    column_heads: frozenset[tuple[int, int]]
 
 
 def _reading(document: Document, layouts: Sequence[PageLayout] | None) -> _Reading:
@@ -1525,7 +1533,8 @@ def _reading(document: Document, layouts: Sequence[PageLayout] | None) -> _Readi
     number_format = detect_format(row.text for layout in layouts for row in layout.rows)
     tables = find_tables(layouts, number_format)
     # A row of column labels heads columns whether or not its table was read.
-    header_rows = {(t.page, t.header_row) for t in tables} | column_header_rows(layouts)
+    column_heads = frozenset(column_header_rows(layouts))
+    header_rows = {(t.page, t.header_row) for t in tables} | column_heads
     # A shipping label in the item table is an item's description ("Shipping costs | 12,00"):
     # its amount is in the line sum already, and is no charge on top of it.
     body_rows = {(t.page, row.index) for t in tables for row in t.rows}
@@ -1553,6 +1562,7 @@ def _reading(document: Document, layouts: Sequence[PageLayout] | None) -> _Readi
         pairs=pairs,
         items=[item for table in tables for item in table_rows(table)],
         summary_values=summary.values,
+        column_heads=column_heads,
     )
 
 
@@ -1718,7 +1728,8 @@ def invoice_issuer_candidates(
     reading = _reading(document, layouts)
     blocks = parties(reading.layouts, reading.pairs)
     ids = _seller(reading, blocks).ids
-    return _issuer_candidates(reading, blocks, ids, issuer(reading.layouts, blocks, ids))
+    rules = issuer(reading.layouts, blocks, ids, column_heads=reading.column_heads)
+    return _issuer_candidates(reading, blocks, ids, rules)
 
 
 def _issuer_candidates(
@@ -1727,7 +1738,7 @@ def _issuer_candidates(
     ranked = (
         [] if rules is None else [str(rules.value), *(str(a.value) for a in rules.alternatives)]
     )
-    candidates = issuer_candidates(reading.layouts, blocks, ids)
+    candidates = issuer_candidates(reading.layouts, blocks, ids, column_heads=reading.column_heads)
     return candidates, issuer_features(candidates, reading.layouts, ranked)
 
 
@@ -1886,7 +1897,7 @@ def invoice_fields(
     if sellers.vat is not None:
         fields["vat_id"] = sellers.vat
     warnings += sellers.warnings
-    found_issuer = issuer(layouts, blocks, sellers.ids)
+    found_issuer = issuer(layouts, blocks, sellers.ids, column_heads=reading.column_heads)
     if issuer_ranker:
         found_issuer = _ranked_issuer(reading, blocks, sellers.ids, found_issuer)
     if found_issuer is not None:

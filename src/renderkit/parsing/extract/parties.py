@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import attrs
 
@@ -25,7 +25,6 @@ from renderkit.parsing.extract.constraints import issuer_refusal
 from renderkit.parsing.extract.found import Found, clean, without_logo_word
 from renderkit.parsing.extract.identifiers import legal_form_spellings, legal_forms
 from renderkit.parsing.extract.keyvalues import KeyValue, find_labels
-from renderkit.parsing.extract.tables import column_header_rows
 from renderkit.parsing.layout.model import PageLayout, Segment
 from renderkit.parsing.lexicons import fold, load_lexicon, load_terms, tokens
 
@@ -483,6 +482,8 @@ def issuer(
     layouts: Sequence[PageLayout],
     found: Sequence[Party],
     seller_ids: Sequence[Segment] = (),
+    *,
+    column_heads: Collection[tuple[int, int]],
 ) -> Found | None:
     """The seller's name, with a confidence from how it was found, and its rivals.
 
@@ -494,6 +495,9 @@ def issuer(
         found: the party blocks (:func:`parties`).
         seller_ids: segments printing the seller's VAT id or IBAN; a legal name in the same
             block is the seller's.
+        column_heads: the (page, row) of the rows naming item columns
+            (:func:`~renderkit.parsing.extract.tables.column_header_rows`): their words
+            head columns and name no seller.
     """
     candidates: list[Found] = [
         Found(value=party.name, confidence=0.85, lines=(party.heading.hit.segment.as_line(),))
@@ -524,11 +528,10 @@ def issuer(
     ]
     # Then the first texts at the top of the first page that are not the buyer's, nor an
     # item table's column labels.
-    headers = column_header_rows(layouts[:1])
     for row in layouts[0].rows if layouts else ():
         if len(candidates) >= _MAX_CANDIDATES:
             break
-        if (row.page, row.index) in headers:
+        if (row.page, row.index) in column_heads:
             continue
         for segment in row.segments:
             if any(p.holds(segment) for p in buyers) or is_label(segment):

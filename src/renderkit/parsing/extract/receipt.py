@@ -398,9 +398,9 @@ def prints_invoice_label(text: str) -> bool:
 _RETURN_ADDRESS = re.compile(r"[^\W\d_][^·•\n]*\s[·•]\s[^·•\n]*\d[^·•\n]*\s[·•](?:\s\S|\s*$)")
 
 
-def _credited(line: str) -> bool:
-    """Whether every amount of ``line`` is negative: a payment an invoice credits."""
-    amounts = find_amounts(fix_ocr_digits(line))
+def _credited(amounts: Sequence[tuple[str, int, int]]) -> bool:
+    """Whether a line's ``amounts`` (:func:`find_amounts`) are all negative: a payment an
+    invoice credits."""
     return bool(amounts) and all(value.startswith("-") for value, _, _ in amounts)
 
 
@@ -432,10 +432,13 @@ def till_receipt(text: str) -> bool:
     if prints_invoice_label(text):
         return False
     lines = [clean(x) for x in text.splitlines() if x.strip()]
-    amounts = {i for i, x in enumerate(lines) if find_amounts(fix_ocr_digits(x))}
+    found = [find_amounts(fix_ocr_digits(x)) for x in lines]
+    amounts = {i for i, f in enumerate(found) if f}
     # A payment credited as a negative amount is an invoice's ("Payment received -80.00").
     paid = [
-        i for i, x in enumerate(lines) if i in amounts and _rx().cash.search(x) and not _credited(x)
+        i
+        for i, x in enumerate(lines)
+        if i in amounts and _rx().cash.search(x) and not _credited(found[i])
     ]
     cues = {
         "paid": bool(paid),

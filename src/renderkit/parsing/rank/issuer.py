@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import re
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 import attrs
 
@@ -37,7 +37,6 @@ from renderkit.parsing.extract.parties import (
     top_names,
     without_form,
 )
-from renderkit.parsing.extract.tables import column_header_rows
 from renderkit.parsing.layout.model import PageLayout, Segment
 
 __all__ = [
@@ -103,12 +102,15 @@ class IssuerCandidate:
     id_block: bool
 
 
-def _top_texts(layouts: Sequence[PageLayout], buyers: Sequence[Party]) -> list[Segment]:
+def _top_texts(
+    layouts: Sequence[PageLayout],
+    buyers: Sequence[Party],
+    column_heads: Collection[tuple[int, int]],
+) -> list[Segment]:
     out: list[Segment] = []
-    # An item table's header names its columns ("Gross", "Items"), never the seller.
-    headers = column_header_rows(layouts[:1])
     for row in layouts[0].rows[:_TOP_ROWS] if layouts else ():
-        if (row.page, row.index) in headers:
+        if (row.page, row.index) in column_heads:
+            # An item table's header names its columns ("Gross", "Items"), never the seller.
             continue
         for segment in row.segments:
             text = clean(name_part(segment.text))
@@ -123,10 +125,15 @@ def _top_texts(layouts: Sequence[PageLayout], buyers: Sequence[Party]) -> list[S
 
 
 def issuer_candidates(
-    layouts: Sequence[PageLayout], found: Sequence[Party], seller_ids: Sequence[Segment] = ()
+    layouts: Sequence[PageLayout],
+    found: Sequence[Party],
+    seller_ids: Sequence[Segment] = (),
+    *,
+    column_heads: Collection[tuple[int, int]],
 ) -> list[IssuerCandidate]:
     """Every name the party rules could propose as the issuer, the buyer's and refused ones
-    left out, merged by their text, in the order the rules would try them."""
+    left out, merged by their text, in the order the rules would try them; ``column_heads``
+    as :func:`~renderkit.parsing.extract.parties.issuer` takes them."""
     buyers = [p for p in found if p.role == "customer"]
     excluded = buyer_names(found, layouts)
     by_page = {layout.number: layout for layout in layouts}
@@ -179,7 +186,7 @@ def issuer_candidates(
         if any(p.holds(segment) for p in buyers):
             continue
         add(name, segment, "legal_name")
-    tops = _top_texts(layouts, buyers)
+    tops = _top_texts(layouts, buyers, column_heads)
     for order, segment in enumerate(tops):
         for name in top_names(segment):
             add(name, segment, "top_text", order)
