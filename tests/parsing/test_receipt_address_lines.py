@@ -135,3 +135,20 @@ def test_a_phone_line_between_a_street_and_its_four_figure_post_code_stays_out()
 def test_a_portuguese_post_code_ends_the_address_after_its_street() -> None:
     found = _fields(["Brindel Unipessoal Lda.", "Rua Tovan 151", "4159-866 Kelminho", "TEL: 42"])
     assert found["address"] == "Rua Tovan 151 4159-866 Kelminho"
+
+
+@pytest.mark.parametrize("online", ["billing@brindelhaus.com", "www.brindelhaus.com"])
+def test_an_email_or_web_address_after_a_post_code_alone_is_not_the_town(online: str) -> None:
+    # The post code alone on its line says the town follows; a line of letters after the
+    # phone passes for one, but an e-mail or a web address never is.
+    found = _fields(
+        [
+            "Brindel Logistics LLC",
+            "118 Tovan Boulevard",
+            "Kelmwood",
+            "75222",
+            "TEL: (725) 720-8036",
+            online,
+        ]
+    )
+    assert found["address"] == "118 Tovan Boulevard Kelmwood 75222"

@@ -117,3 +117,28 @@ def test_unipessoal_is_part_of_the_portuguese_legal_form_not_the_whole_name() ->
 def test_a_mixed_case_legal_form_run_into_the_name_is_split_from_it() -> None:
     found = _fields(["Tovarin & KelmoGmbH", "(123456-A)", "Kelmallee 12"])
     assert found["company"] == "Tovarin & Kelmo GmbH"
+
+
+def test_a_legal_form_of_another_country_alone_on_the_next_line_ends_the_name() -> None:
+    # "OG" and "KG" are not in the regional receipt lists (a bare "KG" is a Malay village);
+    # alone under the name they are its form, and the line is too short for header text.
+    assert (
+        _fields(["Kelmvast", "OG", "(1295650-V)", "Tovanweg 215", "2779 Brindelberg"])["company"]
+        == "Kelmvast OG"
+    )
+    assert (
+        _fields(["QUITTUNG", "Brindelhof", "KG", "(1233502-W)", "Tovanstraße 221"])["company"]
+        == "Brindelhof KG"
+    )
+
+
+def test_a_name_wrapped_before_a_foreign_legal_form_at_its_line_end_is_whole() -> None:
+    # "Co." ends the second line; the one word above it is the name's first, in the same type.
+    # (A receipt's name loses the dot that ends it, as "SDN. BHD." does.)
+    found = _fields(["Kelmvast", "Labs Co.", "(200587-T)", "166 Tovan Avenue", "61630 Brindale"])
+    assert found["company"] == "Kelmvast Labs Co"
+
+
+def test_a_bare_kg_opening_an_address_line_is_no_legal_form() -> None:
+    found = _fields(["TOVARIN HARDWARE SDN BHD", "KG. DUSUN KELMAR", "43100 HULU LANGAT"])
+    assert found["company"] == "TOVARIN HARDWARE SDN BHD"

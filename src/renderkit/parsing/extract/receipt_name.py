@@ -168,7 +168,7 @@ def header_company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Foun
     none): a name with a legal form, else one found by its place. ``lines``: the lines the
     header was taken from, where a name's bracket opened in the header may close."""
     candidates = header[:_NAME_ROWS]
-    for strength, pattern in ((0.85, _rx().legal_suffix),):
+    for strength, pattern in ((0.85, _rx().legal_suffix), (0.85, _rx().other_form_end)):
         for index, line in enumerate(candidates):
             text = clean(line.text)
             if not pattern.search(text) or _rx().address_word.match(text):
@@ -242,6 +242,10 @@ def header_company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Foun
             used, index = anchored
             text = " ".join(clean(u.text) for u in used)
         closing = _closing_line(used, lines)
+        if closing is None and (form := _line_after(used[-1], lines)) is not None:
+            # The legal form alone on the next line ("Acme" / "KG"): the name wrapped before
+            # it, and a line that short may not count as header text.
+            closing = form if _form_alone(form.text) else None
         if closing is not None:
             if index + 1 < len(header) and header[index + 1].words[-1] is closing.words[-1]:
                 index += 1
@@ -251,6 +255,12 @@ def header_company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Foun
         strength = 0.85 if legal else 0.7 if trade_word(text) else 0.55
         return Found(value=strip_company(text), confidence=strength, lines=tuple(used)), index
     return None, -1
+
+
+def _form_alone(text: str) -> bool:
+    """Whether ``text`` is a legal form and nothing else ("GmbH", "SDN BHD", "OG")."""
+    text = clean(text)
+    return any(p.fullmatch(text) for p in (_rx().legal_suffix, _rx().other_form_end))
 
 
 def _first_word_of(upper: Line, lower: Line) -> bool:

@@ -15,6 +15,7 @@ from importlib import resources
 
 import attrs
 
+from renderkit.parsing.extract.identifiers import legal_forms
 from renderkit.parsing.lexicons.regions import RegionWords, region_words
 
 __all__ = ["ReceiptPatterns", "dotted_pattern", "form_pattern", "receipt_patterns"]
@@ -54,6 +55,12 @@ def _forms(forms: tuple[str, ...], *, fuzzy: bool = False) -> str:
     return "|".join(form_pattern(f, fuzzy=fuzzy) for f in ordered) or "(?!)"
 
 
+def _other_forms(regional: tuple[str, ...]) -> tuple[str, ...]:
+    # Written in the identifiers lexicon once; the regional lists hold them in capitals.
+    known = {f.upper() for f in regional}
+    return tuple(f for f in legal_forms() if f.upper() not in known)
+
+
 def _extra(words: tuple[str, ...]) -> str:
     # Regional words appended to an alternation of general ones.
     return "".join("|" + form_pattern(w, fuzzy=False) for w in words)
@@ -71,6 +78,7 @@ class ReceiptPatterns:
     dotted_forms: tuple[str, ...]
     continuation: frozenset[str]
     legal_suffix: re.Pattern[str]
+    other_form_end: re.Pattern[str]
     business_word: re.Pattern[str]
     header_stop: re.Pattern[str]
     contact: re.Pattern[str]
@@ -143,6 +151,12 @@ def receipt_patterns() -> ReceiptPatterns:
             rf"{_forms(slashed, fuzzy=True)}|{_forms(single)}|"
             rf"{'|'.join(dotted_pattern(f) for f in dotted) or '(?!)'})(?=\W|$)",
             re.I,
+        ),
+        # The lexicons' other legal forms ("OG", "KG", "Co."), which the regions' lists leave
+        # out (a bare "KG" is also a Malay village), only where one ends its line: a seller's
+        # name from elsewhere, tried after every regional form (``header_company``).
+        other_form_end=re.compile(
+            rf"(?<![^\W_])({_forms(_other_forms(words.legal_forms))})\W*$", re.I
         ),
         business_word=re.compile(rf"\b({_forms(words.trade_words)})\b", re.I),
         header_stop=re.compile(rf"\b({alt('header_stop')})\b", re.I),
