@@ -110,6 +110,25 @@ def test_a_space_ocr_lost_in_an_address_between_letters_and_figures_is_put_back(
     assert found["address"] == address
 
 
+@pytest.mark.parametrize(
+    ("lines", "address"),
+    [
+        # A Dutch post code's figures run into its letters, and its letters into the town.
+        (["Kelmastraat 106", "7895MA Brindam"], "Kelmastraat 106 7895 MA Brindam"),
+        (["Kelmagracht 62", "5853 NNBrindam"], "Kelmagracht 62 5853 NN Brindam"),
+        # A capitalised street word run into the name before it, where small meets capital.
+        (["68 KelmaStreet", "Brinwood 43158"], "68 Kelma Street Brinwood 43158"),
+        # A name of its own in mixed case stays whole.
+        (["5 McKelma Road", "Brinwood 43158"], "5 McKelma Road Brinwood 43158"),
+    ],
+)
+def test_a_space_ocr_lost_between_the_words_and_codes_of_an_address_is_put_back(
+    lines: list[str], address: str
+) -> None:
+    found = _fields(["Tovarin B.V.", "(123456-A)", *lines, "TEL: 0123"])
+    assert found["address"] == address
+
+
 def test_a_town_read_into_the_phone_line_after_a_lone_post_code_ends_the_address() -> None:
     found = _fields(
         [

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import attrs
+import pytest
 
 from ._receipts import header_lines, values
 
@@ -142,3 +143,20 @@ def test_a_name_wrapped_before_a_foreign_legal_form_at_its_line_end_is_whole() -
 def test_a_bare_kg_opening_an_address_line_is_no_legal_form() -> None:
     found = _fields(["TOVARIN HARDWARE SDN BHD", "KG. DUSUN KELMAR", "43100 HULU LANGAT"])
     assert found["company"] == "TOVARIN HARDWARE SDN BHD"
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [("TovarinvastSARL", "Tovarinvast SARL"), ("KelmvastLLP", "Kelmvast LLP")],
+)
+def test_a_legal_form_in_capitals_run_into_a_name_in_small_letters_is_read_apart(
+    line: str, name: str
+) -> None:
+    assert _fields([line, "(123456-A)", "12 Kelm Road", "47100 Brindale"])["company"] == name
+
+
+def test_a_labelled_line_whose_value_is_only_a_legal_form_is_not_the_name() -> None:
+    found = _fields(
+        ["OUTLET:SAS", "TOVARIN KEDAI RUNCIT", "RESOURCES", "(642851-H)", "NO 1, JALAN KELM"]
+    )
+    assert found["company"] == "TOVARIN KEDAI RUNCIT RESOURCES"

@@ -9,6 +9,7 @@ repaired for OCR's slips in the codes of an address (:func:`repaired_address`).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -321,6 +322,14 @@ def _fix_address_codes(text: str) -> str:
     text = re.sub(r"(?<![\w-])(\d{1,4})(?=[A-Z][a-z]{2,})", r"\1 ", text)
     # A post code of figures, a dash and figures run into its town ("3099-116Porto").
     text = re.sub(r"\b(\d{4}-\d{3})(?=[A-Za-z])", r"\1 ", text)
+    # A Dutch post code's figures run into its letters, or its letters into the town
+    # ("7895MA", "5853 NNDelft").
+    text = re.sub(r"\b(\d{4})([A-Z]{2})(?=\b|[A-Z][a-z])", r"\1 \2", text)
+    text = re.sub(r"\b(\d{4} [A-Z]{2})(?=[A-Z][a-z])", r"\1 ", text)
+    # A street word run into the name beside it ("MaplesStreet", "AvenidaSol"), read where
+    # a small letter meets a capital.
+    after, before = _street_word_glue()
+    text = before.sub(r"\1 ", after.sub(" ", text))
     # A town in small letters run into the UK post code after it ("HamptonTT15 4WS").
     text = re.sub(r"(?<=[a-z]{3})(?=[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}\b)", " ", text)
     # A UK post code read without the space between its halves ("QT58HL"): the inward half
@@ -333,6 +342,19 @@ def _fix_address_codes(text: str) -> str:
     # A town or street word with an O read as 0 ("MELZ0KBARU"): no code is letters and 0s.
     text = letters_for_zeros(text)
     return _rx().floor_ordinal.sub(r"3\1", text)
+
+
+@functools.cache
+def _street_word_glue() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Where a street word of the lexicons, capitalised, meets the name it was run into: after
+    a small letter (before the word), and before a capital and a small letter (the word kept
+    as group 1)."""
+    words = sorted({w.title() for w in address_words() if len(w) >= 3 and w.isalpha()}, key=len)
+    alternation = "|".join(re.escape(w) for w in reversed(words))
+    return (
+        re.compile(rf"(?<=[a-z]{{2}})(?=(?:{alternation})\b)"),
+        re.compile(rf"\b({alternation})(?=[A-Z][a-z])"),
+    )
 
 
 def _unlabelled(text: str) -> str:

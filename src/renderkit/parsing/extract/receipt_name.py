@@ -84,10 +84,11 @@ def strip_company(text: str) -> str:
 
 @functools.cache
 def _glued_form() -> re.Pattern[str]:
-    """Where a mixed-case legal form ("GmbH", "Ltd", "Lda") starts inside a word, after two
-    small letters, matched case-sensitively."""
+    """Where a legal form in mixed case or in capitals ("GmbH", "Ltd", "SARL", "LLP") starts
+    inside a word, after two small letters, matched case-sensitively: a name in small letters
+    never ends in capitals of its own."""
     forms = sorted(
-        {f for f in legal_forms() if f[:1].isupper() and any(c.islower() for c in f)},
+        {f for f in legal_forms() if f[:1].isupper() and len(re.sub(r"\W", "", f)) >= 2},
         key=len,
         reverse=True,
     )
@@ -173,6 +174,8 @@ def header_company(header: list[Line], lines: Sequence[Line] = ()) -> tuple[Foun
             text = clean(line.text)
             if not pattern.search(text) or _rx().address_word.match(text):
                 continue
+            if _labelled_line(text) and _form_alone(text.split(":", 1)[1]):
+                continue  # "OUTLET: SAS": a branch's label and a word that is also a form
             used = [line]
             # A name broken over lines: "NAME HARDWARE" / "ENTERPRISE (BRANCH" / "AREA) SDN BHD".
             start = index
