@@ -8,6 +8,8 @@ from collections.abc import Sequence
 import attrs
 import pytest
 
+from renderkit.parsing.extract.receipt import lettered_header
+
 from ._receipts import header_lines, values
 
 
@@ -160,3 +162,18 @@ def test_a_labelled_line_whose_value_is_only_a_legal_form_is_not_the_name() -> N
         ["OUTLET:SAS", "TOVARIN KEDAI RUNCIT", "RESOURCES", "(642851-H)", "NO 1, JALAN KELM"]
     )
     assert found["company"] == "TOVARIN KEDAI RUNCIT RESOURCES"
+
+
+def test_a_zero_read_for_an_o_in_the_name_neither_opens_the_address_nor_splits_the_name() -> None:
+    # The logo's word over the name, the name read with a zero: before, the figure made the
+    # name's line the address's first, and the logo's word the name.
+    found = _fields(["TOVAREX", "TOVAR0X", "ENTERPRISE", "(982526-H)", "NO 69, LORONG KELM 12"])
+    assert found["company"] == "TOVAROX ENTERPRISE"
+    assert found["address"] == "NO 69, LORONG KELM 12"
+
+
+def test_a_zero_closing_a_long_word_of_the_name_is_an_o_but_a_codes_zeros_stay() -> None:
+    rows = ["KELMSTE0 STATIONERY RESOURCES", "(123456-A)", "INV000 CS00 SS20", "12 JALAN KELM"]
+    assert _fields(rows)["company"] == "KELMSTEO STATIONERY RESOURCES"
+    read = [line.text for line in lettered_header(header_lines(rows))]
+    assert read[2] == "INV000 CS00 SS20"

@@ -42,6 +42,7 @@ from renderkit.parsing.extract.receipt_lines import (
     mean_confidence,
     meaningful,
     trim_line,
+    zeros_in_words,
 )
 from renderkit.parsing.extract.receipt_name import (
     MAX_RIVALS,
@@ -193,6 +194,27 @@ class SpanChoices:
         return repaired_address(text, self.page_words)
 
 
+def lettered_header(lines: Sequence[Line]) -> list[Line]:
+    """``lines`` with the header's words of letters read with their O for a zero
+    (``zeros_in_words``): the seller's name and address are read from these, so that a name
+    with a zero is neither an address line (it has a figure) nor a logo's word apart from
+    the same name under it. Once per receipt: the name's lines are matched by their words."""
+    fixed: dict[int, Word] = {}
+    for line in top_lines(lines):
+        for word in line.words:
+            text = zeros_in_words(word.text)
+            if text != word.text:
+                fixed[id(word)] = attrs.evolve(word, text=text)
+    if not fixed:
+        return list(lines)
+    return [
+        attrs.evolve(x, words=tuple(fixed.get(id(w), w) for w in x.words))
+        if any(id(w) in fixed for w in x.words)
+        else x
+        for x in lines
+    ]
+
+
 def _indices(found: Found | None, lines: Sequence[Line]) -> tuple[int, ...] | None:
     """The header lines ``found`` was read from; None when one of them is not a header line."""
     if found is None:
@@ -213,7 +235,9 @@ def span_choices(
     """The name and address span candidates of a receipt, with the rules' own choices
     (``found``, else read here): what the span rankers score, in training and in reading
     alike (:mod:`renderkit.parsing.rank.spans`)."""
-    found = _rule_names(lines) if found is None else found
+    if found is None:
+        lines = lettered_header(lines)
+        found = _rule_names(lines)
     page_words = tuple(w for line in lines for w in line.words)
     top = tuple(trim_line(x) for x in top_lines(lines))
     facts = [_line_facts(x) for x in top]
@@ -292,9 +316,10 @@ def receipt_fields(
     ``spans``: the fields among ``company`` and ``address`` that are the spans the learned
     span rankers pick (:func:`span_choices`) instead of the rules' lines.
     """
-    found = _rule_names(lines)
+    named = lettered_header(lines)
+    found = _rule_names(named)
     if spans:
-        found = _ranked_names(lines, found, spans)
+        found = _ranked_names(named, found, spans)
     text = "\n".join(line.text for line in lines)
     layouts = _layouts(lines)
     rules: tuple[tuple[str, Callable[[], Found | None]], ...] = (

@@ -27,6 +27,7 @@ __all__ = [
     "meaningful",
     "till_amounts",
     "trim_line",
+    "zeros_in_words",
 ]
 
 
@@ -96,6 +97,20 @@ def letters_for_zeros(text: str) -> str:
     """``text`` with each 0 inside a word of letters read as the O it is ("N0V", "MELZ0KBARU"):
     no number is a word of letters, nor any code of an address letters and 0s alone."""
     return _LETTER_WORD_WITH_ZERO.sub(lambda m: m.group(0).replace("0", "O"), text)
+
+
+# A word of letters with a zero for an O inside it ("ACME0XPRESS") or closing it after four
+# letters or more ("ACMESTE0"): OCR's slip in a name or a street. A code of letters and zeros
+# ("INV000", "CS00") keeps them.
+_ZERO_FOR_O = re.compile(
+    r"(?<![\w.,])(?:[A-Za-z]+0+)+[A-Za-z]+(?![\w.,])|(?<![\w.,])[A-Za-z]{4,}0(?![\w.,])"
+)
+
+
+def zeros_in_words(text: str) -> str:
+    """``text`` with the zeros of its words of letters read as O (:data:`_ZERO_FOR_O`): stricter
+    than :func:`letters_for_zeros`, for a header whose codes ("INV000") must keep theirs."""
+    return _ZERO_FOR_O.sub(lambda m: m.group(0).replace("0", "O"), text)
 
 
 def line_amounts(line: Line) -> list[str]:
