@@ -177,3 +177,24 @@ def test_a_zero_closing_a_long_word_of_the_name_is_an_o_but_a_codes_zeros_stay()
     assert _fields(rows)["company"] == "KELMSTEO STATIONERY RESOURCES"
     read = [line.text for line in lettered_header(header_lines(rows))]
     assert read[2] == "INV000 CS00 SS20"
+
+
+def test_a_shops_kind_on_its_own_line_over_the_name_is_part_of_it() -> None:
+    found = _fields(["MINI MARKET", "TOVARIN RESOURCES", "(145232-U)", "NO 27, JALAN KELM"])
+    assert found["company"] == "MINI MARKET TOVARIN RESOURCES"
+
+
+def test_the_first_word_of_a_wrapped_name_counts_as_its_type_though_a_letter_descends() -> None:
+    # "Kelmgrey" reaches below its line ("g", "y"), "Conseil SA" does not: its box is taller.
+    rows = header_lines(["Kelmgrey", "Conseil SA", "(1059555-K)", "5 Chemin de la Trals"])
+    taller = [
+        attrs.evolve(
+            rows[0],
+            words=tuple(
+                attrs.evolve(w, bbox=(w.bbox[0], w.bbox[1], w.bbox[2], w.bbox[3] + 0.005))
+                for w in rows[0].words
+            ),
+        ),
+        *rows[1:],
+    ]
+    assert values(taller)["company"] == "Kelmgrey Conseil SA"
