@@ -152,3 +152,25 @@ def test_an_email_or_web_address_after_a_post_code_alone_is_not_the_town(online:
         ]
     )
     assert found["address"] == "118 Tovan Boulevard Kelmwood 75222"
+
+
+def test_a_tills_label_and_number_after_a_post_code_alone_is_not_the_town() -> None:
+    found = _fields(
+        ["Tovan & Kelm Corp.", "(989296-D)", "118 Brin Drive", "Kelmfield", "21945", "TILL 842"]
+    )
+    assert found["address"] == "118 Brin Drive Kelmfield 21945"
+
+
+def test_a_company_number_read_into_an_address_line_is_left_out_of_it() -> None:
+    # On a tilted photo the number printed beside the address's first line joins it.
+    found = _fields(
+        [
+            "TOVARIN KEDAI",
+            "RUNCIT ENTERPRISE",
+            "NO 226, (913132-M)",
+            "PERSIARAN KELM 12",
+            "14754 BRINJAYA, KEDAH",
+            "TEL: 08-7391 9399",
+        ]
+    )
+    assert found["address"] == "NO 226, PERSIARAN KELM 12 14754 BRINJAYA, KEDAH"

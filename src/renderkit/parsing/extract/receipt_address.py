@@ -267,6 +267,8 @@ def _collect_address(lines: Sequence[Line], first: str | None = None) -> tuple[l
             previous = picked[-1] if picked else None
             if previous is None or not _continues_address(previous, text):
                 break
+            if labelled_number(text) and not _house_number(text):
+                break  # "TILL 842" after a post code alone: a till's label, not the town
         if _rx().header_stop.search(text) and not _rx().postcode.search(text):
             break
         picked.append(line)
@@ -370,5 +372,8 @@ def _unlabelled(text: str) -> str:
 def repaired_address(text: str, page_words: Sequence[Word]) -> str:
     """An address with OCR's slips undone: a label before it dropped, its codes repaired, a
     word read better elsewhere on the page, a street or place word one letter off."""
+    # A company number in brackets ("(123456-A)") printed beside the address, read into its
+    # line on a tilted photo: no address holds one.
+    text = clean(re.sub(r"\s*\(\s*\d{4,}[-\s]?[A-Z]\s*\)", "", text))
     address = _fix_address_codes(_unlabelled(text))
     return fix_words(agree_words(address, page_words), address_words())
