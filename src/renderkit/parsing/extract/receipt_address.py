@@ -328,7 +328,7 @@ def _fix_address_codes(text: str) -> str:
     # ("7895MA", "5853 NNDelft").
     text = re.sub(r"\b(\d{4})([A-Z]{2})(?=\b|[A-Z][a-z])", r"\1 \2", text)
     text = re.sub(r"\b(\d{4} [A-Z]{2})(?=[A-Z][a-z])", r"\1 ", text)
-    # A street word run into the name beside it ("MaplesStreet", "AvenidaSol"), read where
+    # A street word run into the name beside it ("MaplesStreet", "JalanMawar"), read where
     # a small letter meets a capital.
     after, before = _street_word_glue()
     text = before.sub(r"\1 ", after.sub(" ", text))
