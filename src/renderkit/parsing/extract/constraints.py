@@ -37,7 +37,7 @@ from typing import TypeVar
 
 from renderkit.parsing.extract.numbers import Amount
 from renderkit.parsing.extract.receipt_patterns import receipt_patterns
-from renderkit.parsing.extract.values import find_dates
+from renderkit.parsing.extract.values import find_dates, online_address
 from renderkit.parsing.lexicons import COLUMN_CONCEPTS, load_lexicon, load_terms, tokens
 from renderkit.parsing.lexicons.regions import region_words
 
@@ -75,8 +75,6 @@ _PHONE_DIGITS = 7
 # A house number: a short number then a comma and a word, as an address line opens ("No 25,
 # Jalan Besar", "12, rue de la Paix").
 _HOUSE = re.compile(r"(?<![\w.,/-])(\d{1,4}[A-Za-z]?),\s*[^\W\d_]{2,}")
-# An e-mail or web address: a contact line, never a name.
-_ADDRESS = re.compile(r"(?i)\S@\S|\bwww\.|https?://")
 # A line or page number has at most this many digits.
 _SMALL = 2
 
@@ -285,7 +283,7 @@ def issuer_refusal(text: str) -> str | None:
     only in the logo's pixels. Nor does a label and its value ("Order date: 15 May"): a name
     holds no colon before a space.
     """
-    if _ADDRESS.search(text):
+    if online_address(text):
         return f"{text!r} is an e-mail or web address"
     if _ends_in_region(text):
         return f"{text!r} is a place (it ends with a region)"

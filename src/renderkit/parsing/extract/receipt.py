@@ -234,7 +234,8 @@ def span_choices(
 ) -> dict[str, SpanChoices]:
     """The name and address span candidates of a receipt, with the rules' own choices
     (``found``, else read here): what the span rankers score, in training and in reading
-    alike (:mod:`renderkit.parsing.rank.spans`)."""
+    alike (:mod:`renderkit.parsing.rank.spans`). With ``found``, ``lines`` are those the
+    rules read it from (:func:`lettered_header`'s), whose words its lines hold."""
     if found is None:
         lines = lettered_header(lines)
         found = _rule_names(lines)

@@ -18,7 +18,7 @@ from renderkit.parsing.extract.found import Found, clean
 from renderkit.parsing.extract.ocrfix import address_words, agree_words, fix_words
 from renderkit.parsing.extract.receipt_lines import is_registration, letters_for_zeros, trim_line
 from renderkit.parsing.extract.receipt_patterns import receipt_patterns as _rx
-from renderkit.parsing.extract.values import find_dates, find_emails
+from renderkit.parsing.extract.values import find_dates, online_address
 
 __all__ = [
     "address_like",
@@ -104,11 +104,6 @@ def phone_inside_address(above: Sequence[Line], below: Sequence[Line]) -> bool:
     last = clean(above[-1].text)
     open_end = re.fullmatch(r"\d{4,5}", last) or above[-1].text.rstrip().endswith(",")
     return bool(open_end) and bool(re.fullmatch(r"[^\W\d_][^\d]*", following))
-
-
-def _online(text: str) -> bool:
-    """Whether ``text`` holds an e-mail or a web address."""
-    return bool(find_emails(text) or re.search(r"\bwww\.|https?://", text, re.I))
 
 
 def _continues_address(previous: Line, text: str) -> bool:
@@ -241,7 +236,7 @@ def _collect_address(lines: Sequence[Line], first: str | None = None) -> tuple[l
         text = clean(line.text)
         following = clean(lines[index + 1].text) if index + 1 < len(lines) else ""
         inside = bool(picked or first)
-        if _online(text):
+        if online_address(text):
             # An e-mail or web address is no part of a postal one: after a post code alone
             # it would be read as the town.
             if inside:

@@ -26,6 +26,7 @@ __all__ = [
     "find_emails",
     "find_phones",
     "normalise_amount",
+    "online_address",
     "parse_date",
     "time_suffix",
 ]
@@ -274,6 +275,15 @@ _PHONE = re.compile(r"(?<![\w])(\+?\(?\d[\d ()./-]{6,18}\d)(?![\w])")
 def find_emails(text: str) -> list[str]:
     """E-mail addresses in ``text``, in order, without duplicates."""
     return list(dict.fromkeys(m.group(0).strip(".") for m in _EMAIL.finditer(text)))
+
+
+# An e-mail or web address: a contact line's, never a name nor a postal address.
+_ONLINE = re.compile(r"(?i)\S@\S|\bwww\.|https?://")
+
+
+def online_address(text: str) -> bool:
+    """Whether ``text`` holds an e-mail or a web address."""
+    return bool(_ONLINE.search(text))
 
 
 def find_phones(text: str) -> list[str]:
