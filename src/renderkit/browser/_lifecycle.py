@@ -23,6 +23,7 @@ from renderkit.browser._egress import EgressDoor, EgressProxy
 from renderkit.browser._page import CLOSE_TIMEOUT, DeviceProfile, Slot, close_target, open_slot
 from renderkit.browser._process import (
     BEGIN_FRAME_CONTROL,
+    CARD_TILES,
     UNLIMITED_FRAMES,
     ChromiumProcess,
     launch_chromium,
@@ -42,16 +43,22 @@ _DROP_TIMEOUT = 1.0
 
 
 def launch_flags(
-    config: BrowserConfig, *, frame_rate_limit: bool | None = None, begin_frame: bool = False
+    config: BrowserConfig,
+    *,
+    frame_rate_limit: bool | None = None,
+    begin_frame: bool = False,
+    card_tiles: bool = False,
 ) -> list[str]:
     """The Chromium flags ``config`` adds to the pool's own (local mode), its
     ``extra_args`` last so they can override. ``frame_rate_limit`` overrides the config's
     (a split pool's page browser keeps the 60 Hz clock whatever templates use);
-    ``begin_frame``: frames only on demand (a split pool's template browser)."""
+    ``begin_frame``: frames only on demand; ``card_tiles``: large raster tiles (both for a
+    split pool's template browser)."""
     limit = config.frame_rate_limit if frame_rate_limit is None else frame_rate_limit
     # Under begin-frame control no clock draws frames: there is no rate to lift.
     frames = list(BEGIN_FRAME_CONTROL) if begin_frame else [] if limit else [UNLIMITED_FRAMES]
-    return [*frames, *config.extra_args]
+    tiles = list(CARD_TILES) if card_tiles else []
+    return [*frames, *tiles, *config.extra_args]
 
 
 class BrowserLifecycle:
@@ -67,6 +74,8 @@ class BrowserLifecycle:
         begin_frame: launch with begin-frame control and make every page with it, captured
             by ``HeadlessExperimental.beginFrame`` (local mode; only for warm template
             pages, see ``BEGIN_FRAME_CONTROL``).
+        card_tiles: launch with large raster tiles (only for warm template pages, see
+            ``CARD_TILES``).
         role: what the browser is for, in its log lines ("template browser", say).
         driver: the Playwright driver shared with the pool's other browsers (closed by its
             owner); without one, the lifecycle starts and stops a driver of its own.
@@ -82,12 +91,14 @@ class BrowserLifecycle:
         on_teardown: Callable[[], Awaitable[None]],
         frame_rate_limit: bool | None = None,
         begin_frame: bool = False,
+        card_tiles: bool = False,
         role: str = "browser",
         driver: PlaywrightDriver | None = None,
     ) -> None:
         self._config = config
         self._frame_rate_limit = frame_rate_limit
         self._begin_frame = begin_frame and config.cdp_url is None
+        self._card_tiles = card_tiles
         #: Orders the frames of the browser's begin-frame pages (see ``Slot._draw``).
         self._frame_lock = asyncio.Lock()
         self.role = role
@@ -320,7 +331,10 @@ class BrowserLifecycle:
         endpoint = config.cdp_url
         if endpoint is None:
             extra = launch_flags(
-                config, frame_rate_limit=self._frame_rate_limit, begin_frame=self._begin_frame
+                config,
+                frame_rate_limit=self._frame_rate_limit,
+                begin_frame=self._begin_frame,
+                card_tiles=self._card_tiles,
             )
             if not config.allow_private_network:
                 # Every byte the browser fetches leaves through the policy-enforcing proxy

@@ -105,6 +105,7 @@ class ChromiumPool:
                     role="template browser" if count == 1 else f"template browser {n + 1}",
                     driver=self._driver,
                     begin_frame=config.begin_frame_capture,
+                    card_tiles=True,
                     # As many warm pages over the template browsers as slots, as with one.
                     pages=1 if count > 1 else config.slots,
                 )
@@ -459,6 +460,7 @@ class _PoolBrowser:
         frame_rate_limit: bool | None = None,
         driver: PlaywrightDriver,
         begin_frame: bool = False,
+        card_tiles: bool = False,
         pages: int | None = None,
     ) -> None:
         tasks = TaskSet()
@@ -470,6 +472,7 @@ class _PoolBrowser:
             on_teardown=lambda: self.slots.drop(),
             frame_rate_limit=frame_rate_limit,
             begin_frame=begin_frame,
+            card_tiles=card_tiles,
             role=role,
             driver=driver,
         )

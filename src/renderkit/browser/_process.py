@@ -34,6 +34,7 @@ from renderkit.core.errors import BrowserUnavailableError
 
 __all__ = [
     "BEGIN_FRAME_CONTROL",
+    "CARD_TILES",
     "UNLIMITED_FRAMES",
     "ChromiumProcess",
     "chromium_args",
@@ -91,6 +92,17 @@ UNLIMITED_FRAMES = "--disable-frame-rate-limit"
 #: before the draw. Browser-wide: a page made without begin-frame control then never answers
 #: ``Page.captureScreenshot``, so only a browser of warm template pages gets these.
 BEGIN_FRAME_CONTROL = ("--enable-begin-frame-control", "--run-all-compositor-stages-before-draw")
+
+#: Raster tiles of 2048x768 instead of 256 px squares, for a browser of warm template pages:
+#: a 1200x630 card is drawn from 2 tiles rather than 16 (4 rather than 50 at 2x). The display
+#: compositor's software renderer pays for every tile it draws, and the renderer for every
+#: tile it rasters; a card never scrolls, so small tiles buy nothing. Measured (issue #30,
+#: og-cards one at a time, interleaved): 5-9% less wall and CPU time per card at 1x and 2x;
+#: one tile per card was slower at 2x (its raster no longer shared between threads). 2048
+#: wide leaves no seam down a card at 1.5x, where a zoomed begin-frame page and an emulated
+#: capture would otherwise round differently along it (tests/browser/test_split.py).
+#: Browser-wide, so only template browsers get it: a stranger's page scrolls.
+CARD_TILES = ("--default-tile-width=2048", "--default-tile-height=768")
 
 
 # Each browser context a pool opens is a new window of the new headless mode, and used for
