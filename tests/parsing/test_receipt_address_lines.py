@@ -174,3 +174,56 @@ def test_a_company_number_read_into_an_address_line_is_left_out_of_it() -> None:
         ]
     )
     assert found["address"] == "NO 226, PERSIARAN KELM 12 14754 BRINJAYA, KEDAH"
+
+
+@pytest.mark.parametrize(
+    ("glued", "street"),
+    [
+        ("Tovangasse107", "Tovangasse 107"),
+        ("Kelmstraat12", "Kelmstraat 12"),
+        ("Brindelweg7a", "Brindelweg 7a"),
+    ],
+)
+def test_a_compound_street_name_run_into_its_house_number_is_read_apart(
+    glued: str, street: str
+) -> None:
+    found = _fields(["Brindelmark Handel KG", "(142680-P)", glued, "TEL:0861714", "9790 Kelmau"])
+    assert found["address"] == f"{street} 9790 Kelmau"
+
+
+def test_a_compound_street_name_without_a_street_word_opens_the_address() -> None:
+    # "...laan" is a street as "Lane" is: the line is the street, not a wrapped name.
+    found = _fields(["Brindel SA", "(168619-X)", "Tovanlaan 167", "8277Kelmdorp", "TEL: 0123"])
+    assert found["address"] == "Tovanlaan 167 8277 Kelmdorp"
+
+
+@pytest.mark.parametrize("word", ["Avenida", "Travessa", "Calle", "Piazza"])
+def test_a_continental_street_word_run_into_the_street_name_is_read_apart(word: str) -> None:
+    found = _fields(["Brindel Lda.", f"{word}Tovan, 118", "9867-927 Kelminho", "TEL: 0123"])
+    assert found["address"] == f"{word} Tovan, 118 9867-927 Kelminho"
+
+
+def test_a_legal_form_read_with_a_zero_for_its_o_ends_a_wrapped_name() -> None:
+    found = _fields(
+        ["Brindel &", "Tovanhaus 0G", "(401878-T)", "Kelmweg 223", "1301 Brindau", "TEL: 0123"]
+    )
+    assert found["company"] == "Brindel & Tovanhaus OG"
+    assert found["address"] == "Kelmweg 223 1301 Brindau"
+
+
+def test_a_post_code_alone_after_a_phone_line_inside_the_address_keeps_its_town() -> None:
+    rows = ["Brindel SRL", "RCS: 133049-V", "Tovanstraat 15", "TEL: 084 551 08188", "6217"]
+    found = _fields([*rows, "Kelmville", "TICKET N°: 832414"])
+    assert found["address"] == "Tovanstraat 15 6217 Kelmville"
+
+
+def test_four_figures_after_a_phone_line_over_a_number_are_not_a_post_code() -> None:
+    rows = ["Brindel SRL", "Tovanstraat 15", "TEL: 084 551", "0818", "TICKET N°: 832414"]
+    found = _fields(rows)
+    assert found["address"] == "Tovanstraat 15"
+
+
+def test_a_dutch_post_code_whose_letters_spell_a_street_word_still_ends_the_address() -> None:
+    rows = ["Brindel Holding B.V.", "(917846-T)", "Tovanlaan 102", "TEL:077 412 67117"]
+    found = _fields([*rows, "5599 RD Kelmsdam", "FAX: +31 15 6396 7537", "BONNR:091613"])
+    assert found["address"] == "Tovanlaan 102 5599 RD Kelmsdam"

@@ -71,7 +71,7 @@ def test_a_legal_form_is_never_repaired_into_a_vocabulary_word() -> None:
 def test_a_street_run_into_its_house_number_above_a_post_code_starts_the_address() -> None:
     # "Lindenweg12" looks like a till's label and number ("Outlet 12") but leads to the code.
     found = _fields(["Drak & Sohn e.K.", "(1132690-W)", "Lindenweg12", "10310 Grixheim"])
-    assert found["address"] == "Lindenweg12 10310 Grixheim"
+    assert found["address"] == "Lindenweg 12 10310 Grixheim"  # the space OCR lost, restored
 
 
 def test_a_slogan_written_as_a_sentence_above_the_name_is_not_the_name() -> None:

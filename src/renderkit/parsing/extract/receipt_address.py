@@ -89,17 +89,24 @@ def phone_inside_address(above: Sequence[Line], below: Sequence[Line]) -> bool:
         return False
     following = clean(below[0].text)
     if _rx().contact.search(following) or (
-        is_registration(following) and not lone_postcode(following)
+        is_registration(following) and not _code_alone(following)
     ):
         return False
     if not _any_postcode(above):
         # The post code next, or under the street or town line that follows the phone line
-        # ("NO 12," / "TEL: ..." / "JALAN MAWAR" / "47100 PUCHONG").
-        return _postcode_line(following) or (
-            len(below) > 1
-            and not is_registration(following)
-            and _postcode_line(clean(below[1].text))
-            and not _rx().contact.search(below[1].text)
+        # ("NO 12," / "TEL: ..." / "JALAN MAWAR" / "47100 PUCHONG"), or alone on the next
+        # line over its town in words ("Kerkstraat 15" / "TEL: ..." / "6217" / "Maastricht");
+        # four figures over a number are the phone's own tail wrapped instead.
+        after = clean(below[1].text) if len(below) > 1 else ""
+        return (
+            _postcode_line(following)
+            or (_code_alone(following) and bool(re.fullmatch(r"[^\W\d_][^\d]*", after)))
+            or (
+                bool(after)
+                and not is_registration(following)
+                and _postcode_line(after)
+                and not _rx().contact.search(after)
+            )
         )
     last = clean(above[-1].text)
     open_end = re.fullmatch(r"\d{4,5}", last) or above[-1].text.rstrip().endswith(",")
@@ -132,14 +139,16 @@ def _outlet_line(text: str) -> bool:
 # Dutch, Portuguese, Danish and Norwegian addresses end. Letters only after the code: a street
 # ("1234 Main Street") has a street word, which _town_line refuses.
 _TOWN_AFTER_CODE = re.compile(
-    r"(?:[A-Z]{1,2}-)?\d{4}(?:-\d{3}|\s?[A-Z]{2})?\s+[^\W\d_][^\d:;@/]{1,40}"
+    r"(?:[A-Z]{1,2}-)?\d{4}(?:-\d{3}|\s?[A-Z]{2})?\s+(?P<town>[^\W\d_][^\d:;@/]{1,40})"
 )
 
 
 def _town_line(text: str) -> bool:
-    """Whether ``text`` is a four-figure post code and its town, the last line of an address."""
-    text = text.strip()
-    return bool(_TOWN_AFTER_CODE.fullmatch(text)) and not _rx().address_word.search(text)
+    """Whether ``text`` is a four-figure post code and its town, the last line of an address.
+    The street words are looked for in the town only: a Dutch code's letters may spell one
+    ("5599 RD Delft")."""
+    found = _TOWN_AFTER_CODE.fullmatch(text.strip())
+    return found is not None and not _rx().address_word.search(found["town"])
 
 
 def _postcode_line(text: str) -> bool:
@@ -218,8 +227,8 @@ def _label_and_number(text: str, following: str) -> bool:
     """
     if not labelled_number(text):
         return False
-    if _house_number(text):
-        return False
+    if _house_number(text) or _rx().address_word.search(text):
+        return False  # "NO 52"; "Rua Mela 12", "Lindenlaan 12": no till's label
     street = re.fullmatch(r"[A-Za-z][A-Za-z ]{1,30}\s?\d{1,4}", text)
     return not (
         street
@@ -336,6 +345,8 @@ def _fix_address_codes(text: str) -> str:
     # three capitals or more is never a code with figures (section codes have one or two).
     if _rx().address_word.search(text):
         text = re.sub(r"\b([A-Z]{3,})(\d{1,3})(?=,|\s|$)", r"\1 \2", text)
+    # A compound street name run into its number ("Goethegasse12").
+    text = _rx().compound_street.sub(lambda m: m.group(0) + " ", text)
     # A town or street word with an O read as 0 ("MELZ0KBARU"): no code is letters and 0s.
     text = letters_for_zeros(text)
     return _rx().floor_ordinal.sub(r"3\1", text)

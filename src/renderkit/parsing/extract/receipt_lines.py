@@ -108,9 +108,11 @@ _ZERO_FOR_O = re.compile(
 
 
 def zeros_in_words(text: str) -> str:
-    """``text`` with the zeros of its words of letters read as O (:data:`_ZERO_FOR_O`): stricter
-    than :func:`letters_for_zeros`, for a header whose codes ("INV000") must keep theirs."""
-    return _ZERO_FOR_O.sub(lambda m: m.group(0).replace("0", "O"), text)
+    """``text`` with the zeros of its words of letters read as O (:data:`_ZERO_FOR_O`), and of
+    a legal form ending it ("Acme 0G"): stricter than :func:`letters_for_zeros`, for a header
+    whose codes ("INV000") must keep theirs."""
+    text = _ZERO_FOR_O.sub(lambda m: m.group(0).replace("0", "O"), text)
+    return _rx().zero_form_end.sub(lambda m: "O" + m.group(1), text)
 
 
 def line_amounts(line: Line) -> list[str]:

@@ -55,6 +55,11 @@ def _forms(forms: tuple[str, ...], *, fuzzy: bool = False) -> str:
     return "|".join(form_pattern(f, fuzzy=fuzzy) for f in ordered) or "(?!)"
 
 
+def _o_forms(regional: tuple[str, ...]) -> tuple[str, ...]:
+    """The legal forms, regional or not, that open with an O, without it ("G" for "OG")."""
+    return tuple({f[1:] for f in (*regional, *legal_forms()) if f[:1].upper() == "O" and f[1:]})
+
+
 def _other_forms(regional: tuple[str, ...]) -> tuple[str, ...]:
     # Written in the identifiers lexicon once; the regional lists hold them in capitals.
     known = {f.upper() for f in regional}
@@ -79,6 +84,7 @@ class ReceiptPatterns:
     continuation: frozenset[str]
     legal_suffix: re.Pattern[str]
     other_form_end: re.Pattern[str]
+    zero_form_end: re.Pattern[str]
     business_word: re.Pattern[str]
     header_stop: re.Pattern[str]
     contact: re.Pattern[str]
@@ -89,6 +95,7 @@ class ReceiptPatterns:
     not_id_line: re.Pattern[str]
     address_label: re.Pattern[str]
     address_word: re.Pattern[str]
+    compound_street: re.Pattern[str]
     postcode: re.Pattern[str]
     floor_ordinal: re.Pattern[str]
     greeting: re.Pattern[str]
@@ -158,6 +165,11 @@ def receipt_patterns() -> ReceiptPatterns:
         other_form_end=re.compile(
             rf"(?<![^\W_])({_forms(_other_forms(words.legal_forms))})\W*$", re.I
         ),
+        # A legal form opening with an O that OCR read as a zero, ending its line ("Acme 0G",
+        # "Acme 0HG"); group 1 is the form after its O.
+        zero_form_end=re.compile(
+            rf"(?<![\w.,])0({_forms(_o_forms(words.legal_forms))})(?=\W*$)", re.I
+        ),
         business_word=re.compile(rf"\b({_forms(words.trade_words)})\b", re.I),
         header_stop=re.compile(rf"\b({alt('header_stop')})\b", re.I),
         contact=re.compile(rf"\b({alt('contact')})\b", re.I),
@@ -183,7 +195,17 @@ def receipt_patterns() -> ReceiptPatterns:
             rf"({alt('address_label')}{_extra(words.address_labels)})\s*[:.]\s*(?=\S)",
             re.I,
         ),
-        address_word=re.compile(rf"\b({_forms(words.street_words)})(?=\W|$)", re.I),
+        # A street word, or a compound street name ("Lindenstraße", "Kerkstraat"), which OCR
+        # may have run into its house number ("Goethegasse12").
+        address_word=re.compile(
+            rf"\b({_forms(words.street_words)})(?=\W|$)"
+            rf"|\b[^\W\d_]{{2,}}(?:{_forms(words.street_suffixes)})(?=\W|\d|$)",
+            re.I,
+        ),
+        # A compound street name run into its house number ("Goethegasse12"): up to the number.
+        compound_street=re.compile(
+            rf"\b[^\W\d_]{{2,}}(?:{_forms(words.street_suffixes)})(?=\d{{1,4}}[a-z]?\b)", re.I
+        ),
         # A post code: 5 digits before a town name ("47100 Puchong") or after a state at the end
         # of a line ("Austin, TX 78701"), not a lot or house number ("Lot 12345,"); or a UK one.
         postcode=re.compile(

@@ -19,12 +19,14 @@ __all__ = ["RegionWords", "region_words"]
 
 @attrs.frozen(kw_only=True)
 class RegionWords:
-    """The merged word lists of every region file (each list is explained in ``my.toml``)."""
+    """The merged word lists of every region file (each list is explained in ``my.toml``, and
+    ``street_suffixes``, which only continental Europe's streets have, in ``eu.toml``)."""
 
     legal_forms: tuple[str, ...]
     legal_pairs: tuple[tuple[str, ...], ...]
     trade_words: tuple[str, ...]
     street_words: tuple[str, ...]
+    street_suffixes: tuple[str, ...]
     place_words: tuple[str, ...]
     regions: tuple[str, ...]
     tax_names: tuple[str, ...]
