@@ -227,3 +227,9 @@ def test_a_dutch_post_code_whose_letters_spell_a_street_word_still_ends_the_addr
     rows = ["Brindel Holding B.V.", "(917846-T)", "Tovanlaan 102", "TEL:077 412 67117"]
     found = _fields([*rows, "5599 RD Kelmsdam", "FAX: +31 15 6396 7537", "BONNR:091613"])
     assert found["address"] == "Tovanlaan 102 5599 RD Kelmsdam"
+
+
+def test_a_phone_line_between_a_street_cut_at_its_comma_and_its_house_number_stays_out() -> None:
+    rows = ["Brindel & Tovan Lda.", "REG NO: 201561-H", "Estrada Kelm,", "TEL: 015486 42763"]
+    found = _fields([*rows, "112", "6937-157 Kelminho", "TALÃO N.°: R258691"])
+    assert found["address"] == "Estrada Kelm 112 6937-157 Kelminho"

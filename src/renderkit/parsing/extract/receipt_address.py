@@ -88,22 +88,25 @@ def phone_inside_address(above: Sequence[Line], below: Sequence[Line]) -> bool:
     if not above or not below:
         return False
     following = clean(below[0].text)
+    # A house number wrapped after the street's comma ("Via Mela," / "TEL: ..." / "12").
+    cut = above[-1].text.rstrip().endswith(",") and bool(re.fullmatch(r"\d{1,4}", following))
     if _rx().contact.search(following) or (
-        is_registration(following) and not _code_alone(following)
+        is_registration(following) and not (_code_alone(following) or cut)
     ):
         return False
     if not _any_postcode(above):
         # The post code next, or under the street or town line that follows the phone line
-        # ("NO 12," / "TEL: ..." / "JALAN MAWAR" / "47100 PUCHONG"), or alone on the next
-        # line over its town in words ("Kerkstraat 15" / "TEL: ..." / "6217" / "Maastricht");
-        # four figures over a number are the phone's own tail wrapped instead.
+        # ("NO 12," / "TEL: ..." / "JALAN MAWAR" / "47100 PUCHONG") or under the house number
+        # a street cut at its comma wrapped ("Via Mela," / "TEL: ..." / "12" / "00100 Roma"),
+        # or alone on the next line over its town in words ("Kerkstraat 15" / "TEL: ..." /
+        # "6217" / "Maastricht"); four figures over a number are the phone's own tail instead.
         after = clean(below[1].text) if len(below) > 1 else ""
         return (
             _postcode_line(following)
             or (_code_alone(following) and bool(re.fullmatch(r"[^\W\d_][^\d]*", after)))
             or (
                 bool(after)
-                and not is_registration(following)
+                and (cut or not is_registration(following))
                 and _postcode_line(after)
                 and not _rx().contact.search(after)
             )
