@@ -89,7 +89,7 @@ def phone_inside_address(above: Sequence[Line], below: Sequence[Line]) -> bool:
         return False
     following = clean(below[0].text)
     # A house number wrapped after the street's comma ("Via Mela," / "TEL: ..." / "12").
-    cut = above[-1].text.rstrip().endswith(",") and bool(re.fullmatch(r"\d{1,4}", following))
+    cut = _cut_at_comma(above[-1], following)
     if _rx().contact.search(following) or (
         is_registration(following) and not (_code_alone(following) or cut)
     ):
@@ -103,7 +103,7 @@ def phone_inside_address(above: Sequence[Line], below: Sequence[Line]) -> bool:
         after = clean(below[1].text) if len(below) > 1 else ""
         return (
             _postcode_line(following)
-            or (_code_alone(following) and bool(re.fullmatch(r"[^\W\d_][^\d]*", after)))
+            or (_code_alone(following) and _in_words(after))
             or (
                 bool(after)
                 and (cut or not is_registration(following))
@@ -113,7 +113,18 @@ def phone_inside_address(above: Sequence[Line], below: Sequence[Line]) -> bool:
         )
     last = clean(above[-1].text)
     open_end = re.fullmatch(r"\d{4,5}", last) or above[-1].text.rstrip().endswith(",")
-    return bool(open_end) and bool(re.fullmatch(r"[^\W\d_][^\d]*", following))
+    return bool(open_end) and _in_words(following)
+
+
+def _in_words(text: str) -> bool:
+    """Whether ``text`` is words without a figure: a town or a state, not a code or a number."""
+    return bool(re.fullmatch(r"[^\W\d_][^\d]*", text))
+
+
+def _cut_at_comma(street: Line, following: str) -> bool:
+    """Whether ``street`` ends at a comma and ``following`` is its house number alone, which
+    the street wrapped ("Via Mela," / "12")."""
+    return street.text.rstrip().endswith(",") and bool(re.fullmatch(r"\d{1,4}", following))
 
 
 def _continues_address(previous: Line, text: str) -> bool:
@@ -123,7 +134,7 @@ def _continues_address(previous: Line, text: str) -> bool:
         _rx().region.match(text)
         # A post code on a line of its own: its town is on the next line.
         or (_rx().postcode.match(code) and not re.search(r"[A-Za-z]", code))
-        or (_code_alone(code) and bool(re.fullmatch(r"[^\W\d_][^\d]*", text)))
+        or (_code_alone(code) and _in_words(text))
         or re.match(r"^\d{3,}-", text)
         or re.search(r",\W*$", previous.text)  # "12345 TOWN," goes on to the state
         or (_rx().postcode.search(text) and len(text.split()) <= 4)  # a second post-code line
@@ -267,7 +278,7 @@ def _collect_address(lines: Sequence[Line], first: str | None = None) -> tuple[l
             if line.text.lstrip()[:1] == "(" or _label_and_number(text, following):
                 continue  # "(Branch name)", "Outlet: 123"
             # A street cut at its comma before its house number ("Via Mela," / "12").
-            cut = line.text.rstrip().endswith(",") and bool(re.fullmatch(r"\d{1,4}", following))
+            cut = _cut_at_comma(line, following)
             if not (re.search(r"\d", text) or _rx().address_word.search(text) or cut):
                 continue
         elif seen_postcode:

@@ -148,6 +148,8 @@ def receipt_patterns() -> ReceiptPatterns:
     # Forms of three letters or more, each followed by a dot ("V.O.F.", "S.L.U.").
     dotted = tuple(f for f in words.legal_forms if re.fullmatch(r"(?:[A-Z]\.){3,}", f))
     tax = alt("tax")
+    # A street name of one compound word ("Lindenstraße"): letters, then a street's ending.
+    compound = rf"\b[^\W\d_]{{2,}}(?:{_forms(words.street_suffixes)})"
     return ReceiptPatterns(
         words=words,
         slashed_forms=slashed,
@@ -198,14 +200,10 @@ def receipt_patterns() -> ReceiptPatterns:
         # A street word, or a compound street name ("Lindenstraße", "Kerkstraat"), which OCR
         # may have run into its house number ("Goethegasse12").
         address_word=re.compile(
-            rf"\b({_forms(words.street_words)})(?=\W|$)"
-            rf"|\b[^\W\d_]{{2,}}(?:{_forms(words.street_suffixes)})(?=\W|\d|$)",
-            re.I,
+            rf"\b({_forms(words.street_words)})(?=\W|$)|{compound}(?=\W|\d|$)", re.I
         ),
         # A compound street name run into its house number ("Goethegasse12"): up to the number.
-        compound_street=re.compile(
-            rf"\b[^\W\d_]{{2,}}(?:{_forms(words.street_suffixes)})(?=\d{{1,4}}[a-z]?\b)", re.I
-        ),
+        compound_street=re.compile(rf"{compound}(?=\d{{1,4}}[a-z]?\b)", re.I),
         # A post code: 5 digits before a town name ("47100 Puchong") or after a state at the end
         # of a line ("Austin, TX 78701"), not a lot or house number ("Lot 12345,"); or a UK one.
         postcode=re.compile(
