@@ -36,6 +36,11 @@ def marked_by(owner: int) -> list[int]:
     return found
 
 
+def command_line(pid: int) -> list[str]:
+    """The arguments process ``pid`` was started with (a browser's flags)."""
+    return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+
+
 def in_group(group: int) -> list[int]:
     """Live (not zombie) processes of process group ``group``: a Chromium and its helpers.
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +14,7 @@ from renderkit.browser import BrowserConfig, ChromiumPool
 from renderkit.browser._process import CARD_TILES
 
 from ..conftest import open_image
+from ._owners import command_line
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
@@ -24,7 +24,7 @@ DRAWN_QUAD = "SoftwareRenderer::DoDrawQuad"
 
 def _flags(pid: int | None) -> list[str]:
     assert pid is not None
-    return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+    return command_line(pid)
 
 
 async def _quads_per_card(pool: ChromiumPool, endpoint: str, cards: int) -> float:

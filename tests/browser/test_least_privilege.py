@@ -21,7 +21,7 @@ from renderkit.browser._account import browser_environment, resolve
 from renderkit.browser._process import chromium_args
 
 from ..conftest import CHROMIUM, open_image
-from ._owners import in_group
+from ._owners import command_line, in_group
 
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to switch users")
 GREEN = "<body style='margin:0;background:rgb(0,255,0)'></body>"
@@ -34,16 +34,12 @@ def _uids(pid: int) -> list[int]:
     raise AssertionError(f"no Uid line for {pid}")
 
 
-def _cmdline(pid: int) -> list[str]:
-    return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
-
-
 def _environ(pid: int) -> list[bytes]:
     return Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
 
 
 def _profile(pid: int) -> Path:
-    (flag,) = [a for a in _cmdline(pid) if a.startswith("--user-data-dir=")]
+    (flag,) = [a for a in command_line(pid) if a.startswith("--user-data-dir=")]
     return Path(flag.split("=", 1)[1])
 
 
@@ -72,7 +68,7 @@ async def test_as_root_every_browser_process_runs_unprivileged_with_the_sandbox(
         pid = pool.browser_pid
         assert pid is not None
         if _unprivileged_namespaces():
-            assert "--no-sandbox" not in _cmdline(pid)
+            assert "--no-sandbox" not in command_line(pid)
             assert pool.sandboxed is True
         else:
             assert pool.sandboxed is False  # the logged fallback, still unprivileged
@@ -114,7 +110,7 @@ async def test_opting_out_keeps_root_without_the_sandbox_and_warns(
             pid = pool.browser_pid
             assert pid is not None
             assert _uids(pid)[0] == 0
-            assert "--no-sandbox" in _cmdline(pid)
+            assert "--no-sandbox" in command_line(pid)
             assert pool.sandboxed is False
             assert pool.browser_user == "root"
     assert any("without its sandbox" in r.getMessage() for r in caplog.records)
@@ -150,7 +146,7 @@ async def test_an_unusable_sandbox_falls_back_to_no_sandbox_still_unprivileged(
             pid = pool.browser_pid
             assert pid is not None
             assert pool.sandboxed is False
-            assert "--no-sandbox" in _cmdline(pid)
+            assert "--no-sandbox" in command_line(pid)
             if os.geteuid() == 0:
                 assert pool.browser_user == "nobody"
                 assert 0 not in _uids(pid)

@@ -14,7 +14,7 @@ import pytest
 from renderkit.browser import BrowserConfig, ChromiumPool
 from renderkit.browser._warden import OWNER_VARIABLE, owner_marker
 
-from ._owners import in_group, marked_by
+from ._owners import command_line, in_group, marked_by
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
@@ -37,7 +37,7 @@ asyncio.run(main())
 
 
 def _profile_of(browser_pid: int) -> Path:
-    arguments = Path(f"/proc/{browser_pid}/cmdline").read_bytes().decode().split("\0")
+    arguments = command_line(browser_pid)
     prefix = "--user-data-dir="
     return Path(next(a for a in arguments if a.startswith(prefix))[len(prefix) :])
 

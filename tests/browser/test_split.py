@@ -18,16 +18,12 @@ from renderkit.browser import BrowserConfig, Capture, ChromiumPool, _cdp, _page
 from renderkit.browser._process import BEGIN_FRAME_CONTROL, UNLIMITED_FRAMES
 
 from ..conftest import open_image
-from ._owners import in_group
+from ._owners import command_line, in_group
 from ._shells import PLAIN, RED
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
 GREEN = "<html><body style='margin:0;background:#00ff00'></body></html>"
-
-
-def _flags(pid: int) -> list[str]:
-    return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
 
 
 async def _disconnected(pool: ChromiumPool) -> None:
@@ -52,10 +48,10 @@ async def test_templates_and_strangers_pages_run_on_two_browsers_with_their_own_
         # Warm pages draw a frame as soon as a capture asks for one (no 60 Hz clock);
         # strangers' pages keep the clock, which makes a fresh-context screenshot cheaper,
         # and never run under begin-frame control (their captures would hang).
-        assert UNLIMITED_FRAMES in _flags(template)
-        assert not set(BEGIN_FRAME_CONTROL) & set(_flags(template))
-        assert not set(BEGIN_FRAME_CONTROL) & set(_flags(page))
-        assert UNLIMITED_FRAMES not in _flags(page)
+        assert UNLIMITED_FRAMES in command_line(template)
+        assert not set(BEGIN_FRAME_CONTROL) & set(command_line(template))
+        assert not set(BEGIN_FRAME_CONTROL) & set(command_line(page))
+        assert UNLIMITED_FRAMES not in command_line(page)
         await _both(pool)
         # The slots are the pool's, whichever browser: one member, one lease per render.
         stats = pool.stats()
@@ -69,8 +65,8 @@ async def test_a_pool_asked_for_one_browser_runs_everything_on_it() -> None:
         await _both(pool)
         assert pool.browser_pid is not None
         assert pool.page_browser_pid == pool.browser_pid
-        assert UNLIMITED_FRAMES in _flags(pool.browser_pid)
-        assert not set(BEGIN_FRAME_CONTROL) & set(_flags(pool.browser_pid))
+        assert UNLIMITED_FRAMES in command_line(pool.browser_pid)
+        assert not set(BEGIN_FRAME_CONTROL) & set(command_line(pool.browser_pid))
 
 
 async def test_a_template_browser_with_begin_frame_capture_draws_only_the_frames_asked_for() -> (
@@ -80,9 +76,9 @@ async def test_a_template_browser_with_begin_frame_capture_draws_only_the_frames
         await _both(pool)
         assert pool.browser_pid is not None and pool.page_browser_pid is not None
         # No clock at all on the template browser; the page browser is as without it.
-        assert set(BEGIN_FRAME_CONTROL) <= set(_flags(pool.browser_pid))
-        assert UNLIMITED_FRAMES not in _flags(pool.browser_pid)
-        assert not set(BEGIN_FRAME_CONTROL) & set(_flags(pool.page_browser_pid))
+        assert set(BEGIN_FRAME_CONTROL) <= set(command_line(pool.browser_pid))
+        assert UNLIMITED_FRAMES not in command_line(pool.browser_pid)
+        assert not set(BEGIN_FRAME_CONTROL) & set(command_line(pool.page_browser_pid))
 
 
 NEW_HEADLESS = "/usr/bin/chromium"
@@ -103,8 +99,8 @@ async def test_a_pool_on_new_headless_chromium_renders_cards_without_begin_frame
         assert len(pids) == 2  # the pool keeps one template browser per slot
         for pid in pids:
             assert pid is not None
-            assert not set(BEGIN_FRAME_CONTROL) & set(_flags(pid))
-            assert UNLIMITED_FRAMES in _flags(pid)
+            assert not set(BEGIN_FRAME_CONTROL) & set(command_line(pid))
+            assert UNLIMITED_FRAMES in command_line(pid)
         # Each template browser was launched once with the flags, then once without, and
         # never again.
         assert pool.launches == 4
@@ -374,7 +370,7 @@ async def test_each_slot_draws_its_begin_frame_cards_on_a_template_browser_of_it
         assert pool.browser_pid == pids[0]
         assert pool.page_browser_pid not in pids
         for pid in pids:
-            assert pid is not None and set(BEGIN_FRAME_CONTROL) <= set(_flags(pid))
+            assert pid is not None and set(BEGIN_FRAME_CONTROL) <= set(command_line(pid))
         assert pool.launches == 2 and pool.page_launches == 1
         browsers = [member.lifecycle.browser for member in pool._template_browsers]
         before = [len(await _pages(browser)) for browser in browsers]
