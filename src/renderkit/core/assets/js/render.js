@@ -113,6 +113,63 @@
     el.style.overflowWrap = "";
   }
 
+  // Whether a and b are the same tree of nodes (names and nesting; text and attributes may
+  // differ).
+  function sameShape(a, b) {
+    if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) return false;
+    return sameChildren(a, b);
+  }
+
+  function sameChildren(a, b) {
+    const ours = a.childNodes, theirs = b.childNodes;
+    if (ours.length !== theirs.length) return false;
+    for (let i = 0; i < ours.length; i++) if (!sameShape(ours[i], theirs[i])) return false;
+    return true;
+  }
+
+  // Make a's attributes and text those of b, a tree of the same shape. Inline styles that
+  // fit() and grow() set go too: the style attribute becomes the fragment's again.
+  function patch(a, b) {
+    if (a.nodeType !== Node.ELEMENT_NODE) {
+      if (a.data !== b.data) a.data = b.data;
+      return;
+    }
+    if (a instanceof HTMLImageElement && a.complete && a.naturalWidth === 0) {
+      // An image that failed keeps failing without asking again: a new one asks again, as a
+      // fresh tree would (a logo's server was down a moment; a refused address is refused
+      // anew, and named).
+      a.replaceWith(document.importNode(b, true));
+      return;
+    }
+    for (const name of a.getAttributeNames()) if (!b.hasAttribute(name)) a.removeAttribute(name);
+    for (const name of b.getAttributeNames()) {
+      const value = b.getAttribute(name);
+      if (a.getAttribute(name) !== value) a.setAttribute(name, value);
+    }
+    patchChildren(a, b);
+  }
+
+  function patchChildren(a, b) {
+    for (let i = 0; i < a.childNodes.length; i++) patch(a.childNodes[i], b.childNodes[i]);
+  }
+
+  // Put html's nodes into el. A fragment of the same shape as the one shown (the same
+  // template with the same fields, e.g. the next og-card) only changes the nodes that differ:
+  // the elements, their styles and the shaped text of what stayed are kept, and Chromium
+  // re-rasters only the area that changed. Measured (issue #30): half the style and layout
+  // time and 10% of the whole og-card render, with the same pixels as a fresh tree.
+  const parser = document.createElement("template");
+  function show(el, html) {
+    parser.innerHTML = html;
+    const fresh = parser.content;
+    if (el.childNodes.length && sameChildren(el, fresh)) {
+      patchChildren(el, fresh);
+      parser.innerHTML = "";
+    } else {
+      el.replaceChildren(fresh);
+    }
+  }
+
   window.__rk = {
     async render(html, width, height, imageTimeoutMs, title) {
       const el = root();
@@ -121,7 +178,7 @@
       // Documents (PDFs) flow freely; images get a fixed box.
       el.style.width = width ? `${width}px` : "";
       el.style.height = height ? `${height}px` : "";
-      el.innerHTML = html;
+      show(el, html);
       await document.fonts.ready;
       try {
         await waitForImages(el, imageTimeoutMs);
