@@ -165,3 +165,40 @@ def test_the_name_right_under_a_return_address_is_the_buyers() -> None:
     assert window_addressees(layouts) == ["Harbour Trading & Sons Ltd"]
     fields = extract_invoice(sized_document(WINDOW_ONLY), True, rankers=DEFAULT_RANKERS).fields
     assert fields["company"].value == "Kestrel Joinery"
+
+
+# The return address too long for its line, wrapped after a comma; the invoice's details in
+# the column beside interleave with the window's rows.
+WRAPPED = [
+    (0.05, 0.110, "TAX INVOICE", 0.022),
+    (0.05, 0.150, "Kestrel Joinery · 93 Mill Street · Kestfield - 414736,", 0.008),
+    (0.50, 0.150, "Order ref: V-2020-850", 0.012),
+    (0.05, 0.161, "Westshire", 0.008),
+    (0.50, 0.170, "Service period: 01-01-2024", 0.012),
+    (0.05, 0.186, "Harbour Trading & Sons Ltd", 0.012),
+    (0.50, 0.186, "Invoice no: 0051607", 0.012),
+    (0.05, 0.202, "11 Quay Road", 0.012),
+    (0.50, 0.202, "Invoice date: 03-12-2023", 0.012),
+    (0.05, 0.218, "Porttown - 326371, Eastshire", 0.012),
+    (0.05, 0.300, "Consulting", 0.012), (0.80, 0.300, "1,000.00", 0.012),
+    (0.60, 0.400, "Subtotal", 0.012), (0.80, 0.400, "1,000.00", 0.012),
+    (0.60, 0.420, "VAT 20 %", 0.012), (0.80, 0.420, "200.00", 0.012),
+    (0.60, 0.440, "Total", 0.012), (0.80, 0.440, "1,200.00", 0.012),
+]  # fmt: skip
+
+
+def test_the_window_name_is_found_under_a_wrapped_return_address_and_another_columns_rows() -> None:
+    layouts = layout_document(sized_document(WRAPPED))
+    assert window_addressees(layouts) == ["Harbour Trading & Sons Ltd"]
+    # Finished on its line, a return address has its window's name right under it: the next
+    # line is that name, not a wrapped part.
+    finished = [(x, y, text.replace(" - 414736,", " 414736"), h) for x, y, text, h in WRAPPED]
+    assert window_addressees(layout_document(sized_document(finished))) == ["Westshire"]
+
+
+@pytest.mark.parametrize("issuer_ranker", [False, True])
+def test_a_wrapped_return_address_names_the_issuer_not_the_window_name_below(
+    issuer_ranker: bool,
+) -> None:
+    fields = invoice_fields(sized_document(WRAPPED), issuer_ranker=issuer_ranker).fields
+    assert fields["company"].value == "Kestrel Joinery"

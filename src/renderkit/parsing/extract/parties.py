@@ -119,6 +119,9 @@ def buyer_names(found: Sequence[Party], layouts: Sequence[PageLayout] = ()) -> B
 
 # How far down the first page a letter's return address and window stand (of its rows).
 _WINDOW_ROWS = 20
+# How many rows below a return address its window's first line may stand: rows of the
+# column beside (the invoice's number and dates) interleave with the window's.
+_WINDOW_LOOKAHEAD = 4
 
 
 def window_addressees(layouts: Sequence[PageLayout]) -> list[str]:
@@ -130,17 +133,36 @@ def window_addressees(layouts: Sequence[PageLayout]) -> list[str]:
         return []
     rows = layouts[0].rows[:_WINDOW_ROWS]
     out: list[str] = []
-    for row, below in itertools.pairwise(rows):
+    for at, row in enumerate(rows):
         for segment in row.segments:
             parts = SENDER_SEPARATOR.split(segment.text)
             if len(parts) < 2 or not any(re.search(r"\d", p) for p in parts[1:]):
                 continue
             left, height = segment.bbox[0], max(segment.height, 1e-4)
-            for under in below.segments:
-                close = under.bbox[1] - segment.bbox[3] <= 3 * height
-                if close and abs(under.bbox[0] - left) <= 2 * height:
-                    out.append(clean(under.text))
+            last = segment
+            for below in rows[at + 1 : at + 1 + _WINDOW_LOOKAHEAD]:
+                under = next(
+                    (s for s in below.segments if abs(s.bbox[0] - left) <= 2 * height), None
+                )
+                if under is None:
+                    continue  # a row of another column only (the invoice's details beside)
+                if under.bbox[1] - last.bbox[3] > 3 * height:
+                    break
+                if last is segment and _unfinished(segment.text):
+                    # A return address too long for its line goes on below it ("Acme Ltd ·
+                    # 25 Main Road · Springfield - 414736," over "Maharashtra"): the window's
+                    # name is under that.
+                    last = under
+                    continue
+                out.append(clean(under.text))
+                break
     return out
+
+
+def _unfinished(text: str) -> bool:
+    """Whether a line stops where its sentence or list goes on: after a comma or a separator."""
+    stripped = text.rstrip()
+    return stripped.endswith((",", ";")) or SENDER_SEPARATOR.search(stripped[-2:] + " ") is not None
 
 
 def name_key(text: str) -> str:
