@@ -11,7 +11,7 @@ from renderkit.parsing._protocol import Word
 from renderkit.parsing.extract.documents import extract_invoice
 from renderkit.parsing.extract.found import without_logo_word
 from renderkit.parsing.extract.invoice import invoice_fields
-from renderkit.parsing.extract.parties import top_names, window_addressees
+from renderkit.parsing.extract.parties import Window, letter_windows, top_names
 from renderkit.parsing.layout.model import Segment, layout_document
 from renderkit.parsing.rank.switches import DEFAULT_RANKERS
 
@@ -162,7 +162,7 @@ WINDOW_ONLY = [
 
 def test_the_name_right_under_a_return_address_is_the_buyers() -> None:
     layouts = layout_document(sized_document(WINDOW_ONLY))
-    assert window_addressees(layouts) == ["Harbour Trading & Sons Ltd"]
+    assert letter_windows(layouts) == [Window(tail=None, addressee="Harbour Trading & Sons Ltd")]
     fields = extract_invoice(sized_document(WINDOW_ONLY), True, rankers=DEFAULT_RANKERS).fields
     assert fields["company"].value == "Kestrel Joinery"
 
@@ -187,18 +187,36 @@ WRAPPED = [
 ]  # fmt: skip
 
 
-def test_the_window_name_is_found_under_a_wrapped_return_address_and_another_columns_rows() -> None:
-    layouts = layout_document(sized_document(WRAPPED))
-    assert window_addressees(layouts) == ["Harbour Trading & Sons Ltd"]
-    # Finished on its line, a return address has its window's name right under it: the next
-    # line is that name, not a wrapped part.
-    finished = [(x, y, text.replace(" - 414736,", " 414736"), h) for x, y, text, h in WRAPPED]
-    assert window_addressees(layout_document(sized_document(finished))) == ["Westshire"]
+def _wrapped(comma: str, tail_height: float) -> list[tuple[float, float, str, float]]:
+    return [
+        (x, y, text.replace(" - 414736,", comma), tail_height if text == "Westshire" else h)
+        for x, y, text, h in WRAPPED
+    ]
+
+
+@pytest.mark.parametrize(
+    ("comma", "tail_height", "window"),
+    [
+        # Wrapped after its comma.
+        (" - 414736,", 0.008, Window(tail="Westshire", addressee="Harbour Trading & Sons Ltd")),
+        (" - 414736,", 0.012, Window(tail="Westshire", addressee="Harbour Trading & Sons Ltd")),
+        # Wrapped without one, in the return address's small type over the window's larger.
+        (" 414736", 0.008, Window(tail="Westshire", addressee="Harbour Trading & Sons Ltd")),
+        # Finished on its line: the line under it in the window's type is the window's first.
+        (" 414736", 0.012, Window(tail=None, addressee="Westshire")),
+    ],
+)
+def test_the_window_name_is_found_under_a_wrapped_return_address_and_another_columns_rows(
+    comma: str, tail_height: float, window: Window
+) -> None:
+    layouts = layout_document(sized_document(_wrapped(comma, tail_height)))
+    assert letter_windows(layouts) == [window]
 
 
 @pytest.mark.parametrize("issuer_ranker", [False, True])
 def test_a_wrapped_return_address_names_the_issuer_not_the_window_name_below(
     issuer_ranker: bool,
 ) -> None:
-    fields = invoice_fields(sized_document(WRAPPED), issuer_ranker=issuer_ranker).fields
-    assert fields["company"].value == "Kestrel Joinery"
+    for page in (WRAPPED, _wrapped(" 414736", 0.008)):
+        fields = invoice_fields(sized_document(page), issuer_ranker=issuer_ranker).fields
+        assert fields["company"].value == "Kestrel Joinery"

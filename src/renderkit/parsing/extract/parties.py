@@ -25,17 +25,19 @@ from renderkit.parsing.extract.constraints import issuer_refusal
 from renderkit.parsing.extract.found import Found, clean, without_logo_word
 from renderkit.parsing.extract.identifiers import legal_form_spellings, legal_forms
 from renderkit.parsing.extract.keyvalues import KeyValue, find_labels
-from renderkit.parsing.layout.model import PageLayout, Segment
+from renderkit.parsing.layout.model import PageLayout, Row, Segment
 from renderkit.parsing.lexicons import fold, load_lexicon, load_terms, tokens
 
 __all__ = [
     "SENDER_SEPARATOR",
     "Party",
+    "Window",
     "buyer_names",
     "is_label",
     "issuer",
     "legal_form_at_end",
     "legal_names",
+    "letter_windows",
     "name_key",
     "name_part",
     "names_a_bank",
@@ -43,7 +45,6 @@ __all__ = [
     "party_name",
     "repaired_forms",
     "top_names",
-    "window_addressees",
     "without_form",
 ]
 
@@ -107,13 +108,14 @@ class BuyerNames:
 
 
 def buyer_names(found: Sequence[Party], layouts: Sequence[PageLayout] = ()) -> BuyerNames:
-    """Every line of the buyer's blocks and each block's name, and the name a window address
-    opens (:func:`window_addressees`): never the issuer, however the page spells it ("Acme
-    Corporation" in the block, "ACME CORP." elsewhere)."""
+    """Every line of the buyer's blocks and each block's name, and what stands under a
+    letter's return address (:func:`letter_windows`: the window's name, the address's wrapped
+    line): never the issuer, however the page spells it ("Acme Corporation" in the block, "ACME
+    CORP." elsewhere)."""
     buyers = [p for p in found if p.role == "customer"]
     names = [clean(s.text) for p in buyers for s in p.segments]
     names += [p.name for p in buyers if p.name]
-    names += window_addressees(layouts)
+    names += [n for w in letter_windows(layouts) for n in (w.tail, w.addressee) if n is not None]
     return BuyerNames(keys=frozenset(key for n in names if (key := party_key(n))))
 
 
@@ -124,39 +126,65 @@ _WINDOW_ROWS = 20
 _WINDOW_LOOKAHEAD = 4
 
 
-def window_addressees(layouts: Sequence[PageLayout]) -> list[str]:
-    """The names under a letter's return address: the seller's one-line address ("Acme Ltd ·
-    1 High Street · Town") printed small over the window of an envelope, whose first line, at
-    the same left edge right below it, is the addressee's name, the buyer's, whether or not a
-    label says so."""
+@attrs.frozen(kw_only=True)
+class Window:
+    """What stands under a letter's return address: the address's own last line where it
+    wrapped, and the window's first line, the addressee's name."""
+
+    tail: str | None
+    addressee: str | None
+
+
+def letter_windows(layouts: Sequence[PageLayout]) -> list[Window]:
+    """What stands under each return address atop the first page: the seller's one-line
+    address ("Acme Ltd · 1 High Street · Town") printed small over the window of an envelope,
+    whose first line, at the same left edge below it, is the addressee's name, the buyer's,
+    whether or not a label says so (see :class:`Window`)."""
     if not layouts:
         return []
     rows = layouts[0].rows[:_WINDOW_ROWS]
-    out: list[str] = []
+    out: list[Window] = []
     for at, row in enumerate(rows):
         for segment in row.segments:
             parts = SENDER_SEPARATOR.split(segment.text)
             if len(parts) < 2 or not any(re.search(r"\d", p) for p in parts[1:]):
                 continue
-            left, height = segment.bbox[0], max(segment.height, 1e-4)
-            last = segment
-            for below in rows[at + 1 : at + 1 + _WINDOW_LOOKAHEAD]:
-                under = next(
-                    (s for s in below.segments if abs(s.bbox[0] - left) <= 2 * height), None
-                )
-                if under is None:
-                    continue  # a row of another column only (the invoice's details beside)
-                if under.bbox[1] - last.bbox[3] > 3 * height:
-                    break
-                if last is segment and _unfinished(segment.text):
-                    # A return address too long for its line goes on below it ("Acme Ltd ·
-                    # 25 Main Road · Springfield - 414736," over "Maharashtra"): the window's
-                    # name is under that.
-                    last = under
-                    continue
-                out.append(clean(under.text))
-                break
+            under = _lines_under(segment, rows[at + 1 : at + 1 + _WINDOW_LOOKAHEAD])
+            if len(under) == 2 and (
+                _unfinished(segment.text)
+                or (_same_type(under[0], segment) and under[1].height > 1.2 * under[0].height)
+            ):
+                # A return address too long for its line goes on below it, after its comma
+                # ("Acme Ltd · 25 Main Road · Springfield - 414736," over "Maharashtra") or in
+                # its own small type ("Acme KG · Hauptallee 89 · 74465" over "Bamberg"): the
+                # window's name is under that.
+                out.append(Window(tail=clean(under[0].text), addressee=clean(under[1].text)))
+            elif under:
+                out.append(Window(tail=None, addressee=clean(under[0].text)))
     return out
+
+
+def _lines_under(segment: Segment, rows: Sequence[Row]) -> list[Segment]:
+    """The first two lines at ``segment``'s left edge below it, each close under the one
+    before; rows of another column only (the invoice's details beside) are passed over."""
+    left, height = segment.bbox[0], max(segment.height, 1e-4)
+    out: list[Segment] = []
+    last = segment
+    for row in rows:
+        under = next((s for s in row.segments if abs(s.bbox[0] - left) <= 2 * height), None)
+        if under is None:
+            continue
+        if under.bbox[1] - last.bbox[3] > 3 * height:
+            break
+        out.append(under)
+        last = under
+        if len(out) == 2:
+            break
+    return out
+
+
+def _same_type(a: Segment, b: Segment) -> bool:
+    return abs(a.height - b.height) <= 0.1 * max(a.height, b.height)
 
 
 def _unfinished(text: str) -> bool:
