@@ -220,3 +220,30 @@ def test_a_wrapped_return_address_names_the_issuer_not_the_window_name_below(
     for page in (WRAPPED, _wrapped(" 414736", 0.008)):
         fields = invoice_fields(sized_document(page), issuer_ranker=issuer_ranker).fields
         assert fields["company"].value == "Kestrel Joinery"
+
+
+# The buyer's block first, the seller's under it: the last line of an address ("Porttown -
+# 165583, Westshire") is no return address, and the name under it no window's.
+BUYER_FIRST = [
+    (0.05, 0.060, "Bill to", 0.012),
+    (0.05, 0.074, "Harbour Trading & Sons", 0.012),
+    (0.05, 0.088, "55 Quay Nagar", 0.012),
+    (0.05, 0.102, "Porttown - 165583, Westshire", 0.012),
+    (0.05, 0.133, "Kestrel Joinery Pvt. Ltd.", 0.015),
+    (0.05, 0.151, "97 Mill Road", 0.012),
+    (0.05, 0.165, "Kestfield - 346820, Westshire", 0.012),
+    (0.05, 0.179, "Tel +91 79687 28681", 0.012),
+    (0.05, 0.224, "Tax Invoice", 0.022),
+    (0.05, 0.257, "Invoice code: INV027524", 0.012),
+    (0.05, 0.300, "Consulting", 0.012), (0.80, 0.300, "1,000.00", 0.012),
+    (0.60, 0.400, "Subtotal", 0.012), (0.80, 0.400, "1,000.00", 0.012),
+    (0.60, 0.420, "IGST 18 %", 0.012), (0.80, 0.420, "180.00", 0.012),
+    (0.60, 0.440, "Total", 0.012), (0.80, 0.440, "1,180.00", 0.012),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("issuer_ranker", [False, True])
+def test_an_address_blocks_last_line_is_no_return_address(issuer_ranker: bool) -> None:
+    assert letter_windows(layout_document(sized_document(BUYER_FIRST))) == []
+    fields = invoice_fields(sized_document(BUYER_FIRST), issuer_ranker=issuer_ranker).fields
+    assert fields["company"].value == "Kestrel Joinery Pvt. Ltd."

@@ -146,8 +146,10 @@ def letter_windows(layouts: Sequence[PageLayout]) -> list[Window]:
     out: list[Window] = []
     for at, row in enumerate(rows):
         for segment in row.segments:
+            # A sender line has three parts at least, a figure after the first: "Bangalore -
+            # 560001, Karnataka" is the last line of an address block.
             parts = SENDER_SEPARATOR.split(segment.text)
-            if len(parts) < 2 or not any(re.search(r"\d", p) for p in parts[1:]):
+            if len(parts) < 3 or not any(re.search(r"\d", p) for p in parts[1:]):
                 continue
             under = _lines_under(segment, rows[at + 1 : at + 1 + _WINDOW_LOOKAHEAD])
             if len(under) == 2 and (
