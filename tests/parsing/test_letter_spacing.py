@@ -52,6 +52,18 @@ async def test_letter_spaced_words_figures_and_punctuation_are_read_whole() -> N
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("spacing", [1.0, 2.0, 3.0])
+async def test_a_short_spaced_line_keeps_its_words_apart(spacing: float) -> None:
+    # As many gaps between words as inside them: their median would hold a space.
+    lines = ["GST 5 %", "VAT 20 %", "PST 7 % 317.36"]
+    assert await _words(lines, dict.fromkeys(lines, spacing)) == [
+        ["GST", "5", "%"],
+        ["VAT", "20", "%"],
+        ["PST", "7", "%", "317.36"],
+    ]
+
+
+@pytest.mark.anyio
 async def test_words_typed_with_a_space_between_their_letters_are_joined() -> None:
     lines = ["I N V O I C E", "B I L L  T O", "F a t t u r a"]
     assert await _words(lines, {}) == [["INVOICE"], ["BILL", "TO"], ["Fattura"]]

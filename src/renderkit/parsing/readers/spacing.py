@@ -33,6 +33,8 @@ _WORD_GAP = 1.6
 _LETTER_GAP = 1.3
 # A spacing wider than this many text heights is no letter spacing (letters in columns).
 _MAX_GAP = 1.2
+# The narrowest a space is, in text heights (a quarter of the height or so in most fonts).
+_SPACE_WIDTH = 0.2
 # One-letter words in a row, on a line with no spaced word, before they are read as a word
 # typed with spaces ("F a t t u r a"); "P O Box" stays.
 _MIN_LETTERS = 3
@@ -146,7 +148,26 @@ def _line_spacing(
         longest = max(longest, letters)
     if not inner and longest < _MIN_LETTERS and not even:
         return None
-    return statistics.median(inner + between)
+    return _letter_spacing(inner + between, statistics.median(heights))
+
+
+def _letter_spacing(gaps: list[float], height: float) -> float:
+    """The median of ``gaps`` between letters, those that also hold a space left out.
+
+    On a short line the gaps between words can be as many as those inside them ("G S T 5 %":
+    two of each), and the median of all of them would hold a space. A space makes the widest
+    jump between the sorted gaps, both at least a space's width apart and more than the
+    spacing's own variation; a kerned pair ("Ve") only narrows one gap by less than a space.
+    """
+    ordered = sorted(gaps)
+    jumps = [
+        (b - a, i)
+        for i, (a, b) in enumerate(itertools.pairwise(ordered), 1)
+        if b > _WORD_GAP * a and b - a >= _SPACE_WIDTH * height
+    ]
+    if jumps:
+        ordered = ordered[: max(jumps)[1]]
+    return statistics.median(ordered)
 
 
 def _space_free(spacing: float, height: float) -> float:
