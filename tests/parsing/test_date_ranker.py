@@ -260,3 +260,35 @@ def test_a_due_date_whose_label_says_so_by_its_words_is_no_issue_date_printed_fi
     fields = invoice_fields(document).fields
     assert fields["date"].value == "2025-02-24"
     assert fields["due_date"].value == "2025-03-26"
+
+
+# A narrow column of details beside the buyer's address wraps each date before its year, and a
+# row of the address stands between a date and its year.
+WRAPPED_YEARS = [
+    (0.05, 0.05, "Supplier Trading Ltd"),
+    (0.50, 0.10, "Invoice number: INV031170"),
+    (0.50, 0.12, "Date of invoice: November 6,"),
+    (0.05, 0.13, "240 High Street"),
+    (0.50, 0.14, "2024"),
+    (0.50, 0.16, "Payment due: November 20, 2024"),
+    (0.50, 0.18, "Delivery date: November 5,"),
+    (0.50, 0.20, "2024"),
+    (0.05, 0.40, "Total"), (0.80, 0.40, "1,200.00 EUR"),
+]  # fmt: skip
+
+
+def test_a_date_whose_year_wrapped_onto_the_next_line_is_read_whole() -> None:
+    document = _document(WRAPPED_YEARS)
+    candidates, _ = invoice_date_candidates(document)
+    assert {(c.value, c.concept) for c in candidates} == {
+        (dt.date(2024, 11, 6), "invoice_date"),
+        (dt.date(2024, 11, 20), "due_date"),
+        (dt.date(2024, 11, 5), "delivery_date"),
+    }
+    fields = invoice_fields(document).fields
+    assert fields["date"].value == "2024-11-06"
+    # A year under a line that ends in no date joins nothing.
+    alone = [(x, y, t.replace("November 6,", "see below")) for x, y, t in WRAPPED_YEARS]
+    assert dt.date(2024, 11, 6) not in {
+        c.value for c in invoice_date_candidates(_document(alone))[0]
+    }

@@ -14,6 +14,7 @@ date``) and reading use it alike.
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Sequence
 
 import attrs
@@ -185,6 +186,9 @@ def date_candidates(
     for layout in layouts:
         # The row before's segments, each with whether it opens a period at its end.
         above: list[tuple[Segment, bool]] = []
+        # The segments of the rows before, latest last: a wrapped date's year may stand
+        # under a row of another column only.
+        recent: list[Sequence[Segment]] = []
         for row in layout.rows:
             clock = bool(CLOCK_TIME.search(row.text))
             stamp = (row.page, row.index) in stamped
@@ -202,7 +206,12 @@ def date_candidates(
                     if stamp or broken:
                         candidate = attrs.evolve(candidate, stamp=stamp, wrapped=broken)
                     out.append(candidate)
+                for upper, value, start in _year_wrapped(segment, recent, day_first):
+                    labels = labelled.get((upper.page, upper.bbox), [])
+                    ticking = bool(CLOCK_TIME.search(upper.text))
+                    out.append(_candidate(upper, value, start, 0, 1, labels, ticking))
             above = current
+            recent = [*recent[1 - _WRAP_ROWS :], row.segments]
     return out
 
 
@@ -226,6 +235,39 @@ def _wrapped(
         if text.endswith((":", "：")) and issue_date_refusal(text) is not None:
             return True
     return False
+
+
+_YEAR_FIRST = re.compile(r"\s*((?:19|20)\d\d)\b")
+# How many rows above its year a wrapped date may stand (a row of the column beside between).
+_WRAP_ROWS = 2
+
+
+def _year_wrapped(
+    segment: Segment, recent: Sequence[Sequence[Segment]], day_first: bool
+) -> list[tuple[Segment, datetime.date, int]]:
+    """A date whose year a narrow column wrapped onto ``segment``, the next line at the same
+    left edge ("Date of invoice: November 6," over "2024"; ``recent``: the segments of the
+    rows before, latest last, a row of another column between them passed over): as the
+    segment of the line above, the date and where it starts there."""
+    year = _YEAR_FIRST.match(segment.text)
+    if year is None:
+        return []
+    for row in reversed(recent):
+        upper = next(
+            (u for u in row if abs(u.bbox[0] - segment.bbox[0]) <= 2 * segment.height), None
+        )
+        if upper is None:
+            continue
+        if segment.bbox[1] - upper.bbox[3] > segment.height:
+            return []
+        head = upper.text.rstrip()
+        joined = f"{head} {year.group(1)}"
+        return [
+            (upper, value, start)
+            for value, start, end in find_dates(joined, day_first=day_first)
+            if start < len(head) < end
+        ]
+    return []
 
 
 def _candidate(
