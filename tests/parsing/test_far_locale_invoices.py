@@ -40,11 +40,15 @@ def test_an_amount_grouped_in_lakhs_is_read_whole() -> None:
         ("Total Fr. 1'369.06", "CHF"),
         ("Total A$ 228.31", "AUD"),
         ("Total C$ 9,238.22", "CAD"),
-        # A bare dollar is placed by the page's tax number (values._dollar); a sales tax's
-        # name alone does not place it.
+        # A bare dollar is placed by the page's tax number (values._dollar), or by a tax only
+        # Canada levies; a sales tax's name other countries use too, or a time zone's
+        # ("PST"), does not place it.
         ("ABN 51 824 753 556\nTotal $228.31", "AUD"),
         ("GST/HST No. 123456782 RT0001\nTotal $50.00", "CAD"),
-        ("HST 13 % $1,067.51\nTotal $9,279.30", "USD"),
+        ("HST 13 % $1,067.51\nTotal $9,279.30", "CAD"),
+        ("GST 5 % $50.00\nQST 9.975 % $99.75\nTotal $1,149.75", "CAD"),
+        ("GST 10 % $20.00\nTotal $220.00", "USD"),
+        ("Ordered 10:40 PST\nSales tax $6.60\nTotal $86.60", "USD"),
         ("Sales tax $6.60\nTotal $86.60", "USD"),
         # Other ISO codes, but none that is a word a page prints in capitals.
         ("Total AED 1,234.00", "AED"),

@@ -28,7 +28,7 @@ from renderkit.parsing.synth import labels as synth_labels
 from renderkit.parsing.synth.photo import MAX_SIDE, photograph
 from renderkit.parsing.synth.render import invoice_html, receipt_lines, receipt_page
 from renderkit.parsing.synth.values import vat_is_valid
-from renderkit.parsing.synth.wording import EXTRA_LABELS
+from renderkit.parsing.synth.wording import EXTRA_LABELS, lexicon_labels
 
 from .test_eval_floor import _harness
 
@@ -351,3 +351,18 @@ def test_adding_the_receipt_header_left_the_other_choices_of_a_seed_as_they_were
         "total": "403.42",
     }
     assert doc == make_document("receipt", 1, 9001, Variations(photos=True))
+
+
+def test_a_tax_only_one_country_levies_is_printed_only_by_that_countrys_pages() -> None:
+    national = {"hst", "pst", "qst", "igst", "cgst", "sgst", "utgst"}
+    # The lexicon's wordings any page may draw hold none (en.toml lists them, to read them).
+    for language in LANGUAGES:
+        assert not national & set(lexicon_labels(language)["tax"]), language
+    docs = make_documents("invoice", 300, 21, Variations(far_locales=True))
+    printed: dict[str, set[str]] = {}
+    for doc in docs:
+        words = {w for w, _, _ in tokens(_html(doc))} & national
+        printed.setdefault(doc.layout.locale.country, set()).update(words)
+    assert printed["CA"] & {"hst", "qst"}
+    assert printed["IN"] & {"igst", "cgst"}
+    assert not any(words for country, words in printed.items() if country not in ("CA", "IN"))

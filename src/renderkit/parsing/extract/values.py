@@ -240,13 +240,18 @@ CURRENCY_ALTERNATIVES = "|".join(
 _CURRENCY_MARKS = re.compile(rf"(?<![A-Za-z])({CURRENCY_ALTERNATIVES})(?![A-Za-z])")
 
 
+# The sales taxes only Canada levies: the harmonized sales tax (TVH in French) and Quebec's.
+_CANADIAN_TAXES = re.compile(r"\b(?:HST|TVH|QST|TVQ)\b")
+
+
 def _dollar(text: str) -> str:
     """The dollar a bare "$" is: that of the country of the page's tax number (an ABN, a
-    GST/HST program account, which Canadian invoices must print), else the US dollar."""
+    GST/HST program account, which Canadian invoices must print) or of a tax only Canada
+    levies (the number wrapped apart from its "RT0001"), else the US dollar."""
     for value, _ in find_vat_ids(text):
         if (currency := tax_id_currency(value)) in ("AUD", "CAD"):
             return str(currency)
-    return "USD"
+    return "CAD" if _CANADIAN_TAXES.search(text) else "USD"
 
 
 def currency_counts(text: str) -> dict[str, int]:

@@ -137,9 +137,16 @@ def lexicon_labels(language: str) -> dict[str, tuple[str, ...]]:
         usable[concept] = tuple(
             w
             for w in labels.get(concept, ())
-            if _fold(w) not in taken and (len(w) >= 3 or concept == "position")
+            if _fold(w) not in taken
+            and (len(w) >= 3 or concept == "position")
+            and w not in _NATIONAL_TAXES
         )
     return usable
+
+
+# Taxes only one country levies (Canada's harmonized and provincial ones, India's shares of
+# its GST): printed only by that country's pages, through their locale's own tax names.
+_NATIONAL_TAXES = frozenset({"hst", "pst", "qst", "igst", "cgst", "sgst", "utgst"})
 
 
 def printed(word: str) -> str:
