@@ -115,6 +115,15 @@ def test_a_house_number_in_the_return_address_under_the_title_is_no_invoice_numb
     assert fields["number"].value == "RE 20-55120"
 
 
+# One line and the sums of a page, below its letterhead.
+SUMS = [
+    (0.05, 0.300, "Consulting", 0.012), (0.80, 0.300, "1,000.00", 0.012),
+    (0.60, 0.400, "Subtotal", 0.012), (0.80, 0.400, "1,000.00", 0.012),
+    (0.60, 0.420, "VAT 20 %", 0.012), (0.80, 0.420, "200.00", 0.012),
+    (0.60, 0.440, "Total", 0.012), (0.80, 0.440, "1,200.00", 0.012),
+]  # fmt: skip
+
+
 # The name alone at the top right, the return address repeating it over the buyer's window
 # address (no "Bill to" label: the window is the buyer's by its place).
 WINDOW = [
@@ -127,10 +136,7 @@ WINDOW = [
     (0.05, 0.186, "11 Quay Road", 0.012),
     (0.60, 0.186, "Date due: 19 Jun 2023", 0.012),
     (0.05, 0.202, "Porttown PX5 4NQ", 0.012),
-    (0.05, 0.300, "Consulting", 0.012), (0.80, 0.300, "1,000.00", 0.012),
-    (0.60, 0.400, "Subtotal", 0.012), (0.80, 0.400, "1,000.00", 0.012),
-    (0.60, 0.420, "VAT 20 %", 0.012), (0.80, 0.420, "200.00", 0.012),
-    (0.60, 0.440, "Total", 0.012), (0.80, 0.440, "1,200.00", 0.012),
+    *SUMS,
 ]  # fmt: skip
 
 
@@ -152,10 +158,7 @@ WINDOW_ONLY = [
     (0.60, 0.170, "Invoice date: 20 May 2023", 0.012),
     (0.05, 0.181, "11 Quay Road", 0.012),
     (0.05, 0.197, "Porttown PX5 4NQ", 0.012),
-    (0.05, 0.300, "Consulting", 0.012), (0.80, 0.300, "1,000.00", 0.012),
-    (0.60, 0.400, "Subtotal", 0.012), (0.80, 0.400, "1,000.00", 0.012),
-    (0.60, 0.420, "VAT 20 %", 0.012), (0.80, 0.420, "200.00", 0.012),
-    (0.60, 0.440, "Total", 0.012), (0.80, 0.440, "1,200.00", 0.012),
+    *SUMS,
     (0.05, 0.900, "Kestrel Joinery · Est. 1990", 0.009),
 ]  # fmt: skip
 
@@ -180,10 +183,7 @@ WRAPPED = [
     (0.05, 0.202, "11 Quay Road", 0.012),
     (0.50, 0.202, "Invoice date: 03-12-2023", 0.012),
     (0.05, 0.218, "Porttown - 326371, Eastshire", 0.012),
-    (0.05, 0.300, "Consulting", 0.012), (0.80, 0.300, "1,000.00", 0.012),
-    (0.60, 0.400, "Subtotal", 0.012), (0.80, 0.400, "1,000.00", 0.012),
-    (0.60, 0.420, "VAT 20 %", 0.012), (0.80, 0.420, "200.00", 0.012),
-    (0.60, 0.440, "Total", 0.012), (0.80, 0.440, "1,200.00", 0.012),
+    *SUMS,
 ]  # fmt: skip
 
 
