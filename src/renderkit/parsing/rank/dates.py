@@ -206,10 +206,12 @@ def date_candidates(
                     if stamp or broken:
                         candidate = attrs.evolve(candidate, stamp=stamp, wrapped=broken)
                     out.append(candidate)
-                for upper, value, start in _year_wrapped(segment, recent, day_first):
+                for upper, (value, start, _), index, count in _year_wrapped(
+                    segment, recent, day_first
+                ):
                     labels = labelled.get((upper.page, upper.bbox), [])
                     ticking = bool(CLOCK_TIME.search(upper.text))
-                    out.append(_candidate(upper, value, start, 0, 1, labels, ticking))
+                    out.append(_candidate(upper, value, start, index, count, labels, ticking))
             above = current
             recent = [*recent[1 - _WRAP_ROWS :], row.segments]
     return out
@@ -237,18 +239,20 @@ def _wrapped(
     return False
 
 
-_YEAR_FIRST = re.compile(r"\s*((?:19|20)\d\d)\b")
+# A year opening a line, not a date's first part ("2024-11-06").
+_YEAR_FIRST = re.compile(r"\s*((?:19|20)\d\d)\b(?![-./]\d)")
 # How many rows above its year a wrapped date may stand (a row of the column beside between).
 _WRAP_ROWS = 2
 
 
 def _year_wrapped(
     segment: Segment, recent: Sequence[Sequence[Segment]], day_first: bool
-) -> list[tuple[Segment, datetime.date, int]]:
+) -> list[tuple[Segment, tuple[datetime.date, int, int], int, int]]:
     """A date whose year a narrow column wrapped onto ``segment``, the next line at the same
     left edge ("Date of invoice: November 6," over "2024"; ``recent``: the segments of the
     rows before, latest last, a row of another column between them passed over): as the
-    segment of the line above, the date and where it starts there."""
+    segment of the line above, the date found in it with the year (:func:`find_dates`), and
+    its index among that line's dates and their count."""
     year = _YEAR_FIRST.match(segment.text)
     if year is None:
         return []
@@ -261,11 +265,11 @@ def _year_wrapped(
         if segment.bbox[1] - upper.bbox[3] > segment.height:
             return []
         head = upper.text.rstrip()
-        joined = f"{head} {year.group(1)}"
+        found = find_dates(f"{head} {year.group(1)}", day_first=day_first)
         return [
-            (upper, value, start)
-            for value, start, end in find_dates(joined, day_first=day_first)
-            if start < len(head) < end
+            (upper, date, index, len(found))
+            for index, date in enumerate(found)
+            if date[1] < len(head) < date[2]
         ]
     return []
 
