@@ -119,6 +119,21 @@ def test_a_year_or_a_page_number_is_not_the_invoice_number() -> None:
     assert number_refusal("12345678", "Tel. 030 12345678", inline=False) is not None
 
 
+def test_a_number_opening_a_street_line_beside_a_number_label_is_not_the_invoice_number() -> None:
+    # A remittance slip: the label's value wrapped below it, the buyer's street in the column
+    # beside on the label's row.
+    values = _fields(
+        [
+            (0.05, 0.80, "Account no.: 967326"),
+            (0.05, 0.82, "Invoice no.:"), (0.50, 0.82, "101 Harbour Street"),
+            (0.05, 0.84, "2022/52097"), (0.50, 0.84, "Porttown"),
+        ]
+    )  # fmt: skip
+    assert values["number"] == "2022/52097"
+    assert number_refusal("101", "Invoice no.: 101 Harbour Street", inline=False) is not None
+    assert number_refusal("101", "Invoice no.: 101", inline=False) is None
+
+
 # (c) issuer refusals
 
 

@@ -162,10 +162,16 @@ def number_refusal(value: str, text: str, *, inline: bool) -> str | None:
     two-digit number (a line or page number) unless its label precedes it on the same segment
     (``inline``): "Invoice No: 12" is strong evidence, a "No" column's 1 is not. A house
     number ("No 25, Jalan Besar": a short number, a comma, a word) is refused even inline: an
-    address line can open with a number mark.
+    address line can open with a number mark; so is, not inline, a number opening a line with a
+    street word ("101 Main Street").
     """
     compact = value.strip()
     if any(m.group(1) == compact for m in _HOUSE.finditer(text)):
+        return f"{compact} is a house number"
+    at = text.find(compact)
+    if not inline and at >= 0 and _street_line(text[at:]):
+        # Read beside or below its label from the next column: the buyer's street line
+        # ("Invoice no.:" over its wrapped value, "101 Main Street" beside it).
         return f"{compact} is a house number"
     if len(compact) == 4 and compact.isdigit() and int(compact) in _YEARS and not inline:
         return f"{compact} is a year"
