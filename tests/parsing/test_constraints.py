@@ -134,6 +134,23 @@ def test_a_number_opening_a_street_line_beside_a_number_label_is_not_the_invoice
     assert number_refusal("101", "Invoice no.: 101", inline=False) is None
 
 
+def test_a_tax_number_or_an_iban_under_a_label_naming_a_number_is_not_the_invoice_number() -> None:
+    values = _fields(
+        [
+            (0.60, 0.05, "Invoice code: INV001352"),
+            (0.05, 0.90, "VAT registration number: GB859071108"),
+            (0.05, 0.92, "Account number: DE89370400440532013000"),
+        ]
+    )
+    assert values.get("number") != "GB859071108"
+    assert number_refusal("GB859071108", "VAT number: GB859071108", inline=True) is not None
+    assert number_refusal(
+        "DE89370400440532013000", "Account no DE89370400440532013000", inline=True
+    )
+    # The same shape with a wrong check digit is some other number.
+    assert number_refusal("GB859071109", "Invoice number: GB859071109", inline=True) is None
+
+
 # (c) issuer refusals
 
 

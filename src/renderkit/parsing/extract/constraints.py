@@ -35,6 +35,7 @@ from collections.abc import Callable, Collection, Sequence
 from decimal import Decimal
 from typing import TypeVar
 
+from renderkit.parsing.extract.identifiers import valid_iban, vat_checksum_ok
 from renderkit.parsing.extract.numbers import Amount
 from renderkit.parsing.extract.receipt_patterns import receipt_patterns
 from renderkit.parsing.extract.values import find_dates, online_address
@@ -163,11 +164,15 @@ def number_refusal(value: str, text: str, *, inline: bool) -> str | None:
     (``inline``): "Invoice No: 12" is strong evidence, a "No" column's 1 is not. A house
     number ("No 25, Jalan Besar": a short number, a comma, a word) is refused even inline: an
     address line can open with a number mark; so is, not inline, a number opening a line with a
-    street word ("101 Main Street").
+    street word ("101 Main Street"). A VAT id whose check digits are right, or an IBAN, is
+    refused wherever it stands.
     """
     compact = value.strip()
     if any(m.group(1) == compact for m in _HOUSE.finditer(text)):
         return f"{compact} is a house number"
+    if vat_checksum_ok(compact) is True or valid_iban(compact):
+        # Under a label that names a number of any kind ("VAT registration number:").
+        return f"{compact} is a tax number or a bank account"
     at = text.find(compact)
     if not inline and at >= 0 and _street_line(text[at:]):
         # Read beside or below its label from the next column: the buyer's street line
