@@ -184,12 +184,11 @@ def date_candidates(
     stamped = stamped_rows(layouts)
     out: list[DateCandidate] = []
     for layout in layouts:
-        # The row before's segments, each with whether it opens a period at its end.
-        above: list[tuple[Segment, bool]] = []
-        # The segments of the rows before, latest last: a wrapped date's year may stand
-        # under a row of another column only.
-        recent: list[Sequence[Segment]] = []
+        # The rows before, latest last, each segment with whether it opens a period at its
+        # end: a wrapped date's year may stand under a row of another column only.
+        recent: list[list[tuple[Segment, bool]]] = []
         for row in layout.rows:
+            above = recent[-1] if recent else []
             clock = bool(CLOCK_TIME.search(row.text))
             stamp = (row.page, row.index) in stamped
             current: list[tuple[Segment, bool]] = []
@@ -212,8 +211,7 @@ def date_candidates(
                     labels = labelled.get((upper.page, upper.bbox), [])
                     ticking = bool(CLOCK_TIME.search(upper.text))
                     out.append(_candidate(upper, value, start, index, count, labels, ticking))
-            above = current
-            recent = [*recent[1 - _WRAP_ROWS :], row.segments]
+            recent = [*recent[1 - _WRAP_ROWS :], current]
     return out
 
 
@@ -229,7 +227,7 @@ def _wrapped(
     if len(found) != 1 or segment.text[found[0][1] : found[0][2]].strip() != segment.text.strip():
         return False
     for upper, opened in above:
-        if abs(upper.bbox[0] - segment.bbox[0]) > 2 * segment.height:
+        if not _same_edge(upper, segment):
             continue
         if opened:
             return True
@@ -245,21 +243,24 @@ _YEAR_FIRST = re.compile(r"\s*((?:19|20)\d\d)\b(?![-./]\d)")
 _WRAP_ROWS = 2
 
 
+def _same_edge(upper: Segment, segment: Segment) -> bool:
+    """Whether ``upper`` starts at ``segment``'s left edge, as lines of one column do."""
+    return abs(upper.bbox[0] - segment.bbox[0]) <= 2 * segment.height
+
+
 def _year_wrapped(
-    segment: Segment, recent: Sequence[Sequence[Segment]], day_first: bool
+    segment: Segment, recent: Sequence[Sequence[tuple[Segment, bool]]], day_first: bool
 ) -> list[tuple[Segment, tuple[datetime.date, int, int], int, int]]:
     """A date whose year a narrow column wrapped onto ``segment``, the next line at the same
-    left edge ("Date of invoice: November 6," over "2024"; ``recent``: the segments of the
-    rows before, latest last, a row of another column between them passed over): as the
-    segment of the line above, the date found in it with the year (:func:`find_dates`), and
-    its index among that line's dates and their count."""
+    left edge ("Date of invoice: November 6," over "2024"; ``recent``: the rows before, latest
+    last, as :func:`date_candidates` keeps them, a row of another column between passed over):
+    as the segment of the line above, the date found in it with the year
+    (:func:`find_dates`), and its index among that line's dates and their count."""
     year = _YEAR_FIRST.match(segment.text)
     if year is None:
         return []
     for row in reversed(recent):
-        upper = next(
-            (u for u in row if abs(u.bbox[0] - segment.bbox[0]) <= 2 * segment.height), None
-        )
+        upper = next((u for u, _ in row if _same_edge(u, segment)), None)
         if upper is None:
             continue
         if segment.bbox[1] - upper.bbox[3] > segment.height:
