@@ -280,8 +280,8 @@ async def what_if(pool: ChromiumPool, rounds: int, scale: int) -> None:
 #: (text of render.js, the same with a stamp); the stamps' names, in order.
 _STAMPS = (
     (
-        "el.innerHTML = html;",
-        "__s=[performance.now()]; el.innerHTML = html; __s.push(performance.now());"
+        "show(el, html);",
+        "__s=[performance.now()]; show(el, html); __s.push(performance.now());"
         " document.body.offsetHeight;",
     ),
     ("await document.fonts.ready;", "__s.push(performance.now()); await document.fonts.ready;"),
@@ -294,7 +294,7 @@ _STAMPS = (
     ("function overflows(el) {", "function overflows(el) { __o++;"),
 )
 _STAMP_NAMES = (
-    "DOM swap (innerHTML)",
+    "DOM swap (show: patch or replace)",
     "style and first layout",
     "fonts and images awaited",
     "shrinking (data-fit)",
