@@ -80,6 +80,22 @@ def test_a_name_printed_over_three_lines_is_joined() -> None:
     assert found["company"] == "SINAR JAYA HARDWARE ENTERPRISE (BANDAR BARU) SDN BHD"
 
 
+def test_a_name_line_glued_to_its_bracket_still_goes_on_from_the_line_above() -> None:
+    # OCR lost the space before the bracket and read a dot there: "ENTERPRISE.(BANDAR".
+    found = _fields(
+        [
+            "SINAR JAYA HARDWARE",
+            "ENTERPRISE.(BANDAR",
+            "BARU) SDN BHD",
+            "(765432-X)",
+            "NO. 3, JALAN PASAR",
+            "50000 KUALA LUMPUR",
+        ]
+    )
+    assert found["company"].startswith("SINAR JAYA HARDWARE ENTERPRISE")
+    assert found["company"].endswith("(BANDAR BARU) SDN BHD")
+
+
 def test_an_owned_by_label_and_a_lost_bhd_are_handled() -> None:
     assert _fields(["Owned by: kopi pagi sdn bhd 998877-A", "1, Jalan Satu"])["company"] == (
         "kopi pagi SDN BHD"

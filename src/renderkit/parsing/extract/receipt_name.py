@@ -98,7 +98,16 @@ def _glued_form() -> re.Pattern[str]:
 
 def _is_continuation(text: str) -> bool:
     first = text.split(" ", 1)[0].upper()
-    return first in _rx().continuation or text[:1] == "(" or text[:1].islower()
+    # OCR often loses the space before a bracket ("ENTERPRISE.(BRANCH"): the word is its
+    # letters.
+    letters = re.match(r"[^\W\d_]*", first)
+    word = letters.group() if letters else first
+    return (
+        first in _rx().continuation
+        or word in _rx().continuation
+        or text[:1] == "("
+        or text[:1].islower()
+    )
 
 
 def _labelled_line(text: str) -> bool:
