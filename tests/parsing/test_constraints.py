@@ -13,7 +13,11 @@ from renderkit.parsing.extract.constraints import (
 )
 from renderkit.parsing.extract.documents import extract_fields
 from renderkit.parsing.extract.identifiers import vat_checksum_ok
-from renderkit.parsing.extract.invoice import InvoiceFields, invoice_fields
+from renderkit.parsing.extract.invoice import (
+    InvoiceFields,
+    invoice_fields,
+    invoice_issuer_candidates,
+)
 from renderkit.parsing.extract.numbers import DOT_DECIMAL, find_money
 
 from .test_invoice import _fields, _page
@@ -186,6 +190,29 @@ def test_a_name_in_the_buyer_block_is_not_the_issuer() -> None:
         ]
     )
     assert values["company"] == "Blue Harbor Studio GmbH"
+
+
+def test_the_region_ending_the_sellers_address_is_not_the_issuer() -> None:
+    # A letterhead of an address alone (its name in a logo), the seller's legal name only in
+    # the footer: the state under "Town - 465852," goes on from that line.
+    cells = [
+        (0.60, 0.02, "54 Pim Road"),
+        (0.60, 0.04, "Pliseirtpur - 465852,"),
+        (0.60, 0.06, "Maharashtra"),
+        (0.05, 0.12, "INVOICE"),
+        (0.05, 0.15, "Invoice no: INV 26-93744"),
+        (0.60, 0.15, "Customer"),
+        (0.60, 0.17, "Hemgantruk Pvt. Limited"),
+        (0.60, 0.19, "40 Plaist Street"),
+        (0.05, 0.80, "House of Kleolein Pvt. Ltd. · Est. 1999"),
+    ]
+    candidates, _ = invoice_issuer_candidates(_document(cells))
+    assert "Maharashtra" not in [c.value for c in candidates]
+    assert "House of Kleolein Pvt. Ltd." in [c.value for c in candidates]
+    # After a line that does not end in a comma it is a line of its own.
+    cells[1] = (0.60, 0.04, "Pliseirtpur - 465852")
+    candidates, _ = invoice_issuer_candidates(_document(cells))
+    assert "Maharashtra" in [c.value for c in candidates]
 
 
 # (d) checksums

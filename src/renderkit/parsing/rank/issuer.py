@@ -108,7 +108,8 @@ def _top_texts(
     column_heads: Collection[tuple[int, int]],
 ) -> list[Segment]:
     out: list[Segment] = []
-    for row in layouts[0].rows[:_TOP_ROWS] if layouts else ():
+    rows = layouts[0].rows[:_TOP_ROWS] if layouts else []
+    for above, row in zip([None, *rows], rows, strict=False):
         if (row.page, row.index) in column_heads:
             # An item table's header names its columns ("Gross", "Items"), never the seller.
             continue
@@ -116,12 +117,27 @@ def _top_texts(
             text = clean(name_part(segment.text))
             if any(p.holds(segment) for p in buyers):
                 continue
+            if above is not None and any(_goes_on(line, segment) for line in above.segments):
+                continue
             if sum(c.isalpha() for c in text) < 3 or re.search(r"\d{3}", text) or "@" in text:
                 continue
             if is_label(segment):
                 continue
             out.append(segment)
     return out
+
+
+def _goes_on(line: Segment, segment: Segment) -> bool:
+    """Whether ``segment`` goes on from an address line right above it at its left edge, one
+    with figures that ends in a comma ("Town - 465852," over "State"): its tail, a region or a
+    country, never a name."""
+    height = max(line.height, segment.height)
+    return (
+        line.text.rstrip().endswith(",")
+        and re.search(r"\d", line.text) is not None
+        and abs(line.bbox[0] - segment.bbox[0]) <= height
+        and 0 <= segment.bbox[1] - line.bbox[3] <= height
+    )
 
 
 def issuer_candidates(
