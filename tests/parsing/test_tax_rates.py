@@ -177,3 +177,23 @@ def test_a_row_of_the_taxes_and_their_sum_says_the_tax_and_the_total() -> None:
             "19.94",
             "194.20",
         )
+
+
+# The summary in rows under wordings no lexicon holds but a total's word on the levies' sum
+# ("Total Levy"), and the total under a wording of its own ("Sum to pay").
+TOTAL_OF_THE_LEVIES = [
+    (0.55, 0.40, "Goods value"), (0.80, 0.40, "174,26"),
+    (0.55, 0.42, "Levy 7 %"), (0.80, 0.42, "7,69"),
+    (0.55, 0.44, "Levy 19 %"), (0.80, 0.44, "12,25"),
+    (0.55, 0.46, "Total Levy"), (0.80, 0.46, "19,94"),
+    (0.55, 0.48, "Sum to pay"), (0.80, 0.48, "194,20"),
+]  # fmt: skip
+
+
+def test_the_levies_sum_under_a_totals_word_is_the_tax_the_subtotal_completes() -> None:
+    fields = invoice_fields(_document(TOTAL_OF_THE_LEVIES)).fields
+    assert (fields["subtotal"].value, fields["tax"].value, fields["total"].value) == (
+        "174.26",
+        "19.94",
+        "194.20",
+    )

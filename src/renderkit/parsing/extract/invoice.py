@@ -943,6 +943,12 @@ def _totals(
         rated = _rated_subtotals(real_taxes, printed_amounts, number_format) + row_bases
         labelled_subs = subs + rated + [(a, w * 0.5, kv) for a, w, kv in totals]
         best = _unlabelled_total(labelled_subs, real_taxes, adjustments, printed_amounts)
+        if best is None and not labelled:
+            # Taxes at several rates, each on a row of its own under no known label: their
+            # sum is the tax when the subtotal completes it to a printed amount ("Levy 7.5 %
+            # | Levy 6 % | Total Levy", the total under a wording no lexicon holds).
+            rated_sums = _rate_row_sums(printed_amounts, rows or {}, number_format)
+            best = _unlabelled_total(labelled_subs, rated_sums, adjustments, printed_amounts)
     if best is not None:
         agreeing = (*best[1:4], best[4].discount)
         chosen = zip(("subtotal", "tax", "total", "discount"), agreeing, strict=True)
