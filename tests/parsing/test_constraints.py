@@ -209,6 +209,10 @@ def test_the_region_ending_the_sellers_address_is_not_the_issuer() -> None:
     candidates, _ = invoice_issuer_candidates(_document(cells))
     assert "Maharashtra" not in [c.value for c in candidates]
     assert "House of Kleolein Pvt. Ltd." in [c.value for c in candidates]
+    # Set tight, the lines overlap by a hair: still the line under it.
+    tight = [*cells[:2], (0.60, 0.0515, "Maharashtra"), *cells[3:]]
+    candidates, _ = invoice_issuer_candidates(_document(tight))
+    assert "Maharashtra" not in [c.value for c in candidates]
     # After a line that does not end in a comma it is a line of its own.
     cells[1] = (0.60, 0.04, "Pliseirtpur - 465852")
     candidates, _ = invoice_issuer_candidates(_document(cells))

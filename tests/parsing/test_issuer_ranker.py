@@ -172,6 +172,30 @@ def test_the_candidates_features_see_the_footer_line_the_mail_domain_and_contain
     assert named["MARVOSK"]["mail_domain"] == 1.0 and named["MARVOSK"]["tallest_top"] == 1.0
 
 
+# The seller's name as the letterhead in big type and again under a remittance slip's "Remit
+# to", the buyer's name in the window under it: the candidate is described by the letterhead.
+REMIT_TO = [
+    (0.05, 0.04, "Drunmoor Logistics Limited", 0.024),
+    (0.05, 0.12, "Hilkirst Solutions Limited", 0.016),
+    (0.05, 0.14, "74 Tan Avenue", 0.014),
+    *_BODY,
+    (0.05, 0.80, "Remit to", _TEXT),
+    (0.05, 0.82, "Drunmoor Logistics Limited", _TEXT),
+    (0.05, 0.84, "PO Box 82271", _TEXT),
+]  # fmt: skip
+
+
+def test_a_name_is_described_by_the_line_printing_it_first() -> None:
+    candidates, rows = invoice_issuer_candidates(_document(REMIT_TO))
+    named = {c.value: c for c in candidates}
+    seller = named["Drunmoor Logistics Limited"]
+    assert {"seller_block", "top_text"} <= seller.sources
+    assert seller.segment.bbox[1] < 0.1
+    features = dict(zip(ISSUER_FEATURES, rows[candidates.index(seller)], strict=True))
+    assert features["tallest_top"] == 1.0 and features["low"] == 0.0
+    assert _issuer(REMIT_TO, ranker=True) == "Drunmoor Logistics Limited"
+
+
 def test_a_confident_issuer_needs_its_rivals_to_be_unlikely() -> None:
     found = invoice_fields(_document(TRADE), issuer_ranker=True).fields["company"]
     ranker = load_ranker("invoice_issuer", ISSUER_FEATURES)

@@ -136,7 +136,8 @@ def _goes_on(line: Segment, segment: Segment) -> bool:
         line.text.rstrip().endswith(",")
         and re.search(r"\d", line.text) is not None
         and abs(line.bbox[0] - segment.bbox[0]) <= height
-        and 0 <= segment.bbox[1] - line.bbox[3] <= height
+        # Lines set tight overlap by a hair.
+        and -height / 2 <= segment.bbox[1] - line.bbox[3] <= height
     )
 
 
@@ -188,8 +189,12 @@ def issuer_candidates(
                 id_block=in_id_block(segment),
             )
             return
+        # The segment printing the name first: a seller's block read before the letterhead
+        # (a remittance slip's "Remit to") must not describe the name by the slip's line.
+        first = (segment.page, segment.bbox[1]) < (known.segment.page, known.segment.bbox[1])
         merged[value] = attrs.evolve(
             known,
+            segment=segment if first else known.segment,
             sources=known.sources | {source},
             top_order=known.top_order if known.top_order is not None else top,
             id_block=known.id_block or in_id_block(segment),
