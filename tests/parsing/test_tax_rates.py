@@ -5,10 +5,13 @@ rate's fails without the rule it names (``invoice._rate_sums``, ``invoice._rate_
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pytest
 
 from renderkit.parsing._protocol import Document
 from renderkit.parsing.extract.documents import extract_invoice
+from renderkit.parsing.extract.found import Found
 from renderkit.parsing.extract.invoice import invoice_fields
 from renderkit.parsing.extract.keyvalues import find_labels
 from renderkit.parsing.layout.model import build_layout
@@ -99,6 +102,14 @@ def test_one_rates_row_that_adds_up_alone_is_the_tax() -> None:
     assert (fields["tax"].value, fields["total"].value) == ("33.11", "207.37")
 
 
+#: The subtotal, the tax at 7 % and 19 % and the total of the summaries below.
+BASE_TAXES_TOTAL = ("174.26", "19.94", "194.20")
+
+
+def _sums(fields: Mapping[str, Found]) -> tuple[object, object, object]:
+    return (fields["subtotal"].value, fields["tax"].value, fields["total"].value)
+
+
 # Rates under a wording no lexicon holds, the items' sum under another, and a page total that
 # equals that sum: "no tax" agrees with the page total, the rates' rows say otherwise.
 UNKNOWN_WORDING = [
@@ -111,12 +122,7 @@ UNKNOWN_WORDING = [
 
 
 def test_rows_printing_a_rate_under_an_unknown_wording_add_up_to_the_tax() -> None:
-    fields = invoice_fields(_document(UNKNOWN_WORDING)).fields
-    assert (fields["subtotal"].value, fields["tax"].value, fields["total"].value) == (
-        "174.26",
-        "19.94",
-        "194.20",
-    )
+    assert _sums(invoice_fields(_document(UNKNOWN_WORDING)).fields) == BASE_TAXES_TOTAL
 
 
 # The summary in columns: the labels side by side on one row, their amounts on the next.
@@ -128,12 +134,7 @@ IN_COLUMNS = [
 
 
 def test_a_summary_in_columns_adds_up_its_rates_columns() -> None:
-    fields = invoice_fields(_document(IN_COLUMNS)).fields
-    assert (fields["subtotal"].value, fields["tax"].value, fields["total"].value) == (
-        "174.26",
-        "19.94",
-        "194.20",
-    )
+    assert _sums(invoice_fields(_document(IN_COLUMNS)).fields) == BASE_TAXES_TOTAL
 
 
 # A row of the rates' sum under a total's word and a tax word the lexicons hold apart
@@ -172,11 +173,7 @@ def test_a_row_of_the_taxes_and_their_sum_says_the_tax_and_the_total() -> None:
         invoice_fields(_document(LEVIES_AND_THEIR_SUM)).fields,
         extract_invoice(_document(LEVIES_AND_THEIR_SUM), True, rankers=DEFAULT_RANKERS).fields,
     ):
-        assert (fields["subtotal"].value, fields["tax"].value, fields["total"].value) == (
-            "174.26",
-            "19.94",
-            "194.20",
-        )
+        assert _sums(fields) == BASE_TAXES_TOTAL
 
 
 # The summary in rows under wordings no lexicon holds but a total's word on the levies' sum
@@ -191,9 +188,4 @@ TOTAL_OF_THE_LEVIES = [
 
 
 def test_the_levies_sum_under_a_totals_word_is_the_tax_the_subtotal_completes() -> None:
-    fields = invoice_fields(_document(TOTAL_OF_THE_LEVIES)).fields
-    assert (fields["subtotal"].value, fields["tax"].value, fields["total"].value) == (
-        "174.26",
-        "19.94",
-        "194.20",
-    )
+    assert _sums(invoice_fields(_document(TOTAL_OF_THE_LEVIES)).fields) == BASE_TAXES_TOTAL
