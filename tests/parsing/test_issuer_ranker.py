@@ -160,6 +160,24 @@ def test_a_legal_name_wrapped_over_two_letterhead_lines_is_read_whole() -> None:
     assert _issuer(SLOGAN_SAME_TYPE, ranker=True) == "Nordhalde Werkzeug GmbH"
 
 
+# A return address in small type, its separator read as a hyphen ("OG- Street"), over the
+# window's name in the same small type: two names, not one wrapped over two lines.
+RETURN_OVER_WINDOW = [
+    (0.05, 0.03, "Lundrel", 0.024),
+    (0.05, 0.10, "Lundrel OG- Feirteis", 0.010),
+    (0.05, 0.112, "Jirlast Holzbau GesbR", 0.010),
+    (0.05, 0.124, "Kekgasse 135", _TEXT),
+    *_BODY,
+]  # fmt: skip
+
+
+def test_a_line_holding_a_legal_form_is_no_first_line_of_a_wrapped_name() -> None:
+    candidates, _ = invoice_issuer_candidates(_document(RETURN_OVER_WINDOW))
+    values = [c.value for c in candidates]
+    assert "Lundrel OG- Feirteis Jirlast Holzbau GesbR" not in values
+    assert "Lundrel OG" in values
+
+
 def test_the_candidates_features_see_the_footer_line_the_mail_domain_and_containment() -> None:
     candidates, rows = invoice_issuer_candidates(_document(TRADE))
     named = {

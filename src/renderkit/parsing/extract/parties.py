@@ -33,6 +33,7 @@ __all__ = [
     "Party",
     "Window",
     "buyer_names",
+    "holds_legal_form",
     "is_label",
     "issuer",
     "legal_form_at_end",
@@ -379,6 +380,11 @@ def _legal_forms_in(text: str) -> list[re.Match[str]]:
         for m in _legal().finditer(text)
         if m.group(1) in _as_spelled() or not any(c.islower() for c in text[: m.start()])
     ]
+
+
+def holds_legal_form(text: str) -> bool:
+    """Whether ``text`` prints a legal form anywhere (:func:`_legal_forms_in`)."""
+    return bool(_legal_forms_in(text))
 
 
 def legal_form_at_end(text: str) -> bool:

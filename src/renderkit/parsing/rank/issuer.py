@@ -27,6 +27,7 @@ from renderkit.parsing.extract.parties import (
     SENDER_SEPARATOR,
     Party,
     buyer_names,
+    holds_legal_form,
     is_label,
     legal_form_at_end,
     legal_names,
@@ -281,8 +282,12 @@ def _wrapped_names(
         first, second = clean(upper.text), party_name(lower.text)
         if not (same_type and aligned and close and legal_form_at_end(lower.text)):
             continue
-        if re.search(r"\d", first + second) or legal_form_at_end(first) or sentence_like(first):
+        if re.search(r"\d", first + second) or sentence_like(first):
             continue  # a slogan above the name is no part of it
+        if holds_legal_form(first):
+            # A line holding a legal form has a name of its own: a return address whose
+            # separator OCR misread ("Acme OG- Street") over the window's name.
+            continue
         if set(name_key(first).split()) <= set(name_key(second).split()):
             continue
         if _opens_another_line(second, lower, layouts):
