@@ -145,6 +145,20 @@ def test_a_net_amount_is_no_payment_term_in_days() -> None:
     assert values["due_date"] == "2024-03-31"
 
 
+def test_a_net_column_over_the_first_rows_number_is_no_payment_term() -> None:
+    # "Net" ends the table's last column header; the row under it opens with its position, 1:
+    # read as "net 1", the due date was the day after the issue date.
+    cells = [
+        (0.05, 0.05, "Invoice date: 01.03.2024"),
+        (0.05, 0.30, "Pos"), (0.40, 0.30, "Article"), (0.80, 0.30, "Amount net"),
+        (0.05, 0.32, "1"), (0.40, 0.32, "Office chair"), (0.80, 0.32, "120.00"),
+    ]  # fmt: skip
+    assert "due_date" not in _fields(cells)
+    # A longer phrase may still wrap onto the figure's line.
+    wrapped = [cells[0], (0.05, 0.50, "Payable within"), (0.05, 0.52, "14 days")]
+    assert _fields(wrapped)["due_date"] == "2024-03-15"
+
+
 def test_a_labelled_iban_failing_its_checksum_is_reported_low_with_a_warning() -> None:
     cells = [(0.05, 0.05, "Invoice INV-9"), (0.05, 0.60, "IBAN: DE12 1234 5678 9012 3456 78")]
     document = Document(mime_type="application/pdf", content=b"", pages=(_page(cells),))

@@ -160,7 +160,13 @@ def _days_pattern(phrase: str) -> re.Pattern[str]:
     # are net amounts, not "net 16").
     parts = [re.escape(t) for t, _, _ in tokens(phrase.replace("{n}", " 0 "))]
     days = r"(\d{1,3})(?![.,'’]?\d)(?![\s\u00a0\u202f]\d{3}(?!\d))"
-    body = r"[^\w$€£¥₹]+".join(days if p == "0" else p for p in parts)
+    between = r"[^\w$€£¥₹]+"
+    if parts[1:] == ["0"]:
+        # One word and the figure ("net 30") must be on one line: "Net" ending a table's
+        # column header over the first row's position number is no term ("Montant net" /
+        # "1"). A longer phrase may wrap ("zahlbar innerhalb von" / "14 Tagen").
+        between = r"[^\w$€£¥₹\n]+"
+    body = between.join(days if p == "0" else p for p in parts)
     return re.compile(r"(?<!\w)" + body + r"(?!\w)")
 
 
