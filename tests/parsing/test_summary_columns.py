@@ -141,3 +141,17 @@ def test_a_row_that_adds_up_without_a_tax_is_no_summary() -> None:
     row = _line(0.05, 0.50, "MYR 3,050.66 MYR 2,288.00 MYR -152.53 MYR 5,186.13")
     fields = invoice_fields(_invoice([row]), ranker=True).fields
     assert fields.get("total") is None or fields["total"].value != "5186.13"
+
+
+def test_a_rate_whose_sign_wrapped_under_its_label_is_no_amount() -> None:
+    # A narrow column: "VAT 2.6" with its "%" on the next line, the amount two rows below.
+    lines = [
+        _line(0.05, 0.30, "Description"), _line(0.80, 0.30, "Total"),
+        _line(0.05, 0.32, "Software licence"), _right(0.90, 0.32, "1,271.91"),
+        _line(0.10, 0.50, "Goods"), _line(0.35, 0.50, "VAT 2.6"), _line(0.60, 0.50, "Sum to"),
+        _line(0.10, 0.515, "value"), _line(0.39, 0.515, "%"), _line(0.60, 0.515, "settle"),
+        _line(0.10, 0.53, "Fr. 1,271.91"), _line(0.35, 0.53, "Fr. 33.07"),
+        _line(0.60, 0.53, "Fr. 1,304.98"),
+    ]  # fmt: skip
+    fields = invoice_fields(_invoice(lines)).fields
+    assert (fields["tax"].value, fields["total"].value) == ("33.07", "1304.98")

@@ -165,8 +165,10 @@ def _label_only(segment: Segment, lexicon: Lexicon) -> bool:
     return bool(hits) and hits[0].start == 0 and any(h.whole for h in hits)
 
 
-def _below(layout: PageLayout, row: Row, segment: Segment, lexicon: Lexicon) -> Segment | None:
-    column = _column(layout, row, segment, lexicon)
+def _below(
+    layout: PageLayout, row: Row, segment: Segment, lexicon: Lexicon, *, skip: Segment | None = None
+) -> Segment | None:
+    column = [cell for cell in _column(layout, row, segment, lexicon) if cell is not skip]
     if not column:
         return None
     return _sum_row(column) or column[0]
@@ -229,11 +231,14 @@ def _values(hit: LabelHit, layout: PageLayout, row: Row, lexicon: Lexicon) -> tu
     out: list[Value] = []
     rest = segment.text[hit.end :]
     stripped = rest.lstrip(_PUNCT)
+    percent = _wrapped_percent(stripped.strip(), segment, layout, row)
     if stripped.strip():
         words = [w for w in segment.words if _word_start(segment, w) >= hit.end]
         bbox = words[0].bbox if words else segment.bbox
         text = stripped.strip() + _wrapped_rest(stripped.strip(), segment, layout, row)
-        out.append(Value(text=text, where="inline", page=row.page, bbox=bbox))
+        out.append(
+            Value(text=text + (" %" if percent else ""), where="inline", page=row.page, bbox=bbox)
+        )
     position = row.segments.index(segment)
     for right in row.segments[position + 1 :]:
         if _label_only(right, lexicon) or (
@@ -241,10 +246,24 @@ def _values(hit: LabelHit, layout: PageLayout, row: Row, lexicon: Lexicon) -> tu
         ):
             break
         out.append(Value(text=right.text, where="right", page=row.page, bbox=right.bbox))
-    below = _below(layout, row, segment, lexicon) if hit.whole else None
+    # A label with its rate is a whole label too, its amount under it.
+    whole = hit.whole or percent is not None
+    below = _below(layout, row, segment, lexicon, skip=percent) if whole else None
     if below is not None:
         out.append(Value(text=below.text, where="below", page=row.page, bbox=below.bbox))
     return tuple(out)
+
+
+def _wrapped_percent(value: str, segment: Segment, layout: PageLayout, row: Row) -> Segment | None:
+    """The lone "%" the next row prints under ``segment`` when ``value``, the rest of its line
+    after the label, is a bare number: a rate whose sign wrapped ("TVA 2.6" / "%" in a summary's
+    narrow column), never the label's amount. None when there is none."""
+    if not re.fullmatch(r"\d{1,2}(?:[.,]\d{1,3})?", value) or row.index + 1 >= len(layout.rows):
+        return None
+    below = layout.rows[row.index + 1]
+    if below.bbox[1] - row.bbox[3] > segment.height:
+        return None
+    return next((c for c in below.segments if c.text.strip() == "%" and _under(segment, c)), None)
 
 
 def _wrapped_rest(value: str, segment: Segment, layout: PageLayout, row: Row) -> str:
