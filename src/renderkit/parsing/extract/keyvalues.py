@@ -231,11 +231,12 @@ def _values(hit: LabelHit, layout: PageLayout, row: Row, lexicon: Lexicon) -> tu
     out: list[Value] = []
     rest = segment.text[hit.end :]
     stripped = rest.lstrip(_PUNCT)
-    percent = _wrapped_percent(stripped.strip(), segment, layout, row)
-    if stripped.strip():
+    inline = stripped.strip()
+    percent = _wrapped_percent(inline, segment, layout, row)
+    if inline:
         words = [w for w in segment.words if _word_start(segment, w) >= hit.end]
         bbox = words[0].bbox if words else segment.bbox
-        text = stripped.strip() + _wrapped_rest(stripped.strip(), segment, layout, row)
+        text = inline + _wrapped_rest(inline, segment, layout, row)
         out.append(
             Value(text=text + (" %" if percent else ""), where="inline", page=row.page, bbox=bbox)
         )
@@ -254,14 +255,21 @@ def _values(hit: LabelHit, layout: PageLayout, row: Row, lexicon: Lexicon) -> tu
     return tuple(out)
 
 
+def _next_row(layout: PageLayout, row: Row, segment: Segment) -> Row | None:
+    """The row right under ``row``, when it is no further below than ``segment``'s height (a
+    line of its cell wrapped onto it); None otherwise."""
+    if row.index + 1 >= len(layout.rows):
+        return None
+    below = layout.rows[row.index + 1]
+    return None if below.bbox[1] - row.bbox[3] > segment.height else below
+
+
 def _wrapped_percent(value: str, segment: Segment, layout: PageLayout, row: Row) -> Segment | None:
     """The lone "%" the next row prints under ``segment`` when ``value``, the rest of its line
     after the label, is a bare number: a rate whose sign wrapped ("TVA 2.6" / "%" in a summary's
     narrow column), never the label's amount. None when there is none."""
-    if not re.fullmatch(r"\d{1,2}(?:[.,]\d{1,3})?", value) or row.index + 1 >= len(layout.rows):
-        return None
-    below = layout.rows[row.index + 1]
-    if below.bbox[1] - row.bbox[3] > segment.height:
+    below = _next_row(layout, row, segment)
+    if below is None or not re.fullmatch(r"\d{1,2}(?:[.,]\d{1,3})?", value):
         return None
     return next((c for c in below.segments if c.text.strip() == "%" and _under(segment, c)), None)
 
@@ -270,10 +278,8 @@ def _wrapped_rest(value: str, segment: Segment, layout: PageLayout, row: Row) ->
     """The rest of a code broken after its hyphen or slash at the line's end ("Invoice no:
     RE-2026-" / "08009", as a browser breaks a long number in a narrow cell): the one word
     the next row prints at ``segment``'s left edge, right below it; "" when there is none."""
-    if not re.search(r"[^\W_][-/]$", value) or row.index + 1 >= len(layout.rows):
-        return ""
-    below = layout.rows[row.index + 1]
-    if below.bbox[1] - row.bbox[3] > segment.height:
+    below = _next_row(layout, row, segment)
+    if below is None or not re.search(r"[^\W_][-/]$", value):
         return ""
     for cell in below.segments:
         aligned = abs(cell.bbox[0] - segment.bbox[0]) <= 2 * segment.height

@@ -100,8 +100,7 @@ def _is_continuation(text: str) -> bool:
     first = text.split(" ", 1)[0].upper()
     # OCR often loses the space before a bracket ("ENTERPRISE.(BRANCH"): the word is its
     # letters.
-    letters = re.match(r"[^\W\d_]*", first)
-    word = letters.group() if letters else first
+    word = re.split(r"[\W\d_]", first, maxsplit=1)[0]
     return (
         first in _rx().continuation
         or word in _rx().continuation
